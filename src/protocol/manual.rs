@@ -1,0 +1,246 @@
+//! Wire types whose schema shape the generator does not cover: untagged unions, a union nested
+//! inside `StateAction`, and one type the schema references without defining.
+
+use super::generated::{
+    ChangesetState, Message, RootState, SessionState, TerminalState, TextRange,
+    ToolCallCancellationReason, ToolCallConfirmationReason,
+};
+use super::wire::{JsonObject, JsonValue};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A string that may be rendered as Markdown: a plain `string` is shown as-is, an object
+/// `{ markdown }` with Markdown formatting.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum StringOrMarkdown {
+    /// Plain text.
+    Plain(String),
+    /// Markdown text.
+    Markdown {
+        /// The Markdown source.
+        markdown: String,
+    },
+}
+
+impl Default for StringOrMarkdown {
+    fn default() -> Self {
+        StringOrMarkdown::Plain(String::new())
+    }
+}
+
+impl From<&str> for StringOrMarkdown {
+    fn from(s: &str) -> Self {
+        StringOrMarkdown::Plain(s.to_owned())
+    }
+}
+
+impl<'de> Deserialize<'de> for StringOrMarkdown {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = StringOrMarkdown;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an object { markdown: string }")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(StringOrMarkdown::Plain(s.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+                Ok(StringOrMarkdown::Plain(s))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut markdown = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "markdown" {
+                        markdown = Some(map.next_value::<String>()?);
+                    } else {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+                markdown
+                    .map(|markdown| StringOrMarkdown::Markdown { markdown })
+                    .ok_or_else(|| de::Error::missing_field("markdown"))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// `session/toolCallConfirmed`: the client approves or denies a pending tool call. The two
+/// shapes are told apart by the `approved` boolean.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum SessionToolCallConfirmedAction {
+    /// `approved: true`: the tool transitions to `running`.
+    Approved(SessionToolCallApprovedAction),
+    /// `approved: false`: the tool transitions to `cancelled`.
+    Denied(SessionToolCallDeniedAction),
+}
+
+impl<'de> Deserialize<'de> for SessionToolCallConfirmedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let object = JsonObject::deserialize(deserializer)?;
+        let approved = match object.get("approved") {
+            Some(JsonValue::Bool(b)) => *b,
+            Some(other) => {
+                return Err(de::Error::custom(format_args!(
+                    "`approved` must be a boolean, got {other}"
+                )))
+            }
+            None => return Err(de::Error::missing_field("approved")),
+        };
+        let value = JsonValue::Object(object);
+        if approved {
+            SessionToolCallApprovedAction::deserialize(value).map(Self::Approved)
+        } else {
+            SessionToolCallDeniedAction::deserialize(value).map(Self::Denied)
+        }
+        .map_err(de::Error::custom)
+    }
+}
+
+/// The client approves a pending tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SessionToolCallApprovedAction {
+    /// Turn identifier.
+    #[serde(rename = "turnId")]
+    pub turn_id: String,
+    /// Tool call identifier.
+    #[serde(rename = "toolCallId")]
+    pub tool_call_id: String,
+    /// Additional provider-specific metadata for this tool call.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
+    pub meta: Option<JsonObject>,
+    /// Always `true`.
+    #[serde(serialize_with = "ser_true", deserialize_with = "de_ignore")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "true"))]
+    pub approved: (),
+    /// How the tool was confirmed.
+    pub confirmed: ToolCallConfirmationReason,
+    /// Edited tool input parameters, if the client modified them before confirming.
+    #[serde(
+        rename = "editedToolInput",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub edited_tool_input: Option<String>,
+    /// ID of the selected confirmation option, if the server provided options.
+    #[serde(
+        rename = "selectedOptionId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub selected_option_id: Option<String>,
+}
+
+/// The client denies a pending tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SessionToolCallDeniedAction {
+    /// Turn identifier.
+    #[serde(rename = "turnId")]
+    pub turn_id: String,
+    /// Tool call identifier.
+    #[serde(rename = "toolCallId")]
+    pub tool_call_id: String,
+    /// Additional provider-specific metadata for this tool call.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
+    pub meta: Option<JsonObject>,
+    /// Always `false`.
+    #[serde(serialize_with = "ser_false", deserialize_with = "de_ignore")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "false"))]
+    pub approved: (),
+    /// Why the tool call was not run: `denied` or `skipped`.
+    pub reason: ToolCallCancellationReason,
+    /// What the user suggested instead.
+    #[serde(
+        rename = "userSuggestion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub user_suggestion: Option<Message>,
+    /// Explanation shown to the user.
+    #[serde(
+        rename = "reasonMessage",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub reason_message: Option<StringOrMarkdown>,
+    /// ID of the selected confirmation option, if the server provided options.
+    #[serde(
+        rename = "selectedOptionId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub selected_option_id: Option<String>,
+}
+
+fn ser_true<S: serde::Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(true)
+}
+
+fn ser_false<S: serde::Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(false)
+}
+
+fn de_ignore<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    de::IgnoredAny::deserialize(d).map(|_| ())
+}
+
+/// Which side of a changeset file an operation targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
+pub enum ChangesetSide {
+    /// The file before the change.
+    Before,
+    /// The file after the change.
+    After,
+}
+
+/// Target of `invokeChangesetOperation`: a whole file or a line range of one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ChangesetOperationTarget {
+    /// A single file of the changeset.
+    Resource {
+        /// The file.
+        resource: String,
+        /// Which side of the file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<ChangesetSide>,
+    },
+    /// A line range of one file.
+    Range {
+        /// The file.
+        resource: String,
+        /// Which side of the file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<ChangesetSide>,
+        /// The range.
+        range: TextRange,
+    },
+}
+
+/// The state carried by a `Snapshot`; which one depends on the snapshot's resource URI.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum SnapshotState {
+    /// `ahp-root://` state.
+    Root(RootState),
+    /// A session's state.
+    Session(SessionState),
+    /// A terminal's state.
+    Terminal(TerminalState),
+    /// A changeset's state.
+    Changeset(ChangesetState),
+}

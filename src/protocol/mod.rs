@@ -1,0 +1,21 @@
+//! The AHP 0.3.0 wire model: every state, action, command, notification and error type.
+//!
+//! Almost all types are generated from the protocol's JSON Schema (`generated.rs`, see the
+//! `xtask` crate); the few irregular shapes are in `manual.rs`. Field names follow Rust
+//! conventions and serialize to the exact wire names.
+
+pub mod errors;
+mod generated;
+mod manual;
+pub mod tagged;
+pub mod wire;
+
+pub use generated::*;
+pub use manual::*;
+pub use wire::{JsonObject, JsonValue};
+
+/// The protocol version this crate implements.
+pub const PROTOCOL_VERSION: &str = "0.3.0";
+
+/// Every protocol version this crate can speak, most preferred first.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[PROTOCOL_VERSION];

@@ -1,0 +1,134 @@
+//! Fast, forward-compatible deserialization of internally tagged unions.
+//!
+//! serde's derived `#[serde(tag = "...")]` buffers every object into an intermediate tree
+//! before picking the variant, which costs several times the parse itself. Wire objects almost
+//! always put their discriminator first, so [`deserialize`] reads the first key and, when it is
+//! the tag, streams the remaining fields straight into the variant's struct. Otherwise it
+//! buffers the object (the slow path), and a tag this version does not know yields the
+//! union's `Unknown` variant instead of an error.
+
+use super::wire::{JsonObject, JsonValue};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::{Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A union discriminated by the string property [`TaggedUnion::TAG`].
+pub trait TaggedUnion: Sized {
+    /// The discriminator property (`type`, `kind`, `status`, ...).
+    const TAG: &'static str;
+    /// The union's schema name, for error messages.
+    const NAME: &'static str;
+    /// The discriminator value of this variant.
+    fn variant_tag(&self) -> &str;
+    /// Builds the variant for `tag` from the object's other properties.
+    fn deserialize_variant<'de, D: Deserializer<'de>>(tag: &str, rest: D)
+        -> Result<Self, D::Error>;
+}
+
+/// Deserializes a [`TaggedUnion`] (see the module docs).
+pub fn deserialize<'de, D: Deserializer<'de>, T: TaggedUnion>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    deserializer.deserialize_map(TaggedVisitor(PhantomData))
+}
+
+struct TaggedVisitor<T>(PhantomData<T>);
+
+impl<'de, T: TaggedUnion> Visitor<'de> for TaggedVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} object with a `{}` property", T::NAME, T::TAG)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let Some(first) = map.next_key_seed(StrSeed)? else {
+            return Err(de::Error::missing_field(T::TAG));
+        };
+        if first == T::TAG {
+            let tag = map.next_value_seed(StrSeed)?;
+            return T::deserialize_variant(&tag, MapAccessDeserializer::new(map));
+        }
+        // Slow path: the tag is not the first property.
+        let mut object = JsonObject::new();
+        object.insert(first.into_owned(), map.next_value()?);
+        while let Some((key, value)) = map.next_entry::<String, JsonValue>()? {
+            object.insert(key, value);
+        }
+        let tag = match object.remove(T::TAG) {
+            Some(JsonValue::String(tag)) => tag,
+            Some(other) => {
+                return Err(de::Error::custom(format_args!(
+                    "`{}` must be a string, got {other}",
+                    T::TAG
+                )))
+            }
+            None => return Err(de::Error::missing_field(T::TAG)),
+        };
+        T::deserialize_variant(&tag, JsonValue::Object(object)).map_err(de::Error::custom)
+    }
+}
+
+/// Reads a string, borrowing from the input when it can.
+struct StrSeed;
+
+impl<'de> de::DeserializeSeed<'de> for StrSeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrSeed {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+/// A union variant from a newer protocol version: the whole object, tag included, kept so it
+/// can be forwarded or re-serialized unchanged. Reducers ignore it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownVariant(pub JsonObject);
+
+impl UnknownVariant {
+    /// Rebuilds the object from its tag and the remaining properties.
+    pub fn from_rest<'de, D: Deserializer<'de>>(
+        tag_key: &str,
+        tag: &str,
+        rest: D,
+    ) -> Result<Self, D::Error> {
+        let rest = JsonObject::deserialize(rest)?;
+        let mut object = JsonObject::new();
+        object.insert(tag_key.to_owned(), JsonValue::String(tag.to_owned()));
+        object.extend(rest);
+        Ok(UnknownVariant(object))
+    }
+
+    /// The discriminator value (empty if the object somehow lacks it).
+    pub fn tag(&self) -> &str {
+        self.0
+            .values()
+            .next()
+            .and_then(JsonValue::as_str)
+            .unwrap_or_default()
+    }
+}
+
+impl Serialize for UnknownVariant {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}

@@ -1,0 +1,69 @@
+//! Small serde helpers the generated wire types use.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Serializer;
+use std::fmt;
+
+/// Any JSON value (`unknown` in TypeScript).
+pub type JsonValue = serde_json::Value;
+/// An open JSON object such as `_meta` (`Record<string, unknown>` in TypeScript).
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// Largest integer a JavaScript number holds exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Writes a JSON number the way JavaScript would: integral values without a fraction
+/// (`1000`, not `1000.0`), so the wire and the fixtures see the same text.
+pub fn ser_f64<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    let v = *value;
+    if v.fract() == 0.0 && v.abs() <= MAX_SAFE_INTEGER {
+        serializer.serialize_i64(v as i64)
+    } else {
+        serializer.serialize_f64(v)
+    }
+}
+
+/// [`ser_f64`] for optional numbers.
+pub fn ser_opt_f64<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => ser_f64(v, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// [`ser_f64`] for arrays of numbers.
+pub fn ser_vec_f64<S: Serializer>(values: &[f64], serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    struct Num(f64);
+    impl serde::Serialize for Num {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            ser_f64(&self.0, s)
+        }
+    }
+    let mut seq = serializer.serialize_seq(Some(values.len()))?;
+    for v in values {
+        seq.serialize_element(&Num(*v))?;
+    }
+    seq.end()
+}
+
+/// Deserializes a string enum without allocating for known values.
+pub fn deserialize_str_enum<'de, D, T>(
+    deserializer: D,
+    from_wire: fn(&str) -> T,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct V<T>(fn(&str) -> T);
+    impl<T> Visitor<'_> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+            Ok((self.0)(s))
+        }
+    }
+    deserializer.deserialize_str(V(from_wire))
+}

@@ -1,0 +1,32 @@
+//! Project tasks. `cargo run -p xtask -- codegen` regenerates the AHP wire types in
+//! `src/protocol/generated.rs` from the vendored JSON Schema; `-- codegen --check` fails when
+//! the checked-in file is out of date (CI runs it).
+
+mod codegen;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf();
+    match args.first().map(String::as_str) {
+        Some("codegen") => {
+            let check = args.iter().any(|a| a == "--check");
+            match codegen::run(&root, check) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("codegen: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        _ => {
+            eprintln!("usage: cargo run -p xtask -- codegen [--check]");
+            ExitCode::FAILURE
+        }
+    }
+}
