@@ -2,3 +2,4 @@
 //! WebAssembly, for browsers and Node.
 
 pub mod protocol;
+pub mod reduce;

@@ -1,7 +1,7 @@
 //! Generates Rust wire types from the AHP JSON Schema.
 //!
 //! Input: `protocol/ahp-0.3.0/schema/*.json` (the upstream schema, vendored) and
-//! `protocol/ahp-0.3.0-enums.json` (the wire values of the TypeScript enums the schema refers to
+//! `protocol/ahp-0.3.0-overlay.json` (the wire values of the TypeScript enums the schema refers to
 //! but does not define). Output: `src/protocol/generated.rs`.
 //!
 //! Mapping rules:
@@ -39,6 +39,16 @@ const MANUAL_REFS: [&str; 1] = ["ChangesetOperationTarget"];
 
 /// Numeric properties that are integers on the wire (sequence numbers).
 const INTEGER_PROPS: [&str; 4] = ["serverSeq", "clientSeq", "lastSeenServerSeq", "fromSeq"];
+
+/// Channel states: each gets a `<Name>Field` enum naming its top-level properties, which the
+/// reducers use to report what an action changed.
+const CHANNEL_STATES: [&str; 5] = [
+    "RootState",
+    "SessionState",
+    "TerminalState",
+    "ChangesetState",
+    "ResourceWatchState",
+];
 
 /// Preferred discriminator property names, in order.
 const TAG_PROPS: [&str; 4] = ["type", "kind", "status", "state"];
@@ -96,6 +106,10 @@ struct Schema {
     constants: Map<String, Value>,
     enums: Map<String, Value>,
     aliases: Map<String, Value>,
+    /// `Def.prop` paths required in the schema but admitting `undefined` in TypeScript.
+    undefined_allowed: BTreeSet<String>,
+    /// `Def.prop[.sub]` paths whose exported schema is wrong -> the correct schema.
+    property_types: Map<String, Value>,
 }
 
 impl Schema {
@@ -119,11 +133,11 @@ impl Schema {
                 }
             }
         }
-        let overlay = read_json(&root.join("protocol/ahp-0.3.0-enums.json"))?;
+        let overlay = read_json(&root.join("protocol/ahp-0.3.0-overlay.json"))?;
         let section = |key: &str| match overlay.get(key) {
             Some(Value::Object(m)) => Ok(m.clone()),
             _ => Err(format!(
-                "protocol/ahp-0.3.0-enums.json: missing object `{key}`"
+                "protocol/ahp-0.3.0-overlay.json: missing object `{key}`"
             )),
         };
         Ok(Schema {
@@ -131,6 +145,14 @@ impl Schema {
             constants: section("constants")?,
             enums: section("enums")?,
             aliases: section("aliases")?,
+            undefined_allowed: overlay
+                .get("undefinedAllowed")
+                .and_then(Value::as_array)
+                .ok_or("protocol/ahp-0.3.0-overlay.json: missing array `undefinedAllowed`")?
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+            property_types: section("propertyTypes")?,
         })
     }
 
@@ -436,6 +458,11 @@ impl<'a> Generator<'a> {
     }
 
     fn emit_struct(&mut self, name: &str, def: &Value) -> Result<(), String> {
+        self.emit_struct_at(name, name, def)
+    }
+
+    /// `path` is the schema path (`FileEdit.before`) used to look up overlay corrections.
+    fn emit_struct_at(&mut self, name: &str, path: &str, def: &Value) -> Result<(), String> {
         let required: BTreeSet<&str> = def
             .get("required")
             .and_then(Value::as_array)
@@ -449,14 +476,17 @@ impl<'a> Generator<'a> {
                     continue;
                 }
                 let ctx = format!("{name}{}", pascal(wire));
-                let (ty, nullable) = self.field_type(&ctx, wire, prop)?;
+                let prop_path = format!("{path}.{wire}");
+                let prop = self.schema.property_types.get(&prop_path).unwrap_or(prop).clone();
+                let (ty, nullable) = self.field_type(&ctx, &prop_path, wire, &prop)?;
                 fields.push(Field {
                     wire: wire.clone(),
                     rust: snake(wire),
                     ty,
-                    required: required.contains(wire.as_str()),
+                    required: required.contains(wire.as_str())
+                        && !self.schema.undefined_allowed.contains(&prop_path),
                     nullable,
-                    doc: description(prop),
+                    doc: description(&prop),
                 });
             }
         }
@@ -469,7 +499,13 @@ impl<'a> Generator<'a> {
     }
 
     /// Maps a property schema to a Rust type; `ctx` names inline types. Returns (type, nullable).
-    fn field_type(&mut self, ctx: &str, prop: &str, schema: &Value) -> Result<(Ty, bool), String> {
+    fn field_type(
+        &mut self,
+        ctx: &str,
+        path: &str,
+        prop: &str,
+        schema: &Value,
+    ) -> Result<(Ty, bool), String> {
         if ctx == "SnapshotState" {
             return Ok((Ty::Named("SnapshotState".into()), false));
         }
@@ -521,17 +557,17 @@ impl<'a> Generator<'a> {
             Some("boolean") => Ty::Bool,
             Some("array") => {
                 let items = schema.get("items").cloned().unwrap_or(Value::Null);
-                let (inner, _) = self.field_type(&format!("{ctx}Item"), prop, &items)?;
+                let (inner, _) = self.field_type(&format!("{ctx}Item"), path, prop, &items)?;
                 Ty::Vec(Box::new(inner))
             }
             Some("object") => {
                 if schema.get("properties").is_some() {
-                    self.emit_struct(ctx, schema)?;
+                    self.emit_struct_at(ctx, path, schema)?;
                     Ty::Named(ctx.to_string())
                 } else {
                     match schema.get("additionalProperties") {
                         Some(ap) if ap.as_object().is_some_and(|o| !o.is_empty()) => {
-                            let (inner, _) = self.field_type(&format!("{ctx}Value"), prop, ap)?;
+                            let (inner, _) = self.field_type(&format!("{ctx}Value"), path, prop, ap)?;
                             Ty::Map(Box::new(inner))
                         }
                         _ => Ty::Object,
@@ -599,7 +635,7 @@ impl<'a> Generator<'a> {
         let mut out = String::new();
         out.push_str(
             "// @generated by `cargo run -p xtask -- codegen` from protocol/ahp-0.3.0/schema and\n\
-             // protocol/ahp-0.3.0-enums.json. Do not edit by hand.\n\n\
+             // protocol/ahp-0.3.0-overlay.json. Do not edit by hand.\n\n\
              #![allow(clippy::all, missing_docs)]\n\n\
              use super::manual::*;\n\
              use super::tagged::{TaggedUnion, UnknownVariant};\n\
@@ -611,7 +647,10 @@ impl<'a> Generator<'a> {
         for item in &self.items {
             match item {
                 Item::Struct { name, doc, fields } => {
-                    render_struct(&mut out, name, doc, fields, defaultable.contains(name))
+                    render_struct(&mut out, name, doc, fields, defaultable.contains(name));
+                    if CHANNEL_STATES.contains(&name.as_str()) {
+                        render_field_enum(&mut out, name, fields);
+                    }
                 }
                 Item::Tagged {
                     name,
@@ -733,6 +772,36 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
         let _ = writeln!(out, "    pub {}: {ty},", f.rust);
     }
     out.push_str("}\n\n");
+}
+
+fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
+    let _ = writeln!(
+        out,
+        "/// The top-level properties of [`{name}`], for reporting which ones an action changed.\n\
+         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\n#[repr(u8)]\npub enum {name}Field {{"
+    );
+    for f in fields {
+        let _ = writeln!(out, "    {},", pascal(&f.wire));
+    }
+    let _ = writeln!(
+        out,
+        "}}\n\nimpl {name}Field {{\n    /// Every field, in declaration order.\n    pub const ALL: &'static [Self] = &["
+    );
+    for f in fields {
+        let _ = writeln!(out, "        Self::{},", pascal(&f.wire));
+    }
+    let _ = writeln!(
+        out,
+        "    ];\n\n    /// The property name on the wire.\n    pub fn wire_name(self) -> &'static str {{\n        match self {{"
+    );
+    for f in fields {
+        let _ = writeln!(out, "            Self::{} => {:?},", pascal(&f.wire), f.wire);
+    }
+    let _ = writeln!(out, "        }}\n    }}\n}}\n");
+    let _ = writeln!(
+        out,
+        "impl From<{name}Field> for u8 {{\n    fn from(field: {name}Field) -> u8 {{\n        field as u8\n    }}\n}}\n"
+    );
 }
 
 fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &[Variant]) {

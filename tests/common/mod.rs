@@ -1,0 +1,68 @@
+//! Shared helpers for the native integration tests.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// The vendored conformance fixtures, as (file name, parsed JSON), sorted by name.
+pub fn fixtures() -> Vec<(String, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("protocol/ahp-0.3.0/conformance/reducers");
+    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|entry| {
+            let path = entry.expect("dir entry").path();
+            let text = std::fs::read_to_string(&path).expect("fixture text");
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, serde_json::from_str(&text).expect("fixture JSON"))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Null and absent are the same on the wire: drop every `null` member, recursively, and treat
+/// numbers by value (`1000` equals `1000.0`).
+pub fn normalize(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), normalize(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(normalize).collect()),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => value.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
+/// A readable first difference between two JSON values, with its path.
+pub fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    None => return Some(format!("{path}.{k}: present in actual only ({v})")),
+                    Some(w) => {
+                        if let Some(d) = first_difference(&format!("{path}.{k}"), v, w) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            y.keys()
+                .find(|k| !x.contains_key(*k))
+                .map(|k| format!("{path}.{k}: missing in actual (expected {})", y[k]))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (v, w))| first_difference(&format!("{path}[{i}]"), v, w)),
+        _ if a == b => None,
+        _ => Some(format!("{path}: actual {a} != expected {b}")),
+    }
+}
