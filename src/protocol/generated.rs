@@ -4883,8 +4883,8 @@ pub struct ActionEnvelope {
     pub action: StateAction,
     #[serde(rename = "serverSeq")]
     pub server_seq: u64,
-    #[serde(rename = "origin")]
-    pub origin: ActionOrigin,
+    #[serde(rename = "origin", default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<ActionOrigin>,
     #[serde(
         rename = "rejectionReason",
         default,
