@@ -3,3 +3,6 @@
 
 pub mod protocol;
 pub mod reduce;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

@@ -1,0 +1,109 @@
+// Hand-written JavaScript the Rust bindings import (src/wasm/errors.rs, src/wasm/convert.rs).
+// wasm-bindgen copies this file into the package as a snippet; the package entries re-export
+// the error classes through `__errorClasses()`, so `instanceof` works with the classes users
+// import from 'ahp-wasm'. Keep in sync with js/index.d.ts.
+
+/** Base class of every error the SDK throws. */
+export class AhpError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ kind?: string, code?: number, cause?: unknown }} [options]
+   */
+  constructor(message, options = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AhpError';
+    /** Stable machine-readable category, e.g. 'invalid-input'. */
+    this.kind = options.kind ?? 'internal';
+    /** JSON-RPC / AHP error code when one applies. */
+    this.code = options.code;
+  }
+}
+
+/** A value passed to the SDK does not have the shape the protocol requires. */
+export class InvalidInputError extends AhpError {
+  /**
+   * @param {string} message
+   * @param {string} argument which argument was wrong ('state', 'action', ...)
+   * @param {string} path the offending field, e.g. 'activeTurn.responseParts[0].kind' ('' = the value itself)
+   */
+  constructor(message, argument, path) {
+    super(message, { kind: 'invalid-input', code: -32602 });
+    this.name = 'InvalidInputError';
+    this.argument = argument;
+    this.path = path;
+  }
+}
+
+export function errorClasses() {
+  return { AhpError, InvalidInputError };
+}
+
+function pathOf(frames, key) {
+  let path = '';
+  const keys = frames.slice(1).map((f) => f.key);
+  if (frames.length > 0) keys.push(key);
+  for (const k of keys) {
+    if (typeof k === 'number') path += `[${k}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(k)) path += path === '' ? k : `.${k}`;
+    else path += `[${JSON.stringify(k)}]`;
+  }
+  return path;
+}
+
+/**
+ * Walks a JS value iteratively (no recursion, so no stack overflow) and checks it is JSON-like
+ * data within the limits, before Rust converts it recursively.
+ * @returns {null | [string, string]} null when fine, else [path, reason].
+ */
+export function inspectInput(root, maxDepth, maxNodes, maxChars) {
+  let nodes = 0;
+  let chars = 0;
+  const frames = [];
+  let value = root;
+  let key;
+  for (;;) {
+    nodes += 1;
+    if (nodes > maxNodes) {
+      return [pathOf(frames, key), `more than ${maxNodes} values in total`];
+    }
+    if (typeof value === 'string') {
+      chars += value.length;
+      if (chars > maxChars) {
+        return [pathOf(frames, key), `more than ${maxChars} characters of strings in total`];
+      }
+    } else if (typeof value === 'object' && value !== null) {
+      if (frames.length >= maxDepth) {
+        return [pathOf(frames, key), `nested deeper than ${maxDepth} levels`];
+      }
+      if (Array.isArray(value)) {
+        frames.push({ value, keys: null, i: 0, key });
+      } else if (
+        Symbol.iterator in value ||
+        ArrayBuffer.isView(value) ||
+        value instanceof ArrayBuffer
+      ) {
+        const what = value.constructor?.name ?? 'iterable';
+        return [pathOf(frames, key), `expected JSON data (plain objects, arrays, strings, numbers, booleans, null), got a ${what}`];
+      } else {
+        frames.push({ value, keys: Object.keys(value), i: 0, key });
+      }
+    }
+    // Move to the next value: the next child of the innermost unfinished container.
+    for (;;) {
+      const top = frames[frames.length - 1];
+      if (top === undefined) return null;
+      if (top.keys === null) {
+        if (top.i < top.value.length) {
+          key = top.i;
+          value = top.value[top.i++];
+          break;
+        }
+      } else if (top.i < top.keys.length) {
+        key = top.keys[top.i++];
+        value = top.value[key];
+        break;
+      }
+      frames.pop();
+    }
+  }
+}

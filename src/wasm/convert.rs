@@ -1,0 +1,271 @@
+//! JS <-> Rust conversion for the bindings.
+//!
+//! In: a JS value is first checked by an iterative walk in JS (`inspectInput` in
+//! `js/runtime.js`: JSON-like data, at most [`MAX_DEPTH`] levels, [`MAX_VALUES`] values and
+//! [`MAX_STRING_UNITS`] string characters), so a deep, cyclic or huge value is an
+//! `InvalidInputError` instead of a stack overflow or an out-of-memory trap in the recursive
+//! conversion. Then serde-wasm-bindgen converts it; on failure the conversion is repeated under
+//! `serde_path_to_error` so the error names the offending field
+//! (`activeTurn.responseParts[0].kind`) without slowing down the successful path.
+//!
+//! Out: [`SERIALIZER`] produces exactly the JSON wire form as plain JS values (objects, not
+//! `Map`s; numbers, not `BigInt`s; absent optional fields omitted, JSON `null` kept as `null`).
+//! [`patch_struct`] writes only the top-level fields an action changed onto a shallow copy of
+//! the input object, so everything else keeps its identity, as with the official TypeScript
+//! reducers.
+
+use super::errors::invalid_input;
+use serde::de::DeserializeOwned;
+use serde::ser::{self, Impossible, Serialize};
+use serde_path_to_error::Segment;
+use serde_wasm_bindgen::{Deserializer, Error, Serializer};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Deepest nesting of objects and arrays accepted from JS (the same bound as `serde_json`).
+pub const MAX_DEPTH: u32 = 128;
+/// Most values (objects, arrays and leaves) accepted in one argument.
+pub const MAX_VALUES: u32 = 2_000_000;
+/// Most string characters (UTF-16 code units), summed over one argument.
+pub const MAX_STRING_UNITS: u32 = 64 * 1024 * 1024;
+
+/// Rust -> JS: plain objects, JSON-compatible numbers, `None`/unit as `null` (fields that are
+/// absent on the wire are skipped by the types' `skip_serializing_if`).
+pub const SERIALIZER: Serializer = Serializer::new()
+    .serialize_missing_as_null(true)
+    .serialize_maps_as_objects(true)
+    .serialize_large_number_types_as_bigints(false)
+    .serialize_bytes_as_arrays(true);
+
+#[wasm_bindgen(module = "/js/runtime.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = inspectInput, catch)]
+    fn inspect_input(
+        value: &JsValue,
+        max_depth: u32,
+        max_values: u32,
+        max_chars: u32,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// Checks `value` against the input limits (see the module docs).
+pub fn check_limits(value: &JsValue, argument: &str) -> Result<(), JsValue> {
+    // Primitives cannot nest: skip the call into JS.
+    if !value.is_object() {
+        return Ok(());
+    }
+    match inspect_input(value, MAX_DEPTH, MAX_VALUES, MAX_STRING_UNITS) {
+        Ok(found) if found.is_null() => Ok(()),
+        Ok(found) => {
+            let found: js_sys::Array = found.unchecked_into();
+            let path = found.get(0).as_string().unwrap_or_default();
+            let reason = found.get(1).as_string().unwrap_or_default();
+            Err(invalid_input(argument, &path, &reason))
+        }
+        // A getter or proxy threw while we looked at the value.
+        Err(thrown) => {
+            let reason = js_sys::Error::try_from(thrown)
+                .map(|e| String::from(e.message()))
+                .unwrap_or_else(|_| "reading the value threw".to_owned());
+            Err(invalid_input(argument, "", &reason))
+        }
+    }
+}
+
+/// Converts a JS value to `T`, or returns an `InvalidInputError` naming `argument` and the
+/// offending field path. Checks the input limits first.
+pub fn from_js<T: DeserializeOwned>(value: &JsValue, argument: &str) -> Result<T, JsValue> {
+    check_limits(value, argument)?;
+    match T::deserialize(Deserializer::from(value.clone())) {
+        Ok(v) => Ok(v),
+        // Slow path, errors only: redo the conversion tracking the path.
+        Err(_) => match serde_path_to_error::deserialize::<_, T>(Deserializer::from(value.clone())) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(invalid_input(argument, &format_path(e.path()), &e.inner().to_string())),
+        },
+    }
+}
+
+/// `a.b[0].c`; keys that are not identifiers as `["a b"]`; `""` for the value itself.
+pub fn format_path(path: &serde_path_to_error::Path) -> String {
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                out.push('[');
+                out.push_str(&index.to_string());
+                out.push(']');
+            }
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if is_identifier(key) {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(key);
+                } else {
+                    out.push('[');
+                    out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                    out.push(']');
+                }
+            }
+            Segment::Unknown => out.push_str("[?]"),
+        }
+    }
+    out
+}
+
+fn is_identifier(key: &str) -> bool {
+    let mut chars = key.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Serializes `value` to a plain JS value (see [`SERIALIZER`]).
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value.serialize(&SERIALIZER).map_err(|e| super::errors::internal(&e.to_string()))
+}
+
+/// A shallow copy of the JS object `base` with the top-level fields named in `fields` replaced
+/// by the serialized fields of the struct `value` (removed where `value` skips them). The other
+/// properties of `base`, unknown ones included, are carried over as they are (same identity).
+pub fn patch_struct<T: Serialize>(base: &JsValue, value: &T, fields: &[&str]) -> Result<JsValue, JsValue> {
+    let target = js_sys::Object::assign(&js_sys::Object::new(), base.unchecked_ref());
+    value
+        .serialize(PatchSerializer { target: &target, fields })
+        .map_err(|e| super::errors::internal(&e.to_string()))?;
+    Ok(target.into())
+}
+
+/// A serializer that accepts one struct and writes the selected fields onto `target`.
+struct PatchSerializer<'a> {
+    target: &'a js_sys::Object,
+    fields: &'a [&'a str],
+}
+
+struct PatchStruct<'a> {
+    target: &'a js_sys::Object,
+    fields: &'a [&'a str],
+}
+
+impl ser::SerializeStruct for PatchStruct<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<V: ?Sized + Serialize>(&mut self, key: &'static str, value: &V) -> Result<(), Error> {
+        if !self.fields.contains(&key) {
+            return Ok(());
+        }
+        let value = value.serialize(&SERIALIZER)?;
+        let key = JsValue::from_str(key);
+        if value.is_undefined() {
+            js_sys::Reflect::delete_property(self.target, &key).map_err(Error::from)?;
+        } else {
+            js_sys::Reflect::set(self.target, &key, &value).map_err(Error::from)?;
+        }
+        Ok(())
+    }
+
+    fn skip_field(&mut self, key: &'static str) -> Result<(), Error> {
+        if self.fields.contains(&key) {
+            js_sys::Reflect::delete_property(self.target, &JsValue::from_str(key)).map_err(Error::from)?;
+        }
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+fn not_a_struct() -> Error {
+    ser::Error::custom("patch_struct: the state type must serialize as a struct")
+}
+
+macro_rules! reject {
+    ($($name:ident($($arg:ty),*);)*) => {
+        $(fn $name(self, $(_: $arg),*) -> Result<(), Error> { Err(not_a_struct()) })*
+    };
+}
+
+impl<'a> ser::Serializer for PatchSerializer<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Impossible<(), Error>;
+    type SerializeTuple = Impossible<(), Error>;
+    type SerializeTupleStruct = Impossible<(), Error>;
+    type SerializeTupleVariant = Impossible<(), Error>;
+    type SerializeMap = Impossible<(), Error>;
+    type SerializeStruct = PatchStruct<'a>;
+    type SerializeStructVariant = Impossible<(), Error>;
+
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<PatchStruct<'a>, Error> {
+        Ok(PatchStruct { target: self.target, fields: self.fields })
+    }
+
+    reject! {
+        serialize_bool(bool);
+        serialize_i8(i8);
+        serialize_i16(i16);
+        serialize_i32(i32);
+        serialize_i64(i64);
+        serialize_u8(u8);
+        serialize_u16(u16);
+        serialize_u32(u32);
+        serialize_u64(u64);
+        serialize_f32(f32);
+        serialize_f64(f64);
+        serialize_char(char);
+        serialize_str(&str);
+        serialize_bytes(&[u8]);
+        serialize_none();
+        serialize_unit();
+        serialize_unit_struct(&'static str);
+        serialize_unit_variant(&'static str, u32, &'static str);
+    }
+
+    fn serialize_some<V: ?Sized + Serialize>(self, _: &V) -> Result<(), Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_newtype_struct<V: ?Sized + Serialize>(self, _: &'static str, _: &V) -> Result<(), Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_newtype_variant<V: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &V,
+    ) -> Result<(), Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(not_a_struct())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(not_a_struct())
+    }
+}

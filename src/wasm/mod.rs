@@ -1,0 +1,21 @@
+//! The JavaScript surface of the SDK (compiled for `wasm32` only): thin `#[wasm_bindgen]`
+//! exports over the pure core in [`crate::protocol`] and [`crate::reduce`].
+//!
+//! - [`reducers`]: `rootReducer`, `sessionReducer`, ... (plain JS objects in, a new plain JS
+//!   object out, the input untouched, like the official TypeScript package).
+//! - [`convert`]: JS <-> Rust conversion (serde-wasm-bindgen), input limits, error paths.
+//! - [`errors`]: the JS error classes (`AhpError`, `InvalidInputError`) thrown to callers.
+//! - [`version`]: the protocol version constants the package entry re-exports.
+//!
+//! TypeScript types come from the `tsify` derives on the wire types; the exports take and
+//! return `tsify::Ts<T>`, so the generated `.d.ts` reads
+//! `sessionReducer(state: SessionState, action: StateAction): SessionState`.
+
+pub mod convert;
+pub mod errors;
+pub mod reducers;
+pub mod version;
+
+pub use reducers::{
+    changeset_reducer, resource_watch_reducer, root_reducer, session_reducer, terminal_reducer,
+};

@@ -1,0 +1,19 @@
+//! The protocol version constants. wasm-bindgen cannot export constants, so the package
+//! entries read these once at load and export `PROTOCOL_VERSION` and
+//! `SUPPORTED_PROTOCOL_VERSIONS` as real constants (see `js/node.js`, `js/web.js`).
+
+use crate::protocol::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use wasm_bindgen::prelude::*;
+
+/// The protocol version this SDK implements (`"0.3.0"`). Internal: use `PROTOCOL_VERSION`.
+#[wasm_bindgen(js_name = "__protocolVersion", skip_typescript)]
+pub fn protocol_version() -> String {
+    PROTOCOL_VERSION.to_owned()
+}
+
+/// Every protocol version this SDK speaks, most preferred first. Internal: use
+/// `SUPPORTED_PROTOCOL_VERSIONS`.
+#[wasm_bindgen(js_name = "__supportedProtocolVersions", skip_typescript)]
+pub fn supported_protocol_versions() -> Vec<String> {
+    SUPPORTED_PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect()
+}

@@ -1,0 +1,269 @@
+// The built npm package (pkg/, resolved as 'ahp-wasm' through its exports map with the `node`
+// condition) in Node 20: the 163 official reducer conformance fixtures, then bad input.
+// Run: node --test tests/node/   (after scripts/build-pkg.sh)
+// Rules (as for the official clients): Date.now() returns 9999; states compare with nulls removed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import * as ahp from 'ahp-wasm';
+
+const {
+  rootReducer,
+  sessionReducer,
+  terminalReducer,
+  changesetReducer,
+  resourceWatchReducer,
+  AhpError,
+  InvalidInputError,
+  PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} = ahp;
+
+const FIXTURE_DIR = new URL('../../protocol/ahp-0.3.0/conformance/reducers/', import.meta.url);
+const FIXTURE_NOW = 9999;
+const REDUCERS = {
+  root: rootReducer,
+  session: sessionReducer,
+  terminal: terminalReducer,
+  changeset: changesetReducer,
+  resourceWatch: resourceWatchReducer,
+};
+
+/** Drops every null member, recursively (null and absent are the same on the wire). */
+function withoutNulls(value) {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value !== null && typeof value === 'object') {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = withoutNulls(v);
+    return out;
+  }
+  return value;
+}
+
+/** Runs `fn` with Date.now() returning FIXTURE_NOW. */
+function atFixtureTime(fn) {
+  const realNow = Date.now;
+  Date.now = () => FIXTURE_NOW;
+  try {
+    return fn();
+  } finally {
+    Date.now = realNow;
+  }
+}
+
+function runFixture(fixture) {
+  const reducer = REDUCERS[fixture.reducer];
+  assert.ok(reducer, `unknown reducer ${fixture.reducer}`);
+  return atFixtureTime(() => fixture.actions.reduce((state, action) => reducer(state, action), fixture.initial));
+}
+
+const fixtureFiles = readdirSync(FIXTURE_DIR).filter((f) => f.endsWith('.json')).sort();
+const loadFixture = (file) => JSON.parse(readFileSync(new URL(file, FIXTURE_DIR), 'utf8'));
+
+// A small fixture that must keep working after every error below.
+const SANITY = loadFixture('201-resourcewatch-unknown-action-is-no-op.json');
+function assertStillWorks() {
+  assert.deepEqual(withoutNulls(runFixture(SANITY)), withoutNulls(SANITY.expected));
+  const initial = loadFixture('010-session-delta-appends-content.json').initial;
+  assert.equal(sessionReducer(initial, { type: 'no/such-action' }), initial);
+}
+
+test('package entry exports the constants and error classes', () => {
+  assert.equal(PROTOCOL_VERSION, '0.3.0');
+  assert.ok(Array.isArray(SUPPORTED_PROTOCOL_VERSIONS));
+  assert.ok(SUPPORTED_PROTOCOL_VERSIONS.includes('0.3.0'));
+  assert.equal(typeof AhpError, 'function');
+  assert.ok(InvalidInputError.prototype instanceof AhpError);
+  assert.ok(AhpError.prototype instanceof Error);
+  for (const internal of ['initSync', '__errorClasses', '__protocolVersion']) {
+    assert.ok(!(internal in ahp), `${internal} must not be exported`);
+  }
+});
+
+test('there are 163 conformance fixtures', () => {
+  assert.equal(fixtureFiles.length, 163);
+});
+
+const results = { passed: 0, failed: 0 };
+for (const file of fixtureFiles) {
+  test(`conformance ${file}`, () => {
+    try {
+      const fixture = loadFixture(file);
+      const before = JSON.stringify(fixture);
+      const actual = runFixture(fixture);
+      assert.deepEqual(withoutNulls(actual), withoutNulls(fixture.expected), fixture.description);
+      assert.equal(JSON.stringify(fixture), before, 'the input state and actions must not be mutated');
+      results.passed += 1;
+    } catch (e) {
+      results.failed += 1;
+      throw e;
+    }
+  });
+}
+
+test('conformance summary: all 163 fixtures pass in the wasm package', () => {
+  console.log(`wasm (node) conformance: ${results.passed}/${fixtureFiles.length} fixtures passed`);
+  assert.equal(results.passed, 163);
+});
+
+function session() {
+  return structuredClone(loadFixture('010-session-delta-appends-content.json').initial);
+}
+
+function assertInvalid(fn, { argument, path, message }) {
+  let error;
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error !== undefined, 'expected a throw');
+  assert.ok(error instanceof InvalidInputError, `expected InvalidInputError, got ${error?.constructor?.name}: ${error}`);
+  assert.ok(error instanceof AhpError);
+  assert.ok(error instanceof Error);
+  assert.equal(error.name, 'InvalidInputError');
+  assert.equal(error.kind, 'invalid-input');
+  assert.equal(error.code, -32602);
+  assert.equal(typeof error.stack, 'string');
+  if (argument !== undefined) assert.equal(error.argument, argument);
+  if (path !== undefined) {
+    assert.equal(error.path, path);
+    if (path !== '') assert.ok(error.message.includes(path), `message names the path: ${error.message}`);
+  }
+  if (message !== undefined) assert.match(error.message, message);
+  assertStillWorks();
+  return error;
+}
+
+test('a wrong field type deep in the state names its path', () => {
+  const state = session();
+  state.activeTurn.responseParts = [{ kind: 42, id: 'md-1', content: '' }];
+  assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), {
+    argument: 'state',
+    path: 'activeTurn.responseParts[0].kind',
+  });
+});
+
+test('a wrong field type in the action names its path', () => {
+  assertInvalid(
+    () => sessionReducer(session(), { type: 'session/delta', turnId: 7, partId: 'md-1', content: 'x' }),
+    { argument: 'action', path: 'turnId', message: /turnId/ },
+  );
+});
+
+test('a missing required field is named', () => {
+  const state = session();
+  delete state.summary;
+  assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), {
+    argument: 'state',
+    path: '',
+    message: /summary/,
+  });
+  const nested = session();
+  delete nested.summary.provider;
+  assertInvalid(() => sessionReducer(nested, { type: 'session/titleChanged', title: 'x' }), {
+    argument: 'state',
+    path: 'summary',
+    message: /provider/,
+  });
+});
+
+test('non-objects are rejected, never a crash', () => {
+  for (const bad of [null, undefined, 42, 'state', true, [], () => 1, Symbol('s'), 10n]) {
+    assertInvalid(() => sessionReducer(bad, { type: 'session/titleChanged', title: 'x' }), { argument: 'state' });
+    assertInvalid(() => sessionReducer(session(), bad), { argument: 'action' });
+  }
+  assertInvalid(() => sessionReducer(session(), { turnId: 'turn-1' }), { argument: 'action', message: /type/ });
+});
+
+test('an unknown action type is a no-op returning the same state', () => {
+  const state = session();
+  const snapshot = structuredClone(state);
+  const out = sessionReducer(state, { type: 'session/fromTheFuture', turnId: 'turn-1', extra: { a: [1] } });
+  assert.equal(out, state);
+  assert.deepEqual(out, snapshot);
+  // Another channel's action is a no-op too.
+  assert.equal(sessionReducer(state, { type: 'terminal/data', data: 'x' }), state);
+  assertStillWorks();
+});
+
+function nested(depth) {
+  let v = { leaf: true };
+  for (let i = 0; i < depth; i++) v = { child: v };
+  return v;
+}
+
+test('deeply nested input is an error, not a stack overflow', () => {
+  for (const depth of [200, 10_000, 1_000_000]) {
+    const state = session();
+    state._meta = nested(depth);
+    const e = assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), {
+      argument: 'state',
+      message: /nested deeper than 128 levels/,
+    });
+    assert.ok(e.path.startsWith('_meta.child.child'), e.path);
+    const action = { type: 'session/metaChanged', _meta: nested(depth) };
+    assertInvalid(() => sessionReducer(session(), action), { argument: 'action', message: /nested deeper/ });
+  }
+  const deepArray = [];
+  let cursor = deepArray;
+  for (let i = 0; i < 100_000; i++) cursor = cursor[0] = [];
+  const state = session();
+  state._meta = { list: deepArray };
+  assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), { message: /nested deeper/ });
+});
+
+test('nesting within the limit is kept as is', () => {
+  const state = session();
+  state._meta = nested(100);
+  const out = sessionReducer(state, { type: 'no/such-action' });
+  assert.deepEqual(out._meta, nested(100));
+});
+
+test('cyclic input is an error, not a crash', () => {
+  const state = session();
+  state._meta = { self: null };
+  state._meta.self = state._meta;
+  assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), { argument: 'state' });
+});
+
+test('huge input is an error, not a crash', () => {
+  const wide = session();
+  wide._meta = { items: new Array(3_000_000).fill(0) };
+  assertInvalid(() => sessionReducer(wide, { type: 'session/titleChanged', title: 'x' }), {
+    argument: 'state',
+    message: /more than 2000000 values/,
+  });
+  const long = session();
+  long.summary.title = 'x'.repeat(70 * 1024 * 1024);
+  assertInvalid(() => sessionReducer(long, { type: 'session/titleChanged', title: 'x' }), {
+    argument: 'state',
+    path: 'summary.title',
+    message: /characters/,
+  });
+  const sparse = [];
+  sparse.length = 4_000_000_000;
+  assertInvalid(() => sessionReducer(session(), { type: 'session/metaChanged', _meta: { sparse } }), {
+    argument: 'action',
+  });
+});
+
+test('non-JSON objects (Map, typed arrays) are rejected with their path', () => {
+  const state = session();
+  state._meta = { m: new Map([['a', 1]]) };
+  assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), { path: '_meta.m' });
+  const bytes = session();
+  bytes._meta = { b: new Uint8Array(10) };
+  assertInvalid(() => sessionReducer(bytes, { type: 'session/titleChanged', title: 'x' }), { path: '_meta.b' });
+});
+
+test('a throwing getter is an error, not a crash', () => {
+  const state = session();
+  Object.defineProperty(state.summary, 'title', {
+    enumerable: true,
+    get() {
+      throw new Error('boom');
+    },
+  });
+  assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), { argument: 'state', message: /boom/ });
+});
