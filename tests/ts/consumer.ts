@@ -1,0 +1,129 @@
+// A TypeScript consumer of the package. Every `@ts-expect-error` must be a real error: if the
+// package's .d.ts degraded to `any` (or lost optional/required fields or the action union),
+// tsc would report the directive as unused and this check fails.
+import {
+  sessionReducer,
+  rootReducer,
+  terminalReducer,
+  changesetReducer,
+  resourceWatchReducer,
+  PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  AhpError,
+  InvalidInputError,
+  type SessionState,
+  type StateAction,
+  type RootState,
+  type TerminalState,
+  type ChangesetState,
+  type ResourceWatchState,
+  type ResponsePart,
+  type SessionSummary,
+} from 'ahp-wasm';
+import * as ahp from 'ahp-wasm';
+
+const version: string = PROTOCOL_VERSION;
+const versions: string[] = SUPPORTED_PROTOCOL_VERSIONS;
+// @ts-expect-error PROTOCOL_VERSION is a string
+const notANumber: number = PROTOCOL_VERSION;
+
+const summary: SessionSummary = {
+  resource: 'copilot:/s',
+  provider: 'copilot',
+  title: 'Test',
+  status: 8,
+  createdAt: 1000,
+  modifiedAt: 2000,
+  // optional fields (activity?, project?, model?, ...) may be left out
+};
+
+// Optional fields (creationError?, activeTurn?, _meta?, ...) may be omitted.
+const state: SessionState = { summary, lifecycle: 'ready', turns: [] };
+
+const delta: StateAction = { type: 'session/delta', turnId: 'turn-1', partId: 'p1', content: 'Hello' };
+const next: SessionState = sessionReducer(state, delta);
+const title: string = sessionReducer(next, { type: 'session/titleChanged', title: 'Renamed' }).summary.title;
+
+// StateAction is a union discriminated by `type`: narrowing gives each action's own fields.
+function describe(action: StateAction): string {
+  switch (action.type) {
+    case 'session/delta':
+      return `${action.turnId}/${action.partId}: ${action.content}`;
+    case 'session/titleChanged':
+      return action.title;
+    case 'terminal/data':
+      return action.data;
+    default:
+      return action.type;
+  }
+}
+
+function partText(part: ResponsePart): string | undefined {
+  return part.kind === 'markdown' ? part.content : undefined;
+}
+
+// --- wrong shapes ---------------------------------------------------------------------------
+
+// @ts-expect-error missing required field `summary`
+const noSummary: SessionState = { lifecycle: 'ready', turns: [] };
+
+// @ts-expect-error wrong literal in `lifecycle`
+const badLifecycle: SessionState = { summary, lifecycle: 'sleeping', turns: [] };
+
+// @ts-expect-error unknown action `type`
+const unknownType: StateAction = { type: 'session/doesNotExist', turnId: 'turn-1' };
+
+// @ts-expect-error wrong field type: `turnId` is a string
+const badTurnId: StateAction = { type: 'session/delta', turnId: 1, partId: 'p1', content: 'x' };
+
+// @ts-expect-error missing required field `title` of session/titleChanged
+sessionReducer(state, { type: 'session/titleChanged' });
+
+// @ts-expect-error the state argument must be a SessionState
+sessionReducer('not a state', delta);
+
+// @ts-expect-error the action argument must be a StateAction
+sessionReducer(state, { kind: 'session/delta' });
+
+// @ts-expect-error the result is a SessionState, not a number
+const notAState: number = sessionReducer(state, delta);
+
+// @ts-expect-error a terminal state is not a session state
+const wrongChannel: SessionState = terminalReducer({} as TerminalState, delta);
+
+// @ts-expect-error `content` does not exist on every response part
+const noNarrowing = (part: ResponsePart): string => part.content;
+
+// @ts-expect-error the wasm-bindgen init functions are not part of the package's value exports
+ahp.initSync;
+
+// --- the other reducers keep their own state types ----------------------------------------
+
+declare const rootState: RootState;
+declare const terminal: TerminalState;
+declare const changeset: ChangesetState;
+declare const watch: ResourceWatchState;
+const r: RootState = rootReducer(rootState, { type: 'root/activeSessionsChanged', activeSessions: 1 });
+const t: TerminalState = terminalReducer(terminal, { type: 'terminal/data', data: 'ls\r\n' });
+const c: ChangesetState = changesetReducer(changeset, delta);
+const w: ResourceWatchState = resourceWatchReducer(watch, delta);
+
+// --- errors ---------------------------------------------------------------------------------
+
+try {
+  sessionReducer(state, delta);
+} catch (e) {
+  if (e instanceof InvalidInputError) {
+    const path: string = e.path;
+    const argument: string = e.argument;
+    const kind: 'invalid-input' = e.kind;
+    console.log(path, argument, kind, e.message);
+  } else if (e instanceof AhpError) {
+    const kind: string = e.kind;
+    const code: number | undefined = e.code;
+    console.log(kind, code);
+  }
+}
+
+export { version, versions, notANumber, title, describe, partText, r, t, c, w };
+export { noSummary, badLifecycle, unknownType, badTurnId, notAState, wrongChannel, noNarrowing };
