@@ -107,3 +107,33 @@ export function inspectInput(root, maxDepth, maxNodes, maxChars) {
     }
   }
 }
+
+function deepFreeze(root) {
+  if (typeof root !== 'object' || root === null || Object.isFrozen(root)) return;
+  const stack = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    Object.freeze(value);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const child = value[i];
+        if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child);
+      }
+    } else {
+      for (const key of Object.keys(value)) {
+        const child = value[key];
+        if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child);
+      }
+    }
+  }
+}
+
+/**
+ * Deep-freezes the properties `names` of a state object the SDK just built, then the object
+ * itself. Properties not named are shared with an earlier (already frozen) state, or are
+ * unknown properties carried over from the caller's object.
+ */
+export function freezeState(state, names) {
+  for (const name of names) deepFreeze(state[name]);
+  return Object.freeze(state);
+}

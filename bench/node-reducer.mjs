@@ -1,0 +1,59 @@
+// Times the wasm `sessionReducer` of the built package (pkg/, as 'ahp-wasm') in Node on the
+// standard workload (bench/gen-stream.mjs): a session with 50 or 500 completed turns and an active
+// turn, then 20,600 actions. Reports ns/action, median of 5 runs (min and max beside it), and
+// checks the final state (part p1 should hold 99,000 characters once the reducers are real).
+//
+//   node bench/node-reducer.mjs                 (after scripts/build-pkg.sh)
+//   AHP_GEN_STREAM=path/to/gen-stream.mjs       use another generator
+//   AHP_BENCH_DIR=dir                           where the workload is written (default bench-workload/)
+//   AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_ACTIONS=20600   (smaller values for a quick look)
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sessionReducer } from 'ahp-wasm';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..');
+const generator = resolve(process.env.AHP_GEN_STREAM ?? join(here, 'gen-stream.mjs'));
+const workload = resolve(process.env.AHP_BENCH_DIR ?? join(root, 'bench-workload'));
+const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
+const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number);
+const maxActions = Number(process.env.AHP_BENCH_ACTIONS ?? Infinity);
+
+if (!sizes.every((n) => existsSync(join(workload, `initial-${n}.json`)) && existsSync(join(workload, `actions-${n}.json`)))) {
+  if (!existsSync(generator)) throw new Error(`workload generator not found: ${generator}`);
+  execFileSync(process.execPath, [generator, workload], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+const rows = [];
+for (const n of sizes) {
+  const initialText = readFileSync(join(workload, `initial-${n}.json`), 'utf8');
+  const actions = JSON.parse(readFileSync(join(workload, `actions-${n}.json`), 'utf8')).slice(0, maxActions);
+  const times = [];
+  let final;
+  for (let run = 0; run < runs; run++) {
+    let state = JSON.parse(initialText);
+    const start = process.hrtime.bigint();
+    for (const action of actions) state = sessionReducer(state, action);
+    const elapsed = Number(process.hrtime.bigint() - start);
+    times.push(elapsed / actions.length);
+    final = state;
+  }
+  const p1 = final.activeTurn?.responseParts?.find((p) => p.id === 'p1');
+  const toolCalls = final.activeTurn?.responseParts?.filter((p) => p.kind === 'toolCall').length ?? 0;
+  rows.push({ n, actions: actions.length, median: median(times), min: Math.min(...times), max: Math.max(...times), p1: p1?.content?.length ?? 0, toolCalls });
+}
+
+console.log(`wasm sessionReducer in Node ${process.version} (ahp-wasm pkg/), ${runs} runs each`);
+console.log('| turns | actions | ns/action (median) | min | max | final p1 chars | final tool calls |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${fmt(r.p1)} | ${r.toolCalls} |`);
+}
+if (rows.some((r) => r.actions === 20600 && r.p1 !== 99000)) {
+  console.log('note: the final state is not the expected one (p1 should hold 99,000 chars): the reducers are stubs or wrong');
+}
