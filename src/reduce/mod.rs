@@ -150,7 +150,10 @@ impl<F> PartialEq for Changed<F> {
 impl<F> Eq for Changed<F> {}
 impl<F> Default for Changed<F> {
     fn default() -> Self {
-        Changed { bits: 0, _field: PhantomData }
+        Changed {
+            bits: 0,
+            _field: PhantomData,
+        }
     }
 }
 
@@ -188,7 +191,10 @@ impl<F: Copy + Into<u8>> Changed<F> {
 
     /// Union of two sets.
     pub fn union(self, other: Self) -> Self {
-        Changed { bits: self.bits | other.bits, _field: PhantomData }
+        Changed {
+            bits: self.bits | other.bits,
+            _field: PhantomData,
+        }
     }
 }
 
