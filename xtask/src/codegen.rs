@@ -477,7 +477,12 @@ impl<'a> Generator<'a> {
                 }
                 let ctx = format!("{name}{}", pascal(wire));
                 let prop_path = format!("{path}.{wire}");
-                let prop = self.schema.property_types.get(&prop_path).unwrap_or(prop).clone();
+                let prop = self
+                    .schema
+                    .property_types
+                    .get(&prop_path)
+                    .unwrap_or(prop)
+                    .clone();
                 let (ty, nullable) = self.field_type(&ctx, &prop_path, wire, &prop)?;
                 fields.push(Field {
                     wire: wire.clone(),
@@ -567,7 +572,8 @@ impl<'a> Generator<'a> {
                 } else {
                     match schema.get("additionalProperties") {
                         Some(ap) if ap.as_object().is_some_and(|o| !o.is_empty()) => {
-                            let (inner, _) = self.field_type(&format!("{ctx}Value"), path, prop, ap)?;
+                            let (inner, _) =
+                                self.field_type(&format!("{ctx}Value"), path, prop, ap)?;
                             Ty::Map(Box::new(inner))
                         }
                         _ => Ty::Object,
@@ -795,7 +801,12 @@ fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
         "    ];\n\n    /// The property name on the wire.\n    pub fn wire_name(self) -> &'static str {{\n        match self {{"
     );
     for f in fields {
-        let _ = writeln!(out, "            Self::{} => {:?},", pascal(&f.wire), f.wire);
+        let _ = writeln!(
+            out,
+            "            Self::{} => {:?},",
+            pascal(&f.wire),
+            f.wire
+        );
     }
     let _ = writeln!(out, "        }}\n    }}\n}}\n");
     let _ = writeln!(
