@@ -16,7 +16,10 @@ pub use changeset::changeset_reducer;
 pub use resource_watch::resource_watch_reducer;
 pub use root::root_reducer;
 pub use session::session_reducer;
-pub use terminal::terminal_reducer;
+pub use terminal::{
+    scrollback_size, terminal_reducer, trim_scrollback, MAX_SCROLLBACK_BYTES,
+    SCROLLBACK_TRIM_TARGET,
+};
 
 use std::marker::PhantomData;
 
