@@ -928,7 +928,11 @@ fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &
         } else {
             parse
         };
-        let _ = writeln!(out, "            {:?} => Self::{}({parse}),", v.wire, v.rust);
+        let _ = writeln!(
+            out,
+            "            {:?} => Self::{}({parse}),",
+            v.wire, v.rust
+        );
     }
     let _ = writeln!(
         out,
