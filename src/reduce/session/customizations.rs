@@ -30,7 +30,9 @@ pub(super) fn toggled(
         .as_mut()
         .and_then(|list| {
             list.iter_mut().find_map(|entry| match entry {
-                Customization::Plugin(plugin) if plugin.id == action.id => Some(&mut plugin.enabled),
+                Customization::Plugin(plugin) if plugin.id == action.id => {
+                    Some(&mut plugin.enabled)
+                }
                 Customization::Directory(dir) if dir.id == action.id => Some(&mut dir.enabled),
                 Customization::McpServer(server) if server.id == action.id => {
                     Some(&mut server.enabled)
@@ -107,12 +109,12 @@ fn find_mcp_server<'a>(
 ) -> Option<&'a mut McpServerCustomization> {
     list.iter_mut().find_map(|entry| match entry {
         Customization::McpServer(server) => (server.id == id).then_some(server),
-        Customization::Plugin(_) | Customization::Directory(_) => {
-            children_mut(entry)?.iter_mut().find_map(|child| match child {
+        Customization::Plugin(_) | Customization::Directory(_) => children_mut(entry)?
+            .iter_mut()
+            .find_map(|child| match child {
                 ChildCustomization::McpServer(server) if server.id == id => Some(server),
                 _ => None,
-            })
-        }
+            }),
         Customization::Unknown(_) => None,
     })
 }

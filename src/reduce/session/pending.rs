@@ -39,11 +39,11 @@ pub(super) fn removed(
 ) -> Handled {
     match action.kind {
         PendingMessageKind::Steering => {
-            if !state
+            let names_steering = state
                 .steering_message
                 .as_ref()
-                .is_some_and(|steering| steering.id == action.id)
-            {
+                .is_some_and(|steering| steering.id == action.id);
+            if !names_steering {
                 return Err(NoOp::UnknownTarget);
             }
             state.steering_message = None;
@@ -82,7 +82,11 @@ pub(super) fn reordered(
     state: &mut SessionState,
     action: &SessionQueuedMessagesReorderedAction,
 ) -> Handled {
-    let Some(queue) = state.queued_messages.as_mut().filter(|queue| !queue.is_empty()) else {
+    let Some(queue) = state
+        .queued_messages
+        .as_mut()
+        .filter(|queue| !queue.is_empty())
+    else {
         return Err(NoOp::NothingToChange);
     };
     // Plan the new order as indices into the queue before moving anything.
@@ -100,7 +104,11 @@ pub(super) fn reordered(
         }
     }
     order.extend((0..queue.len()).filter(|index| placed.get(*index) == Some(&false)));
-    if order.iter().enumerate().all(|(position, index)| position == *index) {
+    if order
+        .iter()
+        .enumerate()
+        .all(|(position, index)| position == *index)
+    {
         return Err(NoOp::NothingToChange);
     }
     let mut slots: Vec<Option<PendingMessage>> = queue.drain(..).map(Some).collect();

@@ -41,7 +41,9 @@ pub(super) fn has_flag(status: u32, flag: u32) -> bool {
 
 /// Whether any input request is open.
 pub(super) fn has_open_input(requests: &Option<Vec<SessionInputRequest>>) -> bool {
-    requests.as_ref().is_some_and(|requests| !requests.is_empty())
+    requests
+        .as_ref()
+        .is_some_and(|requests| !requests.is_empty())
 }
 
 /// Whether a tool call waits for the user (to approve it, or to approve its result).
@@ -59,9 +61,9 @@ fn implied_activity(state: &SessionState) -> u32 {
     let input_open = has_open_input(&state.input_requests);
     match &state.active_turn {
         Some(turn) => {
-            let tool_waits = turn.response_parts.iter().any(|part| {
-                matches!(part, ResponsePart::ToolCall(part) if awaits_user(&part.tool_call))
-            });
+            let tool_waits = turn.response_parts.iter().any(
+                |part| matches!(part, ResponsePart::ToolCall(part) if awaits_user(&part.tool_call)),
+            );
             if input_open || tool_waits {
                 INPUT_NEEDED
             } else {

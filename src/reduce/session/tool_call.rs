@@ -1,16 +1,23 @@
 //! The tool-call state machine:
 //!
-//! ```text
-//! streaming ─ready─▶ pending-confirmation ─confirmed(approved)─▶ running ─complete─▶ completed
-//!     └──ready(confirmed)──────────────────────────────────────────▶ │ └─complete(review)─▶ pending-result-confirmation
-//! running ─ready─▶ pending-confirmation (re-confirmation)        pending-result-confirmation ─approved─▶ completed
-//! pending-confirmation ─denied─▶ cancelled                       pending-result-confirmation ─denied─▶ cancelled
-//! ```
+//! | from                            | action                             | to                            |
+//! |---------------------------------|------------------------------------|-------------------------------|
+//! | streaming                       | toolCallDelta                      | streaming                     |
+//! | streaming, running              | toolCallReady with `confirmed`     | running                       |
+//! | streaming, running              | toolCallReady                      | pending-confirmation          |
+//! | pending-confirmation            | toolCallConfirmed (approved)       | running                       |
+//! | pending-confirmation            | toolCallConfirmed (denied)         | cancelled                     |
+//! | running, pending-confirmation   | toolCallComplete                   | completed                     |
+//! | running, pending-confirmation   | toolCallComplete needing review    | pending-result-confirmation   |
+//! | pending-result-confirmation     | toolCallResultConfirmed (approved) | completed                     |
+//! | pending-result-confirmation     | toolCallResultConfirmed (denied)   | cancelled (`result-denied`)   |
+//! | any unfinished                  | the turn ends                      | cancelled (`skipped`)         |
 //!
 //! Every handler checks the current status before it writes; a tool call in an unexpected (or
 //! unknown, newer-version) status is left exactly as it is.
 
 use super::{active_turn_mut, status, Field, Handled};
+use crate::protocol::tagged::UnknownVariant;
 use crate::protocol::{
     ConfirmationOption, JsonObject, JsonValue, Message, ResponsePart, SessionState,
     SessionToolCallApprovedAction, SessionToolCallCompleteAction,
@@ -18,10 +25,10 @@ use crate::protocol::{
     SessionToolCallReadyAction, SessionToolCallResultConfirmedAction, SessionToolCallStartAction,
     StringOrMarkdown, ToolCallCancellationReason, ToolCallCancelledState, ToolCallCompletedState,
     ToolCallCompletedStateError, ToolCallConfirmationReason, ToolCallContributor,
-    ToolCallPendingConfirmationState, ToolCallPendingResultConfirmationState,
-    ToolCallPendingResultConfirmationStateError, ToolCallResponsePart, ToolCallResult,
-    ToolCallResultError, ToolCallRunningState, ToolCallState, ToolCallStreamingState,
-    ToolResultContent,
+    ToolCallPendingConfirmationState, ToolCallPendingConfirmationStateEdits,
+    ToolCallPendingResultConfirmationState, ToolCallPendingResultConfirmationStateError,
+    ToolCallResponsePart, ToolCallResult, ToolCallResultError, ToolCallRunningState, ToolCallState,
+    ToolCallStreamingState,
 };
 use crate::reduce::{Changed, NoOp};
 
@@ -37,9 +44,10 @@ pub(super) fn start(state: &mut SessionState, action: &SessionToolCallStartActio
         partial_input: None,
         invocation_message: None,
     };
-    turn.response_parts.push(ResponsePart::ToolCall(ToolCallResponsePart {
-        tool_call: ToolCallState::Streaming(streaming),
-    }));
+    turn.response_parts
+        .push(ResponsePart::ToolCall(ToolCallResponsePart {
+            tool_call: ToolCallState::Streaming(streaming),
+        }));
     Ok(Changed::one(Field::ActiveTurn))
 }
 
@@ -85,7 +93,10 @@ pub(super) fn ready(state: &mut SessionState, action: &SessionToolCallReadyActio
 
 /// `session/toolCallConfirmed` (approved): `pending-confirmation` → `running`, with the client's
 /// edited input if any and the chosen confirmation option resolved from the offered ones.
-pub(super) fn approved(state: &mut SessionState, action: &SessionToolCallApprovedAction) -> Handled {
+pub(super) fn approved(
+    state: &mut SessionState,
+    action: &SessionToolCallApprovedAction,
+) -> Handled {
     let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
     let ToolCallState::PendingConfirmation(pending) = &*tool_call else {
         return Err(NoOp::InvalidTransition);
@@ -121,7 +132,10 @@ pub(super) fn denied(state: &mut SessionState, action: &SessionToolCallDeniedAct
 
 /// `session/toolCallComplete`: `running` (or `pending-confirmation`, confirmed implicitly as
 /// `not-needed`) → `completed`, or → `pending-result-confirmation` when the result needs review.
-pub(super) fn complete(state: &mut SessionState, action: &SessionToolCallCompleteAction) -> Handled {
+pub(super) fn complete(
+    state: &mut SessionState,
+    action: &SessionToolCallCompleteAction,
+) -> Handled {
     let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
     let (confirmed, was_waiting) = match &*tool_call {
         ToolCallState::Running(running) => (running.confirmed.clone(), false),
@@ -247,7 +261,11 @@ fn selected_option(
 /// "waiting for the user" status changed. `was_waiting`/`now_waiting` say whether the tool call
 /// awaited the user before and after; only when it stopped waiting must the turn be rescanned
 /// (another tool call or an input request may still be waiting).
-fn tool_call_changed(state: &mut SessionState, was_waiting: bool, now_waiting: bool) -> Changed<Field> {
+fn tool_call_changed(
+    state: &mut SessionState,
+    was_waiting: bool,
+    now_waiting: bool,
+) -> Changed<Field> {
     let mut changed = Changed::one(Field::ActiveTurn);
     let status_changed = if now_waiting {
         status::set_activity(&mut state.summary.status, status::INPUT_NEEDED)
@@ -267,7 +285,7 @@ fn tool_call_changed(state: &mut SessionState, was_waiting: bool, now_waiting: b
 fn transition(tool_call: &mut ToolCallState, next: impl FnOnce(Carried) -> ToolCallState) {
     replace_with(tool_call, |old| match Carried::take(old) {
         Ok(carried) => next(carried),
-        Err(unknown) => unknown,
+        Err(unknown) => ToolCallState::Unknown(unknown),
     });
 }
 
@@ -291,52 +309,47 @@ struct Carried {
     selected_option: Option<ConfirmationOption>,
 }
 
-/// Builds a [`Carried`] from any tool-call state struct (they share these field names).
+/// Builds a [`Carried`] from any tool-call state struct (they share the base field names):
+/// `carried_from!(state, invocation_message, tool_input, selected_option)`.
 macro_rules! carried_from {
-    ($state:expr, invocation_message: $message:expr, tool_input: $input:expr, selected_option: $selected:expr) => {
+    ($state:expr, $invocation_message:expr, $tool_input:expr, $selected_option:expr) => {
         Carried {
             tool_call_id: $state.tool_call_id,
             tool_name: $state.tool_name,
             display_name: $state.display_name,
             contributor: $state.contributor,
             meta: $state.meta,
-            invocation_message: $message,
-            tool_input: $input,
-            selected_option: $selected,
+            invocation_message: $invocation_message,
+            tool_input: $tool_input,
+            selected_option: $selected_option,
         }
     };
 }
 
 impl Carried {
     /// Splits a known state into what carries over; an unknown state comes back as `Err`.
-    fn take(state: ToolCallState) -> Result<Self, ToolCallState> {
+    fn take(state: ToolCallState) -> Result<Self, UnknownVariant> {
         Ok(match state {
             // A streaming call has no complete input yet, and maybe no message.
-            ToolCallState::Streaming(s) => carried_from!(s,
-                invocation_message: s.invocation_message.unwrap_or_default(),
-                tool_input: None,
-                selected_option: None),
-            ToolCallState::PendingConfirmation(s) => carried_from!(s,
-                invocation_message: s.invocation_message,
-                tool_input: s.tool_input,
-                selected_option: None),
-            ToolCallState::Running(s) => carried_from!(s,
-                invocation_message: s.invocation_message,
-                tool_input: s.tool_input,
-                selected_option: s.selected_option),
-            ToolCallState::PendingResultConfirmation(s) => carried_from!(s,
-                invocation_message: s.invocation_message,
-                tool_input: s.tool_input,
-                selected_option: s.selected_option),
-            ToolCallState::Completed(s) => carried_from!(s,
-                invocation_message: s.invocation_message,
-                tool_input: s.tool_input,
-                selected_option: s.selected_option),
-            ToolCallState::Cancelled(s) => carried_from!(s,
-                invocation_message: s.invocation_message,
-                tool_input: s.tool_input,
-                selected_option: s.selected_option),
-            unknown @ ToolCallState::Unknown(_) => return Err(unknown),
+            ToolCallState::Streaming(s) => {
+                carried_from!(s, s.invocation_message.unwrap_or_default(), None, None)
+            }
+            ToolCallState::PendingConfirmation(s) => {
+                carried_from!(s, s.invocation_message, s.tool_input, None)
+            }
+            ToolCallState::Running(s) => {
+                carried_from!(s, s.invocation_message, s.tool_input, s.selected_option)
+            }
+            ToolCallState::PendingResultConfirmation(s) => {
+                carried_from!(s, s.invocation_message, s.tool_input, s.selected_option)
+            }
+            ToolCallState::Completed(s) => {
+                carried_from!(s, s.invocation_message, s.tool_input, s.selected_option)
+            }
+            ToolCallState::Cancelled(s) => {
+                carried_from!(s, s.invocation_message, s.tool_input, s.selected_option)
+            }
+            ToolCallState::Unknown(unknown) => return Err(unknown),
         })
     }
 
@@ -356,10 +369,7 @@ impl Carried {
             }),
         };
         let confirmed = s.confirmed;
-        let carried = carried_from!(s,
-            invocation_message: s.invocation_message,
-            tool_input: s.tool_input,
-            selected_option: s.selected_option);
+        let carried = carried_from!(s, s.invocation_message, s.tool_input, s.selected_option);
         (carried, confirmed, result)
     }
 
@@ -373,11 +383,12 @@ impl Carried {
             invocation_message: self.invocation_message,
             tool_input: self.tool_input,
             confirmation_title: ready.confirmation_title.clone(),
-            edits: ready.edits.as_ref().map(|edits| {
-                crate::protocol::ToolCallPendingConfirmationStateEdits {
+            edits: ready
+                .edits
+                .as_ref()
+                .map(|edits| ToolCallPendingConfirmationStateEdits {
                     items: edits.items.clone(),
-                }
-            }),
+                }),
             editable: ready.editable,
             options: ready.options.clone(),
         })
@@ -394,7 +405,7 @@ impl Carried {
             tool_input: self.tool_input,
             confirmed,
             selected_option: self.selected_option,
-            content: None::<Vec<ToolResultContent>>,
+            content: None,
         })
     }
 
@@ -426,7 +437,11 @@ impl Carried {
         })
     }
 
-    fn completed(self, confirmed: ToolCallConfirmationReason, result: ToolCallResult) -> ToolCallState {
+    fn completed(
+        self,
+        confirmed: ToolCallConfirmationReason,
+        result: ToolCallResult,
+    ) -> ToolCallState {
         ToolCallState::Completed(ToolCallCompletedState {
             tool_call_id: self.tool_call_id,
             tool_name: self.tool_name,

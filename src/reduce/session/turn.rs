@@ -12,10 +12,14 @@ use crate::reduce::{Changed, Clock, NoOp};
 #[inline]
 pub(super) fn delta(state: &mut SessionState, action: &SessionDeltaAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    let part = find_text_part(&mut turn.response_parts, &action.part_id, |part| match part {
-        ResponsePart::Markdown(markdown) => Some((&markdown.id, &mut markdown.content)),
-        _ => None,
-    })
+    let part = find_text_part(
+        &mut turn.response_parts,
+        &action.part_id,
+        |part| match part {
+            ResponsePart::Markdown(markdown) => Some((&markdown.id, &mut markdown.content)),
+            _ => None,
+        },
+    )
     .ok_or(NoOp::UnknownTarget)?;
     part.push_str(&action.content);
     Ok(Changed::one(Field::ActiveTurn))
@@ -24,10 +28,14 @@ pub(super) fn delta(state: &mut SessionState, action: &SessionDeltaAction) -> Ha
 /// `session/reasoning`: appends text to a reasoning part of the active turn.
 pub(super) fn reasoning(state: &mut SessionState, action: &SessionReasoningAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    let part = find_text_part(&mut turn.response_parts, &action.part_id, |part| match part {
-        ResponsePart::Reasoning(reasoning) => Some((&reasoning.id, &mut reasoning.content)),
-        _ => None,
-    })
+    let part = find_text_part(
+        &mut turn.response_parts,
+        &action.part_id,
+        |part| match part {
+            ResponsePart::Reasoning(reasoning) => Some((&reasoning.id, &mut reasoning.content)),
+            _ => None,
+        },
+    )
     .ok_or(NoOp::UnknownTarget)?;
     part.push_str(&action.content);
     Ok(Changed::one(Field::ActiveTurn))
@@ -45,10 +53,10 @@ fn find_text_part<'a>(
 ) -> Option<&'a mut String> {
     let last_matches = parts
         .last_mut()
-        .and_then(|part| text_of(part))
+        .and_then(&text_of)
         .is_some_and(|(id, _)| id == part_id);
     if last_matches {
-        return parts.last_mut().and_then(|part| text_of(part)).map(|(_, text)| text);
+        return parts.last_mut().and_then(&text_of).map(|(_, text)| text);
     }
     parts
         .iter_mut()
@@ -58,7 +66,10 @@ fn find_text_part<'a>(
 }
 
 /// `session/responsePart`: appends a part to the active turn.
-pub(super) fn response_part(state: &mut SessionState, action: &SessionResponsePartAction) -> Handled {
+pub(super) fn response_part(
+    state: &mut SessionState,
+    action: &SessionResponsePartAction,
+) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
     turn.response_parts.push(action.part.clone());
     let mut changed = Changed::one(Field::ActiveTurn);
