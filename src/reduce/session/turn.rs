@@ -12,15 +12,8 @@ use crate::reduce::{Changed, Clock, NoOp};
 #[inline]
 pub(super) fn delta(state: &mut SessionState, action: &SessionDeltaAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    let part = find_text_part(
-        &mut turn.response_parts,
-        &action.part_id,
-        |part| match part {
-            ResponsePart::Markdown(markdown) => Some((&markdown.id, &mut markdown.content)),
-            _ => None,
-        },
-    )
-    .ok_or(NoOp::UnknownTarget)?;
+    let part = find_text_part(&mut turn.response_parts, &action.part_id, markdown_text)
+        .ok_or(NoOp::UnknownTarget)?;
     part.push_str(&action.content);
     Ok(Changed::one(Field::ActiveTurn))
 }
@@ -28,15 +21,8 @@ pub(super) fn delta(state: &mut SessionState, action: &SessionDeltaAction) -> Ha
 /// `session/reasoning`: appends text to a reasoning part of the active turn.
 pub(super) fn reasoning(state: &mut SessionState, action: &SessionReasoningAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    let part = find_text_part(
-        &mut turn.response_parts,
-        &action.part_id,
-        |part| match part {
-            ResponsePart::Reasoning(reasoning) => Some((&reasoning.id, &mut reasoning.content)),
-            _ => None,
-        },
-    )
-    .ok_or(NoOp::UnknownTarget)?;
+    let part = find_text_part(&mut turn.response_parts, &action.part_id, reasoning_text)
+        .ok_or(NoOp::UnknownTarget)?;
     part.push_str(&action.content);
     Ok(Changed::one(Field::ActiveTurn))
 }
@@ -49,20 +35,36 @@ pub(super) fn reasoning(state: &mut SessionState, action: &SessionReasoningActio
 fn find_text_part<'a>(
     parts: &'a mut [ResponsePart],
     part_id: &str,
-    text_of: impl Fn(&mut ResponsePart) -> Option<(&String, &mut String)>,
+    text_of: impl Fn(&mut ResponsePart) -> Option<(&String, &mut String)> + Copy,
 ) -> Option<&'a mut String> {
     let last_matches = parts
         .last_mut()
-        .and_then(&text_of)
+        .and_then(text_of)
         .is_some_and(|(id, _)| id == part_id);
     if last_matches {
-        return parts.last_mut().and_then(&text_of).map(|(_, text)| text);
+        return parts.last_mut().and_then(text_of).map(|(_, text)| text);
     }
     parts
         .iter_mut()
         .filter_map(text_of)
         .find(|(id, _)| *id == part_id)
         .map(|(_, text)| text)
+}
+
+/// A markdown part's id and content (the target kind of `session/delta`).
+fn markdown_text(part: &mut ResponsePart) -> Option<(&String, &mut String)> {
+    match part {
+        ResponsePart::Markdown(markdown) => Some((&markdown.id, &mut markdown.content)),
+        _ => None,
+    }
+}
+
+/// A reasoning part's id and content (the target kind of `session/reasoning`).
+fn reasoning_text(part: &mut ResponsePart) -> Option<(&String, &mut String)> {
+    match part {
+        ResponsePart::Reasoning(reasoning) => Some((&reasoning.id, &mut reasoning.content)),
+        _ => None,
+    }
 }
 
 /// `session/responsePart`: appends a part to the active turn.
