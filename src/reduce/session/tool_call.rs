@@ -69,7 +69,8 @@ pub(super) fn delta(state: &mut SessionState, action: &SessionToolCallDeltaActio
 
 /// `session/toolCallReady`: parameters are complete (from `streaming`) or a running tool needs
 /// re-confirmation (from `running`). With `confirmed` the tool runs at once; otherwise it waits
-/// for the user in `pending-confirmation`.
+/// for the user in `pending-confirmation`. A missing `toolInput` keeps the input the call already
+/// has; the call keeps its own `_meta` (the conformance fixtures do not copy the action's).
 pub(super) fn ready(state: &mut SessionState, action: &SessionToolCallReadyAction) -> Handled {
     let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
     if !matches!(
