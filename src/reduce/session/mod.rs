@@ -60,12 +60,10 @@ pub fn session_reducer(
         StateAction::SessionToolCallStart(a) => tool_call::start(state, a),
         StateAction::SessionToolCallDelta(a) => tool_call::delta(state, a),
         StateAction::SessionToolCallReady(a) => tool_call::ready(state, a),
-        StateAction::SessionToolCallConfirmed(SessionToolCallConfirmedAction::Approved(a)) => {
-            tool_call::approved(state, a)
-        }
-        StateAction::SessionToolCallConfirmed(SessionToolCallConfirmedAction::Denied(a)) => {
-            tool_call::denied(state, a)
-        }
+        StateAction::SessionToolCallConfirmed(confirmed) => match confirmed.as_ref() {
+            SessionToolCallConfirmedAction::Approved(a) => tool_call::approved(state, a),
+            SessionToolCallConfirmedAction::Denied(a) => tool_call::denied(state, a),
+        },
         StateAction::SessionToolCallComplete(a) => tool_call::complete(state, a),
         StateAction::SessionToolCallResultConfirmed(a) => tool_call::result_confirmed(state, a),
         StateAction::SessionToolCallContentChanged(a) => tool_call::content_changed(state, a),
