@@ -1,1 +1,101 @@
-fn main() {}
+//! The standard workload (`bench/gen-stream.mjs`): a session with 50 or 500 completed turns and
+//! an active turn, then 20,600 actions (5-byte deltas plus a tool-call lifecycle every 100 slots).
+//!
+//! - `reducer_only/N`: pre-parsed `StateAction`s through `session_reducer`.
+//! - `wire_path/N`: each envelope's JSON text parsed into an `ActionEnvelope`, then reduced.
+//!
+//! Criterion reports time per iteration (one whole stream) and throughput in actions/s;
+//! `scripts/bench-summary.sh` turns the estimates into ns/action.
+
+use ahp_wasm::protocol::{ActionEnvelope, SessionState, StateAction};
+use ahp_wasm::reduce::{session_reducer, FixedClock};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Workload {
+    initial: SessionState,
+    actions: Vec<StateAction>,
+    envelopes: Vec<String>,
+}
+
+/// Generates the workload with Node (once) and loads it.
+fn workload(turns: usize) -> Workload {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target/bench-workload");
+    let initial_path = dir.join(format!("initial-{turns}.json"));
+    if !initial_path.exists() {
+        let status = Command::new("node")
+            .arg(root.join("bench/gen-stream.mjs"))
+            .arg(&dir)
+            .status()
+            .expect("running node bench/gen-stream.mjs (Node 20 is required for the benchmark)");
+        assert!(status.success(), "gen-stream.mjs failed");
+    }
+    let read =
+        |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let initial = serde_json::from_str(&read(&initial_path)).expect("initial state");
+    let actions: Vec<StateAction> =
+        serde_json::from_str(&read(&dir.join(format!("actions-{turns}.json")))).expect("actions");
+    let envelopes: Vec<String> = read(&dir.join(format!("envelopes-{turns}.jsonl")))
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect();
+    assert_eq!(actions.len(), envelopes.len());
+    Workload {
+        initial,
+        actions,
+        envelopes,
+    }
+}
+
+fn bench_session_stream(c: &mut Criterion) {
+    let clock = FixedClock(0.0);
+    for turns in [50, 500] {
+        let w = workload(turns);
+        let mut group = c.benchmark_group("session_stream");
+        group.throughput(Throughput::Elements(w.actions.len() as u64));
+        group.sample_size(30);
+        group.bench_function(format!("reducer_only/{turns}"), |b| {
+            b.iter_batched(
+                || w.initial.clone(),
+                |mut state| {
+                    for action in &w.actions {
+                        black_box(session_reducer(&mut state, action, &clock));
+                    }
+                    state
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(format!("wire_path/{turns}"), |b| {
+            b.iter_batched(
+                || w.initial.clone(),
+                |mut state| {
+                    for text in &w.envelopes {
+                        let envelope: ActionEnvelope =
+                            serde_json::from_str(black_box(text)).expect("envelope");
+                        black_box(session_reducer(&mut state, &envelope.action, &clock));
+                    }
+                    state
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(format!("parse_only/{turns}"), |b| {
+            b.iter(|| {
+                for text in &w.envelopes {
+                    let envelope: ActionEnvelope =
+                        serde_json::from_str(black_box(text)).expect("envelope");
+                    black_box(envelope);
+                }
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_session_stream);
+criterion_main!(benches);

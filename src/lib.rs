@@ -1,5 +1,31 @@
 //! ahp-wasm: an Agent Host Protocol (AHP 0.3.0) SDK in Rust, for native programs and, compiled to
 //! WebAssembly, for browsers and Node.
+//!
+//! - [`protocol`]: the wire types of every AHP 0.3.0 definition, generated from the schema.
+//! - [`reduce`]: pure reducers for the root, session, terminal, changeset and resource-watch
+//!   channels.
+//!
+//! ```
+//! use ahp_wasm::protocol::{ActionEnvelope, SessionState};
+//! use ahp_wasm::reduce::{session_reducer, Outcome, SystemClock};
+//!
+//! fn apply(state: &mut SessionState, frame: &str) -> Result<(), serde_json::Error> {
+//!     let envelope: ActionEnvelope = serde_json::from_str(frame)?;
+//!     match session_reducer(state, &envelope.action, &SystemClock) {
+//!         Outcome::Applied(_changed) => { /* the top-level fields touched */ }
+//!         Outcome::NoOp(why) => eprintln!("ignored: {}", why.reason()),
+//!     }
+//!     Ok(())
+//! }
+//!
+//! let mut state: SessionState = serde_json::from_str(
+//!     r#"{"summary":{"resource":"copilot:/s","provider":"copilot","title":"","status":1,
+//!         "createdAt":0,"modifiedAt":0},"lifecycle":"ready","turns":[]}"#,
+//! )?;
+//! apply(&mut state, r#"{"channel":"copilot:/s","serverSeq":1,
+//!     "action":{"type":"session/titleChanged","title":"Hello"}}"#)?;
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 pub mod protocol;
 pub mod reduce;

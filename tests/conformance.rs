@@ -30,18 +30,22 @@ fn run_typed<S: DeserializeOwned + Serialize, F>(
 fn run_fixture(fixture: &Value) -> Result<Value, String> {
     let clock = FixedClock(FIXTURE_NOW);
     let initial = &fixture["initial"];
-    let actions = fixture["actions"].as_array().ok_or("fixture has no actions array")?;
+    let actions = fixture["actions"]
+        .as_array()
+        .ok_or("fixture has no actions array")?;
     match fixture["reducer"].as_str() {
-        Some("root") => run_typed::<RootState, _>(initial, actions, |s, a| reduce::root_reducer(s, a, &clock)),
-        Some("session") => {
-            run_typed::<SessionState, _>(initial, actions, |s, a| reduce::session_reducer(s, a, &clock))
+        Some("root") => {
+            run_typed::<RootState, _>(initial, actions, |s, a| reduce::root_reducer(s, a, &clock))
         }
-        Some("terminal") => {
-            run_typed::<TerminalState, _>(initial, actions, |s, a| reduce::terminal_reducer(s, a, &clock))
-        }
-        Some("changeset") => {
-            run_typed::<ChangesetState, _>(initial, actions, |s, a| reduce::changeset_reducer(s, a, &clock))
-        }
+        Some("session") => run_typed::<SessionState, _>(initial, actions, |s, a| {
+            reduce::session_reducer(s, a, &clock)
+        }),
+        Some("terminal") => run_typed::<TerminalState, _>(initial, actions, |s, a| {
+            reduce::terminal_reducer(s, a, &clock)
+        }),
+        Some("changeset") => run_typed::<ChangesetState, _>(initial, actions, |s, a| {
+            reduce::changeset_reducer(s, a, &clock)
+        }),
         Some("resourceWatch") => run_typed::<ResourceWatchState, _>(initial, actions, |s, a| {
             reduce::resource_watch_reducer(s, a, &clock)
         }),
@@ -68,5 +72,10 @@ fn all_conformance_fixtures_pass() {
     }
     let passed = fixtures.len() - failures.len();
     println!("conformance: {passed}/{} fixtures passed", fixtures.len());
-    assert!(failures.is_empty(), "{} fixtures failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} fixtures failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -5999,25 +5999,25 @@ pub enum StateAction {
     #[serde(rename = "session/creationFailed")]
     SessionCreationFailed(SessionCreationFailedAction),
     #[serde(rename = "session/turnStarted")]
-    SessionTurnStarted(SessionTurnStartedAction),
+    SessionTurnStarted(Box<SessionTurnStartedAction>),
     #[serde(rename = "session/delta")]
     SessionDelta(SessionDeltaAction),
     #[serde(rename = "session/responsePart")]
-    SessionResponsePart(SessionResponsePartAction),
+    SessionResponsePart(Box<SessionResponsePartAction>),
     #[serde(rename = "session/toolCallStart")]
-    SessionToolCallStart(SessionToolCallStartAction),
+    SessionToolCallStart(Box<SessionToolCallStartAction>),
     #[serde(rename = "session/toolCallDelta")]
-    SessionToolCallDelta(SessionToolCallDeltaAction),
+    SessionToolCallDelta(Box<SessionToolCallDeltaAction>),
     #[serde(rename = "session/toolCallReady")]
-    SessionToolCallReady(SessionToolCallReadyAction),
+    SessionToolCallReady(Box<SessionToolCallReadyAction>),
     #[serde(rename = "session/toolCallConfirmed")]
-    SessionToolCallConfirmed(SessionToolCallConfirmedAction),
+    SessionToolCallConfirmed(Box<SessionToolCallConfirmedAction>),
     #[serde(rename = "session/toolCallComplete")]
-    SessionToolCallComplete(SessionToolCallCompleteAction),
+    SessionToolCallComplete(Box<SessionToolCallCompleteAction>),
     #[serde(rename = "session/toolCallResultConfirmed")]
-    SessionToolCallResultConfirmed(SessionToolCallResultConfirmedAction),
+    SessionToolCallResultConfirmed(Box<SessionToolCallResultConfirmedAction>),
     #[serde(rename = "session/toolCallContentChanged")]
-    SessionToolCallContentChanged(SessionToolCallContentChangedAction),
+    SessionToolCallContentChanged(Box<SessionToolCallContentChangedAction>),
     #[serde(rename = "session/turnComplete")]
     SessionTurnComplete(SessionTurnCompleteAction),
     #[serde(rename = "session/turnCancelled")]
@@ -6027,7 +6027,7 @@ pub enum StateAction {
     #[serde(rename = "session/titleChanged")]
     SessionTitleChanged(SessionTitleChangedAction),
     #[serde(rename = "session/usage")]
-    SessionUsage(SessionUsageAction),
+    SessionUsage(Box<SessionUsageAction>),
     #[serde(rename = "session/reasoning")]
     SessionReasoning(SessionReasoningAction),
     #[serde(rename = "session/modelChanged")]
@@ -6041,15 +6041,15 @@ pub enum StateAction {
     #[serde(rename = "session/activeClientToolsChanged")]
     SessionActiveClientToolsChanged(SessionActiveClientToolsChangedAction),
     #[serde(rename = "session/pendingMessageSet")]
-    SessionPendingMessageSet(SessionPendingMessageSetAction),
+    SessionPendingMessageSet(Box<SessionPendingMessageSetAction>),
     #[serde(rename = "session/pendingMessageRemoved")]
     SessionPendingMessageRemoved(SessionPendingMessageRemovedAction),
     #[serde(rename = "session/queuedMessagesReordered")]
     SessionQueuedMessagesReordered(SessionQueuedMessagesReorderedAction),
     #[serde(rename = "session/inputRequested")]
-    SessionInputRequested(SessionInputRequestedAction),
+    SessionInputRequested(Box<SessionInputRequestedAction>),
     #[serde(rename = "session/inputAnswerChanged")]
-    SessionInputAnswerChanged(SessionInputAnswerChangedAction),
+    SessionInputAnswerChanged(Box<SessionInputAnswerChangedAction>),
     #[serde(rename = "session/inputCompleted")]
     SessionInputCompleted(SessionInputCompletedAction),
     #[serde(rename = "session/customizationsChanged")]
@@ -6057,11 +6057,11 @@ pub enum StateAction {
     #[serde(rename = "session/customizationToggled")]
     SessionCustomizationToggled(SessionCustomizationToggledAction),
     #[serde(rename = "session/customizationUpdated")]
-    SessionCustomizationUpdated(SessionCustomizationUpdatedAction),
+    SessionCustomizationUpdated(Box<SessionCustomizationUpdatedAction>),
     #[serde(rename = "session/customizationRemoved")]
     SessionCustomizationRemoved(SessionCustomizationRemovedAction),
     #[serde(rename = "session/mcpServerStateChanged")]
-    SessionMcpServerStateChanged(SessionMcpServerStateChangedAction),
+    SessionMcpServerStateChanged(Box<SessionMcpServerStateChangedAction>),
     #[serde(rename = "session/truncated")]
     SessionTruncated(SessionTruncatedAction),
     #[serde(rename = "session/isReadChanged")]
@@ -6077,15 +6077,15 @@ pub enum StateAction {
     #[serde(rename = "session/metaChanged")]
     SessionMetaChanged(SessionMetaChangedAction),
     #[serde(rename = "changeset/statusChanged")]
-    ChangesetStatusChanged(ChangesetStatusChangedAction),
+    ChangesetStatusChanged(Box<ChangesetStatusChangedAction>),
     #[serde(rename = "changeset/fileSet")]
-    ChangesetFileSet(ChangesetFileSetAction),
+    ChangesetFileSet(Box<ChangesetFileSetAction>),
     #[serde(rename = "changeset/fileRemoved")]
     ChangesetFileRemoved(ChangesetFileRemovedAction),
     #[serde(rename = "changeset/operationsChanged")]
     ChangesetOperationsChanged(ChangesetOperationsChangedAction),
     #[serde(rename = "changeset/operationStatusChanged")]
-    ChangesetOperationStatusChanged(ChangesetOperationStatusChangedAction),
+    ChangesetOperationStatusChanged(Box<ChangesetOperationStatusChangedAction>),
     #[serde(rename = "changeset/cleared")]
     ChangesetCleared(ChangesetClearedAction),
     #[serde(rename = "terminal/data")]
@@ -6212,33 +6212,33 @@ impl TaggedUnion for StateAction {
                 Self::SessionCreationFailed(SessionCreationFailedAction::deserialize(rest)?)
             }
             "session/turnStarted" => {
-                Self::SessionTurnStarted(SessionTurnStartedAction::deserialize(rest)?)
+                Self::SessionTurnStarted(Box::new(SessionTurnStartedAction::deserialize(rest)?))
             }
             "session/delta" => Self::SessionDelta(SessionDeltaAction::deserialize(rest)?),
             "session/responsePart" => {
-                Self::SessionResponsePart(SessionResponsePartAction::deserialize(rest)?)
+                Self::SessionResponsePart(Box::new(SessionResponsePartAction::deserialize(rest)?))
             }
             "session/toolCallStart" => {
-                Self::SessionToolCallStart(SessionToolCallStartAction::deserialize(rest)?)
+                Self::SessionToolCallStart(Box::new(SessionToolCallStartAction::deserialize(rest)?))
             }
             "session/toolCallDelta" => {
-                Self::SessionToolCallDelta(SessionToolCallDeltaAction::deserialize(rest)?)
+                Self::SessionToolCallDelta(Box::new(SessionToolCallDeltaAction::deserialize(rest)?))
             }
             "session/toolCallReady" => {
-                Self::SessionToolCallReady(SessionToolCallReadyAction::deserialize(rest)?)
+                Self::SessionToolCallReady(Box::new(SessionToolCallReadyAction::deserialize(rest)?))
             }
-            "session/toolCallConfirmed" => {
-                Self::SessionToolCallConfirmed(SessionToolCallConfirmedAction::deserialize(rest)?)
-            }
-            "session/toolCallComplete" => {
-                Self::SessionToolCallComplete(SessionToolCallCompleteAction::deserialize(rest)?)
-            }
-            "session/toolCallResultConfirmed" => Self::SessionToolCallResultConfirmed(
+            "session/toolCallConfirmed" => Self::SessionToolCallConfirmed(Box::new(
+                SessionToolCallConfirmedAction::deserialize(rest)?,
+            )),
+            "session/toolCallComplete" => Self::SessionToolCallComplete(Box::new(
+                SessionToolCallCompleteAction::deserialize(rest)?,
+            )),
+            "session/toolCallResultConfirmed" => Self::SessionToolCallResultConfirmed(Box::new(
                 SessionToolCallResultConfirmedAction::deserialize(rest)?,
-            ),
-            "session/toolCallContentChanged" => Self::SessionToolCallContentChanged(
+            )),
+            "session/toolCallContentChanged" => Self::SessionToolCallContentChanged(Box::new(
                 SessionToolCallContentChangedAction::deserialize(rest)?,
-            ),
+            )),
             "session/turnComplete" => {
                 Self::SessionTurnComplete(SessionTurnCompleteAction::deserialize(rest)?)
             }
@@ -6249,7 +6249,7 @@ impl TaggedUnion for StateAction {
             "session/titleChanged" => {
                 Self::SessionTitleChanged(SessionTitleChangedAction::deserialize(rest)?)
             }
-            "session/usage" => Self::SessionUsage(SessionUsageAction::deserialize(rest)?),
+            "session/usage" => Self::SessionUsage(Box::new(SessionUsageAction::deserialize(rest)?)),
             "session/reasoning" => {
                 Self::SessionReasoning(SessionReasoningAction::deserialize(rest)?)
             }
@@ -6268,21 +6268,21 @@ impl TaggedUnion for StateAction {
             "session/activeClientToolsChanged" => Self::SessionActiveClientToolsChanged(
                 SessionActiveClientToolsChangedAction::deserialize(rest)?,
             ),
-            "session/pendingMessageSet" => {
-                Self::SessionPendingMessageSet(SessionPendingMessageSetAction::deserialize(rest)?)
-            }
+            "session/pendingMessageSet" => Self::SessionPendingMessageSet(Box::new(
+                SessionPendingMessageSetAction::deserialize(rest)?,
+            )),
             "session/pendingMessageRemoved" => Self::SessionPendingMessageRemoved(
                 SessionPendingMessageRemovedAction::deserialize(rest)?,
             ),
             "session/queuedMessagesReordered" => Self::SessionQueuedMessagesReordered(
                 SessionQueuedMessagesReorderedAction::deserialize(rest)?,
             ),
-            "session/inputRequested" => {
-                Self::SessionInputRequested(SessionInputRequestedAction::deserialize(rest)?)
-            }
-            "session/inputAnswerChanged" => {
-                Self::SessionInputAnswerChanged(SessionInputAnswerChangedAction::deserialize(rest)?)
-            }
+            "session/inputRequested" => Self::SessionInputRequested(Box::new(
+                SessionInputRequestedAction::deserialize(rest)?,
+            )),
+            "session/inputAnswerChanged" => Self::SessionInputAnswerChanged(Box::new(
+                SessionInputAnswerChangedAction::deserialize(rest)?,
+            )),
             "session/inputCompleted" => {
                 Self::SessionInputCompleted(SessionInputCompletedAction::deserialize(rest)?)
             }
@@ -6292,15 +6292,15 @@ impl TaggedUnion for StateAction {
             "session/customizationToggled" => Self::SessionCustomizationToggled(
                 SessionCustomizationToggledAction::deserialize(rest)?,
             ),
-            "session/customizationUpdated" => Self::SessionCustomizationUpdated(
+            "session/customizationUpdated" => Self::SessionCustomizationUpdated(Box::new(
                 SessionCustomizationUpdatedAction::deserialize(rest)?,
-            ),
+            )),
             "session/customizationRemoved" => Self::SessionCustomizationRemoved(
                 SessionCustomizationRemovedAction::deserialize(rest)?,
             ),
-            "session/mcpServerStateChanged" => Self::SessionMcpServerStateChanged(
+            "session/mcpServerStateChanged" => Self::SessionMcpServerStateChanged(Box::new(
                 SessionMcpServerStateChangedAction::deserialize(rest)?,
-            ),
+            )),
             "session/truncated" => {
                 Self::SessionTruncated(SessionTruncatedAction::deserialize(rest)?)
             }
@@ -6322,11 +6322,11 @@ impl TaggedUnion for StateAction {
             "session/metaChanged" => {
                 Self::SessionMetaChanged(SessionMetaChangedAction::deserialize(rest)?)
             }
-            "changeset/statusChanged" => {
-                Self::ChangesetStatusChanged(ChangesetStatusChangedAction::deserialize(rest)?)
-            }
+            "changeset/statusChanged" => Self::ChangesetStatusChanged(Box::new(
+                ChangesetStatusChangedAction::deserialize(rest)?,
+            )),
             "changeset/fileSet" => {
-                Self::ChangesetFileSet(ChangesetFileSetAction::deserialize(rest)?)
+                Self::ChangesetFileSet(Box::new(ChangesetFileSetAction::deserialize(rest)?))
             }
             "changeset/fileRemoved" => {
                 Self::ChangesetFileRemoved(ChangesetFileRemovedAction::deserialize(rest)?)
@@ -6334,9 +6334,9 @@ impl TaggedUnion for StateAction {
             "changeset/operationsChanged" => Self::ChangesetOperationsChanged(
                 ChangesetOperationsChangedAction::deserialize(rest)?,
             ),
-            "changeset/operationStatusChanged" => Self::ChangesetOperationStatusChanged(
+            "changeset/operationStatusChanged" => Self::ChangesetOperationStatusChanged(Box::new(
                 ChangesetOperationStatusChangedAction::deserialize(rest)?,
-            ),
+            )),
             "changeset/cleared" => {
                 Self::ChangesetCleared(ChangesetClearedAction::deserialize(rest)?)
             }

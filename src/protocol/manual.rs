@@ -234,6 +234,7 @@ pub enum ChangesetOperationTarget {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // parsed once per subscription; boxing would only add a hop
 pub enum SnapshotState {
     /// `ahp-root://` state.
     Root(RootState),

@@ -16,7 +16,10 @@ pub use changeset::changeset_reducer;
 pub use resource_watch::resource_watch_reducer;
 pub use root::root_reducer;
 pub use session::session_reducer;
-pub use terminal::terminal_reducer;
+pub use terminal::{
+    scrollback_size, terminal_reducer, trim_scrollback, MAX_SCROLLBACK_BYTES,
+    SCROLLBACK_TRIM_TARGET,
+};
 
 use std::marker::PhantomData;
 
@@ -150,7 +153,10 @@ impl<F> PartialEq for Changed<F> {
 impl<F> Eq for Changed<F> {}
 impl<F> Default for Changed<F> {
     fn default() -> Self {
-        Changed { bits: 0, _field: PhantomData }
+        Changed {
+            bits: 0,
+            _field: PhantomData,
+        }
     }
 }
 
@@ -188,7 +194,10 @@ impl<F: Copy + Into<u8>> Changed<F> {
 
     /// Union of two sets.
     pub fn union(self, other: Self) -> Self {
-        Changed { bits: self.bits | other.bits, _field: PhantomData }
+        Changed {
+            bits: self.bits | other.bits,
+            _field: PhantomData,
+        }
     }
 }
 

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 /// The vendored conformance fixtures, as (file name, parsed JSON), sorted by name.
 pub fn fixtures() -> Vec<(String, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("protocol/ahp-0.3.0/conformance/reducers");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("protocol/ahp-0.3.0/conformance/reducers");
     let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|entry| {

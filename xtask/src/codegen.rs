@@ -50,6 +50,13 @@ const CHANNEL_STATES: [&str; 5] = [
     "ResourceWatchState",
 ];
 
+/// Unions whose large variants are boxed: `StateAction` is parsed and moved once per action on
+/// the wire path, so its size matters; other unions live inside state and are rarely moved.
+const BOXED_UNIONS: [&str; 1] = ["StateAction"];
+
+/// Payloads estimated above this many bytes are boxed in [`BOXED_UNIONS`].
+const BOX_ABOVE_BYTES: usize = 96;
+
 /// Preferred discriminator property names, in order.
 const TAG_PROPS: [&str; 4] = ["type", "kind", "status", "state"];
 
@@ -244,6 +251,8 @@ struct Variant {
     wire: String,
     rust: String,
     payload: String,
+    /// Large payloads are boxed so the enum stays small (it is moved on every parse).
+    boxed: bool,
 }
 
 enum Item {
@@ -368,7 +377,70 @@ impl<'a> Generator<'a> {
                 values,
             });
         }
+        self.box_large_variants();
         Ok(self.render())
+    }
+
+    fn box_large_variants(&mut self) {
+        let sizes: Vec<(usize, Vec<bool>)> = self
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                Item::Tagged { name, variants, .. } if BOXED_UNIONS.contains(&name.as_str()) => {
+                    let boxed = variants
+                        .iter()
+                        .map(|v| self.estimated_size(&v.payload, 0) > BOX_ABOVE_BYTES)
+                        .collect();
+                    Some((i, boxed))
+                }
+                _ => None,
+            })
+            .collect();
+        for (i, boxed) in sizes {
+            if let Item::Tagged { variants, .. } = &mut self.items[i] {
+                for (v, b) in variants.iter_mut().zip(boxed) {
+                    v.boxed = b;
+                }
+            }
+        }
+    }
+
+    /// A rough in-memory size of a named type (64-bit), enough to spot large payloads.
+    fn estimated_size(&self, name: &str, depth: usize) -> usize {
+        const MANUAL_SIZES: [(&str, usize); 3] = [
+            ("StringOrMarkdown", 24),
+            ("SessionToolCallConfirmedAction", 344),
+            ("ChangesetOperationTarget", 96),
+        ];
+        if depth > 8 {
+            return 8;
+        }
+        if let Some((_, size)) = MANUAL_SIZES.iter().find(|(n, _)| *n == name) {
+            return *size;
+        }
+        match self.items.iter().find(|i| i.name() == name) {
+            Some(Item::Struct { fields, .. }) => fields
+                .iter()
+                .map(|f| match &f.ty {
+                    Ty::Named(n) if n != name => {
+                        self.estimated_size(n, depth + 1) + if f.required { 0 } else { 8 }
+                    }
+                    Ty::Any | Ty::Object => 72,
+                    Ty::F64 | Ty::U64 => 16,
+                    Ty::U32 | Ty::Bool => 8,
+                    _ => 24,
+                })
+                .sum(),
+            Some(Item::Tagged { variants, .. }) => {
+                8 + variants
+                    .iter()
+                    .map(|v| self.estimated_size(&v.payload, depth + 1))
+                    .max()
+                    .unwrap_or(0)
+            }
+            _ => 24,
+        }
     }
 
     fn push(&mut self, item: Item) {
@@ -404,6 +476,7 @@ impl<'a> Generator<'a> {
                     wire,
                     rust,
                     payload: (*m).to_string(),
+                    boxed: false,
                 });
             }
         }
@@ -477,7 +550,12 @@ impl<'a> Generator<'a> {
                 }
                 let ctx = format!("{name}{}", pascal(wire));
                 let prop_path = format!("{path}.{wire}");
-                let prop = self.schema.property_types.get(&prop_path).unwrap_or(prop).clone();
+                let prop = self
+                    .schema
+                    .property_types
+                    .get(&prop_path)
+                    .unwrap_or(prop)
+                    .clone();
                 let (ty, nullable) = self.field_type(&ctx, &prop_path, wire, &prop)?;
                 fields.push(Field {
                     wire: wire.clone(),
@@ -567,7 +645,8 @@ impl<'a> Generator<'a> {
                 } else {
                     match schema.get("additionalProperties") {
                         Some(ap) if ap.as_object().is_some_and(|o| !o.is_empty()) => {
-                            let (inner, _) = self.field_type(&format!("{ctx}Value"), path, prop, ap)?;
+                            let (inner, _) =
+                                self.field_type(&format!("{ctx}Value"), path, prop, ap)?;
                             Ty::Map(Box::new(inner))
                         }
                         _ => Ty::Object,
@@ -795,7 +874,12 @@ fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
         "    ];\n\n    /// The property name on the wire.\n    pub fn wire_name(self) -> &'static str {{\n        match self {{"
     );
     for f in fields {
-        let _ = writeln!(out, "            Self::{} => {:?},", pascal(&f.wire), f.wire);
+        let _ = writeln!(
+            out,
+            "            Self::{} => {:?},",
+            pascal(&f.wire),
+            f.wire
+        );
     }
     let _ = writeln!(out, "        }}\n    }}\n}}\n");
     let _ = writeln!(
@@ -811,10 +895,15 @@ fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &
         "#[derive(Debug, Clone, PartialEq, Serialize)]\n{DERIVE_TSIFY}#[serde(tag = {tag:?})]\npub enum {name} {{\n"
     );
     for v in variants {
+        let payload = if v.boxed {
+            format!("Box<{}>", v.payload)
+        } else {
+            v.payload.clone()
+        };
         let _ = writeln!(
             out,
-            "    #[serde(rename = {:?})]\n    {}({}),",
-            v.wire, v.rust, v.payload
+            "    #[serde(rename = {:?})]\n    {}({payload}),",
+            v.wire, v.rust
         );
     }
     let _ = writeln!(
@@ -833,10 +922,16 @@ fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &
         "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn deserialize_variant<'de, D: Deserializer<'de>>(tag: &str, rest: D) -> Result<Self, D::Error> {{\n        Ok(match tag {{"
     );
     for v in variants {
+        let parse = format!("{}::deserialize(rest)?", v.payload);
+        let parse = if v.boxed {
+            format!("Box::new({parse})")
+        } else {
+            parse
+        };
         let _ = writeln!(
             out,
-            "            {:?} => Self::{}({}::deserialize(rest)?),",
-            v.wire, v.rust, v.payload
+            "            {:?} => Self::{}({parse}),",
+            v.wire, v.rust
         );
     }
     let _ = writeln!(

@@ -1,0 +1,92 @@
+//! Input requests (elicitation): live requests with answer drafts synchronized between clients.
+
+use super::{status, touch, Field, Handled};
+use crate::protocol::{
+    SessionInputAnswerChangedAction, SessionInputCompletedAction, SessionInputRequestedAction,
+    SessionState,
+};
+use crate::reduce::{Changed, Clock, NoOp};
+
+/// `session/inputRequested`: upserts a request by id. Replacing a request keeps its answer
+/// drafts unless the new request brings its own. An arriving request needs the user: the session
+/// becomes input-needed and unread.
+pub(super) fn requested(
+    state: &mut SessionState,
+    action: &SessionInputRequestedAction,
+    clock: &dyn Clock,
+) -> Handled {
+    let requests = state.input_requests.get_or_insert_with(Vec::new);
+    match requests
+        .iter_mut()
+        .find(|request| request.id == action.request.id)
+    {
+        Some(existing) => {
+            let drafts = existing.answers.take();
+            *existing = action.request.clone();
+            if existing.answers.is_none() {
+                existing.answers = drafts;
+            }
+        }
+        None => requests.push(action.request.clone()),
+    }
+    status::set_activity(&mut state.summary.status, status::INPUT_NEEDED);
+    status::set_flag(&mut state.summary.status, status::IS_READ, false);
+    touch(state, clock);
+    Ok(Changed::one(Field::InputRequests).with(Field::Summary))
+}
+
+/// `session/inputAnswerChanged`: sets one question's answer, or clears it when `answer` is
+/// absent (an emptied answer map becomes absent, as on the wire).
+pub(super) fn answer_changed(
+    state: &mut SessionState,
+    action: &SessionInputAnswerChangedAction,
+) -> Handled {
+    let request = state
+        .input_requests
+        .as_mut()
+        .and_then(|requests| {
+            requests
+                .iter_mut()
+                .find(|request| request.id == action.request_id)
+        })
+        .ok_or(NoOp::UnknownTarget)?;
+    match &action.answer {
+        Some(answer) => {
+            request
+                .answers
+                .get_or_insert_with(Default::default)
+                .insert(action.question_id.clone(), answer.clone());
+        }
+        None => {
+            let answers = request
+                .answers
+                .as_mut()
+                .filter(|answers| answers.contains_key(&action.question_id))
+                .ok_or(NoOp::NothingToChange)?;
+            answers.remove(&action.question_id);
+            if answers.is_empty() {
+                request.answers = None;
+            }
+        }
+    }
+    Ok(Changed::one(Field::InputRequests))
+}
+
+/// `session/inputCompleted`: the request is answered, declined or cancelled, so it is removed;
+/// the session stops waiting unless something else still needs the user.
+pub(super) fn completed(state: &mut SessionState, action: &SessionInputCompletedAction) -> Handled {
+    let requests = state.input_requests.as_mut().ok_or(NoOp::UnknownTarget)?;
+    let index = requests
+        .iter()
+        .position(|request| request.id == action.request_id)
+        .ok_or(NoOp::UnknownTarget)?;
+    requests.remove(index);
+    if requests.is_empty() {
+        state.input_requests = None;
+    }
+    let mut changed = Changed::one(Field::InputRequests);
+    if status::refresh_activity(state) {
+        changed.insert(Field::Summary);
+    }
+    Ok(changed)
+}

@@ -1,0 +1,209 @@
+//! The turn lifecycle (start, end, truncation) and the content streamed into the active turn.
+
+use super::{active_turn_mut, pending, status, tool_call, touch, Field, Handled};
+use crate::protocol::{
+    ActiveTurn, ErrorInfo, ResponsePart, SessionDeltaAction, SessionReasoningAction,
+    SessionResponsePartAction, SessionState, SessionTruncatedAction, SessionTurnStartedAction,
+    SessionUsageAction, Turn, TurnState,
+};
+use crate::reduce::{Changed, Clock, NoOp};
+
+/// `session/delta`: appends text to a markdown part of the active turn.
+#[inline]
+pub(super) fn delta(state: &mut SessionState, action: &SessionDeltaAction) -> Handled {
+    let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
+    let part = find_text_part(&mut turn.response_parts, &action.part_id, markdown_text)
+        .ok_or(NoOp::UnknownTarget)?;
+    part.push_str(&action.content);
+    Ok(Changed::one(Field::ActiveTurn))
+}
+
+/// `session/reasoning`: appends text to a reasoning part of the active turn.
+pub(super) fn reasoning(state: &mut SessionState, action: &SessionReasoningAction) -> Handled {
+    let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
+    let part = find_text_part(&mut turn.response_parts, &action.part_id, reasoning_text)
+        .ok_or(NoOp::UnknownTarget)?;
+    part.push_str(&action.content);
+    Ok(Changed::one(Field::ActiveTurn))
+}
+
+/// The content of the part with id `part_id` among the parts `text_of` accepts (one kind).
+///
+/// Streaming usually targets the newest part, so the last part is checked first; otherwise the
+/// parts are scanned from the front, rejecting other kinds before comparing ids.
+#[inline]
+fn find_text_part<'a>(
+    parts: &'a mut [ResponsePart],
+    part_id: &str,
+    text_of: impl Fn(&mut ResponsePart) -> Option<(&String, &mut String)> + Copy,
+) -> Option<&'a mut String> {
+    let last_matches = parts
+        .last_mut()
+        .and_then(text_of)
+        .is_some_and(|(id, _)| id == part_id);
+    if last_matches {
+        return parts.last_mut().and_then(text_of).map(|(_, text)| text);
+    }
+    parts
+        .iter_mut()
+        .filter_map(text_of)
+        .find(|(id, _)| *id == part_id)
+        .map(|(_, text)| text)
+}
+
+/// A markdown part's id and content (the target kind of `session/delta`).
+fn markdown_text(part: &mut ResponsePart) -> Option<(&String, &mut String)> {
+    match part {
+        ResponsePart::Markdown(markdown) => Some((&markdown.id, &mut markdown.content)),
+        _ => None,
+    }
+}
+
+/// A reasoning part's id and content (the target kind of `session/reasoning`).
+fn reasoning_text(part: &mut ResponsePart) -> Option<(&String, &mut String)> {
+    match part {
+        ResponsePart::Reasoning(reasoning) => Some((&reasoning.id, &mut reasoning.content)),
+        _ => None,
+    }
+}
+
+/// `session/responsePart`: appends a part to the active turn.
+pub(super) fn response_part(
+    state: &mut SessionState,
+    action: &SessionResponsePartAction,
+) -> Handled {
+    let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
+    turn.response_parts.push(action.part.clone());
+    let mut changed = Changed::one(Field::ActiveTurn);
+    // A tool call can arrive fully formed, possibly already waiting for the user.
+    if let ResponsePart::ToolCall(part) = &action.part {
+        if status::awaits_user(&part.tool_call)
+            && status::set_activity(&mut state.summary.status, status::INPUT_NEEDED)
+        {
+            changed.insert(Field::Summary);
+        }
+    }
+    Ok(changed)
+}
+
+/// `session/usage`: replaces the active turn's token usage.
+pub(super) fn usage(state: &mut SessionState, action: &SessionUsageAction) -> Handled {
+    let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
+    turn.usage = Some(action.usage.clone());
+    Ok(Changed::one(Field::ActiveTurn))
+}
+
+/// `session/turnStarted`: opens a new active turn, consuming the pending message it came from.
+///
+/// A turn that is still active is replaced: the server has moved on to the new turn, and
+/// refusing would leave every later action of the new turn stranded.
+pub(super) fn started(
+    state: &mut SessionState,
+    action: &SessionTurnStartedAction,
+    clock: &dyn Clock,
+) -> Handled {
+    let mut changed = Changed::one(Field::ActiveTurn).with(Field::Summary);
+    if let Some(id) = &action.queued_message_id {
+        if pending::remove_queued(&mut state.queued_messages, id) {
+            changed.insert(Field::QueuedMessages);
+        }
+        if state.steering_message.as_ref().is_some_and(|m| &m.id == id) {
+            state.steering_message = None;
+            changed.insert(Field::SteeringMessage);
+        }
+    }
+    state.active_turn = Some(ActiveTurn {
+        id: action.turn_id.clone(),
+        message: action.message.clone(),
+        response_parts: Vec::new(),
+        usage: None,
+    });
+    let activity = if status::has_open_input(&state.input_requests) {
+        status::INPUT_NEEDED
+    } else {
+        status::IN_PROGRESS
+    };
+    status::set_activity(&mut state.summary.status, activity);
+    status::set_flag(&mut state.summary.status, status::IS_READ, false);
+    touch(state, clock);
+    Ok(changed)
+}
+
+/// How the active turn ended.
+pub(super) enum TurnEnd<'a> {
+    Complete,
+    Cancelled,
+    Error(&'a ErrorInfo),
+}
+
+/// `session/turnComplete`, `session/turnCancelled`, `session/error`: moves the active turn into
+/// history, force-cancelling unfinished tool calls and abandoning open input requests.
+pub(super) fn end(
+    state: &mut SessionState,
+    turn_id: &str,
+    end: TurnEnd<'_>,
+    clock: &dyn Clock,
+) -> Handled {
+    active_turn_mut(&mut state.active_turn, turn_id)?;
+    let Some(mut active) = state.active_turn.take() else {
+        return Err(NoOp::WrongTurn);
+    };
+    for part in &mut active.response_parts {
+        if let ResponsePart::ToolCall(part) = part {
+            tool_call::force_cancel(&mut part.tool_call);
+        }
+    }
+    let (turn_state, error, activity) = match end {
+        TurnEnd::Complete => (TurnState::Complete, None, status::IDLE),
+        TurnEnd::Cancelled => (TurnState::Cancelled, None, status::IDLE),
+        TurnEnd::Error(error) => (TurnState::Error, Some(error.clone()), status::ERROR),
+    };
+    state.turns.push(Turn {
+        id: active.id,
+        message: active.message,
+        response_parts: active.response_parts,
+        usage: active.usage,
+        state: turn_state,
+        error,
+    });
+    let mut changed = Changed::one(Field::Turns)
+        .with(Field::ActiveTurn)
+        .with(Field::Summary);
+    if state.input_requests.take().is_some() {
+        changed.insert(Field::InputRequests);
+    }
+    status::set_activity(&mut state.summary.status, activity);
+    touch(state, clock);
+    Ok(changed)
+}
+
+/// `session/truncated`: keeps the history up to and including `turnId` (or none of it), drops
+/// the active turn and any open input requests, and returns the session to idle.
+pub(super) fn truncated(
+    state: &mut SessionState,
+    action: &SessionTruncatedAction,
+    clock: &dyn Clock,
+) -> Handled {
+    // Truncation usually targets a recent turn, so search from the back.
+    let keep = match &action.turn_id {
+        Some(id) => match state.turns.iter().rposition(|turn| &turn.id == id) {
+            Some(index) => index.saturating_add(1),
+            None => return Err(NoOp::UnknownTarget),
+        },
+        None => 0,
+    };
+    let mut changed = Changed::one(Field::Summary);
+    if keep < state.turns.len() {
+        state.turns.truncate(keep);
+        changed.insert(Field::Turns);
+    }
+    if state.active_turn.take().is_some() {
+        changed.insert(Field::ActiveTurn);
+    }
+    if state.input_requests.take().is_some() {
+        changed.insert(Field::InputRequests);
+    }
+    status::set_activity(&mut state.summary.status, status::IDLE);
+    touch(state, clock);
+    Ok(changed)
+}
