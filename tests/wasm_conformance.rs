@@ -67,7 +67,9 @@ fn apply(reducer: &str, state: JsValue, action: JsValue) -> Result<JsValue, JsVa
         "session" => wasm::session_reducer(Ts::new_unchecked(state), action).map(JsValue::from),
         "terminal" => wasm::terminal_reducer(Ts::new_unchecked(state), action).map(JsValue::from),
         "changeset" => wasm::changeset_reducer(Ts::new_unchecked(state), action).map(JsValue::from),
-        "resourceWatch" => wasm::resource_watch_reducer(Ts::new_unchecked(state), action).map(JsValue::from),
+        "resourceWatch" => {
+            wasm::resource_watch_reducer(Ts::new_unchecked(state), action).map(JsValue::from)
+        }
         other => Err(JsValue::from_str(&format!("unknown reducer {other:?}"))),
     }
 }
@@ -76,7 +78,12 @@ fn describe(error: &JsValue) -> String {
     JSON::stringify(error)
         .ok()
         .and_then(|s| s.as_string())
-        .map(|json| format!("{} {json}", String::from(js_sys::Error::from(error.clone()).message())))
+        .map(|json| {
+            format!(
+                "{} {json}",
+                String::from(js_sys::Error::from(error.clone()).message())
+            )
+        })
         .unwrap_or_else(|| format!("{error:?}"))
 }
 
@@ -91,10 +98,13 @@ fn run_fixture(name: &str, text: &str) -> Result<(), String> {
     let reducer = get(&fixture, "reducer").as_string().ok_or("no reducer")?;
     let initial = get(&fixture, "initial");
     let initial_before = to_json(&initial)?;
-    let actions: Array = get(&fixture, "actions").dyn_into().map_err(|_| "no actions array")?;
+    let actions: Array = get(&fixture, "actions")
+        .dyn_into()
+        .map_err(|_| "no actions array")?;
     let mut state = initial.clone();
     for (i, action) in actions.iter().enumerate() {
-        state = apply(&reducer, state, action).map_err(|e| format!("action {i}: {}", describe(&e)))?;
+        state =
+            apply(&reducer, state, action).map_err(|e| format!("action {i}: {}", describe(&e)))?;
     }
     let actual = common::normalize(&to_json(&state)?);
     let expected = common::normalize(&to_json(&get(&fixture, "expected"))?);
@@ -109,7 +119,11 @@ fn run_fixture(name: &str, text: &str) -> Result<(), String> {
 
 #[wasm_bindgen_test]
 fn all_conformance_fixtures_pass_through_the_js_api() {
-    assert_eq!(fixtures::FIXTURES.len(), 163, "expected the 163 official fixtures");
+    assert_eq!(
+        fixtures::FIXTURES.len(),
+        163,
+        "expected the 163 official fixtures"
+    );
     let _now = FixedNow::new(FIXTURE_NOW);
     let mut failures = Vec::new();
     for (name, text) in fixtures::FIXTURES {
@@ -119,7 +133,12 @@ fn all_conformance_fixtures_pass_through_the_js_api() {
     }
     let passed = fixtures::FIXTURES.len() - failures.len();
     wasm_bindgen_test::console_log!("wasm (browser) conformance: {passed}/163 fixtures passed");
-    assert!(failures.is_empty(), "{} fixtures failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} fixtures failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[wasm_bindgen_test]
@@ -139,21 +158,31 @@ fn bad_input_throws_invalid_input_error_with_the_path() {
         .expect("fixture 010");
     let fixture = JSON::parse(text).unwrap();
     let state = get(&fixture, "initial");
-    let bad: JsValue = JSON::parse(r#"{"type":"session/delta","turnId":"turn-1","partId":7,"content":"x"}"#).unwrap();
-    let error = wasm::session_reducer(Ts::new_unchecked(state.clone()), Ts::new_unchecked(bad)).unwrap_err();
+    let bad: JsValue =
+        JSON::parse(r#"{"type":"session/delta","turnId":"turn-1","partId":7,"content":"x"}"#)
+            .unwrap();
+    let error = wasm::session_reducer(Ts::new_unchecked(state.clone()), Ts::new_unchecked(bad))
+        .unwrap_err();
 
     let classes = wasm::errors::error_classes_export();
     assert!(is_instance_of(&error, &get(&classes, "InvalidInputError")));
     assert!(is_instance_of(&error, &get(&classes, "AhpError")));
     assert!(error.is_instance_of::<js_sys::Error>());
-    assert_eq!(get(&error, "kind").as_string().as_deref(), Some("invalid-input"));
-    assert_eq!(get(&error, "argument").as_string().as_deref(), Some("action"));
+    assert_eq!(
+        get(&error, "kind").as_string().as_deref(),
+        Some("invalid-input")
+    );
+    assert_eq!(
+        get(&error, "argument").as_string().as_deref(),
+        Some("action")
+    );
     assert_eq!(get(&error, "path").as_string().as_deref(), Some("partId"));
     let message = String::from(js_sys::Error::from(error).message());
     assert!(message.contains("partId"), "{message}");
 
     // Unknown action types are no-ops: the very same object comes back.
     let unknown = JSON::parse(r#"{"type":"session/fromTheFuture"}"#).unwrap();
-    let out = wasm::session_reducer(Ts::new_unchecked(state.clone()), Ts::new_unchecked(unknown)).unwrap();
+    let out = wasm::session_reducer(Ts::new_unchecked(state.clone()), Ts::new_unchecked(unknown))
+        .unwrap();
     assert!(JsValue::from(out) == state);
 }

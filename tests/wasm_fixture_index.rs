@@ -11,7 +11,12 @@ fn expected_index() -> String {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut names: Vec<String> = std::fs::read_dir(root.join(FIXTURE_DIR))
         .expect("fixture directory")
-        .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .filter(|n| n.ends_with(".json"))
         .collect();
     names.sort();
@@ -43,5 +48,9 @@ fn wasm_fixture_index_matches_the_fixture_directory() {
         actual == expected,
         "{INDEX} is out of date with {FIXTURE_DIR}; run `UPDATE_WASM_FIXTURES=1 cargo test --test wasm_fixture_index`"
     );
-    assert_eq!(expected.matches("include_str!").count(), 163, "expected the 163 official fixtures");
+    assert_eq!(
+        expected.matches("include_str!").count(),
+        163,
+        "expected the 163 official fixtures"
+    );
 }

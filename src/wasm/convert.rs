@@ -121,16 +121,25 @@ fn is_identifier(key: &str) -> bool {
 
 /// Serializes `value` to a plain JS value (see [`SERIALIZER`]).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&SERIALIZER).map_err(|e| super::errors::internal(&e.to_string()))
+    value
+        .serialize(&SERIALIZER)
+        .map_err(|e| super::errors::internal(&e.to_string()))
 }
 
 /// A shallow copy of the JS object `base` with the top-level fields named in `fields` replaced
 /// by the serialized fields of the struct `value` (removed where `value` skips them). The other
 /// properties of `base`, unknown ones included, are carried over as they are (same identity).
-pub fn patch_struct<T: Serialize>(base: &JsValue, value: &T, fields: &[&str]) -> Result<JsValue, JsValue> {
+pub fn patch_struct<T: Serialize>(
+    base: &JsValue,
+    value: &T,
+    fields: &[&str],
+) -> Result<JsValue, JsValue> {
     let target = js_sys::Object::assign(&js_sys::Object::new(), base.unchecked_ref());
     value
-        .serialize(PatchSerializer { target: &target, fields })
+        .serialize(PatchSerializer {
+            target: &target,
+            fields,
+        })
         .map_err(|e| super::errors::internal(&e.to_string()))?;
     Ok(target.into())
 }
@@ -150,7 +159,11 @@ impl ser::SerializeStruct for PatchStruct<'_> {
     type Ok = ();
     type Error = Error;
 
-    fn serialize_field<V: ?Sized + Serialize>(&mut self, key: &'static str, value: &V) -> Result<(), Error> {
+    fn serialize_field<V: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &V,
+    ) -> Result<(), Error> {
         if !self.fields.contains(&key) {
             return Ok(());
         }
@@ -166,7 +179,8 @@ impl ser::SerializeStruct for PatchStruct<'_> {
 
     fn skip_field(&mut self, key: &'static str) -> Result<(), Error> {
         if self.fields.contains(&key) {
-            js_sys::Reflect::delete_property(self.target, &JsValue::from_str(key)).map_err(Error::from)?;
+            js_sys::Reflect::delete_property(self.target, &JsValue::from_str(key))
+                .map_err(Error::from)?;
         }
         Ok(())
     }
@@ -198,7 +212,10 @@ impl<'a> ser::Serializer for PatchSerializer<'a> {
     type SerializeStructVariant = Impossible<(), Error>;
 
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<PatchStruct<'a>, Error> {
-        Ok(PatchStruct { target: self.target, fields: self.fields })
+        Ok(PatchStruct {
+            target: self.target,
+            fields: self.fields,
+        })
     }
 
     reject! {
@@ -225,7 +242,11 @@ impl<'a> ser::Serializer for PatchSerializer<'a> {
     fn serialize_some<V: ?Sized + Serialize>(self, _: &V) -> Result<(), Error> {
         Err(not_a_struct())
     }
-    fn serialize_newtype_struct<V: ?Sized + Serialize>(self, _: &'static str, _: &V) -> Result<(), Error> {
+    fn serialize_newtype_struct<V: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: &V,
+    ) -> Result<(), Error> {
         Err(not_a_struct())
     }
     fn serialize_newtype_variant<V: ?Sized + Serialize>(
@@ -243,7 +264,11 @@ impl<'a> ser::Serializer for PatchSerializer<'a> {
     fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
         Err(not_a_struct())
     }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Error> {
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
         Err(not_a_struct())
     }
     fn serialize_tuple_variant(

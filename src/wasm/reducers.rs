@@ -55,7 +55,9 @@ thread_local! {
 fn cache_take<S: 'static>(js: &JsValue) -> Option<S> {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
-        let index = cache.iter().position(|e| e.state.is::<S>() && e.js == *js)?;
+        let index = cache
+            .iter()
+            .position(|e| e.state.is::<S>() && e.js == *js)?;
         cache.remove(index).state.downcast::<S>().ok().map(|s| *s)
     })
 }
@@ -66,7 +68,10 @@ fn cache_put<S: 'static>(js: JsValue, state: S) {
         if cache.len() >= CACHE_SIZE {
             cache.remove(0);
         }
-        cache.push(CacheEntry { js, state: Box::new(state) });
+        cache.push(CacheEntry {
+            js,
+            state: Box::new(state),
+        });
     });
 }
 
@@ -88,12 +93,22 @@ macro_rules! state_fields {
         }
     )*};
 }
-state_fields!(RootStateField, SessionStateField, TerminalStateField, ChangesetStateField, ResourceWatchStateField);
+state_fields!(
+    RootStateField,
+    SessionStateField,
+    TerminalStateField,
+    ChangesetStateField,
+    ResourceWatchStateField
+);
 
 type Reducer<S, F> = fn(&mut S, &StateAction, &dyn Clock) -> Outcome<F>;
 
 /// Converts (or finds in the cache), reduces, and writes back what changed.
-pub fn reduce_js<S, F>(state: &JsValue, action: &JsValue, reducer: Reducer<S, F>) -> Result<JsValue, JsValue>
+pub fn reduce_js<S, F>(
+    state: &JsValue,
+    action: &JsValue,
+    reducer: Reducer<S, F>,
+) -> Result<JsValue, JsValue>
 where
     S: DeserializeOwned + Serialize + 'static,
     F: StateField,
@@ -116,7 +131,11 @@ where
             let mut n = 0;
             // A cached input is frozen and matches `typed` except where the action changed it;
             // any other input is rebuilt entirely, so that the output is all ours and frozen.
-            for field in F::ALL.iter().copied().filter(|f| !cached || changed.contains(*f)) {
+            for field in F::ALL
+                .iter()
+                .copied()
+                .filter(|f| !cached || changed.contains(*f))
+            {
                 names[n] = field.wire_name();
                 n += 1;
             }
@@ -129,7 +148,11 @@ where
     }
 }
 
-fn run<S, F>(state: Ts<S>, action: Ts<StateAction>, reducer: Reducer<S, F>) -> Result<Ts<S>, JsValue>
+fn run<S, F>(
+    state: Ts<S>,
+    action: Ts<StateAction>,
+    reducer: Reducer<S, F>,
+) -> Result<Ts<S>, JsValue>
 where
     S: Tsify + DeserializeOwned + Serialize + 'static,
     F: StateField,
@@ -141,7 +164,10 @@ where
 /// itself when the action does not apply. Throws `InvalidInputError` for a value of the wrong
 /// shape.
 #[wasm_bindgen(js_name = rootReducer)]
-pub fn root_reducer(state: Ts<RootState>, action: Ts<StateAction>) -> Result<Ts<RootState>, JsValue> {
+pub fn root_reducer(
+    state: Ts<RootState>,
+    action: Ts<StateAction>,
+) -> Result<Ts<RootState>, JsValue> {
     run(state, action, reduce::root_reducer)
 }
 
@@ -149,7 +175,10 @@ pub fn root_reducer(state: Ts<RootState>, action: Ts<StateAction>) -> Result<Ts<
 /// itself when the action does not apply. Throws `InvalidInputError` for a value of the wrong
 /// shape.
 #[wasm_bindgen(js_name = sessionReducer)]
-pub fn session_reducer(state: Ts<SessionState>, action: Ts<StateAction>) -> Result<Ts<SessionState>, JsValue> {
+pub fn session_reducer(
+    state: Ts<SessionState>,
+    action: Ts<StateAction>,
+) -> Result<Ts<SessionState>, JsValue> {
     run(state, action, reduce::session_reducer)
 }
 
@@ -157,7 +186,10 @@ pub fn session_reducer(state: Ts<SessionState>, action: Ts<StateAction>) -> Resu
 /// itself when the action does not apply. Throws `InvalidInputError` for a value of the wrong
 /// shape.
 #[wasm_bindgen(js_name = terminalReducer)]
-pub fn terminal_reducer(state: Ts<TerminalState>, action: Ts<StateAction>) -> Result<Ts<TerminalState>, JsValue> {
+pub fn terminal_reducer(
+    state: Ts<TerminalState>,
+    action: Ts<StateAction>,
+) -> Result<Ts<TerminalState>, JsValue> {
     run(state, action, reduce::terminal_reducer)
 }
 
@@ -165,7 +197,10 @@ pub fn terminal_reducer(state: Ts<TerminalState>, action: Ts<StateAction>) -> Re
 /// itself when the action does not apply. Throws `InvalidInputError` for a value of the wrong
 /// shape.
 #[wasm_bindgen(js_name = changesetReducer)]
-pub fn changeset_reducer(state: Ts<ChangesetState>, action: Ts<StateAction>) -> Result<Ts<ChangesetState>, JsValue> {
+pub fn changeset_reducer(
+    state: Ts<ChangesetState>,
+    action: Ts<StateAction>,
+) -> Result<Ts<ChangesetState>, JsValue> {
     run(state, action, reduce::changeset_reducer)
 }
 

@@ -15,5 +15,8 @@ pub fn protocol_version() -> String {
 /// `SUPPORTED_PROTOCOL_VERSIONS`.
 #[wasm_bindgen(js_name = "__supportedProtocolVersions", skip_typescript)]
 pub fn supported_protocol_versions() -> Vec<String> {
-    SUPPORTED_PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect()
+    SUPPORTED_PROTOCOL_VERSIONS
+        .iter()
+        .map(|v| (*v).to_owned())
+        .collect()
 }
