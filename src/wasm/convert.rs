@@ -65,9 +65,12 @@ pub fn check_limits(value: &JsValue, argument: &str) -> Result<(), JsValue> {
         }
         // A getter or proxy threw while we looked at the value.
         Err(thrown) => {
-            let reason = js_sys::Error::try_from(thrown)
-                .map(|e| String::from(e.message()))
-                .unwrap_or_else(|_| "reading the value threw".to_owned());
+            let reason = match thrown.dyn_ref::<js_sys::Error>() {
+                Some(error) => String::from(error.message()),
+                None => thrown
+                    .as_string()
+                    .unwrap_or_else(|| "reading the value threw".to_owned()),
+            };
             Err(invalid_input(argument, "", &reason))
         }
     }
