@@ -8,7 +8,9 @@
 //!
 //! Each fixture's JSON text is parsed with `JSON.parse` into plain JS objects, which go through
 //! the exported `#[wasm_bindgen]` functions (`sessionReducer`, ...), with `Date.now` stubbed
-//! to 9999; the final state is compared with nulls removed. Natively this file is empty.
+//! to 9999; the final state is compared with nulls removed. Each fixture also runs through the
+//! full-conversion path (a fresh copy of the state for every action), which must agree with the
+//! cached path at every step. Natively this file is empty.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -101,10 +103,24 @@ fn run_fixture(name: &str, text: &str) -> Result<(), String> {
     let actions: Array = get(&fixture, "actions")
         .dyn_into()
         .map_err(|_| "no actions array")?;
+    // `state` chains the returned states (the cached path: only the top-level fields an action
+    // reports as changed are rebuilt); `fresh` is converted in full every time from a new,
+    // unfrozen copy. Both must agree after every action.
     let mut state = initial.clone();
+    let mut fresh = initial.clone();
     for (i, action) in actions.iter().enumerate() {
-        state =
-            apply(&reducer, state, action).map_err(|e| format!("action {i}: {}", describe(&e)))?;
+        let step = |e: JsValue| format!("action {i}: {}", describe(&e));
+        state = apply(&reducer, state, action.clone()).map_err(step)?;
+        let copy =
+            JSON::parse(&String::from(JSON::stringify(&fresh).map_err(step)?)).map_err(step)?;
+        fresh = apply(&reducer, copy, action).map_err(step)?;
+        let cached = common::normalize(&to_json(&state)?);
+        let full = common::normalize(&to_json(&fresh)?);
+        if let Some(diff) = common::first_difference("state", &cached, &full) {
+            return Err(format!(
+                "after action {i}, the cached path differs from a full conversion: {diff}"
+            ));
+        }
     }
     let actual = common::normalize(&to_json(&state)?);
     let expected = common::normalize(&to_json(&get(&fixture, "expected"))?);

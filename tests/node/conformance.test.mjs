@@ -57,6 +57,24 @@ function runFixture(fixture) {
   return atFixtureTime(() => fixture.actions.reduce((state, action) => reducer(state, action), fixture.initial));
 }
 
+/**
+ * Runs a fixture twice: chaining the returned states (the reducers' cached fast path, which
+ * rebuilds only the top-level properties an action reports as changed) and passing a fresh
+ * unfrozen copy each time (full conversion). Both must agree after every action.
+ */
+function assertCachedPathAgrees(fixture) {
+  const reducer = REDUCERS[fixture.reducer];
+  atFixtureTime(() => {
+    let chained = fixture.initial;
+    let fresh = fixture.initial;
+    fixture.actions.forEach((action, i) => {
+      chained = reducer(chained, action);
+      fresh = reducer(structuredClone(fresh), action);
+      assert.deepEqual(withoutNulls(chained), withoutNulls(fresh), `after action ${i} (${action.type})`);
+    });
+  });
+}
+
 const fixtureFiles = readdirSync(FIXTURE_DIR).filter((f) => f.endsWith('.json')).sort();
 const loadFixture = (file) => JSON.parse(readFileSync(new URL(file, FIXTURE_DIR), 'utf8'));
 
@@ -93,6 +111,7 @@ for (const file of fixtureFiles) {
       const actual = runFixture(fixture);
       assert.deepEqual(withoutNulls(actual), withoutNulls(fixture.expected), fixture.description);
       assert.equal(JSON.stringify(fixture), before, 'the input state and actions must not be mutated');
+      assertCachedPathAgrees(fixture);
       results.passed += 1;
     } catch (e) {
       results.failed += 1;
@@ -266,4 +285,39 @@ test('a throwing getter is an error, not a crash', () => {
     },
   });
   assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), { argument: 'state', message: /boom/ });
+});
+
+test('returned states are deeply frozen and share unchanged parts; inputs stay untouched', () => {
+  const fixture = loadFixture('010-session-delta-appends-content.json');
+  const input = structuredClone(fixture.initial);
+  input.turns = [{ id: 'turn-0', message: { text: 'Hi', origin: { kind: 'user' } }, responseParts: [], state: 'complete' }];
+  input.futureField = { keep: ['me'] };
+  const snapshot = structuredClone(input);
+
+  const [part, delta1, delta2] = fixture.actions;
+  const s1 = sessionReducer(input, part);
+  assert.deepEqual(input, snapshot, 'the input is not mutated');
+  assert.ok(!Object.isFrozen(input) && !Object.isFrozen(input.summary), 'the input is not frozen');
+  assert.ok(Object.isFrozen(s1) && Object.isFrozen(s1.activeTurn.responseParts[0]) && Object.isFrozen(s1.turns[0].message));
+  assert.deepEqual(s1.futureField, { keep: ['me'] }, 'unknown top-level properties are carried over');
+
+  const s2 = sessionReducer(s1, delta1);
+  const s3 = sessionReducer(s2, delta2);
+  assert.equal(s3.activeTurn.responseParts[0].content, 'Hello world');
+  assert.notEqual(s3, s2);
+  assert.notEqual(s3.activeTurn, s2.activeTurn, 'the changed property is rebuilt');
+  assert.equal(s3.turns, s1.turns, 'unchanged properties keep their identity');
+  assert.equal(s3.summary, s1.summary);
+  assert.equal(s3.futureField, s1.futureField);
+  assert.throws(() => {
+    'use strict';
+    s3.activeTurn.responseParts[0].content = 'mutated';
+  }, TypeError);
+
+  // Branching from an older state (no longer the cached one) gives the same results.
+  const again = sessionReducer(s2, delta2);
+  assert.deepEqual(again, s3);
+  assert.equal(sessionReducer(s1, delta1).activeTurn.responseParts[0].content, 'Hello ');
+  // A state passed to another channel's reducer is a wrong shape there, not a cache mix-up.
+  assertInvalid(() => terminalReducer(s3, { type: 'terminal/data', data: 'x' }), { argument: 'state' });
 });
