@@ -40,6 +40,17 @@ function withoutNulls(value) {
   return value;
 }
 
+/** The path of the first property whose value is `undefined` (absent fields must be omitted). */
+function findUndefined(value, path = '') {
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) return `${path}.${k}`;
+    const found = findUndefined(v, `${path}.${k}`);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Runs `fn` with Date.now() returning FIXTURE_NOW. */
 function atFixtureTime(fn) {
   const realNow = Date.now;
@@ -110,6 +121,7 @@ for (const file of fixtureFiles) {
       const before = JSON.stringify(fixture);
       const actual = runFixture(fixture);
       assert.deepEqual(withoutNulls(actual), withoutNulls(fixture.expected), fixture.description);
+      assert.equal(findUndefined(actual), null, 'no property is set to undefined');
       assert.equal(JSON.stringify(fixture), before, 'the input state and actions must not be mutated');
       assertCachedPathAgrees(fixture);
       results.passed += 1;

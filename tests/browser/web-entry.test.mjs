@@ -1,0 +1,108 @@
+// The package's browser entry (pkg/web.js: ES module, top-level await, the .wasm fetched next to
+// it) loaded by a page in headless Chromium, with no bundler. The page reports back to this
+// test's loopback server. Run: node --test tests/browser/   (after scripts/build-pkg.sh)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PKG = fileURLToPath(new URL('../../pkg/', import.meta.url));
+const CHROMIUM = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync) ?? 'chromium';
+const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json' };
+
+const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm web entry</title>
+<script type="module">
+  const report = (result) => fetch('/result', { method: 'POST', body: JSON.stringify(result) });
+  try {
+    const ahp = await import('/pkg/web.js');
+    const state = {
+      summary: { resource: 'copilot:/s', provider: 'copilot', title: 'Old', status: 1, createdAt: 1, modifiedAt: 2 },
+      lifecycle: 'ready',
+      turns: [],
+    };
+    const next = ahp.sessionReducer(state, { type: 'session/titleChanged', title: 'New' });
+    let error = null;
+    try {
+      ahp.sessionReducer(state, { type: 'session/titleChanged', title: 42 });
+    } catch (e) {
+      error = { invalid: e instanceof ahp.InvalidInputError, ahp: e instanceof ahp.AhpError, path: e.path, message: e.message };
+    }
+    await report({
+      version: ahp.PROTOCOL_VERSION,
+      supported: ahp.SUPPORTED_PROTOCOL_VERSIONS,
+      title: next.summary.title,
+      inputTitle: state.summary.title,
+      frozen: Object.isFrozen(next) && Object.isFrozen(next.summary),
+      unknown: ahp.sessionReducer(next, { type: 'x/unknown' }) === next,
+      error,
+    });
+  } catch (e) {
+    await report({ failed: String(e && e.stack || e) });
+  }
+</script>`;
+
+test('the browser entry loads and works in headless Chromium without a bundler', async (t) => {
+  assert.ok(existsSync(join(PKG, 'web.js')), 'pkg/ is not built; run scripts/build-pkg.sh');
+  let resolveResult;
+  const result = new Promise((resolve) => (resolveResult = resolve));
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    if (req.method === 'POST' && url.pathname === '/result') {
+      let body = '';
+      req.on('data', (d) => (body += d)).on('end', () => {
+        res.end('ok');
+        resolveResult(JSON.parse(body));
+      });
+      return;
+    }
+    if (url.pathname === '/') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+      return;
+    }
+    const file = normalize(join(PKG, decodeURIComponent(url.pathname.replace(/^\/pkg\//, ''))));
+    if (!url.pathname.startsWith('/pkg/') || !file.startsWith(PKG) || file.includes(`${sep}..`) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const profile = mkdtempSync(join(tmpdir(), 'ahp-wasm-chromium-'));
+  const browser = spawn(CHROMIUM, [
+    '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+    `--user-data-dir=${profile}`,
+    `http://127.0.0.1:${server.address().port}/`,
+  ], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const exited = new Promise((resolve) => browser.once('exit', resolve));
+  let stderr = '';
+  browser.stderr.on('data', (d) => (stderr += d));
+  t.after(async () => {
+    // Chromium runs helper processes in its process group (it was started detached): end them all.
+    try {
+      process.kill(-browser.pid, 'SIGKILL');
+    } catch {
+      browser.kill('SIGKILL');
+    }
+    await exited;
+    server.close();
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  });
+  const timeout = new Promise((_, reject) =>
+    setTimeout(() => reject(new Error(`no result from the page within 60 s; chromium stderr:\n${stderr.slice(-2000)}`)), 60_000).unref(),
+  );
+  const r = await Promise.race([result, timeout]);
+  assert.equal(r.failed, undefined, r.failed);
+  assert.equal(r.version, '0.3.0');
+  assert.ok(r.supported.includes('0.3.0'));
+  assert.equal(r.title, 'New');
+  assert.equal(r.inputTitle, 'Old');
+  assert.equal(r.frozen, true);
+  assert.equal(r.unknown, true);
+  assert.deepEqual({ ...r.error, message: undefined }, { invalid: true, ahp: true, path: 'title', message: undefined });
+  assert.match(r.error.message, /title/);
+});
