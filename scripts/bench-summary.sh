@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 actions=20600
-for dir in target/criterion/session_stream/*/*/; do
+for dir in target/criterion/session_stream/*/; do
   est="$dir/new/estimates.json"
   [ -f "$est" ] || continue
   name=${dir#target/criterion/session_stream/}

@@ -2209,16 +2209,6 @@ pub struct ToolCallRunningState {
     pub content: Option<Vec<ToolResultContent>>,
 }
 
-/// Error details if the tool failed
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ToolCallPendingResultConfirmationStateError {
-    #[serde(rename = "message")]
-    pub message: String,
-    #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
-}
-
 /// Tool finished executing, waiting for client to approve the result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -2276,7 +2266,7 @@ pub struct ToolCallPendingResultConfirmationState {
     pub structured_content: Option<JsonObject>,
     /// Error details if the tool failed
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ToolCallPendingResultConfirmationStateError>,
+    pub error: Option<ToolCallResultError>,
     /// How the tool was confirmed for execution
     #[serde(rename = "confirmed")]
     pub confirmed: ToolCallConfirmationReason,
@@ -2287,16 +2277,6 @@ pub struct ToolCallPendingResultConfirmationState {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option: Option<ConfirmationOption>,
-}
-
-/// Error details if the tool failed
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ToolCallCompletedStateError {
-    #[serde(rename = "message")]
-    pub message: String,
-    #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
 }
 
 /// Tool completed successfully or with an error.
@@ -2356,7 +2336,7 @@ pub struct ToolCallCompletedState {
     pub structured_content: Option<JsonObject>,
     /// Error details if the tool failed
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ToolCallCompletedStateError>,
+    pub error: Option<ToolCallResultError>,
     /// How the tool was confirmed for execution
     #[serde(rename = "confirmed")]
     pub confirmed: ToolCallConfirmationReason,
@@ -2628,26 +2608,6 @@ pub struct ToolResultFileEditContentAfter {
     pub content: String,
 }
 
-/// Optional diff display metadata
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ToolResultFileEditContentDiff {
-    #[serde(
-        rename = "added",
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "wire::ser_opt_f64"
-    )]
-    pub added: Option<f64>,
-    #[serde(
-        rename = "removed",
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "wire::ser_opt_f64"
-    )]
-    pub removed: Option<f64>,
-}
-
 /// Describes a file modification performed by a tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -2660,7 +2620,7 @@ pub struct ToolResultFileEditContent {
     pub after: Option<ToolResultFileEditContentAfter>,
     /// Optional diff display metadata
     #[serde(rename = "diff", default, skip_serializing_if = "Option::is_none")]
-    pub diff: Option<ToolResultFileEditContentDiff>,
+    pub diff: Option<FileEditDiff>,
 }
 
 /// A reference to a terminal whose output is relevant to this tool result.
@@ -5099,14 +5059,6 @@ pub struct SessionToolCallDeltaAction {
     pub invocation_message: Option<StringOrMarkdown>,
 }
 
-/// File edits that this tool call will perform, for preview before confirmation
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct SessionToolCallReadyActionEdits {
-    #[serde(rename = "items")]
-    pub items: String,
-}
-
 /// Tool call parameters are complete, or a running tool requires re-confirmation.
 ///
 /// When dispatched for a `streaming` tool call, transitions to `pending-confirmation`
@@ -5153,7 +5105,7 @@ pub struct SessionToolCallReadyAction {
     pub confirmation_title: Option<StringOrMarkdown>,
     /// File edits that this tool call will perform, for preview before confirmation
     #[serde(rename = "edits", default, skip_serializing_if = "Option::is_none")]
-    pub edits: Option<SessionToolCallReadyActionEdits>,
+    pub edits: Option<ToolCallPendingConfirmationStateEdits>,
     /// Whether the agent host allows the client to edit the tool's input parameters before confirming
     #[serde(rename = "editable", default, skip_serializing_if = "Option::is_none")]
     pub editable: Option<bool>,
@@ -7560,25 +7512,6 @@ pub struct InvokeChangesetOperationResult {
     pub follow_up: Option<ChangesetOperationFollowUp>,
 }
 
-/// Glob patterns or paths relative to `uri` to exclude from reporting.
-/// Wrapped in `{ items }` for forward compatibility.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct CreateResourceWatchParamsExcludes {
-    #[serde(rename = "items")]
-    pub items: String,
-}
-
-/// Glob patterns or paths relative to `uri` to restrict reporting to.
-/// Omit to report every change under `uri` subject to `excludes`.
-/// Wrapped in `{ items }` for forward compatibility.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct CreateResourceWatchParamsIncludes {
-    #[serde(rename = "items")]
-    pub items: String,
-}
-
 /// Creates a resource watcher on the receiver's filesystem.
 ///
 /// The receiver allocates an `ahp-resource-watch:/<id>` channel URI and
@@ -7611,12 +7544,12 @@ pub struct CreateResourceWatchParams {
     /// Glob patterns or paths relative to `uri` to exclude from reporting.
     /// Wrapped in `{ items }` for forward compatibility.
     #[serde(rename = "excludes", default, skip_serializing_if = "Option::is_none")]
-    pub excludes: Option<CreateResourceWatchParamsExcludes>,
+    pub excludes: Option<ResourceWatchStateExcludes>,
     /// Glob patterns or paths relative to `uri` to restrict reporting to.
     /// Omit to report every change under `uri` subject to `excludes`.
     /// Wrapped in `{ items }` for forward compatibility.
     #[serde(rename = "includes", default, skip_serializing_if = "Option::is_none")]
-    pub includes: Option<CreateResourceWatchParamsIncludes>,
+    pub includes: Option<ResourceWatchStateIncludes>,
 }
 
 /// Result of the `createResourceWatch` command.
@@ -8840,13 +8773,9 @@ pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValu
         }
         "ToolCallPendingConfirmationState" => rt::<ToolCallPendingConfirmationState>(value),
         "ToolCallRunningState" => rt::<ToolCallRunningState>(value),
-        "ToolCallPendingResultConfirmationStateError" => {
-            rt::<ToolCallPendingResultConfirmationStateError>(value)
-        }
         "ToolCallPendingResultConfirmationState" => {
             rt::<ToolCallPendingResultConfirmationState>(value)
         }
-        "ToolCallCompletedStateError" => rt::<ToolCallCompletedStateError>(value),
         "ToolCallCompletedState" => rt::<ToolCallCompletedState>(value),
         "ToolCallCancelledState" => rt::<ToolCallCancelledState>(value),
         "ToolDefinitionInputSchema" => rt::<ToolDefinitionInputSchema>(value),
@@ -8858,7 +8787,6 @@ pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValu
         "ToolResultResourceContent" => rt::<ToolResultResourceContent>(value),
         "ToolResultFileEditContentBefore" => rt::<ToolResultFileEditContentBefore>(value),
         "ToolResultFileEditContentAfter" => rt::<ToolResultFileEditContentAfter>(value),
-        "ToolResultFileEditContentDiff" => rt::<ToolResultFileEditContentDiff>(value),
         "ToolResultFileEditContent" => rt::<ToolResultFileEditContent>(value),
         "ToolResultTerminalContent" => rt::<ToolResultTerminalContent>(value),
         "ToolResultSubagentContent" => rt::<ToolResultSubagentContent>(value),
@@ -8933,7 +8861,6 @@ pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValu
         "SessionResponsePartAction" => rt::<SessionResponsePartAction>(value),
         "SessionToolCallStartAction" => rt::<SessionToolCallStartAction>(value),
         "SessionToolCallDeltaAction" => rt::<SessionToolCallDeltaAction>(value),
-        "SessionToolCallReadyActionEdits" => rt::<SessionToolCallReadyActionEdits>(value),
         "SessionToolCallReadyAction" => rt::<SessionToolCallReadyAction>(value),
         "SessionToolCallCompleteAction" => rt::<SessionToolCallCompleteAction>(value),
         "SessionToolCallResultConfirmedAction" => rt::<SessionToolCallResultConfirmedAction>(value),
@@ -9047,8 +8974,6 @@ pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValu
         "ChangesetOperationFollowUp" => rt::<ChangesetOperationFollowUp>(value),
         "InvokeChangesetOperationParams" => rt::<InvokeChangesetOperationParams>(value),
         "InvokeChangesetOperationResult" => rt::<InvokeChangesetOperationResult>(value),
-        "CreateResourceWatchParamsExcludes" => rt::<CreateResourceWatchParamsExcludes>(value),
-        "CreateResourceWatchParamsIncludes" => rt::<CreateResourceWatchParamsIncludes>(value),
         "CreateResourceWatchParams" => rt::<CreateResourceWatchParams>(value),
         "CreateResourceWatchResult" => rt::<CreateResourceWatchResult>(value),
         "AuthRequiredParams" => rt::<AuthRequiredParams>(value),
@@ -9158,9 +9083,7 @@ pub const GENERATED_TYPES: &[&str] = &[
     "ToolCallPendingConfirmationStateEdits",
     "ToolCallPendingConfirmationState",
     "ToolCallRunningState",
-    "ToolCallPendingResultConfirmationStateError",
     "ToolCallPendingResultConfirmationState",
-    "ToolCallCompletedStateError",
     "ToolCallCompletedState",
     "ToolCallCancelledState",
     "ToolDefinitionInputSchema",
@@ -9172,7 +9095,6 @@ pub const GENERATED_TYPES: &[&str] = &[
     "ToolResultResourceContent",
     "ToolResultFileEditContentBefore",
     "ToolResultFileEditContentAfter",
-    "ToolResultFileEditContentDiff",
     "ToolResultFileEditContent",
     "ToolResultTerminalContent",
     "ToolResultSubagentContent",
@@ -9245,7 +9167,6 @@ pub const GENERATED_TYPES: &[&str] = &[
     "SessionResponsePartAction",
     "SessionToolCallStartAction",
     "SessionToolCallDeltaAction",
-    "SessionToolCallReadyActionEdits",
     "SessionToolCallReadyAction",
     "SessionToolCallCompleteAction",
     "SessionToolCallResultConfirmedAction",
@@ -9353,8 +9274,6 @@ pub const GENERATED_TYPES: &[&str] = &[
     "ChangesetOperationFollowUp",
     "InvokeChangesetOperationParams",
     "InvokeChangesetOperationResult",
-    "CreateResourceWatchParamsExcludes",
-    "CreateResourceWatchParamsIncludes",
     "CreateResourceWatchParams",
     "CreateResourceWatchResult",
     "AuthRequiredParams",

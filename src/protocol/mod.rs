@@ -6,6 +6,7 @@
 
 pub mod errors;
 mod generated;
+pub mod jsonrpc;
 mod manual;
 pub mod tagged;
 pub mod wire;

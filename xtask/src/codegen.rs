@@ -290,6 +290,9 @@ struct Generator<'a> {
     omitted_tags: BTreeMap<String, String>,
     items: Vec<Item>,
     emitted: BTreeSet<String>,
+    /// Inline object schemas already emitted (descriptions stripped) -> their type name, so
+    /// identical shapes (e.g. the `error` of several tool-call states) share one type.
+    inline_shapes: BTreeMap<String, String>,
 }
 
 impl<'a> Generator<'a> {
@@ -299,6 +302,7 @@ impl<'a> Generator<'a> {
             omitted_tags: BTreeMap::new(),
             items: Vec::new(),
             emitted: BTreeSet::new(),
+            inline_shapes: BTreeMap::new(),
         }
     }
 
@@ -640,6 +644,20 @@ impl<'a> Generator<'a> {
             }
             Some("object") => {
                 if schema.get("properties").is_some() {
+                    // Same property name and same shape: one type. Not when the overlay
+                    // corrects something inside (the shapes only look alike).
+                    let corrected = self
+                        .schema
+                        .property_types
+                        .keys()
+                        .any(|k| k.starts_with(&format!("{path}.")));
+                    let shape = format!("{prop}:{}", without_descriptions(schema));
+                    if !corrected {
+                        if let Some(existing) = self.inline_shapes.get(&shape) {
+                            return Ok((Ty::Named(existing.clone()), false));
+                        }
+                        self.inline_shapes.insert(shape, ctx.to_string());
+                    }
                     self.emit_struct_at(ctx, path, schema)?;
                     Ty::Named(ctx.to_string())
                 } else {
@@ -996,6 +1014,20 @@ fn render_registry(out: &mut String, items: &[Item]) {
         let _ = writeln!(out, "    {:?},", item.name());
     }
     out.push_str("];\n");
+}
+
+/// `schema` with every `description` removed, for comparing shapes.
+fn without_descriptions(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| k.as_str() != "description")
+                .map(|(k, v)| (k.clone(), without_descriptions(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `{}` or a `$ref` to nothing: placeholders the schema exporter leaves in unions.

@@ -24,10 +24,9 @@ use crate::protocol::{
     SessionToolCallContentChangedAction, SessionToolCallDeltaAction, SessionToolCallDeniedAction,
     SessionToolCallReadyAction, SessionToolCallResultConfirmedAction, SessionToolCallStartAction,
     StringOrMarkdown, ToolCallCancellationReason, ToolCallCancelledState, ToolCallCompletedState,
-    ToolCallCompletedStateError, ToolCallConfirmationReason, ToolCallContributor,
-    ToolCallPendingConfirmationState, ToolCallPendingConfirmationStateEdits,
-    ToolCallPendingResultConfirmationState, ToolCallPendingResultConfirmationStateError,
-    ToolCallResponsePart, ToolCallResult, ToolCallResultError, ToolCallRunningState, ToolCallState,
+    ToolCallConfirmationReason, ToolCallContributor, ToolCallPendingConfirmationState,
+    ToolCallPendingConfirmationStateEdits, ToolCallPendingResultConfirmationState,
+    ToolCallResponsePart, ToolCallResult, ToolCallRunningState, ToolCallState,
     ToolCallStreamingState,
 };
 use crate::reduce::{Changed, NoOp};
@@ -364,10 +363,7 @@ impl Carried {
             past_tense_message: s.past_tense_message,
             content: s.content,
             structured_content: s.structured_content,
-            error: s.error.map(|e| ToolCallResultError {
-                message: e.message,
-                code: e.code,
-            }),
+            error: s.error,
         };
         let confirmed = s.confirmed;
         let carried = carried_from!(s, s.invocation_message, s.tool_input, s.selected_option);
@@ -427,12 +423,7 @@ impl Carried {
             past_tense_message: result.past_tense_message,
             content: result.content,
             structured_content: result.structured_content,
-            error: result
-                .error
-                .map(|e| ToolCallPendingResultConfirmationStateError {
-                    message: e.message,
-                    code: e.code,
-                }),
+            error: result.error,
             confirmed,
             selected_option: self.selected_option,
         })
@@ -455,10 +446,7 @@ impl Carried {
             past_tense_message: result.past_tense_message,
             content: result.content,
             structured_content: result.structured_content,
-            error: result.error.map(|e| ToolCallCompletedStateError {
-                message: e.message,
-                code: e.code,
-            }),
+            error: result.error,
             confirmed,
             selected_option: self.selected_option,
         })

@@ -1,0 +1,518 @@
+//! JSON-RPC 2.0 framing for AHP, and the table of AHP methods with their typed params/results.
+//!
+//! Every AHP message is one JSON-RPC message in one transport frame. [`Incoming::parse`]
+//! classifies a frame without parsing its params (they stay raw until the handler for that
+//! method decodes them with the right type), so a malformed or unknown message can be answered
+//! with a precise error instead of dropping the connection.
+
+use super::wire::JsonValue;
+use super::*;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::fmt;
+
+/// The `jsonrpc` member of every message.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// The channel URI of the root channel, where connection-level commands live.
+pub const ROOT_CHANNEL: &str = "ahp-root://";
+
+/// A request id: JSON-RPC allows numbers and strings.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// A numeric id (what this crate sends).
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// The `error` member of a failed response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// A JSON-RPC or AHP error code (see [`super::errors`]).
+    pub code: i64,
+    /// A short description.
+    pub message: String,
+    /// Structured details, e.g. `UnsupportedProtocolVersionErrorData`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<JsonValue>,
+}
+
+impl ErrorObject {
+    /// An error without data.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+}
+
+/// An outgoing request.
+#[derive(Debug, Clone, Serialize)]
+pub struct Request<'a, P: Serialize> {
+    /// Always `"2.0"`.
+    pub jsonrpc: &'static str,
+    /// Correlates the response.
+    pub id: RequestId,
+    /// The method name.
+    pub method: &'a str,
+    /// The parameters.
+    pub params: &'a P,
+}
+
+/// An outgoing notification (no response expected).
+#[derive(Debug, Clone, Serialize)]
+pub struct Notification<'a, P: Serialize> {
+    /// Always `"2.0"`.
+    pub jsonrpc: &'static str,
+    /// The method name.
+    pub method: &'a str,
+    /// The parameters.
+    pub params: &'a P,
+}
+
+/// An outgoing response: exactly one of `result` and `error`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Response<'a, R: Serialize> {
+    /// Always `"2.0"`.
+    pub jsonrpc: &'static str,
+    /// The id of the request answered (`null` when the request could not be parsed).
+    pub id: Option<&'a RequestId>,
+    /// The result, on success.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<&'a R>,
+    /// The error, on failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a ErrorObject>,
+}
+
+/// Serializes a request frame.
+pub fn request_text<P: Serialize>(id: RequestId, method: &str, params: &P) -> String {
+    to_text(&Request {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        method,
+        params,
+    })
+}
+
+/// Serializes a notification frame.
+pub fn notification_text<P: Serialize>(method: &str, params: &P) -> String {
+    to_text(&Notification {
+        jsonrpc: JSONRPC_VERSION,
+        method,
+        params,
+    })
+}
+
+/// Serializes a success response frame.
+pub fn result_text<R: Serialize>(id: &RequestId, result: &R) -> String {
+    to_text(&Response {
+        jsonrpc: JSONRPC_VERSION,
+        id: Some(id),
+        result: Some(result),
+        error: None,
+    })
+}
+
+/// Serializes an error response frame (`id` is `None` when the request was unparseable).
+pub fn error_text(id: Option<&RequestId>, error: &ErrorObject) -> String {
+    to_text(&Response::<()> {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        result: None,
+        error: Some(error),
+    })
+}
+
+fn to_text<T: Serialize>(value: &T) -> String {
+    // Serializing these types cannot fail: no maps with non-string keys, no failing impls.
+    serde_json::to_string(value).unwrap_or_else(|e| {
+        format!(r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32603,"message":"serialization failed: {e}"}}}}"#)
+    })
+}
+
+/// One incoming frame, classified; params and results stay raw until decoded for their method.
+#[derive(Debug)]
+pub enum Incoming<'a> {
+    /// A request: answer it with the same id.
+    Request {
+        /// The id to answer with.
+        id: RequestId,
+        /// The method name.
+        method: &'a str,
+        /// Raw params, if any.
+        params: Option<&'a RawValue>,
+    },
+    /// A notification.
+    Notification {
+        /// The method name.
+        method: &'a str,
+        /// Raw params, if any.
+        params: Option<&'a RawValue>,
+    },
+    /// A response to one of our requests.
+    Response {
+        /// The id of our request (`None` if the peer could not parse it).
+        id: Option<RequestId>,
+        /// `Ok(raw result)` or the error object.
+        outcome: Result<&'a RawValue, ErrorObject>,
+    },
+}
+
+/// Why a frame is not a valid JSON-RPC message, with the error code to answer with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameError {
+    /// `-32700` (not JSON) or `-32600` (JSON but not a valid message).
+    pub code: i64,
+    /// What is wrong.
+    pub message: String,
+    /// The request id, when one could be recovered (so the error response can carry it).
+    pub id: Option<RequestId>,
+}
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for FrameError {}
+
+#[derive(Deserialize)]
+struct RawMessage<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a str>,
+    #[serde(default)]
+    id: Option<JsonValue>,
+    /// Borrowed: a method name with JSON escapes fails to parse (no AHP method has one).
+    #[serde(default, borrow)]
+    method: Option<&'a str>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<ErrorObject>,
+}
+
+impl<'a> Incoming<'a> {
+    /// Classifies one frame; the result borrows from `text`.
+    pub fn parse(text: &'a str) -> Result<Incoming<'a>, FrameError> {
+        let raw: RawMessage<'a> = serde_json::from_str(text).map_err(|e| FrameError {
+            code: if e.is_data() {
+                errors::INVALID_REQUEST
+            } else {
+                errors::PARSE_ERROR
+            },
+            message: if e.is_data() {
+                format!("not a JSON-RPC message: {e}")
+            } else {
+                format!("invalid JSON: {e}")
+            },
+            id: None,
+        })?;
+        let id = match raw.id {
+            None | Some(JsonValue::Null) => None,
+            Some(value) => {
+                Some(
+                    serde_json::from_value::<RequestId>(value).map_err(|_| FrameError {
+                        code: errors::INVALID_REQUEST,
+                        message: "`id` must be a number or a string".into(),
+                        id: None,
+                    })?,
+                )
+            }
+        };
+        let invalid = |message: &str, id: Option<RequestId>| FrameError {
+            code: errors::INVALID_REQUEST,
+            message: message.to_string(),
+            id,
+        };
+        if raw.jsonrpc != Some(JSONRPC_VERSION) {
+            return Err(invalid("`jsonrpc` must be \"2.0\"", id));
+        }
+        match (raw.method, raw.result, raw.error) {
+            (Some(method), None, None) => Ok(match id {
+                Some(id) => Incoming::Request {
+                    id,
+                    method,
+                    params: raw.params,
+                },
+                None => Incoming::Notification {
+                    method,
+                    params: raw.params,
+                },
+            }),
+            (None, Some(result), None) => Ok(Incoming::Response {
+                id,
+                outcome: Ok(result),
+            }),
+            (None, None, Some(error)) => Ok(Incoming::Response {
+                id,
+                outcome: Err(error),
+            }),
+            _ => Err(invalid(
+                "a message needs exactly one of `method`, `result` or `error`",
+                id,
+            )),
+        }
+    }
+}
+
+/// Decodes raw params (absent params decode as `null`), naming the offending field on failure.
+pub fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+    let text = params.map_or("null", RawValue::get);
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = if path == "." || path.is_empty() {
+            format!("invalid params: {inner}")
+        } else {
+            format!("invalid params at `{path}`: {inner}")
+        };
+        ErrorObject::new(errors::INVALID_PARAMS, message)
+    })
+}
+
+/// An AHP request method with its parameter and result types.
+pub trait Command {
+    /// The JSON-RPC method name.
+    const METHOD: &'static str;
+    /// The `params` type.
+    type Params: Serialize + DeserializeOwned;
+    /// The `result` type.
+    type Result: Serialize + DeserializeOwned;
+}
+
+/// The result of commands that return nothing: `{}` on the wire, and any value is accepted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EmptyResult;
+
+impl Serialize for EmptyResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        s.serialize_map(Some(0))?.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for EmptyResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| EmptyResult)
+    }
+}
+
+/// The result of `reconnect`: the missed envelopes, or fresh snapshots when the gap is too big.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ReconnectResult {
+    /// `type: "replay"`.
+    Replay(ReconnectReplayResult),
+    /// `type: "snapshot"`.
+    Snapshot(ReconnectSnapshotResult),
+}
+
+macro_rules! commands {
+    ($($(#[$doc:meta])* $name:ident = $method:literal ($params:ty) -> $result:ty;)*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy)]
+            pub struct $name;
+            impl Command for $name {
+                const METHOD: &'static str = $method;
+                type Params = $params;
+                type Result = $result;
+            }
+        )*
+        /// Every AHP request method name.
+        pub const REQUEST_METHODS: &[&str] = &[$($method),*];
+    };
+}
+
+commands! {
+    /// Handshake with version negotiation.
+    Initialize = "initialize" (InitializeParams) -> InitializeResult;
+    /// Resume after a dropped transport.
+    Reconnect = "reconnect" (ReconnectParams) -> ReconnectResult;
+    /// Liveness check.
+    Ping = "ping" (PingParams) -> EmptyResult;
+    /// Subscribe to a channel, returning its snapshot.
+    Subscribe = "subscribe" (SubscribeParams) -> SubscribeResult;
+    /// Create a session at a client-chosen URI.
+    CreateSession = "createSession" (CreateSessionParams) -> EmptyResult;
+    /// Dispose a session.
+    DisposeSession = "disposeSession" (DisposeSessionParams) -> EmptyResult;
+    /// List session summaries.
+    ListSessions = "listSessions" (ListSessionsParams) -> ListSessionsResult;
+    /// Page through a session's completed turns.
+    FetchTurns = "fetchTurns" (FetchTurnsParams) -> FetchTurnsResult;
+    /// Read a resource.
+    ResourceRead = "resourceRead" (ResourceReadParams) -> ResourceReadResult;
+    /// Write a resource.
+    ResourceWrite = "resourceWrite" (ResourceWriteParams) -> ResourceWriteResult;
+    /// List a directory.
+    ResourceList = "resourceList" (ResourceListParams) -> ResourceListResult;
+    /// Copy a resource.
+    ResourceCopy = "resourceCopy" (ResourceCopyParams) -> ResourceCopyResult;
+    /// Delete a resource.
+    ResourceDelete = "resourceDelete" (ResourceDeleteParams) -> ResourceDeleteResult;
+    /// Move a resource.
+    ResourceMove = "resourceMove" (ResourceMoveParams) -> ResourceMoveResult;
+    /// `stat` + `realpath`.
+    ResourceResolve = "resourceResolve" (ResourceResolveParams) -> ResourceResolveResult;
+    /// `mkdir -p`.
+    ResourceMkdir = "resourceMkdir" (ResourceMkdirParams) -> ResourceMkdirResult;
+    /// Ask the peer for access to resources (either direction).
+    ResourceRequest = "resourceRequest" (ResourceRequestParams) -> ResourceRequestResult;
+    /// Open a file watcher; returns its channel.
+    CreateResourceWatch = "createResourceWatch" (CreateResourceWatchParams) -> CreateResourceWatchResult;
+    /// Push a bearer token for a protected resource.
+    Authenticate = "authenticate" (AuthenticateParams) -> AuthenticateResult;
+    /// Input completions (e.g. `@` mentions).
+    Completions = "completions" (CompletionsParams) -> CompletionsResult;
+    /// Resolve a session config before creating the session.
+    ResolveSessionConfig = "resolveSessionConfig" (ResolveSessionConfigParams) -> ResolveSessionConfigResult;
+    /// Complete dynamic fields of a pre-creation session config.
+    SessionConfigCompletions = "sessionConfigCompletions" (SessionConfigCompletionsParams) -> SessionConfigCompletionsResult;
+    /// Create a terminal.
+    CreateTerminal = "createTerminal" (CreateTerminalParams) -> EmptyResult;
+    /// Dispose a terminal.
+    DisposeTerminal = "disposeTerminal" (DisposeTerminalParams) -> EmptyResult;
+    /// Run a changeset operation.
+    InvokeChangesetOperation = "invokeChangesetOperation" (InvokeChangesetOperationParams) -> InvokeChangesetOperationResult;
+}
+
+/// Notification method names.
+pub mod methods {
+    /// Server -> client: an [`ActionEnvelope`](super::ActionEnvelope).
+    pub const ACTION: &str = "action";
+    /// Client -> server: `DispatchActionParams`.
+    pub const DISPATCH_ACTION: &str = "dispatchAction";
+    /// Client -> server: `UnsubscribeParams`.
+    pub const UNSUBSCRIBE: &str = "unsubscribe";
+    /// Server -> client: `SessionAddedParams`.
+    pub const SESSION_ADDED: &str = "root/sessionAdded";
+    /// Server -> client: `SessionRemovedParams`.
+    pub const SESSION_REMOVED: &str = "root/sessionRemoved";
+    /// Server -> client: `SessionSummaryChangedParams`.
+    pub const SESSION_SUMMARY_CHANGED: &str = "root/sessionSummaryChanged";
+    /// Server -> client: `AuthRequiredParams`.
+    pub const AUTH_REQUIRED: &str = "auth/required";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_frames() {
+        let req = Incoming::parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"channel":"ahp-root://"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            req,
+            Incoming::Request {
+                id: RequestId::Number(1),
+                method: "ping",
+                params: Some(_)
+            }
+        ));
+        let note = Incoming::parse(r#"{"jsonrpc":"2.0","method":"action","params":{}}"#).unwrap();
+        assert!(matches!(
+            note,
+            Incoming::Notification {
+                method: "action",
+                ..
+            }
+        ));
+        let ok = Incoming::parse(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#).unwrap();
+        assert!(matches!(
+            ok,
+            Incoming::Response {
+                id: Some(RequestId::String(_)),
+                outcome: Ok(_)
+            }
+        ));
+        let err =
+            Incoming::parse(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32005,"message":"no"}}"#)
+                .unwrap();
+        assert!(matches!(
+            err,
+            Incoming::Response {
+                outcome: Err(ErrorObject { code: -32005, .. }),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn rejects_bad_frames_with_the_right_code() {
+        assert_eq!(
+            Incoming::parse("{not json").unwrap_err().code,
+            errors::PARSE_ERROR
+        );
+        assert_eq!(
+            Incoming::parse("[1,2]").unwrap_err().code,
+            errors::INVALID_REQUEST
+        );
+        let e = Incoming::parse(r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#).unwrap_err();
+        assert_eq!(
+            (e.code, e.id),
+            (errors::INVALID_REQUEST, Some(RequestId::Number(4)))
+        );
+        let e =
+            Incoming::parse(r#"{"jsonrpc":"2.0","id":4,"method":"ping","result":1}"#).unwrap_err();
+        assert_eq!(e.code, errors::INVALID_REQUEST);
+        assert!(Incoming::parse(r#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#).is_err());
+    }
+
+    #[test]
+    fn decode_params_names_the_field() {
+        let raw = RawValue::from_string(
+            r#"{"channel":"ahp-root://","clientSeq":"one","action":{}}"#.into(),
+        )
+        .unwrap();
+        let e = decode_params::<DispatchActionParams>(Some(&raw)).unwrap_err();
+        assert_eq!(e.code, errors::INVALID_PARAMS);
+        assert!(e.message.contains("clientSeq"), "{}", e.message);
+    }
+
+    #[test]
+    fn frames_serialize() {
+        let text = request_text(
+            RequestId::Number(7),
+            Ping::METHOD,
+            &PingParams {
+                channel: ROOT_CHANNEL.into(),
+            },
+        );
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"channel":"ahp-root://"}}"#
+        );
+        assert_eq!(
+            result_text(&RequestId::Number(7), &EmptyResult),
+            r#"{"jsonrpc":"2.0","id":7,"result":{}}"#
+        );
+        let e = error_text(None, &ErrorObject::new(errors::PARSE_ERROR, "bad"));
+        assert_eq!(
+            e,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#
+        );
+    }
+}
