@@ -137,3 +137,33 @@ export function freezeState(state, names) {
   for (const name of names) deepFreeze(state[name]);
   return Object.freeze(state);
 }
+
+/**
+ * Fine-grained updates of an active turn (frozen, built by the SDK) that copy only the path to
+ * the one response part an action touched; every other part keeps its identity. Streaming text
+ * is appended with JS string concatenation, so a delta never re-transfers the whole content.
+ */
+function withParts(turn, parts) {
+  return Object.freeze({ ...turn, responseParts: Object.freeze(parts) });
+}
+
+export function appendPartText(turn, index, text) {
+  const parts = turn.responseParts.slice();
+  const old = parts[index];
+  parts[index] = Object.freeze({ ...old, content: old.content + text });
+  return withParts(turn, parts);
+}
+
+export function replacePart(turn, index, part) {
+  deepFreeze(part);
+  const parts = turn.responseParts.slice();
+  parts[index] = part;
+  return withParts(turn, parts);
+}
+
+export function pushPart(turn, part) {
+  deepFreeze(part);
+  const parts = turn.responseParts.slice();
+  parts.push(part);
+  return withParts(turn, parts);
+}

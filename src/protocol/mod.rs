@@ -4,6 +4,7 @@
 //! `xtask` crate); the few irregular shapes are in `manual.rs`. Field names follow Rust
 //! conventions and serialize to the exact wire names.
 
+mod accessors;
 pub mod errors;
 mod generated;
 pub mod jsonrpc;

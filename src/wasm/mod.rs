@@ -13,6 +13,7 @@
 
 pub mod convert;
 pub mod errors;
+pub mod fine_patch;
 pub mod reducers;
 pub mod version;
 

@@ -75,6 +75,37 @@ fn cache_put<S: 'static>(js: JsValue, state: S) {
     });
 }
 
+/// A state type whose JS form can be updated below the top level for some actions.
+pub trait FinePatch: Sized {
+    /// Top-level fields rebuilt here instead of by a full re-serialization: (name, new frozen
+    /// value). `old` is the cached (frozen) JS state, `state` the Rust state after `action`.
+    fn fine_fields(
+        _old: &JsValue,
+        _state: &Self,
+        _action: &StateAction,
+    ) -> Result<Vec<(&'static str, JsValue)>, JsValue> {
+        Ok(Vec::new())
+    }
+}
+
+impl FinePatch for RootState {}
+impl FinePatch for TerminalState {}
+impl FinePatch for ChangesetState {}
+impl FinePatch for ResourceWatchState {}
+
+impl FinePatch for SessionState {
+    fn fine_fields(
+        old: &JsValue,
+        state: &Self,
+        action: &StateAction,
+    ) -> Result<Vec<(&'static str, JsValue)>, JsValue> {
+        Ok(super::fine_patch::active_turn(old, state, action)?
+            .map(|turn| ("activeTurn", turn))
+            .into_iter()
+            .collect())
+    }
+}
+
 /// The top-level fields of a state type (the generated `<State>Field` enums).
 pub trait StateField: Copy + Into<u8> + 'static {
     /// Every field.
@@ -110,7 +141,7 @@ pub fn reduce_js<S, F>(
     reducer: Reducer<S, F>,
 ) -> Result<JsValue, JsValue>
 where
-    S: DeserializeOwned + Serialize + 'static,
+    S: DeserializeOwned + Serialize + FinePatch + 'static,
     F: StateField,
 {
     let action: StateAction = from_js(action, "action")?;
@@ -127,20 +158,23 @@ where
             Ok(state.clone())
         }
         Outcome::Applied(changed) => {
-            let mut names = [""; 64];
-            let mut n = 0;
             // A cached input is frozen and matches `typed` except where the action changed it;
             // any other input is rebuilt entirely, so that the output is all ours and frozen.
-            for field in F::ALL
+            let fine = if cached {
+                S::fine_fields(state, &typed, &action)?
+            } else {
+                Vec::new()
+            };
+            let names: Vec<&str> = F::ALL
                 .iter()
-                .copied()
-                .filter(|f| !cached || changed.contains(*f))
-            {
-                names[n] = field.wire_name();
-                n += 1;
+                .filter(|f| !cached || changed.contains(**f))
+                .map(|f| f.wire_name())
+                .filter(|name| !fine.iter().any(|(n, _)| n == name))
+                .collect();
+            let out = patch_struct(state, &typed, &names)?;
+            for (name, value) in &fine {
+                js_sys::Reflect::set(&out, &JsValue::from_str(name), value)?;
             }
-            let names = &names[..n];
-            let out = patch_struct(state, &typed, names)?;
             freeze_state(&out, names.iter().map(|n| (*n).to_owned()).collect());
             cache_put(out.clone(), typed);
             Ok(out)
@@ -154,7 +188,7 @@ fn run<S, F>(
     reducer: Reducer<S, F>,
 ) -> Result<Ts<S>, JsValue>
 where
-    S: Tsify + DeserializeOwned + Serialize + 'static,
+    S: Tsify + DeserializeOwned + Serialize + FinePatch + 'static,
     F: StateField,
 {
     reduce_js(&state.js_value(), &action.js_value(), reducer).map(Ts::new_unchecked)

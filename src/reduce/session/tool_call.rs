@@ -19,7 +19,7 @@
 use super::{active_turn_mut, status, Field, Handled};
 use crate::protocol::tagged::UnknownVariant;
 use crate::protocol::{
-    ConfirmationOption, JsonObject, JsonValue, Message, ResponsePart, SessionState,
+    ConfirmationOption, JsonObject, Message, ResponsePart, SessionState,
     SessionToolCallApprovedAction, SessionToolCallCompleteAction,
     SessionToolCallContentChangedAction, SessionToolCallDeltaAction, SessionToolCallDeniedAction,
     SessionToolCallReadyAction, SessionToolCallResultConfirmedAction, SessionToolCallStartAction,
@@ -219,7 +219,7 @@ fn find<'a>(
         .iter_mut()
         .rev()
         .find_map(|part| match part {
-            ResponsePart::ToolCall(part) if id_of(&part.tool_call) == Some(tool_call_id) => {
+            ResponsePart::ToolCall(part) if part.tool_call.tool_call_id() == Some(tool_call_id) => {
                 Some(&mut part.tool_call)
             }
             _ => None,
@@ -229,19 +229,6 @@ fn find<'a>(
 
 /// A tool call's id; for an unknown (newer-version) status, read from its raw object so that
 /// actions targeting it report an invalid transition rather than a missing tool call.
-fn id_of(tool_call: &ToolCallState) -> Option<&str> {
-    Some(match tool_call {
-        ToolCallState::Streaming(s) => &s.tool_call_id,
-        ToolCallState::PendingConfirmation(s) => &s.tool_call_id,
-        ToolCallState::Running(s) => &s.tool_call_id,
-        ToolCallState::PendingResultConfirmation(s) => &s.tool_call_id,
-        ToolCallState::Completed(s) => &s.tool_call_id,
-        ToolCallState::Cancelled(s) => &s.tool_call_id,
-        ToolCallState::Unknown(unknown) => {
-            return unknown.0.get("toolCallId").and_then(JsonValue::as_str)
-        }
-    })
-}
 
 /// The offered option the client picked, if it names one.
 fn selected_option(

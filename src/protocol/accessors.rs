@@ -1,0 +1,34 @@
+//! Small accessors over the generated unions that reducers and bindings both need.
+
+use super::{JsonValue, ResponsePart, ToolCallState};
+
+impl ToolCallState {
+    /// The tool call's id, whatever its status (read from the raw object for a status this
+    /// version does not know).
+    pub fn tool_call_id(&self) -> Option<&str> {
+        Some(match self {
+            ToolCallState::Streaming(s) => &s.tool_call_id,
+            ToolCallState::PendingConfirmation(s) => &s.tool_call_id,
+            ToolCallState::Running(s) => &s.tool_call_id,
+            ToolCallState::PendingResultConfirmation(s) => &s.tool_call_id,
+            ToolCallState::Completed(s) => &s.tool_call_id,
+            ToolCallState::Cancelled(s) => &s.tool_call_id,
+            ToolCallState::Unknown(unknown) => {
+                return unknown.0.get("toolCallId").and_then(JsonValue::as_str)
+            }
+        })
+    }
+}
+
+impl ResponsePart {
+    /// The id actions address this part by: the part id of markdown and reasoning parts, the
+    /// tool call id of a tool call part.
+    pub fn target_id(&self) -> Option<&str> {
+        match self {
+            ResponsePart::Markdown(p) => Some(&p.id),
+            ResponsePart::Reasoning(p) => Some(&p.id),
+            ResponsePart::ToolCall(p) => p.tool_call.tool_call_id(),
+            _ => None,
+        }
+    }
+}
