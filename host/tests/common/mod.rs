@@ -76,6 +76,13 @@ impl Client {
         Client::from_ws(ws, client_id)
     }
 
+    pub async fn connect_url(url: &str, client_id: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("upgrade succeeds");
+        Client::from_ws(ws, client_id)
+    }
+
     pub fn from_ws(ws: Ws, client_id: &str) -> Client {
         Client {
             ws,
