@@ -101,6 +101,10 @@ impl Client {
         c
     }
 
+    pub fn ws_mut(&mut self) -> &mut Ws {
+        &mut self.ws
+    }
+
     pub async fn send_text(&mut self, text: impl Into<String>) {
         self.ws.send(WsMessage::text(text.into())).await.unwrap();
     }
