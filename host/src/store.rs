@@ -139,23 +139,32 @@ impl Store {
         create_private_dir(dir)
             .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
         let path = dir.join("ahp-host.sqlite3");
+        let in_use = |e: rusqlite::Error| match e {
+            rusqlite::Error::SqliteFailure(f, _)
+                if matches!(
+                    f.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) =>
+            {
+                StoreError(format!("{} is in use by another ahp-host", path.display()))
+            }
+            e => e.into(),
+        };
         let conn = Connection::open(&path)?;
         conn.busy_timeout(std::time::Duration::from_millis(0))?;
         conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
-        let mode: String =
-            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+            .map_err(in_use)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError(format!(
                 "WAL journal mode unavailable (got {mode})"
             )));
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.execute_batch(SCHEMA).map_err(|e| match e {
-            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseBusy => {
-                StoreError(format!("{} is in use by another ahp-host", path.display()))
-            }
-            e => e.into(),
-        })?;
+        // Takes the exclusive lock now (and, in exclusive locking mode, keeps it).
+        conn.execute_batch(&format!("BEGIN EXCLUSIVE; {SCHEMA} COMMIT;"))
+            .map_err(in_use)?;
         Ok(Store { conn, path })
     }
 

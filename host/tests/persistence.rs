@@ -180,6 +180,10 @@ async fn in_process_restart_serves_the_same_state() {
     }
     let before = host_state(&t.host, s).await;
     c.close().await;
+    // One host per data directory.
+    let second = ahp_host::start(ahp_host::Config::local(t.data.path(), t.work.path())).await;
+    let err = second.expect_err("a second host on the same data dir must not start");
+    assert!(err.to_string().contains("in use"), "{err}");
     let common::TestHost { host, data, work } = t;
     host.shutdown().await;
     let host = restart(data.path(), work.path()).await;
