@@ -1,0 +1,143 @@
+//! The directive syntax of the built-in agent: lines of the user message that start with `/`.
+//! Every other line is prose, which the agent echoes. See host/README.md for the table.
+
+/// One directive, in message order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Directive {
+    /// `/tool list [path]`: the server tool `list_files` (needs confirmation).
+    ToolList(String),
+    /// `/tool read <path>`: the server tool `read_file` (needs confirmation).
+    ToolRead(String),
+    /// `/client-tool <name> [json]`: a tool of the active client, completed by that client.
+    ClientTool {
+        /// Tool name, as in `activeClient.tools`.
+        name: String,
+        /// Raw tool input (JSON text, `{}` when omitted).
+        input: String,
+    },
+    /// `/ask <question>`: a `session/inputRequested` with one text question.
+    Ask(String),
+    /// `/fail <message>`: ends the turn with `session/error`.
+    Fail(String),
+    /// `/title <text>`: renames the session.
+    Title(String),
+    /// `/slow`: 250 ms between chunks from here on.
+    Slow,
+    /// `/fast`: no delay between chunks from here on.
+    Fast,
+    /// `/long <n>`: streams `n` extra markdown chunks (at most 100 000).
+    Long(usize),
+}
+
+/// The directives and the prose of a message.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// Directives in order.
+    pub directives: Vec<Directive>,
+    /// The non-directive lines, joined.
+    pub prose: String,
+}
+
+/// The largest `/long` count.
+pub const MAX_LONG: usize = 100_000;
+
+/// Splits a message into directives and prose. Unknown or malformed `/` lines are prose.
+pub fn parse(text: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut prose = Vec::new();
+    for line in text.lines() {
+        match parse_line(line.trim()) {
+            Some(d) => parsed.directives.push(d),
+            None => prose.push(line),
+        }
+    }
+    parsed.prose = prose.join("\n").trim().to_owned();
+    parsed
+}
+
+fn parse_line(line: &str) -> Option<Directive> {
+    let rest = line.strip_prefix('/')?;
+    let (word, arg) = match rest.split_once(char::is_whitespace) {
+        Some((w, a)) => (w, a.trim()),
+        None => (rest, ""),
+    };
+    Some(match word {
+        "tool" => {
+            let (sub, path) = match arg.split_once(char::is_whitespace) {
+                Some((s, p)) => (s, p.trim()),
+                None => (arg, ""),
+            };
+            match sub {
+                "list" => Directive::ToolList(if path.is_empty() {
+                    ".".into()
+                } else {
+                    path.into()
+                }),
+                "read" if !path.is_empty() => Directive::ToolRead(path.into()),
+                _ => return None,
+            }
+        }
+        "client-tool" if !arg.is_empty() => {
+            let (name, input) = match arg.split_once(char::is_whitespace) {
+                Some((n, i)) => (n, i.trim()),
+                None => (arg, "{}"),
+            };
+            Directive::ClientTool {
+                name: name.into(),
+                input: input.into(),
+            }
+        }
+        "ask" if !arg.is_empty() => Directive::Ask(arg.into()),
+        "fail" => Directive::Fail(if arg.is_empty() {
+            "failed on request".into()
+        } else {
+            arg.into()
+        }),
+        "title" if !arg.is_empty() => Directive::Title(arg.into()),
+        "slow" if arg.is_empty() => Directive::Slow,
+        "fast" if arg.is_empty() => Directive::Fast,
+        "long" => Directive::Long(arg.parse::<usize>().ok()?.min(MAX_LONG)),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_directive_and_keeps_prose() {
+        let p = parse(
+            "Hello there\n/tool list\n/tool list src\n/tool read a b.txt\n/client-tool pick {\"n\":1}\n\
+             /client-tool ping\n/ask Your name?\n/fail boom\n/fail\n/title New name\n/slow\n/fast\n\
+             /long 3\n/long lots\n/unknown thing\nBye",
+        );
+        use Directive::*;
+        assert_eq!(
+            p.directives,
+            vec![
+                ToolList(".".into()),
+                ToolList("src".into()),
+                ToolRead("a b.txt".into()),
+                ClientTool {
+                    name: "pick".into(),
+                    input: "{\"n\":1}".into()
+                },
+                ClientTool {
+                    name: "ping".into(),
+                    input: "{}".into()
+                },
+                Ask("Your name?".into()),
+                Fail("boom".into()),
+                Fail("failed on request".into()),
+                Title("New name".into()),
+                Slow,
+                Fast,
+                Long(3),
+            ]
+        );
+        assert_eq!(p.prose, "Hello there\n/long lots\n/unknown thing\nBye");
+        assert_eq!(parse("/long 99999999").directives, vec![Long(MAX_LONG)]);
+        assert_eq!(parse("/tool read").directives, vec![]);
+    }
+}

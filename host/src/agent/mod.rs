@@ -1,0 +1,573 @@
+//! The built-in agent: deterministic, no network, no model. For each turn it streams reasoning
+//! and markdown and, on directives in the user message (see [`directives`]), calls server and
+//! client tools, asks for input, renames the session or fails. It runs as a task per turn and
+//! emits server-originated actions through the hub like any other producer.
+
+pub mod directives;
+pub mod tools;
+
+use crate::hub::{HubMsg, HubSender};
+use ahp_wasm::protocol::*;
+use directives::{Directive, Parsed};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The provider id of the built-in agent.
+pub const PROVIDER: &str = "builtin";
+
+/// The agent as listed in root state.
+pub fn agent_info() -> AgentInfo {
+    AgentInfo {
+        provider: PROVIDER.into(),
+        display_name: "Built-in agent".into(),
+        description: "A deterministic agent for trying and testing AHP: it echoes your message \
+                      and follows directives such as /tool list, /ask and /fail."
+            .into(),
+        models: vec![SessionModelInfo {
+            id: default_model().id,
+            provider: PROVIDER.into(),
+            name: "Echo".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// The model new sessions get.
+pub fn default_model() -> ModelSelection {
+    ModelSelection {
+        id: "echo".into(),
+        config: None,
+    }
+}
+
+/// What the hub tells a running turn.
+#[derive(Debug)]
+pub enum AgentEvent {
+    /// A client approved or denied a tool call.
+    ToolConfirmed {
+        /// The tool call.
+        tool_call_id: String,
+        /// Approved?
+        approved: bool,
+    },
+    /// The owning client completed a client tool call.
+    ToolCompleted {
+        /// The tool call.
+        tool_call_id: String,
+        /// Its result.
+        result: Box<ToolCallResult>,
+    },
+    /// A client completed an input request.
+    InputCompleted {
+        /// The request.
+        request_id: String,
+        /// accept / decline / cancel.
+        response: SessionInputResponseKind,
+        /// The final answers.
+        answers: Option<BTreeMap<String, SessionInputAnswer>>,
+    },
+    /// A steering message arrived.
+    Steering(PendingMessage),
+}
+
+/// Everything a turn needs.
+#[derive(Debug)]
+pub struct TurnJob {
+    /// Session URI.
+    pub channel: String,
+    /// The turn.
+    pub turn_id: String,
+    /// The user message text.
+    pub text: String,
+    /// The session's working directory (file tools are confined to it).
+    pub workdir: PathBuf,
+    /// The active client when the turn started (its tools are callable).
+    pub active_client: Option<SessionActiveClient>,
+    /// A steering message stored while idle, consumed at the start.
+    pub steering: Option<PendingMessage>,
+    /// Delay between chunks.
+    pub chunk_delay: Duration,
+}
+
+/// The hub is gone or the turn was stopped.
+struct Stopped;
+
+type Step = Result<(), Stopped>;
+
+/// Runs one turn to its end (`session/turnComplete` or `session/error`).
+pub async fn run_turn(job: TurnJob, hub: HubSender, events: mpsc::UnboundedReceiver<AgentEvent>) {
+    let parsed = directives::parse(&job.text);
+    let mut turn = Turn {
+        delay: job.chunk_delay,
+        job,
+        hub,
+        events,
+        backlog: VecDeque::new(),
+        markdown: None,
+        parts: 0,
+        chunks: 0,
+    };
+    let _ = turn.run(parsed).await;
+}
+
+struct Turn {
+    job: TurnJob,
+    hub: HubSender,
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+    /// Events that arrived while waiting for something else.
+    backlog: VecDeque<AgentEvent>,
+    delay: Duration,
+    /// The markdown part being streamed into.
+    markdown: Option<String>,
+    parts: u32,
+    chunks: u64,
+}
+
+impl Turn {
+    async fn run(&mut self, parsed: Parsed) -> Step {
+        let turn_id = self.job.turn_id.clone();
+        self.parts += 1;
+        let reasoning = format!("reasoning-{}", self.parts);
+        self.emit(vec![StateAction::SessionResponsePart(Box::new(
+            SessionResponsePartAction {
+                turn_id: turn_id.clone(),
+                part: ResponsePart::Reasoning(ReasoningResponsePart {
+                    id: reasoning.clone(),
+                    content: String::new(),
+                }),
+            },
+        ))])
+        .await?;
+        let thoughts = [
+            format!(
+                "The message has {} line(s). ",
+                self.job.text.lines().count()
+            ),
+            format!("It carries {} directive(s). ", parsed.directives.len()),
+            "I will echo the rest.".to_owned(),
+        ];
+        for chunk in thoughts {
+            self.emit(vec![StateAction::SessionReasoning(
+                SessionReasoningAction {
+                    turn_id: turn_id.clone(),
+                    part_id: reasoning.clone(),
+                    content: chunk,
+                },
+            )])
+            .await?;
+            self.pause().await;
+        }
+        if let Some(steering) = self.job.steering.take() {
+            self.consume_steering(steering).await?;
+        }
+        let intro = if parsed.prose.is_empty() {
+            "Running your directives.\n\n".to_owned()
+        } else {
+            format!(
+                "**You said:**\n\n> {}\n\n",
+                parsed.prose.replace('\n', "\n> ")
+            )
+        };
+        self.say(&intro).await?;
+        for directive in parsed.directives {
+            if self.directive(directive).await? {
+                return Ok(());
+            }
+        }
+        self.say("Done.").await?;
+        self.emit(vec![
+            StateAction::SessionUsage(Box::new(SessionUsageAction {
+                turn_id: turn_id.clone(),
+                usage: UsageInfo {
+                    input_tokens: Some(self.job.text.split_whitespace().count() as f64),
+                    output_tokens: Some(self.chunks as f64),
+                    model: Some(default_model().id),
+                    ..Default::default()
+                },
+            })),
+            StateAction::SessionTurnComplete(SessionTurnCompleteAction { turn_id }),
+        ])
+        .await
+    }
+
+    /// Runs one directive; `Ok(true)` when it ended the turn.
+    async fn directive(&mut self, directive: Directive) -> Result<bool, Stopped> {
+        match directive {
+            Directive::ToolList(path) => self.server_tool("list_files", "List files", path).await?,
+            Directive::ToolRead(path) => self.server_tool("read_file", "Read file", path).await?,
+            Directive::ClientTool { name, input } => self.client_tool(name, input).await?,
+            Directive::Ask(question) => self.ask(question).await?,
+            Directive::Fail(message) => {
+                self.emit(vec![StateAction::SessionError(SessionErrorAction {
+                    turn_id: self.job.turn_id.clone(),
+                    error: ErrorInfo {
+                        error_type: "AgentError".into(),
+                        message,
+                        stack: None,
+                    },
+                })])
+                .await?;
+                return Ok(true);
+            }
+            Directive::Title(title) => {
+                self.emit(vec![StateAction::SessionTitleChanged(
+                    SessionTitleChangedAction { title },
+                )])
+                .await?
+            }
+            Directive::Slow => self.delay = Duration::from_millis(250),
+            Directive::Fast => self.delay = Duration::ZERO,
+            Directive::Long(n) => {
+                for i in 1..=n {
+                    self.say(&format!(
+                        "Line {i} of {n}: the quick brown fox jumps over the lazy dog.\n"
+                    ))
+                    .await?;
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// A server tool: start, wait for the user's confirmation, run, complete.
+    async fn server_tool(&mut self, name: &str, display: &str, path: String) -> Step {
+        let id = self.tool_start(name, display, None).await?;
+        let input = serde_json::json!({ "path": path }).to_string();
+        self.emit(vec![StateAction::SessionToolCallReady(Box::new(
+            SessionToolCallReadyAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id.clone(),
+                meta: None,
+                invocation_message: StringOrMarkdown::Plain(format!("{display} `{path}`")),
+                tool_input: Some(input),
+                confirmation_title: Some(StringOrMarkdown::Plain(display.into())),
+                edits: None,
+                editable: None,
+                confirmed: None,
+                options: None,
+            },
+        ))])
+        .await?;
+        let approved = loop {
+            match self.next_event().await? {
+                AgentEvent::ToolConfirmed {
+                    tool_call_id,
+                    approved,
+                } if tool_call_id == id => break approved,
+                other => self.backlog.push_back(other),
+            }
+        };
+        self.markdown = None;
+        if !approved {
+            return self
+                .say(&format!(
+                    "\n\n`{name}` was not run: the call was denied.\n\n"
+                ))
+                .await;
+        }
+        let workdir = self.job.workdir.clone();
+        let (tool, arg) = (name.to_owned(), path.clone());
+        let out = tokio::task::spawn_blocking(move || match tool.as_str() {
+            "list_files" => tools::list_files(&workdir, &arg),
+            _ => tools::read_file(&workdir, &arg),
+        })
+        .await
+        .map_err(|_| Stopped)?;
+        self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
+            SessionToolCallCompleteAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id,
+                meta: None,
+                result: ToolCallResult {
+                    success: out.success,
+                    past_tense_message: StringOrMarkdown::Plain(out.summary.clone()),
+                    content: Some(vec![ToolResultContent::Text(ToolResultTextContent {
+                        text: out.text.clone(),
+                    })]),
+                    structured_content: None,
+                    error: (!out.success).then(|| ToolCallResultError {
+                        message: out.summary.clone(),
+                        code: None,
+                    }),
+                },
+                requires_result_confirmation: None,
+            },
+        ))])
+        .await?;
+        self.say(&format!(
+            "\n\n{}:\n\n```\n{}\n```\n\n",
+            out.summary, out.text
+        ))
+        .await
+    }
+
+    /// A tool of the active client: started as `running` (not-needed confirmation), completed
+    /// by that client.
+    async fn client_tool(&mut self, name: String, input: String) -> Step {
+        let owner = self.job.active_client.as_ref().and_then(|c| {
+            c.tools
+                .iter()
+                .any(|t| t.name == name)
+                .then(|| c.client_id.clone())
+        });
+        let Some(client_id) = owner else {
+            return self
+                .say(&format!(
+                    "\n\nThe active client has no tool named `{name}`.\n\n"
+                ))
+                .await;
+        };
+        let contributor = ToolCallContributor::Client(ToolCallClientContributor { client_id });
+        let id = self.tool_start(&name, &name, Some(contributor)).await?;
+        self.emit(vec![StateAction::SessionToolCallReady(Box::new(
+            SessionToolCallReadyAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id.clone(),
+                meta: None,
+                invocation_message: StringOrMarkdown::Plain(format!(
+                    "Calling client tool `{name}`"
+                )),
+                tool_input: Some(input),
+                confirmation_title: None,
+                edits: None,
+                editable: None,
+                confirmed: Some(ToolCallConfirmationReason::NotNeeded),
+                options: None,
+            },
+        ))])
+        .await?;
+        let result = loop {
+            match self.next_event().await? {
+                AgentEvent::ToolCompleted {
+                    tool_call_id,
+                    result,
+                } if tool_call_id == id => break result,
+                other => self.backlog.push_back(other),
+            }
+        };
+        self.markdown = None;
+        let text = describe_result(&result);
+        self.say(&format!("\n\nClient tool `{name}` returned: {text}\n\n"))
+            .await
+    }
+
+    /// Asks the user one text question and reports the answer.
+    async fn ask(&mut self, question: String) -> Step {
+        self.parts += 1;
+        let request_id = format!("input-{}", self.parts);
+        self.emit(vec![StateAction::SessionInputRequested(Box::new(
+            SessionInputRequestedAction {
+                request: SessionInputRequest {
+                    id: request_id.clone(),
+                    message: Some(question.clone()),
+                    url: None,
+                    questions: Some(vec![SessionInputQuestion::Text(SessionInputTextQuestion {
+                        id: "answer".into(),
+                        message: question,
+                        required: Some(true),
+                        ..Default::default()
+                    })]),
+                    answers: None,
+                },
+            },
+        ))])
+        .await?;
+        let (response, answers) = loop {
+            match self.next_event().await? {
+                AgentEvent::InputCompleted {
+                    request_id: r,
+                    response,
+                    answers,
+                } if r == request_id => break (response, answers),
+                other => self.backlog.push_back(other),
+            }
+        };
+        let answer = answers
+            .as_ref()
+            .and_then(|a| a.get("answer"))
+            .and_then(|a| match a {
+                SessionInputAnswer::Submitted(v) | SessionInputAnswer::Draft(v) => match &v.value {
+                    SessionInputAnswerValue::Text(t) => Some(t.value.clone()),
+                    other => serde_json::to_string(other).ok(),
+                },
+                _ => None,
+            });
+        let reply = match (response, answer) {
+            (SessionInputResponseKind::Accept, Some(answer)) => format!("You answered: {answer}"),
+            (SessionInputResponseKind::Accept, None) => "You accepted without an answer.".into(),
+            (other, _) => format!(
+                "The question was {}d.",
+                other.as_str().trim_end_matches('e')
+            ),
+        };
+        self.say(&format!("\n\n{reply}\n\n")).await
+    }
+
+    async fn tool_start(
+        &mut self,
+        name: &str,
+        display: &str,
+        contributor: Option<ToolCallContributor>,
+    ) -> Result<String, Stopped> {
+        self.parts += 1;
+        let id = format!("tool-{}", self.parts);
+        self.emit(vec![StateAction::SessionToolCallStart(Box::new(
+            SessionToolCallStartAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id.clone(),
+                meta: None,
+                tool_name: name.into(),
+                display_name: display.into(),
+                contributor,
+            },
+        ))])
+        .await?;
+        Ok(id)
+    }
+
+    /// Streams markdown in chunks of a few words, creating the part first when needed.
+    async fn say(&mut self, text: &str) -> Step {
+        let part = match &self.markdown {
+            Some(part) => part.clone(),
+            None => {
+                self.parts += 1;
+                let id = format!("markdown-{}", self.parts);
+                self.emit(vec![StateAction::SessionResponsePart(Box::new(
+                    SessionResponsePartAction {
+                        turn_id: self.job.turn_id.clone(),
+                        part: ResponsePart::Markdown(MarkdownResponsePart {
+                            id: id.clone(),
+                            content: String::new(),
+                        }),
+                    },
+                ))])
+                .await?;
+                self.markdown = Some(id.clone());
+                id
+            }
+        };
+        for chunk in chunks(text, 24) {
+            self.emit(vec![StateAction::SessionDelta(SessionDeltaAction {
+                turn_id: self.job.turn_id.clone(),
+                part_id: part.clone(),
+                content: chunk.to_owned(),
+            })])
+            .await?;
+            self.chunks += 1;
+            self.pause().await;
+            while let Ok(event) = self.events.try_recv() {
+                match event {
+                    AgentEvent::Steering(m) => Box::pin(self.consume_steering(m)).await?,
+                    other => self.backlog.push_back(other),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes a steering message into the turn: removes it from the session and says so.
+    async fn consume_steering(&mut self, message: PendingMessage) -> Step {
+        self.emit(vec![StateAction::SessionPendingMessageRemoved(
+            SessionPendingMessageRemovedAction {
+                kind: PendingMessageKind::Steering,
+                id: message.id,
+            },
+        )])
+        .await?;
+        let note = format!("\n\n_Steering received: {}_\n\n", message.message.text);
+        Box::pin(self.say(&note)).await
+    }
+
+    async fn next_event(&mut self) -> Result<AgentEvent, Stopped> {
+        loop {
+            let event = match self.backlog.pop_front() {
+                Some(e) => e,
+                None => self.events.recv().await.ok_or(Stopped)?,
+            };
+            match event {
+                AgentEvent::Steering(m) => self.consume_steering(m).await?,
+                other => return Ok(other),
+            }
+        }
+    }
+
+    async fn pause(&self) {
+        if self.delay.is_zero() {
+            tokio::task::yield_now().await;
+        } else {
+            tokio::time::sleep(self.delay).await;
+        }
+    }
+
+    async fn emit(&self, actions: Vec<StateAction>) -> Step {
+        self.hub
+            .send(HubMsg::Agent {
+                channel: self.job.channel.clone(),
+                turn_id: self.job.turn_id.clone(),
+                actions,
+            })
+            .await
+            .map_err(|_| Stopped)
+    }
+}
+
+/// Splits text into pieces of about `size` bytes, at character boundaries after a space when
+/// one is near.
+fn chunks(text: &str, size: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if rest.len() <= size {
+            out.push(rest);
+            break;
+        }
+        let mut cut = size;
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        if let Some(space) = rest[..cut].rfind(' ').filter(|&i| i > size / 2) {
+            cut = space + 1;
+        }
+        out.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    out
+}
+
+/// The text content of a tool result, for the agent's reply.
+pub fn describe_result(result: &ToolCallResult) -> String {
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .flatten()
+        .filter_map(|c| match c {
+            ToolResultContent::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    if text.is_empty() {
+        if result.success {
+            "(no output)"
+        } else {
+            "(failed)"
+        }
+        .to_owned()
+    } else {
+        text.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn chunks_cover_the_text() {
+        let text = "héllo wörld, this is a longer sentence that gets split into chunks.";
+        let parts = super::chunks(text, 10);
+        assert!(parts.len() > 3);
+        assert_eq!(parts.concat(), text);
+        assert!(super::chunks("", 10).is_empty());
+    }
+}

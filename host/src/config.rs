@@ -1,0 +1,193 @@
+//! Command-line flags and the resolved [`Config`] the server runs with.
+
+use crate::security::Token;
+use clap::Parser;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `ahp-host`: an Agent Host Protocol 0.3.0 server with a built-in agent.
+#[derive(Debug, Parser)]
+#[command(name = "ahp-host", version, about, long_about = None)]
+pub struct Cli {
+    /// Address to listen on. Anything but a loopback address also needs `--allow-remote`.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub listen: IpAddr,
+    /// Port to listen on; 0 picks a free port (the chosen one is printed).
+    #[arg(long, default_value_t = 8787)]
+    pub port: u16,
+    /// Allow listening on a non-loopback address (the token is then the only protection).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Access token clients must present (default: a random 192-bit token, printed at start).
+    #[arg(long, env = "AHP_HOST_TOKEN", hide_env_values = true)]
+    pub token: Option<Token>,
+    /// An extra allowed `Origin` for WebSocket upgrades (repeatable), e.g. http://localhost:5173.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Directory for the SQLite database (default: $XDG_STATE_HOME/ahp-host,
+    /// ~/.local/state/ahp-host, or ./.ahp-host).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Working directory of new sessions; `resource*` commands and the agent's file tools are
+    /// confined to it (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// The web page directory served at `/` (default: `www/` of the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub www: Option<PathBuf>,
+    /// The npm package directory served at `/pkg/` (default: `pkg/` of the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub pkg: Option<PathBuf>,
+    /// Delay between the built-in agent's streamed chunks, in milliseconds.
+    #[arg(long, default_value_t = 30)]
+    pub chunk_delay_ms: u64,
+    /// Largest accepted text frame, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_frame_bytes)]
+    pub max_frame_bytes: usize,
+    /// Most subscriptions one connection may hold.
+    #[arg(long, default_value_t = Limits::default().max_subscriptions)]
+    pub max_subscriptions: usize,
+    /// Action envelopes kept for `reconnect` replay.
+    #[arg(long, default_value_t = Limits::default().replay_entries)]
+    pub replay_entries: usize,
+    /// Messages queued for one connection before it is dropped as a slow consumer.
+    #[arg(long, default_value_t = Limits::default().outbound_queue)]
+    pub outbound_queue: usize,
+    /// Most simultaneous WebSocket connections.
+    #[arg(long, default_value_t = Limits::default().max_connections)]
+    pub max_connections: usize,
+}
+
+/// Resource bounds; every one of them is enforced and tested.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Largest text frame handled; larger ones get a JSON-RPC error (the connection stays).
+    pub max_frame_bytes: usize,
+    /// Frames beyond this size close the connection at the WebSocket layer.
+    pub hard_frame_bytes: usize,
+    /// Deepest JSON nesting accepted.
+    pub max_json_depth: usize,
+    /// Subscriptions per connection.
+    pub max_subscriptions: usize,
+    /// Envelopes kept for replay.
+    pub replay_entries: usize,
+    /// Bytes of envelopes kept for replay.
+    pub replay_bytes: usize,
+    /// Pending outbound messages per connection.
+    pub outbound_queue: usize,
+    /// Simultaneous connections.
+    pub max_connections: usize,
+    /// Largest file `resourceRead` returns.
+    pub max_resource_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_frame_bytes: 1 << 20,
+            hard_frame_bytes: 16 << 20,
+            max_json_depth: 64,
+            max_subscriptions: 256,
+            replay_entries: 50_000,
+            replay_bytes: 64 << 20,
+            outbound_queue: 8192,
+            max_connections: 4096,
+            max_resource_bytes: 8 << 20,
+        }
+    }
+}
+
+/// Everything the server needs to run; built from [`Cli`] or directly (tests).
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Listen address.
+    pub listen: IpAddr,
+    /// Listen port (0: any free port).
+    pub port: u16,
+    /// Whether a non-loopback `listen` is allowed.
+    pub allow_remote: bool,
+    /// The access token (generated when `None`).
+    pub token: Option<Token>,
+    /// Extra allowed origins.
+    pub allow_origins: Vec<String>,
+    /// Where the database lives.
+    pub data_dir: PathBuf,
+    /// Session working directory and resource sandbox root.
+    pub workdir: PathBuf,
+    /// Static page directory.
+    pub www: PathBuf,
+    /// npm package directory.
+    pub pkg: PathBuf,
+    /// The agent's streaming delay.
+    pub chunk_delay: Duration,
+    /// Bounds.
+    pub limits: Limits,
+}
+
+impl Config {
+    /// A loopback config on a free port with the given data and working directories.
+    pub fn local(data_dir: impl Into<PathBuf>, workdir: impl Into<PathBuf>) -> Config {
+        Config {
+            listen: IpAddr::from([127, 0, 0, 1]),
+            port: 0,
+            allow_remote: false,
+            token: None,
+            allow_origins: Vec::new(),
+            data_dir: data_dir.into(),
+            workdir: workdir.into(),
+            www: default_asset_dir("www"),
+            pkg: default_asset_dir("pkg"),
+            chunk_delay: Duration::from_millis(5),
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl From<Cli> for Config {
+    fn from(cli: Cli) -> Config {
+        let limits = Limits {
+            max_frame_bytes: cli.max_frame_bytes,
+            max_subscriptions: cli.max_subscriptions,
+            replay_entries: cli.replay_entries,
+            outbound_queue: cli.outbound_queue.max(16),
+            max_connections: cli.max_connections,
+            ..Limits::default()
+        };
+        Config {
+            listen: cli.listen,
+            port: cli.port,
+            allow_remote: cli.allow_remote,
+            token: cli.token,
+            allow_origins: cli.allow_origins,
+            data_dir: cli.data_dir.unwrap_or_else(default_data_dir),
+            workdir: cli.workdir.unwrap_or_else(|| PathBuf::from(".")),
+            www: cli.www.unwrap_or_else(|| default_asset_dir("www")),
+            pkg: cli.pkg.unwrap_or_else(|| default_asset_dir("pkg")),
+            chunk_delay: Duration::from_millis(cli.chunk_delay_ms),
+            limits,
+        }
+    }
+}
+
+/// `$XDG_STATE_HOME/ahp-host`, else `$HOME/.local/state/ahp-host`, else `./.ahp-host`.
+pub fn default_data_dir() -> PathBuf {
+    let nonempty = |v: std::ffi::OsString| (!v.is_empty()).then(|| PathBuf::from(v));
+    if let Some(state) = std::env::var_os("XDG_STATE_HOME").and_then(nonempty) {
+        return state.join("ahp-host");
+    }
+    if let Some(home) = std::env::var_os("HOME").and_then(nonempty) {
+        return home.join(".local").join("state").join("ahp-host");
+    }
+    PathBuf::from(".ahp-host")
+}
+
+/// `./NAME` when the current directory has it (running from the workspace root), else `NAME`
+/// next to this crate in the workspace it was built from.
+pub fn default_asset_dir(name: &str) -> PathBuf {
+    let here = Path::new(name);
+    if here.is_dir() {
+        return here.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
+}

@@ -1,0 +1,362 @@
+//! One WebSocket connection: a reader that checks, parses and routes frames, and a writer that
+//! drains the bounded outbound queue.
+//!
+//! The reader answers what needs no shared state itself (`ping`, malformed frames, unknown
+//! methods, the sandboxed `resource*` commands) and forwards the rest to the hub with typed,
+//! already-decoded params. Every problem with a frame is answered with a JSON-RPC error and the
+//! connection stays up.
+
+use crate::config::Limits;
+use crate::hub::{ConnHandle, ConnId, ConnShared, HubMsg, HubSender, Request};
+use crate::resources::Sandbox;
+use crate::security::json_depth_within;
+use ahp_wasm::protocol::errors;
+use ahp_wasm::protocol::jsonrpc::{
+    decode_params, error_text, methods, result_text, EmptyResult, ErrorObject, Incoming, RequestId,
+    REQUEST_METHODS,
+};
+use ahp_wasm::protocol::{DispatchActionParams, UnsubscribeParams};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use bytes::Bytes;
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// What a connection needs from the server.
+#[derive(Clone)]
+pub struct ConnContext {
+    /// The hub.
+    pub hub: HubSender,
+    /// Bounds.
+    pub limits: Limits,
+    /// The `resource*` sandbox.
+    pub sandbox: Arc<Sandbox>,
+    /// Live connection count.
+    pub live: Arc<AtomicUsize>,
+}
+
+struct LiveGuard(Arc<AtomicUsize>);
+
+impl Drop for LiveGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Serves one upgraded connection until it closes.
+pub async fn serve(socket: WebSocket, conn: ConnId, ctx: ConnContext) {
+    ctx.live.fetch_add(1, Ordering::Relaxed);
+    let _guard = LiveGuard(ctx.live.clone());
+    let (sink, stream) = socket.split();
+    let (tx, rx) = mpsc::channel::<Arc<str>>(ctx.limits.outbound_queue);
+    let shared = Arc::new(ConnShared::default());
+    let handle = ConnHandle {
+        tx: tx.clone(),
+        shared: shared.clone(),
+    };
+    if ctx
+        .hub
+        .send(HubMsg::Connect { conn, handle })
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let writer = tokio::spawn(write_loop(sink, rx, shared.clone()));
+    let mut reader = Reader {
+        conn,
+        ctx: &ctx,
+        tx,
+        shared: &shared,
+    };
+    reader.run(stream).await;
+    shared.kill.cancel();
+    let _ = ctx.hub.send(HubMsg::Disconnect { conn }).await;
+    let _ = writer.await;
+}
+
+/// A frame owned by an `Arc<str>`, handed to the socket without copying.
+struct SharedText(Arc<str>);
+
+impl AsRef<[u8]> for SharedText {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+fn text_message(frame: Arc<str>) -> Message {
+    let bytes = Bytes::from_owner(SharedText(frame));
+    Message::Text(Utf8Bytes::try_from(bytes).expect("frames are UTF-8"))
+}
+
+async fn write_loop(
+    mut sink: SplitSink<WebSocket, Message>,
+    mut rx: mpsc::Receiver<Arc<str>>,
+    shared: Arc<ConnShared>,
+) {
+    let kill = shared.kill.clone();
+    let close = |code: u16, reason: &'static str| {
+        Message::Close(Some(CloseFrame {
+            code,
+            reason: Utf8Bytes::from_static(reason),
+        }))
+    };
+    'outer: loop {
+        let first = tokio::select! {
+            biased;
+            _ = kill.cancelled() => {
+                let _ = sink.send(close(1008, "closed by the host")).await;
+                break;
+            }
+            frame = rx.recv() => match frame {
+                Some(frame) => frame,
+                None => break,
+            },
+        };
+        let mut next = Some(first);
+        let mut written = 0;
+        while let Some(frame) = next.take() {
+            if frame.is_empty() {
+                // Graceful close requested after the frames queued before it.
+                let _ = sink.send(close(1000, "bye")).await;
+                break 'outer;
+            }
+            let sent = tokio::select! {
+                biased;
+                _ = kill.cancelled() => break 'outer,
+                r = sink.feed(text_message(frame)) => r,
+            };
+            if sent.is_err() {
+                break 'outer;
+            }
+            written += 1;
+            if written < 256 {
+                next = rx.try_recv().ok();
+            }
+        }
+        let flushed = tokio::select! {
+            biased;
+            _ = kill.cancelled() => break,
+            r = sink.flush() => r,
+        };
+        if flushed.is_err() {
+            break;
+        }
+    }
+    kill.cancel();
+}
+
+struct Reader<'a> {
+    conn: ConnId,
+    ctx: &'a ConnContext,
+    tx: mpsc::Sender<Arc<str>>,
+    shared: &'a ConnShared,
+}
+
+fn clip(s: &str) -> &str {
+    match s.char_indices().nth(64) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+impl Reader<'_> {
+    async fn run(&mut self, mut stream: SplitStream<WebSocket>) {
+        loop {
+            let next = tokio::select! {
+                _ = self.shared.kill.cancelled() => return,
+                next = stream.next() => next,
+            };
+            let ok = match next {
+                Some(Ok(Message::Text(text))) => self.on_text(text.as_str()).await,
+                Some(Ok(Message::Binary(_))) => self.reply_error(
+                    None,
+                    ErrorObject::new(
+                        errors::INVALID_REQUEST,
+                        "binary frames are not supported; send JSON-RPC as text",
+                    ),
+                ),
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => true,
+            };
+            if !ok {
+                return;
+            }
+        }
+    }
+
+    /// Queues a frame; a full queue means the peer does not read: drop it.
+    fn reply(&self, text: String) -> bool {
+        if self.tx.try_send(Arc::from(text)).is_err() {
+            self.shared.kill.cancel();
+            return false;
+        }
+        true
+    }
+
+    fn reply_error(&self, id: Option<&RequestId>, error: ErrorObject) -> bool {
+        self.reply(error_text(id, &error))
+    }
+
+    async fn forward(&self, msg: HubMsg) -> bool {
+        self.ctx.hub.send(msg).await.is_ok()
+    }
+
+    async fn on_text(&mut self, text: &str) -> bool {
+        let limits = &self.ctx.limits;
+        if text.len() > limits.max_frame_bytes {
+            let message = format!(
+                "frame of {} bytes exceeds the limit of {} bytes",
+                text.len(),
+                limits.max_frame_bytes
+            );
+            return self.reply_error(None, ErrorObject::new(errors::INVALID_REQUEST, message));
+        }
+        if !json_depth_within(text, limits.max_json_depth) {
+            let message = format!("JSON nested deeper than {} levels", limits.max_json_depth);
+            return self.reply_error(None, ErrorObject::new(errors::INVALID_REQUEST, message));
+        }
+        match Incoming::parse(text) {
+            Err(e) => self.reply_error(e.id.as_ref(), ErrorObject::new(e.code, e.message)),
+            Ok(Incoming::Request { id, method, params }) => {
+                self.on_request(id, method, params).await
+            }
+            Ok(Incoming::Notification { method, params }) => {
+                self.on_notification(method, params).await
+            }
+            // This host sends no requests, so there is nothing to match a response to.
+            Ok(Incoming::Response { .. }) => true,
+        }
+    }
+
+    async fn on_request(&mut self, id: RequestId, method: &str, params: Option<&RawValue>) -> bool {
+        fn typed<T: DeserializeOwned>(
+            params: Option<&RawValue>,
+            wrap: fn(T) -> Request,
+        ) -> Result<Request, ErrorObject> {
+            decode_params::<T>(params).map(wrap)
+        }
+        let initialized = self.shared.initialized.load(Ordering::Acquire);
+        let request = match method {
+            "ping" => return self.reply(result_text(&id, &EmptyResult)),
+            "initialize" => typed(params, Request::Initialize),
+            "reconnect" => typed(params, Request::Reconnect),
+            _ if !initialized => Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                "send `initialize` (or `reconnect`) first",
+            )),
+            "subscribe" => typed(params, Request::Subscribe),
+            "createSession" => typed(params, Request::CreateSession),
+            "disposeSession" => typed(params, Request::DisposeSession),
+            "fetchTurns" => typed(params, Request::FetchTurns),
+            "listSessions" => decode_params::<ahp_wasm::protocol::ListSessionsParams>(params)
+                .map(|_| Request::ListSessions),
+            "resourceRead" | "resourceWrite" | "resourceList" => {
+                return self.resource(id, method, params).await
+            }
+            methods::DISPATCH_ACTION => {
+                // Accepted as a request too; the echo arrives as an `action` notification.
+                return match decode_params::<DispatchActionParams>(params) {
+                    Ok(params) => {
+                        let conn = self.conn;
+                        self.forward(HubMsg::Dispatch { conn, params }).await
+                            && self.reply(result_text(&id, &EmptyResult))
+                    }
+                    Err(e) => self.reply_error(Some(&id), e),
+                };
+            }
+            m if REQUEST_METHODS.contains(&m) => Err(ErrorObject::new(
+                errors::METHOD_NOT_FOUND,
+                format!("`{m}` is not supported by this host"),
+            )),
+            m => Err(ErrorObject::new(
+                errors::METHOD_NOT_FOUND,
+                format!("unknown method `{}`", clip(m)),
+            )),
+        };
+        match request {
+            Ok(request) => {
+                let conn = self.conn;
+                self.forward(HubMsg::Request {
+                    conn,
+                    id,
+                    request: Box::new(request),
+                })
+                .await
+            }
+            Err(e) => self.reply_error(Some(&id), e),
+        }
+    }
+
+    async fn on_notification(&mut self, method: &str, params: Option<&RawValue>) -> bool {
+        let conn = self.conn;
+        match method {
+            methods::DISPATCH_ACTION => {
+                if !self.shared.initialized.load(Ordering::Acquire) {
+                    let e = ErrorObject::new(errors::INVALID_REQUEST, "send `initialize` first");
+                    return self.reply_error(None, e);
+                }
+                // A notification has no id to answer; a malformed one still gets an error
+                // (with a null id) so the client learns about it.
+                match decode_params::<DispatchActionParams>(params) {
+                    Ok(params) => self.forward(HubMsg::Dispatch { conn, params }).await,
+                    Err(e) => self.reply_error(None, e),
+                }
+            }
+            methods::UNSUBSCRIBE => match decode_params::<UnsubscribeParams>(params) {
+                Ok(p) => {
+                    self.forward(HubMsg::Unsubscribe {
+                        conn,
+                        channel: p.channel,
+                    })
+                    .await
+                }
+                Err(e) => self.reply_error(None, e),
+            },
+            _ => true,
+        }
+    }
+
+    /// The `resource*` commands run here, off the hub, on the blocking pool.
+    async fn resource(&mut self, id: RequestId, method: &str, params: Option<&RawValue>) -> bool {
+        let sandbox = self.ctx.sandbox.clone();
+        let job: Box<dyn FnOnce() -> Result<String, ErrorObject> + Send> = match method {
+            "resourceRead" => match decode_params(params) {
+                Ok(p) => Box::new(move || sandbox.read(&p).map(|r| to_json(&r))),
+                Err(e) => return self.reply_error(Some(&id), e),
+            },
+            "resourceWrite" => match decode_params(params) {
+                Ok(p) => Box::new(move || sandbox.write(&p).map(|r| to_json(&r))),
+                Err(e) => return self.reply_error(Some(&id), e),
+            },
+            _ => match decode_params(params) {
+                Ok(p) => Box::new(move || sandbox.list(&p).map(|r| to_json(&r))),
+                Err(e) => return self.reply_error(Some(&id), e),
+            },
+        };
+        let outcome = tokio::task::spawn_blocking(job).await.unwrap_or_else(|_| {
+            Err(ErrorObject::new(
+                errors::INTERNAL_ERROR,
+                "resource operation failed",
+            ))
+        });
+        match outcome {
+            Ok(json) => match RawValue::from_string(json) {
+                Ok(raw) => self.reply(result_text(&id, &raw)),
+                Err(_) => self.reply_error(
+                    Some(&id),
+                    ErrorObject::new(errors::INTERNAL_ERROR, "bad result"),
+                ),
+            },
+            Err(e) => self.reply_error(Some(&id), e),
+        }
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "{}".into())
+}

@@ -1,0 +1,452 @@
+//! Request handlers: handshake, subscriptions and the session commands.
+
+use super::sessions::Session;
+use super::{ConnId, Hub, Request};
+use crate::resources::{file_uri, uri_path};
+use crate::store::Op;
+use ahp_wasm::protocol::jsonrpc::{methods, EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::{
+    errors, CreateSessionParams, FetchTurnsParams, FetchTurnsResult, InitializeParams,
+    ListSessionsResult, ReconnectParams, RootActiveSessionsChangedAction, SessionAddedParams,
+    SessionLifecycle, SessionReadyAction, SessionRemovedParams, SessionState, SessionSummary,
+    StateAction, UnsupportedProtocolVersionErrorData, SUPPORTED_PROTOCOL_VERSIONS,
+};
+use ahp_wasm::reduce::{Clock, SystemClock};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// The `SessionStatus.Idle` bit.
+const STATUS_IDLE: u32 = 1;
+
+#[derive(Serialize)]
+struct SnapshotOut<'a, S: Serialize> {
+    resource: &'a str,
+    state: &'a S,
+    #[serde(rename = "fromSeq")]
+    from_seq: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeOut {
+    protocol_version: String,
+    server_seq: u64,
+    snapshots: Vec<Box<RawValue>>,
+    default_directory: String,
+}
+
+#[derive(Serialize)]
+struct SubscribeOut {
+    snapshot: Box<RawValue>,
+}
+
+#[derive(Serialize)]
+struct ReconnectSnapshotOut {
+    r#type: &'static str,
+    snapshots: Vec<Box<RawValue>>,
+}
+
+fn invalid(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(errors::INVALID_PARAMS, message)
+}
+
+fn session_not_found(channel: &str) -> ErrorObject {
+    ErrorObject::new(
+        errors::SESSION_NOT_FOUND,
+        format!("no session {}", truncate(channel, 120)),
+    )
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Whether `uri` is an acceptable session URI: `ahp-session:/` plus a short printable id.
+fn valid_session_uri(uri: &str) -> bool {
+    uri.strip_prefix("ahp-session:/").is_some_and(|id| {
+        !id.is_empty() && uri.len() <= 256 && id.chars().all(|c| c.is_ascii_graphic())
+    })
+}
+
+impl Hub {
+    pub(super) fn on_request(&mut self, conn: ConnId, id: RequestId, request: Request) {
+        let result = match request {
+            Request::Initialize(p) => self.initialize(conn, &id, p),
+            Request::Reconnect(p) => self.reconnect(conn, &id, p),
+            Request::Subscribe(p) => self.subscribe(conn, &p.channel).map(|snapshot| {
+                self.respond(conn, &id, &SubscribeOut { snapshot });
+            }),
+            Request::CreateSession(p) => self.create_session(conn, &id, p),
+            Request::DisposeSession(p) => self.dispose_session(conn, &id, &p.channel),
+            Request::ListSessions => {
+                let mut items: Vec<SessionSummary> = self
+                    .sessions
+                    .values()
+                    .map(|s| s.state.summary.clone())
+                    .collect();
+                items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
+                self.respond(conn, &id, &ListSessionsResult { items });
+                Ok(())
+            }
+            Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
+        };
+        if let Err(error) = result {
+            self.respond_error(conn, &id, error);
+        }
+    }
+
+    /// The serialized snapshot of a state-bearing channel.
+    pub(super) fn snapshot(&self, channel: &str) -> Option<Box<RawValue>> {
+        let json = if channel == ROOT_CHANNEL {
+            serde_json::to_string(&SnapshotOut {
+                resource: channel,
+                state: &self.root,
+                from_seq: self.seq,
+            })
+        } else {
+            serde_json::to_string(&SnapshotOut {
+                resource: channel,
+                state: &self.sessions.get(channel)?.state,
+                from_seq: self.seq,
+            })
+        };
+        RawValue::from_string(json.ok()?).ok()
+    }
+
+    /// Subscribes a connection (idempotent) and returns the channel's snapshot.
+    pub(super) fn subscribe(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let snapshot = self.snapshot(channel).ok_or_else(|| {
+            if channel.starts_with("ahp-session:") {
+                session_not_found(channel)
+            } else {
+                ErrorObject::new(errors::NOT_FOUND, "no such channel on this host")
+            }
+        })?;
+        let max = self.max_subscriptions;
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .expect("caller checked the connection");
+        if !c.subs.contains(channel) {
+            if c.subs.len() >= max {
+                return Err(ErrorObject::new(
+                    errors::INVALID_REQUEST,
+                    format!("subscription limit ({max}) reached"),
+                ));
+            }
+            c.subs.insert(channel.to_owned());
+            if let Some(subs) = self.subscribers_mut(channel) {
+                subs.push(conn);
+            }
+        }
+        Ok(snapshot)
+    }
+
+    pub(super) fn unsubscribe(&mut self, conn: ConnId, channel: &str) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        if c.subs.remove(channel) {
+            if let Some(subs) = self.subscribers_mut(channel) {
+                subs.retain(|&x| x != conn);
+            }
+        }
+    }
+
+    fn initialize(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: InitializeParams,
+    ) -> Result<(), ErrorObject> {
+        if self.conn_client_id(conn).is_some() {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                "already initialized",
+            ));
+        }
+        let Some(version) = p
+            .protocol_versions
+            .iter()
+            .find(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()))
+        else {
+            let data = UnsupportedProtocolVersionErrorData {
+                supported_versions: SUPPORTED_PROTOCOL_VERSIONS
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect(),
+            };
+            let mut error = ErrorObject::new(
+                errors::UNSUPPORTED_PROTOCOL_VERSION,
+                "none of the offered protocol versions is supported",
+            );
+            error.data = serde_json::to_value(data).ok();
+            self.respond_error(conn, id, error);
+            // The spec says to close the connection after this error: an empty frame asks the
+            // writer to close once the error is out.
+            self.outbox.push((conn, Arc::from("")));
+            return Ok(());
+        };
+        let version = version.clone();
+        check_client_id(&p.client_id)?;
+        self.mark_initialized(conn, p.client_id);
+        let mut snapshots = Vec::new();
+        for channel in p.initial_subscriptions.unwrap_or_default() {
+            if let Ok(snapshot) = self.subscribe(conn, &channel) {
+                snapshots.push(snapshot);
+            }
+        }
+        let out = InitializeOut {
+            protocol_version: version,
+            server_seq: self.seq,
+            snapshots,
+            default_directory: file_uri(self.sandbox.root()),
+        };
+        self.respond(conn, id, &out);
+        Ok(())
+    }
+
+    fn reconnect(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: ReconnectParams,
+    ) -> Result<(), ErrorObject> {
+        if self.conn_client_id(conn).is_some() {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                "already initialized",
+            ));
+        }
+        check_client_id(&p.client_id)?;
+        self.mark_initialized(conn, p.client_id);
+        let mut resumed = Vec::new();
+        let mut missing = Vec::new();
+        let mut snapshots = Vec::new();
+        for channel in p.subscriptions {
+            match self.subscribe(conn, &channel) {
+                Ok(snapshot) => {
+                    snapshots.push(snapshot);
+                    resumed.push(channel);
+                }
+                Err(_) => missing.push(channel),
+            }
+        }
+        if !self.replay.covers(p.last_seen_server_seq, self.seq) {
+            let out = ReconnectSnapshotOut {
+                r#type: "snapshot",
+                snapshots,
+            };
+            self.respond(conn, id, &out);
+            return Ok(());
+        }
+        // Within the buffer: the missed envelopes of the resumed channels, copied as sent.
+        let mut text = String::with_capacity(256);
+        let _ = write!(
+            text,
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"type":"replay","actions":["#,
+            serde_json::to_string(id).unwrap_or_else(|_| "null".into())
+        );
+        let mut first = true;
+        for entry in self.replay.since(p.last_seen_server_seq) {
+            if resumed.iter().any(|c| **c == *entry.channel) {
+                if !first {
+                    text.push(',');
+                }
+                first = false;
+                text.push_str(crate::replay::envelope_of(&entry.frame));
+            }
+        }
+        text.push_str(r#"],"missing":"#);
+        text.push_str(&serde_json::to_string(&missing).unwrap_or_else(|_| "[]".into()));
+        text.push_str("}}");
+        self.outbox.push((conn, Arc::from(text)));
+        Ok(())
+    }
+
+    fn create_session(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: CreateSessionParams,
+    ) -> Result<(), ErrorObject> {
+        let uri = p.channel;
+        if !valid_session_uri(&uri) {
+            return Err(invalid(
+                "the session URI must be ahp-session:/<id> (printable, <= 256)",
+            ));
+        }
+        if self.sessions.contains_key(&uri) {
+            return Err(ErrorObject::new(
+                errors::SESSION_ALREADY_EXISTS,
+                "a session with this URI exists",
+            ));
+        }
+        let provider = p.provider.unwrap_or_else(|| crate::agent::PROVIDER.into());
+        if provider != crate::agent::PROVIDER {
+            return Err(ErrorObject::new(
+                errors::PROVIDER_NOT_FOUND,
+                format!(
+                    "unknown provider; this host has `{}`",
+                    crate::agent::PROVIDER
+                ),
+            ));
+        }
+        let workdir = match &p.working_directory {
+            Some(dir) => {
+                let path = self.sandbox.existing(&uri_path(dir)?)?;
+                if !path.is_dir() {
+                    return Err(invalid("workingDirectory is not a directory"));
+                }
+                path
+            }
+            None => self.sandbox.root().to_path_buf(),
+        };
+        if let Some(active) = &p.active_client {
+            if Some(active.client_id.as_str()) != self.conn_client_id(conn) {
+                return Err(invalid(
+                    "activeClient.clientId must be the creating client's id",
+                ));
+            }
+        }
+        let turns = match &p.fork {
+            Some(fork) => {
+                let source = self
+                    .sessions
+                    .get(&fork.session)
+                    .ok_or_else(|| session_not_found(&fork.session))?;
+                let end = source
+                    .state
+                    .turns
+                    .iter()
+                    .position(|t| t.id == fork.turn_id)
+                    .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such turn to fork"))?;
+                source.state.turns[..=end].to_vec()
+            }
+            None => Vec::new(),
+        };
+        let now = SystemClock.now();
+        let state = SessionState {
+            summary: SessionSummary {
+                resource: uri.clone(),
+                provider,
+                title: "New Session".into(),
+                status: STATUS_IDLE,
+                created_at: now,
+                modified_at: now,
+                model: p.model.or_else(|| Some(crate::agent::default_model())),
+                agent: p.agent,
+                working_directory: Some(file_uri(&workdir)),
+                ..Default::default()
+            },
+            lifecycle: SessionLifecycle::Creating,
+            creation_error: None,
+            server_tools: Some(crate::agent::tools::definitions()),
+            active_client: p.active_client,
+            turns,
+            active_turn: None,
+            steering_message: None,
+            queued_messages: None,
+            input_requests: None,
+            config: None,
+            customizations: None,
+            changesets: None,
+            meta: None,
+        };
+        let mut session = Session::new(state);
+        session.record_turns(&mut self.ops);
+        session.record_head(self.seq, &mut self.ops);
+        self.sessions.insert(uri.clone(), session);
+        self.respond(conn, id, &EmptyResult);
+        // The backend needs no initialisation: the session is ready at once.
+        self.apply_server(&uri, StateAction::SessionReady(SessionReadyAction {}));
+        let summary = self.sessions[&uri].state.summary.clone();
+        self.notify_root(
+            methods::SESSION_ADDED,
+            &SessionAddedParams {
+                channel: ROOT_CHANNEL.into(),
+                summary,
+            },
+        );
+        self.update_active_sessions();
+        Ok(())
+    }
+
+    fn dispose_session(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        uri: &str,
+    ) -> Result<(), ErrorObject> {
+        let mut session = self
+            .sessions
+            .remove(uri)
+            .ok_or_else(|| session_not_found(uri))?;
+        session.stop_agent();
+        for sub in &session.subscribers {
+            if let Some(c) = self.conns.get_mut(sub) {
+                c.subs.remove(uri);
+            }
+        }
+        self.ops.push(Op::DeleteSession {
+            uri: session.uri.clone(),
+        });
+        self.respond(conn, id, &EmptyResult);
+        self.notify_root(
+            methods::SESSION_REMOVED,
+            &SessionRemovedParams {
+                channel: ROOT_CHANNEL.into(),
+                session: uri.to_owned(),
+            },
+        );
+        self.update_active_sessions();
+        Ok(())
+    }
+
+    fn update_active_sessions(&mut self) {
+        let count = self.sessions.len() as f64;
+        let action = StateAction::RootActiveSessionsChanged(RootActiveSessionsChangedAction {
+            active_sessions: count,
+        });
+        let _ = self.apply(ROOT_CHANNEL, action, None);
+    }
+
+    fn fetch_turns(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: FetchTurnsParams,
+    ) -> Result<(), ErrorObject> {
+        if !self.sessions.contains_key(&p.channel) {
+            return Err(session_not_found(&p.channel));
+        }
+        let limit = p.limit.unwrap_or(50.0).clamp(1.0, 500.0) as usize;
+        // Completed turns are written with the envelope that completes them; commit this
+        // batch's writes first so the database has every turn applied so far.
+        self.commit_ops();
+        let fetched = self
+            .store
+            .fetch_turns(&p.channel, p.before.as_deref(), limit)
+            .map_err(|e| ErrorObject::new(errors::INTERNAL_ERROR, e.to_string()))?;
+        let (turns, has_more) =
+            fetched.ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no turn with that id"))?;
+        self.respond(conn, id, &FetchTurnsResult { turns, has_more });
+        Ok(())
+    }
+}
+
+fn check_client_id(client_id: &str) -> Result<(), ErrorObject> {
+    if client_id.is_empty() || client_id.len() > 256 || client_id.chars().any(char::is_control) {
+        return Err(invalid("clientId must be 1-256 printable characters"));
+    }
+    Ok(())
+}

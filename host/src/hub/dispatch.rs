@@ -1,0 +1,209 @@
+//! `dispatchAction`: which actions a client may dispatch, authorized against the current state
+//! and the dispatching connection, then validated by running the reducer.
+
+use super::{ConnId, Hub};
+use crate::agent::AgentEvent;
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
+use ahp_wasm::protocol::tagged::TaggedUnion;
+use ahp_wasm::protocol::{
+    ActionOrigin, DispatchActionParams, ResponsePart, SessionLifecycle, SessionState, StateAction,
+    ToolCallContributor, ToolCallState,
+};
+
+/// What to do with an authorized action.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Disposition {
+    /// Apply it now.
+    Apply,
+    /// Apply it when the active turn ends (model and agent changes).
+    Defer,
+}
+
+/// The client-dispatchable actions (guide/actions.md), authorized for `client_id`.
+pub(super) fn authorize(
+    state: &SessionState,
+    action: &StateAction,
+    client_id: &str,
+) -> Result<Disposition, String> {
+    use StateAction as A;
+    let user_only = |kind: &str| {
+        if kind == "user" {
+            Ok(Disposition::Apply)
+        } else {
+            Err("clients may only send user messages".to_string())
+        }
+    };
+    match action {
+        A::SessionTurnStarted(a) => {
+            if state.lifecycle != SessionLifecycle::Ready {
+                return Err("the session is not ready".into());
+            }
+            if state.active_turn.is_some() {
+                return Err("a turn is already active; queue or steer instead".into());
+            }
+            if a.queued_message_id.is_some() {
+                return Err("queuedMessageId is set by the server".into());
+            }
+            user_only(&a.message.origin.kind)
+        }
+        A::SessionPendingMessageSet(a) => user_only(&a.message.origin.kind),
+        A::SessionModelChanged(_) | A::SessionAgentChanged(_) => {
+            Ok(if state.active_turn.is_some() {
+                Disposition::Defer
+            } else {
+                Disposition::Apply
+            })
+        }
+        A::SessionActiveClientChanged(a) => {
+            let current = state.active_client.as_ref().map(|c| c.client_id.as_str());
+            match (&a.active_client, current) {
+                (Some(new), _) if new.client_id != client_id => {
+                    Err("a client can only claim the active role for itself".into())
+                }
+                (Some(_), Some(cur)) if cur != client_id => Err("another client is active".into()),
+                (None, Some(cur)) if cur != client_id => {
+                    Err("only the active client can release the role".into())
+                }
+                _ => Ok(Disposition::Apply),
+            }
+        }
+        A::SessionActiveClientToolsChanged(_) => match state.active_client.as_ref() {
+            Some(c) if c.client_id == client_id => Ok(Disposition::Apply),
+            _ => Err("only the active client can change its tools".into()),
+        },
+        A::SessionToolCallComplete(a) => tool_owner(state, &a.turn_id, &a.tool_call_id, client_id),
+        A::SessionToolCallContentChanged(a) => {
+            tool_owner(state, &a.turn_id, &a.tool_call_id, client_id)
+        }
+        A::SessionTurnCancelled(_)
+        | A::SessionTruncated(_)
+        | A::SessionToolCallConfirmed(_)
+        | A::SessionToolCallResultConfirmed(_)
+        | A::SessionTitleChanged(_)
+        | A::SessionIsReadChanged(_)
+        | A::SessionIsArchivedChanged(_)
+        | A::SessionConfigChanged(_)
+        | A::SessionActivityChanged(_)
+        | A::SessionCustomizationToggled(_)
+        | A::SessionPendingMessageRemoved(_)
+        | A::SessionQueuedMessagesReordered(_)
+        | A::SessionInputAnswerChanged(_)
+        | A::SessionInputCompleted(_) => Ok(Disposition::Apply),
+        other => Err(format!(
+            "`{}` is not client-dispatchable on a session",
+            other.variant_tag()
+        )),
+    }
+}
+
+/// Client tools are completed (and their content streamed) only by the client providing them;
+/// server tools only by the server.
+fn tool_owner(
+    state: &SessionState,
+    turn_id: &str,
+    tool_call_id: &str,
+    client_id: &str,
+) -> Result<Disposition, String> {
+    let Some(turn) = state.active_turn.as_ref().filter(|t| t.id == turn_id) else {
+        // The reducer rejects it with the precise reason.
+        return Ok(Disposition::Apply);
+    };
+    let contributor = turn
+        .response_parts
+        .iter()
+        .rev()
+        .find_map(|part| match part {
+            ResponsePart::ToolCall(p) => {
+                let (id, contributor) = tool_call_identity(&p.tool_call)?;
+                (id == tool_call_id).then_some(contributor)
+            }
+            _ => None,
+        });
+    match contributor {
+        None => Ok(Disposition::Apply),
+        Some(Some(ToolCallContributor::Client(c))) if c.client_id == client_id => {
+            Ok(Disposition::Apply)
+        }
+        Some(Some(ToolCallContributor::Client(_))) => {
+            Err("only the client that provides this tool can complete it".into())
+        }
+        Some(_) => Err("this tool call is executed by the server".into()),
+    }
+}
+
+fn tool_call_identity(tc: &ToolCallState) -> Option<(&str, Option<&ToolCallContributor>)> {
+    Some(match tc {
+        ToolCallState::Streaming(s) => (s.tool_call_id.as_str(), s.contributor.as_ref()),
+        ToolCallState::PendingConfirmation(s) => (s.tool_call_id.as_str(), s.contributor.as_ref()),
+        ToolCallState::Running(s) => (s.tool_call_id.as_str(), s.contributor.as_ref()),
+        ToolCallState::PendingResultConfirmation(s) => {
+            (s.tool_call_id.as_str(), s.contributor.as_ref())
+        }
+        ToolCallState::Completed(s) => (s.tool_call_id.as_str(), s.contributor.as_ref()),
+        ToolCallState::Cancelled(s) => (s.tool_call_id.as_str(), s.contributor.as_ref()),
+        ToolCallState::Unknown(_) => return None,
+    })
+}
+
+impl Hub {
+    pub(super) fn on_dispatch(&mut self, conn: ConnId, p: DispatchActionParams) {
+        let Some(client_id) = self.conn_client_id(conn).map(str::to_owned) else {
+            return;
+        };
+        let origin = ActionOrigin {
+            client_id: client_id.clone(),
+            client_seq: p.client_seq,
+        };
+        let channel = p.channel;
+        let action = p.action;
+        if channel == ROOT_CHANNEL {
+            if !matches!(action, StateAction::RootConfigChanged(_)) {
+                let reason = format!("`{}` is not client-dispatchable", action.variant_tag());
+                return self.reject(conn, &channel, action, origin, reason);
+            }
+            if let Err((action, why)) = self.apply(&channel, action, Some(origin.clone())) {
+                self.reject(conn, &channel, action, origin, why.reason().into());
+            }
+            return;
+        }
+        // Actions for a channel that does not exist are ignored silently (session-channel.md).
+        let Some(session) = self.sessions.get_mut(&channel) else {
+            return;
+        };
+        match authorize(&session.state, &action, &client_id) {
+            Err(reason) => self.reject(conn, &channel, action, origin, reason),
+            Ok(Disposition::Defer) => session.deferred.push((action, Some(origin))),
+            Ok(Disposition::Apply) => {
+                let prior_answers = match &action {
+                    StateAction::SessionInputCompleted(a) => session
+                        .state
+                        .input_requests
+                        .iter()
+                        .flatten()
+                        .find(|r| r.id == a.request_id)
+                        .and_then(|r| r.answers.clone()),
+                    _ => None,
+                };
+                match self.apply(&channel, action, Some(origin.clone())) {
+                    Ok(action) => {
+                        if let StateAction::SessionInputCompleted(a) = &action {
+                            let answers = a.answers.clone().or(prior_answers);
+                            self.tell_agent(
+                                &channel,
+                                AgentEvent::InputCompleted {
+                                    request_id: a.request_id.clone(),
+                                    response: a.response.clone(),
+                                    answers,
+                                },
+                            );
+                        }
+                        self.after_apply(&channel, &action, Some(&client_id));
+                    }
+                    Err((action, why)) => {
+                        self.reject(conn, &channel, action, origin, why.reason().into())
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,482 @@
+//! The hub: the one owner of all protocol state.
+//!
+//! It runs on its own thread and handles messages from connections and agent tasks one at a
+//! time, so every state change, `serverSeq` and fan-out is trivially ordered. Messages are
+//! handled in batches: the batch's writes are committed to SQLite in one transaction and only
+//! then is anything the batch produced (responses, envelopes, notifications) handed to the
+//! connections' bounded queues. A connection whose queue is full is dropped as a slow consumer.
+//!
+//! - `mod.rs`: messages, the loop, connections, applying and broadcasting actions;
+//! - `commands.rs`: the request handlers;
+//! - `dispatch.rs`: authorization of client-dispatched actions;
+//! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
+//! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications).
+
+mod commands;
+mod dispatch;
+mod sessions;
+mod turns;
+
+use crate::agent::AgentEvent;
+use crate::config::Config;
+use crate::replay::{action_frame, ReplayRing};
+use crate::resources::Sandbox;
+use crate::store::{Loaded, Op, Store};
+use ahp_wasm::protocol::jsonrpc::{self, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::{
+    ActionEnvelope, ActionOrigin, CreateSessionParams, DispatchActionParams, DisposeSessionParams,
+    FetchTurnsParams, InitializeParams, ReconnectParams, RootState, StateAction, SubscribeParams,
+};
+use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
+use serde::Serialize;
+use sessions::Session;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Identifies one WebSocket connection.
+pub type ConnId = u64;
+
+/// State a connection's tasks share with the hub.
+#[derive(Debug, Default)]
+pub struct ConnShared {
+    /// Set once `initialize` or `reconnect` succeeded.
+    pub initialized: AtomicBool,
+    /// Cancelled to drop the connection at once (slow consumer, takeover, shutdown).
+    pub kill: CancellationToken,
+}
+
+/// The hub's handle on a connection: its bounded outbound queue. An empty frame asks the
+/// writer to close the connection after everything queued before it.
+#[derive(Debug, Clone)]
+pub struct ConnHandle {
+    /// Outbound frames.
+    pub tx: mpsc::Sender<Arc<str>>,
+    /// Shared flags.
+    pub shared: Arc<ConnShared>,
+}
+
+/// A request the hub answers.
+#[derive(Debug)]
+pub enum Request {
+    /// `initialize`.
+    Initialize(InitializeParams),
+    /// `reconnect`.
+    Reconnect(ReconnectParams),
+    /// `subscribe`.
+    Subscribe(SubscribeParams),
+    /// `createSession`.
+    CreateSession(CreateSessionParams),
+    /// `disposeSession`.
+    DisposeSession(DisposeSessionParams),
+    /// `listSessions`.
+    ListSessions,
+    /// `fetchTurns`.
+    FetchTurns(FetchTurnsParams),
+}
+
+/// A message to the hub.
+#[derive(Debug)]
+pub enum HubMsg {
+    /// A connection opened.
+    Connect {
+        /// Its id.
+        conn: ConnId,
+        /// Its queue.
+        handle: ConnHandle,
+    },
+    /// A connection closed.
+    Disconnect {
+        /// Its id.
+        conn: ConnId,
+    },
+    /// A request to answer.
+    Request {
+        /// From.
+        conn: ConnId,
+        /// Request id.
+        id: RequestId,
+        /// What.
+        request: Box<Request>,
+    },
+    /// `dispatchAction`.
+    Dispatch {
+        /// From.
+        conn: ConnId,
+        /// The params.
+        params: DispatchActionParams,
+    },
+    /// `unsubscribe`.
+    Unsubscribe {
+        /// From.
+        conn: ConnId,
+        /// The channel.
+        channel: String,
+    },
+    /// Actions produced by the built-in agent for one turn.
+    Agent {
+        /// Session URI.
+        channel: String,
+        /// The turn the agent works on.
+        turn_id: String,
+        /// Server-originated actions, applied in order.
+        actions: Vec<StateAction>,
+    },
+    /// Stop the hub.
+    Shutdown,
+}
+
+/// The sending side of the hub's queue.
+pub type HubSender = mpsc::Sender<HubMsg>;
+
+/// How many messages one batch (one transaction) handles at most.
+const MAX_BATCH: usize = 512;
+
+struct Conn {
+    handle: ConnHandle,
+    client_id: Option<String>,
+    subs: HashSet<String>,
+}
+
+/// The hub's state (see the module docs).
+pub struct Hub {
+    seq: u64,
+    root_uri: Arc<str>,
+    root: RootState,
+    root_subs: Vec<ConnId>,
+    sessions: HashMap<String, Session>,
+    conns: HashMap<ConnId, Conn>,
+    replay: ReplayRing,
+    store: Store,
+    ops: Vec<Op>,
+    outbox: Vec<(ConnId, Arc<str>)>,
+    tx: HubSender,
+    rt: tokio::runtime::Handle,
+    sandbox: Sandbox,
+    chunk_delay: Duration,
+    max_subscriptions: usize,
+    stopping: bool,
+}
+
+impl Hub {
+    /// Builds the hub from loaded state; in-progress turns from before a restart are failed.
+    pub fn new(
+        config: &Config,
+        store: Store,
+        loaded: Loaded,
+        sandbox: Sandbox,
+        tx: HubSender,
+        rt: tokio::runtime::Handle,
+    ) -> Hub {
+        let mut hub = Hub {
+            seq: loaded.last_seq,
+            root_uri: Arc::from(ROOT_CHANNEL),
+            root: RootState {
+                agents: vec![crate::agent::agent_info()],
+                active_sessions: Some(loaded.sessions.len() as f64),
+                terminals: None,
+                config: None,
+            },
+            root_subs: Vec::new(),
+            sessions: HashMap::new(),
+            conns: HashMap::new(),
+            replay: ReplayRing::new(
+                config.limits.replay_entries,
+                config.limits.replay_bytes,
+                loaded.last_seq,
+            ),
+            store,
+            ops: Vec::new(),
+            outbox: Vec::new(),
+            tx,
+            rt,
+            sandbox,
+            chunk_delay: config.chunk_delay,
+            max_subscriptions: config.limits.max_subscriptions,
+            stopping: false,
+        };
+        let mut interrupted = Vec::new();
+        for s in loaded.sessions {
+            let uri = s.state.summary.resource.clone();
+            if let Some(turn) = &s.state.active_turn {
+                interrupted.push((uri.clone(), turn.id.clone()));
+            }
+            hub.sessions.insert(uri.clone(), Session::loaded(&uri, s));
+        }
+        for (uri, turn_id) in interrupted {
+            hub.apply_server(&uri, turns::interrupted(&turn_id));
+        }
+        hub.commit_and_flush();
+        hub
+    }
+
+    /// Runs the hub until `Shutdown` or until every sender is gone.
+    pub fn run(mut self, mut rx: mpsc::Receiver<HubMsg>) {
+        while let Some(msg) = rx.blocking_recv() {
+            self.handle(msg);
+            for _ in 1..MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(msg) => self.handle(msg),
+                    Err(_) => break,
+                }
+            }
+            self.commit_and_flush();
+            if self.stopping {
+                break;
+            }
+        }
+        for (_, session) in self.sessions.iter_mut() {
+            session.stop_agent();
+        }
+        for (_, conn) in self.conns.drain() {
+            conn.handle.shared.kill.cancel();
+        }
+    }
+
+    fn handle(&mut self, msg: HubMsg) {
+        match msg {
+            HubMsg::Connect { conn, handle } => {
+                self.conns.insert(
+                    conn,
+                    Conn {
+                        handle,
+                        client_id: None,
+                        subs: HashSet::new(),
+                    },
+                );
+            }
+            HubMsg::Disconnect { conn } => self.drop_conn(conn),
+            HubMsg::Request { conn, id, request } => {
+                if self.conns.contains_key(&conn) {
+                    self.on_request(conn, id, *request);
+                }
+            }
+            HubMsg::Dispatch { conn, params } => self.on_dispatch(conn, params),
+            HubMsg::Unsubscribe { conn, channel } => self.unsubscribe(conn, &channel),
+            HubMsg::Agent {
+                channel,
+                turn_id,
+                actions,
+            } => self.on_agent(&channel, &turn_id, actions),
+            HubMsg::Shutdown => self.stopping = true,
+        }
+    }
+
+    /// Commits the batch's writes, then hands its frames to the connections; repeats while
+    /// dropping slow consumers produced more.
+    fn commit_and_flush(&mut self) {
+        loop {
+            self.commit_ops();
+            if self.outbox.is_empty() {
+                return;
+            }
+            let mut dead = Vec::new();
+            for (conn, frame) in self.outbox.drain(..) {
+                if let Some(c) = self.conns.get(&conn) {
+                    if c.handle.tx.try_send(frame).is_err() {
+                        dead.push(conn);
+                    }
+                }
+            }
+            if dead.is_empty() {
+                return;
+            }
+            for conn in dead {
+                if self.conns.contains_key(&conn) {
+                    eprintln!("ahp-host: connection {conn} dropped (slow consumer)");
+                    self.drop_conn(conn);
+                }
+            }
+        }
+    }
+
+    /// Commits the queued writes.
+    fn commit_ops(&mut self) {
+        if self.ops.is_empty() {
+            return;
+        }
+        if let Err(e) = self.store.commit(&self.ops, self.seq) {
+            // Nothing from this batch was sent; stopping is the only way not to acknowledge
+            // what is not on disk.
+            eprintln!("ahp-host: cannot persist ({e}); stopping");
+            std::process::exit(70);
+        }
+        self.ops.clear();
+    }
+
+    /// Forgets a connection: its subscriptions, and the active-client role of its client id
+    /// when no other connection holds that id.
+    fn drop_conn(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        c.handle.shared.kill.cancel();
+        for channel in &c.subs {
+            if let Some(subs) = self.subscribers_mut(channel) {
+                subs.retain(|&x| x != conn);
+            }
+        }
+        if let Some(client_id) = c.client_id {
+            let still_here = self
+                .conns
+                .values()
+                .any(|o| o.client_id.as_deref() == Some(client_id.as_str()));
+            if !still_here {
+                self.release_active_client(&client_id);
+            }
+        }
+    }
+
+    fn subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
+        if channel == ROOT_CHANNEL {
+            Some(&mut self.root_subs)
+        } else {
+            self.sessions.get_mut(channel).map(|s| &mut s.subscribers)
+        }
+    }
+
+    /// Queues a response frame.
+    fn respond<R: Serialize>(&mut self, conn: ConnId, id: &RequestId, result: &R) {
+        self.outbox
+            .push((conn, Arc::from(jsonrpc::result_text(id, result))));
+    }
+
+    /// Queues an error response frame.
+    fn respond_error(&mut self, conn: ConnId, id: &RequestId, error: ErrorObject) {
+        self.outbox
+            .push((conn, Arc::from(jsonrpc::error_text(Some(id), &error))));
+    }
+
+    /// Queues a notification for every subscriber of the root channel.
+    fn notify_root<P: Serialize>(&mut self, method: &str, params: &P) {
+        let frame: Arc<str> = Arc::from(jsonrpc::notification_text(method, params));
+        fanout(&mut self.outbox, &self.root_subs, &frame);
+    }
+
+    fn envelope_frame(
+        &self,
+        channel: &str,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+        rejection_reason: Option<String>,
+    ) -> (Arc<str>, StateAction) {
+        let envelope = ActionEnvelope {
+            channel: channel.to_owned(),
+            action,
+            server_seq: self.seq,
+            origin,
+            rejection_reason,
+        };
+        let json = serde_json::to_string(&envelope).expect("envelopes always serialize");
+        (action_frame(&json), envelope.action)
+    }
+
+    /// Applies an action through the channel's reducer; on success it gets the next
+    /// `serverSeq`, is logged, kept for replay and broadcast to the channel's subscribers.
+    /// The action is handed back either way.
+    fn apply(
+        &mut self,
+        channel: &str,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+    ) -> Result<StateAction, (StateAction, NoOp)> {
+        let now = SystemClock.now();
+        let clock = FixedClock(now);
+        if channel == ROOT_CHANNEL {
+            if let Outcome::NoOp(reason) = root_reducer(&mut self.root, &action, &clock) {
+                return Err((action, reason));
+            }
+            self.seq += 1;
+            let (frame, action) = self.envelope_frame(channel, action, origin, None);
+            self.replay
+                .push(self.seq, self.root_uri.clone(), frame.clone());
+            fanout(&mut self.outbox, &self.root_subs, &frame);
+            return Ok(action);
+        }
+        let Some(session) = self.sessions.get_mut(channel) else {
+            return Err((action, NoOp::UnknownTarget));
+        };
+        let changed = match session.reduce(&action, &clock) {
+            Outcome::Applied(changed) => changed,
+            Outcome::NoOp(reason) => return Err((action, reason)),
+        };
+        self.seq += 1;
+        let (frame, action) = self.envelope_frame(channel, action, origin, None);
+        let session = self.sessions.get_mut(channel).expect("checked above");
+        session.record(self.seq, now, &frame, changed, &mut self.ops);
+        let uri = session.uri.clone();
+        fanout(&mut self.outbox, &session.subscribers, &frame);
+        let summary_changes = session.summary_changes(changed);
+        self.replay.push(self.seq, uri, frame);
+        if let Some(changes) = summary_changes {
+            self.notify_root(jsonrpc::methods::SESSION_SUMMARY_CHANGED, &changes);
+        }
+        Ok(action)
+    }
+
+    /// Applies a server-originated action (no `origin`) and runs its side effects. Returns
+    /// whether it applied.
+    fn apply_server(&mut self, channel: &str, action: StateAction) -> bool {
+        match self.apply(channel, action, None) {
+            Ok(action) => {
+                self.after_apply(channel, &action, None);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Echoes a rejected client action to its dispatcher only, with `rejectionReason`.
+    fn reject(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+        action: StateAction,
+        origin: ActionOrigin,
+        reason: String,
+    ) {
+        self.seq += 1;
+        let (frame, _) = self.envelope_frame(channel, action, Some(origin), Some(reason));
+        self.outbox.push((conn, frame));
+    }
+
+    /// Sends an event to the agent working on `channel`, if any.
+    fn tell_agent(&mut self, channel: &str, event: AgentEvent) {
+        if let Some(session) = self.sessions.get(channel) {
+            session.tell_agent(event);
+        }
+    }
+
+    fn conn_client_id(&self, conn: ConnId) -> Option<&str> {
+        self.conns.get(&conn).and_then(|c| c.client_id.as_deref())
+    }
+
+    fn mark_initialized(&mut self, conn: ConnId, client_id: String) {
+        // One live connection per client id: a newer one takes over (a reconnect usually
+        // arrives before the old socket is noticed dead).
+        let others: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(id, c)| **id != conn && c.client_id.as_deref() == Some(client_id.as_str()))
+            .map(|(id, _)| *id)
+            .collect();
+        for other in others {
+            if let Some(c) = self.conns.get_mut(&other) {
+                // Keep the role: the same client is still here.
+                c.client_id = None;
+            }
+            self.drop_conn(other);
+        }
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.handle.shared.initialized.store(true, Ordering::Release);
+            c.client_id = Some(client_id);
+        }
+    }
+}
+
+fn fanout(outbox: &mut Vec<(ConnId, Arc<str>)>, subs: &[ConnId], frame: &Arc<str>) {
+    outbox.extend(subs.iter().map(|&c| (c, frame.clone())));
+}

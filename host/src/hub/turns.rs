@@ -1,0 +1,215 @@
+//! Side effects of applied actions: starting and stopping the agent, consuming queued and
+//! steering messages, deferred model/agent changes, and the active client leaving.
+
+use super::sessions::AgentRun;
+use super::Hub;
+use crate::agent::{AgentEvent, TurnJob};
+use ahp_wasm::protocol::{
+    ErrorInfo, Message, MessageOrigin, PendingMessage, PendingMessageKind,
+    SessionActiveClientChangedAction, SessionErrorAction, SessionLifecycle,
+    SessionPendingMessageRemovedAction, SessionToolCallConfirmedAction, SessionTurnStartedAction,
+    StateAction,
+};
+use tokio::sync::mpsc;
+
+/// The `session/error` that fails a turn interrupted by a host restart.
+pub(super) fn interrupted(turn_id: &str) -> StateAction {
+    StateAction::SessionError(SessionErrorAction {
+        turn_id: turn_id.to_owned(),
+        error: ErrorInfo {
+            error_type: "HostRestarted".into(),
+            message: "the host restarted while this turn was in progress".into(),
+            stack: None,
+        },
+    })
+}
+
+fn new_turn_id() -> String {
+    let mut bytes = [0u8; 8];
+    let _ = getrandom::fill(&mut bytes);
+    format!("turn-{}", crate::security::hex(&bytes))
+}
+
+impl Hub {
+    /// Reacts to an applied action (`from_client` is the dispatcher, `None` for the server).
+    pub(super) fn after_apply(
+        &mut self,
+        channel: &str,
+        action: &StateAction,
+        from_client: Option<&str>,
+    ) {
+        match action {
+            StateAction::SessionTurnStarted(a) => self.start_agent(channel, &a.turn_id, &a.message),
+            StateAction::SessionTurnComplete(_)
+            | StateAction::SessionTurnCancelled(_)
+            | StateAction::SessionError(_)
+            | StateAction::SessionTruncated(_) => self.turn_ended(channel),
+            StateAction::SessionToolCallConfirmed(confirmed) => {
+                let (tool_call_id, approved) = match confirmed.as_ref() {
+                    SessionToolCallConfirmedAction::Approved(a) => (a.tool_call_id.clone(), true),
+                    SessionToolCallConfirmedAction::Denied(a) => (a.tool_call_id.clone(), false),
+                };
+                self.tell_agent(
+                    channel,
+                    AgentEvent::ToolConfirmed {
+                        tool_call_id,
+                        approved,
+                    },
+                );
+            }
+            StateAction::SessionToolCallComplete(a) if from_client.is_some() => {
+                self.tell_agent(
+                    channel,
+                    AgentEvent::ToolCompleted {
+                        tool_call_id: a.tool_call_id.clone(),
+                        result: Box::new(a.result.clone()),
+                    },
+                );
+            }
+            StateAction::SessionPendingMessageSet(a) => match a.kind {
+                PendingMessageKind::Steering => self.tell_agent(
+                    channel,
+                    AgentEvent::Steering(PendingMessage {
+                        id: a.id.clone(),
+                        message: a.message.clone(),
+                    }),
+                ),
+                PendingMessageKind::Queued => self.start_queued(channel),
+                PendingMessageKind::Other(_) => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// Spawns the built-in agent for a new turn (replacing any previous run).
+    fn start_agent(&mut self, channel: &str, turn_id: &str, message: &Message) {
+        let Some(session) = self.sessions.get_mut(channel) else {
+            return;
+        };
+        session.stop_agent();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let job = TurnJob {
+            channel: channel.to_owned(),
+            turn_id: turn_id.to_owned(),
+            text: message.text.clone(),
+            workdir: session
+                .state
+                .summary
+                .working_directory
+                .as_deref()
+                .and_then(|d| crate::resources::uri_path(d).ok())
+                .unwrap_or_else(|| self.sandbox.root().to_path_buf()),
+            active_client: session.state.active_client.clone(),
+            steering: session.state.steering_message.clone(),
+            chunk_delay: self.chunk_delay,
+        };
+        let task = self
+            .rt
+            .spawn(crate::agent::run_turn(job, self.tx.clone(), events_rx));
+        session.agent = Some(AgentRun {
+            turn_id: turn_id.to_owned(),
+            events: events_tx,
+            task,
+        });
+    }
+
+    /// The active turn ended: stop its agent, apply deferred changes, start the next queued
+    /// message.
+    fn turn_ended(&mut self, channel: &str) {
+        let deferred = match self.sessions.get_mut(channel) {
+            Some(session) if session.state.active_turn.is_none() => {
+                session.stop_agent();
+                std::mem::take(&mut session.deferred)
+            }
+            _ => return,
+        };
+        for (action, origin) in deferred {
+            if let Ok(action) = self.apply(channel, action, origin.clone()) {
+                let client = origin.as_ref().map(|o| o.client_id.clone());
+                self.after_apply(channel, &action, client.as_deref());
+            }
+        }
+        self.start_queued(channel);
+    }
+
+    /// Starts a turn from the first queued message when the session is ready and idle.
+    fn start_queued(&mut self, channel: &str) {
+        let next = match self.sessions.get(channel) {
+            Some(s)
+                if s.state.active_turn.is_none()
+                    && s.state.lifecycle == SessionLifecycle::Ready =>
+            {
+                s.state
+                    .queued_messages
+                    .as_ref()
+                    .and_then(|q| q.first())
+                    .cloned()
+            }
+            _ => None,
+        };
+        let Some(next) = next else {
+            return;
+        };
+        self.apply_server(
+            channel,
+            StateAction::SessionPendingMessageRemoved(SessionPendingMessageRemovedAction {
+                kind: PendingMessageKind::Queued,
+                id: next.id.clone(),
+            }),
+        );
+        let mut message = next.message;
+        if message.origin.kind.is_empty() {
+            message.origin = MessageOrigin {
+                kind: "user".into(),
+            };
+        }
+        self.apply_server(
+            channel,
+            StateAction::SessionTurnStarted(Box::new(SessionTurnStartedAction {
+                turn_id: new_turn_id(),
+                message,
+                queued_message_id: Some(next.id),
+            })),
+        );
+    }
+
+    /// Applies actions from the agent working on `turn_id`; a stale agent is ignored.
+    pub(super) fn on_agent(&mut self, channel: &str, turn_id: &str, actions: Vec<StateAction>) {
+        for action in actions {
+            let current = self
+                .sessions
+                .get(channel)
+                .and_then(|s| s.agent.as_ref())
+                .is_some_and(|run| run.turn_id == turn_id);
+            if !current {
+                return;
+            }
+            // An action the state no longer accepts (the turn was cancelled meanwhile) is
+            // dropped: the reducer is the judge for the server's actions too.
+            self.apply_server(channel, action);
+        }
+    }
+
+    /// The client left: release its active-client role everywhere.
+    pub(super) fn release_active_client(&mut self, client_id: &str) {
+        let held: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| {
+                s.state
+                    .active_client
+                    .as_ref()
+                    .is_some_and(|c| c.client_id == client_id)
+            })
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in held {
+            self.apply_server(
+                &uri,
+                StateAction::SessionActiveClientChanged(SessionActiveClientChangedAction {
+                    active_client: None,
+                }),
+            );
+        }
+    }
+}

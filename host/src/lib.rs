@@ -1,0 +1,30 @@
+//! `ahp-host`: a native Agent Host Protocol (AHP 0.3.0) server built on the `ahp-wasm` crate's
+//! wire types and reducers.
+//!
+//! - [`config`]: flags and limits; [`server`]: HTTP, the WebSocket endpoint and the page;
+//! - [`connection`]: one WebSocket (reader and writer tasks);
+//! - [`hub`]: the single owner of protocol state; [`store`]: SQLite persistence;
+//!   [`replay`]: the reconnect buffer;
+//! - [`agent`]: the built-in agent; [`resources`]: the file sandbox; [`security`]: token, origin
+//!   and input checks.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let host = ahp_host::start(ahp_host::Config::local("/tmp/ahp-data", ".")).await?;
+//! println!("open {}", host.page_url());
+//! # Ok(()) }
+//! ```
+
+pub mod agent;
+pub mod config;
+pub mod connection;
+pub mod hub;
+pub mod replay;
+pub mod resources;
+pub mod security;
+pub mod server;
+pub mod store;
+
+pub use config::{Cli, Config, Limits};
+pub use security::Token;
+pub use server::{start, RunningHost, StartError};

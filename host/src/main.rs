@@ -1,0 +1,48 @@
+//! The `ahp-host` binary: parses flags, starts the server, prints where to find it.
+
+use ahp_host::{Cli, Config};
+use clap::Parser;
+use std::process::ExitCode;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let config = Config::from(Cli::parse());
+    if !config.listen.is_loopback() && config.allow_remote {
+        eprintln!(
+            "ahp-host: WARNING: listening on {} — anyone who can reach it and knows the token \
+             controls this host and its working directory",
+            config.listen
+        );
+    }
+    let host = match ahp_host::start(config).await {
+        Ok(host) => host,
+        Err(e) => {
+            eprintln!("ahp-host: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("ahp-host listening on http://{}", host.addr);
+    println!("websocket: {}", host.ws_url());
+    println!("data: {}", host.data_dir.display());
+    // The one place the token is shown: the URL to open.
+    println!("open: {}", host.page_url());
+    wait_for_stop().await;
+    eprintln!("ahp-host: stopping");
+    host.shutdown().await;
+    ExitCode::SUCCESS
+}
+
+async fn wait_for_stop() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,133 @@
+//! The bounded replay ring: the most recent broadcast `action` frames, for `reconnect`.
+//!
+//! Each entry keeps the exact frame that was sent (one shared allocation), so a replay copies
+//! envelope text instead of serializing again. The ring is bounded by entry count and bytes.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// The fixed start of every `action` notification frame this host sends; the envelope follows
+/// and one `}` closes the frame.
+pub const ACTION_FRAME_PREFIX: &str = r#"{"jsonrpc":"2.0","method":"action","params":"#;
+
+/// Builds an `action` frame around a serialized envelope.
+pub fn action_frame(envelope_json: &str) -> Arc<str> {
+    let mut s = String::with_capacity(ACTION_FRAME_PREFIX.len() + envelope_json.len() + 1);
+    s.push_str(ACTION_FRAME_PREFIX);
+    s.push_str(envelope_json);
+    s.push('}');
+    Arc::from(s)
+}
+
+/// The envelope JSON inside a frame built by [`action_frame`].
+pub fn envelope_of(frame: &str) -> &str {
+    &frame[ACTION_FRAME_PREFIX.len()..frame.len() - 1]
+}
+
+/// One replayable envelope.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Its `serverSeq`.
+    pub seq: u64,
+    /// Its channel.
+    pub channel: Arc<str>,
+    /// The `action` frame.
+    pub frame: Arc<str>,
+}
+
+/// Recent envelopes in `serverSeq` order.
+#[derive(Debug)]
+pub struct ReplayRing {
+    entries: VecDeque<Entry>,
+    bytes: usize,
+    max_entries: usize,
+    max_bytes: usize,
+    /// Every envelope with a `serverSeq` above this is in the ring.
+    floor: u64,
+}
+
+impl ReplayRing {
+    /// An empty ring; envelopes up to `start_seq` (from before a restart) are not replayable.
+    pub fn new(max_entries: usize, max_bytes: usize, start_seq: u64) -> ReplayRing {
+        ReplayRing {
+            entries: VecDeque::new(),
+            bytes: 0,
+            max_entries: max_entries.max(1),
+            max_bytes,
+            floor: start_seq,
+        }
+    }
+
+    /// Appends an envelope (its `seq` must exceed every earlier one), evicting the oldest.
+    pub fn push(&mut self, seq: u64, channel: Arc<str>, frame: Arc<str>) {
+        self.bytes += frame.len();
+        self.entries.push_back(Entry {
+            seq,
+            channel,
+            frame,
+        });
+        while self.entries.len() > self.max_entries
+            || (self.bytes > self.max_bytes && self.entries.len() > 1)
+        {
+            if let Some(old) = self.entries.pop_front() {
+                self.bytes -= old.frame.len();
+                self.floor = old.seq;
+            }
+        }
+    }
+
+    /// Whether every envelope after `last_seen` is still here (`current` is the newest seq).
+    pub fn covers(&self, last_seen: u64, current: u64) -> bool {
+        last_seen >= self.floor && last_seen <= current
+    }
+
+    /// The envelopes after `last_seen`, oldest first.
+    pub fn since(&self, last_seen: u64) -> impl Iterator<Item = &Entry> {
+        let start = self.entries.partition_point(|e| e.seq <= last_seen);
+        self.entries.range(start..)
+    }
+
+    /// Number of envelopes held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the ring is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_and_ordered() {
+        let mut ring = ReplayRing::new(3, usize::MAX, 10);
+        let ch: Arc<str> = Arc::from("c");
+        assert!(ring.covers(10, 10));
+        assert!(!ring.covers(9, 10));
+        for seq in 11..=15 {
+            ring.push(seq, ch.clone(), action_frame("{}"));
+        }
+        assert_eq!(ring.len(), 3);
+        assert!(!ring.covers(11, 15));
+        assert!(ring.covers(12, 15));
+        assert!(!ring.covers(16, 15));
+        let seqs: Vec<u64> = ring.since(13).map(|e| e.seq).collect();
+        assert_eq!(seqs, vec![14, 15]);
+        assert_eq!(envelope_of(&ring.since(0).next().unwrap().frame), "{}");
+    }
+
+    #[test]
+    fn byte_bound() {
+        let frame = action_frame("{\"x\":1}");
+        let mut ring = ReplayRing::new(100, frame.len() * 2, 0);
+        for seq in 1..=5 {
+            ring.push(seq, Arc::from("c"), frame.clone());
+        }
+        assert_eq!(ring.len(), 2);
+        assert!(ring.covers(3, 5));
+    }
+}

@@ -1,0 +1,217 @@
+//! HTTP: the `/ahp` WebSocket endpoint (token and `Origin` checked before the upgrade) and the
+//! static page (`/` from `www/`, `/pkg/` from the npm package).
+
+use crate::config::Config;
+use crate::connection::{self, ConnContext};
+use crate::hub::{Hub, HubMsg, HubSender};
+use crate::resources::Sandbox;
+use crate::security::{origin_allowed, presented_token, Token};
+use crate::store::Store;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+use tower_http::services::ServeDir;
+
+/// Why the server could not start.
+#[derive(Debug)]
+pub struct StartError(pub String);
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// A running host.
+#[derive(Debug)]
+pub struct RunningHost {
+    /// The bound address (the real port when 0 was asked for).
+    pub addr: SocketAddr,
+    /// Where the data lives.
+    pub data_dir: std::path::PathBuf,
+    token: Token,
+    shutdown: CancellationToken,
+    server: tokio::task::JoinHandle<()>,
+    hub_tx: HubSender,
+    hub: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RunningHost {
+    /// The access token.
+    pub fn token(&self) -> &Token {
+        &self.token
+    }
+
+    /// `ws://ADDR/ahp` (without the token).
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/ahp", self.addr)
+    }
+
+    /// The page URL with the token, as printed at startup.
+    pub fn page_url(&self) -> String {
+        format!("http://{}/?tkn={}", self.addr, self.token.expose())
+    }
+
+    /// Stops accepting connections, stops the hub (committing its last batch) and waits.
+    pub async fn shutdown(mut self) {
+        self.shutdown.cancel();
+        let _ = self.hub_tx.send(HubMsg::Shutdown).await;
+        let _ = (&mut self.server).await;
+        if let Some(hub) = self.hub.take() {
+            let _ = tokio::task::spawn_blocking(move || hub.join()).await;
+        }
+    }
+}
+
+struct App {
+    token: Token,
+    origins: Vec<String>,
+    ctx: ConnContext,
+    next_conn: AtomicU64,
+    max_connections: usize,
+}
+
+#[derive(Deserialize)]
+struct AuthQuery {
+    tkn: Option<String>,
+}
+
+/// Opens the database, starts the hub thread and the HTTP server.
+pub async fn start(config: Config) -> Result<RunningHost, StartError> {
+    if !config.listen.is_loopback() && !config.allow_remote {
+        return Err(StartError(format!(
+            "refusing to listen on {} (not loopback) without --allow-remote",
+            config.listen
+        )));
+    }
+    let token = config.token.clone().unwrap_or_else(Token::generate);
+    let sandbox = Sandbox::new(&config.workdir, config.limits.max_resource_bytes).map_err(|e| {
+        StartError(format!(
+            "working directory {}: {e}",
+            config.workdir.display()
+        ))
+    })?;
+    let store = Store::open(&config.data_dir).map_err(|e| StartError(e.to_string()))?;
+    let loaded = store.load().map_err(|e| StartError(e.to_string()))?;
+    let listener = tokio::net::TcpListener::bind((config.listen, config.port))
+        .await
+        .map_err(|e| {
+            StartError(format!(
+                "cannot listen on {}:{}: {e}",
+                config.listen, config.port
+            ))
+        })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| StartError(e.to_string()))?;
+
+    let mut origins = vec![format!("http://{addr}")];
+    if addr.ip().is_loopback() {
+        let port = addr.port();
+        origins.extend([
+            format!("http://localhost:{port}"),
+            format!("http://127.0.0.1:{port}"),
+            format!("http://[::1]:{port}"),
+        ]);
+    }
+    origins.extend(config.allow_origins.iter().cloned());
+
+    let (hub_tx, hub_rx) = tokio::sync::mpsc::channel(1024);
+    let hub = Hub::new(
+        &config,
+        store,
+        loaded,
+        sandbox.clone(),
+        hub_tx.clone(),
+        tokio::runtime::Handle::current(),
+    );
+    let hub_thread = std::thread::Builder::new()
+        .name("ahp-hub".into())
+        .spawn(move || hub.run(hub_rx))
+        .map_err(|e| StartError(format!("cannot start the hub: {e}")))?;
+
+    let app = Arc::new(App {
+        token: token.clone(),
+        origins,
+        ctx: ConnContext {
+            hub: hub_tx.clone(),
+            limits: config.limits.clone(),
+            sandbox: Arc::new(sandbox),
+            live: Arc::new(AtomicUsize::new(0)),
+        },
+        next_conn: AtomicU64::new(1),
+        max_connections: config.limits.max_connections,
+    });
+    let router = Router::new()
+        .route("/ahp", get(upgrade))
+        .nest_service("/pkg", ServeDir::new(&config.pkg))
+        .fallback_service(ServeDir::new(&config.www))
+        .with_state(app);
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone();
+    let server = tokio::spawn(async move {
+        let serve = axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned());
+        if let Err(e) = serve.await {
+            eprintln!("ahp-host: server error: {e}");
+        }
+    });
+    Ok(RunningHost {
+        addr,
+        data_dir: config.data_dir.clone(),
+        token,
+        shutdown,
+        server,
+        hub_tx,
+        hub: Some(hub_thread),
+    })
+}
+
+async fn upgrade(
+    State(app): State<Arc<App>>,
+    Query(query): Query<AuthQuery>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let authorized =
+        presented_token(query.tkn.as_deref(), authorization).is_some_and(|t| app.token.matches(t));
+    if !authorized {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "a valid access token is required (tkn query parameter or Authorization: Bearer)",
+        )
+            .into_response();
+    }
+    let origin = match headers.get(header::ORIGIN).map(|v| v.to_str()) {
+        None => None,
+        Some(Ok(o)) => Some(o),
+        Some(Err(_)) => return (StatusCode::FORBIDDEN, "bad Origin").into_response(),
+    };
+    if !origin_allowed(origin, &app.origins) {
+        return (StatusCode::FORBIDDEN, "this Origin may not connect").into_response();
+    }
+    if app.ctx.live.load(Ordering::Relaxed) >= app.max_connections {
+        return (StatusCode::SERVICE_UNAVAILABLE, "too many connections").into_response();
+    }
+    let limits = &app.ctx.limits;
+    let conn = app.next_conn.fetch_add(1, Ordering::Relaxed);
+    let ctx = app.ctx.clone();
+    ws.max_message_size(limits.hard_frame_bytes)
+        .max_frame_size(limits.hard_frame_bytes)
+        .read_buffer_size(8 * 1024)
+        .write_buffer_size(8 * 1024)
+        .on_upgrade(move |socket| connection::serve(socket, conn, ctx))
+}

@@ -1,0 +1,343 @@
+//! SQLite persistence: sessions, completed turns and a write-ahead log of session actions.
+//!
+//! Layout (one database file, WAL journal mode, exclusive locking so one host owns it):
+//! - `sessions(uri, head, head_seq)`: each session's state without its completed turns, as of
+//!   `serverSeq = head_seq`;
+//! - `turns(uri, idx, turn_id, json)`: completed turns, in order;
+//! - `actions(seq, uri, ts, envelope)`: every session envelope after its session's head, with the
+//!   reducer clock it was applied with, so a restart replays it to the exact same state;
+//! - `meta(key, value)`: the last `serverSeq`.
+//!
+//! The hub commits one transaction per batch of messages *before* it sends anything from that
+//! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
+//! a killed process (only an OS crash or power loss can lose the last transactions).
+
+use ahp_wasm::protocol::{ActionEnvelope, SessionState, Turn};
+use ahp_wasm::reduce::{session_reducer, FixedClock};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A persistence failure (database unreadable, disk full, ...).
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(format!("sqlite: {e}"))
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError(format!("stored JSON: {e}"))
+    }
+}
+
+/// One write in a batch.
+#[derive(Debug)]
+pub enum Op {
+    /// A session envelope (`frame` is the `action` frame; its envelope is stored).
+    Action {
+        /// `serverSeq`.
+        seq: u64,
+        /// Session URI.
+        uri: Arc<str>,
+        /// Reducer clock used.
+        ts: f64,
+        /// The `action` frame.
+        frame: Arc<str>,
+    },
+    /// A new head for a session; older log entries of that session are dropped.
+    Head {
+        /// Session URI.
+        uri: Arc<str>,
+        /// Its state without completed turns.
+        json: String,
+        /// The `serverSeq` the head includes.
+        seq: u64,
+    },
+    /// A completed turn at position `idx`.
+    Turn {
+        /// Session URI.
+        uri: Arc<str>,
+        /// Position in `turns`.
+        idx: usize,
+        /// The turn's id.
+        turn_id: String,
+        /// The turn.
+        json: String,
+    },
+    /// Completed turns from `from_idx` on were removed (`session/truncated`).
+    TruncateTurns {
+        /// Session URI.
+        uri: Arc<str>,
+        /// First removed position.
+        from_idx: usize,
+    },
+    /// The session was disposed.
+    DeleteSession {
+        /// Session URI.
+        uri: Arc<str>,
+    },
+}
+
+/// A session as loaded at startup.
+#[derive(Debug)]
+pub struct LoadedSession {
+    /// Its state (head + turns + replayed log).
+    pub state: SessionState,
+    /// Completed turns on disk.
+    pub persisted_turns: usize,
+    /// Log entries after the head.
+    pub since_head: usize,
+}
+
+/// Everything loaded at startup.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The last `serverSeq` handed out.
+    pub last_seq: u64,
+    /// Sessions, oldest first.
+    pub sessions: Vec<LoadedSession>,
+}
+
+/// The database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions(uri TEXT PRIMARY KEY, head TEXT NOT NULL, head_seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS turns(uri TEXT NOT NULL, idx INTEGER NOT NULL, turn_id TEXT NOT NULL,
+    json TEXT NOT NULL, PRIMARY KEY(uri, idx));
+CREATE INDEX IF NOT EXISTS turns_by_id ON turns(uri, turn_id);
+CREATE TABLE IF NOT EXISTS actions(seq INTEGER PRIMARY KEY, uri TEXT NOT NULL, ts REAL NOT NULL,
+    envelope TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS actions_by_uri ON actions(uri, seq);
+";
+
+impl Store {
+    /// Opens (creating if needed) `DIR/ahp-host.sqlite3`; the directory is created private.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        create_private_dir(dir)
+            .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
+        let path = dir.join("ahp-host.sqlite3");
+        let in_use = |e: rusqlite::Error| match e {
+            rusqlite::Error::SqliteFailure(f, _)
+                if matches!(
+                    f.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) =>
+            {
+                StoreError(format!("{} is in use by another ahp-host", path.display()))
+            }
+            e => e.into(),
+        };
+        let conn = Connection::open(&path)?;
+        conn.busy_timeout(std::time::Duration::from_millis(0))?;
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+            .map_err(in_use)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError(format!(
+                "WAL journal mode unavailable (got {mode})"
+            )));
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Takes the exclusive lock now (and, in exclusive locking mode, keeps it).
+        conn.execute_batch(&format!("BEGIN EXCLUSIVE; {SCHEMA} COMMIT;"))
+            .map_err(in_use)?;
+        Ok(Store { conn, path })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Loads every session: head, completed turns, then the log replayed with its own clock.
+    pub fn load(&self) -> Result<Loaded, StoreError> {
+        let last_seq: u64 = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'seq'", [], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0);
+        let mut heads = self
+            .conn
+            .prepare("SELECT uri, head, head_seq FROM sessions")?;
+        let mut turns_q = self
+            .conn
+            .prepare("SELECT json FROM turns WHERE uri = ?1 ORDER BY idx")?;
+        let mut log_q = self
+            .conn
+            .prepare("SELECT ts, envelope FROM actions WHERE uri = ?1 AND seq > ?2 ORDER BY seq")?;
+        let rows: Vec<(String, String, u64)> = heads
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut sessions = Vec::with_capacity(rows.len());
+        for (uri, head, head_seq) in rows {
+            let mut state: SessionState = serde_json::from_str(&head)?;
+            let turns: Vec<String> = turns_q
+                .query_map([&uri], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            state.turns = turns
+                .iter()
+                .map(|t| serde_json::from_str::<Turn>(t))
+                .collect::<Result<_, _>>()?;
+            let persisted_turns = state.turns.len();
+            let log: Vec<(f64, String)> = log_q
+                .query_map(params![uri, head_seq], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            for (ts, envelope) in &log {
+                let envelope: ActionEnvelope = serde_json::from_str(envelope)?;
+                // Logged envelopes were applied once already; replaying them reproduces the state.
+                let _ = session_reducer(&mut state, &envelope.action, &FixedClock(*ts));
+            }
+            sessions.push(LoadedSession {
+                state,
+                persisted_turns,
+                since_head: log.len(),
+            });
+        }
+        sessions.sort_by(|a, b| {
+            a.state
+                .summary
+                .created_at
+                .total_cmp(&b.state.summary.created_at)
+        });
+        Ok(Loaded { last_seq, sessions })
+    }
+
+    /// Writes a batch in one transaction, with the current `serverSeq`.
+    pub fn commit(&mut self, ops: &[Op], seq: u64) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut insert_action = tx.prepare_cached(
+                "INSERT OR REPLACE INTO actions(seq, uri, ts, envelope) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for op in ops {
+                match op {
+                    Op::Action {
+                        seq,
+                        uri,
+                        ts,
+                        frame,
+                    } => {
+                        insert_action.execute(params![
+                            seq,
+                            &**uri,
+                            ts,
+                            crate::replay::envelope_of(frame)
+                        ])?;
+                    }
+                    Op::Head { uri, json, seq } => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO sessions(uri, head, head_seq) VALUES (?1, ?2, ?3)",
+                            params![&**uri, json, seq],
+                        )?;
+                        tx.execute(
+                            "DELETE FROM actions WHERE uri = ?1 AND seq <= ?2",
+                            params![&**uri, seq],
+                        )?;
+                    }
+                    Op::Turn {
+                        uri,
+                        idx,
+                        turn_id,
+                        json,
+                    } => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO turns(uri, idx, turn_id, json) VALUES (?1, ?2, ?3, ?4)",
+                            params![&**uri, *idx as i64, turn_id, json],
+                        )?;
+                    }
+                    Op::TruncateTurns { uri, from_idx } => {
+                        tx.execute(
+                            "DELETE FROM turns WHERE uri = ?1 AND idx >= ?2",
+                            params![&**uri, *from_idx as i64],
+                        )?;
+                    }
+                    Op::DeleteSession { uri } => {
+                        for table in ["sessions", "turns", "actions"] {
+                            tx.execute(&format!("DELETE FROM {table} WHERE uri = ?1"), [&**uri])?;
+                        }
+                    }
+                }
+            }
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('seq', ?1)",
+            [seq],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Completed turns of `uri` before the turn `before` (or the newest), oldest first, at most
+    /// `limit`, and whether older ones exist. `None` when `before` names no turn.
+    pub fn fetch_turns(
+        &self,
+        uri: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<Option<(Vec<Turn>, bool)>, StoreError> {
+        let end: i64 = match before {
+            Some(id) => match self
+                .conn
+                .query_row(
+                    "SELECT idx FROM turns WHERE uri = ?1 AND turn_id = ?2",
+                    params![uri, id],
+                    |r| r.get(0),
+                )
+                .optional()?
+            {
+                Some(idx) => idx,
+                None => return Ok(None),
+            },
+            None => i64::MAX,
+        };
+        let mut q = self.conn.prepare_cached(
+            "SELECT json FROM turns WHERE uri = ?1 AND idx < ?2 ORDER BY idx DESC LIMIT ?3",
+        )?;
+        let mut rows: Vec<String> = q
+            .query_map(params![uri, end, limit as i64 + 1], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let has_more = rows.len() > limit;
+        rows.truncate(limit);
+        rows.reverse();
+        let turns = rows
+            .iter()
+            .map(|t| serde_json::from_str::<Turn>(t))
+            .collect::<Result<_, _>>()?;
+        Ok(Some((turns, has_more)))
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}

@@ -1,0 +1,359 @@
+//! A small raw JSON-RPC test client over tokio-tungstenite, built on `ahp_wasm::protocol::jsonrpc`.
+#![allow(dead_code)]
+
+use ahp_host::{Config, RunningHost};
+use ahp_wasm::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::*;
+use ahp_wasm::reduce::{session_reducer, SystemClock};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::path::Path;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message as WsMessage;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub const WAIT: Duration = Duration::from_secs(20);
+
+pub struct TestHost {
+    pub host: RunningHost,
+    pub data: tempfile::TempDir,
+    pub work: tempfile::TempDir,
+}
+
+/// A host on a free port with fresh data and working directories (the latter holds
+/// `hello.txt` and `sub/inner.txt`).
+pub async fn start_host() -> TestHost {
+    start_host_with(|_| {}).await
+}
+
+pub async fn start_host_with(tweak: impl FnOnce(&mut Config)) -> TestHost {
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("hello.txt"),
+        "hello from the working directory\n",
+    )
+    .unwrap();
+    std::fs::create_dir(work.path().join("sub")).unwrap();
+    std::fs::write(work.path().join("sub").join("inner.txt"), "inner\n").unwrap();
+    let mut config = Config::local(data.path(), work.path());
+    config.chunk_delay = Duration::from_millis(1);
+    tweak(&mut config);
+    let host = ahp_host::start(config).await.expect("host starts");
+    TestHost { host, data, work }
+}
+
+pub async fn restart(data: &Path, work: &Path) -> RunningHost {
+    let mut config = Config::local(data, work);
+    config.chunk_delay = Duration::from_millis(1);
+    ahp_host::start(config).await.expect("host restarts")
+}
+
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub struct Client {
+    ws: Ws,
+    next_id: i64,
+    pub client_id: String,
+    next_seq: u64,
+    /// Frames that arrived while waiting for something else.
+    inbox: VecDeque<Value>,
+    pub closed: bool,
+}
+
+pub fn url_with_token(host: &RunningHost) -> String {
+    format!("{}?tkn={}", host.ws_url(), host.token().expose())
+}
+
+impl Client {
+    pub async fn connect(host: &RunningHost, client_id: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(url_with_token(host))
+            .await
+            .expect("upgrade succeeds");
+        Client::from_ws(ws, client_id)
+    }
+
+    pub async fn connect_url(url: &str, client_id: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("upgrade succeeds");
+        Client::from_ws(ws, client_id)
+    }
+
+    pub fn from_ws(ws: Ws, client_id: &str) -> Client {
+        Client {
+            ws,
+            next_id: 1,
+            client_id: client_id.into(),
+            next_seq: 1,
+            inbox: VecDeque::new(),
+            closed: false,
+        }
+    }
+
+    /// Connects and initializes with the root channel subscribed.
+    pub async fn ready(host: &RunningHost, client_id: &str) -> Client {
+        let mut c = Client::connect(host, client_id).await;
+        c.initialize(&[ROOT_CHANNEL]).await;
+        c
+    }
+
+    pub fn ws_mut(&mut self) -> &mut Ws {
+        &mut self.ws
+    }
+
+    pub async fn send_text(&mut self, text: impl Into<String>) {
+        self.ws.send(WsMessage::text(text.into())).await.unwrap();
+    }
+
+    /// The next frame as JSON, or `None` when the connection closed.
+    pub async fn read_frame(&mut self) -> Option<Value> {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("a frame within the timeout");
+            match msg {
+                Some(Ok(WsMessage::Text(t))) => return Some(serde_json::from_str(&t).unwrap()),
+                Some(Ok(WsMessage::Close(_))) | None | Some(Err(_)) => {
+                    self.closed = true;
+                    return None;
+                }
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Sends a raw request and waits for its response (other frames are kept in the inbox).
+    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_text(jsonrpc::request_text(
+            RequestId::Number(id),
+            method,
+            &params,
+        ))
+        .await;
+        self.response(id).await
+    }
+
+    pub async fn response(&mut self, id: i64) -> Result<Value, ErrorObject> {
+        loop {
+            let frame = self.read_frame().await.expect("connection open");
+            if frame.get("id") == Some(&Value::from(id)) && frame.get("method").is_none() {
+                if let Some(error) = frame.get("error") {
+                    return Err(serde_json::from_value(error.clone()).unwrap());
+                }
+                return Ok(frame["result"].clone());
+            }
+            self.inbox.push_back(frame);
+        }
+    }
+
+    /// A typed request.
+    pub async fn request<C: Command>(
+        &mut self,
+        params: C::Params,
+    ) -> Result<C::Result, ErrorObject> {
+        let value = self
+            .call(C::METHOD, serde_json::to_value(params).unwrap())
+            .await?;
+        Ok(serde_json::from_value(value).expect("result decodes"))
+    }
+
+    pub async fn initialize(&mut self, subs: &[&str]) -> InitializeResult {
+        self.request::<jsonrpc::Initialize>(InitializeParams {
+            channel: ROOT_CHANNEL.into(),
+            protocol_versions: vec![PROTOCOL_VERSION.into()],
+            client_id: self.client_id.clone(),
+            initial_subscriptions: Some(subs.iter().map(|s| s.to_string()).collect()),
+            ..Default::default()
+        })
+        .await
+        .expect("initialize succeeds")
+    }
+
+    pub async fn create_session(&mut self, uri: &str) {
+        self.request::<jsonrpc::CreateSession>(CreateSessionParams {
+            channel: uri.into(),
+            ..Default::default()
+        })
+        .await
+        .expect("createSession succeeds");
+    }
+
+    pub async fn subscribe(&mut self, uri: &str) -> Snapshot {
+        let r = self
+            .request::<jsonrpc::Subscribe>(SubscribeParams {
+                channel: uri.into(),
+            })
+            .await
+            .expect("subscribe succeeds");
+        r.snapshot.expect("state-bearing channel")
+    }
+
+    /// Dispatches an action; returns its clientSeq.
+    pub async fn dispatch(&mut self, channel: &str, action: StateAction) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let params = DispatchActionParams {
+            channel: channel.into(),
+            client_seq: seq,
+            action,
+        };
+        self.send_text(jsonrpc::notification_text(
+            jsonrpc::methods::DISPATCH_ACTION,
+            &params,
+        ))
+        .await;
+        seq
+    }
+
+    pub async fn send_message(&mut self, channel: &str, turn_id: &str, text: &str) -> u64 {
+        self.dispatch(channel, turn_started(turn_id, text)).await
+    }
+
+    /// The next notification (from the inbox first).
+    pub async fn notification(&mut self) -> Option<Value> {
+        loop {
+            let frame = match self.inbox.pop_front() {
+                Some(f) => f,
+                None => self.read_frame().await?,
+            };
+            if frame.get("method").is_some() {
+                return Some(frame);
+            }
+        }
+    }
+
+    /// The next action envelope (other notifications are skipped and returned separately via
+    /// `notification`).
+    pub async fn envelope(&mut self) -> ActionEnvelope {
+        loop {
+            let frame = self.notification().await.expect("connection open");
+            if frame["method"] == "action" {
+                return serde_json::from_value(frame["params"].clone()).expect("envelope decodes");
+            }
+        }
+    }
+
+    /// Envelopes until (and including) the first one matching `stop`.
+    pub async fn envelopes_until(
+        &mut self,
+        stop: impl Fn(&ActionEnvelope) -> bool,
+    ) -> Vec<ActionEnvelope> {
+        let mut out = Vec::new();
+        loop {
+            let e = self.envelope().await;
+            let done = stop(&e);
+            out.push(e);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    /// Envelopes until the turn ends (complete, cancelled or error).
+    pub async fn until_turn_end(&mut self, turn_id: &str) -> Vec<ActionEnvelope> {
+        let id = turn_id.to_owned();
+        self.envelopes_until(move |e| ends_turn(e, &id)).await
+    }
+
+    /// Notifications with the given method until one matches.
+    pub async fn notification_named(&mut self, method: &str) -> Value {
+        loop {
+            let n = self.notification().await.expect("connection open");
+            if n["method"] == method {
+                return n;
+            }
+        }
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+pub fn ends_turn(e: &ActionEnvelope, turn_id: &str) -> bool {
+    match &e.action {
+        StateAction::SessionTurnComplete(a) => a.turn_id == turn_id,
+        StateAction::SessionTurnCancelled(a) => {
+            a.turn_id == turn_id && e.rejection_reason.is_none()
+        }
+        StateAction::SessionError(a) => a.turn_id == turn_id,
+        _ => false,
+    }
+}
+
+pub fn turn_started(turn_id: &str, text: &str) -> StateAction {
+    StateAction::SessionTurnStarted(Box::new(SessionTurnStartedAction {
+        turn_id: turn_id.into(),
+        message: Message {
+            text: text.into(),
+            origin: MessageOrigin {
+                kind: "user".into(),
+            },
+            ..Default::default()
+        },
+        queued_message_id: None,
+    }))
+}
+
+pub fn session_state(snapshot: &Snapshot) -> SessionState {
+    match &snapshot.state {
+        SnapshotState::Session(s) => s.clone(),
+        other => panic!("not a session snapshot: {other:?}"),
+    }
+}
+
+/// Applies envelopes (rejections excluded) with the SDK's reducer, as a client mirror would.
+pub fn reduce_all(state: &mut SessionState, envelopes: &[ActionEnvelope]) {
+    for e in envelopes {
+        if e.rejection_reason.is_none() {
+            let _ = session_reducer(state, &e.action, &SystemClock);
+        }
+    }
+}
+
+/// The state as JSON with clock-stamped fields zeroed (each side stamps with its own clock).
+pub fn comparable(state: &SessionState) -> Value {
+    let mut s = state.clone();
+    s.summary.modified_at = 0.0;
+    serde_json::to_value(s).unwrap()
+}
+
+/// The host's current state of a session, through a fresh connection.
+pub async fn host_state(host: &RunningHost, uri: &str) -> SessionState {
+    let mut c = Client::connect(host, "observer").await;
+    c.initialize(&[]).await;
+    let snap = c.subscribe(uri).await;
+    c.close().await;
+    session_state(&snap)
+}
+
+/// The markdown text of a turn's response parts.
+pub fn markdown(parts: &[ResponsePart]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            ResponsePart::Markdown(m) => Some(m.content.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A connect attempt with headers; returns the HTTP status on a refused upgrade.
+pub async fn try_connect(url: &str, headers: &[(&str, &str)]) -> Result<Ws, u16> {
+    let mut request = url.into_client_request().unwrap();
+    for (k, v) in headers {
+        let name: tokio_tungstenite::tungstenite::http::HeaderName = k.parse().unwrap();
+        request.headers_mut().insert(name, v.parse().unwrap());
+    }
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => Err(resp.status().as_u16()),
+        Err(e) => panic!("unexpected connect error: {e}"),
+    }
+}

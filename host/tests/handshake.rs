@@ -1,0 +1,154 @@
+//! Upgrade checks (token, Origin) and `initialize` (snapshots, version negotiation).
+
+mod common;
+
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
+use ahp_wasm::protocol::{errors, SnapshotState};
+use common::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn initialize_with_the_token_returns_snapshots() {
+    let t = start_host().await;
+    let mut c = Client::connect(&t.host, "c1").await;
+    let result = c.initialize(&[ROOT_CHANNEL]).await;
+    assert_eq!(result.protocol_version, "0.3.0");
+    assert_eq!(result.snapshots.len(), 1);
+    let snap = &result.snapshots[0];
+    assert_eq!(snap.resource, ROOT_CHANNEL);
+    assert_eq!(snap.from_seq, result.server_seq);
+    match &snap.state {
+        SnapshotState::Root(root) => {
+            assert_eq!(root.agents.len(), 1);
+            assert_eq!(root.agents[0].provider, "builtin");
+            assert_eq!(root.active_sessions, Some(0.0));
+        }
+        other => panic!("root snapshot expected, got {other:?}"),
+    }
+    assert!(result.default_directory.unwrap().starts_with("file:///"));
+    // A second initialize on the same connection is refused.
+    let again = c
+        .call(
+            "initialize",
+            json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.3.0"], "clientId": "c1"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(again.code, errors::INVALID_REQUEST);
+}
+
+#[tokio::test]
+async fn bearer_header_is_accepted_too() {
+    let t = start_host().await;
+    let auth = format!("Bearer {}", t.host.token().expose());
+    let ws = try_connect(&t.host.ws_url(), &[("authorization", auth.as_str())])
+        .await
+        .expect("bearer token accepted");
+    let mut c = Client::from_ws(ws, "c2");
+    c.initialize(&[]).await;
+}
+
+#[tokio::test]
+async fn wrong_or_missing_token_is_401() {
+    let t = start_host().await;
+    let url = t.host.ws_url();
+    assert_eq!(try_connect(&url, &[]).await.err(), Some(401));
+    let wrong = format!("{url}?tkn=not-the-token-at-all");
+    assert_eq!(try_connect(&wrong, &[]).await.err(), Some(401));
+    assert_eq!(
+        try_connect(&url, &[("authorization", "Bearer nope-nope-nope-nope")])
+            .await
+            .err(),
+        Some(401)
+    );
+}
+
+#[tokio::test]
+async fn foreign_origin_is_403_own_origin_is_fine() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    assert_eq!(
+        try_connect(&url, &[("origin", "http://evil.example")])
+            .await
+            .err(),
+        Some(403)
+    );
+    let own = format!("http://{}", t.host.addr);
+    assert!(try_connect(&url, &[("origin", own.as_str())]).await.is_ok());
+    let localhost = format!("http://localhost:{}", t.host.addr.port());
+    assert!(try_connect(&url, &[("origin", localhost.as_str())])
+        .await
+        .is_ok());
+}
+
+#[tokio::test]
+async fn allow_origin_flag_admits_that_origin() {
+    let t = start_host_with(|c| c.allow_origins = vec!["http://dev.example:5173".into()]).await;
+    let url = url_with_token(&t.host);
+    assert!(try_connect(&url, &[("origin", "http://dev.example:5173")])
+        .await
+        .is_ok());
+    assert_eq!(
+        try_connect(&url, &[("origin", "http://dev.example:5174")])
+            .await
+            .err(),
+        Some(403)
+    );
+}
+
+#[tokio::test]
+async fn no_common_version_is_32005_and_closes() {
+    let t = start_host().await;
+    let mut c = Client::connect(&t.host, "old").await;
+    let e = c
+        .call(
+            "initialize",
+            json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.1.0", "9.0.0"], "clientId": "old"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, errors::UNSUPPORTED_PROTOCOL_VERSION);
+    assert_eq!(e.data.unwrap()["supportedVersions"], json!(["0.3.0"]));
+    assert!(
+        c.read_frame().await.is_none(),
+        "the host closes the connection"
+    );
+}
+
+#[tokio::test]
+async fn ping_before_initialize_and_commands_need_initialize() {
+    let t = start_host().await;
+    let mut c = Client::connect(&t.host, "early").await;
+    assert_eq!(
+        c.call("ping", json!({"channel": ROOT_CHANNEL}))
+            .await
+            .unwrap(),
+        json!({})
+    );
+    let e = c
+        .call("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, errors::INVALID_REQUEST);
+    c.initialize(&[]).await;
+    let list = c
+        .call("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await
+        .unwrap();
+    assert_eq!(list, json!({"items": []}));
+}
+
+#[tokio::test]
+async fn the_page_is_served() {
+    let t = start_host().await;
+    // A plain HTTP GET over a raw socket (no HTTP client dependency needed).
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(t.host.addr).await.unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut body = String::new();
+    s.read_to_string(&mut body).await.unwrap();
+    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
+    assert!(body.contains("<html"), "{body}");
+}

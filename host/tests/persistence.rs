@@ -1,0 +1,195 @@
+//! Persistence: a real `ahp-host` process is killed with SIGKILL and restarted on the same data
+//! directory; everything it acknowledged is still there.
+
+mod common;
+
+use ahp_wasm::protocol::jsonrpc::{self, ROOT_CHANNEL};
+use ahp_wasm::protocol::*;
+use common::*;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+const TOKEN: &str = "persistence-test-token-0123456789";
+
+struct Proc {
+    child: Child,
+    url: String,
+}
+
+/// Starts the binary on a free port and reads the bound address from its banner.
+fn spawn_host(data: &Path, work: &Path) -> Proc {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ahp-host"))
+        .args(["--port", "0", "--chunk-delay-ms", "1", "--token", TOKEN])
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--workdir")
+        .arg(work)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ahp-host starts");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines.next().expect("banner").expect("readable stdout");
+        if let Some(rest) = line.strip_prefix("ahp-host listening on http://") {
+            break rest.trim().to_owned();
+        }
+    };
+    // Keep draining stdout so the process never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Proc {
+        child,
+        url: format!("ws://{addr}/ahp?tkn={TOKEN}"),
+    }
+}
+
+fn kill_9(mut p: Proc) {
+    p.child.kill().expect("SIGKILL"); // Child::kill is SIGKILL on Unix
+    p.child.wait().unwrap();
+}
+
+#[tokio::test]
+async fn kill_9_and_restart_loses_nothing_acknowledged() {
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let host = spawn_host(data.path(), work.path());
+    let mut c = Client::connect_url(&host.url, "p1").await;
+    c.initialize(&[ROOT_CHANNEL]).await;
+
+    let sessions = ["ahp-session:/p-a", "ahp-session:/p-b", "ahp-session:/p-c"];
+    for (i, s) in sessions.iter().enumerate() {
+        c.create_session(s).await;
+        c.subscribe(s).await;
+        for n in 0..=i {
+            let turn = format!("{s}-t{n}");
+            c.send_message(s, &turn, &format!("/title Session {i}\nmessage {n}"))
+                .await;
+            c.until_turn_end(&turn).await;
+        }
+    }
+    let before = c
+        .request::<jsonrpc::ListSessions>(ListSessionsParams {
+            channel: ROOT_CHANNEL.into(),
+            filter: None,
+        })
+        .await
+        .unwrap();
+
+    // A long turn in flight: kill the host right after some deltas arrived.
+    let live = sessions[0];
+    let mut mirror = session_state(&c.subscribe(live).await);
+    c.send_message(live, "inflight", "/long 5000").await;
+    let mut seen = Vec::new();
+    while seen
+        .iter()
+        .filter(|e: &&ActionEnvelope| matches!(e.action, StateAction::SessionDelta(_)))
+        .count()
+        < 40
+    {
+        let e = c.envelope().await;
+        if e.channel == live {
+            seen.push(e);
+        }
+    }
+    kill_9(host);
+    reduce_all(&mut mirror, &seen);
+    let acknowledged = markdown(&mirror.active_turn.as_ref().unwrap().response_parts);
+    assert!(!acknowledged.is_empty());
+
+    let host = spawn_host(data.path(), work.path());
+    let mut c = Client::connect_url(&host.url, "p1").await;
+    c.initialize(&[]).await;
+    let after = c
+        .request::<jsonrpc::ListSessions>(ListSessionsParams {
+            channel: ROOT_CHANNEL.into(),
+            filter: None,
+        })
+        .await
+        .unwrap();
+    let strip = |items: &[SessionSummary]| -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|s| (s.resource.clone(), s.title.clone()))
+            .collect()
+    };
+    assert_eq!(strip(&after.items), strip(&before.items));
+    assert_eq!(after.items[1].title, "Session 1");
+
+    for (i, s) in sessions.iter().enumerate() {
+        let page = c
+            .request::<jsonrpc::FetchTurns>(FetchTurnsParams {
+                channel: s.to_string(),
+                before: None,
+                limit: Some(100.0),
+            })
+            .await
+            .unwrap();
+        let expected = if i == 0 { 2 } else { i + 1 };
+        assert_eq!(page.turns.len(), expected, "{s}");
+        assert!(page
+            .turns
+            .iter()
+            .take(i + 1)
+            .all(|t| t.state == TurnState::Complete));
+    }
+    // The interrupted turn was failed at restart and holds every delta a client had seen.
+    let state = session_state(&c.subscribe(live).await);
+    assert!(state.active_turn.is_none());
+    let interrupted = state.turns.last().unwrap();
+    assert_eq!(interrupted.id, "inflight");
+    assert_eq!(interrupted.state, TurnState::Error);
+    let stored = markdown(&interrupted.response_parts);
+    assert!(
+        stored.starts_with(&acknowledged),
+        "acknowledged text lost:\n{acknowledged}\n---\n{stored}"
+    );
+
+    // The restarted host keeps serving: a new turn works and serverSeq kept increasing.
+    let seq_before = seen.last().unwrap().server_seq;
+    c.send_message(live, "again", "still here?").await;
+    let envs = c.until_turn_end("again").await;
+    assert!(envs[0].server_seq > seq_before);
+    kill_9(host);
+}
+
+#[tokio::test]
+async fn in_process_restart_serves_the_same_state() {
+    let t = start_host().await;
+    let s = "ahp-session:/restart";
+    let mut c = Client::ready(&t.host, "r").await;
+    c.create_session(s).await;
+    c.subscribe(s).await;
+    for n in 0..3 {
+        let id = format!("t{n}");
+        c.send_message(s, &id, &format!("/tool list\nturn {n}"))
+            .await;
+        let envs = c
+            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
+            .await;
+        let StateAction::SessionToolCallReady(r) = &envs.last().unwrap().action else {
+            unreachable!()
+        };
+        let approve: StateAction = serde_json::from_value(serde_json::json!({
+            "type": "session/toolCallConfirmed", "turnId": id, "toolCallId": r.tool_call_id,
+            "approved": true, "confirmed": "user-action"}))
+        .unwrap();
+        c.dispatch(s, approve).await;
+        c.until_turn_end(&id).await;
+    }
+    let before = host_state(&t.host, s).await;
+    c.close().await;
+    // One host per data directory.
+    let second = ahp_host::start(ahp_host::Config::local(t.data.path(), t.work.path())).await;
+    let err = second.expect_err("a second host on the same data dir must not start");
+    assert!(err.to_string().contains("in use"), "{err}");
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let after = host_state(&host, s).await;
+    assert_eq!(
+        serde_json::to_value(&after).unwrap(),
+        serde_json::to_value(&before).unwrap()
+    );
+}

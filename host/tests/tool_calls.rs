@@ -1,0 +1,257 @@
+//! Server tools (confirmation flow) and client tools (only the owning client completes them),
+//! plus the active-client rules.
+
+mod common;
+
+use ahp_wasm::protocol::*;
+use common::*;
+use serde_json::json;
+
+const S: &str = "ahp-session:/tools";
+
+fn tool_state<'a>(state: &'a SessionState, id: &str) -> &'a ToolCallState {
+    let parts = match &state.active_turn {
+        Some(t) => &t.response_parts,
+        None => &state.turns.last().unwrap().response_parts,
+    };
+    parts
+        .iter()
+        .find_map(|p| match p {
+            ResponsePart::ToolCall(tc) => match &tc.tool_call {
+                s @ ToolCallState::PendingConfirmation(x) if x.tool_call_id == id => Some(s),
+                s @ ToolCallState::Running(x) if x.tool_call_id == id => Some(s),
+                s @ ToolCallState::Completed(x) if x.tool_call_id == id => Some(s),
+                s @ ToolCallState::Cancelled(x) if x.tool_call_id == id => Some(s),
+                _ => None,
+            },
+            _ => None,
+        })
+        .expect("tool call present")
+}
+
+fn approve(turn: &str, id: &str) -> StateAction {
+    serde_json::from_value(json!({"type": "session/toolCallConfirmed", "turnId": turn,
+        "toolCallId": id, "approved": true, "confirmed": "user-action"}))
+    .unwrap()
+}
+
+#[tokio::test]
+async fn server_tool_waits_for_confirmation_then_runs() {
+    let t = start_host().await;
+    let mut a = Client::ready(&t.host, "a").await;
+    a.create_session(S).await;
+    let mut mirror = session_state(&a.subscribe(S).await);
+    a.send_message(
+        S,
+        "t1",
+        "/tool list\n/tool read hello.txt\n/tool read ../../etc/passwd",
+    )
+    .await;
+
+    let mut all = Vec::new();
+    for _ in 0..3 {
+        let envs = a
+            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
+            .await;
+        let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+            unreachable!()
+        };
+        assert!(
+            ready.confirmed.is_none(),
+            "server file tools need confirmation"
+        );
+        let id = ready.tool_call_id.clone();
+        reduce_all(&mut mirror, &envs);
+        all.extend(envs);
+        assert!(matches!(
+            tool_state(&mirror, &id),
+            ToolCallState::PendingConfirmation(_)
+        ));
+        let host = host_state(&t.host, S).await;
+        assert_eq!(
+            host.summary.status & 24,
+            24,
+            "input needed while a tool waits"
+        );
+        a.dispatch(S, approve("t1", &id)).await;
+        let envs = a
+            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallComplete(_)))
+            .await;
+        reduce_all(&mut mirror, &envs);
+        all.extend(envs);
+        assert!(matches!(
+            tool_state(&mirror, &id),
+            ToolCallState::Completed(_)
+        ));
+    }
+    let rest = a.until_turn_end("t1").await;
+    reduce_all(&mut mirror, &rest);
+    let host = host_state(&t.host, S).await;
+    assert_eq!(comparable(&mirror), comparable(&host));
+    let results: Vec<&ToolCallCompletedState> = host.turns[0]
+        .response_parts
+        .iter()
+        .filter_map(|p| match p {
+            ResponsePart::ToolCall(ToolCallResponsePart {
+                tool_call: ToolCallState::Completed(c),
+            }) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 3);
+    let text = |c: &ToolCallCompletedState| match &c.content.as_ref().unwrap()[0] {
+        ToolResultContent::Text(t) => t.text.clone(),
+        _ => String::new(),
+    };
+    assert!(
+        results[0].success
+            && text(results[0]).contains("hello.txt")
+            && text(results[0]).contains("sub/")
+    );
+    assert!(results[1].success && text(results[1]).contains("hello from the working directory"));
+    assert!(
+        !results[2].success,
+        "escaping the working directory fails: {}",
+        text(results[2])
+    );
+}
+
+#[tokio::test]
+async fn a_denied_tool_is_not_run() {
+    let t = start_host().await;
+    let mut a = Client::ready(&t.host, "a").await;
+    a.create_session(S).await;
+    a.subscribe(S).await;
+    a.send_message(S, "t1", "/tool read hello.txt").await;
+    let envs = a
+        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
+        .await;
+    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+        unreachable!()
+    };
+    let deny: StateAction = serde_json::from_value(json!({"type": "session/toolCallConfirmed",
+        "turnId": "t1", "toolCallId": ready.tool_call_id, "approved": false, "reason": "denied"}))
+    .unwrap();
+    a.dispatch(S, deny).await;
+    let rest = a.until_turn_end("t1").await;
+    assert!(!rest
+        .iter()
+        .any(|e| matches!(e.action, StateAction::SessionToolCallComplete(_))));
+    let host = host_state(&t.host, S).await;
+    assert!(matches!(
+        tool_state(&host, &ready.tool_call_id),
+        ToolCallState::Cancelled(_)
+    ));
+    assert!(markdown(&host.turns[0].response_parts).contains("denied"));
+    // Confirming it again is rejected: it is no longer pending.
+}
+
+#[tokio::test]
+async fn only_the_owning_client_completes_its_client_tool() {
+    let t = start_host().await;
+    let mut a = Client::ready(&t.host, "client-a").await;
+    let mut b = Client::ready(&t.host, "client-b").await;
+    a.create_session(S).await;
+    a.subscribe(S).await;
+    b.subscribe(S).await;
+
+    let claim = |id: &str, tool: &str| -> StateAction {
+        serde_json::from_value(json!({"type": "session/activeClientChanged",
+            "activeClient": {"clientId": id, "tools": [{"name": tool}]}}))
+        .unwrap()
+    };
+    // B cannot claim the role for A, A claims it, then B cannot take it or change A's tools.
+    let s1 = b.dispatch(S, claim("client-a", "x")).await;
+    a.dispatch(S, claim("client-a", "pick_color")).await;
+    let s2 = b.dispatch(S, claim("client-b", "y")).await;
+    let s3 = b
+        .dispatch(
+            S,
+            serde_json::from_value(
+                json!({"type": "session/activeClientToolsChanged", "tools": []}),
+            )
+            .unwrap(),
+        )
+        .await;
+    let mut rejections = Vec::new();
+    while rejections.len() < 3 {
+        let e = b.envelope().await;
+        if let Some(reason) = &e.rejection_reason {
+            rejections.push((e.origin.unwrap().client_seq, reason.clone()));
+        }
+    }
+    assert_eq!(
+        rejections.iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![s1, s2, s3]
+    );
+
+    b.send_message(S, "t1", "/client-tool pick_color {\"palette\":\"warm\"}")
+        .await;
+    let envs = b
+        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
+        .await;
+    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+        unreachable!()
+    };
+    assert_eq!(ready.confirmed, Some(ToolCallConfirmationReason::NotNeeded));
+    assert_eq!(ready.tool_input.as_deref(), Some("{\"palette\":\"warm\"}"));
+    let start = envs
+        .iter()
+        .find_map(|e| match &e.action {
+            StateAction::SessionToolCallStart(s) => Some(s.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        start.contributor,
+        Some(ToolCallContributor::Client(ToolCallClientContributor {
+            client_id: "client-a".into()
+        }))
+    );
+    let complete = |text: &str| -> StateAction {
+        serde_json::from_value(json!({"type": "session/toolCallComplete", "turnId": "t1",
+            "toolCallId": ready.tool_call_id,
+            "result": {"success": true, "pastTenseMessage": "Picked", "content": [{"type": "text", "text": text}]}}))
+        .unwrap()
+    };
+    // B is not the owner: rejected, and the tool keeps running.
+    let seq = b.dispatch(S, complete("blue (from B)")).await;
+    let rejected = b
+        .envelopes_until(|e| {
+            e.origin
+                .as_ref()
+                .is_some_and(|o| o.client_id == "client-b" && o.client_seq == seq)
+        })
+        .await;
+    let reason = rejected
+        .last()
+        .unwrap()
+        .rejection_reason
+        .clone()
+        .expect("rejected");
+    assert!(reason.contains("only the client"), "{reason}");
+    assert!(matches!(
+        tool_state(&host_state(&t.host, S).await, &ready.tool_call_id),
+        ToolCallState::Running(_)
+    ));
+    // A owns it and completes it; the agent reports the result.
+    a.dispatch(S, complete("red (from A)")).await;
+    b.until_turn_end("t1").await;
+    let host = host_state(&t.host, S).await;
+    assert!(matches!(
+        tool_state(&host, &ready.tool_call_id),
+        ToolCallState::Completed(_)
+    ));
+    let text = markdown(&host.turns[0].response_parts);
+    assert!(
+        text.contains("red (from A)") && !text.contains("from B"),
+        "{text}"
+    );
+
+    // When A disconnects, the host releases its active-client role.
+    a.close().await;
+    let released = b
+        .envelopes_until(|e| matches!(&e.action, StateAction::SessionActiveClientChanged(c) if c.active_client.is_none()))
+        .await;
+    assert!(released.last().unwrap().origin.is_none());
+}
