@@ -24,6 +24,7 @@
 //! )?;
 //! apply(&mut state, r#"{"channel":"copilot:/s","serverSeq":1,
 //!     "action":{"type":"session/titleChanged","title":"Hello"}}"#)?;
+//! assert_eq!(state.summary.title, "Hello");
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 

@@ -227,9 +227,6 @@ fn find<'a>(
         .ok_or(NoOp::UnknownTarget)
 }
 
-/// A tool call's id; for an unknown (newer-version) status, read from its raw object so that
-/// actions targeting it report an invalid transition rather than a missing tool call.
-
 /// The offered option the client picked, if it names one.
 fn selected_option(
     pending: &ToolCallPendingConfirmationState,
