@@ -80,6 +80,11 @@ impl ChangeSet {
         }
     }
 
+    /// The empty set of a kind.
+    pub fn empty(kind: ChannelKind) -> ChangeSet {
+        ChangeSet { kind, bits: 0 }
+    }
+
     /// Whether no field changed.
     pub fn is_empty(&self) -> bool {
         self.bits == 0
