@@ -57,7 +57,11 @@ fn replay_resolves_echoes_and_resends_what_the_server_never_saw() {
     );
     reply(&mut engine, &reconnect["id"], result, 5.0);
     let frames = sent(&mut engine);
-    assert_eq!(dispatched_seqs(&frames), vec![2, 3], "unseen actions re-sent in order");
+    assert_eq!(
+        dispatched_seqs(&frames),
+        vec![2, 3],
+        "unseen actions re-sent in order"
+    );
     let evs = events(&mut engine);
     assert!(evs
         .iter()
@@ -94,7 +98,10 @@ fn drop_in_flight_policy_drops_and_reports_carried_actions() {
     let seqs: Vec<u64> = dropped.iter().map(|p| p.client_seq).collect();
     assert_eq!(seqs, vec![1, 2]);
     assert_eq!(term(&engine).pending_count(), 1);
-    assert_eq!(term(&engine).state(), &term(&engine).recompute(&FixedClock(5.0)));
+    assert_eq!(
+        term(&engine).state(),
+        &term(&engine).recompute(&FixedClock(5.0))
+    );
 }
 
 #[test]
@@ -107,7 +114,9 @@ fn snapshot_reconnect_drops_in_flight_actions_and_resets_state() {
     reply(&mut engine, &reconnect["id"], result, 5.0);
     assert_eq!(dispatched_seqs(&sent(&mut engine)), vec![3]);
     let evs = events(&mut engine);
-    assert!(evs.iter().any(|e| matches!(e, Event::PendingDropped { actions,
+    assert!(evs
+        .iter()
+        .any(|e| matches!(e, Event::PendingDropped { actions,
         reason: DropReason::ReconnectSnapshot, .. } if actions.len() == 2)));
     let m = term(&engine);
     assert_eq!(m.confirmed().title, "after");
@@ -119,12 +128,19 @@ fn snapshot_reconnect_drops_in_flight_actions_and_resets_state() {
 #[test]
 fn missing_channels_are_lost_with_their_pending_actions() {
     let (mut engine, reconnect) = dropped_with_two_in_flight(config());
-    reply(&mut engine, &reconnect["id"], replay(vec![], vec![TERM]), 5.0);
+    reply(
+        &mut engine,
+        &reconnect["id"],
+        replay(vec![], vec![TERM]),
+        5.0,
+    );
     let evs = events(&mut engine);
     assert!(evs
         .iter()
         .any(|e| matches!(e, Event::SubscriptionLost { channel, .. } if channel == TERM)));
-    assert!(evs.iter().any(|e| matches!(e, Event::PendingDropped { actions,
+    assert!(evs
+        .iter()
+        .any(|e| matches!(e, Event::PendingDropped { actions,
         reason: DropReason::ChannelLost, .. } if actions.len() == 3)));
     assert!(engine.mirror(TERM).is_none());
     assert!(dispatched_seqs(&sent(&mut engine)).is_empty());
@@ -155,8 +171,13 @@ fn a_failed_reconnect_falls_back_to_initialize() {
     assert!(evs
         .iter()
         .any(|e| matches!(e, Event::Connected { resumed: true, .. })));
-    assert!(evs.iter().any(|e| matches!(e, Event::PendingDropped {
-        reason: DropReason::ReconnectSnapshot, .. })));
+    assert!(evs.iter().any(|e| matches!(
+        e,
+        Event::PendingDropped {
+            reason: DropReason::ReconnectSnapshot,
+            ..
+        }
+    )));
     assert_eq!(term(&engine).confirmed().title, "fresh");
 }
 
@@ -175,5 +196,8 @@ fn replayed_duplicates_are_ignored() {
     );
     reply(&mut engine, &reconnect["id"], result, 4.0);
     let content = serde_json::to_string(&term(&engine).state().content).unwrap();
-    assert!(content.contains("xy") && !content.contains("xxy"), "{content}");
+    assert!(
+        content.contains("xy") && !content.contains("xxy"),
+        "{content}"
+    );
 }

@@ -28,7 +28,9 @@ struct Queue {
 type Shared = Arc<Mutex<Queue>>;
 
 fn lock(queue: &Shared) -> MutexGuard<'_, Queue> {
-    queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    queue
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// One end of an in-memory connection.
@@ -124,7 +126,8 @@ pub struct MemoryConnector {
     shared: Arc<Mutex<Accept>>,
 }
 
-/// Accepts the server ends of a [`MemoryConnector`]'s connections.
+/// Accepts the server ends of a [`MemoryConnector`]'s connections (clones share them).
+#[derive(Clone)]
 pub struct MemoryListener {
     shared: Arc<Mutex<Accept>>,
 }
@@ -141,7 +144,9 @@ pub fn listener() -> (MemoryConnector, MemoryListener) {
 }
 
 fn lock_accept(shared: &Mutex<Accept>) -> MutexGuard<'_, Accept> {
-    shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl MemoryConnector {
@@ -208,7 +213,10 @@ mod tests {
         assert_eq!(a.try_recv().as_deref(), Some("x"));
         assert!(try_recv(&mut a).is_none(), "nothing there: pending");
         b.close();
-        assert!(matches!(try_recv(&mut a), Some(None)), "closed: end of stream");
+        assert!(
+            matches!(try_recv(&mut a), Some(None)),
+            "closed: end of stream"
+        );
         assert!(a.send("late".into()).is_err());
     }
 
