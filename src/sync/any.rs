@@ -302,13 +302,14 @@ impl AnyMirror {
         each!(self, m => go(m, envelopes, client_id, clock))
     }
 
-    /// See [`Mirror::reset`]. Fails (leaving the mirror untouched) if `state` is of another kind.
+    /// See [`Mirror::reset`]. Fails (leaving the mirror untouched, handing `state` back) if
+    /// `state` is of another kind.
     pub fn reset(
         &mut self,
         state: AnyState,
         from_seq: u64,
         clock: &dyn Clock,
-    ) -> Result<ChangeSet, AnyState> {
+    ) -> Result<ChangeSet, Box<AnyState>> {
         Ok(match (self, state) {
             (AnyMirror::Root(m), AnyState::Root(s)) => {
                 ChangeSet::of::<RootState>(m.reset(s, from_seq, clock))
@@ -325,7 +326,7 @@ impl AnyMirror {
             (AnyMirror::ResourceWatch(m), AnyState::ResourceWatch(s)) => {
                 ChangeSet::of::<ResourceWatchState>(m.reset(s, from_seq, clock))
             }
-            (_, other) => return Err(other),
+            (_, other) => return Err(Box::new(other)),
         })
     }
 

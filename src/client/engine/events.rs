@@ -128,6 +128,7 @@ impl ServerRequest {
 
 /// Something the driver must act on.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // transient: drained right after each engine call
 pub enum Event {
     /// The connection state changed.
     StateChanged(ConnectionState),

@@ -195,7 +195,7 @@ impl Engine {
         let clock = FixedClock(now);
         let reset = match self.mirrors.get_mut(channel) {
             Some(mirror) => mirror.reset(state, snapshot.from_seq, &clock),
-            None => Err(state),
+            None => Err(Box::new(state)),
         };
         match reset {
             Ok(changed) => {
@@ -217,7 +217,7 @@ impl Engine {
                 }
                 self.mirrors.insert(
                     channel.to_string(),
-                    AnyMirror::new(state, snapshot.from_seq),
+                    AnyMirror::new(*state, snapshot.from_seq),
                 );
                 self.events.push_back(Event::Subscribed {
                     channel: channel.to_string(),

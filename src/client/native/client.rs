@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, oneshot, watch, Notify};
 
 /// What a client reports besides request results and per-subscription changes.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // mirrors `Event`
 pub enum ClientEvent {
     /// An engine event: state changes, notifications, rejections, dropped actions, resyncs,
     /// lost subscriptions, malformed frames (never `Response` or `ServerRequest`).
@@ -31,9 +32,9 @@ type Waiter = oneshot::Sender<Result<Box<RawValue>, Error>>;
 
 pub(super) struct Inner {
     /// The URL connections are opened with (may carry the token: never log it).
-    pub url: String,
+    pub connect_url: String,
     /// The URL as given, without the token.
-    display_url: String,
+    url: String,
     pub engine: Mutex<Engine>,
     waiters: Mutex<HashMap<u64, Waiter>>,
     pub wake: Notify,
@@ -247,8 +248,8 @@ impl AhpClient {
         }
         let (handshake_tx, handshake_rx) = oneshot::channel();
         let inner = Arc::new(Inner {
-            url,
-            display_url,
+            connect_url: url,
+            url: display_url,
             engine: Mutex::new(engine),
             waiters: Mutex::new(HashMap::new()),
             wake: Notify::new(),
@@ -281,7 +282,7 @@ impl AhpClient {
 
     /// The URL connected to (as given: without the token).
     pub fn url(&self) -> &str {
-        &self.inner.display_url
+        &self.inner.url
     }
 
     /// This client's id.
@@ -374,7 +375,7 @@ impl AhpClient {
 impl std::fmt::Debug for AhpClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AhpClient")
-            .field("url", &self.inner.display_url)
+            .field("url", &self.inner.url)
             .field("state", &self.connection_state())
             .finish()
     }

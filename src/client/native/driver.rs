@@ -80,7 +80,7 @@ async fn reconnect(
                 _ = inner.wake.notified() => {}
             }
         }
-        match connector.connect(&inner.url).await {
+        match connector.connect(&inner.connect_url).await {
             Ok(transport) => {
                 inner.with_engine(|engine, now| engine.on_open(now));
                 return Some(transport);
