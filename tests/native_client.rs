@@ -363,3 +363,82 @@ async fn multi_host_fans_in_events() {
     assert_eq!(multi.host_names(), ["two"]);
     multi.close();
 }
+
+#[tokio::test]
+async fn websocket_end_to_end_with_token() {
+    use ahp_wasm::client::transport::ws::WsTransport;
+    use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = Arc::new(Mutex::new(SimServer::new(&[A, B], 100)));
+    let sim = server.clone();
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
+            match req.uri().query() {
+                Some(q) if q.split('&').any(|kv| kv == "tkn=s%20cret") => Ok(resp),
+                _ => Err(ErrorResponse::new(Some("bad token".into()))),
+            }
+        };
+        let ws = tokio_tungstenite::accept_hdr_async(tcp, check)
+            .await
+            .unwrap();
+        let mut t = WsTransport::new(ws);
+        while let Some(Ok(frame)) = recv(&mut t).await {
+            let frames: Vec<String> = {
+                let mut s = sim.lock().unwrap();
+                s.handle(&frame);
+                s.outbox.drain(..).collect()
+            };
+            for f in frames {
+                t.send(f).unwrap();
+            }
+        }
+    });
+    let options = ConnectOptions {
+        client_id: Some("ws-client".into()),
+        initial_subscriptions: vec![A.into()],
+        token: Some("s cret".into()),
+        reconnect: ReconnectPolicy::never(),
+        ..Default::default()
+    };
+    let url = format!("ws://{addr}/ahp");
+    let client = AhpClient::connect(&url, options).await.unwrap();
+    assert_eq!(
+        client.url(),
+        url,
+        "the token is not part of the displayed URL"
+    );
+    assert!(!format!("{client:?}").contains("cret"));
+    let a = client.subscribe(A).await.unwrap();
+    a.dispatch(data("over the wire")).unwrap();
+    wait_until("echo over WebSocket", || a.pending_count() == 0).await;
+    assert_eq!(term_state(&a), server.lock().unwrap().terminals[A]);
+    client.close();
+}
+
+#[tokio::test]
+async fn websocket_connect_failure_is_a_transport_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener); // nothing listens there now
+    let options = ConnectOptions {
+        token: Some("hidden".into()),
+        ..Default::default()
+    };
+    let err = AhpClient::connect(&format!("ws://{addr}/"), options)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: ahp_wasm::client::TransportErrorKind::Connect,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(!err.to_string().contains("hidden"), "{err}");
+}
