@@ -442,3 +442,25 @@ async fn websocket_connect_failure_is_a_transport_error() {
     );
     assert!(!err.to_string().contains("hidden"), "{err}");
 }
+
+#[tokio::test]
+async fn dropping_the_last_handle_closes_the_connection() {
+    let (connector, listener) = memory::listener();
+    let control = listener.clone();
+    let host = SimHost::start(listener, 10);
+    let client = AhpClient::connect("mem://h", options(connector))
+        .await
+        .unwrap();
+    let sub = client.subscribe(A).await.unwrap();
+    let states = client.state_changes();
+    drop(client);
+    assert_eq!(
+        *states.borrow(),
+        ConnectionState::Connected,
+        "the subscription keeps it"
+    );
+    control.set_refusing(true);
+    drop(sub);
+    assert_eq!(*states.borrow(), ConnectionState::Closed);
+    drop(host);
+}

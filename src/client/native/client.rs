@@ -201,10 +201,28 @@ impl Inner {
 }
 
 /// A connection to one AHP host: requests, subscriptions with optimistic dispatch, automatic
-/// reconnection. Cheap to clone (all clones share the connection).
+/// reconnection. Cheap to clone (all clones share the connection); the connection closes when
+/// the last clone (and the last [`Subscription`]) is dropped, or on [`AhpClient::close`].
 #[derive(Clone)]
 pub struct AhpClient {
     pub(super) inner: Arc<Inner>,
+    _owner: Arc<CloseOnDrop>,
+}
+
+/// Closes the connection when the last [`AhpClient`] clone goes (the driver task holds only
+/// `Inner`, so it would otherwise run forever).
+struct CloseOnDrop(Arc<Inner>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        close(&self.0);
+    }
+}
+
+fn close(inner: &Arc<Inner>) {
+    inner.closed.store(true, Ordering::SeqCst);
+    inner.with_engine(|engine, _| engine.close());
+    inner.wake.notify_one();
 }
 
 impl AhpClient {
@@ -269,7 +287,10 @@ impl AhpClient {
             options.reconnect,
             transport,
         ));
-        let client = AhpClient { inner };
+        let client = AhpClient {
+            _owner: Arc::new(CloseOnDrop(inner.clone())),
+            inner,
+        };
         match handshake_rx.await {
             Ok(Ok(())) => Ok(client),
             Ok(Err(error)) => {
@@ -361,9 +382,7 @@ impl AhpClient {
 
     /// Closes the client: outstanding requests fail with [`Error::Closed`], no reconnect.
     pub fn close(&self) {
-        self.inner.closed.store(true, Ordering::SeqCst);
-        self.inner.with_engine(|engine, _| engine.close());
-        self.inner.wake.notify_one();
+        close(&self.inner);
     }
 
     /// Whether [`AhpClient::close`] was called (or reconnection gave up).
