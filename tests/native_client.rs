@@ -365,6 +365,7 @@ async fn multi_host_fans_in_events() {
 }
 
 #[tokio::test]
+#[allow(clippy::result_large_err)] // tungstenite's handshake callback signature
 async fn websocket_end_to_end_with_token() {
     use ahp_wasm::client::transport::ws::WsTransport;
     use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};

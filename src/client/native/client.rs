@@ -44,6 +44,9 @@ pub(super) struct Inner {
     channels: Mutex<HashMap<String, broadcast::Sender<SubscriptionEvent>>>,
     handlers: Mutex<HashMap<String, Handler>>,
     handshake: Mutex<Option<oneshot::Sender<Result<(), Error>>>>,
+    /// Held from draining the engine's events until they are delivered, so events drained
+    /// by different threads are delivered in the engine's order.
+    delivery: Mutex<()>,
     /// Monotonic clock origin: `now()` is epoch-based ms that never goes back.
     epoch_ms: f64,
     start: tokio::time::Instant,
@@ -62,16 +65,23 @@ impl Inner {
         lock(&self.engine)
     }
 
-    /// Runs `f` on the engine, then handles the events it produced (after unlocking).
+    /// Runs `f` on the engine, then delivers the events it queued (after unlocking the
+    /// engine, in order) and wakes the driver to send what it queued.
     pub fn with_engine<R>(self: &Arc<Self>, f: impl FnOnce(&mut Engine, f64) -> R) -> R {
-        let (result, events) = {
-            let mut engine = self.engine();
-            let result = f(&mut engine, self.now());
-            (result, std::iter::from_fn(|| engine.poll_event()).collect())
-        };
+        let mut engine = self.engine();
+        let result = f(&mut engine, self.now());
+        let events: Vec<Event> = std::iter::from_fn(|| engine.poll_event()).collect();
+        let order = self.delivery_order();
+        drop(engine);
         self.handle_events(events);
+        drop(order);
         self.wake.notify_one();
         result
+    }
+
+    /// Take while holding the engine lock, release after delivering the drained events.
+    pub fn delivery_order(&self) -> MutexGuard<'_, ()> {
+        lock(&self.delivery)
     }
 
     /// Delivers engine events: resolves requests, feeds subscription streams and the event
@@ -277,6 +287,7 @@ impl AhpClient {
             channels: Mutex::new(HashMap::new()),
             handlers: Mutex::new(options.handlers),
             handshake: Mutex::new(Some(handshake_tx)),
+            delivery: Mutex::new(()),
             epoch_ms: crate::reduce::Clock::now(&crate::reduce::SystemClock),
             start: tokio::time::Instant::now(),
         });

@@ -107,12 +107,13 @@ async fn serve(inner: &Arc<Inner>, transport: &mut BoxTransport, ever_connected:
         if inner.closed.load(Ordering::SeqCst) {
             return End::Closed;
         }
-        // Outgoing frames, then the engine's events (handled without the engine locked).
-        let (frames, events, deadline, now) = {
+        // Outgoing frames, then the engine's events (delivered in order, engine unlocked).
+        let (frames, events, deadline, now, order) = {
             let mut engine = inner.engine();
             let frames: Vec<String> = std::iter::from_fn(|| engine.poll_transmit()).collect();
             let events: Vec<Event> = std::iter::from_fn(|| engine.poll_event()).collect();
-            (frames, events, engine.next_deadline(), inner.now())
+            let order = inner.delivery_order();
+            (frames, events, engine.next_deadline(), inner.now(), order)
         };
         for frame in frames {
             if let Err(e) = transport.send(frame) {
@@ -128,6 +129,7 @@ async fn serve(inner: &Arc<Inner>, transport: &mut BoxTransport, ever_connected:
             }
         }
         inner.handle_events(events);
+        drop(order);
         if let Some(error) = failed {
             return End::Lost(format!("handshake failed: {error}"));
         }
