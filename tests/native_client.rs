@@ -465,3 +465,47 @@ async fn dropping_the_last_handle_closes_the_connection() {
     assert_eq!(*states.borrow(), ConnectionState::Closed);
     drop(host);
 }
+
+#[tokio::test]
+async fn an_unanswered_keepalive_reconnects() {
+    let (connector, listener) = memory::listener();
+    tokio::spawn(async move {
+        for connection in 0.. {
+            let mut t = listener.accept().await;
+            tokio::spawn(async move {
+                while let Some(Ok(frame)) = recv(&mut t).await {
+                    let msg: Value = serde_json::from_str(&frame).unwrap();
+                    let result = match msg["method"].as_str() {
+                        Some("initialize") => json!({"protocolVersion": "0.3.0",
+                            "serverSeq": 0, "snapshots": []}),
+                        Some("reconnect") => {
+                            json!({"type": "replay", "actions": [], "missing": []})
+                        }
+                        Some("ping") if connection > 0 => json!({}),
+                        _ => continue, // the first connection goes silent after the handshake
+                    };
+                    let answer = json!({"jsonrpc": "2.0", "id": msg["id"], "result": result});
+                    let _ = t.send(answer.to_string());
+                }
+            });
+        }
+    });
+    let mut opts = options(connector);
+    opts.initial_subscriptions = vec![];
+    opts.keepalive = Some(Duration::from_millis(30));
+    opts.request_timeout = Duration::from_millis(30);
+    let client = AhpClient::connect("mem://h", opts).await.unwrap();
+    let mut events = client.events();
+    let resumed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match events.recv().await {
+                Ok(ClientEvent::Protocol(Event::Connected { resumed: true, .. })) => return true,
+                Ok(_) => continue,
+                Err(_) => return false,
+            }
+        }
+    })
+    .await;
+    assert_eq!(resumed, Ok(true), "the stale connection was replaced");
+    client.ping().await.unwrap();
+}

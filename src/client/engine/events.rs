@@ -141,6 +141,9 @@ pub enum Event {
     },
     /// A handshake failed; the driver should close the transport (and retry or give up).
     HandshakeFailed(Error),
+    /// The keep-alive `ping` went unanswered: the driver should close the transport and
+    /// reconnect.
+    ConnectionStale,
     /// The outcome of a request.
     Response {
         /// The id [`Engine::request`](super::Engine::request) returned.

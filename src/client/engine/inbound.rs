@@ -69,6 +69,7 @@ impl Engine {
             return;
         }
         let mut batch = Batch::default();
+        self.last_rx = now;
         for frame in frames {
             self.handle_one(frame.as_ref(), &mut batch, now);
         }
@@ -154,6 +155,8 @@ impl Engine {
             }
             Purpose::Initialize { resume } => self.on_initialize_result(outcome, resume, now),
             Purpose::Reconnect => self.on_reconnect_result(outcome, now),
+            // Any answer, even an error, proves the connection alive.
+            Purpose::Keepalive => self.keepalive_in_flight = false,
         }
     }
 

@@ -30,6 +30,7 @@
 mod events;
 mod handshake;
 mod inbound;
+mod keepalive;
 mod requests;
 #[cfg(test)]
 mod tests;
@@ -88,6 +89,9 @@ pub struct EngineConfig {
     pub request_timeout_ms: f64,
     /// See [`PendingPolicy`].
     pub pending_policy: PendingPolicy,
+    /// Send a `ping` after this many milliseconds without any incoming frame; if it times
+    /// out, [`Event::ConnectionStale`] asks the driver to drop the connection. `None`: off.
+    pub keepalive_ms: Option<f64>,
 }
 
 impl EngineConfig {
@@ -104,6 +108,7 @@ impl EngineConfig {
             locale: None,
             request_timeout_ms: DEFAULT_REQUEST_TIMEOUT_MS,
             pending_policy: PendingPolicy::default(),
+            keepalive_ms: None,
         }
     }
 }
@@ -143,6 +148,9 @@ pub struct Engine {
     handled_methods: HashSet<String>,
     outgoing: VecDeque<String>,
     events: VecDeque<Event>,
+    /// When the last frame arrived (or the transport opened).
+    last_rx: f64,
+    keepalive_in_flight: bool,
 }
 
 impl Engine {
@@ -163,6 +171,8 @@ impl Engine {
             handled_methods: HashSet::new(),
             outgoing: VecDeque::new(),
             events: VecDeque::new(),
+            last_rx: 0.0,
+            keepalive_in_flight: false,
         }
     }
 
@@ -231,9 +241,13 @@ impl Engine {
         self.events.pop_front()
     }
 
-    /// When [`Engine::on_tick`] must next be called (ms), if a request is outstanding.
+    /// When [`Engine::on_tick`] must next be called (ms): a request deadline or a keep-alive.
     pub fn next_deadline(&self) -> Option<f64> {
-        self.requests.next_deadline()
+        let keepalive = self.keepalive_due();
+        match (self.requests.next_deadline(), keepalive) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The transport is open: starts the handshake (`initialize`, or `reconnect` after an
@@ -243,6 +257,8 @@ impl Engine {
             return;
         }
         self.transport_open = true;
+        self.last_rx = now;
+        self.keepalive_in_flight = false;
         if self.established {
             self.set_state(ConnectionState::Reconnecting);
             self.send_reconnect(now);
@@ -273,9 +289,10 @@ impl Engine {
                 Purpose::Initialize { .. } | Purpose::Reconnect => {
                     self.events.push_back(Event::HandshakeFailed(error))
                 }
-                Purpose::Resync { .. } => {}
+                Purpose::Resync { .. } | Purpose::Keepalive => {}
             }
         }
+        self.keepalive_in_flight = false;
         self.set_state(if self.established {
             ConnectionState::Reconnecting
         } else {
@@ -295,7 +312,7 @@ impl Engine {
                 Purpose::Initialize { .. } | Purpose::Reconnect => {
                     self.events.push_back(Event::HandshakeFailed(Error::Closed))
                 }
-                Purpose::Resync { .. } => {}
+                Purpose::Resync { .. } | Purpose::Keepalive => {}
             }
         }
         self.transport_open = false;
@@ -303,8 +320,10 @@ impl Engine {
         self.set_state(ConnectionState::Closed);
     }
 
-    /// Expires requests whose deadline passed: [`Error::Timeout`].
+    /// Expires requests whose deadline passed ([`Error::Timeout`]) and sends a keep-alive
+    /// `ping` when one is due.
     pub fn on_tick(&mut self, now: f64) {
+        self.keepalive_tick(now);
         for (id, method, purpose) in self.requests.expire(now) {
             let error = Error::Timeout { method };
             match purpose {
@@ -315,6 +334,7 @@ impl Engine {
                 Purpose::Resync { channel } => {
                     self.lose_channel(&channel, "re-subscribing timed out", now)
                 }
+                Purpose::Keepalive => self.keepalive_timed_out(),
             }
         }
     }

@@ -15,6 +15,8 @@ pub(super) enum Purpose {
     Initialize { resume: bool },
     /// The reconnect handshake.
     Reconnect,
+    /// A keep-alive `ping`.
+    Keepalive,
 }
 
 #[derive(Debug)]

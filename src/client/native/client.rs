@@ -270,6 +270,7 @@ impl AhpClient {
         config.locale = options.locale;
         config.request_timeout_ms = options.request_timeout.as_secs_f64() * 1000.0;
         config.pending_policy = options.pending_policy;
+        config.keepalive_ms = options.keepalive.map(|d| d.as_secs_f64() * 1000.0);
         let mut engine = Engine::new(config);
         for method in options.handlers.keys() {
             engine.handle_requests(method.clone());

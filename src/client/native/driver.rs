@@ -124,14 +124,17 @@ async fn serve(inner: &Arc<Inner>, transport: &mut BoxTransport, ever_connected:
         for event in &events {
             match event {
                 Event::Connected { .. } => *ever_connected = true,
-                Event::HandshakeFailed(error) => failed = Some(error.clone()),
+                Event::HandshakeFailed(error) => {
+                    failed = Some(format!("handshake failed: {error}"))
+                }
+                Event::ConnectionStale => failed = Some("keep-alive ping unanswered".into()),
                 _ => {}
             }
         }
         inner.handle_events(events);
         drop(order);
-        if let Some(error) = failed {
-            return End::Lost(format!("handshake failed: {error}"));
+        if let Some(reason) = failed {
+            return End::Lost(reason);
         }
         let sleep = deadline.map(|d| Duration::from_secs_f64(((d - now).max(0.0) + 1.0) / 1000.0));
         tokio::select! {

@@ -140,6 +140,9 @@ pub struct ConnectOptions {
     pub token: Option<String>,
     /// Per-request timeout.
     pub request_timeout: Duration,
+    /// Ping after this long without traffic; an unanswered ping drops the connection (and
+    /// reconnects). `None`: no keep-alive.
+    pub keepalive: Option<Duration>,
     /// Reconnection after a drop.
     pub reconnect: ReconnectPolicy,
     /// Own actions a dropped connection may have carried: see [`PendingPolicy`].
@@ -159,6 +162,7 @@ impl Default for ConnectOptions {
             locale: None,
             token: None,
             request_timeout: Duration::from_secs(30),
+            keepalive: Some(Duration::from_secs(30)),
             reconnect: ReconnectPolicy::default(),
             pending_policy: PendingPolicy::default(),
             handlers: HashMap::new(),
