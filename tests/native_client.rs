@@ -71,7 +71,7 @@ impl SimHost {
     }
 
     fn terminal(&self, channel: &str) -> TerminalState {
-        self.server.lock().unwrap().terminals[channel].clone()
+        self.server.lock().unwrap().channels[channel].clone()
     }
 }
 
@@ -415,7 +415,7 @@ async fn websocket_end_to_end_with_token() {
     let a = client.subscribe(A).await.unwrap();
     a.dispatch(data("over the wire")).unwrap();
     wait_until("echo over WebSocket", || a.pending_count() == 0).await;
-    assert_eq!(term_state(&a), server.lock().unwrap().terminals[A]);
+    assert_eq!(term_state(&a), server.lock().unwrap().channels[A]);
     client.close();
 }
 

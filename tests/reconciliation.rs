@@ -5,86 +5,150 @@
 
 mod sim;
 
-use ahp_wasm::client::engine::{Engine, EngineConfig, Event};
+use ahp_wasm::client::engine::{Engine, EngineConfig, Event, PendingPolicy};
 use ahp_wasm::client::transport::{memory, Transport};
 use ahp_wasm::client::ConnectionState;
-use ahp_wasm::protocol::{StateAction, TerminalState};
+use ahp_wasm::protocol::{SessionState, StateAction, TerminalState};
 use ahp_wasm::reduce::FixedClock;
+use ahp_wasm::sync::ChannelState;
 use proptest::prelude::*;
+use serde_json::{json, Value};
 use sim::{data, title, SimServer};
 use std::collections::VecDeque;
 
 const CHANNELS: [&str; 2] = ["ahp-terminal:/a", "ahp-terminal:/b"];
+const SESSIONS: [&str; 2] = ["ahp-session:/a", "ahp-session:/b"];
 
-fn engine() -> Engine {
+fn engine_for(channels: [&str; 2], policy: PendingPolicy) -> Engine {
     let mut config = EngineConfig::new("me");
-    config.initial_subscriptions = CHANNELS.iter().map(|c| c.to_string()).collect();
+    config.initial_subscriptions = channels.iter().map(|c| c.to_string()).collect();
+    config.pending_policy = policy;
     Engine::new(config)
 }
 
-#[derive(Debug, Clone)]
-enum Op {
-    Data(String),
-    Title(String),
+fn engine() -> Engine {
+    engine_for(CHANNELS, PendingPolicy::ResendUnseen)
 }
 
-impl Op {
-    fn action(&self) -> StateAction {
-        match self {
-            Op::Data(d) => data(d),
-            Op::Title(t) => title(t),
-        }
-    }
+fn action(value: Value) -> StateAction {
+    serde_json::from_value(value).expect("valid action")
 }
 
 #[derive(Debug, Clone)]
 enum Step {
-    Dispatch(usize, Op),
-    Foreign(usize, Op),
+    Dispatch(usize, StateAction),
+    Foreign(usize, StateAction),
     ServerReads(usize),
     ClientReads(usize),
     Drop,
 }
 
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        4 => "[xyz!]{1,2}".prop_map(Op::Data),
-        1 => "[ST]".prop_map(Op::Title),
-    ]
-}
-
-fn step() -> impl Strategy<Value = Step> {
-    prop_oneof![
-        4 => (0..2usize, op()).prop_map(|(c, o)| Step::Dispatch(c, o)),
-        3 => (0..2usize, op()).prop_map(|(c, o)| Step::Foreign(c, o)),
+fn steps(
+    own: BoxedStrategy<StateAction>,
+    foreign: BoxedStrategy<StateAction>,
+) -> impl Strategy<Value = Vec<Step>> {
+    let step = prop_oneof![
+        4 => (0..2usize, own).prop_map(|(c, a)| Step::Dispatch(c, a)),
+        3 => (0..2usize, foreign).prop_map(|(c, a)| Step::Foreign(c, a)),
         3 => (1..4usize).prop_map(Step::ServerReads),
         3 => (1..5usize).prop_map(Step::ClientReads),
         1 => Just(Step::Drop),
+    ];
+    proptest::collection::vec(step, 0..60)
+}
+
+fn terminal_action() -> BoxedStrategy<StateAction> {
+    prop_oneof![
+        4 => "[xyz!]{1,2}".prop_map(|d| data(&d)),
+        1 => "[ST]".prop_map(|t| title(&t)),
+    ]
+    .boxed()
+}
+
+fn policy() -> impl Strategy<Value = PendingPolicy> {
+    prop_oneof![
+        Just(PendingPolicy::ResendUnseen),
+        Just(PendingPolicy::DropInFlight)
     ]
 }
 
+/// Sessions: the server refuses titles with `!`.
+fn session_server(window: usize) -> SimServer<SessionState> {
+    let states = SESSIONS.iter().map(|uri| {
+        let state = json!({"summary": {"resource": uri, "provider": "p", "title": "S",
+            "status": 1, "createdAt": 0, "modifiedAt": 0}, "lifecycle": "ready", "turns": []});
+        (uri.to_string(), serde_json::from_value(state).unwrap())
+    });
+    let reject = |a: &StateAction| match a {
+        StateAction::SessionTitleChanged(t) if t.title.contains('!') => Some("no".to_string()),
+        _ => None,
+    };
+    SimServer::with_states(states, window, reject)
+}
+
+const TURNS: &[&str] = &["t1", "t2", "t3"];
+
+fn turn() -> impl Strategy<Value = &'static str> {
+    proptest::sample::select(TURNS)
+}
+
+/// What a client dispatches on a session: start or cancel turns, rename.
+fn session_own() -> BoxedStrategy<StateAction> {
+    prop_oneof![
+        (turn(), "[ab]").prop_map(|(t, text)| action(json!({"type": "session/turnStarted",
+            "turnId": t, "message": {"text": text, "origin": {"kind": "user"}}}))),
+        turn().prop_map(|t| action(json!({"type": "session/turnCancelled", "turnId": t}))),
+        "[AB!]".prop_map(|t| action(json!({"type": "session/titleChanged", "title": t}))),
+    ]
+    .boxed()
+}
+
+/// What the agent (or another client) does: stream into turns, complete them, rename.
+fn session_foreign() -> BoxedStrategy<StateAction> {
+    prop_oneof![
+        (turn(), "[xy]").prop_map(|(t, c)| action(json!({"type": "session/responsePart",
+            "turnId": t, "part": {"kind": "markdown", "id": "p1", "content": c}}))),
+        (turn(), "[xy]").prop_map(|(t, c)| action(json!({"type": "session/delta",
+            "turnId": t, "partId": "p1", "content": c}))),
+        turn().prop_map(|t| action(json!({"type": "session/turnComplete", "turnId": t}))),
+        (turn(), "[c]").prop_map(|(t, text)| action(json!({"type": "session/turnStarted",
+            "turnId": t, "message": {"text": text, "origin": {"kind": "user"}}}))),
+        "[CD]".prop_map(|t| action(json!({"type": "session/titleChanged", "title": t}))),
+    ]
+    .boxed()
+}
+
 /// The client engine and the simulated server, linked by two lossy-on-drop queues.
-struct World {
+struct World<S: ChannelState> {
     engine: Engine,
-    server: SimServer,
+    server: SimServer<S>,
+    channels: [&'static str; 2],
     to_server: VecDeque<String>,
-    now: f64,
     foreign_seq: u64,
-    /// Fields reported changed per channel since the last step (from `ChannelChanged`).
+    /// Fields reported changed per channel during a step (from `ChannelChanged`).
     reported: Vec<(String, Vec<&'static str>)>,
 }
 
-impl World {
-    fn new(window: usize) -> World {
+/// One clock for client and server, so time-stamping reducers agree.
+const NOW: f64 = 1000.0;
+
+impl World<TerminalState> {
+    fn new(window: usize) -> Self {
+        World::start(engine(), SimServer::new(&CHANNELS, window), CHANNELS)
+    }
+}
+
+impl<S: ChannelState> World<S> {
+    fn start(engine: Engine, server: SimServer<S>, channels: [&'static str; 2]) -> Self {
         let mut world = World {
-            engine: engine(),
-            server: SimServer::new(&CHANNELS, window),
+            engine,
+            server,
+            channels,
             to_server: VecDeque::new(),
-            now: 0.0,
             foreign_seq: 0,
             reported: Vec::new(),
         };
-        world.engine.on_open(0.0);
+        world.engine.on_open(NOW);
         world.settle();
         assert_eq!(world.engine.connection_state(), ConnectionState::Connected);
         world
@@ -121,43 +185,48 @@ impl World {
     fn client_reads(&mut self, n: usize) {
         let k = n.min(self.server.outbox.len());
         let frames: Vec<String> = self.server.outbox.drain(..k).collect();
-        self.engine.handle_frames(frames, self.now);
+        self.engine.handle_frames(frames, NOW);
         self.pump();
     }
 
+    fn state_json(&self, channel: &str) -> Value {
+        serde_json::to_value(self.mirror(channel).state()).unwrap()
+    }
+
     fn run(&mut self, step: &Step) {
-        let before: Vec<serde_json::Value> = CHANNELS
-            .iter()
-            .map(|c| serde_json::to_value(self.mirror(c).state()).unwrap())
-            .collect();
+        let before: Vec<Value> = self.channels.iter().map(|c| self.state_json(c)).collect();
         self.reported.clear();
-        self.now += 1.0;
         match step {
-            Step::Dispatch(c, op) => {
+            Step::Dispatch(c, action) => {
                 self.engine
-                    .dispatch(CHANNELS[*c], op.action(), self.now)
+                    .dispatch(self.channels[*c], action.clone(), NOW)
                     .expect("subscribed");
                 self.pump();
             }
-            Step::Foreign(c, op) => {
+            Step::Foreign(c, action) => {
                 self.foreign_seq += 1;
                 self.server
-                    .foreign(CHANNELS[*c], op.action(), self.foreign_seq);
+                    .foreign(self.channels[*c], action.clone(), self.foreign_seq);
             }
             Step::ServerReads(n) => self.server_reads(*n),
             Step::ClientReads(n) => self.client_reads(*n),
             Step::Drop => {
-                self.engine.on_close("dropped", self.now);
+                self.engine.on_close("dropped", NOW);
                 self.server.disconnect();
                 self.to_server.clear();
-                self.engine.on_open(self.now);
+                self.engine.on_open(NOW);
                 self.pump();
             }
         }
-        self.check_invariant();
-        // Fields not reported changed kept their values: a UI may skip them.
-        for (channel, before) in CHANNELS.iter().zip(before) {
-            let after = serde_json::to_value(self.mirror(channel).state()).unwrap();
+        for (channel, before) in self.channels.iter().zip(before) {
+            let m = self.mirror(channel);
+            assert_eq!(
+                m.state(),
+                &m.recompute(&FixedClock(NOW)),
+                "state == confirmed + pending replayed ({channel})"
+            );
+            // Fields not reported changed kept their values: a UI may skip them.
+            let after = self.state_json(channel);
             let reported: Vec<&str> = self
                 .reported
                 .iter()
@@ -181,21 +250,8 @@ impl World {
         }
     }
 
-    fn check_invariant(&self) {
-        for channel in CHANNELS {
-            let m = self.mirror(channel);
-            assert_eq!(
-                m.state(),
-                &m.recompute(&FixedClock(self.now)),
-                "state == confirmed + pending replayed ({channel})"
-            );
-        }
-    }
-
-    fn mirror(&self, channel: &str) -> &ahp_wasm::sync::Mirror<TerminalState> {
-        self.engine
-            .mirror_as::<TerminalState>(channel)
-            .expect("terminal mirror")
+    fn mirror(&self, channel: &str) -> &ahp_wasm::sync::Mirror<S> {
+        self.engine.mirror_as::<S>(channel).expect("mirror")
     }
 
     /// Delivers everything both ways until nothing moves.
@@ -212,12 +268,21 @@ impl World {
     }
 
     fn assert_converged(&self) {
-        for channel in CHANNELS {
+        for channel in self.channels {
             let m = self.mirror(channel);
             assert_eq!(m.pending_count(), 0, "every echo arrived ({channel})");
             assert_eq!(m.state(), m.confirmed());
-            assert_eq!(m.confirmed(), &self.server.terminals[channel], "{channel}");
+            assert_eq!(m.confirmed(), &self.server.channels[channel], "{channel}");
         }
+    }
+
+    fn run_all(&mut self, steps: &[Step]) {
+        for step in steps {
+            self.run(step);
+        }
+        self.settle();
+        assert_eq!(self.engine.connection_state(), ConnectionState::Connected);
+        self.assert_converged();
     }
 }
 
@@ -225,17 +290,23 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn optimistic_state_converges_to_the_server(
+    fn terminal_mirrors_converge_to_the_server(
         window in 2..30usize,
-        steps in proptest::collection::vec(step(), 0..60),
+        policy in policy(),
+        steps in steps(terminal_action(), terminal_action()),
     ) {
-        let mut world = World::new(window);
-        for step in &steps {
-            world.run(step);
-        }
-        world.settle();
-        prop_assert_eq!(world.engine.connection_state(), ConnectionState::Connected);
-        world.assert_converged();
+        let server = SimServer::new(&CHANNELS, window);
+        World::start(engine_for(CHANNELS, policy), server, CHANNELS).run_all(&steps);
+    }
+
+    #[test]
+    fn session_mirrors_converge_to_the_server(
+        window in 2..30usize,
+        policy in policy(),
+        steps in steps(session_own(), session_foreign()),
+    ) {
+        let server = session_server(window);
+        World::start(engine_for(SESSIONS, policy), server, SESSIONS).run_all(&steps);
     }
 }
 
@@ -243,10 +314,10 @@ proptest! {
 fn rejected_and_foreign_actions_converge() {
     let mut world = World::new(100);
     let steps = [
-        Step::Dispatch(0, Op::Data("x".into())),
-        Step::Dispatch(0, Op::Data("!".into())),
-        Step::Foreign(0, Op::Data("y".into())),
-        Step::Dispatch(0, Op::Data("z".into())),
+        Step::Dispatch(0, data("x")),
+        Step::Dispatch(0, data("!")),
+        Step::Foreign(0, data("y")),
+        Step::Dispatch(0, data("z")),
         Step::ServerReads(10),
         Step::ClientReads(1),
     ];
@@ -254,9 +325,8 @@ fn rejected_and_foreign_actions_converge() {
         world.run(step);
     }
     assert_eq!(world.mirror(CHANNELS[0]).pending_count(), 3);
-    world.settle();
-    world.assert_converged();
-    let content = serde_json::to_string(&world.server.terminals[CHANNELS[0]].content).unwrap();
+    world.run_all(&[]);
+    let content = serde_json::to_string(&world.server.channels[CHANNELS[0]].content).unwrap();
     assert!(content.contains("yxz"), "{content}");
 }
 
@@ -330,7 +400,7 @@ impl Wire {
         for channel in CHANNELS {
             let m = self.engine.mirror_as::<TerminalState>(channel).unwrap();
             assert_eq!(m.pending_count(), 0);
-            assert_eq!(m.state(), &self.server.terminals[channel], "{channel}");
+            assert_eq!(m.state(), &self.server.channels[channel], "{channel}");
         }
     }
 }

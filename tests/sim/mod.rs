@@ -1,6 +1,6 @@
-//! A small, honest AHP server for tests: terminal channels reduced with the real reducers, a
-//! global `serverSeq`, a bounded replay log, one connection at a time. It rejects
-//! `terminal/data` containing `!` (so rejections happen) and everything else it applies.
+//! A small, honest AHP server for tests: channels of one state type reduced with the real
+//! reducers, a global `serverSeq`, a bounded replay log, one connection at a time. A rejection
+//! rule makes some actions fail (for terminals: `terminal/data` containing `!`).
 #![allow(dead_code)]
 
 use ahp_wasm::protocol::jsonrpc::{self, decode_params, ErrorObject, Incoming, RequestId};
@@ -8,15 +8,22 @@ use ahp_wasm::protocol::{
     errors, ActionEnvelope, ActionOrigin, DispatchActionParams, InitializeParams, ReconnectParams,
     StateAction, SubscribeParams, TerminalState,
 };
-use ahp_wasm::reduce::{terminal_reducer, FixedClock};
+use ahp_wasm::reduce::FixedClock;
+use ahp_wasm::sync::ChannelState;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub const FOREIGN: &str = "someone-else";
 
-pub struct SimServer {
+/// Why the server refuses an action, if it does.
+pub type RejectRule = fn(&StateAction) -> Option<String>;
+
+pub struct SimServer<S: ChannelState = TerminalState> {
     pub seq: u64,
-    pub terminals: BTreeMap<String, TerminalState>,
+    pub channels: BTreeMap<String, S>,
+    /// The server's clock for reducers.
+    pub clock: f64,
+    reject: RejectRule,
     /// Envelopes kept for replay (oldest first); at most `window`.
     log: VecDeque<ActionEnvelope>,
     pub window: usize,
@@ -43,14 +50,32 @@ pub fn title(text: &str) -> StateAction {
     serde_json::from_value(json!({"type": "terminal/titleChanged", "title": text})).unwrap()
 }
 
-impl SimServer {
-    pub fn new(channels: &[&str], window: usize) -> SimServer {
+fn no_shouting(action: &StateAction) -> Option<String> {
+    match action {
+        StateAction::TerminalData(d) if d.data.contains('!') => Some("no shouting".to_string()),
+        _ => None,
+    }
+}
+
+impl SimServer<TerminalState> {
+    /// Terminal channels; rejects `terminal/data` containing `!`.
+    pub fn new(channels: &[&str], window: usize) -> Self {
+        let states = channels.iter().map(|c| (c.to_string(), terminal(c)));
+        SimServer::with_states(states, window, no_shouting)
+    }
+}
+
+impl<S: ChannelState> SimServer<S> {
+    pub fn with_states(
+        states: impl IntoIterator<Item = (String, S)>,
+        window: usize,
+        reject: RejectRule,
+    ) -> Self {
         SimServer {
             seq: 0,
-            terminals: channels
-                .iter()
-                .map(|c| (c.to_string(), terminal(c)))
-                .collect(),
+            channels: states.into_iter().collect(),
+            clock: 1000.0,
+            reject,
             log: VecDeque::new(),
             window,
             client: None,
@@ -124,7 +149,7 @@ impl SimServer {
     }
 
     fn snapshot(&self, channel: &str) -> Option<Value> {
-        let state = self.terminals.get(channel)?;
+        let state = self.channels.get(channel)?;
         Some(json!({"resource": channel, "state": state, "fromSeq": self.seq}))
     }
 
@@ -144,7 +169,7 @@ impl SimServer {
             .initial_subscriptions
             .unwrap_or_default()
             .into_iter()
-            .filter(|c| self.terminals.contains_key(c))
+            .filter(|c| self.channels.contains_key(c))
             .collect();
         let snapshots: Vec<Value> = subs.iter().filter_map(|c| self.snapshot(c)).collect();
         self.client = Some((p.client_id, subs));
@@ -156,7 +181,7 @@ impl SimServer {
         let (known, missing): (Vec<String>, Vec<String>) = p
             .subscriptions
             .into_iter()
-            .partition(|c| self.terminals.contains_key(c));
+            .partition(|c| self.channels.contains_key(c));
         let subs: BTreeSet<String> = known.into_iter().collect();
         let oldest = self.log.front().map_or(self.seq + 1, |e| e.server_seq);
         let result = if p.last_seen_server_seq + 1 >= oldest {
@@ -188,15 +213,12 @@ impl SimServer {
     }
 
     fn apply(&mut self, channel: &str, action: StateAction, origin: Option<ActionOrigin>) {
-        let Some(state) = self.terminals.get_mut(channel) else {
+        let Some(state) = self.channels.get_mut(channel) else {
             return;
         };
-        let rejection = match &action {
-            StateAction::TerminalData(d) if d.data.contains('!') => Some("no shouting".to_string()),
-            _ => None,
-        };
+        let rejection = (self.reject)(&action);
         if rejection.is_none() {
-            terminal_reducer(state, &action, &FixedClock(0.0));
+            state.reduce(&action, &FixedClock(self.clock));
         }
         self.seq += 1;
         let envelope = ActionEnvelope {
