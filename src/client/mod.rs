@@ -1,6 +1,6 @@
 //! The AHP client: a sans-IO [`engine`] (JSON-RPC, subscriptions, handshake, reconnection),
 //! [`transport`]s, and with the `native` feature an async client over tokio
-//! ([`native::AhpClient`], [`native::MultiHostClient`]).
+//! (`native::AhpClient`, `native::MultiHostClient`).
 //!
 //! The engine does no I/O and never calls user code, so the same logic drives the native
 //! client and the WebAssembly bindings.

@@ -2,7 +2,7 @@
 //! handshake and reconnection. No I/O, no timers, no async: a driver feeds it incoming frames
 //! and the time, and takes outgoing frames and [`Event`]s.
 //!
-//! Driver loop (the native [`AhpClient`](crate::client::native::AhpClient) and the wasm
+//! Driver loop (the native `AhpClient` (feature `native`) and the wasm
 //! bindings are such drivers):
 //!
 //! 1. transport open: [`Engine::on_open`]; closed: [`Engine::on_close`];
