@@ -519,3 +519,47 @@ fn close_fails_everything_with_closed() {
     assert!(matches!(&events(&mut engine)[0],
         Event::Response { id, result: Err(Error::Closed) } if *id == late));
 }
+
+#[test]
+fn one_change_event_per_channel_per_batch() {
+    let mut engine = connected(config());
+    let root = |seq: u64, n: u64| {
+        json!({"jsonrpc": "2.0", "method": "action", "params": {"channel": ROOT_CHANNEL,
+            "serverSeq": seq, "action": {"type": "root/activeSessionsChanged", "activeSessions": n}}})
+        .to_string()
+    };
+    engine.handle_frames(
+        [
+            envelope(11, data("a"), None),
+            root(12, 1),
+            envelope(13, data("b"), None),
+            root(14, 2),
+            envelope(15, data("c"), None),
+        ],
+        1.0,
+    );
+    let changed: Vec<String> = events(&mut engine)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ChannelChanged { channel, .. } => Some(channel),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(changed, vec![TERM.to_string(), ROOT_CHANNEL.to_string()]);
+}
+
+#[test]
+fn unsubscribing_reports_pending_actions_dropped() {
+    let mut engine = connected(config());
+    engine.dispatch(TERM, action(data("a")), 1.0).unwrap();
+    events(&mut engine);
+    engine.unsubscribe(TERM, 2.0);
+    let evs = events(&mut engine);
+    assert!(evs
+        .iter()
+        .any(|e| matches!(e, Event::PendingDropped { actions,
+        reason: DropReason::Unsubscribed, .. } if actions.len() == 1)));
+    // Late envelopes for the channel are ignored.
+    engine.handle_frame(&envelope(11, data("x"), None), 3.0);
+    assert!(events(&mut engine).is_empty());
+}
