@@ -34,6 +34,10 @@ pub struct SimServer<S: ChannelState = TerminalState> {
     /// Counters, for tests that check which paths ran.
     pub replays: usize,
     pub snapshots: usize,
+    /// Own actions received again with a `(clientId, clientSeq)` already seen: a client
+    /// must never make the server apply an action twice.
+    pub redelivered: usize,
+    seen: BTreeSet<(String, u64)>,
 }
 
 pub fn terminal(title: &str) -> TerminalState {
@@ -82,6 +86,8 @@ impl<S: ChannelState> SimServer<S> {
             outbox: VecDeque::new(),
             replays: 0,
             snapshots: 0,
+            redelivered: 0,
+            seen: BTreeSet::new(),
         }
     }
 
@@ -122,6 +128,9 @@ impl<S: ChannelState> SimServer<S> {
                         return;
                     };
                     let client_id = self.client.as_ref().map(|c| c.0.clone()).unwrap();
+                    if !self.seen.insert((client_id.clone(), p.client_seq)) {
+                        self.redelivered += 1;
+                    }
                     let origin = ActionOrigin {
                         client_id,
                         client_seq: p.client_seq,
