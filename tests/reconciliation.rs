@@ -268,7 +268,10 @@ impl<S: ChannelState> World<S> {
     }
 
     fn assert_converged(&self) {
-        assert_eq!(self.server.redelivered, 0, "no action reached the server twice");
+        assert_eq!(
+            self.server.redelivered, 0,
+            "no action reached the server twice"
+        );
         for channel in self.channels {
             let m = self.mirror(channel);
             assert_eq!(m.pending_count(), 0, "every echo arrived ({channel})");
