@@ -17,9 +17,10 @@ cargo run --quiet -p xtask -- codegen --check
 step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+cargo clippy --workspace --all-targets --features native --quiet -- -D warnings
 
-step "native tests"
-cargo test --workspace
+step "native tests (with the async client: feature native)"
+cargo test --workspace --features native
 
 step "npm package"
 scripts/build-pkg.sh

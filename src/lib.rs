@@ -4,6 +4,8 @@
 //! - [`protocol`]: the wire types of every AHP 0.3.0 definition, generated from the schema.
 //! - [`reduce`]: pure reducers for the root, session, terminal, changeset and resource-watch
 //!   channels.
+//! - [`sync`]: optimistic mirrors of subscribed channels (confirmed + pending = state).
+//! - [`client`]: a sans-IO JSON-RPC engine, transports, and (feature `native`) an async client.
 //!
 //! ```
 //! use ahp_wasm::protocol::{ActionEnvelope, SessionState};
@@ -28,8 +30,10 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+pub mod client;
 pub mod protocol;
 pub mod reduce;
+pub mod sync;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

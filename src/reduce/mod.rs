@@ -201,6 +201,21 @@ impl<F: Copy + Into<u8>> Changed<F> {
     }
 }
 
+impl<F> Changed<F> {
+    /// The set as a bit mask: bit `i` is the field whose discriminant is `i`.
+    pub fn bits(&self) -> u64 {
+        self.bits
+    }
+
+    /// The set with the fields of a bit mask from [`Changed::bits`].
+    pub fn from_bits(bits: u64) -> Self {
+        Changed {
+            bits,
+            _field: PhantomData,
+        }
+    }
+}
+
 impl<F> std::fmt::Debug for Changed<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Changed({:#b})", self.bits)

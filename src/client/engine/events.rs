@@ -1,0 +1,212 @@
+//! What the engine reports to its driver.
+
+use super::ConnectionState;
+use crate::client::Error;
+use crate::protocol::jsonrpc::{decode_params, methods, Command, ErrorObject, RequestId};
+use crate::protocol::{
+    AuthRequiredParams, JsonValue, SessionAddedParams, SessionRemovedParams,
+    SessionSummaryChangedParams, TelemetryCapabilities,
+};
+use crate::sync::{ChangeSet, PendingAction, Rejection};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// What the server said in the handshake (`InitializeResult` without the snapshots, which
+/// become mirrors).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ServerInfo {
+    /// The negotiated protocol version.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: String,
+    /// The server's sequence number at the handshake.
+    #[serde(rename = "serverSeq")]
+    pub server_seq: u64,
+    /// Suggested starting directory for remote file browsing.
+    #[serde(rename = "defaultDirectory", default)]
+    pub default_directory: Option<String>,
+    /// Characters that should trigger `completions` in a message input.
+    #[serde(rename = "completionTriggerCharacters", default)]
+    pub completion_trigger_characters: Option<Vec<String>>,
+    /// OTLP telemetry channels.
+    #[serde(default)]
+    pub telemetry: Option<TelemetryCapabilities>,
+}
+
+/// Why own pending actions were dropped without an echo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    /// The server echoed a later `clientSeq` of ours on the channel first (watermark).
+    Skipped,
+    /// After a reconnect the server sent a fresh snapshot: whether it includes these actions
+    /// is unknowable, so they were dropped (re-dispatch them if they still make sense).
+    ReconnectSnapshot,
+    /// [`PendingPolicy::DropInFlight`](super::PendingPolicy::DropInFlight): the dropped
+    /// connection had carried them.
+    InFlightOnReconnect,
+    /// The channel is gone (missing on reconnect, or could not be re-synced).
+    ChannelLost,
+    /// The app unsubscribed.
+    Unsubscribed,
+}
+
+/// A server→client protocol notification.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerNotification {
+    /// `root/sessionAdded`.
+    SessionAdded(SessionAddedParams),
+    /// `root/sessionRemoved`.
+    SessionRemoved(SessionRemovedParams),
+    /// `root/sessionSummaryChanged`.
+    SessionSummaryChanged(SessionSummaryChangedParams),
+    /// `auth/required`.
+    AuthRequired(AuthRequiredParams),
+    /// Any other notification (e.g. `otlp/*`), raw.
+    Other {
+        /// The method.
+        method: String,
+        /// The params.
+        params: Option<JsonValue>,
+    },
+}
+
+impl ServerNotification {
+    /// Decodes a notification that is not an action envelope.
+    pub(super) fn decode(
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<ServerNotification, ErrorObject> {
+        Ok(match method {
+            methods::SESSION_ADDED => ServerNotification::SessionAdded(decode_params(params)?),
+            methods::SESSION_REMOVED => ServerNotification::SessionRemoved(decode_params(params)?),
+            methods::SESSION_SUMMARY_CHANGED => {
+                ServerNotification::SessionSummaryChanged(decode_params(params)?)
+            }
+            methods::AUTH_REQUIRED => ServerNotification::AuthRequired(decode_params(params)?),
+            _ => ServerNotification::Other {
+                method: method.to_string(),
+                params: params.map(|p| decode_params(Some(p))).transpose()?,
+            },
+        })
+    }
+
+    /// The method name.
+    pub fn method(&self) -> &str {
+        match self {
+            ServerNotification::SessionAdded(_) => methods::SESSION_ADDED,
+            ServerNotification::SessionRemoved(_) => methods::SESSION_REMOVED,
+            ServerNotification::SessionSummaryChanged(_) => methods::SESSION_SUMMARY_CHANGED,
+            ServerNotification::AuthRequired(_) => methods::AUTH_REQUIRED,
+            ServerNotification::Other { method, .. } => method,
+        }
+    }
+}
+
+/// Identifies a server request for [`Engine::respond`](super::Engine::respond).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ServerRequestId {
+    pub(super) id: RequestId,
+    pub(super) epoch: u64,
+}
+
+/// A server→client request of a method the app handles.
+#[derive(Debug, Clone)]
+pub struct ServerRequest {
+    /// Pass to [`Engine::respond`](super::Engine::respond).
+    pub id: ServerRequestId,
+    /// The method.
+    pub method: String,
+    /// The raw params.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl ServerRequest {
+    /// The params as `C`'s params type (a `-32602` error object on failure, to answer with).
+    pub fn params<C: Command>(&self) -> Result<C::Params, ErrorObject> {
+        decode_params(self.params.as_deref())
+    }
+}
+
+/// Something the driver must act on.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // transient: drained right after each engine call
+pub enum Event {
+    /// The connection state changed.
+    StateChanged(ConnectionState),
+    /// A handshake succeeded (`resumed`: after a reconnect).
+    Connected {
+        /// What the server said (for a `reconnect`, the first connection's info).
+        info: ServerInfo,
+        /// Whether this resumed an earlier session.
+        resumed: bool,
+    },
+    /// A handshake failed; the driver should close the transport (and retry or give up).
+    HandshakeFailed(Error),
+    /// The keep-alive `ping` went unanswered: the driver should close the transport and
+    /// reconnect.
+    ConnectionStale,
+    /// The outcome of a request.
+    Response {
+        /// The id [`Engine::request`](super::Engine::request) returned.
+        id: u64,
+        /// The raw result, or the error.
+        result: Result<Box<RawValue>, Error>,
+    },
+    /// A channel's state now exists (subscribe or handshake snapshot).
+    Subscribed {
+        /// The channel URI.
+        channel: String,
+    },
+    /// A channel's optimistic state changed (one event per channel per batch, after replay).
+    ChannelChanged {
+        /// The channel URI.
+        channel: String,
+        /// Fields of the optimistic state that may differ.
+        changed: ChangeSet,
+        /// Fields of the confirmed state that changed.
+        confirmed_changed: ChangeSet,
+        /// Own actions still awaiting their echo.
+        pending: usize,
+    },
+    /// The server rejected an own action (its optimistic effect is reverted).
+    Rejected {
+        /// The channel URI.
+        channel: String,
+        /// The action and reason.
+        rejection: Rejection,
+    },
+    /// Own actions dropped without an echo; the app decides whether to re-dispatch.
+    PendingDropped {
+        /// The channel URI.
+        channel: String,
+        /// The actions, in dispatch order.
+        actions: Vec<PendingAction>,
+        /// Why.
+        reason: DropReason,
+    },
+    /// The mirror diverged from the server; a fresh snapshot was requested.
+    Resync {
+        /// The channel URI.
+        channel: String,
+        /// What was detected.
+        reason: String,
+    },
+    /// A subscription ended without the app asking (disposed, no longer permitted, ...).
+    SubscriptionLost {
+        /// The channel URI.
+        channel: String,
+        /// Why.
+        reason: String,
+    },
+    /// A protocol notification (`root/sessionAdded`, ...).
+    Notification(ServerNotification),
+    /// A server request the app registered for; answer it with
+    /// [`Engine::respond`](super::Engine::respond).
+    ServerRequest(ServerRequest),
+    /// A frame that could not be used; it was skipped and the connection goes on.
+    Malformed {
+        /// What is wrong.
+        message: String,
+        /// The frame (truncated to 200 characters).
+        frame: String,
+    },
+}

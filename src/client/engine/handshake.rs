@@ -1,0 +1,229 @@
+//! `initialize` with version negotiation, and `reconnect` with replay or fresh snapshots.
+
+use super::events::{Event, ServerInfo};
+use super::inbound::{Batch, RawSnapshot};
+use super::requests::Purpose;
+use super::{ConnectionState, DropReason, Engine, PendingPolicy};
+use crate::client::Error;
+use crate::protocol::jsonrpc::{self, Command, ErrorObject, ROOT_CHANNEL};
+use crate::protocol::{errors, ActionEnvelope, InitializeParams, ReconnectParams};
+use crate::reduce::FixedClock;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+
+#[derive(Deserialize)]
+struct Snapshots {
+    #[serde(default)]
+    snapshots: Vec<RawSnapshot>,
+}
+
+#[derive(Deserialize)]
+struct ReconnectKind {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+#[derive(Deserialize)]
+struct Replay {
+    actions: Vec<ActionEnvelope>,
+    #[serde(default)]
+    missing: Vec<String>,
+}
+
+impl Engine {
+    pub(super) fn send_initialize(&mut self, subscriptions: Vec<String>, resume: bool, now: f64) {
+        let params = InitializeParams {
+            channel: ROOT_CHANNEL.to_string(),
+            protocol_versions: self.config.protocol_versions.clone(),
+            client_id: self.config.client_id.clone(),
+            initial_subscriptions: (!subscriptions.is_empty()).then_some(subscriptions),
+            locale: self.config.locale.clone(),
+            capabilities: self.config.capabilities.clone(),
+        };
+        let purpose = Purpose::Initialize { resume };
+        self.start_request(jsonrpc::Initialize::METHOD, &params, purpose, now);
+    }
+
+    pub(super) fn send_reconnect(&mut self, now: f64) {
+        let params = ReconnectParams {
+            channel: ROOT_CHANNEL.to_string(),
+            client_id: self.config.client_id.clone(),
+            last_seen_server_seq: self.last_seen_server_seq,
+            subscriptions: self.subscriptions(),
+        };
+        self.start_request(jsonrpc::Reconnect::METHOD, &params, Purpose::Reconnect, now);
+    }
+
+    pub(super) fn on_initialize_result(
+        &mut self,
+        outcome: Result<&RawValue, ErrorObject>,
+        resume: bool,
+        now: f64,
+    ) {
+        let raw = match outcome {
+            Ok(raw) => raw,
+            Err(e) if e.code == errors::UNSUPPORTED_PROTOCOL_VERSION => {
+                let server_data = e.data.and_then(|d| serde_json::from_value(d).ok());
+                let error = Error::UnsupportedProtocolVersion {
+                    offered: self.config.protocol_versions.clone(),
+                    server_data,
+                };
+                return self.events.push_back(Event::HandshakeFailed(error));
+            }
+            Err(e) => return self.events.push_back(Event::HandshakeFailed(Error::rpc(e))),
+        };
+        let invalid = |message: String| {
+            Event::HandshakeFailed(Error::InvalidResponse {
+                method: jsonrpc::Initialize::METHOD.to_string(),
+                message,
+            })
+        };
+        let parsed = serde_json::from_str::<ServerInfo>(raw.get())
+            .and_then(|info| Ok((info, serde_json::from_str::<Snapshots>(raw.get())?)));
+        let (info, Snapshots { snapshots }) = match parsed {
+            Ok(parsed) => parsed,
+            Err(e) => return self.events.push_back(invalid(e.to_string())),
+        };
+        if !self
+            .config
+            .protocol_versions
+            .contains(&info.protocol_version)
+        {
+            let message = format!(
+                "the server chose protocol version {:?}, which was not offered",
+                info.protocol_version
+            );
+            return self.events.push_back(invalid(message));
+        }
+        self.last_seen_server_seq = info.server_seq;
+        if resume {
+            // Re-initialized after `reconnect` failed: as good as a snapshot reconnect.
+            self.adopt_snapshots(snapshots, now);
+        } else {
+            let mut remaining = self.config.initial_subscriptions.clone();
+            for snapshot in snapshots {
+                let channel = snapshot.resource.clone();
+                remaining.retain(|c| *c != channel);
+                if let Err(message) = self.install_snapshot(&channel, snapshot, now) {
+                    return self.events.push_back(invalid(message));
+                }
+            }
+            self.stateless.extend(remaining);
+        }
+        self.established = true;
+        self.server = Some(info.clone());
+        self.finish_handshake(info, resume);
+    }
+
+    pub(super) fn on_reconnect_result(
+        &mut self,
+        outcome: Result<&RawValue, ErrorObject>,
+        now: f64,
+    ) {
+        let raw = match outcome {
+            Ok(raw) => raw,
+            // The server cannot resume us (e.g. it restarted): start over, keeping our channels.
+            Err(_) => return self.send_initialize(self.subscriptions(), true, now),
+        };
+        let parsed = serde_json::from_str::<ReconnectKind>(raw.get()).and_then(|k| {
+            Ok(match k.kind.as_str() {
+                "snapshot" => Err(serde_json::from_str::<Snapshots>(raw.get())?.snapshots),
+                _ => Ok(serde_json::from_str::<Replay>(raw.get())?),
+            })
+        });
+        match parsed {
+            Ok(Ok(replay)) => self.adopt_replay(replay, now),
+            Ok(Err(snapshots)) => self.adopt_snapshots(snapshots, now),
+            Err(e) => {
+                let error = Error::InvalidResponse {
+                    method: jsonrpc::Reconnect::METHOD.to_string(),
+                    message: e.to_string(),
+                };
+                return self.events.push_back(Event::HandshakeFailed(error));
+            }
+        }
+        let info = self.server.clone().unwrap_or(ServerInfo {
+            protocol_version: String::new(),
+            server_seq: self.last_seen_server_seq,
+            default_directory: None,
+            completion_trigger_characters: None,
+            telemetry: None,
+        });
+        self.finish_handshake(info, true);
+    }
+
+    /// The server replayed what we missed: apply it (own echoes resolve pending actions), drop
+    /// the channels it cannot resume, then apply the pending policy.
+    fn adopt_replay(&mut self, replay: Replay, now: f64) {
+        for channel in replay.missing {
+            self.lose_channel(&channel, "the server cannot resume this channel", now);
+        }
+        let mut batch = Batch::default();
+        for envelope in replay.actions {
+            self.route_envelope(envelope, &mut batch);
+        }
+        self.flush_batch(&mut batch, now);
+        if self.config.pending_policy == PendingPolicy::DropInFlight {
+            self.drop_in_flight(DropReason::InFlightOnReconnect, now);
+        }
+    }
+
+    /// Fresh snapshots: in-flight actions have an unknowable fate and are dropped; channels
+    /// without a snapshot are lost; stateless channels are re-subscribed.
+    fn adopt_snapshots(&mut self, snapshots: Vec<RawSnapshot>, now: f64) {
+        self.drop_in_flight(DropReason::ReconnectSnapshot, now);
+        let mut by_channel: HashMap<String, RawSnapshot> = snapshots
+            .into_iter()
+            .map(|s| (s.resource.clone(), s))
+            .collect();
+        let channels: Vec<String> = self.mirrors.keys().cloned().collect();
+        for channel in channels {
+            let installed = match by_channel.remove(&channel) {
+                Some(snapshot) => self.install_snapshot(&channel, snapshot, now),
+                None => Err("the server sent no snapshot for it".to_string()),
+            };
+            if let Err(reason) = installed {
+                self.lose_channel(&channel, &reason, now);
+            }
+        }
+        for (channel, snapshot) in by_channel {
+            // Stateless before, or a snapshot we did not ask for: keep it.
+            let _ = self.install_snapshot(&channel, snapshot, now);
+        }
+        for channel in std::mem::take(&mut self.stateless) {
+            self.subscribe(&channel, now);
+        }
+        for (_, m) in self.mirrors.iter() {
+            self.last_seen_server_seq = self.last_seen_server_seq.max(m.last_server_seq());
+        }
+    }
+
+    fn drop_in_flight(&mut self, reason: DropReason, now: f64) {
+        let clock = FixedClock(now);
+        for (channel, mirror) in self.mirrors.iter_mut() {
+            let (actions, changed) = mirror.drop_pending(|p| p.sent, &clock);
+            if actions.is_empty() {
+                continue;
+            }
+            self.events.push_back(Event::ChannelChanged {
+                channel: channel.clone(),
+                changed,
+                confirmed_changed: crate::sync::ChangeSet::empty(changed.kind),
+                pending: mirror.pending_count(),
+            });
+            self.events.push_back(Event::PendingDropped {
+                channel: channel.clone(),
+                actions,
+                reason,
+            });
+        }
+    }
+
+    fn finish_handshake(&mut self, info: ServerInfo, resumed: bool) {
+        self.set_state(ConnectionState::Connected);
+        self.events.push_back(Event::Connected { info, resumed });
+        self.send_all_pending();
+        self.flush_queued();
+    }
+}

@@ -1,0 +1,304 @@
+//! Incoming frames: responses matched to requests, envelopes batched per channel,
+//! notifications and server requests surfaced as events.
+
+use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
+use super::requests::Purpose;
+use super::{ConnectionState, DropReason, Engine};
+use crate::client::Error;
+use crate::protocol::errors;
+use crate::protocol::jsonrpc::{self, decode_params, Command, ErrorObject, Incoming, RequestId};
+use crate::protocol::{ActionEnvelope, SubscribeParams};
+use crate::reduce::FixedClock;
+use crate::sync::{AnyMirror, AnyState};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// A snapshot whose state is decoded later, by the channel's kind.
+#[derive(Debug, Deserialize)]
+pub(super) struct RawSnapshot {
+    pub resource: String,
+    pub state: Box<RawValue>,
+    #[serde(rename = "fromSeq")]
+    pub from_seq: u64,
+}
+
+#[derive(Deserialize)]
+struct RawSubscribeResult {
+    #[serde(default)]
+    snapshot: Option<RawSnapshot>,
+}
+
+/// Envelopes received in one call, grouped by channel in arrival order.
+#[derive(Default)]
+pub(super) struct Batch {
+    channels: Vec<(String, Vec<ActionEnvelope>)>,
+}
+
+impl Batch {
+    pub fn push(&mut self, envelope: ActionEnvelope) {
+        match self
+            .channels
+            .iter_mut()
+            .find(|(c, _)| *c == envelope.channel)
+        {
+            Some((_, list)) => list.push(envelope),
+            None => self
+                .channels
+                .push((envelope.channel.clone(), vec![envelope])),
+        }
+    }
+}
+
+const FRAME_EXCERPT: usize = 200;
+
+impl Engine {
+    /// Handles one incoming frame (a batch of one).
+    pub fn handle_frame(&mut self, text: &str, now: f64) {
+        self.handle_frames([text], now);
+    }
+
+    /// Handles frames received together: envelopes are applied per channel as one batch, so
+    /// each channel reports at most one [`Event::ChannelChanged`] (more only when a response
+    /// that touches the channel's state splits the batch).
+    pub fn handle_frames<I, T>(&mut self, frames: I, now: f64)
+    where
+        I: IntoIterator<Item = T>,
+        T: AsRef<str>,
+    {
+        if self.state == ConnectionState::Closed {
+            return;
+        }
+        let mut batch = Batch::default();
+        self.last_rx = now;
+        for frame in frames {
+            self.handle_one(frame.as_ref(), &mut batch, now);
+        }
+        self.flush_batch(&mut batch, now);
+    }
+
+    fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
+        let incoming = match Incoming::parse(text) {
+            Ok(incoming) => incoming,
+            Err(e) => return self.malformed(e.to_string(), text),
+        };
+        match incoming {
+            Incoming::Notification { method, params } if method == jsonrpc::methods::ACTION => {
+                match decode_params::<ActionEnvelope>(params) {
+                    Ok(envelope) => self.route_envelope(envelope, batch),
+                    Err(e) => self.malformed(format!("bad action envelope: {}", e.message), text),
+                }
+            }
+            Incoming::Notification { method, params } => {
+                match ServerNotification::decode(method, params) {
+                    Ok(n) => self.events.push_back(Event::Notification(n)),
+                    Err(e) => self.malformed(format!("bad `{method}`: {}", e.message), text),
+                }
+            }
+            Incoming::Request { id, method, params } => {
+                if self.handled_methods.contains(method) {
+                    self.events.push_back(Event::ServerRequest(ServerRequest {
+                        id: ServerRequestId {
+                            id,
+                            epoch: self.epoch,
+                        },
+                        method: method.to_string(),
+                        params: params.map(RawValue::to_owned),
+                    }));
+                } else {
+                    let error = ErrorObject::new(
+                        errors::METHOD_NOT_FOUND,
+                        format!("this client does not handle `{method}`"),
+                    );
+                    self.outgoing
+                        .push_back(jsonrpc::error_text(Some(&id), &error));
+                }
+            }
+            Incoming::Response { id, outcome } => {
+                let number = match id {
+                    Some(RequestId::Number(n)) if n > 0 => n as u64,
+                    _ => return self.malformed("a response to no request of ours".into(), text),
+                };
+                let Some(purpose) = self.requests.take(number) else {
+                    if !self.requests.issued(number) {
+                        self.malformed(format!("a response to unknown request id {number}"), text);
+                    }
+                    return; // a late answer to a request that timed out or was re-sent
+                };
+                if !matches!(purpose, Purpose::User) {
+                    self.flush_batch(batch, now);
+                }
+                self.on_response(number, purpose, outcome, now);
+            }
+        }
+    }
+
+    fn on_response(
+        &mut self,
+        id: u64,
+        purpose: Purpose,
+        outcome: Result<&RawValue, ErrorObject>,
+        now: f64,
+    ) {
+        match purpose {
+            Purpose::User => {
+                let result = outcome.map(RawValue::to_owned).map_err(Error::rpc);
+                self.complete(id, result);
+            }
+            Purpose::Subscribe { channel } => {
+                let result = self.on_subscribe_result(&channel, outcome, now);
+                self.complete(id, result);
+            }
+            Purpose::Resync { channel } => {
+                if let Err(e) = self.on_subscribe_result(&channel, outcome, now) {
+                    self.lose_channel(&channel, &format!("re-subscribing failed: {e}"), now);
+                }
+            }
+            Purpose::Initialize { resume } => self.on_initialize_result(outcome, resume, now),
+            Purpose::Reconnect => self.on_reconnect_result(outcome, now),
+            // Any answer, even an error, proves the connection alive.
+            Purpose::Keepalive => self.keepalive_in_flight = false,
+        }
+    }
+
+    fn on_subscribe_result(
+        &mut self,
+        channel: &str,
+        outcome: Result<&RawValue, ErrorObject>,
+        now: f64,
+    ) -> Result<Box<RawValue>, Error> {
+        let raw = outcome.map_err(Error::rpc)?;
+        let invalid = |message: String| Error::InvalidResponse {
+            method: jsonrpc::Subscribe::METHOD.to_string(),
+            message,
+        };
+        let result: RawSubscribeResult =
+            serde_json::from_str(raw.get()).map_err(|e| invalid(e.to_string()))?;
+        match result.snapshot {
+            Some(snapshot) => self
+                .install_snapshot(channel, snapshot, now)
+                .map_err(invalid)?,
+            None => {
+                self.stateless.insert(channel.to_string());
+            }
+        }
+        Ok(raw.to_owned())
+    }
+
+    /// Creates the channel's mirror from a snapshot, or resets it (keeping pending actions).
+    pub(super) fn install_snapshot(
+        &mut self,
+        channel: &str,
+        snapshot: RawSnapshot,
+        now: f64,
+    ) -> Result<(), String> {
+        let state = AnyState::decode(channel, &snapshot.state)
+            .map_err(|e| format!("snapshot of `{}`: {e}", snapshot.resource))?;
+        self.last_seen_server_seq = self.last_seen_server_seq.max(snapshot.from_seq);
+        self.stateless.remove(channel);
+        let clock = FixedClock(now);
+        let reset = match self.mirrors.get_mut(channel) {
+            Some(mirror) => mirror.reset(state, snapshot.from_seq, &clock),
+            None => Err(Box::new(state)),
+        };
+        match reset {
+            Ok(changed) => {
+                let pending = self
+                    .mirrors
+                    .get(channel)
+                    .map_or(0, AnyMirror::pending_count);
+                self.events.push_back(Event::ChannelChanged {
+                    channel: channel.to_string(),
+                    changed,
+                    confirmed_changed: changed,
+                    pending,
+                });
+            }
+            Err(state) => {
+                // New channel (or its kind changed, which only a broken server does).
+                if let Some(old) = self.mirrors.remove(channel) {
+                    self.report_dropped(channel, old, DropReason::ChannelLost, now);
+                }
+                self.mirrors.insert(
+                    channel.to_string(),
+                    AnyMirror::new(*state, snapshot.from_seq),
+                );
+                self.events.push_back(Event::Subscribed {
+                    channel: channel.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn route_envelope(&mut self, envelope: ActionEnvelope, batch: &mut Batch) {
+        self.last_seen_server_seq = self.last_seen_server_seq.max(envelope.server_seq);
+        if self.mirrors.contains_key(&envelope.channel) {
+            batch.push(envelope);
+        }
+        // Otherwise: a channel we just unsubscribed from (or never held state for).
+    }
+
+    pub(super) fn flush_batch(&mut self, batch: &mut Batch, now: f64) {
+        for (channel, envelopes) in std::mem::take(&mut batch.channels) {
+            self.apply_envelopes(&channel, &envelopes, now);
+        }
+    }
+
+    fn apply_envelopes(&mut self, channel: &str, envelopes: &[ActionEnvelope], now: f64) {
+        let Some(mirror) = self.mirrors.get_mut(channel) else {
+            return;
+        };
+        let out = mirror.apply_batch(envelopes, &self.config.client_id, &FixedClock(now));
+        let pending = mirror.pending_count();
+        if !out.changed.is_empty() || !out.confirmed_changed.is_empty() {
+            self.events.push_back(Event::ChannelChanged {
+                channel: channel.to_string(),
+                changed: out.changed,
+                confirmed_changed: out.confirmed_changed,
+                pending,
+            });
+        }
+        for rejection in out.rejected {
+            self.events.push_back(Event::Rejected {
+                channel: channel.to_string(),
+                rejection,
+            });
+        }
+        if !out.skipped.is_empty() {
+            self.events.push_back(Event::PendingDropped {
+                channel: channel.to_string(),
+                actions: out.skipped,
+                reason: DropReason::Skipped,
+            });
+        }
+        if let Some(divergence) = out.divergence {
+            self.events.push_back(Event::Resync {
+                channel: channel.to_string(),
+                reason: divergence.to_string(),
+            });
+            self.resync(channel, now);
+        }
+    }
+
+    /// Re-subscribes to fetch a fresh snapshot (pending actions are kept and replayed on it).
+    pub(super) fn resync(&mut self, channel: &str, now: f64) {
+        if self.requests.resync_in_flight(channel) {
+            return;
+        }
+        let params = SubscribeParams {
+            channel: channel.to_string(),
+        };
+        let purpose = Purpose::Resync {
+            channel: channel.to_string(),
+        };
+        self.start_request(jsonrpc::Subscribe::METHOD, &params, purpose, now);
+    }
+
+    fn malformed(&mut self, message: String, frame: &str) {
+        let frame = match frame.char_indices().nth(FRAME_EXCERPT) {
+            Some((cut, _)) => format!("{}…", &frame[..cut]),
+            None => frame.to_string(),
+        };
+        self.events.push_back(Event::Malformed { message, frame });
+    }
+}

@@ -1,0 +1,550 @@
+//! The sans-IO client engine: JSON-RPC over AHP, subscriptions with optimistic dispatch, the
+//! handshake and reconnection. No I/O, no timers, no async: a driver feeds it incoming frames
+//! and the time, and takes outgoing frames and [`Event`]s.
+//!
+//! Driver loop (the native `AhpClient` (feature `native`) and the wasm
+//! bindings are such drivers):
+//!
+//! 1. transport open: [`Engine::on_open`]; closed: [`Engine::on_close`];
+//! 2. frames in: [`Engine::handle_frames`] (a batch: one change event per channel);
+//! 3. timers: sleep until [`Engine::next_deadline`], then [`Engine::on_tick`];
+//! 4. after each call, send every [`Engine::poll_transmit`] frame and handle every
+//!    [`Engine::poll_event`] (resolve futures, call listeners: the engine never calls user
+//!    code, so no listener runs while the engine is borrowed).
+//!
+//! ```
+//! use ahp_wasm::client::engine::{Engine, EngineConfig, Event};
+//!
+//! let mut engine = Engine::new(EngineConfig::new("client-1"));
+//! engine.on_open(0.0);
+//! let hello = engine.poll_transmit().unwrap(); // the `initialize` request
+//! assert!(hello.contains(r#""method":"initialize""#));
+//! engine.handle_frame(
+//!     r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"0.3.0","serverSeq":0,"snapshots":[]}}"#,
+//!     1.0,
+//! );
+//! assert!(std::iter::from_fn(|| engine.poll_event())
+//!     .any(|e| matches!(e, Event::Connected { resumed: false, .. })));
+//! ```
+
+mod events;
+mod handshake;
+mod inbound;
+mod keepalive;
+mod requests;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_reconnect;
+
+pub use events::{
+    DropReason, Event, ServerInfo, ServerNotification, ServerRequest, ServerRequestId,
+};
+
+use super::Error;
+use crate::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
+use crate::protocol::{
+    ClientCapabilities, JsonValue, StateAction, SubscribeParams, UnsubscribeParams,
+    SUPPORTED_PROTOCOL_VERSIONS,
+};
+use crate::reduce::FixedClock;
+use crate::sync::{AnyMirror, ChangeSet, ChannelState, Mirror};
+use requests::{Purpose, Requests};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+
+/// Default per-request timeout: 30 s.
+pub const DEFAULT_REQUEST_TIMEOUT_MS: f64 = 30_000.0;
+
+/// What to do, after a reconnect, with own actions a dropped connection may have carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PendingPolicy {
+    /// When the server replays the missed envelopes, every pending action whose echo is not
+    /// among them provably was not applied: send it again (same `clientSeq`). When the server
+    /// sends fresh snapshots instead, it is unknowable whether in-flight actions were applied:
+    /// drop them and report them ([`Event::PendingDropped`]). Actions dispatched while offline
+    /// are always sent.
+    #[default]
+    ResendUnseen,
+    /// The spec's literal rule ("the client clears pendingActions"): drop every action a
+    /// dropped connection carried, and report them. Actions dispatched while offline are sent.
+    DropInFlight,
+}
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// This client's id (`origin.clientId` of its echoes). Keep it across reconnects.
+    pub client_id: String,
+    /// Offered protocol versions, most preferred first.
+    pub protocol_versions: Vec<String>,
+    /// Channels to subscribe to in `initialize`.
+    pub initial_subscriptions: Vec<String>,
+    /// Declared client capabilities.
+    pub capabilities: Option<ClientCapabilities>,
+    /// Preferred locale (BCP 47).
+    pub locale: Option<String>,
+    /// Per-request timeout in milliseconds.
+    pub request_timeout_ms: f64,
+    /// See [`PendingPolicy`].
+    pub pending_policy: PendingPolicy,
+    /// Send a `ping` after this many milliseconds without any incoming frame; if it times
+    /// out, [`Event::ConnectionStale`] asks the driver to drop the connection. `None`: off.
+    pub keepalive_ms: Option<f64>,
+}
+
+impl EngineConfig {
+    /// Defaults: every supported protocol version, a root subscription, 30 s timeouts.
+    pub fn new(client_id: impl Into<String>) -> Self {
+        EngineConfig {
+            client_id: client_id.into(),
+            protocol_versions: SUPPORTED_PROTOCOL_VERSIONS
+                .iter()
+                .map(|v| v.to_string())
+                .collect(),
+            initial_subscriptions: vec![ROOT_CHANNEL.to_string()],
+            capabilities: None,
+            locale: None,
+            request_timeout_ms: DEFAULT_REQUEST_TIMEOUT_MS,
+            pending_policy: PendingPolicy::default(),
+            keepalive_ms: None,
+        }
+    }
+}
+
+/// The connection's state, as an app shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConnectionState {
+    /// Not connected yet (or the first connection attempt failed).
+    Idle,
+    /// First connection: transport open, `initialize` in flight.
+    Connecting,
+    /// Handshake done; requests flow.
+    Connected,
+    /// The connection dropped after a handshake; the driver is reconnecting.
+    Reconnecting,
+    /// Closed for good.
+    Closed,
+}
+
+/// The sans-IO client engine; see the module docs.
+pub struct Engine {
+    config: EngineConfig,
+    state: ConnectionState,
+    transport_open: bool,
+    /// Connection epoch: bumped on every close, so stale server requests are not answered.
+    epoch: u64,
+    /// Whether an `initialize` ever succeeded (so the next connection sends `reconnect`).
+    established: bool,
+    server: Option<ServerInfo>,
+    requests: Requests,
+    next_client_seq: u64,
+    last_seen_server_seq: u64,
+    /// Subscribed state-bearing channels.
+    mirrors: BTreeMap<String, AnyMirror>,
+    /// Subscribed channels without state (subscribe returned no snapshot).
+    stateless: BTreeSet<String>,
+    handled_methods: HashSet<String>,
+    outgoing: VecDeque<String>,
+    events: VecDeque<Event>,
+    /// When the last frame arrived (or the transport opened).
+    last_rx: f64,
+    keepalive_in_flight: bool,
+}
+
+impl Engine {
+    /// A new engine, [`ConnectionState::Idle`].
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine {
+            config,
+            state: ConnectionState::Idle,
+            transport_open: false,
+            epoch: 0,
+            established: false,
+            server: None,
+            requests: Requests::default(),
+            next_client_seq: 1,
+            last_seen_server_seq: 0,
+            mirrors: BTreeMap::new(),
+            stateless: BTreeSet::new(),
+            handled_methods: HashSet::new(),
+            outgoing: VecDeque::new(),
+            events: VecDeque::new(),
+            last_rx: 0.0,
+            keepalive_in_flight: false,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// This client's id.
+    pub fn client_id(&self) -> &str {
+        &self.config.client_id
+    }
+
+    /// The connection state.
+    pub fn connection_state(&self) -> ConnectionState {
+        self.state
+    }
+
+    /// What the server said in the last successful handshake.
+    pub fn server_info(&self) -> Option<&ServerInfo> {
+        self.server.as_ref()
+    }
+
+    /// The highest `serverSeq` seen (sent as `lastSeenServerSeq` on reconnect).
+    pub fn last_seen_server_seq(&self) -> u64 {
+        self.last_seen_server_seq
+    }
+
+    /// The mirror of a subscribed state-bearing channel.
+    pub fn mirror(&self, channel: &str) -> Option<&AnyMirror> {
+        self.mirrors.get(channel)
+    }
+
+    /// The typed mirror of a subscribed channel, if it holds an `S`.
+    pub fn mirror_as<S: ChannelState>(&self, channel: &str) -> Option<&Mirror<S>> {
+        self.mirrors.get(channel)?.typed()
+    }
+
+    /// Every subscribed channel (with or without state).
+    pub fn subscriptions(&self) -> Vec<String> {
+        self.mirrors
+            .keys()
+            .chain(self.stateless.iter())
+            .cloned()
+            .collect()
+    }
+
+    /// Whether `channel` is subscribed.
+    pub fn is_subscribed(&self, channel: &str) -> bool {
+        self.mirrors.contains_key(channel) || self.stateless.contains(channel)
+    }
+
+    /// Lets server→client requests of `method` through as [`Event::ServerRequest`] (answer
+    /// them with [`Engine::respond`]). Requests of other methods are answered `-32601` at once.
+    pub fn handle_requests(&mut self, method: impl Into<String>) {
+        self.handled_methods.insert(method.into());
+    }
+
+    /// The next outgoing frame.
+    pub fn poll_transmit(&mut self) -> Option<String> {
+        self.outgoing.pop_front()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`Engine::on_tick`] must next be called (ms): a request deadline or a keep-alive.
+    pub fn next_deadline(&self) -> Option<f64> {
+        let keepalive = self.keepalive_due();
+        match (self.requests.next_deadline(), keepalive) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The transport is open: starts the handshake (`initialize`, or `reconnect` after an
+    /// earlier successful handshake).
+    pub fn on_open(&mut self, now: f64) {
+        if self.state == ConnectionState::Closed {
+            return;
+        }
+        self.transport_open = true;
+        self.last_rx = now;
+        self.keepalive_in_flight = false;
+        if self.established {
+            self.set_state(ConnectionState::Reconnecting);
+            self.send_reconnect(now);
+        } else {
+            self.set_state(ConnectionState::Connecting);
+            let subscriptions = self.config.initial_subscriptions.clone();
+            self.send_initialize(subscriptions, false, now);
+        }
+    }
+
+    /// The transport closed (or failed). In-flight requests fail with a transport error,
+    /// except subscriptions, which are re-sent after the next handshake; pending actions stay.
+    pub fn on_close(&mut self, reason: &str, now: f64) {
+        if self.state == ConnectionState::Closed {
+            return;
+        }
+        self.transport_open = false;
+        self.epoch += 1;
+        self.outgoing.clear();
+        let timeout = self.config.request_timeout_ms;
+        for (id, purpose) in self.requests.on_connection_lost(now + timeout) {
+            let error = Error::transport(
+                super::TransportErrorKind::ConnectionLost,
+                format!("connection lost: {reason}"),
+            );
+            match purpose {
+                Purpose::User | Purpose::Subscribe { .. } => self.complete(id, Err(error)),
+                Purpose::Initialize { .. } | Purpose::Reconnect => {
+                    self.events.push_back(Event::HandshakeFailed(error))
+                }
+                Purpose::Resync { .. } | Purpose::Keepalive => {}
+            }
+        }
+        self.keepalive_in_flight = false;
+        self.set_state(if self.established {
+            ConnectionState::Reconnecting
+        } else {
+            ConnectionState::Idle
+        });
+    }
+
+    /// Closes the engine for good: outstanding requests fail with [`Error::Closed`]. The
+    /// driver closes the transport.
+    pub fn close(&mut self) {
+        if self.state == ConnectionState::Closed {
+            return;
+        }
+        for (id, purpose) in self.requests.drain() {
+            match purpose {
+                Purpose::User | Purpose::Subscribe { .. } => self.complete(id, Err(Error::Closed)),
+                Purpose::Initialize { .. } | Purpose::Reconnect => {
+                    self.events.push_back(Event::HandshakeFailed(Error::Closed))
+                }
+                Purpose::Resync { .. } | Purpose::Keepalive => {}
+            }
+        }
+        self.transport_open = false;
+        self.outgoing.clear();
+        self.set_state(ConnectionState::Closed);
+    }
+
+    /// Expires requests whose deadline passed ([`Error::Timeout`]) and sends a keep-alive
+    /// `ping` when one is due.
+    pub fn on_tick(&mut self, now: f64) {
+        self.keepalive_tick(now);
+        for (id, method, purpose) in self.requests.expire(now) {
+            let error = Error::Timeout { method };
+            match purpose {
+                Purpose::User | Purpose::Subscribe { .. } => self.complete(id, Err(error)),
+                Purpose::Initialize { .. } | Purpose::Reconnect => {
+                    self.events.push_back(Event::HandshakeFailed(error))
+                }
+                Purpose::Resync { channel } => {
+                    self.lose_channel(&channel, "re-subscribing timed out", now)
+                }
+                Purpose::Keepalive => self.keepalive_timed_out(),
+            }
+        }
+    }
+
+    /// Sends a typed request; its outcome arrives as [`Event::Response`] with the returned id
+    /// (decode it with [`decode_result`]). Queued until the handshake is done.
+    pub fn request<C: Command>(&mut self, params: &C::Params, now: f64) -> u64 {
+        self.request_raw(C::METHOD, params, now)
+    }
+
+    /// Sends a request by method name (for methods this crate does not know).
+    pub fn request_raw<P: Serialize>(&mut self, method: &str, params: &P, now: f64) -> u64 {
+        self.start_request(method, params, Purpose::User, now)
+    }
+
+    /// Subscribes to `channel`. On success the channel's mirror is installed (or refreshed)
+    /// before [`Event::Response`] for the returned id, with [`Event::Subscribed`].
+    pub fn subscribe(&mut self, channel: &str, now: f64) -> u64 {
+        if self.is_subscribed(channel) {
+            let id = self.requests.next_id();
+            self.complete(id, Ok(empty_object()));
+            return id;
+        }
+        let params = SubscribeParams {
+            channel: channel.to_string(),
+        };
+        let purpose = Purpose::Subscribe {
+            channel: channel.to_string(),
+        };
+        self.start_request(jsonrpc::Subscribe::METHOD, &params, purpose, now)
+    }
+
+    /// Unsubscribes (a notification): drops the mirror; its pending actions are reported
+    /// dropped.
+    pub fn unsubscribe(&mut self, channel: &str, now: f64) {
+        let known = self.stateless.remove(channel) | self.mirrors.contains_key(channel);
+        if let Some(mirror) = self.mirrors.remove(channel) {
+            self.report_dropped(channel, mirror, DropReason::Unsubscribed, now);
+        }
+        if known && self.state == ConnectionState::Connected {
+            let params = UnsubscribeParams {
+                channel: channel.to_string(),
+            };
+            self.outgoing.push_back(jsonrpc::notification_text(
+                jsonrpc::methods::UNSUBSCRIBE,
+                &params,
+            ));
+        }
+    }
+
+    /// Dispatches an own action: applied to the channel's optimistic state at once
+    /// ([`Event::ChannelChanged`]), sent as `dispatchAction` (now, or after the handshake if
+    /// offline). Returns its `clientSeq`.
+    pub fn dispatch(&mut self, channel: &str, action: StateAction, now: f64) -> Result<u64, Error> {
+        if self.state == ConnectionState::Closed {
+            return Err(Error::Closed);
+        }
+        let Some(mirror) = self.mirrors.get_mut(channel) else {
+            return Err(Error::NotSubscribed {
+                channel: channel.to_string(),
+            });
+        };
+        let seq = self.next_client_seq;
+        self.next_client_seq += 1;
+        let changed = mirror.dispatch(seq, action, &FixedClock(now));
+        let pending = mirror.pending_count();
+        if self.state == ConnectionState::Connected {
+            self.send_pending_action(channel, seq);
+        }
+        self.events.push_back(Event::ChannelChanged {
+            channel: channel.to_string(),
+            changed,
+            confirmed_changed: ChangeSet::empty(changed.kind),
+            pending,
+        });
+        Ok(seq)
+    }
+
+    /// Answers a server request ([`Event::ServerRequest`]). A request from a connection that
+    /// has since dropped is not answered.
+    pub fn respond(&mut self, request: &ServerRequestId, result: Result<JsonValue, ErrorObject>) {
+        if request.epoch != self.epoch || !self.transport_open {
+            return;
+        }
+        self.outgoing.push_back(match result {
+            Ok(value) => jsonrpc::result_text(&request.id, &value),
+            Err(error) => jsonrpc::error_text(Some(&request.id), &error),
+        });
+    }
+
+    fn start_request<P: Serialize>(
+        &mut self,
+        method: &str,
+        params: &P,
+        purpose: Purpose,
+        now: f64,
+    ) -> u64 {
+        let id = self.requests.next_id();
+        if self.state == ConnectionState::Closed {
+            self.complete(id, Err(Error::Closed));
+            return id;
+        }
+        let frame = jsonrpc::request_text(RequestId::Number(id as i64), method, params);
+        let deadline = now + self.config.request_timeout_ms;
+        let handshake = matches!(purpose, Purpose::Initialize { .. } | Purpose::Reconnect);
+        let send_now =
+            self.transport_open && (handshake || self.state == ConnectionState::Connected);
+        if send_now {
+            self.outgoing.push_back(frame.clone());
+        }
+        self.requests
+            .insert(id, method.to_string(), frame, deadline, purpose, send_now);
+        id
+    }
+
+    /// After a handshake: send queued requests, in order.
+    fn flush_queued(&mut self) {
+        let frames = self.requests.take_unsent();
+        self.outgoing.extend(frames);
+    }
+
+    fn send_pending_action(&mut self, channel: &str, seq: u64) {
+        let Some(mirror) = self.mirrors.get_mut(channel) else {
+            return;
+        };
+        if let Some(p) = mirror.pending().into_iter().find(|p| p.client_seq == seq) {
+            let frame = jsonrpc::notification_text(
+                jsonrpc::methods::DISPATCH_ACTION,
+                &DispatchRef {
+                    channel,
+                    client_seq: seq,
+                    action: &p.action,
+                },
+            );
+            self.outgoing.push_back(frame);
+            mirror.mark_sent(seq);
+        }
+    }
+
+    /// Sends every pending action of every channel, in `clientSeq` order.
+    fn send_all_pending(&mut self) {
+        let mut all: Vec<(u64, String)> = self
+            .mirrors
+            .iter()
+            .flat_map(|(ch, m)| m.pending().into_iter().map(|p| (p.client_seq, ch.clone())))
+            .collect();
+        all.sort_unstable();
+        for (seq, channel) in all {
+            self.send_pending_action(&channel, seq);
+        }
+    }
+
+    fn complete(&mut self, id: u64, result: Result<Box<RawValue>, Error>) {
+        self.events.push_back(Event::Response { id, result });
+    }
+
+    fn set_state(&mut self, state: ConnectionState) {
+        if self.state != state {
+            self.state = state;
+            self.events.push_back(Event::StateChanged(state));
+        }
+    }
+
+    /// Drops a channel the server no longer serves (or that could not be re-synced).
+    fn lose_channel(&mut self, channel: &str, reason: &str, now: f64) {
+        self.stateless.remove(channel);
+        if let Some(mirror) = self.mirrors.remove(channel) {
+            self.report_dropped(channel, mirror, DropReason::ChannelLost, now);
+        }
+        self.events.push_back(Event::SubscriptionLost {
+            channel: channel.to_string(),
+            reason: reason.to_string(),
+        });
+    }
+
+    fn report_dropped(
+        &mut self,
+        channel: &str,
+        mut mirror: AnyMirror,
+        reason: DropReason,
+        now: f64,
+    ) {
+        let (actions, _) = mirror.drop_pending(|_| true, &FixedClock(now));
+        if !actions.is_empty() {
+            self.events.push_back(Event::PendingDropped {
+                channel: channel.to_string(),
+                actions,
+                reason,
+            });
+        }
+    }
+}
+
+/// Decodes a response's raw result as a command's result type.
+pub fn decode_result<C: Command>(raw: &RawValue) -> Result<C::Result, Error> {
+    serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse {
+        method: C::METHOD.to_string(),
+        message: e.to_string(),
+    })
+}
+
+fn empty_object() -> Box<RawValue> {
+    RawValue::from_string("{}".to_string()).expect("valid JSON")
+}
+
+/// `dispatchAction` params, borrowing the pending action.
+#[derive(Serialize)]
+struct DispatchRef<'a> {
+    channel: &'a str,
+    #[serde(rename = "clientSeq")]
+    client_seq: u64,
+    action: &'a StateAction,
+}

@@ -1,0 +1,197 @@
+//! The client's typed errors.
+
+use crate::protocol::errors::error_code_name;
+use crate::protocol::jsonrpc::ErrorObject;
+use crate::protocol::{JsonValue, UnsupportedProtocolVersionErrorData};
+use std::fmt;
+
+/// What went wrong with the transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransportErrorKind {
+    /// The connection could not be established.
+    Connect,
+    /// The connection dropped (or was closed by the peer) while the request was in flight.
+    ConnectionLost,
+    /// A frame could not be sent.
+    Send,
+    /// A frame could not be received.
+    Receive,
+}
+
+impl TransportErrorKind {
+    /// A short name (`"connectionLost"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportErrorKind::Connect => "connect",
+            TransportErrorKind::ConnectionLost => "connectionLost",
+            TransportErrorKind::Send => "send",
+            TransportErrorKind::Receive => "receive",
+        }
+    }
+}
+
+/// A client error.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The server answered with a JSON-RPC error.
+    Rpc {
+        /// The code (see [`crate::protocol::errors`]).
+        code: i64,
+        /// The server's message.
+        message: String,
+        /// Structured details, if any.
+        data: Option<JsonValue>,
+    },
+    /// No response arrived within the request timeout.
+    Timeout {
+        /// The method of the request.
+        method: String,
+    },
+    /// The transport failed.
+    Transport {
+        /// What failed.
+        kind: TransportErrorKind,
+        /// Details.
+        message: String,
+    },
+    /// The client was closed.
+    Closed,
+    /// The server speaks none of the protocol versions we offered (`-32005`).
+    UnsupportedProtocolVersion {
+        /// What we offered.
+        offered: Vec<String>,
+        /// What the server says it supports, if it said.
+        server_data: Option<UnsupportedProtocolVersionErrorData>,
+    },
+    /// A response could not be understood.
+    InvalidResponse {
+        /// The method of the request.
+        method: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// `dispatch` on a channel this client holds no state for.
+    NotSubscribed {
+        /// The channel URI.
+        channel: String,
+    },
+}
+
+impl Error {
+    /// An [`Error::Rpc`] from a response's error object.
+    pub fn rpc(error: ErrorObject) -> Error {
+        Error::Rpc {
+            code: error.code,
+            message: error.message,
+            data: error.data,
+        }
+    }
+
+    /// An [`Error::Transport`].
+    pub fn transport(kind: TransportErrorKind, message: impl Into<String>) -> Error {
+        Error::Transport {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// A short machine-readable kind (`"rpc"`, `"timeout"`, `"transport"`, `"closed"`,
+    /// `"unsupportedProtocolVersion"`, `"invalidResponse"`, `"notSubscribed"`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Rpc { .. } => "rpc",
+            Error::Timeout { .. } => "timeout",
+            Error::Transport { .. } => "transport",
+            Error::Closed => "closed",
+            Error::UnsupportedProtocolVersion { .. } => "unsupportedProtocolVersion",
+            Error::InvalidResponse { .. } => "invalidResponse",
+            Error::NotSubscribed { .. } => "notSubscribed",
+        }
+    }
+
+    /// The JSON-RPC code, for [`Error::Rpc`] and [`Error::UnsupportedProtocolVersion`].
+    pub fn code(&self) -> Option<i64> {
+        match self {
+            Error::Rpc { code, .. } => Some(*code),
+            Error::UnsupportedProtocolVersion { .. } => {
+                Some(crate::protocol::errors::UNSUPPORTED_PROTOCOL_VERSION)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Rpc { code, message, .. } => match error_code_name(*code) {
+                Some(name) => write!(f, "server error {code} ({name}): {message}"),
+                None => write!(f, "server error {code}: {message}"),
+            },
+            Error::Timeout { method } => write!(f, "`{method}` timed out waiting for a response"),
+            Error::Transport { kind, message } => {
+                write!(f, "transport error ({}): {message}", kind.name())
+            }
+            Error::Closed => f.write_str("the client is closed"),
+            Error::UnsupportedProtocolVersion {
+                offered,
+                server_data,
+            } => {
+                write!(
+                    f,
+                    "the server supports none of the offered protocol versions [{}]",
+                    offered.join(", ")
+                )?;
+                if let Some(data) = server_data {
+                    write!(f, "; it supports [{}]", data.supported_versions.join(", "))?;
+                }
+                Ok(())
+            }
+            Error::InvalidResponse { method, message } => {
+                write!(f, "invalid response to `{method}`: {message}")
+            }
+            Error::NotSubscribed { channel } => {
+                write!(
+                    f,
+                    "not subscribed to `{channel}` (subscribe before dispatching)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_clear() {
+        let e = Error::rpc(ErrorObject::new(-32001, "no such session"));
+        assert_eq!(
+            e.to_string(),
+            "server error -32001 (SessionNotFound): no such session"
+        );
+        assert_eq!(e.code(), Some(-32001));
+        let e = Error::UnsupportedProtocolVersion {
+            offered: vec!["0.3.0".into()],
+            server_data: Some(UnsupportedProtocolVersionErrorData {
+                supported_versions: vec!["0.1.0".into()],
+            }),
+        };
+        assert_eq!(
+            e.to_string(),
+            "the server supports none of the offered protocol versions [0.3.0]; it supports [0.1.0]"
+        );
+        assert_eq!(
+            Error::Timeout {
+                method: "ping".into()
+            }
+            .to_string(),
+            "`ping` timed out waiting for a response"
+        );
+        let e: Box<dyn std::error::Error> = Box::new(Error::Closed);
+        assert_eq!(e.to_string(), "the client is closed");
+    }
+}

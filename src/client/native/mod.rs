@@ -1,0 +1,217 @@
+//! The async native client (feature `native`, tokio): [`AhpClient`] for one host,
+//! [`MultiHostClient`] for several. A thin driver around the sans-IO
+//! [`Engine`](crate::client::Engine).
+//!
+//! ```no_run
+//! use ahp_wasm::client::native::{AhpClient, ConnectOptions};
+//! use ahp_wasm::protocol::{ListSessionsParams, SessionState, StateAction};
+//!
+//! # async fn run() -> Result<(), ahp_wasm::client::Error> {
+//! let options = ConnectOptions { token: Some("secret".into()), ..Default::default() };
+//! let client = AhpClient::connect("ws://127.0.0.1:8080/ahp", options).await?;
+//! let sessions = client.list_sessions(ListSessionsParams::default()).await?;
+//! let mut sub = client.subscribe("ahp-session:/1").await?;
+//! let action: StateAction = serde_json::from_str(r#"{"type":"session/titleChanged","title":"Hi"}"#).unwrap();
+//! let seq = sub.dispatch(action)?; // applied locally at once
+//! while let Some(event) = sub.next_event().await {
+//!     let title = sub.state_as::<SessionState>().map(|s| s.summary.title);
+//!     println!("{event:?}: {title:?} ({} pending)", sub.pending_count());
+//! }
+//! # let _ = (sessions, seq); Ok(()) }
+//! ```
+
+mod client;
+mod commands;
+mod driver;
+mod multi;
+mod subscription;
+
+pub use client::{AhpClient, ClientEvent};
+pub use multi::MultiHostClient;
+pub use subscription::{Subscription, SubscriptionEvent};
+
+use super::engine::PendingPolicy;
+use super::transport::memory::MemoryConnector;
+use super::transport::{ws, Transport};
+use super::Error;
+use crate::protocol::jsonrpc::{decode_params, Command, ErrorObject};
+use crate::protocol::{ClientCapabilities, JsonValue};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// A transport the native client can drive.
+pub type BoxTransport = Box<dyn Transport + Send>;
+
+/// Opens connections, for the first connect and every reconnect.
+pub trait Connector: Send + Sync + 'static {
+    /// Connects to `url`.
+    fn connect(&self, url: &str) -> BoxFuture<Result<BoxTransport, Error>>;
+}
+
+/// WebSockets over tokio-tungstenite.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WsConnector;
+
+impl Connector for WsConnector {
+    fn connect(&self, url: &str) -> BoxFuture<Result<BoxTransport, Error>> {
+        let url = url.to_string();
+        Box::pin(async move { Ok(Box::new(ws::connect(&url).await?) as BoxTransport) })
+    }
+}
+
+impl Connector for MemoryConnector {
+    fn connect(&self, _url: &str) -> BoxFuture<Result<BoxTransport, Error>> {
+        let result = MemoryConnector::connect(self).map(|t| Box::new(t) as BoxTransport);
+        Box::pin(async move { result })
+    }
+}
+
+/// How to retry after the connection drops: exponential backoff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReconnectPolicy {
+    /// Delay before the first attempt.
+    pub initial_delay: Duration,
+    /// Upper bound of the delay.
+    pub max_delay: Duration,
+    /// Factor applied to the delay after each failed attempt.
+    pub multiplier: f64,
+    /// Attempts before giving up (the client then closes); `None`: never give up.
+    pub max_attempts: Option<u32>,
+}
+
+impl Default for ReconnectPolicy {
+    /// 250 ms, doubling up to 30 s, forever.
+    fn default() -> Self {
+        ReconnectPolicy {
+            initial_delay: Duration::from_millis(250),
+            max_delay: Duration::from_secs(30),
+            multiplier: 2.0,
+            max_attempts: None,
+        }
+    }
+}
+
+impl ReconnectPolicy {
+    /// Never reconnect.
+    pub fn never() -> Self {
+        ReconnectPolicy {
+            max_attempts: Some(0),
+            ..Default::default()
+        }
+    }
+
+    /// The delay before attempt `attempt` (1-based).
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = self
+            .multiplier
+            .max(1.0)
+            .powi(attempt.saturating_sub(1) as i32);
+        let ms = (self.initial_delay.as_secs_f64() * 1000.0 * factor)
+            .min(self.max_delay.as_secs_f64() * 1000.0);
+        Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+    }
+}
+
+/// Handles one server→client request method; returns the JSON result or an error object.
+pub type Handler = Arc<
+    dyn Fn(Option<Box<serde_json::value::RawValue>>) -> BoxFuture<Result<JsonValue, ErrorObject>>
+        + Send
+        + Sync,
+>;
+
+/// Options of [`AhpClient::connect`].
+#[derive(Clone)]
+pub struct ConnectOptions {
+    /// The client id; generated if absent. Kept across reconnects.
+    pub client_id: Option<String>,
+    /// Channels to subscribe to in `initialize` (default: `ahp-root://`).
+    pub initial_subscriptions: Vec<String>,
+    /// Declared client capabilities.
+    pub capabilities: Option<ClientCapabilities>,
+    /// Preferred locale (BCP 47).
+    pub locale: Option<String>,
+    /// Access token, appended to the URL as the `tkn` query parameter.
+    pub token: Option<String>,
+    /// Per-request timeout.
+    pub request_timeout: Duration,
+    /// Ping after this long without traffic; an unanswered ping drops the connection (and
+    /// reconnects). `None`: no keep-alive.
+    pub keepalive: Option<Duration>,
+    /// Reconnection after a drop.
+    pub reconnect: ReconnectPolicy,
+    /// Own actions a dropped connection may have carried: see [`PendingPolicy`].
+    pub pending_policy: PendingPolicy,
+    /// Server→client request handlers by method (see [`ConnectOptions::handle`]).
+    pub handlers: HashMap<String, Handler>,
+    /// How connections are opened (default: WebSocket).
+    pub connector: Arc<dyn Connector>,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        ConnectOptions {
+            client_id: None,
+            initial_subscriptions: vec![crate::protocol::jsonrpc::ROOT_CHANNEL.to_string()],
+            capabilities: None,
+            locale: None,
+            token: None,
+            request_timeout: Duration::from_secs(30),
+            keepalive: Some(Duration::from_secs(30)),
+            reconnect: ReconnectPolicy::default(),
+            pending_policy: PendingPolicy::default(),
+            handlers: HashMap::new(),
+            connector: Arc::new(WsConnector),
+        }
+    }
+}
+
+impl ConnectOptions {
+    /// Answers server requests of command `C` (e.g. [`ResourceRead`]) with `handler`.
+    /// Methods without a handler are answered `-32601`.
+    ///
+    /// [`ResourceRead`]: crate::protocol::jsonrpc::ResourceRead
+    pub fn handle<C, F, Fut>(mut self, handler: F) -> Self
+    where
+        C: Command,
+        F: Fn(C::Params) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<C::Result, ErrorObject>> + Send + 'static,
+    {
+        self.handlers
+            .insert(C::METHOD.to_string(), typed_handler::<C, F, Fut>(handler));
+        self
+    }
+
+    /// Uses `connector` to open connections (e.g. an in-memory one in tests).
+    pub fn with_connector(mut self, connector: impl Connector) -> Self {
+        self.connector = Arc::new(connector);
+        self
+    }
+}
+
+pub(crate) fn typed_handler<C, F, Fut>(handler: F) -> Handler
+where
+    C: Command,
+    F: Fn(C::Params) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<C::Result, ErrorObject>> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    Arc::new(move |raw| {
+        let handler = handler.clone();
+        Box::pin(async move {
+            let params = decode_params::<C::Params>(raw.as_deref())?;
+            let result = handler(params).await?;
+            serde_json::to_value(result).map_err(|e| {
+                ErrorObject::new(crate::protocol::errors::INTERNAL_ERROR, e.to_string())
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests;

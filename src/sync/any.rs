@@ -1,0 +1,349 @@
+//! [`AnyMirror`]: a [`Mirror`] of any channel kind, for code that holds many channels.
+
+use super::{
+    field_names, BatchOutcome, ChannelKind, ChannelState, Divergence, Mirror, PendingAction,
+    Rejection,
+};
+use crate::protocol::{
+    ActionEnvelope, ChangesetState, ResourceWatchState, RootState, SessionState, SnapshotState,
+    StateAction, TerminalState,
+};
+use crate::reduce::{Changed, Clock, Outcome};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// The state of a channel of any kind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // held once per subscription
+pub enum AnyState {
+    /// `ahp-root://`.
+    Root(RootState),
+    /// A session.
+    Session(SessionState),
+    /// A terminal.
+    Terminal(TerminalState),
+    /// A changeset.
+    Changeset(ChangesetState),
+    /// A resource watch.
+    ResourceWatch(ResourceWatchState),
+}
+
+impl AnyState {
+    /// Decodes a snapshot's `state` for the channel `uri`: by the URI's scheme when it is one of
+    /// the spec's (`ahp-session:` ...), otherwise by the state's shape.
+    pub fn decode(uri: &str, state: &RawValue) -> Result<AnyState, serde_json::Error> {
+        let text = state.get();
+        Ok(match ChannelKind::from_uri(uri) {
+            Some(ChannelKind::Root) => AnyState::Root(serde_json::from_str(text)?),
+            Some(ChannelKind::Session) => AnyState::Session(serde_json::from_str(text)?),
+            Some(ChannelKind::Terminal) => AnyState::Terminal(serde_json::from_str(text)?),
+            Some(ChannelKind::Changeset) => AnyState::Changeset(serde_json::from_str(text)?),
+            Some(ChannelKind::ResourceWatch) => {
+                AnyState::ResourceWatch(serde_json::from_str(text)?)
+            }
+            None => match serde_json::from_str::<SnapshotState>(text)? {
+                SnapshotState::Root(s) => AnyState::Root(s),
+                SnapshotState::Session(s) => AnyState::Session(s),
+                SnapshotState::Terminal(s) => AnyState::Terminal(s),
+                SnapshotState::Changeset(s) => AnyState::Changeset(s),
+            },
+        })
+    }
+
+    /// The channel kind.
+    pub fn kind(&self) -> ChannelKind {
+        match self {
+            AnyState::Root(_) => ChannelKind::Root,
+            AnyState::Session(_) => ChannelKind::Session,
+            AnyState::Terminal(_) => ChannelKind::Terminal,
+            AnyState::Changeset(_) => ChannelKind::Changeset,
+            AnyState::ResourceWatch(_) => ChannelKind::ResourceWatch,
+        }
+    }
+}
+
+/// A set of changed top-level fields of a channel of any kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChangeSet {
+    /// The channel kind the fields belong to.
+    pub kind: ChannelKind,
+    bits: u64,
+}
+
+impl ChangeSet {
+    /// A set of `S`'s fields.
+    pub fn of<S: ChannelState>(changed: Changed<S::Field>) -> ChangeSet {
+        ChangeSet {
+            kind: S::KIND,
+            bits: changed.bits(),
+        }
+    }
+
+    /// The empty set of a kind.
+    pub fn empty(kind: ChannelKind) -> ChangeSet {
+        ChangeSet { kind, bits: 0 }
+    }
+
+    /// Whether no field changed.
+    pub fn is_empty(&self) -> bool {
+        self.bits == 0
+    }
+
+    /// Union with another set of the same kind.
+    pub fn union(self, other: ChangeSet) -> ChangeSet {
+        debug_assert_eq!(self.kind, other.kind);
+        ChangeSet {
+            kind: self.kind,
+            bits: self.bits | other.bits,
+        }
+    }
+
+    /// The typed set, if this set is of `S`'s kind.
+    pub fn typed<S: ChannelState>(&self) -> Option<Changed<S::Field>> {
+        (self.kind == S::KIND).then(|| Changed::from_bits(self.bits))
+    }
+
+    /// The wire names of the changed fields (`["activeTurn", "summary"]`).
+    pub fn names(&self) -> Vec<&'static str> {
+        let bits = self.bits;
+        match self.kind {
+            ChannelKind::Root => field_names::<RootState>(Changed::from_bits(bits)),
+            ChannelKind::Session => field_names::<SessionState>(Changed::from_bits(bits)),
+            ChannelKind::Terminal => field_names::<TerminalState>(Changed::from_bits(bits)),
+            ChannelKind::Changeset => field_names::<ChangesetState>(Changed::from_bits(bits)),
+            ChannelKind::ResourceWatch => {
+                field_names::<ResourceWatchState>(Changed::from_bits(bits))
+            }
+        }
+    }
+
+    /// Whether the field with this wire name changed.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names().contains(&name)
+    }
+}
+
+/// A [`BatchOutcome`] with kind-independent field sets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnyBatchOutcome {
+    /// See [`BatchOutcome::changed`].
+    pub changed: ChangeSet,
+    /// See [`BatchOutcome::confirmed_changed`].
+    pub confirmed_changed: ChangeSet,
+    /// See [`BatchOutcome::applied`].
+    pub applied: usize,
+    /// See [`BatchOutcome::duplicates`].
+    pub duplicates: usize,
+    /// See [`BatchOutcome::resolved`].
+    pub resolved: Vec<u64>,
+    /// See [`BatchOutcome::rejected`].
+    pub rejected: Vec<Rejection>,
+    /// See [`BatchOutcome::skipped`].
+    pub skipped: Vec<PendingAction>,
+    /// See [`BatchOutcome::divergence`].
+    pub divergence: Option<Divergence>,
+}
+
+/// A [`Mirror`] of any channel kind.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // held once per subscription
+pub enum AnyMirror {
+    /// `ahp-root://`.
+    Root(Mirror<RootState>),
+    /// A session.
+    Session(Mirror<SessionState>),
+    /// A terminal.
+    Terminal(Mirror<TerminalState>),
+    /// A changeset.
+    Changeset(Mirror<ChangesetState>),
+    /// A resource watch.
+    ResourceWatch(Mirror<ResourceWatchState>),
+}
+
+/// Runs `$body` with `$m` bound to the typed mirror, whatever the kind.
+macro_rules! each {
+    ($self:expr, $m:ident => $body:expr) => {
+        match $self {
+            AnyMirror::Root($m) => $body,
+            AnyMirror::Session($m) => $body,
+            AnyMirror::Terminal($m) => $body,
+            AnyMirror::Changeset($m) => $body,
+            AnyMirror::ResourceWatch($m) => $body,
+        }
+    };
+}
+
+fn convert<S: ChannelState>(o: BatchOutcome<S::Field>) -> AnyBatchOutcome {
+    AnyBatchOutcome {
+        changed: ChangeSet::of::<S>(o.changed),
+        confirmed_changed: ChangeSet::of::<S>(o.confirmed_changed),
+        applied: o.applied,
+        duplicates: o.duplicates,
+        resolved: o.resolved,
+        rejected: o.rejected,
+        skipped: o.skipped,
+        divergence: o.divergence,
+    }
+}
+
+impl AnyMirror {
+    /// A mirror of a snapshot state taken at `from_seq`.
+    pub fn new(state: AnyState, from_seq: u64) -> AnyMirror {
+        match state {
+            AnyState::Root(s) => AnyMirror::Root(Mirror::new(s, from_seq)),
+            AnyState::Session(s) => AnyMirror::Session(Mirror::new(s, from_seq)),
+            AnyState::Terminal(s) => AnyMirror::Terminal(Mirror::new(s, from_seq)),
+            AnyState::Changeset(s) => AnyMirror::Changeset(Mirror::new(s, from_seq)),
+            AnyState::ResourceWatch(s) => AnyMirror::ResourceWatch(Mirror::new(s, from_seq)),
+        }
+    }
+
+    /// The channel kind.
+    pub fn kind(&self) -> ChannelKind {
+        match self {
+            AnyMirror::Root(_) => ChannelKind::Root,
+            AnyMirror::Session(_) => ChannelKind::Session,
+            AnyMirror::Terminal(_) => ChannelKind::Terminal,
+            AnyMirror::Changeset(_) => ChannelKind::Changeset,
+            AnyMirror::ResourceWatch(_) => ChannelKind::ResourceWatch,
+        }
+    }
+
+    /// The typed mirror, if it is of `S`'s kind.
+    pub fn typed<S: ChannelState>(&self) -> Option<&Mirror<S>> {
+        let any: &dyn std::any::Any = each!(self, m => m);
+        any.downcast_ref()
+    }
+
+    /// The optimistic state, cloned.
+    pub fn state(&self) -> AnyState {
+        match self {
+            AnyMirror::Root(m) => AnyState::Root(m.state().clone()),
+            AnyMirror::Session(m) => AnyState::Session(m.state().clone()),
+            AnyMirror::Terminal(m) => AnyState::Terminal(m.state().clone()),
+            AnyMirror::Changeset(m) => AnyState::Changeset(m.state().clone()),
+            AnyMirror::ResourceWatch(m) => AnyState::ResourceWatch(m.state().clone()),
+        }
+    }
+
+    /// The confirmed state, cloned.
+    pub fn confirmed(&self) -> AnyState {
+        match self {
+            AnyMirror::Root(m) => AnyState::Root(m.confirmed().clone()),
+            AnyMirror::Session(m) => AnyState::Session(m.confirmed().clone()),
+            AnyMirror::Terminal(m) => AnyState::Terminal(m.confirmed().clone()),
+            AnyMirror::Changeset(m) => AnyState::Changeset(m.confirmed().clone()),
+            AnyMirror::ResourceWatch(m) => AnyState::ResourceWatch(m.confirmed().clone()),
+        }
+    }
+
+    /// The optimistic state as JSON (without cloning the typed state).
+    pub fn state_json(&self) -> serde_json::Value {
+        each!(self, m => serde_json::to_value(m.state()).unwrap_or_default())
+    }
+
+    /// Pending own actions, in dispatch order.
+    pub fn pending(&self) -> Vec<&PendingAction> {
+        each!(self, m => m.pending().collect())
+    }
+
+    /// How many own actions await their echo.
+    pub fn pending_count(&self) -> usize {
+        each!(self, m => m.pending_count())
+    }
+
+    /// The highest `serverSeq` applied.
+    pub fn last_server_seq(&self) -> u64 {
+        each!(self, m => m.last_server_seq())
+    }
+
+    /// See [`Mirror::dispatch`]; returns the fields touched (empty for a local no-op).
+    pub fn dispatch(
+        &mut self,
+        client_seq: u64,
+        action: StateAction,
+        clock: &dyn Clock,
+    ) -> ChangeSet {
+        fn go<S: ChannelState>(
+            m: &mut Mirror<S>,
+            seq: u64,
+            action: StateAction,
+            clock: &dyn Clock,
+        ) -> ChangeSet {
+            match m.dispatch(seq, action, clock) {
+                Outcome::Applied(c) => ChangeSet::of::<S>(c),
+                Outcome::NoOp(_) => ChangeSet::of::<S>(Changed::none()),
+            }
+        }
+        each!(self, m => go(m, client_seq, action, clock))
+    }
+
+    /// See [`Mirror::mark_sent`].
+    pub fn mark_sent(&mut self, client_seq: u64) {
+        each!(self, m => m.mark_sent(client_seq))
+    }
+
+    /// See [`Mirror::apply_batch`].
+    pub fn apply_batch<'a>(
+        &mut self,
+        envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+        client_id: &str,
+        clock: &dyn Clock,
+    ) -> AnyBatchOutcome {
+        fn go<'a, S: ChannelState>(
+            m: &mut Mirror<S>,
+            envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+            client_id: &str,
+            clock: &dyn Clock,
+        ) -> AnyBatchOutcome {
+            convert::<S>(m.apply_batch(envelopes, client_id, clock))
+        }
+        each!(self, m => go(m, envelopes, client_id, clock))
+    }
+
+    /// See [`Mirror::reset`]. Fails (leaving the mirror untouched, handing `state` back) if
+    /// `state` is of another kind.
+    pub fn reset(
+        &mut self,
+        state: AnyState,
+        from_seq: u64,
+        clock: &dyn Clock,
+    ) -> Result<ChangeSet, Box<AnyState>> {
+        Ok(match (self, state) {
+            (AnyMirror::Root(m), AnyState::Root(s)) => {
+                ChangeSet::of::<RootState>(m.reset(s, from_seq, clock))
+            }
+            (AnyMirror::Session(m), AnyState::Session(s)) => {
+                ChangeSet::of::<SessionState>(m.reset(s, from_seq, clock))
+            }
+            (AnyMirror::Terminal(m), AnyState::Terminal(s)) => {
+                ChangeSet::of::<TerminalState>(m.reset(s, from_seq, clock))
+            }
+            (AnyMirror::Changeset(m), AnyState::Changeset(s)) => {
+                ChangeSet::of::<ChangesetState>(m.reset(s, from_seq, clock))
+            }
+            (AnyMirror::ResourceWatch(m), AnyState::ResourceWatch(s)) => {
+                ChangeSet::of::<ResourceWatchState>(m.reset(s, from_seq, clock))
+            }
+            (_, other) => return Err(Box::new(other)),
+        })
+    }
+
+    /// See [`Mirror::drop_pending`].
+    pub fn drop_pending(
+        &mut self,
+        drop: impl FnMut(&PendingAction) -> bool,
+        clock: &dyn Clock,
+    ) -> (Vec<PendingAction>, ChangeSet) {
+        fn go<S: ChannelState>(
+            m: &mut Mirror<S>,
+            drop: impl FnMut(&PendingAction) -> bool,
+            clock: &dyn Clock,
+        ) -> (Vec<PendingAction>, ChangeSet) {
+            let (dropped, changed) = m.drop_pending(drop, clock);
+            (dropped, ChangeSet::of::<S>(changed))
+        }
+        each!(self, m => go(m, drop, clock))
+    }
+}

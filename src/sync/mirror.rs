@@ -1,0 +1,370 @@
+//! [`Mirror`]: one channel's confirmed state, pending actions and optimistic state.
+
+use super::{all_fields, ChannelState};
+use crate::protocol::{ActionEnvelope, StateAction};
+use crate::reduce::{Changed, Clock, Outcome};
+use std::collections::VecDeque;
+
+/// An action dispatched by this client and not yet echoed by the server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingAction {
+    /// The `clientSeq` it was dispatched with.
+    pub client_seq: u64,
+    /// The action.
+    pub action: StateAction,
+    /// Whether it was handed to a transport (a connection may have carried it to the server).
+    pub sent: bool,
+    /// Fields it touched when last applied to the optimistic state (as a raw bit set).
+    effect: u64,
+}
+
+/// An own action the server rejected (`rejectionReason` on its echo).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejection {
+    /// The `clientSeq` of the action.
+    pub client_seq: u64,
+    /// The action, as dispatched (or as echoed, if it was no longer pending).
+    pub action: StateAction,
+    /// The server's reason.
+    pub reason: String,
+}
+
+/// A detected disagreement with the server that the mirror cannot repair by itself: the
+/// caller should fetch a fresh snapshot (re-subscribe) and [`Mirror::reset`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Divergence {
+    /// The server echoed, as ours, a `clientSeq` this channel never dispatched (another
+    /// client using our `clientId`, or a server bug).
+    UnknownClientSeq(u64),
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Divergence::UnknownClientSeq(seq) => write!(
+                f,
+                "the server echoed clientSeq {seq} as ours, but this channel never dispatched it"
+            ),
+        }
+    }
+}
+
+/// What [`Mirror::apply_batch`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchOutcome<F> {
+    /// Top-level fields of the optimistic [`Mirror::state`] that may differ from before the
+    /// batch (a superset: fields outside it are unchanged). Empty: nothing to re-render.
+    pub changed: Changed<F>,
+    /// Top-level fields of [`Mirror::confirmed`] the batch changed.
+    pub confirmed_changed: Changed<F>,
+    /// Envelopes applied (own or foreign, not rejected, not duplicates).
+    pub applied: usize,
+    /// Envelopes ignored because their `serverSeq` was not above the last one seen.
+    pub duplicates: usize,
+    /// `clientSeq`s of own actions the server applied.
+    pub resolved: Vec<u64>,
+    /// Own actions the server rejected.
+    pub rejected: Vec<Rejection>,
+    /// Own actions dropped by the watermark: the server echoed a later `clientSeq` of ours
+    /// on this channel first, so it never applied these.
+    pub skipped: Vec<PendingAction>,
+    /// Set when the mirror can no longer be trusted; see [`Divergence`].
+    pub divergence: Option<Divergence>,
+}
+
+impl<F> Default for BatchOutcome<F> {
+    fn default() -> Self {
+        BatchOutcome {
+            changed: Changed::default(),
+            confirmed_changed: Changed::default(),
+            applied: 0,
+            duplicates: 0,
+            resolved: Vec::new(),
+            rejected: Vec::new(),
+            skipped: Vec::new(),
+            divergence: None,
+        }
+    }
+}
+
+/// One channel's state as this client sees it.
+///
+/// `state()` is `confirmed()` with the pending actions replayed on top. While nothing is
+/// pending the mirror keeps a single copy of the state (`state()` *is* `confirmed()`); it forks
+/// an optimistic copy on the first dispatch and drops it when the last pending action resolves.
+/// A batch of envelopes replays pending actions at most once, and not at all when the batch
+/// only confirms pending actions in order (the optimistic state is then already right).
+#[derive(Debug, Clone)]
+pub struct Mirror<S: ChannelState> {
+    confirmed: S,
+    optimistic: Option<S>,
+    pending: VecDeque<PendingAction>,
+    last_server_seq: u64,
+    /// Highest own `clientSeq` resolved (applied, rejected or skipped) on this channel.
+    watermark: u64,
+}
+
+impl<S: ChannelState> Mirror<S> {
+    /// A mirror of a snapshot taken at `from_seq`.
+    pub fn new(state: S, from_seq: u64) -> Self {
+        Mirror {
+            confirmed: state,
+            optimistic: None,
+            pending: VecDeque::new(),
+            last_server_seq: from_seq,
+            watermark: 0,
+        }
+    }
+
+    /// The optimistic state: what the UI renders.
+    pub fn state(&self) -> &S {
+        self.optimistic.as_ref().unwrap_or(&self.confirmed)
+    }
+
+    /// The last server-acknowledged state.
+    pub fn confirmed(&self) -> &S {
+        &self.confirmed
+    }
+
+    /// Whether the mirror holds a separate optimistic copy (only while actions are pending).
+    pub fn is_forked(&self) -> bool {
+        self.optimistic.is_some()
+    }
+
+    /// Own actions not yet echoed, in dispatch order.
+    pub fn pending(&self) -> impl ExactSizeIterator<Item = &PendingAction> {
+        self.pending.iter()
+    }
+
+    /// How many own actions await their echo.
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The highest `serverSeq` applied (or the snapshot's `fromSeq`).
+    pub fn last_server_seq(&self) -> u64 {
+        self.last_server_seq
+    }
+
+    /// Applies an own action optimistically and queues it until its echo. `client_seq` must be
+    /// greater than every pending one. Returns what the reducer did to the optimistic state
+    /// (a local no-op is still queued: the server decides).
+    pub fn dispatch(
+        &mut self,
+        client_seq: u64,
+        action: StateAction,
+        clock: &dyn Clock,
+    ) -> Outcome<S::Field> {
+        debug_assert!(self
+            .pending
+            .back()
+            .is_none_or(|p| p.client_seq < client_seq));
+        let optimistic = self
+            .optimistic
+            .get_or_insert_with(|| self.confirmed.clone());
+        let outcome = optimistic.reduce(&action, clock);
+        self.pending.push_back(PendingAction {
+            client_seq,
+            action,
+            sent: false,
+            effect: effect_bits(outcome),
+        });
+        outcome
+    }
+
+    /// Marks the pending action `client_seq` as handed to a transport.
+    pub fn mark_sent(&mut self, client_seq: u64) {
+        if let Some(p) = self.pending.iter_mut().find(|p| p.client_seq == client_seq) {
+            p.sent = true;
+        }
+    }
+
+    /// Applies server envelopes for this channel, in order, and reconciles pending actions;
+    /// `client_id` tells own echoes from foreign actions.
+    ///
+    /// - `serverSeq` must increase: an envelope at or below the last one seen is a duplicate
+    ///   and is ignored.
+    /// - Own echo (`origin.clientId == client_id`): pending actions up to and including its
+    ///   `clientSeq` leave the queue (earlier ones are reported as `skipped`); if applied it
+    ///   goes to `confirmed`, if rejected it is reported in `rejected`.
+    /// - Foreign action (or an own one already resolved): applied to `confirmed`; pending
+    ///   actions are then replayed, once, at the end of the batch.
+    /// - A rejected envelope never touches `confirmed`.
+    pub fn apply_batch<'a>(
+        &mut self,
+        envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+        client_id: &str,
+        clock: &dyn Clock,
+    ) -> BatchOutcome<S::Field> {
+        let mut out = BatchOutcome::default();
+        let start_effects = self.pending.iter().fold(0, |bits, p| bits | p.effect);
+        let had_optimistic = self.optimistic.is_some();
+        let mut needs_replay = false;
+        for envelope in envelopes {
+            if envelope.server_seq <= self.last_server_seq {
+                out.duplicates += 1;
+                continue;
+            }
+            self.last_server_seq = envelope.server_seq;
+            let own_seq = envelope
+                .origin
+                .as_ref()
+                .filter(|o| o.client_id == client_id)
+                .map(|o| o.client_seq);
+            if let Some(seq) = own_seq {
+                if let Some(index) = self.pending.iter().position(|p| p.client_seq == seq) {
+                    out.skipped.extend(self.pending.drain(..index));
+                    let own = self.pending.pop_front().expect("position is in range");
+                    self.watermark = self.watermark.max(seq);
+                    needs_replay |= index > 0;
+                    match &envelope.rejection_reason {
+                        Some(reason) => {
+                            needs_replay = true;
+                            out.rejected.push(Rejection {
+                                client_seq: seq,
+                                action: own.action,
+                                reason: reason.clone(),
+                            });
+                        }
+                        None => {
+                            self.apply_confirmed(&envelope.action, clock, &mut out);
+                            out.resolved.push(seq);
+                        }
+                    }
+                    continue;
+                }
+                if seq > self.watermark {
+                    out.divergence = Some(Divergence::UnknownClientSeq(seq));
+                }
+                if let Some(reason) = &envelope.rejection_reason {
+                    out.rejected.push(Rejection {
+                        client_seq: seq,
+                        action: envelope.action.clone(),
+                        reason: reason.clone(),
+                    });
+                    continue;
+                }
+            } else if envelope.rejection_reason.is_some() {
+                continue;
+            }
+            // Foreign (or an own action no longer pending): the server applied it.
+            if self.apply_confirmed(&envelope.action, clock, &mut out) && !self.pending.is_empty() {
+                needs_replay = true;
+            }
+        }
+        if self.pending.is_empty() {
+            if had_optimistic {
+                self.optimistic = None;
+                out.changed = out.confirmed_changed.union(from_bits(start_effects));
+            } else {
+                out.changed = out.confirmed_changed;
+            }
+        } else if needs_replay {
+            let replayed = self.replay(clock);
+            out.changed = out
+                .confirmed_changed
+                .union(from_bits(start_effects | replayed));
+        }
+        out
+    }
+
+    /// Replaces the confirmed state with a fresh snapshot taken at `from_seq`, keeping the
+    /// pending actions (the server has not applied them yet) and replaying them on top.
+    /// Reports every field as changed.
+    pub fn reset(&mut self, state: S, from_seq: u64, clock: &dyn Clock) -> Changed<S::Field> {
+        self.confirmed = state;
+        self.last_server_seq = from_seq;
+        if self.pending.is_empty() {
+            self.optimistic = None;
+        } else {
+            self.replay(clock);
+        }
+        all_fields::<S>()
+    }
+
+    /// Removes the pending actions `drop` selects (e.g. those a dropped connection may have
+    /// delivered) and rebuilds the optimistic state. Returns them and the fields that may
+    /// have changed.
+    pub fn drop_pending(
+        &mut self,
+        mut drop: impl FnMut(&PendingAction) -> bool,
+        clock: &dyn Clock,
+    ) -> (Vec<PendingAction>, Changed<S::Field>) {
+        let mut dropped = Vec::new();
+        self.pending.retain(|p| {
+            if drop(p) {
+                dropped.push(p.clone());
+                false
+            } else {
+                true
+            }
+        });
+        if dropped.is_empty() {
+            return (dropped, Changed::none());
+        }
+        let mut bits = dropped.iter().fold(0, |b, p| b | p.effect);
+        bits |= self.pending.iter().fold(0, |b, p| b | p.effect);
+        if let Some(max) = dropped.iter().map(|p| p.client_seq).max() {
+            self.watermark = self.watermark.max(max);
+        }
+        if self.pending.is_empty() {
+            self.optimistic = None;
+        } else {
+            bits |= self.replay(clock);
+        }
+        (dropped, from_bits(bits))
+    }
+
+    /// `confirmed` with every pending action replayed, computed afresh (for checks and tests:
+    /// it always equals [`Mirror::state`] under a deterministic clock).
+    pub fn recompute(&self, clock: &dyn Clock) -> S {
+        let mut state = self.confirmed.clone();
+        for p in &self.pending {
+            state.reduce(&p.action, clock);
+        }
+        state
+    }
+
+    fn apply_confirmed(
+        &mut self,
+        action: &StateAction,
+        clock: &dyn Clock,
+        out: &mut BatchOutcome<S::Field>,
+    ) -> bool {
+        out.applied += 1;
+        match self.confirmed.reduce(action, clock) {
+            Outcome::Applied(changed) => {
+                out.confirmed_changed = out.confirmed_changed.union(changed);
+                true
+            }
+            Outcome::NoOp(_) => false,
+        }
+    }
+
+    /// Rebuilds the optimistic state from `confirmed` + pending; returns the fields touched.
+    fn replay(&mut self, clock: &dyn Clock) -> u64 {
+        let mut state = self.confirmed.clone();
+        let mut bits = 0;
+        for p in &mut self.pending {
+            p.effect = effect_bits(state.reduce(&p.action, clock));
+            bits |= p.effect;
+        }
+        self.optimistic = Some(state);
+        bits
+    }
+}
+
+fn effect_bits<F: Copy + Into<u8>>(outcome: Outcome<F>) -> u64 {
+    match outcome {
+        Outcome::Applied(changed) => to_bits(changed),
+        Outcome::NoOp(_) => 0,
+    }
+}
+
+fn to_bits<F>(changed: Changed<F>) -> u64 {
+    changed.bits()
+}
+
+fn from_bits<F>(bits: u64) -> Changed<F> {
+    Changed::from_bits(bits)
+}

@@ -1,0 +1,170 @@
+//! Optimistic mirrors of subscribed channels (write-ahead reconciliation, spec
+//! `guide/reconciliation.md`). Pure: no I/O, no wasm, no clock of its own.
+//!
+//! A [`Mirror`] holds, for one channel, the server-`confirmed` state, the client's `pending`
+//! actions tagged with their `clientSeq`, and the optimistic `state` = confirmed with pending
+//! replayed. [`AnyMirror`] wraps the five state-bearing channel kinds behind one type.
+//!
+//! ```
+//! use ahp_wasm::protocol::{ActionEnvelope, ActionOrigin, RootState, StateAction};
+//! use ahp_wasm::reduce::FixedClock;
+//! use ahp_wasm::sync::Mirror;
+//!
+//! let clock = FixedClock(0.0);
+//! let mut mirror = Mirror::new(RootState::default(), 10);
+//! let action: StateAction =
+//!     serde_json::from_str(r#"{"type":"root/activeSessionsChanged","activeSessions":3}"#)?;
+//! mirror.dispatch(1, action.clone(), &clock); // applied locally at once
+//! assert_eq!(mirror.state().active_sessions, Some(3.0));
+//! assert_eq!(mirror.confirmed().active_sessions, None);
+//!
+//! // The server echoes it: the pending action is confirmed.
+//! let echo = ActionEnvelope {
+//!     channel: "ahp-root://".into(),
+//!     action,
+//!     server_seq: 11,
+//!     origin: Some(ActionOrigin { client_id: "me".into(), client_seq: 1 }),
+//!     rejection_reason: None,
+//! };
+//! let outcome = mirror.apply_batch([&echo], "me", &clock);
+//! assert_eq!(outcome.resolved, vec![1]);
+//! assert_eq!(mirror.pending_count(), 0);
+//! assert_eq!(mirror.confirmed().active_sessions, Some(3.0));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+mod any;
+mod mirror;
+
+pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
+pub use mirror::{BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
+
+use crate::protocol::{
+    ChangesetState, ChangesetStateField, ResourceWatchState, ResourceWatchStateField, RootState,
+    RootStateField, SessionState, SessionStateField, StateAction, TerminalState,
+    TerminalStateField,
+};
+use crate::reduce::{self, Changed, Clock, Outcome};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt;
+
+/// The kinds of state-bearing channels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChannelKind {
+    /// `ahp-root://`: [`RootState`].
+    Root,
+    /// `ahp-session:/<id>`: [`SessionState`].
+    Session,
+    /// `ahp-terminal:/<id>`: [`TerminalState`].
+    Terminal,
+    /// `ahp-changeset:/<id>`: [`ChangesetState`].
+    Changeset,
+    /// `ahp-resource-watch:/<id>`: [`ResourceWatchState`].
+    ResourceWatch,
+}
+
+impl ChannelKind {
+    /// The kind named by a channel URI's scheme, if it is one of the spec's schemes.
+    pub fn from_uri(uri: &str) -> Option<ChannelKind> {
+        let scheme = uri.split_once(':').map(|(s, _)| s)?;
+        Some(match scheme {
+            "ahp-root" => ChannelKind::Root,
+            "ahp-session" => ChannelKind::Session,
+            "ahp-terminal" => ChannelKind::Terminal,
+            "ahp-changeset" => ChannelKind::Changeset,
+            "ahp-resource-watch" => ChannelKind::ResourceWatch,
+            _ => return None,
+        })
+    }
+
+    /// A lower-case name (`"session"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ChannelKind::Root => "root",
+            ChannelKind::Session => "session",
+            ChannelKind::Terminal => "terminal",
+            ChannelKind::Changeset => "changeset",
+            ChannelKind::ResourceWatch => "resourceWatch",
+        }
+    }
+}
+
+/// A channel state with its reducer: what a [`Mirror`] needs.
+pub trait ChannelState:
+    Clone + PartialEq + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+{
+    /// The enum of top-level fields a reducer reports as changed.
+    type Field: Copy + Into<u8> + fmt::Debug + Send + Sync + 'static;
+    /// Which channel kind holds this state.
+    const KIND: ChannelKind;
+    /// Every field, in declaration order.
+    fn fields() -> &'static [Self::Field];
+    /// The wire name of a field (`"activeTurn"`).
+    fn field_name(field: Self::Field) -> &'static str;
+    /// Applies one action with this channel's reducer.
+    fn reduce(&mut self, action: &StateAction, clock: &dyn Clock) -> Outcome<Self::Field>;
+}
+
+macro_rules! channel_state {
+    ($state:ty, $field:ty, $kind:ident, $reducer:path) => {
+        impl ChannelState for $state {
+            type Field = $field;
+            const KIND: ChannelKind = ChannelKind::$kind;
+            fn fields() -> &'static [$field] {
+                <$field>::ALL
+            }
+            fn field_name(field: $field) -> &'static str {
+                field.wire_name()
+            }
+            fn reduce(&mut self, action: &StateAction, clock: &dyn Clock) -> Outcome<$field> {
+                $reducer(self, action, clock)
+            }
+        }
+    };
+}
+
+channel_state!(RootState, RootStateField, Root, reduce::root_reducer);
+channel_state!(
+    SessionState,
+    SessionStateField,
+    Session,
+    reduce::session_reducer
+);
+channel_state!(
+    TerminalState,
+    TerminalStateField,
+    Terminal,
+    reduce::terminal_reducer
+);
+channel_state!(
+    ChangesetState,
+    ChangesetStateField,
+    Changeset,
+    reduce::changeset_reducer
+);
+channel_state!(
+    ResourceWatchState,
+    ResourceWatchStateField,
+    ResourceWatch,
+    reduce::resource_watch_reducer
+);
+
+/// Every field of `S`, as a [`Changed`] set.
+pub fn all_fields<S: ChannelState>() -> Changed<S::Field> {
+    S::fields()
+        .iter()
+        .fold(Changed::none(), |set, &f| set.with(f))
+}
+
+/// The wire names of the fields in `changed`, in declaration order.
+pub fn field_names<S: ChannelState>(changed: Changed<S::Field>) -> Vec<&'static str> {
+    S::fields()
+        .iter()
+        .filter(|&&f| changed.contains(f))
+        .map(|&f| S::field_name(f))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,228 @@
+use super::*;
+use crate::protocol::{ActionEnvelope, ActionOrigin, TerminalState, TerminalStateField};
+use crate::reduce::FixedClock;
+use serde_json::json;
+
+const ME: &str = "me";
+const CLOCK: FixedClock = FixedClock(1.0);
+
+fn terminal() -> TerminalState {
+    serde_json::from_value(json!({"title": "t", "content": [],
+        "claim": {"kind": "client", "clientId": "c"}}))
+    .unwrap()
+}
+
+fn data(text: &str) -> StateAction {
+    serde_json::from_value(json!({"type": "terminal/data", "data": text})).unwrap()
+}
+
+fn title(text: &str) -> StateAction {
+    serde_json::from_value(json!({"type": "terminal/titleChanged", "title": text})).unwrap()
+}
+
+fn env(seq: u64, action: StateAction, origin: Option<(&str, u64)>) -> ActionEnvelope {
+    ActionEnvelope {
+        channel: "ahp-terminal:/1".into(),
+        action,
+        server_seq: seq,
+        origin: origin.map(|(id, s)| ActionOrigin {
+            client_id: id.into(),
+            client_seq: s,
+        }),
+        rejection_reason: None,
+    }
+}
+
+fn text(s: &TerminalState) -> String {
+    serde_json::to_value(&s.content).unwrap().to_string()
+}
+
+fn check(m: &Mirror<TerminalState>) {
+    assert_eq!(
+        m.state(),
+        &m.recompute(&CLOCK),
+        "state == confirmed + pending"
+    );
+}
+
+#[test]
+fn kind_from_uri() {
+    assert_eq!(
+        ChannelKind::from_uri("ahp-root://"),
+        Some(ChannelKind::Root)
+    );
+    assert_eq!(
+        ChannelKind::from_uri("ahp-session:/x"),
+        Some(ChannelKind::Session)
+    );
+    assert_eq!(
+        ChannelKind::from_uri("ahp-resource-watch:/w"),
+        Some(ChannelKind::ResourceWatch)
+    );
+    assert_eq!(ChannelKind::from_uri("copilot:/x"), None);
+    assert_eq!(ChannelKind::from_uri("nocolon"), None);
+}
+
+#[test]
+fn no_copy_while_nothing_is_pending() {
+    let mut m = Mirror::new(terminal(), 0);
+    let out = m.apply_batch([&env(1, data("a"), None)], ME, &CLOCK);
+    assert!(!m.is_forked(), "foreign actions need no fork");
+    assert_eq!(out.changed, Changed::one(TerminalStateField::Content));
+    m.dispatch(1, data("b"), &CLOCK);
+    assert!(m.is_forked());
+    m.apply_batch([&env(2, data("b"), Some((ME, 1)))], ME, &CLOCK);
+    assert!(!m.is_forked(), "fork dropped once nothing is pending");
+    check(&m);
+}
+
+#[test]
+fn own_echo_in_order_needs_no_replay_and_reports_nothing() {
+    let mut m = Mirror::new(terminal(), 0);
+    m.dispatch(1, data("a"), &CLOCK);
+    m.dispatch(2, data("b"), &CLOCK);
+    let out = m.apply_batch([&env(5, data("a"), Some((ME, 1)))], ME, &CLOCK);
+    assert_eq!(out.resolved, vec![1]);
+    assert!(out.changed.is_empty(), "optimistic state did not change");
+    assert_eq!(
+        out.confirmed_changed,
+        Changed::one(TerminalStateField::Content)
+    );
+    assert_eq!(m.pending_count(), 1);
+    check(&m);
+}
+
+#[test]
+fn foreign_action_rebases_pending() {
+    let mut m = Mirror::new(terminal(), 0);
+    m.dispatch(1, data("mine"), &CLOCK);
+    let out = m.apply_batch([&env(1, data("theirs"), Some(("other", 9)))], ME, &CLOCK);
+    assert!(out.changed.contains(TerminalStateField::Content));
+    assert!(
+        text(m.state()).contains("theirsmine"),
+        "{}",
+        text(m.state())
+    );
+    assert!(!text(m.confirmed()).contains("mine"));
+    check(&m);
+    m.apply_batch([&env(2, data("mine"), Some((ME, 1)))], ME, &CLOCK);
+    assert_eq!(m.state(), m.confirmed());
+    assert_eq!(m.pending_count(), 0);
+}
+
+#[test]
+fn rejection_reverts_and_reports() {
+    let mut m = Mirror::new(terminal(), 0);
+    m.dispatch(1, title("new"), &CLOCK);
+    assert_eq!(m.state().title, "new");
+    let mut echo = env(3, title("new"), Some((ME, 1)));
+    echo.rejection_reason = Some("not allowed".into());
+    let out = m.apply_batch([&echo], ME, &CLOCK);
+    assert_eq!(out.rejected.len(), 1);
+    assert_eq!(out.rejected[0].reason, "not allowed");
+    assert_eq!(out.rejected[0].client_seq, 1);
+    assert!(out.changed.contains(TerminalStateField::Title));
+    assert_eq!(m.state().title, "t");
+    assert_eq!(m.pending_count(), 0);
+}
+
+#[test]
+fn watermark_drops_skipped_actions() {
+    let mut m = Mirror::new(terminal(), 0);
+    m.dispatch(1, data("a"), &CLOCK);
+    m.dispatch(2, data("b"), &CLOCK);
+    m.dispatch(3, data("c"), &CLOCK);
+    let out = m.apply_batch([&env(4, data("b"), Some((ME, 2)))], ME, &CLOCK);
+    assert_eq!(out.skipped.len(), 1);
+    assert_eq!(out.skipped[0].client_seq, 1);
+    assert_eq!(out.resolved, vec![2]);
+    assert_eq!(m.pending_count(), 1);
+    assert!(out.changed.contains(TerminalStateField::Content));
+    check(&m);
+    // A late echo of the skipped action: the server did apply it after all.
+    let out = m.apply_batch([&env(5, data("a"), Some((ME, 1)))], ME, &CLOCK);
+    assert!(out.divergence.is_none());
+    assert_eq!(out.applied, 1);
+    check(&m);
+}
+
+#[test]
+fn duplicates_are_ignored_and_seq_must_increase() {
+    let mut m = Mirror::new(terminal(), 10);
+    let out = m.apply_batch(
+        [
+            &env(9, data("old"), None),
+            &env(10, data("old"), None),
+            &env(11, data("x"), None),
+            &env(11, data("x"), None),
+        ],
+        ME,
+        &CLOCK,
+    );
+    assert_eq!((out.applied, out.duplicates), (1, 3));
+    assert_eq!(m.last_server_seq(), 11);
+    assert!(!text(m.state()).contains("old"));
+}
+
+#[test]
+fn unknown_own_client_seq_is_a_divergence() {
+    let mut m = Mirror::new(terminal(), 0);
+    m.dispatch(1, data("a"), &CLOCK);
+    let out = m.apply_batch([&env(1, data("zzz"), Some((ME, 7)))], ME, &CLOCK);
+    assert_eq!(out.divergence, Some(Divergence::UnknownClientSeq(7)));
+    // Still follows the server: the action is applied to confirmed.
+    assert!(text(m.confirmed()).contains("zzz"));
+    check(&m);
+}
+
+#[test]
+fn reset_keeps_pending_and_drop_pending_rebuilds() {
+    let mut m = Mirror::new(terminal(), 0);
+    m.dispatch(1, data("a"), &CLOCK);
+    m.dispatch(2, title("x"), &CLOCK);
+    m.mark_sent(1);
+    let mut fresh = terminal();
+    fresh.title = "server".into();
+    m.reset(fresh, 40, &CLOCK);
+    assert_eq!(m.last_server_seq(), 40);
+    assert_eq!(m.state().title, "x");
+    assert_eq!(m.confirmed().title, "server");
+    check(&m);
+    let (dropped, changed) = m.drop_pending(|p| p.sent, &CLOCK);
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0].client_seq, 1);
+    assert!(changed.contains(TerminalStateField::Content));
+    check(&m);
+    let (dropped, _) = m.drop_pending(|_| true, &CLOCK);
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(m.state(), m.confirmed());
+}
+
+#[test]
+fn any_mirror_and_change_sets() {
+    let raw = serde_json::value::RawValue::from_string(
+        json!({"title": "t", "content": [], "claim": {"kind": "client", "clientId": "c"}})
+            .to_string(),
+    )
+    .unwrap();
+    let state = AnyState::decode("ahp-terminal:/1", &raw).unwrap();
+    assert_eq!(state.kind(), ChannelKind::Terminal);
+    let mut m = AnyMirror::new(state, 0);
+    let changed = m.dispatch(1, data("a"), &CLOCK);
+    assert_eq!(changed.names(), vec!["content"]);
+    assert!(m.typed::<TerminalState>().is_some());
+    assert!(m.typed::<RootState>().is_none());
+    let out = m.apply_batch([&env(1, title("z"), None)], ME, &CLOCK);
+    assert_eq!(out.changed.names(), vec!["title", "content"]);
+    assert_eq!(m.pending_count(), 1);
+    // A resource-watch snapshot only decodes by its URI scheme.
+    let raw =
+        serde_json::value::RawValue::from_string(r#"{"root":"file:///w","recursive":true}"#.into())
+            .unwrap();
+    assert_eq!(
+        AnyState::decode("ahp-resource-watch:/w", &raw)
+            .unwrap()
+            .kind(),
+        ChannelKind::ResourceWatch
+    );
+}
