@@ -1,9 +1,6 @@
 //! [`AnyMirror`]: a [`Mirror`] of any channel kind, for code that holds many channels.
 
-use super::{
-    field_names, BatchOutcome, ChannelKind, ChannelState, Divergence, Mirror, PendingAction,
-    Rejection,
-};
+use super::{field_names, BatchOutcome, ChannelKind, ChannelState, Mirror, PendingAction};
 use crate::protocol::{
     ActionEnvelope, ChangesetState, ResourceWatchState, RootState, SessionState, SnapshotState,
     StateAction, TerminalState,
@@ -125,25 +122,7 @@ impl ChangeSet {
 }
 
 /// A [`BatchOutcome`] with kind-independent field sets.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AnyBatchOutcome {
-    /// See [`BatchOutcome::changed`].
-    pub changed: ChangeSet,
-    /// See [`BatchOutcome::confirmed_changed`].
-    pub confirmed_changed: ChangeSet,
-    /// See [`BatchOutcome::applied`].
-    pub applied: usize,
-    /// See [`BatchOutcome::duplicates`].
-    pub duplicates: usize,
-    /// See [`BatchOutcome::resolved`].
-    pub resolved: Vec<u64>,
-    /// See [`BatchOutcome::rejected`].
-    pub rejected: Vec<Rejection>,
-    /// See [`BatchOutcome::skipped`].
-    pub skipped: Vec<PendingAction>,
-    /// See [`BatchOutcome::divergence`].
-    pub divergence: Option<Divergence>,
-}
+pub type AnyBatchOutcome = BatchOutcome<ChangeSet>;
 
 /// A [`Mirror`] of any channel kind.
 #[derive(Debug, Clone)]
@@ -174,17 +153,8 @@ macro_rules! each {
     };
 }
 
-fn convert<S: ChannelState>(o: BatchOutcome<S::Field>) -> AnyBatchOutcome {
-    AnyBatchOutcome {
-        changed: ChangeSet::of::<S>(o.changed),
-        confirmed_changed: ChangeSet::of::<S>(o.confirmed_changed),
-        applied: o.applied,
-        duplicates: o.duplicates,
-        resolved: o.resolved,
-        rejected: o.rejected,
-        skipped: o.skipped,
-        divergence: o.divergence,
-    }
+fn convert<S: ChannelState>(o: BatchOutcome<Changed<S::Field>>) -> AnyBatchOutcome {
+    o.map_changes(ChangeSet::of::<S>)
 }
 
 impl AnyMirror {

@@ -49,14 +49,15 @@ impl std::fmt::Display for Divergence {
     }
 }
 
-/// What [`Mirror::apply_batch`] did.
+/// What [`Mirror::apply_batch`] did. `C` is the set of changed fields: `Changed<Field>` for a
+/// typed mirror, a kind-independent `ChangeSet` for an `AnyMirror`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BatchOutcome<F> {
+pub struct BatchOutcome<C> {
     /// Top-level fields of the optimistic [`Mirror::state`] that may differ from before the
     /// batch (a superset: fields outside it are unchanged). Empty: nothing to re-render.
-    pub changed: Changed<F>,
+    pub changed: C,
     /// Top-level fields of [`Mirror::confirmed`] the batch changed.
-    pub confirmed_changed: Changed<F>,
+    pub confirmed_changed: C,
     /// Envelopes applied (own or foreign, not rejected, not duplicates).
     pub applied: usize,
     /// Envelopes ignored because their `serverSeq` was not above the last one seen.
@@ -72,17 +73,33 @@ pub struct BatchOutcome<F> {
     pub divergence: Option<Divergence>,
 }
 
-impl<F> Default for BatchOutcome<F> {
+impl<C: Default> Default for BatchOutcome<C> {
     fn default() -> Self {
         BatchOutcome {
-            changed: Changed::default(),
-            confirmed_changed: Changed::default(),
+            changed: C::default(),
+            confirmed_changed: C::default(),
             applied: 0,
             duplicates: 0,
             resolved: Vec::new(),
             rejected: Vec::new(),
             skipped: Vec::new(),
             divergence: None,
+        }
+    }
+}
+
+impl<C> BatchOutcome<C> {
+    /// The same outcome with its field sets converted by `f`.
+    pub fn map_changes<D>(self, f: impl Fn(C) -> D) -> BatchOutcome<D> {
+        BatchOutcome {
+            changed: f(self.changed),
+            confirmed_changed: f(self.confirmed_changed),
+            applied: self.applied,
+            duplicates: self.duplicates,
+            resolved: self.resolved,
+            rejected: self.rejected,
+            skipped: self.skipped,
+            divergence: self.divergence,
         }
     }
 }
@@ -195,7 +212,7 @@ impl<S: ChannelState> Mirror<S> {
         envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
         client_id: &str,
         clock: &dyn Clock,
-    ) -> BatchOutcome<S::Field> {
+    ) -> BatchOutcome<Changed<S::Field>> {
         let mut out = BatchOutcome::default();
         let start_effects = self.pending.iter().fold(0, |bits, p| bits | p.effect);
         let had_optimistic = self.optimistic.is_some();
@@ -329,7 +346,7 @@ impl<S: ChannelState> Mirror<S> {
         &mut self,
         action: &StateAction,
         clock: &dyn Clock,
-        out: &mut BatchOutcome<S::Field>,
+        out: &mut BatchOutcome<Changed<S::Field>>,
     ) -> bool {
         out.applied += 1;
         match self.confirmed.reduce(action, clock) {
