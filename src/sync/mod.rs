@@ -35,9 +35,11 @@
 
 mod any;
 mod mirror;
+mod patch;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
 pub use mirror::{BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
+pub use patch::{PatchOp, StatePatch};
 
 use crate::protocol::{
     ChangesetState, ChangesetStateField, ResourceWatchState, ResourceWatchStateField, RootState,

@@ -15,6 +15,7 @@ pub mod convert;
 pub mod errors;
 pub mod fine_patch;
 pub mod reducers;
+pub mod render;
 pub mod version;
 
 pub use reducers::{

@@ -7,7 +7,7 @@ use crate::protocol::{
     AuthRequiredParams, JsonValue, SessionAddedParams, SessionRemovedParams,
     SessionSummaryChangedParams, TelemetryCapabilities,
 };
-use crate::sync::{ChangeSet, PendingAction, Rejection};
+use crate::sync::{ChangeSet, PendingAction, Rejection, StatePatch};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -166,6 +166,9 @@ pub enum Event {
         confirmed_changed: ChangeSet,
         /// Own actions still awaiting their echo.
         pending: usize,
+        /// How the optimistic state changed, below the top level where known (a render
+        /// layer applies it instead of rebuilding the `changed` fields whole).
+        patch: StatePatch,
     },
     /// The server rejected an own action (its optimistic effect is reverted).
     Rejected {

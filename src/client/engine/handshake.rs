@@ -211,6 +211,7 @@ impl Engine {
                 changed,
                 confirmed_changed: crate::sync::ChangeSet::empty(changed.kind),
                 pending: mirror.pending_count(),
+                patch: crate::sync::StatePatch::fields(changed.names()),
             });
             self.events.push_back(Event::PendingDropped {
                 channel: channel.clone(),

@@ -211,6 +211,7 @@ impl Engine {
                     changed,
                     confirmed_changed: changed,
                     pending,
+                    patch: crate::sync::StatePatch::fields(changed.names()),
                 });
             }
             Err(state) => {
@@ -256,6 +257,7 @@ impl Engine {
                 changed: out.changed,
                 confirmed_changed: out.confirmed_changed,
                 pending,
+                patch: crate::sync::StatePatch::fields(out.changed.names()),
             });
         }
         for rejection in out.rejected {

@@ -409,6 +409,7 @@ impl Engine {
             changed,
             confirmed_changed: ChangeSet::empty(changed.kind),
             pending,
+            patch: crate::sync::StatePatch::fields(changed.names()),
         });
         Ok(seq)
     }

@@ -125,6 +125,7 @@ impl Inner {
                     changed,
                     confirmed_changed,
                     pending,
+                    ..
                 } => self.to_channel(
                     channel,
                     SubscriptionEvent::Changed {
