@@ -44,3 +44,275 @@ export declare class InvalidInputError extends AhpError {
   /** The offending field, e.g. `'activeTurn.responseParts[0].kind'`; `''` for the value itself. */
   readonly path: string;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The client: AhpClient, Subscription, MultiHostClient (src/wasm/client/).
+// ---------------------------------------------------------------------------------------------
+
+import type {
+  ClientCapabilities,
+  StateAction,
+  RootState,
+  SessionState,
+  TerminalState,
+  ChangesetState,
+  ResourceWatchState,
+  CreateSessionParams,
+  DisposeSessionParams,
+  ListSessionsParams,
+  ListSessionsResult,
+  FetchTurnsParams,
+  FetchTurnsResult,
+  ResourceReadParams,
+  ResourceReadResult,
+  ResourceWriteParams,
+  ResourceListParams,
+  ResourceListResult,
+  ResourceCopyParams,
+  ResourceDeleteParams,
+  ResourceMoveParams,
+  ResourceResolveParams,
+  ResourceResolveResult,
+  ResourceMkdirParams,
+  ResourceRequestParams,
+  ResourceRequestResult,
+  CreateResourceWatchParams,
+  CreateResourceWatchResult,
+  AuthenticateParams,
+  CompletionsParams,
+  CompletionsResult,
+  ResolveSessionConfigParams,
+  ResolveSessionConfigResult,
+  SessionConfigCompletionsParams,
+  SessionConfigCompletionsResult,
+  CreateTerminalParams,
+  DisposeTerminalParams,
+  InvokeChangesetOperationParams,
+  ResourceWriteResult,
+  ResourceCopyResult,
+  ResourceDeleteResult,
+  ResourceMoveResult,
+  ResourceMkdirResult,
+  AuthenticateResult,
+  InvokeChangesetOperationResult,
+} from './ahp_wasm.js';
+
+/** The state of any subscribed channel. */
+export type ChannelState = RootState | SessionState | TerminalState | ChangesetState | ResourceWatchState;
+
+/** The connection as an app shows it. */
+export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+/** Exponential backoff after a dropped connection. Defaults: 250 ms doubling up to 30 s, forever. */
+export interface ReconnectOptions {
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  multiplier?: number;
+  /** Attempts before giving up (the client then closes). Default: never give up. */
+  maxAttempts?: number;
+}
+
+/** Callbacks the SDK gives a custom transport. */
+export interface TransportCallbacks {
+  /** The connection is open (the SDK then sends `initialize` or `reconnect`). */
+  open(): void;
+  /** One incoming text frame. */
+  message(frame: string): void;
+  /** Several frames that arrived together: one change notification per channel for all. */
+  messages(frames: string[]): void;
+  /** The connection closed or failed (the SDK reconnects per its policy). */
+  close(reason: string): void;
+}
+
+/** A connection opened by a custom transport. */
+export interface Transport {
+  send(frame: string): void;
+  close(): void;
+}
+
+/** Opens a connection to `url` (the URL with the `tkn` parameter added). Default: the browser WebSocket. */
+export type TransportFactory = (url: string, callbacks: TransportCallbacks) => Transport;
+
+export interface ConnectOptions {
+  /** This client's id (`origin.clientId` of its echoes); generated when absent. Kept across reconnects. */
+  clientId?: string;
+  /** Access token, appended to the URL as the `tkn` query parameter. */
+  token?: string;
+  /** Channels subscribed to in `initialize` (default `['ahp-root://']`). */
+  initialSubscriptions?: string[];
+  /** Offered protocol versions, most preferred first (default SUPPORTED_PROTOCOL_VERSIONS). */
+  protocolVersions?: string[];
+  capabilities?: ClientCapabilities;
+  locale?: string;
+  /** Per-request timeout (default 30 000 ms). */
+  requestTimeoutMs?: number;
+  /** Ping after this long without traffic; an unanswered ping reconnects. Default 30 000; 0 = off. */
+  keepaliveMs?: number;
+  /** Reconnection policy; `false`: never reconnect. */
+  reconnect?: ReconnectOptions | false;
+  /**
+   * Own actions a dropped connection may have carried: `'resendUnseen'` (default: resend those
+   * the server's replay proves unseen, drop and report the rest) or `'dropInFlight'`.
+   */
+  pendingPolicy?: 'resendUnseen' | 'dropInFlight';
+  /** Opens connections (default: the browser/Node `WebSocket`). */
+  transport?: TransportFactory;
+}
+
+/** What the server said in the handshake. */
+export interface ServerInfo {
+  protocolVersion: string;
+  serverSeq: number;
+  defaultDirectory?: string;
+  completionTriggerCharacters?: string[];
+}
+
+/** An own action the server rejected (its optimistic effect is reverted). */
+export interface Rejection {
+  clientSeq: number;
+  action: StateAction;
+  reason: string;
+}
+
+/** Why own pending actions were dropped without an echo. */
+export type DropReason = 'skipped' | 'reconnectSnapshot' | 'inFlightOnReconnect' | 'channelLost' | 'unsubscribed';
+
+/** Passed to `Subscription.onChange` listeners with the new state. */
+export interface ChangeInfo {
+  /** Top-level fields of `state` that may differ from the previous notification. */
+  changed: string[];
+  /** Own actions still awaiting their echo. */
+  pendingCount: number;
+  /** Own actions the server rejected in this batch. */
+  rejections: Rejection[];
+}
+
+/** Everything a client reports besides request results and per-subscription changes. */
+export type ClientEvent =
+  | { type: 'connectionState'; state: ConnectionState }
+  | { type: 'connected'; info: ServerInfo; resumed: boolean }
+  | { type: 'reconnectFailed'; attempt: number; error: AhpError }
+  | { type: 'notification'; method: string; params: unknown }
+  | { type: 'rejected'; channel: string; rejection: Rejection }
+  | { type: 'pendingDropped'; channel: string; actions: { clientSeq: number; action: StateAction }[]; reason: DropReason }
+  | { type: 'resync'; channel: string; reason: string }
+  | { type: 'subscriptionLost'; channel: string; reason: string }
+  | { type: 'malformed'; message: string; frame: string };
+
+/** A connection to one agent host. */
+export declare class AhpClient {
+  /** Opens the connection and performs `initialize`; rejects with a typed error if that fails. */
+  static connect(url: string, options?: ConnectOptions): Promise<AhpClient>;
+  readonly url: string;
+  readonly clientId: string;
+  readonly connectionState: ConnectionState;
+  readonly serverInfo: ServerInfo | undefined;
+  /** Subscribes (or returns the live subscription) to a channel. */
+  subscribe(uri: string): Promise<Subscription>;
+  /** The live subscription of `uri`, if any. */
+  subscription(uri: string): Subscription | undefined;
+  /** Applies `action` optimistically, sends `dispatchAction`; returns its `clientSeq`. Throws NotSubscribedError / ClientClosedError / InvalidInputError. */
+  dispatch(uri: string, action: StateAction): number;
+  /** Listens to client events; returns the function that removes the listener. */
+  onEvent(listener: (event: ClientEvent) => void): () => void;
+  /** Listens to connection state changes. */
+  onConnectionStateChange(listener: (state: ConnectionState) => void): () => void;
+  /** Answers server→client requests of `method` (e.g. `'resourceRequest'`); others get -32601. */
+  setRequestHandler(method: string, handler: (params: unknown) => unknown | Promise<unknown>): void;
+  /** Sends any request by method name (for methods this SDK does not know). */
+  request(method: string, params: unknown): Promise<unknown>;
+
+  createSession(params: CreateSessionParams): Promise<void>;
+  disposeSession(params: DisposeSessionParams): Promise<void>;
+  listSessions(params?: ListSessionsParams): Promise<ListSessionsResult>;
+  fetchTurns(params: FetchTurnsParams): Promise<FetchTurnsResult>;
+  resourceRead(params: ResourceReadParams): Promise<ResourceReadResult>;
+  resourceWrite(params: ResourceWriteParams): Promise<ResourceWriteResult>;
+  resourceList(params: ResourceListParams): Promise<ResourceListResult>;
+  resourceCopy(params: ResourceCopyParams): Promise<ResourceCopyResult>;
+  resourceDelete(params: ResourceDeleteParams): Promise<ResourceDeleteResult>;
+  resourceMove(params: ResourceMoveParams): Promise<ResourceMoveResult>;
+  resourceResolve(params: ResourceResolveParams): Promise<ResourceResolveResult>;
+  resourceMkdir(params: ResourceMkdirParams): Promise<ResourceMkdirResult>;
+  resourceRequest(params: ResourceRequestParams): Promise<ResourceRequestResult>;
+  createResourceWatch(params: CreateResourceWatchParams): Promise<CreateResourceWatchResult>;
+  authenticate(params: AuthenticateParams): Promise<AuthenticateResult>;
+  completions(params: CompletionsParams): Promise<CompletionsResult>;
+  resolveSessionConfig(params: ResolveSessionConfigParams): Promise<ResolveSessionConfigResult>;
+  sessionConfigCompletions(params: SessionConfigCompletionsParams): Promise<SessionConfigCompletionsResult>;
+  createTerminal(params: CreateTerminalParams): Promise<void>;
+  disposeTerminal(params: DisposeTerminalParams): Promise<void>;
+  invokeChangesetOperation(params: InvokeChangesetOperationParams): Promise<InvokeChangesetOperationResult>;
+  ping(): Promise<void>;
+  /** Closes for good: outstanding requests reject with ClientClosedError. */
+  close(): void;
+}
+
+/** A live mirror of one channel. */
+export declare class Subscription<S = ChannelState> {
+  readonly uri: string;
+  /** Optimistic state: deeply frozen; unchanged parts keep their identity across updates. */
+  readonly state: S;
+  /** The last server-acknowledged state (frozen). */
+  readonly confirmedState: S;
+  readonly pendingCount: number;
+  /** Whether the subscription is still live. */
+  readonly active: boolean;
+  /** Called once per incoming batch (and per own dispatch), after reconciliation. */
+  onChange(listener: (state: S, info: ChangeInfo) => void): () => void;
+  /** Same as `client.dispatch(this.uri, action)`. */
+  dispatch(action: StateAction): number;
+  unsubscribe(): void;
+}
+
+/** Several hosts at once, each with its own connection and reconnect; events fanned in. */
+export declare class MultiHostClient {
+  constructor();
+  /** Connects (or returns the existing client) under `name`. */
+  addHost(name: string, url: string, options?: ConnectOptions): Promise<AhpClient>;
+  /** Closes and forgets a host. */
+  removeHost(name: string): void;
+  host(name: string): AhpClient | undefined;
+  hostNames(): string[];
+  onEvent(listener: (host: string, event: ClientEvent) => void): () => void;
+  close(): void;
+}
+
+/** The server answered a request with a JSON-RPC error. */
+export declare class RpcError extends AhpError {
+  readonly kind: 'rpc';
+  readonly code: number;
+  readonly data: unknown;
+  readonly method: string;
+}
+/** No response within the request timeout. */
+export declare class RpcTimeoutError extends AhpError {
+  readonly kind: 'timeout';
+  readonly method: string;
+}
+/** The transport failed: `transportKind` is `'connect' | 'connectionLost' | 'send' | 'receive'`. */
+export declare class TransportError extends AhpError {
+  readonly kind: 'transport';
+  readonly transportKind: 'connect' | 'connectionLost' | 'send' | 'receive';
+}
+/** The client was closed. */
+export declare class ClientClosedError extends AhpError {
+  readonly kind: 'closed';
+}
+/** The server speaks none of the offered protocol versions (code -32005). */
+export declare class UnsupportedProtocolVersionError extends AhpError {
+  readonly kind: 'unsupportedProtocolVersion';
+  readonly code: -32005;
+  readonly offered: string[];
+  readonly supported: string[] | undefined;
+}
+/** `dispatch` on a channel this client is not subscribed to. */
+export declare class NotSubscribedError extends AhpError {
+  readonly kind: 'notSubscribed';
+  readonly channel: string;
+}
+/** The server's response could not be understood. */
+export declare class InvalidResponseError extends AhpError {
+  readonly kind: 'invalidResponse';
+  readonly method: string;
+}
