@@ -582,6 +582,21 @@ impl From<RootStateField> for u8 {
     }
 }
 
+impl RootState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: RootStateField) {
+        match field {
+            RootStateField::Agents => self.agents.clone_from(&other.agents),
+            RootStateField::ActiveSessions => {
+                self.active_sessions.clone_from(&other.active_sessions)
+            }
+            RootStateField::Terminals => self.terminals.clone_from(&other.terminals),
+            RootStateField::Config => self.config.clone_from(&other.config),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentInfo {
@@ -902,6 +917,39 @@ impl SessionStateField {
 impl From<SessionStateField> for u8 {
     fn from(field: SessionStateField) -> u8 {
         field as u8
+    }
+}
+
+impl SessionState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: SessionStateField) {
+        match field {
+            SessionStateField::Summary => self.summary.clone_from(&other.summary),
+            SessionStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
+            SessionStateField::CreationError => {
+                self.creation_error.clone_from(&other.creation_error)
+            }
+            SessionStateField::ServerTools => self.server_tools.clone_from(&other.server_tools),
+            SessionStateField::ActiveClient => self.active_client.clone_from(&other.active_client),
+            SessionStateField::Turns => self.turns.clone_from(&other.turns),
+            SessionStateField::ActiveTurn => self.active_turn.clone_from(&other.active_turn),
+            SessionStateField::SteeringMessage => {
+                self.steering_message.clone_from(&other.steering_message)
+            }
+            SessionStateField::QueuedMessages => {
+                self.queued_messages.clone_from(&other.queued_messages)
+            }
+            SessionStateField::InputRequests => {
+                self.input_requests.clone_from(&other.input_requests)
+            }
+            SessionStateField::Config => self.config.clone_from(&other.config),
+            SessionStateField::Customizations => {
+                self.customizations.clone_from(&other.customizations)
+            }
+            SessionStateField::Changesets => self.changesets.clone_from(&other.changesets),
+            SessionStateField::Meta => self.meta.clone_from(&other.meta),
+        }
     }
 }
 
@@ -3596,6 +3644,25 @@ impl From<TerminalStateField> for u8 {
     }
 }
 
+impl TerminalState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: TerminalStateField) {
+        match field {
+            TerminalStateField::Title => self.title.clone_from(&other.title),
+            TerminalStateField::Cwd => self.cwd.clone_from(&other.cwd),
+            TerminalStateField::Cols => self.cols.clone_from(&other.cols),
+            TerminalStateField::Rows => self.rows.clone_from(&other.rows),
+            TerminalStateField::Content => self.content.clone_from(&other.content),
+            TerminalStateField::ExitCode => self.exit_code.clone_from(&other.exit_code),
+            TerminalStateField::Claim => self.claim.clone_from(&other.claim),
+            TerminalStateField::SupportsCommandDetection => self
+                .supports_command_detection
+                .clone_from(&other.supports_command_detection),
+        }
+    }
+}
+
 /// Unstructured terminal output — content before, between, or after commands,
 /// or from terminals that do not support command detection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -3764,6 +3831,19 @@ impl ChangesetStateField {
 impl From<ChangesetStateField> for u8 {
     fn from(field: ChangesetStateField) -> u8 {
         field as u8
+    }
+}
+
+impl ChangesetState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: ChangesetStateField) {
+        match field {
+            ChangesetStateField::Status => self.status.clone_from(&other.status),
+            ChangesetStateField::Error => self.error.clone_from(&other.error),
+            ChangesetStateField::Files => self.files.clone_from(&other.files),
+            ChangesetStateField::Operations => self.operations.clone_from(&other.operations),
+        }
     }
 }
 
@@ -3973,6 +4053,19 @@ impl ResourceWatchStateField {
 impl From<ResourceWatchStateField> for u8 {
     fn from(field: ResourceWatchStateField) -> u8 {
         field as u8
+    }
+}
+
+impl ResourceWatchState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: ResourceWatchStateField) {
+        match field {
+            ResourceWatchStateField::Root => self.root.clone_from(&other.root),
+            ResourceWatchStateField::Recursive => self.recursive.clone_from(&other.recursive),
+            ResourceWatchStateField::Excludes => self.excludes.clone_from(&other.excludes),
+            ResourceWatchStateField::Includes => self.includes.clone_from(&other.includes),
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! [`AnyMirror`]: a [`Mirror`] of any channel kind, for code that holds many channels.
 
-use super::{field_names, BatchOutcome, ChannelKind, ChannelState, Mirror, PendingAction};
+use super::{
+    field_names, BatchOutcome, ChannelKind, ChannelState, Mirror, PendingAction, StatePatch,
+};
 use crate::protocol::{
     ActionEnvelope, ChangesetState, ResourceWatchState, RootState, SessionState, SnapshotState,
     StateAction, TerminalState,
@@ -228,23 +230,26 @@ impl AnyMirror {
         each!(self, m => m.last_server_seq())
     }
 
-    /// See [`Mirror::dispatch`]; returns the fields touched (empty for a local no-op).
+    /// See [`Mirror::dispatch_patched`]; returns the fields touched (empty for a local no-op)
+    /// and how.
     pub fn dispatch(
         &mut self,
         client_seq: u64,
         action: StateAction,
         clock: &dyn Clock,
-    ) -> ChangeSet {
+    ) -> (ChangeSet, StatePatch) {
         fn go<S: ChannelState>(
             m: &mut Mirror<S>,
             seq: u64,
             action: StateAction,
             clock: &dyn Clock,
-        ) -> ChangeSet {
-            match m.dispatch(seq, action, clock) {
-                Outcome::Applied(c) => ChangeSet::of::<S>(c),
-                Outcome::NoOp(_) => ChangeSet::of::<S>(Changed::none()),
-            }
+        ) -> (ChangeSet, StatePatch) {
+            let (outcome, patch) = m.dispatch_patched(seq, action, clock);
+            let changed = match outcome {
+                Outcome::Applied(c) => c,
+                Outcome::NoOp(_) => Changed::none(),
+            };
+            (ChangeSet::of::<S>(changed), patch)
         }
         each!(self, m => go(m, client_seq, action, clock))
     }

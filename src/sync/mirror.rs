@@ -1,6 +1,6 @@
 //! [`Mirror`]: one channel's confirmed state, pending actions and optimistic state.
 
-use super::{all_fields, ChannelState};
+use super::{all_fields, ChannelState, PatchBuilder, StatePatch};
 use crate::protocol::{ActionEnvelope, StateAction};
 use crate::reduce::{Changed, Clock, Outcome};
 use std::collections::VecDeque;
@@ -71,6 +71,9 @@ pub struct BatchOutcome<C> {
     pub skipped: Vec<PendingAction>,
     /// Set when the mirror can no longer be trusted; see [`Divergence`].
     pub divergence: Option<Divergence>,
+    /// How the optimistic state changed: fine steps while it moved by plain application of
+    /// the batch's actions, else the `changed` fields whole.
+    pub patch: StatePatch,
 }
 
 impl<C: Default> Default for BatchOutcome<C> {
@@ -84,6 +87,7 @@ impl<C: Default> Default for BatchOutcome<C> {
             rejected: Vec::new(),
             skipped: Vec::new(),
             divergence: None,
+            patch: StatePatch::default(),
         }
     }
 }
@@ -100,6 +104,7 @@ impl<C> BatchOutcome<C> {
             rejected: self.rejected,
             skipped: self.skipped,
             divergence: self.divergence,
+            patch: self.patch,
         }
     }
 }
@@ -172,6 +177,16 @@ impl<S: ChannelState> Mirror<S> {
         action: StateAction,
         clock: &dyn Clock,
     ) -> Outcome<S::Field> {
+        self.dispatch_patched(client_seq, action, clock).0
+    }
+
+    /// [`Mirror::dispatch`], also saying how the optimistic state changed.
+    pub fn dispatch_patched(
+        &mut self,
+        client_seq: u64,
+        action: StateAction,
+        clock: &dyn Clock,
+    ) -> (Outcome<S::Field>, StatePatch) {
         debug_assert!(self
             .pending
             .back()
@@ -179,14 +194,19 @@ impl<S: ChannelState> Mirror<S> {
         let optimistic = self
             .optimistic
             .get_or_insert_with(|| self.confirmed.clone());
+        let before = optimistic.probe();
         let outcome = optimistic.reduce(&action, clock);
+        let mut patch = PatchBuilder::default();
+        if let Outcome::Applied(changed) = outcome {
+            optimistic.describe(before, &action, changed, &mut patch);
+        }
         self.pending.push_back(PendingAction {
             client_seq,
             action,
             sent: false,
             effect: effect_bits(outcome),
         });
-        outcome
+        (outcome, patch.finish())
     }
 
     /// Marks the pending action `client_seq` as handed to a transport.
@@ -216,6 +236,8 @@ impl<S: ChannelState> Mirror<S> {
         let mut out = BatchOutcome::default();
         let start_effects = self.pending.iter().fold(0, |bits, p| bits | p.effect);
         let had_optimistic = self.optimistic.is_some();
+        // While nothing is pending the confirmed state is the one rendered: describe each step.
+        let mut patch = (!had_optimistic).then(PatchBuilder::default);
         let mut needs_replay = false;
         for envelope in envelopes {
             if envelope.server_seq <= self.last_server_seq {
@@ -244,7 +266,7 @@ impl<S: ChannelState> Mirror<S> {
                             });
                         }
                         None => {
-                            self.apply_confirmed(&envelope.action, clock, &mut out);
+                            self.apply_confirmed(&envelope.action, clock, &mut out, patch.as_mut());
                             out.resolved.push(seq);
                         }
                     }
@@ -265,7 +287,9 @@ impl<S: ChannelState> Mirror<S> {
                 continue;
             }
             // Foreign (or an own action no longer pending): the server applied it.
-            if self.apply_confirmed(&envelope.action, clock, &mut out) && !self.pending.is_empty() {
+            if self.apply_confirmed(&envelope.action, clock, &mut out, patch.as_mut())
+                && !self.pending.is_empty()
+            {
                 needs_replay = true;
             }
         }
@@ -277,11 +301,16 @@ impl<S: ChannelState> Mirror<S> {
                 out.changed = out.confirmed_changed;
             }
         } else if needs_replay {
-            let replayed = self.replay(clock);
+            let stale = start_effects | out.confirmed_changed.bits();
+            let replayed = self.replay(stale, clock);
             out.changed = out
                 .confirmed_changed
                 .union(from_bits(start_effects | replayed));
         }
+        out.patch = match patch {
+            Some(patch) => patch.finish(),
+            None => StatePatch::fields(super::field_names::<S>(out.changed)),
+        };
         out
     }
 
@@ -294,7 +323,7 @@ impl<S: ChannelState> Mirror<S> {
         if self.pending.is_empty() {
             self.optimistic = None;
         } else {
-            self.replay(clock);
+            self.replay(all_fields::<S>().bits(), clock);
         }
         all_fields::<S>()
     }
@@ -327,7 +356,7 @@ impl<S: ChannelState> Mirror<S> {
         if self.pending.is_empty() {
             self.optimistic = None;
         } else {
-            bits |= self.replay(clock);
+            bits |= self.replay(bits, clock);
         }
         (dropped, from_bits(bits))
     }
@@ -347,26 +376,40 @@ impl<S: ChannelState> Mirror<S> {
         action: &StateAction,
         clock: &dyn Clock,
         out: &mut BatchOutcome<Changed<S::Field>>,
+        patch: Option<&mut PatchBuilder>,
     ) -> bool {
         out.applied += 1;
+        let before = patch.is_some().then(|| self.confirmed.probe());
         match self.confirmed.reduce(action, clock) {
             Outcome::Applied(changed) => {
                 out.confirmed_changed = out.confirmed_changed.union(changed);
+                if let (Some(patch), Some(before)) = (patch, before) {
+                    self.confirmed.describe(before, action, changed, patch);
+                }
                 true
             }
             Outcome::NoOp(_) => false,
         }
     }
 
-    /// Rebuilds the optimistic state from `confirmed` + pending; returns the fields touched.
-    fn replay(&mut self, clock: &dyn Clock) -> u64 {
-        let mut state = self.confirmed.clone();
+    /// Rebuilds the optimistic state as `confirmed` + pending; returns the fields touched.
+    ///
+    /// `stale` holds every field in which the optimistic copy may differ from `confirmed`
+    /// (the pending actions' effects, the confirmed changes since the last replay): only those
+    /// are copied from `confirmed`, so the cost follows what changed, not the state's size.
+    fn replay(&mut self, stale: u64, clock: &dyn Clock) -> u64 {
+        let state = match self.optimistic.as_mut() {
+            Some(state) => {
+                state.clone_fields_from(&self.confirmed, from_bits(stale));
+                state
+            }
+            None => self.optimistic.insert(self.confirmed.clone()),
+        };
         let mut bits = 0;
         for p in &mut self.pending {
             p.effect = effect_bits(state.reduce(&p.action, clock));
             bits |= p.effect;
         }
-        self.optimistic = Some(state);
         bits
     }
 }

@@ -39,7 +39,7 @@ mod patch;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
 pub use mirror::{BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
-pub use patch::{PatchOp, StatePatch};
+pub use patch::{describe_session, PatchBuilder, PatchOp, Probe, StatePatch};
 
 use crate::protocol::{
     ChangesetState, ChangesetStateField, ResourceWatchState, ResourceWatchStateField, RootState,
@@ -106,10 +106,29 @@ pub trait ChannelState:
     fn field_name(field: Self::Field) -> &'static str;
     /// Applies one action with this channel's reducer.
     fn reduce(&mut self, action: &StateAction, clock: &dyn Clock) -> Outcome<Self::Field>;
+    /// Sets the fields in `fields` to clones of `other`'s.
+    fn clone_fields_from(&mut self, other: &Self, fields: Changed<Self::Field>);
+    /// Sizes to remember before an action, for [`ChannelState::describe`].
+    fn probe(&self) -> Probe {
+        Probe::default()
+    }
+    /// Adds to `patch` what an action that changed `changed` did (`self` is the state after
+    /// it, `before` its [`ChannelState::probe`] before). Default: the changed fields, whole.
+    fn describe(
+        &self,
+        _before: Probe,
+        _action: &StateAction,
+        changed: Changed<Self::Field>,
+        patch: &mut PatchBuilder,
+    ) {
+        for name in field_names::<Self>(changed) {
+            patch.field(name);
+        }
+    }
 }
 
 macro_rules! channel_state {
-    ($state:ty, $field:ty, $kind:ident, $reducer:path) => {
+    ($state:ty, $field:ty, $kind:ident, $reducer:path $(, $extra:item)*) => {
         impl ChannelState for $state {
             type Field = $field;
             const KIND: ChannelKind = ChannelKind::$kind;
@@ -122,6 +141,14 @@ macro_rules! channel_state {
             fn reduce(&mut self, action: &StateAction, clock: &dyn Clock) -> Outcome<$field> {
                 $reducer(self, action, clock)
             }
+            fn clone_fields_from(&mut self, other: &Self, fields: Changed<$field>) {
+                for &field in <$field>::ALL {
+                    if fields.contains(field) {
+                        self.clone_field_from(other, field);
+                    }
+                }
+            }
+            $($extra)*
         }
     };
 }
@@ -131,7 +158,19 @@ channel_state!(
     SessionState,
     SessionStateField,
     Session,
-    reduce::session_reducer
+    reduce::session_reducer,
+    fn probe(&self) -> Probe {
+        Probe::session(self)
+    },
+    fn describe(
+        &self,
+        before: Probe,
+        action: &StateAction,
+        changed: Changed<SessionStateField>,
+        patch: &mut PatchBuilder,
+    ) {
+        describe_session(self, before, action, changed, patch)
+    }
 );
 channel_state!(
     TerminalState,

@@ -2,6 +2,9 @@
 //! cheap to say, so a render layer (the wasm `Subscription`) updates only what changed instead
 //! of rebuilding whole fields.
 
+use crate::protocol::{JsonValue, ResponsePart, SessionState, SessionStateField, StateAction};
+use crate::reduce::Changed;
+
 /// One step of a [`StatePatch`]. Values are not carried: a consumer reads them from the
 /// mirror's state after the batch (except appended text, which is exactly the delta).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,5 +54,365 @@ impl StatePatch {
     /// Whether the patch changes nothing.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
+    }
+}
+
+/// Sizes read from a state before an action, so that [`describe_session`] can tell what the
+/// action appended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Probe {
+    turns: usize,
+    /// `usize::MAX` when there is no active turn.
+    parts: usize,
+}
+
+impl Probe {
+    /// The sizes of a session state.
+    pub fn session(state: &SessionState) -> Probe {
+        Probe {
+            turns: state.turns.len(),
+            parts: state
+                .active_turn
+                .as_ref()
+                .map_or(usize::MAX, |t| t.response_parts.len()),
+        }
+    }
+}
+
+/// Collects the [`PatchOp`]s of a sequence of actions and normalizes them, so that the result
+/// is right when every value is read from the state *after* the last action: steps that a
+/// later "take it from the state" step already covers are dropped, and consecutive appends to
+/// one part are joined.
+#[derive(Debug, Default)]
+pub struct PatchBuilder {
+    fields: Vec<&'static str>,
+    ops: Vec<PatchOp>,
+    /// Response parts whose final value is taken from the state (replaced or pushed): later
+    /// appends to them are already in that value.
+    final_parts: Vec<usize>,
+    final_parts_from: Option<usize>,
+}
+
+impl PatchBuilder {
+    /// A top-level field changed: take it whole.
+    pub fn field(&mut self, name: &'static str) {
+        if !self.fields.contains(&name) {
+            self.fields.push(name);
+        }
+    }
+
+    fn part_is_final(&self, index: usize) -> bool {
+        self.final_parts_from.is_some_and(|from| index >= from) || self.final_parts.contains(&index)
+    }
+
+    /// Text appended to a response part of the active turn.
+    pub fn append_part_text(&mut self, index: usize, text: &str) {
+        if self.part_is_final(index) {
+            return;
+        }
+        if let Some(PatchOp::AppendPartText {
+            index: last,
+            text: joined,
+        }) = self.ops.last_mut()
+        {
+            if *last == index {
+                joined.push_str(text);
+                return;
+            }
+        }
+        self.ops.push(PatchOp::AppendPartText {
+            index,
+            text: text.to_string(),
+        });
+    }
+
+    /// A response part of the active turn changed.
+    pub fn replace_part(&mut self, index: usize) {
+        if !self.part_is_final(index) {
+            self.final_parts.push(index);
+            self.ops.push(PatchOp::ReplacePart { index });
+        }
+    }
+
+    /// Response parts were appended to the active turn, from `from` on.
+    pub fn push_parts(&mut self, from: usize) {
+        if !self.part_is_final(from) {
+            self.final_parts_from = Some(self.final_parts_from.map_or(from, |f| f.min(from)));
+            self.ops.push(PatchOp::PushParts { from });
+        }
+    }
+
+    /// Turns were appended, from `from` on.
+    pub fn push_turns(&mut self, from: usize) {
+        for op in &mut self.ops {
+            if let PatchOp::PushTurns { from: earlier } = op {
+                *earlier = (*earlier).min(from);
+                return;
+            }
+        }
+        self.ops.push(PatchOp::PushTurns { from });
+    }
+
+    /// The normalized patch: fine steps first (in order), then whole fields; fine steps inside
+    /// a field that is replaced whole are dropped.
+    pub fn finish(self) -> StatePatch {
+        let fields = self.fields;
+        let mut ops: Vec<PatchOp> = self
+            .ops
+            .into_iter()
+            .filter(|op| {
+                let inside = match op {
+                    PatchOp::PushTurns { .. } => "turns",
+                    PatchOp::Field(_) => return true,
+                    _ => "activeTurn",
+                };
+                !fields.contains(&inside)
+            })
+            .collect();
+        ops.extend(fields.into_iter().map(PatchOp::Field));
+        StatePatch { ops }
+    }
+}
+
+/// Describes what `action` did to a session state (`state` is after it, `before` its sizes
+/// before, `changed` the fields the reducer reported).
+pub fn describe_session(
+    state: &SessionState,
+    before: Probe,
+    action: &StateAction,
+    changed: Changed<SessionStateField>,
+    patch: &mut PatchBuilder,
+) {
+    for &field in SessionStateField::ALL {
+        if !changed.contains(field) {
+            continue;
+        }
+        let fine = match field {
+            SessionStateField::Turns => describe_turns(state, before, action, patch),
+            SessionStateField::ActiveTurn => describe_active_turn(state, before, action, patch),
+            _ => false,
+        };
+        if !fine {
+            patch.field(field.wire_name());
+        }
+    }
+}
+
+fn describe_turns(
+    state: &SessionState,
+    before: Probe,
+    action: &StateAction,
+    patch: &mut PatchBuilder,
+) -> bool {
+    let ends_turn = matches!(
+        action,
+        StateAction::SessionTurnComplete(_)
+            | StateAction::SessionTurnCancelled(_)
+            | StateAction::SessionError(_)
+    );
+    if ends_turn && state.turns.len() == before.turns + 1 {
+        patch.push_turns(before.turns);
+        return true;
+    }
+    false
+}
+
+fn describe_active_turn(
+    state: &SessionState,
+    before: Probe,
+    action: &StateAction,
+    patch: &mut PatchBuilder,
+) -> bool {
+    let Some(turn) = state.active_turn.as_ref() else {
+        return false;
+    };
+    let parts = &turn.response_parts;
+    if before.parts == usize::MAX {
+        return false;
+    }
+    let index_of = |id: &str| parts.iter().rposition(|p| p.target_id() == Some(id));
+    let same_len = parts.len() == before.parts;
+    match action {
+        StateAction::SessionDelta(a) if same_len => match index_of(&a.part_id) {
+            Some(i) if matches!(parts[i], ResponsePart::Markdown(_)) => {
+                patch.append_part_text(i, &a.content);
+                true
+            }
+            _ => false,
+        },
+        StateAction::SessionReasoning(a) if same_len => match index_of(&a.part_id) {
+            Some(i) if matches!(parts[i], ResponsePart::Reasoning(_)) => {
+                patch.append_part_text(i, &a.content);
+                true
+            }
+            _ => false,
+        },
+        StateAction::SessionToolCallStart(_) | StateAction::SessionResponsePart(_)
+            if parts.len() == before.parts + 1 =>
+        {
+            patch.push_parts(before.parts);
+            true
+        }
+        action if same_len => match tool_call_id(action).and_then(index_of) {
+            Some(i) => {
+                patch.replace_part(i);
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+/// The tool call an action updates in place, if it is a tool-call update.
+fn tool_call_id(action: &StateAction) -> Option<&str> {
+    use crate::protocol::SessionToolCallConfirmedAction as Confirmed;
+    Some(match action {
+        StateAction::SessionToolCallDelta(a) => &a.tool_call_id,
+        StateAction::SessionToolCallReady(a) => &a.tool_call_id,
+        StateAction::SessionToolCallComplete(a) => &a.tool_call_id,
+        StateAction::SessionToolCallResultConfirmed(a) => &a.tool_call_id,
+        StateAction::SessionToolCallContentChanged(a) => &a.tool_call_id,
+        StateAction::SessionToolCallConfirmed(c) => match c.as_ref() {
+            Confirmed::Approved(a) => &a.tool_call_id,
+            Confirmed::Denied(a) => &a.tool_call_id,
+        },
+        _ => return None,
+    })
+}
+
+impl StatePatch {
+    /// Applies the patch to `rendered`, the JSON of the state before, reading values from
+    /// `state`, the JSON of the state after: afterwards `rendered == state`. The reference
+    /// semantics of the ops (the wasm render layer does the same on frozen JS objects).
+    pub fn apply_to_json(&self, rendered: &mut JsonValue, state: &JsonValue) {
+        for op in &self.ops {
+            match op {
+                PatchOp::Field(name) => set_or_remove(rendered, name, state.get(*name)),
+                PatchOp::AppendPartText { index, text } => {
+                    if let Some(JsonValue::String(content)) =
+                        parts_mut(rendered).and_then(|p| p.get_mut(*index)?.get_mut("content"))
+                    {
+                        content.push_str(text);
+                    }
+                }
+                PatchOp::ReplacePart { index } => {
+                    let new = parts(state).and_then(|p| p.get(*index)).cloned();
+                    if let (Some(parts), Some(new)) = (parts_mut(rendered), new) {
+                        if let Some(slot) = parts.get_mut(*index) {
+                            *slot = new;
+                        }
+                    }
+                }
+                PatchOp::PushParts { from } => {
+                    let new: Vec<JsonValue> = parts(state)
+                        .map(|p| p.iter().skip(*from).cloned().collect())
+                        .unwrap_or_default();
+                    if let Some(parts) = parts_mut(rendered) {
+                        parts.truncate(*from);
+                        parts.extend(new);
+                    }
+                }
+                PatchOp::PushTurns { from } => {
+                    let new: Vec<JsonValue> = state["turns"]
+                        .as_array()
+                        .map(|t| t.iter().skip(*from).cloned().collect())
+                        .unwrap_or_default();
+                    if let Some(turns) = rendered.get_mut("turns").and_then(|t| t.as_array_mut()) {
+                        turns.truncate(*from);
+                        turns.extend(new);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn set_or_remove(object: &mut JsonValue, name: &str, value: Option<&JsonValue>) {
+    if let Some(object) = object.as_object_mut() {
+        match value {
+            Some(value) => {
+                object.insert(name.to_string(), value.clone());
+            }
+            None => {
+                object.remove(name);
+            }
+        }
+    }
+}
+
+fn parts(state: &JsonValue) -> Option<&Vec<JsonValue>> {
+    state.get("activeTurn")?.get("responseParts")?.as_array()
+}
+
+fn parts_mut(state: &mut JsonValue) -> Option<&mut Vec<JsonValue>> {
+    state
+        .get_mut("activeTurn")?
+        .get_mut("responseParts")?
+        .as_array_mut()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_to_one_part_are_joined() {
+        let mut b = PatchBuilder::default();
+        b.append_part_text(2, "a");
+        b.append_part_text(2, "b");
+        b.append_part_text(1, "c");
+        let expected = vec![
+            PatchOp::AppendPartText {
+                index: 2,
+                text: "ab".into(),
+            },
+            PatchOp::AppendPartText {
+                index: 1,
+                text: "c".into(),
+            },
+        ];
+        assert_eq!(b.finish().ops, expected);
+    }
+
+    #[test]
+    fn appends_to_a_part_read_from_the_state_are_dropped() {
+        let mut b = PatchBuilder::default();
+        b.push_parts(3);
+        b.append_part_text(3, "in the pushed part already");
+        b.replace_part(1);
+        b.append_part_text(1, "in the replaced part already");
+        b.append_part_text(0, "kept");
+        let ops = b.finish().ops;
+        assert_eq!(
+            ops,
+            vec![
+                PatchOp::PushParts { from: 3 },
+                PatchOp::ReplacePart { index: 1 },
+                PatchOp::AppendPartText {
+                    index: 0,
+                    text: "kept".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_whole_field_subsumes_the_steps_inside_it() {
+        let mut b = PatchBuilder::default();
+        b.append_part_text(0, "x");
+        b.push_turns(4);
+        b.push_turns(3);
+        b.field("activeTurn");
+        b.field("summary");
+        b.field("activeTurn");
+        assert_eq!(
+            b.finish().ops,
+            vec![
+                PatchOp::PushTurns { from: 3 },
+                PatchOp::Field("activeTurn"),
+                PatchOp::Field("summary"),
+            ]
+        );
     }
 }

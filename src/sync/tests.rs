@@ -208,7 +208,7 @@ fn any_mirror_and_change_sets() {
     let state = AnyState::decode("ahp-terminal:/1", &raw).unwrap();
     assert_eq!(state.kind(), ChannelKind::Terminal);
     let mut m = AnyMirror::new(state, 0);
-    let changed = m.dispatch(1, data("a"), &CLOCK);
+    let (changed, _) = m.dispatch(1, data("a"), &CLOCK);
     assert_eq!(changed.names(), vec!["content"]);
     assert!(m.typed::<TerminalState>().is_some());
     assert!(m.typed::<RootState>().is_none());

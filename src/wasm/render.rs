@@ -3,7 +3,7 @@
 //! everything else keeps its identity (`===`), so UI frameworks re-render only what changed.
 
 use super::convert::{patch_struct, to_js};
-use crate::sync::{AnyMirror, ChangeSet, StatePatch};
+use crate::sync::{AnyMirror, ChangeSet, PatchOp, StatePatch};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -11,6 +11,18 @@ use wasm_bindgen::JsCast;
 extern "C" {
     #[wasm_bindgen(js_name = freezeState)]
     fn freeze_state(state: &JsValue, names: Vec<String>);
+}
+
+#[wasm_bindgen(module = "/js/render.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = renderAppendPartText)]
+    fn append_part_text(state: &JsValue, index: u32, text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = renderReplacePart)]
+    fn replace_part(state: &JsValue, index: u32, part: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = renderPushParts)]
+    fn push_parts(state: &JsValue, from: u32, added: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = renderPushTurns)]
+    fn push_turns(state: &JsValue, from: u32, added: &JsValue) -> JsValue;
 }
 
 /// Runs `$body` with `$s` bound to the typed optimistic state, whatever the kind.
@@ -87,24 +99,79 @@ impl RenderedState {
     }
 
     /// Brings the value up to date with the mirror after an [`Event::ChannelChanged`]
-    /// (`changed` and `patch` from that event).
+    /// (`patch` from that event): the fine steps copy only the path to what they touch, the
+    /// whole-field steps rebuild just those fields.
     ///
     /// [`Event::ChannelChanged`]: crate::client::engine::Event::ChannelChanged
     pub fn update(
         &mut self,
         mirror: &AnyMirror,
-        changed: &ChangeSet,
-        _patch: &StatePatch,
+        _changed: &ChangeSet,
+        patch: &StatePatch,
     ) -> Result<(), JsValue> {
-        if changed.is_empty() {
-            return Ok(());
+        let mut value = self.value.clone();
+        let mut fields: Vec<&str> = Vec::new();
+        for op in &patch.ops {
+            value = match op {
+                PatchOp::Field(name) => {
+                    fields.push(name);
+                    continue;
+                }
+                PatchOp::AppendPartText { index, text } => {
+                    append_part_text(&value, *index as u32, text)
+                }
+                fine => apply_from_session(&value, mirror, fine)?,
+            };
         }
-        let names = changed.names();
-        let next = with_state!(mirror, s => patch_struct(&self.value, s, &names))?;
-        freeze_state(&next, names.iter().map(|n| n.to_string()).collect());
-        self.value = next;
+        if !fields.is_empty() {
+            value = with_state!(mirror, s => patch_struct(&value, s, &fields))?;
+            freeze_state(&value, fields.iter().map(|n| n.to_string()).collect());
+        }
+        self.value = value;
         Ok(())
     }
+}
+
+/// A fine step whose new values are read from the (session) state.
+fn apply_from_session(
+    value: &JsValue,
+    mirror: &AnyMirror,
+    op: &PatchOp,
+) -> Result<JsValue, JsValue> {
+    let AnyMirror::Session(m) = mirror else {
+        return Err(super::errors::internal(
+            "a session patch for a channel of another kind",
+        ));
+    };
+    let state = m.state();
+    let parts = state
+        .active_turn
+        .as_ref()
+        .map(|t| &t.response_parts[..])
+        .unwrap_or_default();
+    let missing = || super::errors::internal(&format!("patch step {op:?} is out of range"));
+    Ok(match op {
+        PatchOp::ReplacePart { index } => replace_part(
+            value,
+            *index as u32,
+            &to_js(parts.get(*index).ok_or_else(missing)?)?,
+        ),
+        PatchOp::PushParts { from } => push_parts(
+            value,
+            *from as u32,
+            &to_js(parts.get(*from..).ok_or_else(missing)?)?,
+        ),
+        PatchOp::PushTurns { from } => push_turns(
+            value,
+            *from as u32,
+            &to_js(state.turns.get(*from..).ok_or_else(missing)?)?,
+        ),
+        PatchOp::Field(_) | PatchOp::AppendPartText { .. } => {
+            return Err(super::errors::internal(
+                "a whole-field step where a fine one was expected",
+            ))
+        }
+    })
 }
 
 /// The mirror's confirmed state as a new, deeply frozen JS value (full conversion: read it

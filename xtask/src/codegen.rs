@@ -904,6 +904,22 @@ fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
         out,
         "impl From<{name}Field> for u8 {{\n    fn from(field: {name}Field) -> u8 {{\n        field as u8\n    }}\n}}\n"
     );
+    let _ = writeln!(
+        out,
+        "impl {name} {{\n    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to\n    \
+         /// date field by field instead of cloning the whole state).\n    \
+         pub fn clone_field_from(&mut self, other: &Self, field: {name}Field) {{\n        match field {{"
+    );
+    for f in fields {
+        let _ = writeln!(
+            out,
+            "            {name}Field::{} => self.{}.clone_from(&other.{}),",
+            pascal(&f.wire),
+            f.rust,
+            f.rust
+        );
+    }
+    let _ = writeln!(out, "        }}\n    }}\n}}\n");
 }
 
 fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &[Variant]) {

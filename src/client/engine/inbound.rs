@@ -257,7 +257,7 @@ impl Engine {
                 changed: out.changed,
                 confirmed_changed: out.confirmed_changed,
                 pending,
-                patch: crate::sync::StatePatch::fields(out.changed.names()),
+                patch: out.patch,
             });
         }
         for rejection in out.rejected {

@@ -399,7 +399,7 @@ impl Engine {
         };
         let seq = self.next_client_seq;
         self.next_client_seq += 1;
-        let changed = mirror.dispatch(seq, action, &FixedClock(now));
+        let (changed, patch) = mirror.dispatch(seq, action, &FixedClock(now));
         let pending = mirror.pending_count();
         if self.state == ConnectionState::Connected {
             self.send_pending_action(channel, seq);
@@ -409,7 +409,7 @@ impl Engine {
             changed,
             confirmed_changed: ChangeSet::empty(changed.kind),
             pending,
-            patch: crate::sync::StatePatch::fields(changed.names()),
+            patch,
         });
         Ok(seq)
     }
