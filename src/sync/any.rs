@@ -259,6 +259,11 @@ impl AnyMirror {
         each!(self, m => m.mark_sent(client_seq))
     }
 
+    /// See [`Mirror::pending_action`].
+    pub fn pending_action(&self, client_seq: u64) -> Option<&PendingAction> {
+        each!(self, m => m.pending_action(client_seq))
+    }
+
     /// See [`Mirror::apply_batch`].
     pub fn apply_batch<'a>(
         &mut self,

@@ -211,9 +211,22 @@ impl<S: ChannelState> Mirror<S> {
 
     /// Marks the pending action `client_seq` as handed to a transport.
     pub fn mark_sent(&mut self, client_seq: u64) {
-        if let Some(p) = self.pending.iter_mut().find(|p| p.client_seq == client_seq) {
-            p.sent = true;
+        if let Some(i) = self.pending_index(client_seq) {
+            self.pending[i].sent = true;
         }
+    }
+
+    /// The pending action dispatched with `client_seq`, if it still awaits its echo.
+    pub fn pending_action(&self, client_seq: u64) -> Option<&PendingAction> {
+        self.pending_index(client_seq).map(|i| &self.pending[i])
+    }
+
+    /// Pending actions are queued in increasing `clientSeq` order, so a lookup is a binary
+    /// search, not a scan (a burst of dispatches must not cost O(pending²)).
+    fn pending_index(&self, client_seq: u64) -> Option<usize> {
+        self.pending
+            .binary_search_by_key(&client_seq, |p| p.client_seq)
+            .ok()
     }
 
     /// Applies server envelopes for this channel, in order, and reconciles pending actions;

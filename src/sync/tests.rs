@@ -226,3 +226,21 @@ fn any_mirror_and_change_sets() {
         ChannelKind::ResourceWatch
     );
 }
+
+#[test]
+fn pending_actions_are_found_and_marked_by_client_seq() {
+    let mut m = Mirror::new(terminal(), 0);
+    for seq in [3, 5, 9] {
+        m.dispatch(seq, data(&seq.to_string()), &CLOCK);
+    }
+    assert_eq!(m.pending_action(5).map(|p| &p.action), Some(&data("5")));
+    assert!(m.pending_action(4).is_none());
+    assert!(m.pending_action(10).is_none());
+    m.mark_sent(9);
+    let sent: Vec<bool> = m.pending().map(|p| p.sent).collect();
+    assert_eq!(sent, [false, false, true]);
+    // The echo of 5 drops 3 (skipped) and 5; 9 is still found.
+    m.apply_batch([&env(1, data("5"), Some((ME, 5)))], ME, &CLOCK);
+    assert!(m.pending_action(3).is_none() && m.pending_action(5).is_none());
+    assert!(m.pending_action(9).is_some_and(|p| p.sent));
+}

@@ -461,7 +461,7 @@ impl Engine {
         let Some(mirror) = self.mirrors.get_mut(channel) else {
             return;
         };
-        if let Some(p) = mirror.pending().into_iter().find(|p| p.client_seq == seq) {
+        if let Some(p) = mirror.pending_action(seq) {
             let frame = jsonrpc::notification_text(
                 jsonrpc::methods::DISPATCH_ACTION,
                 &DispatchRef {
