@@ -1,0 +1,86 @@
+// The mirror benchmark in headless Chromium: the same measurement as bench/node-client.mjs
+// (bench/client-core.mjs), run in a page that loads the package's browser entry (pkg/web.js).
+// A loopback server serves the repository and the workload; playwright-core drives Debian's
+// Chromium and collects the figures.
+//
+//   node bench/browser-client.mjs                 (after scripts/build-pkg.sh)
+//   CHROME=path/to/chromium  AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_DIR=dir
+import { createServer } from 'node:http';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { loadWorkload } from './workload.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
+const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number);
+const chrome = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json', '.jsonl': 'text/plain' };
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+if (!existsSync(join(root, 'pkg', 'web.js'))) throw new Error('pkg/ is not built; run scripts/build-pkg.sh');
+const workloads = new Map(sizes.map((n) => [n, loadWorkload(n)]));
+
+// Serves the repository (pkg/, bench/) and /workload/N/{initial.json,envelopes.jsonl}.
+const server = createServer((req, res) => {
+  const path = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+  const m = /^\/workload\/(\d+)\/(initial\.json|envelopes\.jsonl)$/.exec(path);
+  let file;
+  if (m && workloads.has(Number(m[1]))) {
+    const w = workloads.get(Number(m[1]));
+    file = m[2] === 'initial.json' ? w.initialPath : w.envelopesPath;
+  } else if (path === '/') {
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><title>bench</title>');
+    return;
+  } else {
+    file = normalize(join(root, path));
+    if (!file.startsWith(root + sep) || !existsSync(file)) return res.writeHead(404).end();
+  }
+  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+  res.end(readFileSync(file));
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await chromium.launch({ executablePath: chrome, args: ['--no-sandbox'] });
+try {
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e));
+  await page.goto(`${origin}/`);
+  const rows = [];
+  for (const n of sizes) {
+    const row = await page.evaluate(async ({ n, runs }) => {
+      const sdk = await import('/pkg/web.js');
+      const core = await import('/bench/client-core.mjs');
+      const initialText = await (await fetch(`/workload/${n}/initial.json`)).text();
+      const lines = (await (await fetch(`/workload/${n}/envelopes.jsonl`)).text()).split('\n').filter((l) => l);
+      const uri = JSON.parse(initialText).summary.resource;
+      const frames = core.framesOf(lines);
+      const now = () => performance.now() * 1e6;
+      const times = [];
+      let final;
+      for (let run = 0; run < runs; run++) {
+        const r = await core.runOnce(sdk, uri, initialText, frames, now);
+        times.push(r.nsPerAction);
+        final = r.final;
+      }
+      const check = core.checkFinal(final);
+      return { n, actions: frames.length, median: core.median(times), min: Math.min(...times), max: Math.max(...times), ...check };
+    }, { n, runs });
+    rows.push(row);
+  }
+  console.log(`wasm Subscription (text frames -> state) in headless Chromium ${browser.version()}, ${runs} runs each`);
+  console.log('| turns | actions | ns/action (median) | min | max | final p1 chars | tool calls |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${fmt(r.p1)} | ${r.toolCalls} |`);
+  }
+  if (rows.length === 2) {
+    const ratio = rows[1].median / rows[0].median;
+    console.log(`history sensitivity: ${rows[1].n} vs ${rows[0].n} turns = ${ratio.toFixed(2)}x (flat = within ±15%)`);
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
