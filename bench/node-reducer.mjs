@@ -9,32 +9,21 @@
 //   AHP_GEN_STREAM=path/to/gen-stream.mjs       use another generator
 //   AHP_BENCH_DIR=dir                           where the workload is written (default bench-workload/)
 //   AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_ACTIONS=20600   (smaller values for a quick look)
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { sessionReducer } from 'ahp-wasm';
+import { loadWorkload } from './workload.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, '..');
-const generator = resolve(process.env.AHP_GEN_STREAM ?? join(here, 'gen-stream.mjs'));
-const workload = resolve(process.env.AHP_BENCH_DIR ?? join(root, 'bench-workload'));
 const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
 const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number);
 const maxActions = Number(process.env.AHP_BENCH_ACTIONS ?? Infinity);
-
-if (!sizes.every((n) => existsSync(join(workload, `initial-${n}.json`)) && existsSync(join(workload, `actions-${n}.json`)))) {
-  if (!existsSync(generator)) throw new Error(`workload generator not found: ${generator}`);
-  execFileSync(process.execPath, [generator, workload], { stdio: ['ignore', 'ignore', 'inherit'] });
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 const rows = [];
 for (const n of sizes) {
-  const initialText = readFileSync(join(workload, `initial-${n}.json`), 'utf8');
-  const actions = JSON.parse(readFileSync(join(workload, `actions-${n}.json`), 'utf8')).slice(0, maxActions);
+  const { initialText, actionsPath } = loadWorkload(n);
+  const actions = JSON.parse(readFileSync(actionsPath, 'utf8')).slice(0, maxActions);
   const times = [];
   const firsts = [];
   let final;

@@ -21,5 +21,6 @@ export function loadWorkload(turns) {
   const initialText = readFileSync(initialPath, 'utf8');
   const envelopeLines = readFileSync(envelopesPath, 'utf8').split('\n').filter((l) => l.length > 0);
   const uri = JSON.parse(initialText).summary.resource;
-  return { uri, initialText, envelopeLines, initialPath, envelopesPath };
+  const actionsPath = join(workloadDir, `actions-${turns}.json`);
+  return { uri, initialText, envelopeLines, initialPath, envelopesPath, actionsPath };
 }
