@@ -3,10 +3,14 @@
 //!
 //! - `reducer_only/N`: pre-parsed `StateAction`s through `session_reducer`.
 //! - `wire_path/N`: each envelope's JSON text parsed into an `ActionEnvelope`, then reduced.
+//! - `engine_path/N`: each envelope as the `action` notification frame a client receives, through
+//!   the client engine (JSON-RPC parse, routing, the session mirror, the change patch event):
+//!   the Rust half of the wasm `Subscription` path.
 //!
 //! Criterion reports time per iteration (one whole stream) and throughput in actions/s;
 //! `scripts/bench-summary.sh` turns the estimates into ns/action.
 
+use ahp_wasm::client::engine::{Engine, EngineConfig};
 use ahp_wasm::protocol::{ActionEnvelope, SessionState, StateAction};
 use ahp_wasm::reduce::{session_reducer, FixedClock};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -84,6 +88,26 @@ fn bench_session_stream(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
+        let frames: Vec<String> = w
+            .envelopes
+            .iter()
+            .map(|e| format!(r#"{{"jsonrpc":"2.0","method":"action","params":{e}}}"#))
+            .collect();
+        group.bench_function(format!("engine_path/{turns}"), |b| {
+            b.iter_batched(
+                || connected_engine(&w.initial),
+                |mut engine| {
+                    for frame in &frames {
+                        engine.handle_frame(black_box(frame), 1.0);
+                        while let Some(event) = engine.poll_event() {
+                            black_box(event);
+                        }
+                    }
+                    engine
+                },
+                BatchSize::LargeInput,
+            )
+        });
         group.bench_function(format!("parse_only/{turns}"), |b| {
             b.iter(|| {
                 for text in &w.envelopes {
@@ -95,6 +119,25 @@ fn bench_session_stream(c: &mut Criterion) {
         });
         group.finish();
     }
+}
+
+/// An engine past its handshake, subscribed to the workload's session at serverSeq 0.
+fn connected_engine(initial: &SessionState) -> Engine {
+    let uri = initial.summary.resource.clone();
+    let mut config = EngineConfig::new("bench");
+    config.initial_subscriptions = vec![uri.clone()];
+    config.keepalive_ms = None;
+    let mut engine = Engine::new(config);
+    engine.on_open(0.0);
+    let init: serde_json::Value =
+        serde_json::from_str(&engine.poll_transmit().expect("initialize")).expect("frame");
+    let reply = serde_json::json!({"jsonrpc": "2.0", "id": init["id"], "result": {
+        "protocolVersion": "0.3.0", "serverSeq": 0,
+        "snapshots": [{"resource": uri, "state": initial, "fromSeq": 0}]}});
+    engine.handle_frame(&reply.to_string(), 0.5);
+    while engine.poll_event().is_some() {}
+    assert!(engine.is_subscribed(&initial.summary.resource));
+    engine
 }
 
 criterion_group!(benches, bench_session_stream);

@@ -217,6 +217,28 @@ fn describe_turns(
     false
 }
 
+/// The index of the text part `session/delta` or `session/reasoning` writes to, found the way the
+/// reducer finds it (the last part if it matches, else the first match), so both agree even when
+/// ids repeat and the common cases (first or newest part) cost O(1).
+fn text_part_index(
+    parts: &[ResponsePart],
+    id: &str,
+    is_kind: impl Fn(&ResponsePart) -> bool,
+) -> Option<usize> {
+    let hit = |p: &ResponsePart| is_kind(p) && p.target_id() == Some(id);
+    match parts.last() {
+        Some(last) if hit(last) => Some(parts.len() - 1),
+        _ => parts.iter().position(hit),
+    }
+}
+
+/// The index of the tool call an update targets, searched from the back like the reducer.
+fn tool_call_index(parts: &[ResponsePart], id: &str) -> Option<usize> {
+    parts
+        .iter()
+        .rposition(|p| matches!(p, ResponsePart::ToolCall(_)) && p.target_id() == Some(id))
+}
+
 fn describe_active_turn(
     state: &SessionState,
     before: Probe,
@@ -230,36 +252,43 @@ fn describe_active_turn(
     if before.parts == usize::MAX {
         return false;
     }
-    let index_of = |id: &str| parts.iter().rposition(|p| p.target_id() == Some(id));
     let same_len = parts.len() == before.parts;
+    let is_markdown = |p: &ResponsePart| matches!(p, ResponsePart::Markdown(_));
+    let is_reasoning = |p: &ResponsePart| matches!(p, ResponsePart::Reasoning(_));
     match action {
-        StateAction::SessionDelta(a) if same_len => match index_of(&a.part_id) {
-            Some(i) if matches!(parts[i], ResponsePart::Markdown(_)) => {
-                patch.append_part_text(i, &a.content);
-                true
+        StateAction::SessionDelta(a) if same_len => {
+            match text_part_index(parts, &a.part_id, is_markdown) {
+                Some(i) => {
+                    patch.append_part_text(i, &a.content);
+                    true
+                }
+                None => false,
             }
-            _ => false,
-        },
-        StateAction::SessionReasoning(a) if same_len => match index_of(&a.part_id) {
-            Some(i) if matches!(parts[i], ResponsePart::Reasoning(_)) => {
-                patch.append_part_text(i, &a.content);
-                true
+        }
+        StateAction::SessionReasoning(a) if same_len => {
+            match text_part_index(parts, &a.part_id, is_reasoning) {
+                Some(i) => {
+                    patch.append_part_text(i, &a.content);
+                    true
+                }
+                None => false,
             }
-            _ => false,
-        },
+        }
         StateAction::SessionToolCallStart(_) | StateAction::SessionResponsePart(_)
             if parts.len() == before.parts + 1 =>
         {
             patch.push_parts(before.parts);
             true
         }
-        action if same_len => match tool_call_id(action).and_then(index_of) {
-            Some(i) => {
-                patch.replace_part(i);
-                true
+        action if same_len => {
+            match tool_call_id(action).and_then(|id| tool_call_index(parts, id)) {
+                Some(i) => {
+                    patch.replace_part(i);
+                    true
+                }
+                None => false,
             }
-            None => false,
-        },
+        }
         _ => false,
     }
 }
