@@ -549,12 +549,14 @@ pub fn describe_result(result: &ToolCallResult) -> String {
         })
         .collect();
     if text.is_empty() {
-        if result.success {
-            "(no output)"
-        } else {
-            "(failed)"
+        match (&result.error, result.success) {
+            (_, true) => "(no output)".to_owned(),
+            (Some(error), false) => match &error.code {
+                Some(code) => format!("(failed: {code}: {})", error.message),
+                None => format!("(failed: {})", error.message),
+            },
+            (None, false) => "(failed)".to_owned(),
         }
-        .to_owned()
     } else {
         text.join("\n")
     }
