@@ -26,7 +26,8 @@
 //!
 //! Environment: `LOAD_SUBS` (comma-separated, default `100,1000`), `LOAD_RUNS` (5),
 //! `LOAD_RATE` (paced deliveries/s, 200000), `LOAD_SECONDS` (paced run length, 3),
-//! `LOAD_IDLE` (1000), `LOAD_GAP` (10000), `LOAD_THREADS` (client runtime workers, 2).
+//! `LOAD_IDLE` (1000; 0 skips), `LOAD_GAP` (10000; 0 skips), `LOAD_THREADS` (client runtime
+//! workers, 2).
 
 use ahp_wasm::client::native::{
     AhpClient, BoxFuture, BoxTransport, ConnectOptions, Connector, ReconnectPolicy, Subscription,
@@ -106,6 +107,25 @@ fn raise_fd_limit() {
             libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
         }
     }
+}
+
+/// CPU time (user + system) of a process so far, in µs (from /proc/PID/stat).
+fn cpu_micros(pid: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the parenthesized command name; utime and stime are the 14th and 15th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    #[cfg(unix)]
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    #[cfg(not(unix))]
+    let hz = 100;
+    (ticks(11) + ticks(12)) * 1_000_000 / hz
 }
 
 fn unix_micros() -> u64 {
@@ -352,6 +372,9 @@ async fn watch(mut sub: Subscription, turns_before: usize, count: usize) -> Seen
 }
 
 struct RunResult {
+    /// CPU µs per delivery: the host process, this (client) process.
+    host_cpu_us: f64,
+    client_cpu_us: f64,
     deliveries_per_s: f64,
     p50_ms: f64,
     p99_ms: f64,
@@ -360,6 +383,7 @@ struct RunResult {
 
 /// One streamed turn watched by every subscriber.
 async fn fan_out_run(
+    host: &Host,
     driver: &AhpClient,
     driver_sub: &mut Subscription,
     subs: &[AhpClient],
@@ -373,6 +397,8 @@ async fn fan_out_run(
         let sub = client.subscribe(uri).await.expect("subscribe");
         tasks.push(tokio::spawn(watch(sub, turns_before, count)));
     }
+    let host_pid = host.child.id().to_string();
+    let cpu_before = (cpu_micros(&host_pid), cpu_micros("self"));
     driver
         .dispatch(uri, message(&format!("/stream {count} {per_second}")))
         .expect("dispatch");
@@ -384,6 +410,7 @@ async fn fan_out_run(
         last = last.max(seen.last_receipt_us);
         latencies.extend(seen.latencies_us);
     }
+    let cpu_after = (cpu_micros(&host_pid), cpu_micros("self"));
     until(driver_sub, "the turn to end", |s| {
         turns_done(s) > turns_before
     })
@@ -396,7 +423,10 @@ async fn fan_out_run(
         let i = ((latencies.len() as f64 - 1.0) * p).round() as usize;
         latencies[i] as f64 / 1000.0
     };
+    let n = latencies.len().max(1) as f64;
     RunResult {
+        host_cpu_us: (cpu_after.0 - cpu_before.0) as f64 / n,
+        client_cpu_us: (cpu_after.1 - cpu_before.1) as f64 / n,
         deliveries_per_s: latencies.len() as f64 / ((last - first).max(1) as f64 / 1e6),
         p50_ms: pct(0.50),
         p99_ms: pct(0.99),
@@ -436,18 +466,20 @@ async fn fan_out(host: &Host, opts: &Opts, n: usize, rows: &mut Vec<FanOutRow>) 
     let per_second = (opts.rate / n as u64).max(1);
     let count = ((per_second as f64 * opts.seconds) as usize).clamp(50, 100_000);
     // Warm-up (connections, allocator, caches): one short unpaced turn.
-    fan_out_run(&driver, &mut driver_sub, &subs, &uri, 50, 0).await;
+    fan_out_run(host, &driver, &mut driver_sub, &subs, &uri, 50, 0).await;
     for (mode, rate) in [("paced", per_second), ("unpaced", 0)] {
         let mut runs = Vec::new();
         for run in 0..opts.runs {
-            let r = fan_out_run(&driver, &mut driver_sub, &subs, &uri, count, rate).await;
+            let r = fan_out_run(host, &driver, &mut driver_sub, &subs, &uri, count, rate).await;
             eprintln!(
-                "  fan-out {n} subs, {mode} run {}: {:.0} deliveries/s, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                "  fan-out {n} subs, {mode} run {}: {:.0} deliveries/s, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, CPU/delivery host {:.2} µs, clients {:.2} µs",
                 run + 1,
                 r.deliveries_per_s,
                 r.p50_ms,
                 r.p99_ms,
-                r.max_ms
+                r.max_ms,
+                r.host_cpu_us,
+                r.client_cpu_us
             );
             runs.push(r);
         }
@@ -628,9 +660,15 @@ async fn run(opts: Opts) {
             fan_out(&host, &opts, n, &mut rows).await;
         }
     }
-    let (idle_n, per_conn, before, after) = idle_memory(&opts).await;
-    eprintln!("  idle: {idle_n} connections, host RSS {before} -> {after} KiB");
-    let replays = replay(&opts).await;
+    let idle = (opts.idle > 0).then_some(idle_memory(&opts).await);
+    if let Some((n, _, before, after)) = idle {
+        eprintln!("  idle: {n} connections, host RSS {before} -> {after} KiB");
+    }
+    let replays = if opts.gap > 0 {
+        replay(&opts).await
+    } else {
+        Vec::new()
+    };
 
     println!();
     println!(
@@ -639,18 +677,20 @@ async fn run(opts: Opts) {
     );
     println!();
     println!(
-        "| subscribers | stream | chunks | deliveries/s | p50 latency | p99 latency | max latency |"
+        "| subscribers | stream | chunks | deliveries/s | p50 latency | p99 latency | max latency | CPU/delivery: host | clients |"
     );
-    println!("|---:|---|---:|---:|---:|---:|---:|");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for row in &rows {
         let d: Vec<f64> = row.runs.iter().map(|r| r.deliveries_per_s).collect();
         let p50: Vec<f64> = row.runs.iter().map(|r| r.p50_ms).collect();
         let p99: Vec<f64> = row.runs.iter().map(|r| r.p99_ms).collect();
         let max: Vec<f64> = row.runs.iter().map(|r| r.max_ms).collect();
+        let host_cpu: Vec<f64> = row.runs.iter().map(|r| r.host_cpu_us).collect();
+        let client_cpu: Vec<f64> = row.runs.iter().map(|r| r.client_cpu_us).collect();
         let (dmin, dmax) = range(&d);
         let (p99min, p99max) = range(&p99);
         println!(
-            "| {} | {} | {} | {:.0} [{:.0}-{:.0}] | {:.2} ms | {:.2} ms [{:.2}-{:.2}] | {:.2} ms |",
+            "| {} | {} | {} | {:.0} [{:.0}-{:.0}] | {:.2} ms | {:.2} ms [{:.2}-{:.2}] | {:.2} ms | {:.2} µs | {:.2} µs |",
             row.subs,
             row.mode,
             row.chunks,
@@ -661,14 +701,20 @@ async fn run(opts: Opts) {
             median(p99),
             p99min,
             p99max,
-            median(max)
+            median(max),
+            median(host_cpu),
+            median(client_cpu)
         );
     }
-    println!();
-    println!(
-        "| idle connections | host RSS before | after | per connection |\n|---:|---:|---:|---:|\n| {idle_n} | {before} KiB | {after} KiB | {:.1} KiB |",
-        per_conn
-    );
+    if let Some((n, per_conn, before, after)) = idle {
+        println!();
+        println!(
+            "| idle connections | host RSS before | after | per connection |\n|---:|---:|---:|---:|\n| {n} | {before} KiB | {after} KiB | {per_conn:.1} KiB |"
+        );
+    }
+    if replays.is_empty() {
+        return;
+    }
     println!();
     let times: Vec<f64> = replays.iter().map(|r| r.1).collect();
     let (tmin, tmax) = range(&times);

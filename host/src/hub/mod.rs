@@ -307,17 +307,22 @@ impl Hub {
             let mut dead = Vec::new();
             for (conn, frame) in self.outbox.drain(..) {
                 if let Some(c) = self.conns.get(&conn) {
-                    if c.handle.tx.try_send(frame).is_err() {
-                        dead.push(conn);
+                    match c.handle.tx.try_send(frame) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Full(_)) => dead.push((conn, true)),
+                        // Its writer is gone: the disconnect is on its way to the hub.
+                        Err(mpsc::error::TrySendError::Closed(_)) => dead.push((conn, false)),
                     }
                 }
             }
             if dead.is_empty() {
                 return;
             }
-            for conn in dead {
+            for (conn, slow) in dead {
                 if self.conns.contains_key(&conn) {
-                    eprintln!("ahp-host: connection {conn} dropped (slow consumer)");
+                    if slow {
+                        eprintln!("ahp-host: connection {conn} dropped (slow consumer)");
+                    }
                     self.drop_conn(conn);
                 }
             }
