@@ -276,6 +276,11 @@ impl<'a> Incoming<'a> {
 /// Decodes raw params (absent params decode as `null`), naming the offending field on failure.
 pub fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
     let text = params.map_or("null", RawValue::get);
+    // Fast path: plain serde. Only a failure is parsed again, tracking the path to name the
+    // offending field (tracking every value costs on every message).
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
