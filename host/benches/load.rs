@@ -16,7 +16,8 @@
 //!   applied by the reducer and the change event delivered). Latency = receipt − emit: agent →
 //!   hub (apply, persist, serialize) → socket → client (parse, reduce) → application. Two runs per
 //!   N: *paced* at `LOAD_RATE` deliveries/s in total (latency percentiles, achieved rate) and
-//!   *unpaced* (the agent as fast as the hub takes it: the most deliveries/s end to end).
+//!   *unpaced* (the agent as fast as the hub takes it: the most deliveries/s end to end). CPU per
+//!   delivery: user + system time of the host process and of this process (/proc) over the run.
 //! - **idle memory**: the host's `VmRSS` (/proc/PID/status) before and after `LOAD_IDLE`
 //!   initialized connections (each subscribed to `ahp-root://`), divided by their number.
 //! - **replay**: a subscriber's connection is cut, `LOAD_GAP` chunks are streamed, then it
