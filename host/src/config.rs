@@ -42,6 +42,14 @@ pub struct Cli {
     /// Delay between the built-in agent's streamed chunks, in milliseconds.
     #[arg(long, default_value_t = 30)]
     pub chunk_delay_ms: u64,
+    /// How long the agent waits for a client tool call (`/client-tool`) to be completed by
+    /// the client that provides it before failing it (`ClientToolTimeout`), in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub client_tool_timeout_ms: u64,
+    /// How long a client that provides a running tool call may stay disconnected before the
+    /// call is failed (`ClientDisconnected`), in milliseconds.
+    #[arg(long, default_value_t = 5_000)]
+    pub client_tool_grace_ms: u64,
     /// Largest accepted text frame, in bytes.
     #[arg(long, default_value_t = Limits::default().max_frame_bytes)]
     pub max_frame_bytes: usize,
@@ -121,6 +129,10 @@ pub struct Config {
     pub pkg: PathBuf,
     /// The agent's streaming delay.
     pub chunk_delay: Duration,
+    /// Longest wait for a client tool call's result.
+    pub client_tool_timeout: Duration,
+    /// Longest absence of the client that provides a running tool call.
+    pub client_tool_grace: Duration,
     /// Bounds.
     pub limits: Limits,
 }
@@ -139,6 +151,8 @@ impl Config {
             www: default_asset_dir("www"),
             pkg: default_asset_dir("pkg"),
             chunk_delay: Duration::from_millis(5),
+            client_tool_timeout: Duration::from_secs(30),
+            client_tool_grace: Duration::from_secs(5),
             limits: Limits::default(),
         }
     }
@@ -165,6 +179,8 @@ impl From<Cli> for Config {
             www: cli.www.unwrap_or_else(|| default_asset_dir("www")),
             pkg: cli.pkg.unwrap_or_else(|| default_asset_dir("pkg")),
             chunk_delay: Duration::from_millis(cli.chunk_delay_ms),
+            client_tool_timeout: Duration::from_millis(cli.client_tool_timeout_ms),
+            client_tool_grace: Duration::from_millis(cli.client_tool_grace_ms),
             limits,
         }
     }

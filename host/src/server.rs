@@ -12,6 +12,7 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::Router;
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -160,6 +161,11 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     let server = tokio::spawn(async move {
+        // No Nagle: envelopes are small frames written as they happen; with Nagle on, a frame
+        // behind an unacknowledged one waits for the peer's delayed ACK (40 ms on Linux).
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let serve = axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned());
         if let Err(e) = serve.await {
             eprintln!("ahp-host: server error: {e}");

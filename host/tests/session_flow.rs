@@ -297,3 +297,36 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
         .unwrap_err();
     assert_eq!(e.code, errors::SESSION_NOT_FOUND);
 }
+
+#[tokio::test]
+async fn stream_directive_emits_stamped_chunks() {
+    let t = start_host().await;
+    let mut a = Client::ready(&t.host, "streamer").await;
+    let s = "ahp-session:/stream";
+    a.create_session(s).await;
+    a.subscribe(s).await;
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64;
+    a.send_message(s, "t1", "/stream 5 1000").await;
+    a.until_turn_end("t1").await;
+    let host = host_state(&t.host, s).await;
+    let text = markdown(&host.turns[0].response_parts);
+    let stamps: Vec<(u64, u64)> = text
+        .lines()
+        .filter_map(|l| {
+            let (i, t) = l.split_once(' ')?;
+            Some((i.parse().ok()?, t.parse().ok()?))
+        })
+        .collect();
+    assert_eq!(
+        stamps.iter().map(|s| s.0).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3, 4],
+        "{text}"
+    );
+    assert!(stamps.windows(2).all(|w| w[0].1 <= w[1].1));
+    assert!(stamps[0].1 >= before, "stamped at emit time");
+    // Paced at 1000/s: the last chunk is due 4 ms after the first.
+    assert!(stamps[4].1 - stamps[0].1 >= 3_000);
+}

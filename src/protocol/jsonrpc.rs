@@ -276,8 +276,8 @@ impl<'a> Incoming<'a> {
 /// Decodes raw params (absent params decode as `null`), naming the offending field on failure.
 pub fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
     let text = params.map_or("null", RawValue::get);
-    // Fast path without path tracking (it costs a third of the decode); on failure, decode
-    // again with it, so the error names the offending field.
+    // Fast path: plain serde. Only a failure is parsed again, tracking the path to name the
+    // offending field (tracking every value costs on every message).
     if let Ok(value) = serde_json::from_str(text) {
         return Ok(value);
     }

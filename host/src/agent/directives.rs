@@ -27,6 +27,16 @@ pub enum Directive {
     Fast,
     /// `/long <n>`: streams `n` extra markdown chunks (at most 100 000).
     Long(usize),
+    /// `/stream <n> [per-second]`: `n` markdown chunks (at most 100 000) `"<i> <unix µs>\n"`,
+    /// each stamped with the host's clock when the agent emits it, paced at `per_second`
+    /// (0 or absent: as fast as the hub takes them). For load tests: a subscriber measures the
+    /// latency from emit to receipt.
+    Stream {
+        /// Chunks.
+        count: usize,
+        /// Chunks per second (0: unpaced).
+        per_second: u64,
+    },
 }
 
 /// The directives and the prose of a message.
@@ -97,6 +107,18 @@ fn parse_line(line: &str) -> Option<Directive> {
         "slow" if arg.is_empty() => Directive::Slow,
         "fast" if arg.is_empty() => Directive::Fast,
         "long" => Directive::Long(arg.parse::<usize>().ok()?.min(MAX_LONG)),
+        "stream" => {
+            let mut words = arg.split_whitespace();
+            let count = words.next()?.parse::<usize>().ok()?.min(MAX_LONG);
+            let per_second = match words.next() {
+                Some(rate) => rate.parse::<u64>().ok()?,
+                None => 0,
+            };
+            if words.next().is_some() {
+                return None;
+            }
+            Directive::Stream { count, per_second }
+        }
         _ => return None,
     })
 }
@@ -110,7 +132,7 @@ mod tests {
         let p = parse(
             "Hello there\n/tool list\n/tool list src\n/tool read a b.txt\n/client-tool pick {\"n\":1}\n\
              /client-tool ping\n/ask Your name?\n/fail boom\n/fail\n/title New name\n/slow\n/fast\n\
-             /long 3\n/long lots\n/unknown thing\nBye",
+             /long 3\n/long lots\n/stream 5\n/stream 7 100\n/stream 1 fast\n/unknown thing\nBye",
         );
         use Directive::*;
         assert_eq!(
@@ -134,9 +156,20 @@ mod tests {
                 Slow,
                 Fast,
                 Long(3),
+                Stream {
+                    count: 5,
+                    per_second: 0
+                },
+                Stream {
+                    count: 7,
+                    per_second: 100
+                },
             ]
         );
-        assert_eq!(p.prose, "Hello there\n/long lots\n/unknown thing\nBye");
+        assert_eq!(
+            p.prose,
+            "Hello there\n/long lots\n/stream 1 fast\n/unknown thing\nBye"
+        );
         assert_eq!(parse("/long 99999999").directives, vec![Long(MAX_LONG)]);
         assert_eq!(parse("/tool read").directives, vec![]);
     }

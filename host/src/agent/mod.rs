@@ -220,6 +220,7 @@ impl Turn {
             }
             Directive::Slow => self.delay = Duration::from_millis(250),
             Directive::Fast => self.delay = Duration::ZERO,
+            Directive::Stream { count, per_second } => self.stream(count, per_second).await?,
             Directive::Long(n) => {
                 for i in 1..=n {
                     self.say(&format!(
@@ -428,27 +429,56 @@ impl Turn {
         Ok(id)
     }
 
+    /// The markdown part being streamed into, created first when needed.
+    async fn markdown_part(&mut self) -> Result<String, Stopped> {
+        if let Some(part) = &self.markdown {
+            return Ok(part.clone());
+        }
+        self.parts += 1;
+        let id = format!("markdown-{}", self.parts);
+        self.emit(vec![StateAction::SessionResponsePart(Box::new(
+            SessionResponsePartAction {
+                turn_id: self.job.turn_id.clone(),
+                part: ResponsePart::Markdown(MarkdownResponsePart {
+                    id: id.clone(),
+                    content: String::new(),
+                }),
+            },
+        ))])
+        .await?;
+        self.markdown = Some(id.clone());
+        Ok(id)
+    }
+
+    /// `/stream`: chunks `"<i> <unix µs>\n"` stamped as they are emitted, paced at
+    /// `per_second` from a fixed schedule (0: unpaced).
+    async fn stream(&mut self, count: usize, per_second: u64) -> Step {
+        let part = self.markdown_part().await?;
+        let start = tokio::time::Instant::now();
+        for i in 0..count {
+            if per_second > 0 {
+                let due = start + Duration::from_secs_f64(i as f64 / per_second as f64);
+                if due > tokio::time::Instant::now() {
+                    tokio::time::sleep_until(due).await;
+                }
+            }
+            let micros = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros());
+            self.emit(vec![StateAction::SessionDelta(SessionDeltaAction {
+                turn_id: self.job.turn_id.clone(),
+                part_id: part.clone(),
+                content: format!("{i} {micros}\n"),
+            })])
+            .await?;
+            self.chunks += 1;
+        }
+        Ok(())
+    }
+
     /// Streams markdown in chunks of a few words, creating the part first when needed.
     async fn say(&mut self, text: &str) -> Step {
-        let part = match &self.markdown {
-            Some(part) => part.clone(),
-            None => {
-                self.parts += 1;
-                let id = format!("markdown-{}", self.parts);
-                self.emit(vec![StateAction::SessionResponsePart(Box::new(
-                    SessionResponsePartAction {
-                        turn_id: self.job.turn_id.clone(),
-                        part: ResponsePart::Markdown(MarkdownResponsePart {
-                            id: id.clone(),
-                            content: String::new(),
-                        }),
-                    },
-                ))])
-                .await?;
-                self.markdown = Some(id.clone());
-                id
-            }
-        };
+        let part = self.markdown_part().await?;
         for chunk in chunks(text, 24) {
             self.emit(vec![StateAction::SessionDelta(SessionDeltaAction {
                 turn_id: self.job.turn_id.clone(),
@@ -549,12 +579,14 @@ pub fn describe_result(result: &ToolCallResult) -> String {
         })
         .collect();
     if text.is_empty() {
-        if result.success {
-            "(no output)"
-        } else {
-            "(failed)"
+        match (&result.error, result.success) {
+            (_, true) => "(no output)".to_owned(),
+            (Some(error), false) => match &error.code {
+                Some(code) => format!("(failed: {code}: {})", error.message),
+                None => format!("(failed: {})", error.message),
+            },
+            (None, false) => "(failed)".to_owned(),
         }
-        .to_owned()
     } else {
         text.join("\n")
     }

@@ -392,6 +392,7 @@ impl Hub {
             .remove(uri)
             .ok_or_else(|| session_not_found(uri))?;
         session.stop_agent();
+        self.forget_client_tools(uri);
         for sub in &session.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);

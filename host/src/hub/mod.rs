@@ -12,6 +12,7 @@
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications).
 
+mod client_tools;
 mod commands;
 mod dispatch;
 mod sessions;
@@ -28,6 +29,7 @@ use ahp_wasm::protocol::{
     FetchTurnsParams, InitializeParams, ReconnectParams, RootState, StateAction, SubscribeParams,
 };
 use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
+pub use client_tools::ToolExpiry;
 use serde::Serialize;
 use sessions::Session;
 use std::collections::{HashMap, HashSet};
@@ -125,6 +127,19 @@ pub enum HubMsg {
         /// Server-originated actions, applied in order.
         actions: Vec<StateAction>,
     },
+    /// A client tool call's timer fired (see `client_tools.rs`).
+    ClientToolExpired {
+        /// Session URI.
+        channel: String,
+        /// The turn of the call.
+        turn_id: String,
+        /// The call.
+        tool_call_id: String,
+        /// Which timer.
+        timer: u64,
+        /// Deadline or disconnect grace.
+        reason: ToolExpiry,
+    },
     /// Stop the hub.
     Shutdown,
 }
@@ -157,6 +172,11 @@ pub struct Hub {
     rt: tokio::runtime::Handle,
     sandbox: Sandbox,
     chunk_delay: Duration,
+    client_tool_timeout: Duration,
+    client_tool_grace: Duration,
+    /// Client tool calls the agent waits on, by (session, tool call id).
+    client_tools: HashMap<(String, String), client_tools::ClientToolWait>,
+    next_timer: u64,
     max_subscriptions: usize,
     stopping: bool,
 }
@@ -195,6 +215,10 @@ impl Hub {
             rt,
             sandbox,
             chunk_delay: config.chunk_delay,
+            client_tool_timeout: config.client_tool_timeout,
+            client_tool_grace: config.client_tool_grace,
+            client_tools: HashMap::new(),
+            next_timer: 0,
             max_subscriptions: config.limits.max_subscriptions,
             stopping: false,
         };
@@ -261,6 +285,13 @@ impl Hub {
                 turn_id,
                 actions,
             } => self.on_agent(&channel, &turn_id, actions),
+            HubMsg::ClientToolExpired {
+                channel,
+                turn_id,
+                tool_call_id,
+                timer,
+                reason,
+            } => self.on_client_tool_expired(channel, turn_id, tool_call_id, timer, reason),
             HubMsg::Shutdown => self.stopping = true,
         }
     }
@@ -276,17 +307,22 @@ impl Hub {
             let mut dead = Vec::new();
             for (conn, frame) in self.outbox.drain(..) {
                 if let Some(c) = self.conns.get(&conn) {
-                    if c.handle.tx.try_send(frame).is_err() {
-                        dead.push(conn);
+                    match c.handle.tx.try_send(frame) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Full(_)) => dead.push((conn, true)),
+                        // Its writer is gone: the disconnect is on its way to the hub.
+                        Err(mpsc::error::TrySendError::Closed(_)) => dead.push((conn, false)),
                     }
                 }
             }
             if dead.is_empty() {
                 return;
             }
-            for conn in dead {
+            for (conn, slow) in dead {
                 if self.conns.contains_key(&conn) {
-                    eprintln!("ahp-host: connection {conn} dropped (slow consumer)");
+                    if slow {
+                        eprintln!("ahp-host: connection {conn} dropped (slow consumer)");
+                    }
                     self.drop_conn(conn);
                 }
             }
@@ -326,6 +362,7 @@ impl Hub {
                 .any(|o| o.client_id.as_deref() == Some(client_id.as_str()));
             if !still_here {
                 self.release_active_client(&client_id);
+                self.client_left(&client_id);
             }
         }
     }
@@ -472,8 +509,9 @@ impl Hub {
         }
         if let Some(c) = self.conns.get_mut(&conn) {
             c.handle.shared.initialized.store(true, Ordering::Release);
-            c.client_id = Some(client_id);
+            c.client_id = Some(client_id.clone());
         }
+        self.client_returned(&client_id);
     }
 }
 

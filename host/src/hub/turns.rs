@@ -8,7 +8,7 @@ use ahp_wasm::protocol::{
     ErrorInfo, Message, MessageOrigin, PendingMessage, PendingMessageKind,
     SessionActiveClientChangedAction, SessionErrorAction, SessionLifecycle,
     SessionPendingMessageRemovedAction, SessionToolCallConfirmedAction, SessionTurnStartedAction,
-    StateAction,
+    StateAction, ToolCallContributor,
 };
 use tokio::sync::mpsc;
 
@@ -57,14 +57,28 @@ impl Hub {
                     },
                 );
             }
-            StateAction::SessionToolCallComplete(a) if from_client.is_some() => {
-                self.tell_agent(
-                    channel,
-                    AgentEvent::ToolCompleted {
-                        tool_call_id: a.tool_call_id.clone(),
-                        result: Box::new(a.result.clone()),
-                    },
-                );
+            StateAction::SessionToolCallStart(a) => {
+                if let Some(ToolCallContributor::Client(c)) = &a.contributor {
+                    self.watch_client_tool(
+                        channel,
+                        &a.turn_id,
+                        &a.tool_call_id,
+                        &a.tool_name,
+                        &c.client_id,
+                    );
+                }
+            }
+            StateAction::SessionToolCallComplete(a) => {
+                self.client_tool_done(channel, &a.tool_call_id);
+                if from_client.is_some() {
+                    self.tell_agent(
+                        channel,
+                        AgentEvent::ToolCompleted {
+                            tool_call_id: a.tool_call_id.clone(),
+                            result: Box::new(a.result.clone()),
+                        },
+                    );
+                }
             }
             StateAction::SessionPendingMessageSet(a) => match a.kind {
                 PendingMessageKind::Steering => self.tell_agent(
@@ -123,6 +137,7 @@ impl Hub {
             }
             _ => return,
         };
+        self.forget_client_tools(channel);
         for (action, origin) in deferred {
             if let Ok(action) = self.apply(channel, action, origin.clone()) {
                 let client = origin.as_ref().map(|o| o.client_id.clone());

@@ -51,6 +51,21 @@ impl Batch {
 
 const FRAME_EXCERPT: usize = 200;
 
+/// How `action` notifications start when serialized member by member in spec order, as
+/// `JSON.stringify` and the Rust host write them.
+const ACTION_PREFIX: &str = r#"{"jsonrpc":"2.0","method":"action","params":"#;
+
+/// The fast path for the most frequent frame: an `action` notification in canonical form
+/// (`ACTION_PREFIX`, the envelope, `}`) is decoded in one pass, without first splitting the
+/// frame into raw members. Anything else (another member order, extra members, a malformed
+/// envelope) returns `None` and takes the general path, which reports errors.
+pub(super) fn canonical_action(text: &str) -> Option<ActionEnvelope> {
+    let rest = text.strip_prefix(ACTION_PREFIX)?;
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<ActionEnvelope>();
+    let envelope = values.next()?.ok()?;
+    (rest[values.byte_offset()..].trim() == "}").then_some(envelope)
+}
+
 impl Engine {
     /// Handles one incoming frame (a batch of one).
     pub fn handle_frame(&mut self, text: &str, now: f64) {
@@ -77,6 +92,9 @@ impl Engine {
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
+        if let Some(envelope) = canonical_action(text) {
+            return self.route_envelope(envelope, batch);
+        }
         let incoming = match Incoming::parse(text) {
             Ok(incoming) => incoming,
             Err(e) => return self.malformed(e.to_string(), text),
@@ -302,5 +320,48 @@ impl Engine {
             None => frame.to_string(),
         };
         self.events.push_back(Event::Malformed { message, frame });
+    }
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::canonical_action;
+    use crate::protocol::jsonrpc::{self, decode_params, Incoming};
+    use crate::protocol::ActionEnvelope;
+
+    const ENVELOPE: &str = r#"{"channel":"ahp-session:/s","action":{"type":"session/delta","turnId":"t","partId":"p","content":"a \"quoted\" }"},"serverSeq":7,"origin":{"clientId":"c","clientSeq":2}}"#;
+
+    fn general(text: &str) -> ActionEnvelope {
+        match Incoming::parse(text).unwrap() {
+            Incoming::Notification { method, params } => {
+                assert_eq!(method, jsonrpc::methods::ACTION);
+                decode_params(params).unwrap()
+            }
+            _ => panic!("a notification"),
+        }
+    }
+
+    #[test]
+    fn canonical_frames_decode_like_the_general_path() {
+        let text = format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}"#);
+        assert_eq!(canonical_action(&text), Some(general(&text)));
+        let spaced =
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{ENVELOPE} }}\n");
+        assert_eq!(canonical_action(&spaced), Some(general(&spaced)));
+    }
+
+    #[test]
+    fn anything_else_takes_the_general_path() {
+        for text in [
+            // Another member order, an extra member, a request, trailing garbage, bad envelope.
+            format!(r#"{{"method":"action","jsonrpc":"2.0","params":{ENVELOPE}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE},"id":1}}"#),
+            format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}x"#),
+            format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}"#),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":1}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"actions","params":{}}"#.to_string(),
+        ] {
+            assert_eq!(canonical_action(&text), None, "{text}");
+        }
     }
 }

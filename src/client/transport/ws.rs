@@ -21,7 +21,8 @@ pub struct WsTransport {
 
 /// Connects to `url` (`ws://host:port/path?query`). Needs a tokio runtime.
 pub async fn connect(url: &str) -> Result<WsTransport, Error> {
-    let (stream, _response) = tokio_tungstenite::connect_async(url)
+    // No Nagle: small frames (dispatches, pings) go out at once.
+    let (stream, _response) = tokio_tungstenite::connect_async_with_config(url, None, true)
         .await
         .map_err(|e| Error::transport(TransportErrorKind::Connect, e.to_string()))?;
     Ok(WsTransport::new(stream))

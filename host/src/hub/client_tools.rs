@@ -1,0 +1,243 @@
+//! Client tool calls in flight: a tool call the agent delegated to a client (contributor
+//! `client`) must not hold the turn forever. Each one has a deadline (`--client-tool-timeout-ms`);
+//! when the client that provides it is gone (no connection with its id) a grace period
+//! (`--client-tool-grace-ms`) starts, and a reconnect within it cancels the grace timer. When a
+//! timer fires first, the host completes the call itself with `success: false` and an error
+//! (`ClientToolTimeout` / `ClientDisconnected`), as guide/customizations.md asks, and the agent
+//! continues the turn with that result.
+//!
+//! Timers are tokio tasks that send [`HubMsg::ClientToolExpired`] back to the hub; every timer
+//! has a unique id, so a timer that fired just before it was cancelled is recognised as stale.
+
+use super::{Hub, HubMsg};
+use crate::agent::AgentEvent;
+use ahp_wasm::protocol::{
+    SessionToolCallCompleteAction, StateAction, StringOrMarkdown, ToolCallResult,
+    ToolCallResultError,
+};
+use std::time::Duration;
+use tokio::task::AbortHandle;
+
+/// Why a client tool call was failed by the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolExpiry {
+    /// The call ran longer than `--client-tool-timeout-ms`.
+    Timeout,
+    /// Its client stayed disconnected longer than `--client-tool-grace-ms`.
+    Disconnected,
+}
+
+impl ToolExpiry {
+    /// The `error.code` of the failed result.
+    pub fn code(self) -> &'static str {
+        match self {
+            ToolExpiry::Timeout => "ClientToolTimeout",
+            ToolExpiry::Disconnected => "ClientDisconnected",
+        }
+    }
+}
+
+/// A timer task and its id.
+struct Timer {
+    id: u64,
+    handle: AbortHandle,
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        self.handle.abort();
+    }
+}
+
+/// One client tool call the agent waits on.
+pub(super) struct ClientToolWait {
+    turn_id: String,
+    tool_name: String,
+    client_id: String,
+    timeout: Timer,
+    /// Running while the client is disconnected.
+    grace: Option<Timer>,
+}
+
+impl Hub {
+    fn client_connected(&self, client_id: &str) -> bool {
+        self.conns
+            .values()
+            .any(|c| c.client_id.as_deref() == Some(client_id))
+    }
+
+    fn timer(
+        &mut self,
+        after: Duration,
+        channel: &str,
+        turn_id: &str,
+        tool_call_id: &str,
+        reason: ToolExpiry,
+    ) -> Timer {
+        self.next_timer += 1;
+        let id = self.next_timer;
+        let msg = HubMsg::ClientToolExpired {
+            channel: channel.to_owned(),
+            turn_id: turn_id.to_owned(),
+            tool_call_id: tool_call_id.to_owned(),
+            timer: id,
+            reason,
+        };
+        let hub = self.tx.clone();
+        let task = self.rt.spawn(async move {
+            tokio::time::sleep(after).await;
+            let _ = hub.send(msg).await;
+        });
+        Timer {
+            id,
+            handle: task.abort_handle(),
+        }
+    }
+
+    /// A client tool call started: arm its deadline, and its grace period if its client is
+    /// not connected.
+    pub(super) fn watch_client_tool(
+        &mut self,
+        channel: &str,
+        turn_id: &str,
+        tool_call_id: &str,
+        tool_name: &str,
+        client_id: &str,
+    ) {
+        let timeout = self.timer(
+            self.client_tool_timeout,
+            channel,
+            turn_id,
+            tool_call_id,
+            ToolExpiry::Timeout,
+        );
+        let grace = (!self.client_connected(client_id)).then(|| {
+            self.timer(
+                self.client_tool_grace,
+                channel,
+                turn_id,
+                tool_call_id,
+                ToolExpiry::Disconnected,
+            )
+        });
+        self.client_tools.insert(
+            (channel.to_owned(), tool_call_id.to_owned()),
+            ClientToolWait {
+                turn_id: turn_id.to_owned(),
+                tool_name: tool_name.to_owned(),
+                client_id: client_id.to_owned(),
+                timeout,
+                grace,
+            },
+        );
+    }
+
+    /// A tool call completed (by anyone): stop watching it.
+    pub(super) fn client_tool_done(&mut self, channel: &str, tool_call_id: &str) {
+        self.client_tools
+            .remove(&(channel.to_owned(), tool_call_id.to_owned()));
+    }
+
+    /// The session's turn ended or the session went away: stop watching its calls.
+    pub(super) fn forget_client_tools(&mut self, channel: &str) {
+        self.client_tools.retain(|(c, _), _| c != channel);
+    }
+
+    /// The last connection of `client_id` closed: its calls get a grace period.
+    pub(super) fn client_left(&mut self, client_id: &str) {
+        let keys: Vec<(String, String)> = self
+            .client_tools
+            .iter()
+            .filter(|(_, w)| w.client_id == client_id && w.grace.is_none())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for (channel, tool_call_id) in keys {
+            let turn_id = self.client_tools[&(channel.clone(), tool_call_id.clone())]
+                .turn_id
+                .clone();
+            let grace = self.timer(
+                self.client_tool_grace,
+                &channel,
+                &turn_id,
+                &tool_call_id,
+                ToolExpiry::Disconnected,
+            );
+            if let Some(w) = self.client_tools.get_mut(&(channel, tool_call_id)) {
+                w.grace = Some(grace);
+            }
+        }
+    }
+
+    /// `client_id` is back (initialize or reconnect): its calls are no longer in grace.
+    pub(super) fn client_returned(&mut self, client_id: &str) {
+        for w in self.client_tools.values_mut() {
+            if w.client_id == client_id {
+                w.grace = None;
+            }
+        }
+    }
+
+    /// A timer fired: unless it is stale, fail the call and let the agent go on.
+    pub(super) fn on_client_tool_expired(
+        &mut self,
+        channel: String,
+        turn_id: String,
+        tool_call_id: String,
+        timer: u64,
+        reason: ToolExpiry,
+    ) {
+        let key = (channel, tool_call_id);
+        let live = self.client_tools.get(&key).is_some_and(|w| {
+            w.turn_id == turn_id
+                && (w.timeout.id == timer || w.grace.as_ref().is_some_and(|g| g.id == timer))
+        });
+        if !live {
+            return;
+        }
+        let wait = self.client_tools.remove(&key).expect("checked above");
+        let (channel, tool_call_id) = key;
+        let message = match reason {
+            ToolExpiry::Timeout => format!(
+                "client `{}` did not complete `{}` within {} ms",
+                wait.client_id,
+                wait.tool_name,
+                self.client_tool_timeout.as_millis()
+            ),
+            ToolExpiry::Disconnected => format!(
+                "client `{}` disconnected and did not reconnect within {} ms",
+                wait.client_id,
+                self.client_tool_grace.as_millis()
+            ),
+        };
+        let result = ToolCallResult {
+            success: false,
+            past_tense_message: StringOrMarkdown::Plain(format!(
+                "`{}` did not complete",
+                wait.tool_name
+            )),
+            content: None,
+            structured_content: None,
+            error: Some(ToolCallResultError {
+                message,
+                code: Some(reason.code().to_owned()),
+            }),
+        };
+        let action =
+            StateAction::SessionToolCallComplete(Box::new(SessionToolCallCompleteAction {
+                turn_id,
+                tool_call_id: tool_call_id.clone(),
+                meta: None,
+                result: result.clone(),
+                requires_result_confirmation: None,
+            }));
+        if self.apply_server(&channel, action) {
+            self.tell_agent(
+                &channel,
+                AgentEvent::ToolCompleted {
+                    tool_call_id,
+                    result: Box::new(result),
+                },
+            );
+        }
+    }
+}
