@@ -418,7 +418,7 @@ test('MultiHostClient: several hosts, events fanned in with the host name', asyn
 });
 
 /** A session state with `summary.modifiedAt` zeroed (a plain copy). */
-export function withoutModifiedAt(state) {
+function withoutModifiedAt(state) {
   const copy = structuredClone(state);
   copy.summary.modifiedAt = 0;
   return copy;
