@@ -394,6 +394,42 @@ test('reconnect after a drop: state events, re-handshake with reconnect, mirror 
   client.close();
 });
 
+test('unsubscribe: the subscription ends, its pending actions are reported dropped', async () => {
+  const { peer, client, sub } = await subscribed();
+  const dropped = [];
+  client.onEvent((e) => e.type === 'pendingDropped' && dropped.push(e));
+  const seq = sub.dispatch(title('never echoed'));
+  sub.unsubscribe();
+  assert.equal(sub.active, false);
+  assert.equal(sub.state, undefined);
+  assert.equal(client.subscription(SESSION), undefined);
+  assert.throws(() => sub.dispatch(title('x')), NotSubscribedError);
+  await settle();
+  assert.deepEqual(peer.sent('unsubscribe').map((m) => m.params.channel), [SESSION]);
+  assert.deepEqual(dropped.map((e) => [e.channel, e.reason, e.actions.map((a) => a.clientSeq)]), [[SESSION, 'unsubscribed', [seq]]]);
+  const again = await client.subscribe(SESSION);
+  assert.notEqual(again, sub, 'a new subscription object');
+  assert.equal(again.active, true);
+  assert.equal(sub.active, false);
+  client.close();
+});
+
+test('keep-alive: an unanswered ping drops the connection and the client reconnects', async () => {
+  let answerPings = false;
+  const { peer, client } = await connected(
+    { keepaliveMs: 30, requestTimeoutMs: 40, reconnect: { initialDelayMs: 5 } },
+    { handlers: { ping: () => (answerPings ? { result: {} } : undefined) } },
+  );
+  const states = [];
+  client.onConnectionStateChange((s) => states.push(s));
+  while (!states.includes('reconnecting')) await settle(5);
+  answerPings = true;
+  while (client.connectionState !== 'connected') await settle(5);
+  assert.ok(peer.sent('ping').length >= 1);
+  assert.equal(peer.connections, 2);
+  client.close();
+});
+
 test('MultiHostClient: several hosts, events fanned in with the host name', async () => {
   const multi = new MultiHostClient();
   const a = new ScriptedPeer();
