@@ -18,7 +18,7 @@ use crate::sync::{ChangeSet, PatchBuilder, PatchOp, Rejection, StatePatch};
 use crate::wasm::render::RenderedState;
 use js_sys::Function;
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
@@ -167,11 +167,12 @@ pub struct Inner {
     pub(super) inbox: RefCell<Vec<String>>,
     pub(super) outbox: RefCell<VecDeque<String>>,
     pub(super) queue: RefCell<VecDeque<Delivery>>,
-    pub(super) waiters: RefCell<HashMap<u64, Waiter>>,
-    pub channels: RefCell<HashMap<String, Channel>>,
+    pub(super) waiters: RefCell<BTreeMap<u64, Waiter>>,
+    /// Few entries, looked up per frame and per `state` read: a `BTreeMap` (no SipHash).
+    pub channels: RefCell<BTreeMap<String, Channel>>,
     pub listeners: RefCell<Vec<(u32, Listener)>>,
     pub state_listeners: RefCell<Vec<(u32, Function)>>,
-    pub handlers: RefCell<HashMap<String, Function>>,
+    pub handlers: RefCell<BTreeMap<String, Function>>,
     pub(super) next_listener: Cell<u32>,
     /// `connect()`'s promise, until the first handshake.
     pub(super) connect_promise: RefCell<Option<(Function, Function)>>,
