@@ -458,7 +458,14 @@ impl Inner {
         self.outbox.borrow_mut().clear();
         self.run();
         // Break the JS <-> Rust reference cycles of handed-out objects.
-        let channels = std::mem::take(&mut *self.channels.borrow_mut());
+        // Subscriptions keep their last state; the handed-out objects are let go (they hold
+        // this client: keeping them would keep it alive through the JS <-> Rust cycle).
+        let channels: Vec<(JsValue, Vec<(u32, Function)>)> = self
+            .channels
+            .borrow_mut()
+            .values_mut()
+            .map(|c| (std::mem::take(&mut c.handle), std::mem::take(&mut c.listeners)))
+            .collect();
         let handle = self.handle.borrow_mut().take();
         let alive = self.alive.borrow_mut().take();
         drop((channels, handle, alive));
