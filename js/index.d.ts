@@ -126,11 +126,17 @@ export interface TransportCallbacks {
   message(frame: string): void;
   /** Several frames that arrived together: one change notification per channel for all. */
   messages(frames: string[]): void;
-  /** The connection closed or failed (the SDK reconnects per its policy). */
+  /**
+   * The connection closed or failed (the SDK reconnects per its policy). Before `open()`: the
+   * connection attempt failed. Calls after this one are ignored.
+   */
   close(reason: string): void;
 }
 
-/** A connection opened by a custom transport. */
+/**
+ * A connection opened by a custom transport. `send` may throw (the connection is then treated
+ * as lost); it may also deliver answers synchronously through the callbacks.
+ */
 export interface Transport {
   send(frame: string): void;
   close(): void;

@@ -558,6 +558,9 @@ impl Inner {
             if g.confirmed_changed {
                 entry.confirmed = None;
             }
+            if entry.listeners.is_empty() {
+                continue; // nobody to tell (a listener added later sees later changes)
+            }
             let changed: Vec<&'static str> = match (g.replaced, mirror) {
                 (true, Some(m)) => all_names(m.kind()),
                 _ => g.changed.map(|c| c.names()).unwrap_or_default(),
