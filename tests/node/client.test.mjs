@@ -154,9 +154,10 @@ test('RpcError carries code, message, data and method; typed results resolve', a
   client.close();
 });
 
-test('an invalid result is an InvalidResponseError', async () => {
-  const { client } = await connected({}, { handlers: { listSessions: () => ({ result: { items: 'nope' } }) } });
-  await assert.rejects(client.listSessions(), (e) => e instanceof ahp.InvalidResponseError && e.method === 'listSessions');
+test('an unusable subscribe answer is an InvalidResponseError', async () => {
+  const { client } = await connected({}, { handlers: { subscribe: () => ({ result: { snapshot: { resource: SESSION, state: { nope: 1 }, fromSeq: 1 } } }) } });
+  await assert.rejects(client.subscribe(SESSION), (e) => e instanceof ahp.InvalidResponseError && e.method === 'subscribe');
+  assert.equal(client.connectionState, 'connected');
   client.close();
 });
 
@@ -354,7 +355,8 @@ test('wrong argument types throw InvalidInputError (never a string, never a trap
   assert.throws(() => sub.onChange('not a function'), invalid('listener'));
   assert.throws(() => client.onEvent(null), invalid('listener'));
   await assert.rejects(client.subscribe(5), invalid('uri'));
-  await assert.rejects(client.fetchTurns({ channel: 3 }), invalid('params', 'channel'));
+  await assert.rejects(client.fetchTurns({ channel: 3 }), (e) => invalid('params')(e) && /channel.*3/.test(e.message));
+  await assert.rejects(client.fetchTurns({}), (e) => invalid('params')(e) && /missing field `channel`/.test(e.message));
   await assert.rejects(client.createSession('x'), invalid('params'));
   await assert.rejects(AhpClient.connect(1), invalid('url'));
   await assert.rejects(AhpClient.connect('ws://x', { requestTimeoutMs: 'soon' }), invalid('options', 'requestTimeoutMs'));

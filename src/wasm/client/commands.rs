@@ -1,48 +1,86 @@
 //! One typed async method per AHP 0.3.0 command on `AhpClient`: params are checked against
-//! the wire type (`InvalidInputError` naming the field), results against the result type
-//! (`InvalidResponseError`), then handed over as plain JSON values.
+//! the wire type (`InvalidInputError`), results are handed over as plain JSON values
+//! (`JSON.parse` of the result text).
 
 use super::client::AhpClient;
 use super::driver::Decode;
 use crate::protocol::jsonrpc::{self as rpc, Command, ROOT_CHANNEL};
 use crate::protocol::PingParams;
-use crate::wasm::convert::from_js;
+use crate::wasm::convert::check_limits;
+use crate::wasm::errors::invalid_input;
 use js_sys::Promise;
+use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-fn check<C: Command>(text: &str) -> Result<(), String> {
-    serde_json::from_str::<C::Result>(text)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-}
-
 impl AhpClient {
     /// `root`: the params' `channel` is always `ahp-root://`; filled in when absent.
+    ///
+    /// Params go out as JSON text checked against the command's params type with serde_json
+    /// (one deserializer per type; converting them to Rust values through serde-wasm-bindgen
+    /// and serializing them again would add a second and a serializer, about doubling the
+    /// module's size).
     fn command<C: Command>(&self, params: &JsValue, void: bool, root: bool) -> Promise {
-        let mut params = if params.is_undefined() {
-            js_sys::Object::new().into()
-        } else {
-            params.clone()
-        };
-        let channel = JsValue::from_str("channel");
-        if root && params.is_object() && !js_sys::Reflect::has(&params, &channel).unwrap_or(true) {
-            let copy = js_sys::Object::assign(&js_sys::Object::new(), params.unchecked_ref());
-            let _ = js_sys::Reflect::set(&copy, &channel, &JsValue::from_str(ROOT_CHANNEL));
-            params = copy.into();
+        match params_text::<C>(params, root) {
+            Ok(text) => {
+                let decode = Decode::Json {
+                    method: C::METHOD,
+                    void,
+                };
+                self.inner
+                    .request(move |e, now| e.request_raw(C::METHOD, &text, now), decode)
+            }
+            Err(e) => Promise::reject(&e),
         }
-        let params: C::Params = match from_js(&params, "params") {
-            Ok(p) => p,
-            Err(e) => return Promise::reject(&e),
-        };
-        let decode = Decode::Checked {
-            method: C::METHOD,
-            check: check::<C>,
-            void,
-        };
-        self.inner
-            .request(move |e, now| e.request::<C>(&params, now), decode)
     }
+}
+
+/// The params as checked JSON text.
+fn params_text<C: Command>(params: &JsValue, root: bool) -> Result<Box<RawValue>, JsValue> {
+    let params = if params.is_undefined() {
+        js_sys::Object::new().into()
+    } else {
+        params.clone()
+    };
+    check_limits(&params, "params")?;
+    if !params.is_object() || js_sys::Array::is_array(&params) {
+        return Err(invalid_input("params", "", "expected an object"));
+    }
+    let channel = JsValue::from_str("channel");
+    let params = if root && !js_sys::Reflect::has(&params, &channel).unwrap_or(true) {
+        let copy = js_sys::Object::assign(&js_sys::Object::new(), params.unchecked_ref());
+        let _ = js_sys::Reflect::set(&copy, &channel, &JsValue::from_str(ROOT_CHANNEL));
+        copy.into()
+    } else {
+        params
+    };
+    let text = js_sys::JSON::stringify(&params)
+        .ok()
+        .and_then(|t| t.as_string())
+        .ok_or_else(|| invalid_input("params", "", "not JSON data"))?;
+    // Untracked (no field path): tracking every params type's deserializer costs about
+    // 250 KiB of wasm. The message quotes the JSON around the offending value instead.
+    if let Err(e) = serde_json::from_str::<C::Params>(&text) {
+        let message = e.to_string();
+        let message = message.split(" at line ").next().unwrap_or(&message);
+        let end = e.column().min(text.len());
+        let near = &text[floor_boundary(&text, end.saturating_sub(40))..floor_boundary(&text, end)];
+        return Err(invalid_input(
+            "params",
+            "",
+            &format!("{message} (near `{near}`)"),
+        ));
+    }
+    RawValue::from_string(text).map_err(|e| invalid_input("params", "", &e.to_string()))
+}
+
+/// The largest char boundary `<= i` (`str::floor_char_boundary` is newer than our MSRV).
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 macro_rules! commands {
@@ -91,9 +129,8 @@ impl AhpClient {
         let params = PingParams {
             channel: ROOT_CHANNEL.to_string(),
         };
-        let decode = Decode::Checked {
+        let decode = Decode::Json {
             method: rpc::Ping::METHOD,
-            check: check::<rpc::Ping>,
             void: true,
         };
         self.inner

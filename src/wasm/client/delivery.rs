@@ -102,12 +102,7 @@ impl Inner {
             })
         };
         match decode {
-            Decode::Checked {
-                method,
-                check,
-                void,
-            } => {
-                check(raw.get()).map_err(|m| invalid(method, m))?;
+            Decode::Json { method, void } => {
                 if *void {
                     return Ok(JsValue::UNDEFINED);
                 }

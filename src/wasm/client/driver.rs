@@ -94,12 +94,8 @@ use wasm_bindgen::JsCast;
 
 /// How a request's result becomes a JS value.
 pub enum Decode {
-    /// Checked as the command's result type, then `JSON.parse`d; `void`: resolves `undefined`.
-    Checked {
-        method: &'static str,
-        check: fn(&str) -> Result<(), String>,
-        void: bool,
-    },
+    /// `JSON.parse` of the result; `void`: resolves `undefined`.
+    Json { method: &'static str, void: bool },
     /// Any JSON (`request(method, params)`).
     Raw { method: String },
     /// `subscribe`: resolves the channel's `Subscription`.
@@ -109,7 +105,7 @@ pub enum Decode {
 impl Decode {
     pub(super) fn method(&self) -> &str {
         match self {
-            Decode::Checked { method, .. } => method,
+            Decode::Json { method, .. } => method,
             Decode::Raw { method } => method,
             Decode::Subscribe { .. } => "subscribe",
         }
@@ -464,7 +460,12 @@ impl Inner {
             .channels
             .borrow_mut()
             .values_mut()
-            .map(|c| (std::mem::take(&mut c.handle), std::mem::take(&mut c.listeners)))
+            .map(|c| {
+                (
+                    std::mem::take(&mut c.handle),
+                    std::mem::take(&mut c.listeners),
+                )
+            })
             .collect();
         let handle = self.handle.borrow_mut().take();
         let alive = self.alive.borrow_mut().take();
