@@ -118,6 +118,18 @@ test('a transport factory that throws, or a connection that closes first: Transp
   );
 });
 
+test('a connection that never opens fails after the request timeout', async () => {
+  let closed = 0;
+  await assert.rejects(
+    AhpClient.connect('ws://x/ahp', {
+      requestTimeoutMs: 40,
+      transport: () => ({ send() {}, close() { closed += 1; } }),
+    }),
+    (e) => e instanceof TransportError && e.transportKind === 'connect' && /timed out/.test(e.message),
+  );
+  assert.equal(closed, 1);
+});
+
 test('request timeout: RpcTimeoutError with the method', async () => {
   const { client } = await connected({ requestTimeoutMs: 40 }, { handlers: { listSessions: () => undefined } });
   const started = Date.now();

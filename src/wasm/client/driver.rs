@@ -308,6 +308,11 @@ impl Inner {
             return Ok(());
         }
         *self.conn.borrow_mut() = Some(conn);
+        if !self.opened.get() {
+            // The same timer bounds the attempt: a connection that never opens fails.
+            let timeout = self.engine.borrow().config().request_timeout_ms;
+            self.reconnect_timer.arm_at(now() + timeout);
+        }
         self.run(); // frames queued if the factory already reported the connection open
         Ok(())
     }
@@ -317,6 +322,7 @@ impl Inner {
             return;
         }
         self.opened.set(true);
+        self.reconnect_timer.clear();
         self.with_engine(|e, now| e.on_open(now));
         self.run();
     }
@@ -414,8 +420,15 @@ impl Inner {
         self.reconnect_timer.arm_at(now() + policy.delay(attempt));
     }
 
+    /// The reconnect timer fired: time to retry, or a connection attempt did not open in time.
     fn try_reconnect(&self) {
-        if self.closed.get() || self.conn.borrow().is_some() {
+        if self.closed.get() {
+            return;
+        }
+        if self.conn.borrow().is_some() {
+            if !self.opened.get() {
+                self.transport_closed(self.generation.get(), "timed out opening the connection");
+            }
             return;
         }
         if let Err(error) = self.open_transport() {
