@@ -27,7 +27,7 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen(module = "/js/runtime.js")]
 extern "C" {
     #[wasm_bindgen(js_name = transportCallbacks)]
-    fn transport_callbacks(f: &JsValue) -> JsValue;
+    fn transport_callbacks(f: &JsValue, on_frame: &JsValue) -> JsValue;
 }
 
 /// Frames gathered into one batch at most (one change notification per channel per batch).
@@ -91,16 +91,19 @@ pub fn open_custom(
     generation: u64,
 ) -> Result<Conn, Error> {
     // `Fn`, not `FnMut`: a transport may call back from inside `send` (re-entrant).
+    let frames_to = inner.clone();
+    let on_frame = Closure::<dyn Fn(String)>::new(move |frame: String| {
+        if let Some(inner) = frames_to.upgrade() {
+            inner.transport_frames(generation, vec![frame]);
+        }
+    });
     let callback = Closure::<dyn Fn(u32, JsValue)>::new(move |kind: u32, value: JsValue| {
         let Some(inner) = inner.upgrade() else {
             return;
         };
         match kind {
             0 => inner.transport_open(generation),
-            1 => match value.as_string() {
-                Some(frame) => inner.transport_frames(generation, vec![frame]),
-                None => inner.transport_bad_frame(generation, &value),
-            },
+            1 => inner.transport_bad_frame(generation, &value),
             2 => match value.dyn_into::<js_sys::Array>() {
                 Ok(list) => {
                     let mut frames = Vec::with_capacity(list.length() as usize);
@@ -118,7 +121,7 @@ pub fn open_custom(
         }
     });
     // The callbacks live as long as JS holds them (a connection's worth of memory).
-    let callbacks = transport_callbacks(&callback.into_js_value());
+    let callbacks = transport_callbacks(&callback.into_js_value(), &on_frame.into_js_value());
     let connect_error = |message: String| Error::transport(TransportErrorKind::Connect, message);
     let this = factory
         .call2(&JsValue::UNDEFINED, &JsValue::from_str(url), &callbacks)
