@@ -617,7 +617,7 @@ impl Inner {
     fn send_outbox(&self) -> bool {
         let mut sent = false;
         loop {
-            if !self.opened.get() {
+            if !self.opened.get() || self.outbox.borrow().is_empty() {
                 return sent;
             }
             // Custom transports are user code: clone what is needed, release the borrow.
