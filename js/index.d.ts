@@ -338,7 +338,11 @@ export declare class NotSubscribedError extends AhpError {
   readonly kind: 'notSubscribed';
   readonly channel: string;
 }
-/** The server's response could not be understood. */
+/**
+ * The server's response could not be understood (a handshake or subscribe answer whose
+ * snapshot is not a channel state, a result that is not JSON). Command results are otherwise
+ * handed over as the server sent them, not validated against their types.
+ */
 export declare class InvalidResponseError extends AhpError {
   constructor(message: string, options: { method: string });
   readonly kind: 'invalidResponse';
