@@ -4,8 +4,8 @@ use super::{
     field_names, BatchOutcome, ChannelKind, ChannelState, Mirror, PendingAction, StatePatch,
 };
 use crate::protocol::{
-    ActionEnvelope, ChangesetState, ResourceWatchState, RootState, SessionState, SnapshotState,
-    StateAction, TerminalState,
+    ActionEnvelope, ChangesetState, ResourceWatchState, RootState, SessionState, StateAction,
+    TerminalState,
 };
 use crate::reduce::{Changed, Clock, Outcome};
 use serde::Serialize;
@@ -41,12 +41,14 @@ impl AnyState {
             Some(ChannelKind::ResourceWatch) => {
                 AnyState::ResourceWatch(serde_json::from_str(text)?)
             }
-            None => match serde_json::from_str::<SnapshotState>(text)? {
-                SnapshotState::Root(s) => AnyState::Root(s),
-                SnapshotState::Session(s) => AnyState::Session(s),
-                SnapshotState::Terminal(s) => AnyState::Terminal(s),
-                SnapshotState::Changeset(s) => AnyState::Changeset(s),
-            },
+            // By shape, in `SnapshotState`'s order. Not through that `#[serde(untagged)]` enum:
+            // it buffers into serde's `Content` and so instantiates every state's
+            // deserializer once more (hundreds of KiB of wasm).
+            None => serde_json::from_str(text)
+                .map(AnyState::Root)
+                .or_else(|_| serde_json::from_str(text).map(AnyState::Session))
+                .or_else(|_| serde_json::from_str(text).map(AnyState::Terminal))
+                .or_else(|_| serde_json::from_str(text).map(AnyState::Changeset))?,
         })
     }
 

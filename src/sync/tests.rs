@@ -244,3 +244,21 @@ fn pending_actions_are_found_and_marked_by_client_seq() {
     assert!(m.pending_action(3).is_none() && m.pending_action(5).is_none());
     assert!(m.pending_action(9).is_some_and(|p| p.sent));
 }
+
+#[test]
+fn snapshots_of_other_schemes_decode_by_shape() {
+    let decode = |v: serde_json::Value| {
+        let raw = serde_json::value::RawValue::from_string(v.to_string()).unwrap();
+        AnyState::decode("copilot:/s", &raw).map(|s| s.kind())
+    };
+    assert_eq!(decode(json!({"agents": []})).unwrap(), ChannelKind::Root);
+    let session = json!({"summary": {"resource": "copilot:/s", "provider": "p", "title": "t",
+        "status": 1, "createdAt": 1, "modifiedAt": 2}, "lifecycle": "ready", "turns": []});
+    assert_eq!(decode(session).unwrap(), ChannelKind::Session);
+    assert_eq!(
+        decode(json!({"title": "t", "content": [], "claim": {"kind": "client", "clientId": "c"}}))
+            .unwrap(),
+        ChannelKind::Terminal
+    );
+    assert!(decode(json!({"nothing": "known"})).is_err());
+}
