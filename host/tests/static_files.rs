@@ -24,7 +24,14 @@ async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, Vec<(String, Strin
         .expect("end of headers");
     let head = String::from_utf8_lossy(&raw[..split]).into_owned();
     let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let headers = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
@@ -53,7 +60,9 @@ async fn page_and_package_are_served_with_browser_content_types() {
 
     let (status, headers, body) = get(addr, "/").await;
     assert_eq!(status, 200);
-    assert!(header(&headers, "content-type").unwrap().starts_with("text/html"));
+    assert!(header(&headers, "content-type")
+        .unwrap()
+        .starts_with("text/html"));
     let html = String::from_utf8(body).unwrap();
     assert!(html.contains(r#"<script type="module" src="app.js"></script>"#));
     let csp = html
@@ -80,7 +89,10 @@ async fn page_and_package_are_served_with_browser_content_types() {
         let (status, headers, body) = get(addr, path).await;
         assert_eq!(status, 200, "{path}");
         let ty = header(&headers, "content-type").unwrap_or_default();
-        assert!(ty.starts_with(want), "{path}: content-type {ty:?}, want {want}");
+        assert!(
+            ty.starts_with(want),
+            "{path}: content-type {ty:?}, want {want}"
+        );
         assert!(!body.is_empty(), "{path}");
     }
     let (_, _, wasm) = get(addr, "/pkg/ahp_wasm_bg.wasm").await;
