@@ -92,18 +92,22 @@ function within(promise, ms, what) {
 }
 
 /** A page on `url`, with its console errors, page errors and CSP reports collected. */
-async function openPage(browser, url, name) {
+async function openPage(browser, url, name, pages) {
   const context = await browser.newContext();
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   const problems = [];
+  const entry = { name, context, page, problems };
+  pages.push(entry);
   page.on('pageerror', (e) => problems.push(`${name} pageerror: ${e.message}`));
   page.on('console', (m) => {
     if (m.type() === 'error' || /Content Security Policy|Trusted Type/i.test(m.text())) problems.push(`${name} console.${m.type()}: ${m.text()}`);
   });
   await page.goto(url);
-  await page.waitForSelector('[data-testid=connection-state][data-state=connected]');
-  return { context, page, problems };
+  const state = page.locator('[data-testid=connection-state]');
+  await page.waitForSelector('[data-testid=connection-state]:is([data-state=connected], [data-state=failed])');
+  assert.equal(await state.getAttribute('data-state'), 'connected', `${name} connects`);
+  return entry;
 }
 
 /** The SDK state of the page's open session, as JSON without `summary.modifiedAt`, which each
@@ -176,16 +180,23 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
   });
 
   const pages = [];
-  const fail = (e) => {
+  const fail = async (e) => {
     const problems = pages.flatMap((p) => p.problems);
-    e.message += `\n--- page problems:\n${problems.join('\n') || '(none)'}\n--- ahp-host stderr:\n${host.logs.stderr.slice(-3000)}`;
+    const shown = [];
+    for (const p of pages) {
+      const text = await within(p.page.evaluate(() => [
+        `connection: ${document.querySelector('[data-testid=connection-state]')?.textContent}`,
+        ...[...document.querySelectorAll('[data-testid=error]')].map((e) => `error: ${e.textContent}`),
+      ].join('\n')), 5_000, 'page state').catch((err) => String(err));
+      shown.push(`${p.name}: ${text}`);
+    }
+    e.message += `\n--- pages:\n${shown.join('\n')}\n--- page problems:\n${problems.join('\n') || '(none)'}`
+      + `\n--- ahp-host stderr:\n${host.logs.stderr.slice(-3000)}`;
     throw e;
   };
   try {
-    const A = await openPage(browser, url, 'A');
-    pages.push(A);
-    const B = await openPage(browser, url, 'B');
-    pages.push(B);
+    const A = await openPage(browser, url, 'A', pages);
+    const B = await openPage(browser, url, 'B', pages);
     const a = A.page;
     const b = B.page;
 
@@ -194,6 +205,9 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
       try { document.createElement('div').innerHTML = '<b>x</b>'; return false; } catch (e) { return e instanceof TypeError; }
     });
     assert.equal(innerHtmlRefused, true, 'innerHTML with a string must throw under the page CSP');
+    // That probe's own console report is expected; any other one is a failure (checked at the end).
+    await A.page.waitForTimeout(100);
+    A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/requires 'TrustedHTML' assignment/.test(p)));
 
     // --- A creates a session; B sees it appear in its list without reloading.
     assert.equal(await b.locator('[data-testid=session-item]').count(), 0);
@@ -292,8 +306,7 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
 
     // --- Identical state: A (own optimistic actions), B (follower), C (fresh snapshot).
     await waitIdle(b, 5);
-    const C = await openPage(browser, `${url}#${encodeURIComponent(uri)}`, 'C');
-    pages.push(C);
+    const C = await openPage(browser, `${url}#${encodeURIComponent(uri)}`, 'C', pages);
     const c = C.page;
     await c.waitForFunction((uri) => window.__ahp.subscription?.uri === uri && window.__ahp.subscription.state, uri);
     await waitIdle(c, 5);
@@ -317,6 +330,6 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     const problems = pages.flatMap((p) => p.problems);
     assert.deepEqual(problems, [], 'no page errors, console errors or CSP reports');
   } catch (e) {
-    fail(e);
+    await fail(e);
   }
 });
