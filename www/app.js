@@ -357,7 +357,10 @@ class InputRequestView {
             value: q.defaultValue != null ? String(q.defaultValue) : null, dataset: { testid: 'input-answer' },
           })
         : h('span', { class: 'muted' }, `(a ${String(q.kind)} question: not supported by this page)`);
-      return { q, input: supported ? input : null, el: h('div', { class: 'row' }, h('label', { for: id }, String(q.title ?? q.message ?? q.id)), input) };
+      const labelText = String(q.title ?? q.message ?? q.id);
+      // The label names the field for assistive technology; shown only when it adds something.
+      const label = h('label', { for: id, class: labelText === request.message ? 'visually-hidden' : null }, labelText);
+      return { q, input: supported ? input : null, el: h('div', { class: 'row' }, label, input) };
     });
     const complete = (response) => {
       const answers = {};
