@@ -34,8 +34,140 @@ export class InvalidInputError extends AhpError {
   }
 }
 
+/** The server answered a request with a JSON-RPC error. */
+export class RpcError extends AhpError {
+  /**
+   * @param {string} message
+   * @param {{ code: number, data?: unknown, method?: string }} options
+   */
+  constructor(message, options) {
+    super(message, { kind: 'rpc', code: options.code });
+    this.name = 'RpcError';
+    this.data = options.data;
+    this.method = options.method ?? '';
+  }
+}
+
+/** No response within the request timeout. */
+export class RpcTimeoutError extends AhpError {
+  /** @param {string} message @param {{ method: string }} options */
+  constructor(message, options) {
+    super(message, { kind: 'timeout' });
+    this.name = 'RpcTimeoutError';
+    this.method = options.method;
+  }
+}
+
+/** The transport failed (`transportKind`: 'connect' | 'connectionLost' | 'send' | 'receive'). */
+export class TransportError extends AhpError {
+  /** @param {string} message @param {{ transportKind: string }} options */
+  constructor(message, options) {
+    super(message, { kind: 'transport' });
+    this.name = 'TransportError';
+    this.transportKind = options.transportKind;
+  }
+}
+
+/** The client was closed. */
+export class ClientClosedError extends AhpError {
+  /** @param {string} [message] */
+  constructor(message = 'the client is closed') {
+    super(message, { kind: 'closed' });
+    this.name = 'ClientClosedError';
+  }
+}
+
+/** The server speaks none of the offered protocol versions (-32005). */
+export class UnsupportedProtocolVersionError extends AhpError {
+  /** @param {string} message @param {{ offered: string[], supported?: string[] }} options */
+  constructor(message, options) {
+    super(message, { kind: 'unsupportedProtocolVersion', code: -32005 });
+    this.name = 'UnsupportedProtocolVersionError';
+    this.offered = options.offered;
+    this.supported = options.supported;
+  }
+}
+
+/** `dispatch` on a channel the client is not subscribed to. */
+export class NotSubscribedError extends AhpError {
+  /** @param {string} message @param {{ channel: string }} options */
+  constructor(message, options) {
+    super(message, { kind: 'notSubscribed' });
+    this.name = 'NotSubscribedError';
+    this.channel = options.channel;
+  }
+}
+
+/** The server's response could not be understood. */
+export class InvalidResponseError extends AhpError {
+  /** @param {string} message @param {{ method: string }} options */
+  constructor(message, options) {
+    super(message, { kind: 'invalidResponse' });
+    this.name = 'InvalidResponseError';
+    this.method = options.method;
+  }
+}
+
+const CLIENT_ERRORS = {
+  rpc: RpcError,
+  timeout: RpcTimeoutError,
+  transport: TransportError,
+  closed: ClientClosedError,
+  unsupportedProtocolVersion: UnsupportedProtocolVersionError,
+  notSubscribed: NotSubscribedError,
+  invalidResponse: InvalidResponseError,
+};
+
+/** Builds the error class of `kind` (src/wasm/client/errors.rs). */
+export function clientError(kind, message, options) {
+  const Class = CLIENT_ERRORS[kind];
+  return Class === undefined ? new AhpError(message, { kind }) : new Class(message, options);
+}
+
 export function errorClasses() {
-  return { AhpError, InvalidInputError };
+  return {
+    AhpError,
+    InvalidInputError,
+    RpcError,
+    RpcTimeoutError,
+    TransportError,
+    ClientClosedError,
+    UnsupportedProtocolVersionError,
+    NotSubscribedError,
+    InvalidResponseError,
+  };
+}
+
+/**
+ * The callbacks object handed to a custom transport (src/wasm/client/transport.rs): one Rust
+ * function behind four methods, so a connection costs one closure.
+ */
+export function transportCallbacks(fn) {
+  return Object.freeze({
+    open() {
+      fn(0, undefined);
+    },
+    message(frame) {
+      fn(1, frame);
+    },
+    messages(frames) {
+      fn(2, frames);
+    },
+    close(reason) {
+      fn(3, reason === undefined ? 'closed' : String(reason));
+    },
+  });
+}
+
+/** A function that calls `fn(id)` once (the remover returned by `onChange`/`onEvent`). */
+export function remover(fn, id) {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn(id);
+    }
+  };
 }
 
 function pathOf(frames, key) {
@@ -167,4 +299,9 @@ export function pushPart(turn, part) {
   const parts = Array.from(turn.responseParts);
   parts.push(part);
   return withParts(turn, parts);
+}
+
+/** `promise.then(onOk, onErr)` with plain functions (src/wasm/client/). */
+export function thenBoth(promise, onOk, onErr) {
+  return promise.then(onOk, onErr);
 }

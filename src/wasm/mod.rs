@@ -11,6 +11,7 @@
 //! return `tsify::Ts<T>`, so the generated `.d.ts` reads
 //! `sessionReducer(state: SessionState, action: StateAction): SessionState`.
 
+pub mod client;
 pub mod convert;
 pub mod errors;
 pub mod fine_patch;

@@ -1,0 +1,216 @@
+//! `AhpClient`: one connection to an agent host (see `js/index.d.ts` for the contract).
+
+use super::driver::{Decode, Inner};
+use super::errors::to_js_error;
+use super::events::{self, Listener};
+use super::options;
+use crate::protocol::StateAction;
+use crate::wasm::convert::from_js;
+use crate::wasm::errors::invalid_input;
+use js_sys::{Function, Promise};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(module = "/js/runtime.js")]
+extern "C" {
+    fn remover(f: &JsValue, id: u32) -> JsValue;
+}
+
+/// A connection to one agent host. Typed in `js/index.d.ts`.
+#[wasm_bindgen(skip_typescript)]
+pub struct AhpClient {
+    pub(crate) inner: Rc<Inner>,
+}
+
+/// A string argument, or an `InvalidInputError` naming it.
+pub(crate) fn string_arg(value: &JsValue, argument: &str) -> Result<String, JsValue> {
+    value
+        .as_string()
+        .ok_or_else(|| invalid_input(argument, "", "expected a string"))
+}
+
+/// A function argument, or an `InvalidInputError` naming it.
+pub(crate) fn function_arg(value: JsValue, argument: &str) -> Result<Function, JsValue> {
+    value
+        .dyn_into::<Function>()
+        .map_err(|_| invalid_input(argument, "", "expected a function"))
+}
+
+/// The function that removes a listener (idempotent).
+pub(crate) fn remover_of(f: impl FnOnce(u32) + 'static, id: u32) -> JsValue {
+    remover(&Closure::once_into_js(f), id)
+}
+
+impl AhpClient {
+    pub(crate) fn from_inner(inner: Rc<Inner>) -> AhpClient {
+        AhpClient { inner }
+    }
+
+    /// Starts connecting; the promise settles after the handshake.
+    pub(crate) fn connect_inner(
+        url: &JsValue,
+        options: &JsValue,
+    ) -> Result<(Rc<Inner>, Promise), JsValue> {
+        let url = string_arg(url, "url")?;
+        let options = options::parse(options)?;
+        let inner = Inner::new(url, options);
+        let mut slots = None;
+        let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
+        let (resolve, reject) = slots.expect("the executor runs synchronously");
+        inner.start(resolve, reject);
+        Ok((inner, promise))
+    }
+}
+
+#[wasm_bindgen]
+impl AhpClient {
+    /// Opens the connection and performs `initialize`.
+    pub fn connect(url: JsValue, options: JsValue) -> Promise {
+        match Self::connect_inner(&url, &options) {
+            Ok((_, promise)) => promise,
+            Err(error) => Promise::reject(&error),
+        }
+    }
+
+    /// The URL connected to (without the token).
+    #[wasm_bindgen(getter)]
+    pub fn url(&self) -> String {
+        self.inner.url.clone()
+    }
+
+    #[wasm_bindgen(getter, js_name = clientId)]
+    pub fn client_id(&self) -> String {
+        self.inner.engine.borrow().client_id().to_string()
+    }
+
+    #[wasm_bindgen(getter, js_name = connectionState)]
+    pub fn connection_state(&self) -> String {
+        events::state_name(self.inner.engine.borrow().connection_state()).to_string()
+    }
+
+    #[wasm_bindgen(getter, js_name = serverInfo)]
+    pub fn server_info(&self) -> JsValue {
+        match self.inner.engine.borrow().server_info() {
+            Some(info) => events::server_info(info),
+            None => JsValue::UNDEFINED,
+        }
+    }
+
+    /// Subscribes (or returns the live subscription) to a channel.
+    pub fn subscribe(&self, uri: JsValue) -> Promise {
+        let channel = match string_arg(&uri, "uri") {
+            Ok(c) => c,
+            Err(e) => return Promise::reject(&e),
+        };
+        let decode = Decode::Subscribe {
+            channel: channel.clone(),
+        };
+        self.inner
+            .request(move |e, now| e.subscribe(&channel, now), decode)
+    }
+
+    /// The live subscription of `uri`, if any.
+    pub fn subscription(&self, uri: JsValue) -> JsValue {
+        let Some(channel) = uri.as_string() else {
+            return JsValue::UNDEFINED;
+        };
+        if !self.inner.engine.borrow().is_subscribed(&channel) {
+            return JsValue::UNDEFINED;
+        }
+        self.inner.subscription_handle(&channel)
+    }
+
+    /// Applies `action` optimistically and sends it; returns its `clientSeq`.
+    pub fn dispatch(&self, uri: JsValue, action: JsValue) -> Result<f64, JsValue> {
+        let channel = string_arg(&uri, "uri")?;
+        dispatch(&self.inner, &channel, &action)
+    }
+
+    /// Listens to client events; returns the remover.
+    #[wasm_bindgen(js_name = onEvent)]
+    pub fn on_event(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+        let f = function_arg(listener, "listener")?;
+        Ok(add_listener(&self.inner, Listener::Js(f)))
+    }
+
+    /// Listens to connection state changes; returns the remover.
+    #[wasm_bindgen(js_name = onConnectionStateChange)]
+    pub fn on_connection_state_change(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+        let f = function_arg(listener, "listener")?;
+        let id = self.inner.listener_id();
+        self.inner.state_listeners.borrow_mut().push((id, f));
+        let weak = Rc::downgrade(&self.inner);
+        Ok(remover_of(
+            move |id| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.state_listeners.borrow_mut().retain(|(i, _)| *i != id);
+                }
+            },
+            id,
+        ))
+    }
+
+    /// Answers server→client requests of `method`.
+    #[wasm_bindgen(js_name = setRequestHandler)]
+    pub fn set_request_handler(&self, method: JsValue, handler: JsValue) -> Result<(), JsValue> {
+        let method = string_arg(&method, "method")?;
+        let handler = function_arg(handler, "handler")?;
+        self.inner
+            .handlers
+            .borrow_mut()
+            .insert(method.clone(), handler);
+        self.inner.with_engine(|e, _| e.handle_requests(method));
+        Ok(())
+    }
+
+    /// Sends any request by method name.
+    pub fn request(&self, method: JsValue, params: JsValue) -> Promise {
+        let method = match string_arg(&method, "method") {
+            Ok(m) => m,
+            Err(e) => return Promise::reject(&e),
+        };
+        let params = if params.is_undefined() {
+            Ok(serde_json::Value::Object(Default::default()))
+        } else {
+            from_js::<serde_json::Value>(&params, "params")
+        };
+        let params = match params {
+            Ok(p) => p,
+            Err(e) => return Promise::reject(&e),
+        };
+        let decode = Decode::Raw {
+            method: method.clone(),
+        };
+        self.inner
+            .request(move |e, now| e.request_raw(&method, &params, now), decode)
+    }
+
+    /// Closes for good.
+    pub fn close(&self) {
+        self.inner.close();
+    }
+}
+
+pub(crate) fn add_listener(inner: &Rc<Inner>, listener: Listener) -> JsValue {
+    let id = inner.listener_id();
+    inner.listeners.borrow_mut().push((id, listener));
+    let weak = Rc::downgrade(inner);
+    remover_of(
+        move |id| {
+            if let Some(inner) = weak.upgrade() {
+                inner.listeners.borrow_mut().retain(|(i, _)| *i != id);
+            }
+        },
+        id,
+    )
+}
+
+pub(crate) fn dispatch(inner: &Rc<Inner>, channel: &str, action: &JsValue) -> Result<f64, JsValue> {
+    let action: StateAction = from_js(action, "action")?;
+    let seq = inner
+        .with_engine(|e, now| e.dispatch(channel, action, now))
+        .map_err(|e| to_js_error(&e))?;
+    inner.run();
+    Ok(seq as f64)
+}

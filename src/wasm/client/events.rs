@@ -1,0 +1,248 @@
+//! What the driver delivers, and its JS form (`ClientEvent`, `ChangeInfo`, `ServerInfo`).
+
+use super::errors::{set, string_array, to_js_error};
+use crate::client::engine::{ConnectionState, DropReason, Event, ServerInfo, ServerNotification};
+use crate::client::Error;
+use crate::protocol::jsonrpc::ErrorObject;
+use crate::protocol::JsonValue;
+use crate::sync::Rejection;
+use crate::wasm::convert::to_js;
+use js_sys::{Function, Object, Reflect};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// An item of the delivery queue.
+pub enum Delivery {
+    /// An engine event (never `ChannelChanged`, `Subscribed`: those become `Changed`).
+    Event(Event),
+    /// A reconnection attempt failed.
+    ReconnectFailed { attempt: u32, error: Error },
+    /// One change notification of a channel (all its changes of one engine drain).
+    Changed {
+        channel: String,
+        changed: Vec<&'static str>,
+        pending: usize,
+        rejections: Vec<Rejection>,
+    },
+}
+
+/// A client-event listener: a JS function, or the fan-in of a `MultiHostClient`.
+#[derive(Clone)]
+pub enum Listener {
+    Js(Function),
+    Rust(Rc<dyn Fn(&JsValue)>),
+}
+
+impl Listener {
+    pub fn call(&self, event: &JsValue) {
+        match self {
+            Listener::Js(f) => call(f, std::slice::from_ref(event)),
+            Listener::Rust(f) => f(event),
+        }
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(message: &str, error: &JsValue);
+}
+
+/// Calls a user listener; an exception is reported on the console and does not stop the
+/// delivery of the other listeners and events.
+pub fn call(listener: &Function, args: &[JsValue]) {
+    let result = match args {
+        [] => listener.call0(&JsValue::UNDEFINED),
+        [a] => listener.call1(&JsValue::UNDEFINED, a),
+        [a, b] => listener.call2(&JsValue::UNDEFINED, a, b),
+        [a, b, c, ..] => listener.call3(&JsValue::UNDEFINED, a, b, c),
+    };
+    if let Err(error) = result {
+        console_error("ahp-wasm: a listener threw:", &error);
+    }
+}
+
+fn object(kind: &str) -> Object {
+    let o = Object::new();
+    set(&o, "type", kind);
+    o
+}
+
+pub fn state_name(state: ConnectionState) -> &'static str {
+    match state {
+        ConnectionState::Idle => "idle",
+        ConnectionState::Connecting => "connecting",
+        ConnectionState::Connected => "connected",
+        ConnectionState::Reconnecting => "reconnecting",
+        ConnectionState::Closed => "closed",
+    }
+}
+
+pub fn connection_state(name: &str) -> JsValue {
+    let o = object("connectionState");
+    set(&o, "state", name);
+    o.into()
+}
+
+pub fn server_info(info: &ServerInfo) -> JsValue {
+    let o = Object::new();
+    set(&o, "protocolVersion", info.protocol_version.as_str());
+    set(&o, "serverSeq", info.server_seq as f64);
+    if let Some(dir) = &info.default_directory {
+        set(&o, "defaultDirectory", dir.as_str());
+    }
+    if let Some(chars) = &info.completion_trigger_characters {
+        set(&o, "completionTriggerCharacters", string_array(chars));
+    }
+    o.into()
+}
+
+pub fn connected(info: &ServerInfo, resumed: bool) -> JsValue {
+    let o = object("connected");
+    set(&o, "info", server_info(info));
+    set(&o, "resumed", resumed);
+    o.into()
+}
+
+pub fn reconnect_failed(attempt: u32, error: &Error) -> JsValue {
+    let o = object("reconnectFailed");
+    set(&o, "attempt", attempt);
+    set(&o, "error", to_js_error(error));
+    o.into()
+}
+
+pub fn subscription_lost(channel: &str, reason: &str) -> JsValue {
+    let o = object("subscriptionLost");
+    set(&o, "channel", channel);
+    set(&o, "reason", reason);
+    o.into()
+}
+
+fn rejection(r: &Rejection) -> JsValue {
+    let o = Object::new();
+    set(&o, "clientSeq", r.client_seq as f64);
+    set(&o, "action", to_js(&r.action).unwrap_or_default());
+    set(&o, "reason", r.reason.as_str());
+    o.into()
+}
+
+fn drop_reason(reason: DropReason) -> &'static str {
+    match reason {
+        DropReason::Skipped => "skipped",
+        DropReason::ReconnectSnapshot => "reconnectSnapshot",
+        DropReason::InFlightOnReconnect => "inFlightOnReconnect",
+        DropReason::ChannelLost => "channelLost",
+        DropReason::Unsubscribed => "unsubscribed",
+    }
+}
+
+/// The `ClientEvent` of an engine event, for those the app sees.
+pub fn client_event(event: &Event) -> Option<JsValue> {
+    let o = match event {
+        Event::Notification(n) => {
+            let o = object("notification");
+            set(&o, "method", n.method());
+            let params = match n {
+                ServerNotification::SessionAdded(p) => to_js(p),
+                ServerNotification::SessionRemoved(p) => to_js(p),
+                ServerNotification::SessionSummaryChanged(p) => to_js(p),
+                ServerNotification::AuthRequired(p) => to_js(p),
+                ServerNotification::Other { params, .. } => match params {
+                    Some(p) => to_js(p),
+                    None => Ok(JsValue::UNDEFINED),
+                },
+            };
+            set(&o, "params", params.unwrap_or_default());
+            o
+        }
+        Event::Rejected {
+            channel,
+            rejection: r,
+        } => {
+            let o = object("rejected");
+            set(&o, "channel", channel.as_str());
+            set(&o, "rejection", rejection(r));
+            o
+        }
+        Event::PendingDropped {
+            channel,
+            actions,
+            reason,
+        } => {
+            let o = object("pendingDropped");
+            set(&o, "channel", channel.as_str());
+            let list: js_sys::Array = actions
+                .iter()
+                .map(|p| {
+                    let a = Object::new();
+                    set(&a, "clientSeq", p.client_seq as f64);
+                    set(&a, "action", to_js(&p.action).unwrap_or_default());
+                    JsValue::from(a)
+                })
+                .collect();
+            set(&o, "actions", list);
+            set(&o, "reason", drop_reason(*reason));
+            o
+        }
+        Event::Resync { channel, reason } => {
+            let o = object("resync");
+            set(&o, "channel", channel.as_str());
+            set(&o, "reason", reason.as_str());
+            o
+        }
+        Event::SubscriptionLost { channel, reason } => {
+            return Some(subscription_lost(channel, reason))
+        }
+        Event::Malformed { message, frame } => {
+            let o = object("malformed");
+            set(&o, "message", message.as_str());
+            set(&o, "frame", frame.as_str());
+            o
+        }
+        _ => return None,
+    };
+    Some(o.into())
+}
+
+/// `ChangeInfo` for `Subscription.onChange` listeners.
+pub fn change_info(changed: &[&str], pending: usize, rejections: &[Rejection]) -> JsValue {
+    let o = Object::new();
+    set(&o, "changed", string_array(changed));
+    set(&o, "pendingCount", pending as f64);
+    let list: js_sys::Array = rejections.iter().map(rejection).collect();
+    set(&o, "rejections", list);
+    o.into()
+}
+
+/// A JS value as JSON (for answers to server requests).
+pub fn to_json(value: &JsValue) -> Result<JsonValue, String> {
+    if value.is_undefined() {
+        return Ok(JsonValue::Null);
+    }
+    let text = js_sys::JSON::stringify(value)
+        .map_err(|e| super::transport::describe(&e))?
+        .as_string()
+        .ok_or_else(|| "not serializable".to_string())?;
+    serde_json::from_str(&text).map_err(|e| e.to_string())
+}
+
+/// The JSON-RPC error for what a server-request handler threw: its numeric `code` (and
+/// `data`) if it has one, else -32603 with its message.
+pub fn error_object(thrown: &JsValue) -> ErrorObject {
+    let message = super::transport::describe(thrown);
+    let code = Reflect::get(thrown, &"code".into())
+        .ok()
+        .and_then(|c| c.as_f64())
+        .filter(|c| c.fract() == 0.0)
+        .map(|c| c as i64)
+        .unwrap_or(crate::protocol::errors::INTERNAL_ERROR);
+    let mut error = ErrorObject::new(code, message);
+    if let Some(data) = Reflect::get(thrown, &"data".into())
+        .ok()
+        .filter(|d| !d.is_undefined())
+        .and_then(|d| to_json(&d).ok())
+    {
+        error.data = Some(data);
+    }
+    error
+}

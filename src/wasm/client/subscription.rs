@@ -1,0 +1,112 @@
+//! `Subscription`: the live mirror of one channel (see `js/index.d.ts`).
+
+use super::client::{dispatch, function_arg, remover_of};
+use super::driver::Inner;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// A subscribed channel: its render-ready optimistic state, confirmed state, pending count
+/// and change listeners. One object per channel and client.
+#[wasm_bindgen(skip_typescript)]
+pub struct Subscription {
+    inner: Rc<Inner>,
+    uri: String,
+    /// Tells this object from an earlier subscription of the same channel.
+    serial: u32,
+}
+
+impl Subscription {
+    pub(crate) fn new(inner: Rc<Inner>, uri: &str, serial: u32) -> Subscription {
+        Subscription {
+            inner,
+            uri: uri.to_string(),
+            serial,
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl Subscription {
+    #[wasm_bindgen(getter)]
+    pub fn uri(&self) -> String {
+        self.uri.clone()
+    }
+
+    /// The optimistic state: deeply frozen, structurally shared across updates.
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> JsValue {
+        self.inner.state_of(&self.uri)
+    }
+
+    /// The last server-acknowledged state (frozen).
+    #[wasm_bindgen(getter, js_name = confirmedState)]
+    pub fn confirmed_state(&self) -> JsValue {
+        self.inner.confirmed_of(&self.uri)
+    }
+
+    #[wasm_bindgen(getter, js_name = pendingCount)]
+    pub fn pending_count(&self) -> u32 {
+        self.inner
+            .engine
+            .borrow()
+            .mirror(&self.uri)
+            .map_or(0, |m| m.pending_count() as u32)
+    }
+
+    /// Whether the subscription is still live.
+    #[wasm_bindgen(getter)]
+    pub fn active(&self) -> bool {
+        !self.inner.closed.get()
+            && self.inner.engine.borrow().is_subscribed(&self.uri)
+            && self.is_current()
+    }
+
+    /// Called once per incoming batch (and per own dispatch), after reconciliation.
+    #[wasm_bindgen(js_name = onChange)]
+    pub fn on_change(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+        let f = function_arg(listener, "listener")?;
+        let id = self.inner.listener_id();
+        if let Some(entry) = self.inner.channels.borrow_mut().get_mut(&self.uri) {
+            if entry.serial == self.serial {
+                entry.listeners.push((id, f));
+            }
+        }
+        let (weak, uri) = (Rc::downgrade(&self.inner), self.uri.clone());
+        Ok(remover_of(
+            move |id| {
+                if let Some(inner) = weak.upgrade() {
+                    if let Some(entry) = inner.channels.borrow_mut().get_mut(&uri) {
+                        entry.listeners.retain(|(i, _)| *i != id);
+                    }
+                }
+            },
+            id,
+        ))
+    }
+
+    /// Same as `client.dispatch(this.uri, action)`.
+    pub fn dispatch(&self, action: JsValue) -> Result<f64, JsValue> {
+        dispatch(&self.inner, &self.uri, &action)
+    }
+
+    /// Unsubscribes the channel.
+    pub fn unsubscribe(&self) {
+        if !self.is_current() {
+            return;
+        }
+        self.inner.channels.borrow_mut().remove(&self.uri);
+        let uri = self.uri.clone();
+        self.inner.with_engine(|e, now| e.unsubscribe(&uri, now));
+        self.inner.run();
+    }
+}
+
+impl Subscription {
+    /// Whether this object is still the channel's subscription (not an unsubscribed one).
+    fn is_current(&self) -> bool {
+        let channels = self.inner.channels.borrow();
+        channels
+            .get(&self.uri)
+            .is_some_and(|entry| entry.serial == self.serial)
+    }
+}
