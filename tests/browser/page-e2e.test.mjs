@@ -262,6 +262,14 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     await waitIdle(b, 1);
     assert.match(await lastTurn(b).locator('[data-testid=markdown]').first().textContent(), /Line 6 of 6/);
 
+    // Structural sharing, and the page relying on it: remember the first turn's state object and
+    // its DOM nodes; later turns must leave both alone.
+    await a.evaluate(() => {
+      window.__firstTurn = window.__ahp.subscription.state.turns[0];
+      window.__firstTurnEl = document.querySelector('[data-testid=turn]');
+      window.__firstBlockEl = window.__firstTurnEl.querySelector('[data-testid=markdown] > *');
+    });
+
     // --- A server tool call needing confirmation: both pages offer Approve/Deny; A approves.
     await send(a, '/tool list .');
     const tool = lastTurn(a).locator('[data-testid=tool-call]');
@@ -303,6 +311,13 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     await waitIdle(a, 5);
     assert.equal(await lastTurn(a).getAttribute('data-state'), 'error');
     assert.match(await lastTurn(a).locator('[data-testid=turn-end]').textContent(), /Turn failed: the agent gave up/);
+
+    const kept = await a.evaluate(() => ({
+      state: window.__ahp.subscription.state.turns[0] === window.__firstTurn,
+      turnEl: document.querySelector('[data-testid=turn]') === window.__firstTurnEl,
+      blockEl: window.__firstTurnEl.querySelector('[data-testid=markdown] > *') === window.__firstBlockEl,
+    }));
+    assert.deepEqual(kept, { state: true, turnEl: true, blockEl: true }, 'unchanged turns keep their state object and DOM');
 
     // --- Identical state: A (own optimistic actions), B (follower), C (fresh snapshot).
     await waitIdle(b, 5);
