@@ -61,9 +61,9 @@ async function hostBinary() {
 }
 
 /** Starts ahp-host on a free port; resolves with { url, child, logs } once it printed its URL. */
-function startHost(bin, dataDir, workDir) {
+function startHost(bin, dataDir, workDir, port = 0) {
   const child = spawn(bin, [
-    '--port', '0', '--data-dir', dataDir, '--workdir', workDir, '--token', TOKEN,
+    '--port', String(port), '--data-dir', dataDir, '--workdir', workDir, '--token', TOKEN,
     '--www', join(ROOT_DIR, 'www'), '--pkg', join(ROOT_DIR, 'pkg'), '--chunk-delay-ms', '15',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   const logs = { stdout: '', stderr: '' };
@@ -161,7 +161,7 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
   writeFileSync(join(workDir, 'alpha.txt'), 'the first file\n');
   writeFileSync(join(workDir, 'beta.txt'), 'the second file\n');
 
-  const host = startHost(bin, dataDir, workDir);
+  let host = startHost(bin, dataDir, workDir);
   let browser = null;
   t.after(async () => {
     if (browser) await within(browser.close(), 15_000, 'browser.close').catch(() => {});
@@ -335,6 +335,25 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     assert.equal(tb, ta, 'B renders the same text as A');
     assert.equal(tc, ta, 'C renders the same text as A');
     assert.equal(await a.locator('[data-testid=error]').count(), 0, 'no errors shown on A');
+
+    // --- The host dies and comes back on the same port (same database): the pages show
+    // `reconnecting`, reconnect by themselves and carry on.
+    host.child.kill('SIGKILL');
+    await within(host.exited, 10_000, 'ahp-host exit');
+    for (const p of [a, b]) await p.waitForSelector('[data-testid=connection-state][data-state=reconnecting]');
+    host = startHost(bin, dataDir, workDir, new URL(url).port);
+    assert.equal(await host.url, url, 'same port, same token');
+    for (const p of [a, b, c]) await p.waitForSelector('[data-testid=connection-state][data-state=connected]');
+    await send(a, 'after the restart');
+    await waitIdle(a, 6);
+    assert.match(await lastTurn(a).locator('[data-testid=markdown]').first().textContent(), /after the restart/);
+    await waitIdle(b, 6);
+    await waitIdle(c, 6);
+    const [ra, rb, rc] = await Promise.all([stateJson(a), stateJson(b), stateJson(c)]);
+    assert.equal(rb, ra, 'B and A agree after the restart');
+    assert.equal(rc, ra, 'C and A agree after the restart');
+    // Connection drops are reported by the browser as console errors: not page problems.
+    for (const p of pages) p.problems.splice(0, p.problems.length, ...p.problems.filter((m) => !/WebSocket connection to .* failed/.test(m)));
 
     // --- C deletes the session: it disappears from A's and B's lists live.
     await c.click('[data-testid=dispose-session]');
