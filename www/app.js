@@ -36,6 +36,16 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+/** A random UUID; `crypto.randomUUID` exists only in secure contexts (a LAN address over http is not one). */
+function uuid() {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** Makes `parent`'s children exactly `nodes`, in order, touching only what differs. */
 function syncChildren(parent, nodes) {
   let i = 0;
@@ -422,14 +432,15 @@ function renderSessions() {
   const items = [...app.sessions.values()].sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
   const list = $('sessions');
   list.replaceChildren(...items.map((s) => {
-    const busy = (s.status & 8) !== 0;
+    // SessionStatus bits: 2 error, 8 in progress, 16 (with 8) input needed.
+    const badge = (s.status & 16) !== 0 ? 'needs input' : (s.status & 8) !== 0 ? 'working' : (s.status & 2) !== 0 ? 'error' : null;
     const current = app.current?.uri === s.resource;
     return h('li', null, h('button', {
       type: 'button',
       'aria-current': current ? 'true' : null,
       dataset: { testid: 'session-item', uri: s.resource },
       onclick: () => openSession(s.resource).catch((e) => showError('Open session', e)),
-    }, String(s.title || s.resource), busy ? h('span', { class: 'badge' }, ' · working') : null));
+    }, String(s.title || s.resource), badge ? h('span', { class: 'badge' }, ` · ${badge}`) : null));
   }));
 }
 
@@ -505,7 +516,11 @@ async function openSession(uri) {
   cur.off = sub.onChange((state, info) => {
     if (app.current !== cur) return;
     for (const r of info?.rejections ?? []) showError(`The host rejected ${r.action?.type ?? 'an action'}`, r.reason);
-    renderSession(cur);
+    try {
+      renderSession(cur);
+    } catch (e) {
+      showError('Render', e);
+    }
   });
   history.replaceState?.(null, '', `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
   $('dispose-session').hidden = false;
@@ -607,9 +622,9 @@ function send(text) {
   try {
     if (state?.activeTurn) {
       // A turn is running: queue the message; the host starts it when the turn ends.
-      cur.sub.dispatch({ type: 'session/pendingMessageSet', kind: 'queued', id: crypto.randomUUID(), message });
+      cur.sub.dispatch({ type: 'session/pendingMessageSet', kind: 'queued', id: uuid(), message });
     } else {
-      cur.sub.dispatch({ type: 'session/turnStarted', turnId: crypto.randomUUID(), message });
+      cur.sub.dispatch({ type: 'session/turnStarted', turnId: uuid(), message });
     }
     return true;
   } catch (e) {
@@ -697,7 +712,7 @@ async function connect() {
 $('retry').addEventListener('click', () => connect());
 
 $('new-session').addEventListener('click', async () => {
-  const uri = `ahp-session:/${crypto.randomUUID()}`;
+  const uri = `ahp-session:/${uuid()}`;
   try {
     await app.client.createSession({ channel: uri });
     if (!app.sessions.has(uri)) {
