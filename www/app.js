@@ -461,7 +461,9 @@ function onRootNotification(method, params) {
     app.sessions.set(params.summary.resource, params.summary);
   } else if (method === 'root/sessionRemoved' && params?.session) {
     app.sessions.delete(params.session);
-    if (app.current?.uri === params.session) closeSession('This session was deleted.');
+    const deleted = 'This session was deleted.';
+    if (app.current?.uri === params.session) closeSession(deleted);
+    else if (!app.current && app.closedUri === params.session) $('session-title').textContent = deleted;
   } else if (method === 'root/sessionSummaryChanged' && app.sessions.has(params?.session)) {
     app.sessions.set(params.session, { ...app.sessions.get(params.session), ...params.changes });
   } else {
@@ -482,6 +484,7 @@ function closeSession(message) {
   const cur = app.current;
   if (!cur) return;
   app.current = null;
+  app.closedUri = cur.uri;
   cur.off?.();
   try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
   $('log').replaceChildren();
