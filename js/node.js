@@ -6,14 +6,43 @@ import * as wasm from './ahp_wasm.js';
 
 wasm.initSync({ module: readFileSync(new URL('./ahp_wasm_bg.wasm', import.meta.url)) });
 
+// Node 20/21 have a WebSocket (with --experimental-websocket) but no CloseEvent. The default
+// transport (gloo-net) dispatches a CloseEvent when it lets go of a socket, so that its 'close'
+// listener is removed before the socket's real close event; without the class that listener
+// stays registered and the real event then calls a freed closure. A minimal stand-in, only
+// when the platform lacks one:
+if (typeof globalThis.CloseEvent === 'undefined' && typeof globalThis.Event === 'function') {
+  globalThis.CloseEvent = class CloseEvent extends Event {
+    constructor(type, init = {}) {
+      super(type, init);
+      this.code = init.code ?? 0;
+      this.reason = init.reason ?? '';
+      this.wasClean = init.wasClean ?? false;
+    }
+  };
+}
+
 export {
   rootReducer,
   sessionReducer,
   terminalReducer,
   changesetReducer,
   resourceWatchReducer,
+  AhpClient,
+  Subscription,
+  MultiHostClient,
 } from './ahp_wasm.js';
 
 export const PROTOCOL_VERSION = wasm.__protocolVersion();
 export const SUPPORTED_PROTOCOL_VERSIONS = wasm.__supportedProtocolVersions();
-export const { AhpError, InvalidInputError } = wasm.__errorClasses();
+export const {
+  AhpError,
+  InvalidInputError,
+  RpcError,
+  RpcTimeoutError,
+  TransportError,
+  ClientClosedError,
+  UnsupportedProtocolVersionError,
+  NotSubscribedError,
+  InvalidResponseError,
+} = wasm.__errorClasses();

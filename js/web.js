@@ -11,8 +11,21 @@ export {
   terminalReducer,
   changesetReducer,
   resourceWatchReducer,
+  AhpClient,
+  Subscription,
+  MultiHostClient,
 } from './ahp_wasm.js';
 
 export const PROTOCOL_VERSION = wasm.__protocolVersion();
 export const SUPPORTED_PROTOCOL_VERSIONS = wasm.__supportedProtocolVersions();
-export const { AhpError, InvalidInputError } = wasm.__errorClasses();
+export const {
+  AhpError,
+  InvalidInputError,
+  RpcError,
+  RpcTimeoutError,
+  TransportError,
+  ClientClosedError,
+  UnsupportedProtocolVersionError,
+  NotSubscribedError,
+  InvalidResponseError,
+} = wasm.__errorClasses();

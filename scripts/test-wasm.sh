@@ -2,10 +2,15 @@
 # Tests of the wasm build and the npm package (run scripts/build-pkg.sh first):
 #   1. the 163 conformance fixtures through the JS API, compiled to wasm, in headless Chromium
 #      (wasm-bindgen-test; browser options in webdriver.json)
-#   2. a TypeScript consumer type-checked against the package's .d.ts (tsc --strict)
-#   3. the built package through node's test runner: in Node 20 (the 163 fixtures, bad input,
-#      errors, limits) and its browser entry (pkg/web.js) loaded by a page in headless Chromium
-# Runs all three and exits non-zero if any failed.
+#   2. the wasm client (AhpClient over the browser WebSocket) in headless Chromium against a
+#      real ahp-host (wasm-bindgen-test; the host's URL and token are compiled in)
+#   3. a TypeScript consumer type-checked against the package's .d.ts (tsc --strict)
+#   4. the built package through node's test runner: in Node 20 (the 163 fixtures, bad input,
+#      errors, limits, the client classes against a scripted peer and the real ahp-host) and in
+#      pages in headless Chromium (the browser entry; the client against the real host, with a
+#      reconnect through a cut proxy)
+# Builds ahp-host first (cargo build -p ahp-host; AHP_HOST_BIN points the tests at it).
+# Runs all suites and exits non-zero if any failed.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,6 +19,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
   { echo "test-wasm: pkg/ is not built; run scripts/build-pkg.sh first" >&2; exit 1; }
 [ -x node_modules/.bin/tsc ] ||
   { echo "test-wasm: node_modules missing; run scripts/install-tools.sh first" >&2; exit 1; }
+
+echo "test-wasm: cargo build -p ahp-host"
+cargo build -p ahp-host || { echo "test-wasm: building ahp-host failed" >&2; exit 1; }
+target_dir=$(cargo metadata --format-version 1 --no-deps | node -e \
+  'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
+export AHP_HOST_BIN="${AHP_HOST_BIN:-$target_dir/debug/ahp-host}"
 
 failed=()
 step() {
@@ -32,11 +43,12 @@ step "wasm conformance in headless Chromium" \
   env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}" \
   cargo test --target wasm32-unknown-unknown --test wasm_conformance
+step "wasm client against a real ahp-host in headless Chromium" scripts/test-wasm-client.sh
 step "TypeScript consumer (tsc --strict)" node_modules/.bin/tsc -p tests/ts
-step "package in Node and in a browser page" node --test tests/node/ tests/browser/
+step "package in Node and in browser pages" node --experimental-websocket --test tests/node/ tests/browser/
 
 if [ ${#failed[@]} -eq 0 ]; then
-  echo "test-wasm: all 3 suites passed"
+  echo "test-wasm: all 4 suites passed"
 else
   printf 'test-wasm: FAILED suites: %s\n' "$(IFS=';'; echo "${failed[*]}")"
   exit 1

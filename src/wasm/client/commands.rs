@@ -9,6 +9,7 @@ use crate::protocol::PingParams;
 use crate::wasm::convert::from_js;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 fn check<C: Command>(text: &str) -> Result<(), String> {
     serde_json::from_str::<C::Result>(text)
@@ -17,12 +18,19 @@ fn check<C: Command>(text: &str) -> Result<(), String> {
 }
 
 impl AhpClient {
-    fn command<C: Command>(&self, params: &JsValue, void: bool) -> Promise {
-        let params = if params.is_undefined() {
+    /// `root`: the params' `channel` is always `ahp-root://`; filled in when absent.
+    fn command<C: Command>(&self, params: &JsValue, void: bool, root: bool) -> Promise {
+        let mut params = if params.is_undefined() {
             js_sys::Object::new().into()
         } else {
             params.clone()
         };
+        let channel = JsValue::from_str("channel");
+        if root && params.is_object() && !js_sys::Reflect::has(&params, &channel).unwrap_or(true) {
+            let copy = js_sys::Object::assign(&js_sys::Object::new(), params.unchecked_ref());
+            let _ = js_sys::Reflect::set(&copy, &channel, &JsValue::from_str(ROOT_CHANNEL));
+            params = copy.into();
+        }
         let params: C::Params = match from_js(&params, "params") {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
@@ -38,14 +46,14 @@ impl AhpClient {
 }
 
 macro_rules! commands {
-    ($($js:literal $name:ident => $command:ident $void:literal;)*) => {
+    ($($js:literal $name:ident => $command:ident $void:literal $root:literal;)*) => {
         #[wasm_bindgen]
         impl AhpClient {
             $(
                 #[doc = concat!("`", $js, "`.")]
                 #[wasm_bindgen(js_name = $js)]
                 pub fn $name(&self, params: JsValue) -> Promise {
-                    self.command::<rpc::$command>(&params, $void)
+                    self.command::<rpc::$command>(&params, $void, $root)
                 }
             )*
         }
@@ -53,27 +61,27 @@ macro_rules! commands {
 }
 
 commands! {
-    "createSession" create_session => CreateSession true;
-    "disposeSession" dispose_session => DisposeSession true;
-    "listSessions" list_sessions => ListSessions false;
-    "fetchTurns" fetch_turns => FetchTurns false;
-    "resourceRead" resource_read => ResourceRead false;
-    "resourceWrite" resource_write => ResourceWrite false;
-    "resourceList" resource_list => ResourceList false;
-    "resourceCopy" resource_copy => ResourceCopy false;
-    "resourceDelete" resource_delete => ResourceDelete false;
-    "resourceMove" resource_move => ResourceMove false;
-    "resourceResolve" resource_resolve => ResourceResolve false;
-    "resourceMkdir" resource_mkdir => ResourceMkdir false;
-    "resourceRequest" resource_request => ResourceRequest false;
-    "createResourceWatch" create_resource_watch => CreateResourceWatch false;
-    "authenticate" authenticate => Authenticate false;
-    "completions" completions => Completions false;
-    "resolveSessionConfig" resolve_session_config => ResolveSessionConfig false;
-    "sessionConfigCompletions" session_config_completions => SessionConfigCompletions false;
-    "createTerminal" create_terminal => CreateTerminal true;
-    "disposeTerminal" dispose_terminal => DisposeTerminal true;
-    "invokeChangesetOperation" invoke_changeset_operation => InvokeChangesetOperation false;
+    "createSession" create_session => CreateSession true false;
+    "disposeSession" dispose_session => DisposeSession true false;
+    "listSessions" list_sessions => ListSessions false true;
+    "fetchTurns" fetch_turns => FetchTurns false false;
+    "resourceRead" resource_read => ResourceRead false true;
+    "resourceWrite" resource_write => ResourceWrite false true;
+    "resourceList" resource_list => ResourceList false true;
+    "resourceCopy" resource_copy => ResourceCopy false true;
+    "resourceDelete" resource_delete => ResourceDelete false true;
+    "resourceMove" resource_move => ResourceMove false true;
+    "resourceResolve" resource_resolve => ResourceResolve false true;
+    "resourceMkdir" resource_mkdir => ResourceMkdir false true;
+    "resourceRequest" resource_request => ResourceRequest false true;
+    "createResourceWatch" create_resource_watch => CreateResourceWatch false true;
+    "authenticate" authenticate => Authenticate false true;
+    "completions" completions => Completions false false;
+    "resolveSessionConfig" resolve_session_config => ResolveSessionConfig false true;
+    "sessionConfigCompletions" session_config_completions => SessionConfigCompletions false true;
+    "createTerminal" create_terminal => CreateTerminal true false;
+    "disposeTerminal" dispose_terminal => DisposeTerminal true false;
+    "invokeChangesetOperation" invoke_changeset_operation => InvokeChangesetOperation false false;
 }
 
 #[wasm_bindgen]

@@ -177,6 +177,9 @@ pub struct Inner {
     pub(super) connect_promise: RefCell<Option<(Function, Function)>>,
     /// The `AhpClient` object (one per client, so `multi.host(name) === client`).
     pub handle: RefCell<Option<JsValue>>,
+    /// The client keeps itself alive while open (its connection and timers refer to it
+    /// weakly); `close()` lets it go.
+    pub(super) alive: RefCell<Option<Rc<Inner>>>,
     pub(super) deadline_timer: Timer,
     pub(super) reconnect_timer: Timer,
 }
@@ -215,6 +218,7 @@ impl Inner {
                 next_listener: Cell::new(1),
                 connect_promise: RefCell::new(None),
                 handle: RefCell::new(None),
+                alive: RefCell::new(None),
                 deadline_timer: Timer::new(move || {
                     if let Some(inner) = tick.upgrade() {
                         inner.deadline_timer.fired();
@@ -279,6 +283,7 @@ impl Inner {
     /// Opens the first connection; `connect()`'s promise settles after the handshake.
     pub fn start(&self, resolve: Function, reject: Function) {
         *self.connect_promise.borrow_mut() = Some((resolve, reject));
+        *self.alive.borrow_mut() = self.me.upgrade();
         if let Err(error) = self.open_transport() {
             self.fail_connect(&error);
         }
@@ -452,8 +457,10 @@ impl Inner {
         self.outbox.borrow_mut().clear();
         self.run();
         // Break the JS <-> Rust reference cycles of handed-out objects.
-        self.channels.borrow_mut().clear();
-        self.handle.borrow_mut().take();
+        let channels = std::mem::take(&mut *self.channels.borrow_mut());
+        let handle = self.handle.borrow_mut().take();
+        let alive = self.alive.borrow_mut().take();
+        drop((channels, handle, alive));
     }
 
     // --- the loop -----------------------------------------------------------------------

@@ -86,7 +86,8 @@ pub fn open_custom(
     inner: Weak<Inner>,
     generation: u64,
 ) -> Result<Conn, Error> {
-    let callback = Closure::<dyn FnMut(u32, JsValue)>::new(move |kind: u32, value: JsValue| {
+    // `Fn`, not `FnMut`: a transport may call back from inside `send` (re-entrant).
+    let callback = Closure::<dyn Fn(u32, JsValue)>::new(move |kind: u32, value: JsValue| {
         let Some(inner) = inner.upgrade() else {
             return;
         };

@@ -1,0 +1,62 @@
+// Starts the real `ahp-host` as a child process for a test: a free port, a fresh data
+// directory, a known token. The binary: $AHP_HOST_BIN, else target/debug/ahp-host (built by
+// scripts/test-wasm.sh with `cargo build -p ahp-host`).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export function hostBinary() {
+  const bin = process.env.AHP_HOST_BIN ?? join(ROOT, 'target', 'debug', 'ahp-host');
+  if (!existsSync(bin)) throw new Error(`ahp-host not found at ${bin}: run \`cargo build -p ahp-host\` or set AHP_HOST_BIN`);
+  return bin;
+}
+
+/**
+ * Starts a host; stops it (and removes its data) when the test ends.
+ * @returns {Promise<{ port: number, wsUrl: string, httpUrl: string, token: string, stop(): Promise<void> }>}
+ */
+export async function startHost(t, extraArgs = []) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ahp-host-test-'));
+  const token = `test-token-${Math.random().toString(16).slice(2)}-0123456789`;
+  const child = spawn(
+    hostBinary(),
+    ['--port', '0', '--data-dir', dataDir, '--token', token, '--workdir', dataDir, ...(extraArgs.includes('--chunk-delay-ms') ? [] : ['--chunk-delay-ms', '2']), ...extraArgs],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`ahp-host did not start within 30 s:\n${stderr}`)), 30_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /open: http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`ahp-host exited with ${code}:\n${stderr}`));
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  t?.after(stop);
+  return {
+    port,
+    token,
+    httpUrl: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}/ahp`,
+    stop,
+  };
+}
