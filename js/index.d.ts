@@ -39,7 +39,7 @@ export declare class InvalidInputError extends AhpError {
   readonly kind: 'invalid-input';
   /** JSON-RPC `InvalidParams`. */
   readonly code: -32602;
-  /** Which argument was wrong: `'state'` or `'action'`. */
+  /** Which argument was wrong: `'state'`, `'action'`, `'uri'`, `'params'`, `'options'`, `'listener'`, ... */
   readonly argument: string;
   /** The offending field, e.g. `'activeTurn.responseParts[0].kind'`; `''` for the value itself. */
   readonly path: string;
@@ -97,6 +97,12 @@ import type {
   InvokeChangesetOperationResult,
 } from './ahp_wasm.js';
 
+/**
+ * Params of the commands addressed to the root channel: `channel` is always `'ahp-root://'`
+ * and may be left out (the client fills it in).
+ */
+export type RootParams<T extends { channel: string }> = Omit<T, 'channel'> & { channel?: 'ahp-root://' };
+
 /** The state of any subscribed channel. */
 export type ChannelState = RootState | SessionState | TerminalState | ChangesetState | ResourceWatchState;
 
@@ -120,11 +126,17 @@ export interface TransportCallbacks {
   message(frame: string): void;
   /** Several frames that arrived together: one change notification per channel for all. */
   messages(frames: string[]): void;
-  /** The connection closed or failed (the SDK reconnects per its policy). */
+  /**
+   * The connection closed or failed (the SDK reconnects per its policy). Before `open()`: the
+   * connection attempt failed. Calls after this one are ignored.
+   */
   close(reason: string): void;
 }
 
-/** A connection opened by a custom transport. */
+/**
+ * A connection opened by a custom transport. `send` may throw (the connection is then treated
+ * as lost); it may also deliver answers synchronously through the callbacks.
+ */
 export interface Transport {
   send(frame: string): void;
   close(): void;
@@ -199,8 +211,12 @@ export type ClientEvent =
   | { type: 'subscriptionLost'; channel: string; reason: string }
   | { type: 'malformed'; message: string; frame: string };
 
-/** A connection to one agent host. */
+/**
+ * A connection to one agent host. Keeps itself alive while open (like a WebSocket): call
+ * `close()` when done.
+ */
 export declare class AhpClient {
+  private constructor();
   /** Opens the connection and performs `initialize`; rejects with a typed error if that fails. */
   static connect(url: string, options?: ConnectOptions): Promise<AhpClient>;
   readonly url: string;
@@ -208,9 +224,9 @@ export declare class AhpClient {
   readonly connectionState: ConnectionState;
   readonly serverInfo: ServerInfo | undefined;
   /** Subscribes (or returns the live subscription) to a channel. */
-  subscribe(uri: string): Promise<Subscription>;
+  subscribe<S = ChannelState>(uri: string): Promise<Subscription<S>>;
   /** The live subscription of `uri`, if any. */
-  subscription(uri: string): Subscription | undefined;
+  subscription<S = ChannelState>(uri: string): Subscription<S> | undefined;
   /** Applies `action` optimistically, sends `dispatchAction`; returns its `clientSeq`. Throws NotSubscribedError / ClientClosedError / InvalidInputError. */
   dispatch(uri: string, action: StateAction): number;
   /** Listens to client events; returns the function that removes the listener. */
@@ -224,22 +240,22 @@ export declare class AhpClient {
 
   createSession(params: CreateSessionParams): Promise<void>;
   disposeSession(params: DisposeSessionParams): Promise<void>;
-  listSessions(params?: ListSessionsParams): Promise<ListSessionsResult>;
+  listSessions(params?: RootParams<ListSessionsParams>): Promise<ListSessionsResult>;
   fetchTurns(params: FetchTurnsParams): Promise<FetchTurnsResult>;
-  resourceRead(params: ResourceReadParams): Promise<ResourceReadResult>;
-  resourceWrite(params: ResourceWriteParams): Promise<ResourceWriteResult>;
-  resourceList(params: ResourceListParams): Promise<ResourceListResult>;
-  resourceCopy(params: ResourceCopyParams): Promise<ResourceCopyResult>;
-  resourceDelete(params: ResourceDeleteParams): Promise<ResourceDeleteResult>;
-  resourceMove(params: ResourceMoveParams): Promise<ResourceMoveResult>;
-  resourceResolve(params: ResourceResolveParams): Promise<ResourceResolveResult>;
-  resourceMkdir(params: ResourceMkdirParams): Promise<ResourceMkdirResult>;
-  resourceRequest(params: ResourceRequestParams): Promise<ResourceRequestResult>;
-  createResourceWatch(params: CreateResourceWatchParams): Promise<CreateResourceWatchResult>;
-  authenticate(params: AuthenticateParams): Promise<AuthenticateResult>;
+  resourceRead(params: RootParams<ResourceReadParams>): Promise<ResourceReadResult>;
+  resourceWrite(params: RootParams<ResourceWriteParams>): Promise<ResourceWriteResult>;
+  resourceList(params: RootParams<ResourceListParams>): Promise<ResourceListResult>;
+  resourceCopy(params: RootParams<ResourceCopyParams>): Promise<ResourceCopyResult>;
+  resourceDelete(params: RootParams<ResourceDeleteParams>): Promise<ResourceDeleteResult>;
+  resourceMove(params: RootParams<ResourceMoveParams>): Promise<ResourceMoveResult>;
+  resourceResolve(params: RootParams<ResourceResolveParams>): Promise<ResourceResolveResult>;
+  resourceMkdir(params: RootParams<ResourceMkdirParams>): Promise<ResourceMkdirResult>;
+  resourceRequest(params: RootParams<ResourceRequestParams>): Promise<ResourceRequestResult>;
+  createResourceWatch(params: RootParams<CreateResourceWatchParams>): Promise<CreateResourceWatchResult>;
+  authenticate(params: RootParams<AuthenticateParams>): Promise<AuthenticateResult>;
   completions(params: CompletionsParams): Promise<CompletionsResult>;
-  resolveSessionConfig(params: ResolveSessionConfigParams): Promise<ResolveSessionConfigResult>;
-  sessionConfigCompletions(params: SessionConfigCompletionsParams): Promise<SessionConfigCompletionsResult>;
+  resolveSessionConfig(params: RootParams<ResolveSessionConfigParams>): Promise<ResolveSessionConfigResult>;
+  sessionConfigCompletions(params: RootParams<SessionConfigCompletionsParams>): Promise<SessionConfigCompletionsResult>;
   createTerminal(params: CreateTerminalParams): Promise<void>;
   disposeTerminal(params: DisposeTerminalParams): Promise<void>;
   invokeChangesetOperation(params: InvokeChangesetOperationParams): Promise<InvokeChangesetOperationResult>;
@@ -248,12 +264,17 @@ export declare class AhpClient {
   close(): void;
 }
 
-/** A live mirror of one channel. */
+/** A live mirror of one channel (one object per channel and client). */
 export declare class Subscription<S = ChannelState> {
+  private constructor();
   readonly uri: string;
-  /** Optimistic state: deeply frozen; unchanged parts keep their identity across updates. */
+  /**
+   * Optimistic state: deeply frozen; unchanged parts keep their identity across updates
+   * (reading it twice without a change in between gives the same object). `undefined` once
+   * the subscription is no longer active, or for a channel the server gave no state.
+   */
   readonly state: S;
-  /** The last server-acknowledged state (frozen). */
+  /** The last server-acknowledged state (frozen; built on first read after a change). */
   readonly confirmedState: S;
   readonly pendingCount: number;
   /** Whether the subscription is still live. */
@@ -280,6 +301,7 @@ export declare class MultiHostClient {
 
 /** The server answered a request with a JSON-RPC error. */
 export declare class RpcError extends AhpError {
+  constructor(message: string, options: { code: number; data?: unknown; method?: string });
   readonly kind: 'rpc';
   readonly code: number;
   readonly data: unknown;
@@ -287,20 +309,24 @@ export declare class RpcError extends AhpError {
 }
 /** No response within the request timeout. */
 export declare class RpcTimeoutError extends AhpError {
+  constructor(message: string, options: { method: string });
   readonly kind: 'timeout';
   readonly method: string;
 }
 /** The transport failed: `transportKind` is `'connect' | 'connectionLost' | 'send' | 'receive'`. */
 export declare class TransportError extends AhpError {
+  constructor(message: string, options: { transportKind: 'connect' | 'connectionLost' | 'send' | 'receive' });
   readonly kind: 'transport';
   readonly transportKind: 'connect' | 'connectionLost' | 'send' | 'receive';
 }
 /** The client was closed. */
 export declare class ClientClosedError extends AhpError {
+  constructor(message?: string);
   readonly kind: 'closed';
 }
 /** The server speaks none of the offered protocol versions (code -32005). */
 export declare class UnsupportedProtocolVersionError extends AhpError {
+  constructor(message: string, options: { offered: string[]; supported?: string[] });
   readonly kind: 'unsupportedProtocolVersion';
   readonly code: -32005;
   readonly offered: string[];
@@ -308,11 +334,13 @@ export declare class UnsupportedProtocolVersionError extends AhpError {
 }
 /** `dispatch` on a channel this client is not subscribed to. */
 export declare class NotSubscribedError extends AhpError {
+  constructor(message: string, options: { channel: string });
   readonly kind: 'notSubscribed';
   readonly channel: string;
 }
 /** The server's response could not be understood. */
 export declare class InvalidResponseError extends AhpError {
+  constructor(message: string, options: { method: string });
   readonly kind: 'invalidResponse';
   readonly method: string;
 }

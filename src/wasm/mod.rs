@@ -3,6 +3,8 @@
 //!
 //! - [`reducers`]: `rootReducer`, `sessionReducer`, ... (plain JS objects in, a new plain JS
 //!   object out, the input untouched, like the official TypeScript package).
+//! - [`client`]: the client classes `AhpClient`, `Subscription`, `MultiHostClient` over the
+//!   sans-IO engine, with [`render`] keeping each subscription's frozen state up to date.
 //! - [`convert`]: JS <-> Rust conversion (serde-wasm-bindgen), input limits, error paths.
 //! - [`errors`]: the JS error classes (`AhpError`, `InvalidInputError`) thrown to callers.
 //! - [`version`]: the protocol version constants the package entry re-exports.

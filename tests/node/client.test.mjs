@@ -369,7 +369,9 @@ test('wrong argument types throw InvalidInputError (never a string, never a trap
 test('close: outstanding requests reject with ClientClosedError; later calls too', async () => {
   const { client, sub } = await subscribed({}, { handlers: { listSessions: () => undefined } });
   const pending = client.listSessions();
+  const before = sub.state;
   client.close();
+  assert.equal(sub.state, before, 'the last state stays readable');
   await assert.rejects(pending, (e) => e instanceof ClientClosedError && e.kind === 'closed');
   await assert.rejects(client.ping(), ClientClosedError);
   assert.throws(() => sub.dispatch(title('x')), ClientClosedError);
@@ -392,6 +394,70 @@ test('reconnect after a drop: state events, re-handshake with reconnect, mirror 
   assert.equal(sub.state.summary.title, 'While away');
   assert.deepEqual(states, ['reconnecting', 'connected']);
   client.close();
+});
+
+test('unsubscribe: the subscription ends, its pending actions are reported dropped', async () => {
+  const { peer, client, sub } = await subscribed();
+  const dropped = [];
+  client.onEvent((e) => e.type === 'pendingDropped' && dropped.push(e));
+  const seq = sub.dispatch(title('never echoed'));
+  sub.unsubscribe();
+  assert.equal(sub.active, false);
+  assert.equal(sub.state, undefined);
+  assert.equal(client.subscription(SESSION), undefined);
+  assert.throws(() => sub.dispatch(title('x')), NotSubscribedError);
+  await settle();
+  assert.deepEqual(peer.sent('unsubscribe').map((m) => m.params.channel), [SESSION]);
+  assert.deepEqual(dropped.map((e) => [e.channel, e.reason, e.actions.map((a) => a.clientSeq)]), [[SESSION, 'unsubscribed', [seq]]]);
+  const again = await client.subscribe(SESSION);
+  assert.notEqual(again, sub, 'a new subscription object');
+  assert.equal(again.active, true);
+  assert.equal(sub.active, false);
+  client.close();
+});
+
+test('keep-alive: an unanswered ping drops the connection and the client reconnects', async () => {
+  let answerPings = false;
+  const { peer, client } = await connected(
+    { keepaliveMs: 30, requestTimeoutMs: 40, reconnect: { initialDelayMs: 5 } },
+    { handlers: { ping: () => (answerPings ? { result: {} } : undefined) } },
+  );
+  const states = [];
+  client.onConnectionStateChange((s) => states.push(s));
+  while (!states.includes('reconnecting')) await settle(5);
+  answerPings = true;
+  while (client.connectionState !== 'connected') await settle(5);
+  assert.ok(peer.sent('ping').length >= 1);
+  assert.equal(peer.connections, 2);
+  client.close();
+});
+
+test('reconnect backoff gives up after maxAttempts: reconnectFailed events, then closed', async () => {
+  const peer = new ScriptedPeer({ handlers: { listSessions: () => undefined } });
+  let refuse = false;
+  const transport = (url, callbacks) => {
+    if (refuse) throw new Error('host unreachable');
+    return peer.factory(url, callbacks);
+  };
+  const client = await AhpClient.connect('ws://peer.test/ahp', {
+    transport,
+    keepaliveMs: 0,
+    reconnect: { initialDelayMs: 5, multiplier: 2, maxAttempts: 3 },
+  });
+  const pending = client.listSessions().catch((e) => e);
+  const failures = [];
+  const states = [];
+  client.onEvent((e) => e.type === 'reconnectFailed' && failures.push([e.attempt, e.error instanceof TransportError]));
+  client.onConnectionStateChange((s) => states.push(s));
+  refuse = true;
+  const started = Date.now();
+  peer.drop();
+  while (client.connectionState !== 'closed') await settle(5);
+  assert.ok(Date.now() - started >= 5 + 10 + 20 - 5, 'backoff delays grow');
+  assert.deepEqual(failures, [[1, true], [2, true], [3, true]]);
+  assert.deepEqual(states, ['reconnecting', 'closed']);
+  const lost = await pending;
+  assert.ok(lost instanceof TransportError || lost instanceof ClientClosedError, String(lost));
 });
 
 test('MultiHostClient: several hosts, events fanned in with the host name', async () => {
@@ -418,7 +484,7 @@ test('MultiHostClient: several hosts, events fanned in with the host name', asyn
 });
 
 /** A session state with `summary.modifiedAt` zeroed (a plain copy). */
-export function withoutModifiedAt(state) {
+function withoutModifiedAt(state) {
   const copy = structuredClone(state);
   copy.summary.modifiedAt = 0;
   return copy;

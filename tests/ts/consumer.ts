@@ -127,3 +127,99 @@ try {
 
 export { version, versions, notANumber, title, describe, partText, r, t, c, w };
 export { noSummary, badLifecycle, unknownType, badTurnId, notAState, wrongChannel, noNarrowing };
+
+// --- the client ---------------------------------------------------------------------------
+
+import {
+  AhpClient,
+  Subscription,
+  MultiHostClient,
+  RpcError,
+  RpcTimeoutError,
+  TransportError,
+  ClientClosedError,
+  UnsupportedProtocolVersionError,
+  NotSubscribedError,
+  InvalidResponseError,
+  type ClientEvent,
+  type ConnectOptions,
+  type ChangeInfo,
+  type ConnectionState,
+  type TransportFactory,
+} from 'ahp-wasm';
+
+async function clientUsage(): Promise<void> {
+  const options: ConnectOptions = {
+    token: 'secret',
+    reconnect: { initialDelayMs: 100, maxAttempts: 5 },
+    pendingPolicy: 'dropInFlight',
+  };
+  const client: AhpClient = await AhpClient.connect('ws://127.0.0.1:8787/ahp', options);
+  const stateNow: ConnectionState = client.connectionState;
+  const sessions = await client.listSessions();
+  const firstTitle: string | undefined = sessions.items[0]?.title;
+  await client.createSession({ channel: 'ahp-session:/1' });
+  const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
+  const seq: number = sub.dispatch({ type: 'session/titleChanged', title: 'Hi' });
+  const stop: () => void = sub.onChange((state: SessionState, info: ChangeInfo) => {
+    const turns: number = state.turns.length;
+    const rejected: string[] = info.rejections.map((r) => r.reason);
+    console.log(turns, rejected, info.changed, info.pendingCount);
+  });
+  stop();
+  client.onEvent((event: ClientEvent) => {
+    switch (event.type) {
+      case 'connectionState':
+        return console.log(event.state);
+      case 'rejected':
+        return console.log(event.channel, event.rejection.clientSeq, event.rejection.reason);
+      case 'pendingDropped':
+        return console.log(event.actions.length, event.reason);
+      case 'reconnectFailed':
+        return console.log(event.attempt, event.error.kind);
+      default:
+        return undefined;
+    }
+  });
+  client.setRequestHandler('resourceRequest', async (params) => ({ params }));
+  await client.ping();
+  try {
+    await client.fetchTurns({ channel: 'ahp-session:/1' });
+  } catch (e) {
+    if (e instanceof RpcError) console.log(e.code, e.data, e.method);
+    else if (e instanceof RpcTimeoutError) console.log(e.method);
+    else if (e instanceof TransportError) console.log(e.transportKind);
+    else if (e instanceof UnsupportedProtocolVersionError) console.log(e.offered, e.supported);
+    else if (e instanceof NotSubscribedError) console.log(e.channel);
+    else if (e instanceof InvalidResponseError) console.log(e.method);
+    else if (e instanceof ClientClosedError) console.log(e.kind);
+  }
+  const custom: TransportFactory = (url, callbacks) => {
+    const ws = new WebSocket(url);
+    ws.onopen = () => callbacks.open();
+    ws.onmessage = (m) => callbacks.message(String(m.data));
+    ws.onclose = (e) => callbacks.close(e.reason);
+    return { send: (frame) => ws.send(frame), close: () => ws.close() };
+  };
+  const multi = new MultiHostClient();
+  const other: AhpClient = await multi.addHost('b', 'ws://b/ahp', { transport: custom });
+  multi.onEvent((host: string, event: ClientEvent) => console.log(host, event.type));
+  console.log(stateNow, firstTitle, seq, other.url, multi.hostNames());
+  client.close();
+
+  // @ts-expect-error dispatch takes a StateAction
+  sub.dispatch({ type: 'session/titleChanged', title: 3 });
+  // @ts-expect-error a session subscription's state is a SessionState
+  const wrongState: TerminalState = sub.state;
+  // @ts-expect-error there is no public constructor: use AhpClient.connect
+  new AhpClient();
+  // @ts-expect-error createSession needs params
+  await client.createSession();
+  // @ts-expect-error unknown option
+  await AhpClient.connect('ws://x', { tokn: 'typo' });
+  // @ts-expect-error listSessions resolves a ListSessionsResult
+  const notSessions: number = await client.listSessions({});
+  console.log(wrongState, notSessions);
+}
+
+export { clientUsage };

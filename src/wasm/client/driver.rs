@@ -18,7 +18,7 @@ use crate::sync::{ChangeSet, PatchBuilder, PatchOp, Rejection, StatePatch};
 use crate::wasm::render::RenderedState;
 use js_sys::Function;
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
@@ -167,11 +167,12 @@ pub struct Inner {
     pub(super) inbox: RefCell<Vec<String>>,
     pub(super) outbox: RefCell<VecDeque<String>>,
     pub(super) queue: RefCell<VecDeque<Delivery>>,
-    pub(super) waiters: RefCell<HashMap<u64, Waiter>>,
-    pub channels: RefCell<HashMap<String, Channel>>,
+    pub(super) waiters: RefCell<BTreeMap<u64, Waiter>>,
+    /// Few entries, looked up per frame and per `state` read: a `BTreeMap` (no SipHash).
+    pub channels: RefCell<BTreeMap<String, Channel>>,
     pub listeners: RefCell<Vec<(u32, Listener)>>,
     pub state_listeners: RefCell<Vec<(u32, Function)>>,
-    pub handlers: RefCell<HashMap<String, Function>>,
+    pub handlers: RefCell<BTreeMap<String, Function>>,
     pub(super) next_listener: Cell<u32>,
     /// `connect()`'s promise, until the first handshake.
     pub(super) connect_promise: RefCell<Option<(Function, Function)>>,
@@ -457,7 +458,14 @@ impl Inner {
         self.outbox.borrow_mut().clear();
         self.run();
         // Break the JS <-> Rust reference cycles of handed-out objects.
-        let channels = std::mem::take(&mut *self.channels.borrow_mut());
+        // Subscriptions keep their last state; the handed-out objects are let go (they hold
+        // this client: keeping them would keep it alive through the JS <-> Rust cycle).
+        let channels: Vec<(JsValue, Vec<(u32, Function)>)> = self
+            .channels
+            .borrow_mut()
+            .values_mut()
+            .map(|c| (std::mem::take(&mut c.handle), std::mem::take(&mut c.listeners)))
+            .collect();
         let handle = self.handle.borrow_mut().take();
         let alive = self.alive.borrow_mut().take();
         drop((channels, handle, alive));
@@ -549,6 +557,9 @@ impl Inner {
             }
             if g.confirmed_changed {
                 entry.confirmed = None;
+            }
+            if entry.listeners.is_empty() {
+                continue; // nobody to tell (a listener added later sees later changes)
             }
             let changed: Vec<&'static str> = match (g.replaced, mirror) {
                 (true, Some(m)) => all_names(m.kind()),

@@ -4,6 +4,7 @@
 //! connections (WebSocket, or a custom factory), [`errors`] maps client errors to the JS
 //! error classes of `js/runtime.js`. The TypeScript contract is `js/index.d.ts`.
 
+#[allow(clippy::module_inception)] // `client.rs` holds `AhpClient`, as in `client::native`
 pub mod client;
 pub mod commands;
 mod delivery;

@@ -2,6 +2,10 @@
 //! `--experimental-websocket`, through gloo-net) and custom transports from
 //! `ConnectOptions.transport` (`(url, callbacks) => { send, close }`).
 //!
+//! gloo-net lets go of a socket by dispatching a synthetic `CloseEvent` on it (so its own
+//! `close` listener is removed before the real event); Node 20 has no `CloseEvent`, which
+//! `js/node.js` supplies, else the real event would call a freed closure.
+//!
 //! Both report to the driver through [`Inner`]'s `transport_*` methods, tagged with the
 //! connection's generation so a stale connection's late callbacks are ignored.
 

@@ -1,0 +1,47 @@
+// The client quick start of pkg/README.md, verbatim (tests/node/readme.test.mjs checks they
+// match); type-checked with the consumer (tsc --strict).
+import {
+  AhpClient,
+  RpcError,
+  TransportError,
+  InvalidInputError,
+  type SessionState,
+} from 'ahp-wasm';
+
+// Connect (the browser WebSocket; Node 20 needs `node --experimental-websocket`, or pass a
+// `transport` factory). `initialize` is done when the promise resolves.
+const client = await AhpClient.connect('ws://127.0.0.1:8787/ahp', { token: 'the host token' });
+
+// Subscribe: a live mirror of the channel.
+await client.createSession({ channel: 'ahp-session:/demo' });
+const session = await client.subscribe<SessionState>('ahp-session:/demo');
+
+// `state` is deeply frozen and structurally shared: what did not change keeps its identity,
+// so `prev.turns === next.turns` while a reply streams into the active turn.
+const stop = session.onChange((state, info) => {
+  render(state); // once per incoming batch, after reconciliation
+  for (const r of info.rejections) console.warn(`action ${r.clientSeq} rejected: ${r.reason}`);
+});
+
+// Dispatch: applied to `state` at once (optimistic), sent to the host; the echo confirms it,
+// a rejection reverts it.
+session.dispatch({
+  type: 'session/turnStarted',
+  turnId: 'turn-1',
+  message: { text: 'Hello', origin: { kind: 'user' } },
+});
+
+// Errors are typed Error subclasses.
+try {
+  await client.fetchTurns({ channel: 'ahp-session:/nope' });
+} catch (e) {
+  if (e instanceof RpcError) console.error(e.code, e.message, e.data);
+  else if (e instanceof TransportError) console.error('connection:', e.transportKind);
+  else if (e instanceof InvalidInputError) console.error('bad argument', e.argument, e.path);
+}
+
+client.onConnectionStateChange((s) => console.log(s)); // connecting/connected/reconnecting/closed
+stop();
+client.close(); // the client keeps itself alive until closed, like a WebSocket
+
+declare function render(state: SessionState): void;
