@@ -1,0 +1,369 @@
+// End to end: the real ahp-host (built with cargo) serving www/ and pkg/, and the page driven in
+// Debian's headless Chromium through playwright-core. Nothing of ours is mocked.
+//
+// Page A creates a session, sends messages and watches the replies stream in (partial text
+// observed, reasoning first), approves one server tool call and denies another, answers an /ask
+// question and sees a failed turn. Page B (another browser context: another client) sees the
+// session appear in its list live, opens it and follows along. At the end A, B and a fresh third
+// page C (a new subscription: a server snapshot) hold identical SDK state and show the same text.
+//
+// Run: node --test tests/browser/   (after scripts/build-pkg.sh). The host binary comes from
+// `cargo build -p ahp-host` unless AHP_HOST_BIN names one; Chromium is /usr/bin/chromium unless
+// CHROME names another. The page's test hook is `window.__ahp` (see www/app.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const CHROMIUM = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync) ?? 'chromium';
+const WAIT = 20_000; // any single expected change
+const TOKEN = 'page-e2e-token-0123456789abcdef';
+
+/** Runs a child to completion; rejects on a non-zero exit or after `timeoutMs`. */
+function run(cmd, args, { cwd, timeoutMs }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')}: no exit within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${stderr.slice(-4000)}`));
+    });
+  });
+}
+
+/** The ahp-host binary: $AHP_HOST_BIN, else built now (a no-op when it is up to date). */
+async function hostBinary() {
+  if (process.env.AHP_HOST_BIN) return process.env.AHP_HOST_BIN;
+  const out = await run('cargo', ['build', '-p', 'ahp-host', '--bin', 'ahp-host', '--message-format=json'], {
+    cwd: ROOT_DIR,
+    timeoutMs: 15 * 60_000,
+  });
+  for (const line of out.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const msg = JSON.parse(line);
+    if (msg.reason === 'compiler-artifact' && msg.target?.name === 'ahp-host' && msg.executable) return msg.executable;
+  }
+  throw new Error('cargo build did not report the ahp-host executable');
+}
+
+/** Starts ahp-host on a free port; resolves with { url, child, logs } once it printed its URL. */
+function startHost(bin, dataDir, workDir, port = 0) {
+  const child = spawn(bin, [
+    '--port', String(port), '--data-dir', dataDir, '--workdir', workDir, '--token', TOKEN,
+    '--www', join(ROOT_DIR, 'www'), '--pkg', join(ROOT_DIR, 'pkg'), '--chunk-delay-ms', '15',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs = { stdout: '', stderr: '' };
+  child.stderr.on('data', (d) => (logs.stderr += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`ahp-host printed no URL within ${WAIT} ms:\n${logs.stderr}`)), WAIT);
+    child.stdout.on('data', (d) => {
+      logs.stdout += d;
+      const m = logs.stdout.match(/^open: (http:\/\/\S+)$/m);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`ahp-host exited (${code}):\n${logs.stderr}`)); });
+    child.once('error', (e) => { clearTimeout(timer); reject(e); });
+  });
+  return { child, exited, logs, url };
+}
+
+/** Resolves `promise` or rejects after `ms` (for cleanup steps that must not hang). */
+function within(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms); }),
+  ]);
+}
+
+/** A page on `url`, with its console errors, page errors and CSP reports collected. */
+async function openPage(browser, url, name, pages) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT);
+  const problems = [];
+  const entry = { name, context, page, problems };
+  pages.push(entry);
+  page.on('pageerror', (e) => problems.push(`${name} pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy|Trusted Type/i.test(m.text())) problems.push(`${name} console.${m.type()}: ${m.text()}`);
+  });
+  await page.goto(url);
+  const state = page.locator('[data-testid=connection-state]');
+  await page.waitForSelector('[data-testid=connection-state]:is([data-state=connected], [data-state=failed])');
+  assert.equal(await state.getAttribute('data-state'), 'connected', `${name} connects`);
+  return entry;
+}
+
+/** The SDK state of the page's open session, as JSON without `summary.modifiedAt`, which each
+ * reducer stamps from its own clock (the official reducer semantics), so it differs by client. */
+function stateJson(page) {
+  return page.evaluate(() => {
+    const state = window.__ahp.subscription.state;
+    return JSON.stringify(state, function (key, value) {
+      return key === 'modifiedAt' && this === state.summary ? undefined : value;
+    });
+  });
+}
+
+/** Waits until the page's session has `n` finished turns and nothing in flight. */
+function waitIdle(page, n) {
+  return page.waitForFunction((n) => {
+    const sub = window.__ahp.subscription;
+    return sub && sub.state.turns.length === n && !sub.state.activeTurn && sub.pendingCount === 0
+      && document.querySelectorAll('[data-testid=turn]').length === n;
+  }, n);
+}
+
+const lastTurn = (page) => page.locator('[data-testid=turn]').last();
+
+/** Types `text` and sends it; returns what the page showed before any network event ran. */
+async function send(page, text) {
+  await page.fill('[data-testid=message-input]', text);
+  return page.evaluate(async () => {
+    document.getElementById('composer').requestSubmit();
+    // Microtasks only: no WebSocket message (a task) can have been handled yet.
+    await Promise.resolve();
+    await Promise.resolve();
+    const turns = document.querySelectorAll('[data-testid=turn]');
+    const last = turns[turns.length - 1];
+    return {
+      text: last?.querySelector('[data-testid=user-message]')?.textContent ?? null,
+      pending: last?.dataset.pending ?? null,
+      box: document.getElementById('message').value,
+    };
+  });
+}
+
+test('the page: live sessions, streaming replies, tool confirmation, identical state across clients', { timeout: 20 * 60_000 }, async (t) => {
+  const bin = await hostBinary();
+  assert.ok(existsSync(join(ROOT_DIR, 'pkg', 'web.js')), 'pkg/ is not built; run scripts/build-pkg.sh');
+
+  const tmp = mkdtempSync(join(tmpdir(), 'ahp-page-e2e-'));
+  const dataDir = join(tmp, 'data');
+  const workDir = join(tmp, 'work');
+  mkdirSync(workDir);
+  writeFileSync(join(workDir, 'alpha.txt'), 'the first file\n');
+  writeFileSync(join(workDir, 'beta.txt'), 'the second file\n');
+
+  let host = startHost(bin, dataDir, workDir);
+  let browser = null;
+  t.after(async () => {
+    if (browser) await within(browser.close(), 15_000, 'browser.close').catch(() => {});
+    host.child.kill('SIGKILL');
+    await within(host.exited, 10_000, 'ahp-host exit').catch(() => {});
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  });
+  const url = await host.url;
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 60_000,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+
+  const pages = [];
+  const fail = async (e) => {
+    const problems = pages.flatMap((p) => p.problems);
+    const shown = [];
+    for (const p of pages) {
+      const text = await within(p.page.evaluate(() => [
+        `connection: ${document.querySelector('[data-testid=connection-state]')?.textContent}`,
+        ...[...document.querySelectorAll('[data-testid=error]')].map((e) => `error: ${e.textContent}`),
+      ].join('\n')), 5_000, 'page state').catch((err) => String(err));
+      shown.push(`${p.name}: ${text}`);
+    }
+    e.message += `\n--- pages:\n${shown.join('\n')}\n--- page problems:\n${problems.join('\n') || '(none)'}`
+      + `\n--- ahp-host stderr:\n${host.logs.stderr.slice(-3000)}`;
+    throw e;
+  };
+  try {
+    const A = await openPage(browser, url, 'A', pages);
+    const B = await openPage(browser, url, 'B', pages);
+    const a = A.page;
+    const b = B.page;
+
+    // The CSP is in force: Trusted Types refuse HTML strings.
+    const innerHtmlRefused = await a.evaluate(() => {
+      try { document.createElement('div').innerHTML = '<b>x</b>'; return false; } catch (e) { return e instanceof TypeError; }
+    });
+    assert.equal(innerHtmlRefused, true, 'innerHTML with a string must throw under the page CSP');
+    // That probe's own console report is expected; any other one is a failure (checked at the end).
+    await A.page.waitForTimeout(100);
+    A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/requires 'TrustedHTML' assignment/.test(p)));
+
+    // --- A creates a session; B sees it appear in its list without reloading.
+    assert.equal(await b.locator('[data-testid=session-item]').count(), 0);
+    await a.click('[data-testid=new-session]');
+    await a.waitForFunction(() => window.__ahp.subscription?.state?.lifecycle === 'ready');
+    const uri = await a.evaluate(() => window.__ahp.subscription.uri);
+    assert.match(uri, /^ahp-session:\//);
+    await a.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor();
+    await b.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor();
+    await b.click(`[data-testid=session-item][data-uri="${uri}"]`);
+    await b.waitForFunction((uri) => window.__ahp.subscription?.uri === uri && window.__ahp.subscription.state, uri);
+
+    // --- A sends a message: it appears at once (optimistic), the reply streams in.
+    await a.evaluate(() => {
+      const seen = (window.__seen = []);
+      const log = document.querySelector('[data-testid=log]');
+      const record = () => {
+        const turns = log.querySelectorAll('[data-testid=turn]');
+        const last = turns[turns.length - 1];
+        const snap = {
+          reasoning: last?.querySelector('[data-testid=reasoning-text]')?.textContent ?? '',
+          markdown: last?.querySelector('[data-testid=markdown]')?.textContent ?? '',
+        };
+        const prev = seen[seen.length - 1];
+        if (!prev || prev.reasoning !== snap.reasoning || prev.markdown !== snap.markdown) seen.push(snap);
+      };
+      new MutationObserver(record).observe(log, { subtree: true, childList: true, characterData: true });
+    });
+    const hostile = 'Hello <img src=x onerror="window.__xss=1"> **world**';
+    const shown = await send(a, `${hostile}\n/long 6`);
+    assert.deepEqual(shown, { text: `${hostile}\n/long 6`, pending: 'true', box: '' }, 'own message shown before any echo');
+    await waitIdle(a, 1);
+    const first = lastTurn(a);
+    assert.equal(await first.getAttribute('data-state'), 'complete');
+    const finalMarkdown = await first.locator('[data-testid=markdown]').first().textContent();
+    assert.match(finalMarkdown, /You said:/);
+    assert.ok(finalMarkdown.includes('Hello <img src=x onerror="window.__xss=1"> world'), finalMarkdown);
+    assert.match(finalMarkdown, /Line 6 of 6: the quick brown fox/);
+    assert.ok((await first.locator('[data-testid=reasoning-text]').textContent()).length > 0, 'reasoning shown');
+    // Reasoning comes first, then the markdown.
+    const kinds = await first.locator('.parts > *').evaluateAll((els) => els.map((e) => e.dataset.testid));
+    assert.deepEqual(kinds.slice(0, 2), ['reasoning', 'markdown']);
+    const seen = await a.evaluate(() => window.__seen);
+    assert.ok(seen.some((s) => s.reasoning !== '' && s.markdown === ''), 'reasoning streamed before the markdown');
+    const partial = seen.filter((s) => s.markdown.includes('Line 1 of 6') && !s.markdown.includes('Line 6 of 6'));
+    assert.ok(partial.length > 0, `partial markdown observed while streaming (${seen.length} snapshots)`);
+    assert.ok(seen.filter((s) => s.markdown !== '').length >= 5, `several streaming steps seen, got ${seen.length}`);
+    // Peer text stays text: no element from the message, the markdown syntax rendered safely.
+    assert.equal(await a.evaluate(() => window.__xss), undefined);
+    assert.equal(await a.locator('[data-testid=log] img').count(), 0);
+    assert.equal(await first.locator('[data-testid=user-message]').textContent(), `${hostile}\n/long 6`);
+    await waitIdle(b, 1);
+    assert.match(await lastTurn(b).locator('[data-testid=markdown]').first().textContent(), /Line 6 of 6/);
+
+    // Structural sharing, and the page relying on it: remember the first turn's state object and
+    // its DOM nodes; later turns must leave both alone.
+    await a.evaluate(() => {
+      window.__firstTurn = window.__ahp.subscription.state.turns[0];
+      window.__firstTurnEl = document.querySelector('[data-testid=turn]');
+      window.__firstBlockEl = window.__firstTurnEl.querySelector('[data-testid=markdown] > *');
+    });
+
+    // --- A server tool call needing confirmation: both pages offer Approve/Deny; A approves.
+    await send(a, '/tool list .');
+    const tool = lastTurn(a).locator('[data-testid=tool-call]');
+    await tool.locator('[data-testid=tool-approve]').waitFor();
+    assert.equal(await tool.getAttribute('data-status'), 'pending-confirmation');
+    assert.equal(await tool.locator('[data-testid=tool-name]').textContent(), 'List files');
+    await lastTurn(b).locator('[data-testid=tool-call] [data-testid=tool-approve]').waitFor();
+    await tool.locator('[data-testid=tool-approve]').click();
+    await waitIdle(a, 2);
+    assert.equal(await tool.getAttribute('data-status'), 'completed');
+    assert.equal(await tool.locator('[data-testid=tool-result]').textContent(), 'alpha.txt\nbeta.txt');
+    assert.match(await tool.locator('[data-testid=tool-summary]').textContent(), /Listed 2 entries/);
+    assert.equal(await tool.locator('[data-testid=tool-approve]').count(), 0, 'no buttons once confirmed');
+
+    // --- A second one, denied.
+    await send(a, '/tool read alpha.txt');
+    const denied = lastTurn(a).locator('[data-testid=tool-call]');
+    await denied.locator('[data-testid=tool-deny]').click();
+    await waitIdle(a, 3);
+    assert.equal(await denied.getAttribute('data-status'), 'cancelled');
+    assert.equal(await denied.locator('[data-testid=tool-status]').textContent(), 'cancelled: denied');
+    assert.equal(await denied.locator('[data-testid=tool-result]').count(), 0);
+    assert.match(await lastTurn(a).locator('[data-testid=markdown]').last().textContent(), /was not run: the call was denied/);
+
+    // --- /ask: the answer box; B sees the question too, A answers.
+    await send(a, '/ask What is your name?');
+    const form = a.locator('[data-testid=input-request]');
+    await form.waitFor();
+    assert.equal(await form.locator('[data-testid=input-message]').textContent(), 'What is your name?');
+    await b.locator('[data-testid=input-request]').waitFor();
+    await form.locator('[data-testid=input-answer]').fill('Ada <script>');
+    await form.locator('[data-testid=input-submit]').click();
+    await waitIdle(a, 4);
+    assert.equal(await a.locator('[data-testid=input-request]').count(), 0);
+    assert.match(await lastTurn(a).locator('[data-testid=markdown]').last().textContent(), /You answered: Ada <script>/);
+
+    // --- A failing turn shows its error.
+    await send(a, '/fail the agent gave up');
+    await waitIdle(a, 5);
+    assert.equal(await lastTurn(a).getAttribute('data-state'), 'error');
+    assert.match(await lastTurn(a).locator('[data-testid=turn-end]').textContent(), /Turn failed: the agent gave up/);
+
+    const kept = await a.evaluate(() => ({
+      state: window.__ahp.subscription.state.turns[0] === window.__firstTurn,
+      turnEl: document.querySelector('[data-testid=turn]') === window.__firstTurnEl,
+      blockEl: window.__firstTurnEl.querySelector('[data-testid=markdown] > *') === window.__firstBlockEl,
+    }));
+    assert.deepEqual(kept, { state: true, turnEl: true, blockEl: true }, 'unchanged turns keep their state object and DOM');
+
+    // --- Identical state: A (own optimistic actions), B (follower), C (fresh snapshot).
+    await waitIdle(b, 5);
+    const C = await openPage(browser, `${url}#${encodeURIComponent(uri)}`, 'C', pages);
+    const c = C.page;
+    await c.waitForFunction((uri) => window.__ahp.subscription?.uri === uri && window.__ahp.subscription.state, uri);
+    await waitIdle(c, 5);
+    const [sa, sb, sc] = await Promise.all([stateJson(a), stateJson(b), stateJson(c)]);
+    assert.ok(sa.includes('You answered: Ada <script>'), 'the state holds the conversation');
+    assert.equal(sb, sa, 'B and A hold the same state');
+    assert.equal(sc, sa, 'a fresh subscription holds the same state');
+    const logText = (p) => p.locator('[data-testid=log]').innerText();
+    const [ta, tb, tc] = await Promise.all([logText(a), logText(b), logText(c)]);
+    assert.ok(ta.includes('cancelled: denied') && ta.includes('alpha.txt'), ta);
+    assert.equal(tb, ta, 'B renders the same text as A');
+    assert.equal(tc, ta, 'C renders the same text as A');
+    assert.equal(await a.locator('[data-testid=error]').count(), 0, 'no errors shown on A');
+
+    // --- The host dies and comes back on the same port (same database): the pages show
+    // `reconnecting`, reconnect by themselves and carry on.
+    host.child.kill('SIGKILL');
+    await within(host.exited, 10_000, 'ahp-host exit');
+    for (const p of [a, b]) await p.waitForSelector('[data-testid=connection-state][data-state=reconnecting]');
+    host = startHost(bin, dataDir, workDir, new URL(url).port);
+    assert.equal(await host.url, url, 'same port, same token');
+    for (const p of [a, b, c]) await p.waitForSelector('[data-testid=connection-state][data-state=connected]');
+    await send(a, 'after the restart');
+    await waitIdle(a, 6);
+    assert.match(await lastTurn(a).locator('[data-testid=markdown]').first().textContent(), /after the restart/);
+    await waitIdle(b, 6);
+    await waitIdle(c, 6);
+    const [ra, rb, rc] = await Promise.all([stateJson(a), stateJson(b), stateJson(c)]);
+    assert.equal(rb, ra, 'B and A agree after the restart');
+    assert.equal(rc, ra, 'C and A agree after the restart');
+    // Connection drops are reported by the browser as console errors: not page problems.
+    for (const p of pages) p.problems.splice(0, p.problems.length, ...p.problems.filter((m) => !/WebSocket connection to .* failed/.test(m)));
+
+    // --- C deletes the session: it disappears from A's and B's lists live.
+    await c.click('[data-testid=dispose-session]');
+    await a.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor({ state: 'detached' });
+    await b.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor({ state: 'detached' });
+    assert.equal(await a.locator('[data-testid=session-title]').textContent(), 'This session was deleted.');
+
+    const problems = pages.flatMap((p) => p.problems);
+    assert.deepEqual(problems, [], 'no page errors, console errors or CSP reports');
+  } catch (e) {
+    await fail(e);
+  }
+});
