@@ -1,6 +1,6 @@
 //! Small accessors over the generated unions that reducers and bindings both need.
 
-use super::{JsonValue, ResponsePart, ToolCallState};
+use super::{JsonValue, ResponsePart, SessionToolCallConfirmedAction, StateAction, ToolCallState};
 
 impl ToolCallState {
     /// The tool call's id, whatever its status (read from the raw object for a status this
@@ -30,5 +30,24 @@ impl ResponsePart {
             ResponsePart::ToolCall(p) => p.tool_call.tool_call_id(),
             _ => None,
         }
+    }
+}
+
+impl StateAction {
+    /// The tool call this action updates in place, if it is a tool-call update (not a start).
+    pub fn updated_tool_call_id(&self) -> Option<&str> {
+        use SessionToolCallConfirmedAction as Confirmed;
+        Some(match self {
+            StateAction::SessionToolCallDelta(a) => &a.tool_call_id,
+            StateAction::SessionToolCallReady(a) => &a.tool_call_id,
+            StateAction::SessionToolCallComplete(a) => &a.tool_call_id,
+            StateAction::SessionToolCallResultConfirmed(a) => &a.tool_call_id,
+            StateAction::SessionToolCallContentChanged(a) => &a.tool_call_id,
+            StateAction::SessionToolCallConfirmed(c) => match c.as_ref() {
+                Confirmed::Approved(a) => &a.tool_call_id,
+                Confirmed::Denied(a) => &a.tool_call_id,
+            },
+            _ => return None,
+        })
     }
 }

@@ -281,7 +281,10 @@ fn describe_active_turn(
             true
         }
         action if same_len => {
-            match tool_call_id(action).and_then(|id| tool_call_index(parts, id)) {
+            match action
+                .updated_tool_call_id()
+                .and_then(|id| tool_call_index(parts, id))
+            {
                 Some(i) => {
                     patch.replace_part(i);
                     true
@@ -291,23 +294,6 @@ fn describe_active_turn(
         }
         _ => false,
     }
-}
-
-/// The tool call an action updates in place, if it is a tool-call update.
-fn tool_call_id(action: &StateAction) -> Option<&str> {
-    use crate::protocol::SessionToolCallConfirmedAction as Confirmed;
-    Some(match action {
-        StateAction::SessionToolCallDelta(a) => &a.tool_call_id,
-        StateAction::SessionToolCallReady(a) => &a.tool_call_id,
-        StateAction::SessionToolCallComplete(a) => &a.tool_call_id,
-        StateAction::SessionToolCallResultConfirmed(a) => &a.tool_call_id,
-        StateAction::SessionToolCallContentChanged(a) => &a.tool_call_id,
-        StateAction::SessionToolCallConfirmed(c) => match c.as_ref() {
-            Confirmed::Approved(a) => &a.tool_call_id,
-            Confirmed::Denied(a) => &a.tool_call_id,
-        },
-        _ => return None,
-    })
 }
 
 impl StatePatch {

@@ -58,7 +58,7 @@ pub fn active_turn(
                 None => None,
             }
         }
-        action if old_len == parts.len() => match tool_call_id(action) {
+        action if old_len == parts.len() => match action.updated_tool_call_id() {
             Some(id) => match part_index(id) {
                 Some(i) => Some(replace_part(&old_turn, i as u32, &to_js(&parts[i])?)),
                 None => None,
@@ -68,21 +68,4 @@ pub fn active_turn(
         _ => None,
     };
     Ok(patched)
-}
-
-/// The tool call an action updates in place, if it is a tool-call update.
-fn tool_call_id(action: &StateAction) -> Option<&str> {
-    use crate::protocol::SessionToolCallConfirmedAction as Confirmed;
-    Some(match action {
-        StateAction::SessionToolCallDelta(a) => &a.tool_call_id,
-        StateAction::SessionToolCallReady(a) => &a.tool_call_id,
-        StateAction::SessionToolCallComplete(a) => &a.tool_call_id,
-        StateAction::SessionToolCallResultConfirmed(a) => &a.tool_call_id,
-        StateAction::SessionToolCallContentChanged(a) => &a.tool_call_id,
-        StateAction::SessionToolCallConfirmed(c) => match c.as_ref() {
-            Confirmed::Approved(a) => &a.tool_call_id,
-            Confirmed::Denied(a) => &a.tool_call_id,
-        },
-        _ => return None,
-    })
 }
