@@ -5,16 +5,25 @@
 //
 //   node bench/browser-client.mjs                 (after scripts/build-pkg.sh)
 //   CHROME=path/to/chromium  AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_DIR=dir
+//   AHP_BENCH_MEMORY_SUBS=4   subscriptions held at once for the memory figure
+//
+// The memory figure of each size is measured in a fresh browser context and page (no garbage of
+// the timed runs): GC and the JS heap's used size come from the DevTools protocol
+// (HeapProfiler.collectGarbage, Runtime.getHeapUsage), the wasm side is the growth of the
+// package's linear memory. Chromium's V8 compresses pointers (Node's does not), so its JS heap
+// figure is about half of Node's for the same objects.
 import { createServer } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { memoryColumns } from './client-core.mjs';
 import { loadWorkload } from './workload.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
-const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number);
+const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number).sort((a, b) => a - b);
+const memorySubs = Number(process.env.AHP_BENCH_MEMORY_SUBS ?? 4);
 const chrome = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json', '.jsonl': 'text/plain' };
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
@@ -42,6 +51,46 @@ const server = createServer((req, res) => {
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const origin = `http://127.0.0.1:${server.address().port}`;
+
+/** Bytes retained per subscription at `n` turns, `{ jsHeap, wasm }`, measured in a fresh context. */
+async function memoryOf(browser, n) {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.error('page error:', e));
+    const cdp = await context.newCDPSession(page);
+    // Called by the page: a full GC, then the isolate's used JS heap.
+    await page.exposeFunction('benchCollect', async () => {
+      await cdp.send('HeapProfiler.collectGarbage');
+      return (await cdp.send('Runtime.getHeapUsage')).usedSize;
+    });
+    await page.goto(`${origin}/`);
+    return await page.evaluate(async ({ n, count }) => {
+      const sdk = await import('/pkg/web.js');
+      const core = await import('/bench/client-core.mjs');
+      // The glue's init returns the exports web.js already initialized; they hold the memory.
+      const memory = (await (await import('/pkg/ahp_wasm.js')).default()).memory;
+      if (!(memory instanceof WebAssembly.Memory)) throw new Error('the package exposes no wasm memory');
+      const initialText = await (await fetch(`/workload/${n}/initial.json`)).text();
+      const lines = (await (await fetch(`/workload/${n}/envelopes.jsonl`)).text()).split('\n').filter((l) => l);
+      const uri = JSON.parse(initialText).summary.resource;
+      const frames = core.framesOf(lines);
+      const measure = async () => {
+        // Timers in between let FinalizationRegistry callbacks (which free wasm objects) run.
+        let jsHeap;
+        for (let i = 0; i < 4; i++) {
+          jsHeap = await globalThis.benchCollect();
+          await new Promise((ok) => setTimeout(ok, 10));
+        }
+        // Linear memory only grows and keeps free blocks: an upper bound of what Rust holds.
+        return { jsHeap, wasm: memory.buffer.byteLength };
+      };
+      return core.measureHeld(sdk, uri, initialText, frames, count, measure);
+    }, { n, count: memorySubs });
+  } finally {
+    await context.close();
+  }
+}
 
 const browser = await chromium.launch({ executablePath: chrome, args: ['--no-sandbox'] });
 try {
@@ -71,16 +120,27 @@ try {
     }, { n, runs });
     rows.push(row);
   }
-  console.log(`wasm Subscription (text frames -> state) in headless Chromium ${browser.version()}, ${runs} runs each`);
-  console.log('| turns | actions | ns/action (median) | min | max | final p1 chars | tool calls |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  await page.close();
   for (const r of rows) {
-    console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${fmt(r.p1)} | ${r.toolCalls} |`);
+    try {
+      r.memory = await memoryOf(browser, r.n);
+    } catch (e) {
+      r.memoryError = `failed (${e.message.split('\n')[0]})`;
+    }
+  }
+  memoryColumns(rows);
+  console.log(`wasm Subscription (text frames -> state) in headless Chromium ${browser.version()}, ${runs} runs each; memory: ${memorySubs} subscriptions held in a fresh page`);
+  console.log('| turns | actions | ns/action (median) | min | max | retained per subscription | JS heap | wasm memory | final p1 chars | tool calls |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const m = r.memoryText;
+    console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${m.total} | ${m.jsHeap} | ${m.wasm} | ${fmt(r.p1)} | ${r.toolCalls} |`);
   }
   if (rows.length === 2) {
     const ratio = rows[1].median / rows[0].median;
     console.log(`history sensitivity: ${rows[1].n} vs ${rows[0].n} turns = ${ratio.toFixed(2)}x (flat = within ±15%)`);
   }
+  console.log('wasm memory = growth of the linear memory, an upper bound of what the Rust side holds (it never shrinks).');
 } finally {
   await browser.close();
   server.close();

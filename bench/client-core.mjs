@@ -71,6 +71,63 @@ export async function runOnce(sdk, uri, initialText, frames, now) {
   return { nsPerAction: elapsedNs / frames.length, final };
 }
 
+/**
+ * Opens a mirror and feeds it the whole stream, reading `state` after every action as `runOnce`
+ * does (so what it keeps is what a UI's subscription keeps). Returns the mirror and its final state.
+ */
+export async function feedMirror(sdk, uri, initialText, frames) {
+  const mirror = await openMirror(sdk, uri, initialText);
+  let state;
+  for (const frame of frames) {
+    mirror.push(frame);
+    state = mirror.subscription.state;
+  }
+  return { mirror, state };
+}
+
+/**
+ * The memory figure of one size, measured in a fresh process or page: a primer mirror fed the
+ * whole stream is held throughout, so the baseline already contains lazy initialization, warm
+ * code and the wasm allocator's high-water mark of processing one stream (linear memory only
+ * grows; without the primer, the transient buffers of the first stream would count as retained).
+ * Then `count` more mirrors are fed and held. `measure()` returns `{ jsHeap, wasm }` in bytes
+ * after a full GC. Returns the per-subscription deltas.
+ */
+export async function measureHeld(sdk, uri, initialText, frames, count, measure) {
+  const primer = await feedMirror(sdk, uri, initialText, frames);
+  const before = await measure();
+  const held = [];
+  for (let i = 0; i < count; i++) held.push(await feedMirror(sdk, uri, initialText, frames));
+  const after = await measure();
+  checkFinal(held[count - 1].state);
+  for (const { mirror } of [primer, ...held]) mirror.client.close();
+  return { jsHeap: (after.jsHeap - before.jsHeap) / count, wasm: (after.wasm - before.wasm) / count };
+}
+
+/**
+ * Formats the memory columns of `rows` (each `{ n, memory: { jsHeap, wasm } }`, sorted by n) as
+ * MiB, or says why a figure is not trustworthy: it must be positive, and a larger history must
+ * not retain less (500 turns hold ~10x the history of 50); the total only if both parts are
+ * trustworthy. Adds `memoryText: { jsHeap, wasm, total }`.
+ */
+export function memoryColumns(rows) {
+  for (const r of rows) r.memoryText = {};
+  for (const part of ['jsHeap', 'wasm', 'total']) {
+    const value = (r) => (part === 'total' ? r.memory.jsHeap + r.memory.wasm : r.memory[part]);
+    const measured = rows.filter((r) => r.memory);
+    const grows = measured.every((r, i) => i === 0 || value(r) > value(measured[i - 1]));
+    for (const r of rows) {
+      if (!r.memory) r.memoryText[part] = r.memoryError ?? 'not measured';
+      else if (part === 'total' && !(r.memoryText.jsHeap.endsWith('MiB') && r.memoryText.wasm.endsWith('MiB'))) {
+        r.memoryText[part] = 'unreliable (a part is)';
+      } else if (!(value(r) > 0)) r.memoryText[part] = 'unreliable (not positive)';
+      else if (!grows) r.memoryText[part] = 'unreliable (not larger with more turns)';
+      else r.memoryText[part] = `${(value(r) / 1048576).toFixed(2)} MiB`;
+    }
+  }
+  return rows;
+}
+
 /** Checks the end state of the standard stream: p1 holds 99,000 chars, 200 tool calls. */
 export function checkFinal(final) {
   const parts = final.activeTurn?.responseParts ?? [];

@@ -4,40 +4,70 @@
 // structurally shared state). Reports ns/action (median of runs, min, max) and the memory a
 // subscription retains at each size; checks the final state.
 //
-//   node --expose-gc bench/node-client.mjs        (after scripts/build-pkg.sh)
+//   node bench/node-client.mjs                    (after scripts/build-pkg.sh)
 //   AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_DIR=dir (workload; default bench-workload/)
 //   AHP_BENCH_MEMORY_SUBS=4   subscriptions held at once for the memory figure
+//
+// The memory figure of each size is measured in a fresh child process
+// (`node --expose-gc bench/node-client.mjs --memory-child N`, printing JSON): in the timing
+// process the garbage of earlier runs would blur the delta.
 import * as sdk from 'ahp-wasm';
-import { checkFinal, framesOf, median, openMirror, runOnce } from './client-core.mjs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { checkFinal, framesOf, measureHeld, median, memoryColumns, runOnce } from './client-core.mjs';
 import { loadWorkload } from './workload.mjs';
 
 const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
-const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number);
+const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number).sort((a, b) => a - b);
 const memorySubs = Number(process.env.AHP_BENCH_MEMORY_SUBS ?? 4);
 const now = () => Number(process.hrtime.bigint());
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-/** JS heap + external (wasm linear memory, array buffers) after a full GC. */
-function retained() {
-  globalThis.gc?.();
-  globalThis.gc?.();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
+/** The package's WebAssembly.Memory: the glue's `initSync()` returns the already initialized exports. */
+async function wasmMemory() {
+  // Not in the package's exports map, so reached by file next to the resolved entry (the same
+  // module instance the entry initialized).
+  const glue = await import(new URL('./ahp_wasm.js', import.meta.resolve('ahp-wasm')).href);
+  const memory = glue.initSync()?.memory;
+  if (!(memory instanceof WebAssembly.Memory)) throw new Error('the package exposes no wasm memory');
+  return memory;
 }
 
-/** Bytes retained per live subscription holding the final state of the stream. */
-async function memoryPerSubscription(uri, initialText, frames) {
-  if (!globalThis.gc) return undefined;
-  const before = retained();
-  const held = [];
-  for (let i = 0; i < memorySubs; i++) {
-    const mirror = await openMirror(sdk, uri, initialText);
-    for (const frame of frames) mirror.push(frame);
-    held.push({ mirror, state: mirror.subscription.state });
+/** Full GC, letting FinalizationRegistry callbacks (which free wasm objects) run in between. */
+async function settle() {
+  for (let i = 0; i < 4; i++) {
+    globalThis.gc();
+    await new Promise((ok) => setTimeout(ok, 10));
   }
-  const after = retained();
-  for (const { mirror } of held) mirror.client.close();
-  return (after - before) / memorySubs;
+}
+
+/** Child mode: prints `{ jsHeap, wasm }`, bytes retained per subscription at `turns`. */
+async function memoryChild(turns) {
+  if (!globalThis.gc) throw new Error('the memory child needs node --expose-gc');
+  const memory = await wasmMemory();
+  const { uri, initialText, envelopeLines } = loadWorkload(turns);
+  const frames = framesOf(envelopeLines);
+  const measure = async () => {
+    await settle();
+    // heapUsed holds the frozen state objects; the wasm side is the linear memory's size, an
+    // upper bound of what Rust holds (it grows in pages, never shrinks, and keeps free blocks).
+    return { jsHeap: process.memoryUsage().heapUsed, wasm: memory.buffer.byteLength };
+  };
+  const result = await measureHeld(sdk, uri, initialText, frames, memorySubs, measure);
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+function memoryOf(turns) {
+  const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--memory-child', String(turns)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+if (process.argv[2] === '--memory-child') {
+  await memoryChild(Number(process.argv[3]));
+  process.exit(0);
 }
 
 const rows = [];
@@ -53,20 +83,26 @@ for (const n of sizes) {
     final = result.final;
   }
   const check = checkFinal(final);
-  const memory = await memoryPerSubscription(uri, initialText, frames);
-  rows.push({ n, actions: frames.length, median: median(times), min: Math.min(...times), max: Math.max(...times), memory, ...check });
+  rows.push({ n, actions: frames.length, median: median(times), min: Math.min(...times), max: Math.max(...times), ...check });
 }
-
-console.log(`wasm Subscription (text frames -> state) in Node ${process.version}, ${runs} runs each`);
-console.log('| turns | actions | ns/action (median) | min | max | retained per subscription | final p1 chars | tool calls |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  // A negative delta means collectable garbage from earlier runs was freed in between: the figure
-  // then says nothing (known issue: wasm linear memory never shrinks and earlier runs' garbage blurs it).
-  const mem = r.memory === undefined ? 'run with --expose-gc' : r.memory < 0 ? 'unreliable (negative delta)' : `${(r.memory / 1048576).toFixed(2)} MiB`;
-  console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${mem} | ${fmt(r.p1)} | ${r.toolCalls} |`);
+  try {
+    r.memory = memoryOf(r.n);
+  } catch (e) {
+    r.memoryError = `failed (${e.message.split('\n')[0]})`;
+  }
+}
+memoryColumns(rows);
+
+console.log(`wasm Subscription (text frames -> state) in Node ${process.version}, ${runs} runs each; memory: ${memorySubs} subscriptions held in a fresh process`);
+console.log('| turns | actions | ns/action (median) | min | max | retained per subscription | JS heap | wasm memory | final p1 chars | tool calls |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  const m = r.memoryText;
+  console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${m.total} | ${m.jsHeap} | ${m.wasm} | ${fmt(r.p1)} | ${r.toolCalls} |`);
 }
 if (rows.length === 2) {
   const ratio = rows[1].median / rows[0].median;
   console.log(`history sensitivity: ${rows[1].n} vs ${rows[0].n} turns = ${ratio.toFixed(2)}x (flat = within ±15%)`);
 }
+console.log('wasm memory = growth of the linear memory, an upper bound of what the Rust side holds (it never shrinks).');
