@@ -6,7 +6,7 @@
 //
 //   node bench/node-client.mjs                    (after scripts/build-pkg.sh)
 //   AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_DIR=dir (workload; default bench-workload/)
-//   AHP_BENCH_MEMORY_SUBS=4   subscriptions held at once for the memory figure
+//   AHP_BENCH_MEMORY_SUBS=4   subscriptions held at once for the memory figure (0: skip memory)
 //
 // The memory figure of each size is measured in a fresh child process
 // (`node --expose-gc bench/node-client.mjs --memory-child N`, printing JSON): in the timing
@@ -86,6 +86,10 @@ for (const n of sizes) {
   rows.push({ n, actions: frames.length, median: median(times), min: Math.min(...times), max: Math.max(...times), ...check });
 }
 for (const r of rows) {
+  if (memorySubs <= 0) {
+    r.memoryError = 'not measured (AHP_BENCH_MEMORY_SUBS=0)';
+    continue;
+  }
   try {
     r.memory = memoryOf(r.n);
   } catch (e) {

@@ -15,8 +15,11 @@ extern "C" {
 
 #[wasm_bindgen(module = "/js/render.js")]
 extern "C" {
+    #[wasm_bindgen(js_name = renderUseMemory)]
+    fn render_use_memory(memory: &JsValue);
+    /// `text` is passed as a pointer and length into wasm memory (see js/render.js).
     #[wasm_bindgen(js_name = renderAppendPartText)]
-    fn append_part_text(state: &JsValue, index: u32, text: &str) -> JsValue;
+    fn append_part_text(state: &JsValue, index: u32, text_ptr: u32, text_len: u32) -> JsValue;
     #[wasm_bindgen(js_name = renderReplacePart)]
     fn replace_part(state: &JsValue, index: u32, part: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = renderPushParts)]
@@ -90,6 +93,7 @@ impl RenderedState {
     pub fn new(mirror: &AnyMirror) -> Result<RenderedState, JsValue> {
         let value = with_state!(mirror, s => to_js(s))?;
         deep_freeze_all(&value);
+        render_use_memory(&wasm_bindgen::memory());
         Ok(RenderedState { value })
     }
 
@@ -118,7 +122,13 @@ impl RenderedState {
                     continue;
                 }
                 PatchOp::AppendPartText { index, text } => {
-                    append_part_text(&value, *index as u32, text)
+                    // Read by JS during the call, while `text` is borrowed here.
+                    append_part_text(
+                        &value,
+                        *index as u32,
+                        text.as_ptr() as u32,
+                        text.len() as u32,
+                    )
                 }
                 fine => apply_from_session(&value, mirror, fine)?,
             };

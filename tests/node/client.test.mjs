@@ -211,6 +211,46 @@ test('malformed frames are reported and skipped; the connection stays up', async
   client.close();
 });
 
+test('frames of any script and size reach the mirror intact (buffer path, string fallback, re-entrant frames)', async () => {
+  const { peer, client, sub } = await subscribed({}, { sync: true });
+  const malformed = [];
+  client.onEvent((e) => e.type === 'malformed' && malformed.push(e));
+  let expected = '';
+  const send = (text) => {
+    expected += text; // first: the peer is synchronous, a listener may send more from inside act
+    peer.act(SESSION, delta(text));
+  };
+  send('ascii ');
+  send('h\u00e9llo, \u65e5\u672c\u8a9e, \u{1F642} ');
+  send('\u65e5'.repeat(50_000)); // 150 KB of UTF-8 from 50,000 UTF-16 units: the buffer grows
+  send('x'.repeat(300_000)); // beyond the reusable buffer: passed as a string
+  send('\u{1F642}'.repeat(100_000)); // 400 KB of UTF-8: the string path again
+  send('after ');
+  // A lone surrogate in the frame text (not JSON-escaped) becomes U+FFFD, as TextEncoder does.
+  const frame = JSON.stringify({ jsonrpc: '2.0', ...peer.envelope(SESSION, delta('@')) }).replace('@', 'a\ud800b');
+  peer.push(frame);
+  expected += 'a\ufffdb';
+  // Frames pushed from inside a listener arrive while the SDK is busy: queued, then applied in order.
+  let nested = 0;
+  const remove = sub.onChange(() => {
+    if (nested++ === 0) {
+      send('nested-1 ');
+      send('nested-2 ');
+    }
+  });
+  send('outer ');
+  remove();
+  await settle();
+  assert.deepEqual(malformed, []);
+  const content = sub.state.activeTurn.responseParts[0].content;
+  assert.equal(content.length, expected.length);
+  let diverge = 0;
+  while (diverge < content.length && content[diverge] === expected[diverge]) diverge++;
+  assert.equal(diverge, content.length, `content diverges at ${diverge}: ${JSON.stringify(content.slice(diverge - 20, diverge + 20))} vs ${JSON.stringify(expected.slice(diverge - 20, diverge + 20))}`);
+  assert.ok(content.endsWith('outer nested-1 nested-2 '));
+  client.close();
+});
+
 test('optimistic dispatch: applied at once; own echo confirms; rejection reverts; foreign actions replay pending', async () => {
   const { peer, client, sub } = await subscribed();
   const changes = [];

@@ -28,24 +28,17 @@ struct RawSubscribeResult {
     snapshot: Option<RawSnapshot>,
 }
 
-/// Envelopes received in one call, grouped by channel in arrival order.
+/// Envelopes received in one call, in arrival order; applied per channel (channels in order
+/// of first appearance) when flushed. One flat list, kept by the engine between calls so that
+/// routing a frame allocates nothing.
 #[derive(Default)]
 pub(super) struct Batch {
-    channels: Vec<(String, Vec<ActionEnvelope>)>,
+    envelopes: Vec<ActionEnvelope>,
 }
 
 impl Batch {
     pub fn push(&mut self, envelope: ActionEnvelope) {
-        match self
-            .channels
-            .iter_mut()
-            .find(|(c, _)| *c == envelope.channel)
-        {
-            Some((_, list)) => list.push(envelope),
-            None => self
-                .channels
-                .push((envelope.channel.clone(), vec![envelope])),
-        }
+        self.envelopes.push(envelope);
     }
 }
 
@@ -83,12 +76,13 @@ impl Engine {
         if self.state == ConnectionState::Closed {
             return;
         }
-        let mut batch = Batch::default();
+        let mut batch = std::mem::take(&mut self.batch);
         self.last_rx = now;
         for frame in frames {
             self.handle_one(frame.as_ref(), &mut batch, now);
         }
         self.flush_batch(&mut batch, now);
+        self.batch = batch; // empty, with its capacity
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
@@ -257,13 +251,26 @@ impl Engine {
         // Otherwise: a channel we just unsubscribed from (or never held state for).
     }
 
+    /// Applies and empties the batch.
     pub(super) fn flush_batch(&mut self, batch: &mut Batch, now: f64) {
-        for (channel, envelopes) in std::mem::take(&mut batch.channels) {
-            self.apply_envelopes(&channel, &envelopes, now);
+        let envelopes = &batch.envelopes;
+        for (i, first) in envelopes.iter().enumerate() {
+            let channel = &first.channel;
+            if envelopes[..i].iter().any(|e| e.channel == *channel) {
+                continue; // applied with its channel's first envelope
+            }
+            let of_channel = envelopes[i..].iter().filter(|e| e.channel == *channel);
+            self.apply_envelopes(channel, of_channel, now);
         }
+        batch.envelopes.clear();
     }
 
-    fn apply_envelopes(&mut self, channel: &str, envelopes: &[ActionEnvelope], now: f64) {
+    fn apply_envelopes<'a>(
+        &mut self,
+        channel: &str,
+        envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+        now: f64,
+    ) {
         let Some(mirror) = self.mirrors.get_mut(channel) else {
             return;
         };

@@ -148,6 +148,8 @@ pub struct Engine {
     handled_methods: HashSet<String>,
     outgoing: VecDeque<String>,
     events: VecDeque<Event>,
+    /// Envelopes of the frames being handled (empty between calls; kept for its capacity).
+    batch: inbound::Batch,
     /// When the last frame arrived (or the transport opened).
     last_rx: f64,
     keepalive_in_flight: bool,
@@ -171,6 +173,7 @@ impl Engine {
             handled_methods: HashSet::new(),
             outgoing: VecDeque::new(),
             events: VecDeque::new(),
+            batch: inbound::Batch::default(),
             last_rx: 0.0,
             keepalive_in_flight: false,
         }

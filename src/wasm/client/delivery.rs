@@ -172,6 +172,16 @@ impl Inner {
 
     /// The frozen optimistic state of a channel (`undefined` without state).
     pub fn state_of(&self, channel: &str) -> JsValue {
+        // The hot path (a UI reads `state` after every change): a rendering exists only while
+        // the channel has a mirror (dropped with it), so no engine lookup is needed.
+        if let Some(render) = self
+            .channels
+            .borrow()
+            .get(channel)
+            .and_then(|c| c.render.as_ref())
+        {
+            return render.value();
+        }
         let mut channels = self.channels.borrow_mut();
         let engine = self.engine.borrow();
         let Some(mirror) = engine.mirror(channel) else {

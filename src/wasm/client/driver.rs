@@ -136,7 +136,8 @@ struct Gathered {
     channel: String,
     changed: Option<ChangeSet>,
     confirmed_changed: bool,
-    patches: Vec<StatePatch>,
+    /// The channel's patches of this sync, combined.
+    patch: Option<StatePatch>,
     replaced: bool,
     pending: usize,
     rejections: Vec<Rejection>,
@@ -163,6 +164,8 @@ pub struct Inner {
     pub(super) inbox: RefCell<Vec<String>>,
     pub(super) outbox: RefCell<VecDeque<String>>,
     pub(super) queue: RefCell<VecDeque<Delivery>>,
+    /// [`Inner::sync`]'s per-channel changes (empty between calls; kept for its capacity).
+    gathered: RefCell<Vec<Gathered>>,
     pub(super) waiters: RefCell<BTreeMap<u64, Waiter>>,
     /// Few entries, looked up per frame and per `state` read: a `BTreeMap` (no SipHash).
     pub channels: RefCell<BTreeMap<String, Channel>>,
@@ -207,6 +210,7 @@ impl Inner {
                 inbox: RefCell::default(),
                 outbox: RefCell::default(),
                 queue: RefCell::default(),
+                gathered: RefCell::default(),
                 waiters: RefCell::default(),
                 channels: RefCell::default(),
                 listeners: RefCell::default(),
@@ -335,22 +339,44 @@ impl Inner {
         self.run();
     }
 
-    pub fn transport_bad_frame(&self, generation: u64, value: &JsValue) {
+    /// Takes one frame from the transport's buffer without running user code: parsed at once,
+    /// or copied to the inbox when a delivery is under way. Whether the caller should
+    /// [`Inner::run`] now (false: a stale connection's frame, ignored).
+    pub fn accept_frame(&self, generation: u64, text: &str) -> bool {
         if generation != self.generation.get() || self.closed.get() {
-            return;
+            return false;
         }
-        let what = if value.is_object() {
-            "an object"
+        if self.busy.get() {
+            self.inbox.borrow_mut().push(text.to_string());
         } else {
-            "a non-string value"
-        };
+            self.with_engine(|e, now| e.handle_frame(text, now));
+        }
+        true
+    }
+
+    /// Reports a frame the transport could not hand over; whether to [`Inner::run`].
+    pub fn reject_frame(&self, generation: u64, why: &str) -> bool {
+        if generation != self.generation.get() || self.closed.get() {
+            return false;
+        }
         self.queue
             .borrow_mut()
             .push_back(Delivery::Event(Event::Malformed {
-                message: format!("the transport delivered {what}, not a text frame"),
+                message: format!("the transport delivered {why}"),
                 frame: String::new(),
             }));
-        self.run();
+        true
+    }
+
+    pub fn transport_bad_frame(&self, generation: u64, value: &JsValue) {
+        let what = if value.is_object() {
+            "an object, not a text frame"
+        } else {
+            "a non-string value, not a text frame"
+        };
+        if self.reject_frame(generation, what) {
+            self.run();
+        }
     }
 
     pub fn transport_closed(&self, generation: u64, reason: &str) {
@@ -497,17 +523,18 @@ impl Inner {
                 outbox.push_back(frame);
             }
         }
-        let mut gathered: Vec<Gathered> = Vec::new();
+        // Kept between calls for its capacity (this runs once per frame).
+        let mut gathered = std::mem::take(&mut *self.gathered.borrow_mut());
         let mut queue = self.queue.borrow_mut();
-        fn slot<'a>(gathered: &'a mut Vec<Gathered>, channel: &str) -> &'a mut Gathered {
+        fn slot(gathered: &mut Vec<Gathered>, channel: String) -> &mut Gathered {
             let i = match gathered.iter().position(|g| g.channel == channel) {
                 Some(i) => i,
                 None => {
                     gathered.push(Gathered {
-                        channel: channel.to_string(),
+                        channel,
                         changed: None,
                         confirmed_changed: false,
-                        patches: Vec::new(),
+                        patch: None,
                         replaced: false,
                         pending: 0,
                         rejections: Vec::new(),
@@ -526,34 +553,48 @@ impl Inner {
                     pending,
                     patch,
                 } => {
-                    let g = slot(&mut gathered, &channel);
+                    let g = slot(&mut gathered, channel);
                     g.changed = Some(match g.changed {
                         Some(c) => c.union(changed),
                         None => changed,
                     });
                     g.confirmed_changed |= !confirmed_changed.is_empty();
-                    g.patches.push(patch);
+                    g.patch = Some(match g.patch.take() {
+                        Some(earlier) => combine([earlier, patch]),
+                        None => patch,
+                    });
                     g.pending = pending;
                 }
                 Event::Subscribed { channel } => {
-                    let g = slot(&mut gathered, &channel);
+                    let pending = engine.mirror(&channel).map_or(0, |m| m.pending_count());
+                    let g = slot(&mut gathered, channel);
                     g.replaced = true;
-                    g.pending = engine.mirror(&channel).map_or(0, |m| m.pending_count());
+                    g.pending = pending;
                 }
                 Event::Rejected { channel, rejection } => {
-                    slot(&mut gathered, &channel)
+                    slot(&mut gathered, channel.clone())
                         .rejections
                         .push(rejection.clone());
                     queue.push_back(Delivery::Event(Event::Rejected { channel, rejection }));
+                }
+                Event::SubscriptionLost { ref channel, .. } => {
+                    // `state` reads the rendering without asking the engine: drop it with the
+                    // mirror, before any listener runs.
+                    if let Some(entry) = self.channels.borrow_mut().get_mut(channel) {
+                        entry.render = None;
+                        entry.confirmed = None;
+                    }
+                    queue.push_back(Delivery::Event(event));
                 }
                 other => queue.push_back(Delivery::Event(other)),
             }
         }
         if gathered.is_empty() {
+            *self.gathered.borrow_mut() = gathered;
             return;
         }
         let mut channels = self.channels.borrow_mut();
-        for g in gathered {
+        for g in gathered.drain(..) {
             let Some(entry) = channels.get_mut(&g.channel) else {
                 continue;
             };
@@ -561,11 +602,10 @@ impl Inner {
             if g.replaced || mirror.is_none() {
                 entry.render = None;
                 entry.confirmed = None;
-            } else if let (Some(render), Some(mirror), Some(changed)) =
-                (entry.render.as_mut(), mirror, g.changed)
+            } else if let (Some(render), Some(mirror), Some(changed), Some(patch)) =
+                (entry.render.as_mut(), mirror, g.changed, &g.patch)
             {
-                let patch = combine(g.patches);
-                if render.update(mirror, &changed, &patch).is_err() {
+                if render.update(mirror, &changed, patch).is_err() {
                     entry.render = None; // rebuilt in full on the next read
                 }
             }
@@ -586,6 +626,7 @@ impl Inner {
                 rejections: g.rejections,
             });
         }
+        *self.gathered.borrow_mut() = gathered;
     }
 
     /// Sends the outbox and delivers the queue until both are empty. Re-entrant calls (from
@@ -652,12 +693,8 @@ impl Inner {
     }
 }
 
-/// One patch for several consecutive updates (values are read from the state after the
-/// last one).
-fn combine(mut patches: Vec<StatePatch>) -> StatePatch {
-    if patches.len() == 1 {
-        return patches.pop().unwrap_or_default();
-    }
+/// One patch for two consecutive updates (values are read from the state after the last).
+fn combine(patches: [StatePatch; 2]) -> StatePatch {
     let mut builder = PatchBuilder::default();
     for patch in patches {
         for op in patch.ops {

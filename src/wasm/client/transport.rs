@@ -27,8 +27,18 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen(module = "/js/runtime.js")]
 extern "C" {
     #[wasm_bindgen(js_name = transportCallbacks)]
-    fn transport_callbacks(f: &JsValue, on_frame: &JsValue) -> JsValue;
+    fn transport_callbacks(
+        f: &JsValue,
+        on_frame: &JsValue,
+        frame_bytes: &JsValue,
+        memory: &JsValue,
+    ) -> JsValue;
 }
+
+/// Frames up to this many UTF-8 bytes reach wasm through a reused buffer (JS
+/// `TextEncoder.encodeInto` straight into wasm memory: no allocation, no per-character copy
+/// loop); longer ones go as strings, so the buffer never keeps a huge frame's size.
+const FRAME_BUFFER_MAX_BYTES: u32 = 256 * 1024;
 
 /// Frames gathered into one batch at most (one change notification per channel per batch).
 const MAX_BATCH: usize = 256;
@@ -97,6 +107,7 @@ pub fn open_custom(
             inner.transport_frames(generation, vec![frame]);
         }
     });
+    let frame_bytes = frame_bytes_callback(inner.clone(), generation);
     let callback = Closure::<dyn Fn(u32, JsValue)>::new(move |kind: u32, value: JsValue| {
         let Some(inner) = inner.upgrade() else {
             return;
@@ -121,7 +132,12 @@ pub fn open_custom(
         }
     });
     // The callbacks live as long as JS holds them (a connection's worth of memory).
-    let callbacks = transport_callbacks(&callback.into_js_value(), &on_frame.into_js_value());
+    let callbacks = transport_callbacks(
+        &callback.into_js_value(),
+        &on_frame.into_js_value(),
+        &frame_bytes,
+        &wasm_bindgen::memory(),
+    );
     let connect_error = |message: String| Error::transport(TransportErrorKind::Connect, message);
     let this = factory
         .call2(&JsValue::UNDEFINED, &JsValue::from_str(url), &callbacks)
@@ -138,6 +154,45 @@ pub fn open_custom(
     };
     let (send, close) = (method("send")?, method("close")?);
     Ok(Conn::Custom { this, send, close })
+}
+
+/// The hot path of custom transports: `(n) => ptr` lends JS a buffer of at least `n` bytes
+/// in wasm memory (0 when it cannot: JS then passes the frame as a string), and
+/// `(ptr, len) => void` takes the UTF-8 frame JS wrote there. The bytes are read (parsed or
+/// copied) before any user code runs, so a re-entrant frame cannot overwrite them in use.
+fn frame_bytes_callback(inner: Weak<Inner>, generation: u64) -> JsValue {
+    let buffer = std::rc::Rc::new(std::cell::RefCell::new(Vec::<u8>::new()));
+    let lend_buffer = buffer.clone();
+    let reserve = Closure::<dyn Fn(u32) -> u32>::new(move |bytes: u32| {
+        let Ok(mut buffer) = lend_buffer.try_borrow_mut() else {
+            return 0;
+        };
+        if bytes > FRAME_BUFFER_MAX_BYTES {
+            return 0;
+        }
+        if buffer.len() < bytes as usize {
+            // Zero-filled, so reading what JS wrote is plain safe slicing.
+            *buffer = vec![0; (bytes as usize).next_power_of_two().max(1024)];
+        }
+        buffer.as_mut_ptr() as u32
+    });
+    let take = Closure::<dyn Fn(u32)>::new(move |len: u32| {
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        let accepted = match buffer.try_borrow() {
+            Ok(bytes) => match bytes.get(..len as usize).map(std::str::from_utf8) {
+                Some(Ok(text)) => inner.accept_frame(generation, text),
+                _ => inner.reject_frame(generation, "a frame that is not UTF-8 text"),
+            },
+            Err(_) => inner.reject_frame(generation, "a frame while the previous one was read"),
+        };
+        if accepted {
+            inner.run();
+        }
+    });
+    let pair = js_sys::Array::of2(&reserve.into_js_value(), &take.into_js_value());
+    pair.into()
 }
 
 /// Opens a WebSocket to `url`; a task owns the socket, reports its opening, frames and end.
