@@ -156,6 +156,9 @@ impl PatchBuilder {
     /// The normalized patch: fine steps first (in order), then whole fields; fine steps inside
     /// a field that is replaced whole are dropped.
     pub fn finish(self) -> StatePatch {
+        if self.fields.is_empty() {
+            return StatePatch { ops: self.ops }; // the streaming case: nothing to filter
+        }
         let fields = self.fields;
         let mut ops: Vec<PatchOp> = self
             .ops

@@ -113,10 +113,11 @@ impl RenderedState {
         _changed: &ChangeSet,
         patch: &StatePatch,
     ) -> Result<(), JsValue> {
-        let mut value = self.value.clone();
+        // On an error the caller drops the rendering (rebuilt whole on the next read).
         let mut fields: Vec<&str> = Vec::new();
         for op in &patch.ops {
-            value = match op {
+            let value = &self.value;
+            self.value = match op {
                 PatchOp::Field(name) => {
                     fields.push(name);
                     continue;
@@ -124,20 +125,20 @@ impl RenderedState {
                 PatchOp::AppendPartText { index, text } => {
                     // Read by JS during the call, while `text` is borrowed here.
                     append_part_text(
-                        &value,
+                        value,
                         *index as u32,
                         text.as_ptr() as u32,
                         text.len() as u32,
                     )
                 }
-                fine => apply_from_session(&value, mirror, fine)?,
+                fine => apply_from_session(value, mirror, fine)?,
             };
         }
         if !fields.is_empty() {
-            value = with_state!(mirror, s => patch_struct(&value, s, &fields))?;
+            let value = with_state!(mirror, s => patch_struct(&self.value, s, &fields))?;
             freeze_state(&value, fields.iter().map(|n| n.to_string()).collect());
+            self.value = value;
         }
-        self.value = value;
         Ok(())
     }
 }

@@ -200,8 +200,9 @@ pub enum Event {
         /// Why.
         reason: String,
     },
-    /// A protocol notification (`root/sessionAdded`, ...).
-    Notification(ServerNotification),
+    /// A protocol notification (`root/sessionAdded`, ...). Boxed: the largest payload, and
+    /// rare; every event is moved through the queue, so the enum stays small.
+    Notification(Box<ServerNotification>),
     /// A server request the app registered for; answer it with
     /// [`Engine::respond`](super::Engine::respond).
     ServerRequest(ServerRequest),

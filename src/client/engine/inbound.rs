@@ -102,7 +102,7 @@ impl Engine {
             }
             Incoming::Notification { method, params } => {
                 match ServerNotification::decode(method, params) {
-                    Ok(n) => self.events.push_back(Event::Notification(n)),
+                    Ok(n) => self.events.push_back(Event::Notification(Box::new(n))),
                     Err(e) => self.malformed(format!("bad `{method}`: {}", e.message), text),
                 }
             }

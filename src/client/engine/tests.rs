@@ -329,14 +329,10 @@ fn notifications_are_routed() {
         1.0,
     );
     let evs = events(&mut engine);
-    assert!(
-        matches!(&evs[0], Event::Notification(ServerNotification::SessionAdded(p))
-        if p.summary.title == "T")
-    );
-    assert!(
-        matches!(&evs[1], Event::Notification(ServerNotification::Other { method, .. })
-        if method == "otlp/exportLogs")
-    );
+    assert!(matches!(&evs[0], Event::Notification(n)
+        if matches!(&**n, ServerNotification::SessionAdded(p) if p.summary.title == "T")));
+    assert!(matches!(&evs[1], Event::Notification(n)
+        if matches!(&**n, ServerNotification::Other { method, .. } if method == "otlp/exportLogs")));
     assert!(
         matches!(&evs[2], Event::ChannelChanged { channel, changed, .. }
         if channel == TERM && changed.names() == ["content"])

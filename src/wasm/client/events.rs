@@ -142,7 +142,7 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
         Event::Notification(n) => {
             let o = object("notification");
             set(&o, "method", n.method());
-            let params = match n {
+            let params = match &**n {
                 ServerNotification::SessionAdded(p) => to_js(p),
                 ServerNotification::SessionRemoved(p) => to_js(p),
                 ServerNotification::SessionSummaryChanged(p) => to_js(p),
