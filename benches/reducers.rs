@@ -10,13 +10,16 @@
 //! Criterion reports time per iteration (one whole stream) and throughput in actions/s;
 //! `scripts/bench-summary.sh` turns the estimates into ns/action.
 
-use ahp_wasm::client::engine::{Engine, EngineConfig};
+#[path = "support/engine.rs"]
+mod support;
+
 use ahp_wasm::protocol::{ActionEnvelope, SessionState, StateAction};
 use ahp_wasm::reduce::{session_reducer, FixedClock};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::connected_engine;
 
 struct Workload {
     initial: SessionState,
@@ -119,25 +122,6 @@ fn bench_session_stream(c: &mut Criterion) {
         });
         group.finish();
     }
-}
-
-/// An engine past its handshake, subscribed to the workload's session at serverSeq 0.
-fn connected_engine(initial: &SessionState) -> Engine {
-    let uri = initial.summary.resource.clone();
-    let mut config = EngineConfig::new("bench");
-    config.initial_subscriptions = vec![uri.clone()];
-    config.keepalive_ms = None;
-    let mut engine = Engine::new(config);
-    engine.on_open(0.0);
-    let init: serde_json::Value =
-        serde_json::from_str(&engine.poll_transmit().expect("initialize")).expect("frame");
-    let reply = serde_json::json!({"jsonrpc": "2.0", "id": init["id"], "result": {
-        "protocolVersion": "0.3.0", "serverSeq": 0,
-        "snapshots": [{"resource": uri, "state": initial, "fromSeq": 0}]}});
-    engine.handle_frame(&reply.to_string(), 0.5);
-    while engine.poll_event().is_some() {}
-    assert!(engine.is_subscribed(&initial.summary.resource));
-    engine
 }
 
 criterion_group!(benches, bench_session_stream);

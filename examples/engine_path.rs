@@ -9,7 +9,10 @@
 //!   target/release/examples/engine_path bench-workload 500 1
 //! ```
 
-use ahp_wasm::client::engine::{Engine, EngineConfig};
+#[path = "../benches/support/engine.rs"]
+mod support;
+
+use ahp_wasm::client::engine::Engine;
 use ahp_wasm::protocol::SessionState;
 use std::hint::black_box;
 
@@ -32,7 +35,7 @@ fn main() {
         .collect();
     let mut total_ns = 0u128;
     for _ in 0..runs {
-        let mut engine = connected(&initial);
+        let mut engine = support::connected_engine(&initial);
         let start = std::time::Instant::now();
         for frame in &frames {
             step(&mut engine, frame);
@@ -44,23 +47,6 @@ fn main() {
         "{turns} turns, {} actions, {runs} runs: {per_action} ns/action",
         frames.len()
     );
-}
-
-/// An engine that completed the handshake with `initial` as its one subscription.
-fn connected(initial: &SessionState) -> Engine {
-    let uri = initial.summary.resource.clone();
-    let mut config = EngineConfig::new("bench");
-    config.initial_subscriptions = vec![uri.clone()];
-    let mut engine = Engine::new(config);
-    engine.on_open(0.0);
-    let init: serde_json::Value =
-        serde_json::from_str(&engine.poll_transmit().expect("initialize")).expect("frame");
-    let reply = serde_json::json!({"jsonrpc": "2.0", "id": init["id"], "result": {
-        "protocolVersion": "0.3.0", "serverSeq": 0,
-        "snapshots": [{"resource": uri, "state": initial, "fromSeq": 0}]}});
-    engine.handle_frame(&reply.to_string(), 0.5);
-    while engine.poll_event().is_some() {}
-    engine
 }
 
 /// One frame in, its events out.
