@@ -303,13 +303,13 @@ export function freezeState(state, names) {
  * the one response part an action touched; every other part keeps its identity. Streaming text
  * is appended with JS string concatenation, so a delta never re-transfers the whole content.
  */
-// Array.from, not slice: V8's slice has no fast path for frozen arrays (about 50x slower).
+// Spread, not slice: V8's slice has no fast path for frozen arrays (about 50x slower).
 function withParts(turn, parts) {
   return Object.freeze({ ...turn, responseParts: Object.freeze(parts) });
 }
 
 export function appendPartText(turn, index, text) {
-  const parts = Array.from(turn.responseParts);
+  const parts = [...turn.responseParts];
   const old = parts[index];
   parts[index] = Object.freeze({ ...old, content: old.content + text });
   return withParts(turn, parts);
@@ -317,14 +317,14 @@ export function appendPartText(turn, index, text) {
 
 export function replacePart(turn, index, part) {
   deepFreeze(part);
-  const parts = Array.from(turn.responseParts);
+  const parts = [...turn.responseParts];
   parts[index] = part;
   return withParts(turn, parts);
 }
 
 export function pushPart(turn, part) {
   deepFreeze(part);
-  const parts = Array.from(turn.responseParts);
+  const parts = [...turn.responseParts];
   parts.push(part);
   return withParts(turn, parts);
 }

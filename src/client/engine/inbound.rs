@@ -54,6 +54,9 @@ const ACTION_PREFIX: &str = r#"{"jsonrpc":"2.0","method":"action","params":"#;
 /// envelope) returns `None` and takes the general path, which reports errors.
 pub(super) fn canonical_action(text: &str) -> Option<ActionEnvelope> {
     let rest = text.strip_prefix(ACTION_PREFIX)?;
+    if let Some((envelope, used)) = super::fast_delta::canonical_delta(rest) {
+        return (rest[used..].trim() == "}").then_some(envelope);
+    }
     let mut values = serde_json::Deserializer::from_str(rest).into_iter::<ActionEnvelope>();
     let envelope = values.next()?.ok()?;
     (rest[values.byte_offset()..].trim() == "}").then_some(envelope)

@@ -28,6 +28,7 @@
 //! ```
 
 mod events;
+mod fast_delta;
 mod handshake;
 mod inbound;
 mod keepalive;

@@ -1,0 +1,217 @@
+//! The hottest frame, decoded without the general deserializer: a `session/delta` envelope
+//! (streamed text) written member by member in schema order, as `JSON.stringify` and the Rust
+//! host write it. Generic deserialization spends most of its time on per-member bookkeeping;
+//! this scan walks the fixed layout once. It accepts only exactly
+//!
+//! `{"channel":S,"action":{"type":"session/delta","turnId":S,"partId":S,"content":S},"serverSeq":N`
+//! then optionally `,"origin":{"clientId":S,"clientSeq":N}`, then `}`
+//!
+//! with no white space. Anything else — another order, white space, extra members, a number
+//! that is not a plain unsigned integer, a malformed string — returns `None` and the frame
+//! takes the general path (which also reports errors). Strings with escapes are unescaped by
+//! `serde_json` itself, so the two paths cannot disagree on a string's value.
+
+use crate::protocol::{ActionEnvelope, ActionOrigin, SessionDeltaAction, StateAction};
+
+/// Decodes a canonical delta envelope at the start of `text`; returns it and the bytes used.
+pub(super) fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
+    let mut scan = Scan { text, at: 0 };
+    scan.literal(r#"{"channel":"#)?;
+    let channel = scan.string()?;
+    scan.literal(r#","action":{"type":"session/delta","turnId":"#)?;
+    let turn_id = scan.string()?;
+    scan.literal(r#","partId":"#)?;
+    let part_id = scan.string()?;
+    scan.literal(r#","content":"#)?;
+    let content = scan.string()?;
+    scan.literal(r#"},"serverSeq":"#)?;
+    let server_seq = scan.unsigned()?;
+    let origin = if scan.literal(r#","origin":{"clientId":"#).is_some() {
+        let client_id = scan.string()?;
+        scan.literal(r#","clientSeq":"#)?;
+        let client_seq = scan.unsigned()?;
+        scan.literal("}")?;
+        Some(ActionOrigin {
+            client_id,
+            client_seq,
+        })
+    } else {
+        None
+    };
+    scan.literal("}")?;
+    let envelope = ActionEnvelope {
+        channel,
+        action: StateAction::SessionDelta(SessionDeltaAction {
+            turn_id,
+            part_id,
+            content,
+        }),
+        server_seq,
+        origin,
+        rejection_reason: None,
+    };
+    Some((envelope, scan.at))
+}
+
+struct Scan<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl Scan<'_> {
+    fn literal(&mut self, expected: &str) -> Option<()> {
+        let rest = self.text.get(self.at..)?;
+        rest.starts_with(expected)
+            .then(|| self.at += expected.len())
+    }
+
+    /// A JSON string: copied as is when it has no escapes, else unescaped by `serde_json`.
+    fn string(&mut self) -> Option<String> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        if bytes.get(start) != Some(&b'"') {
+            return None;
+        }
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match *bytes.get(i)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    i += 2; // the escaped character (validated by serde_json below)
+                }
+                byte if byte < 0x20 => return None, // JSON forbids raw control characters
+                _ => i += 1,
+            }
+        }
+        self.at = i + 1;
+        // Quotes and backslashes are ASCII, so these are character boundaries.
+        if escaped {
+            serde_json::from_str(self.text.get(start..=i)?).ok()
+        } else {
+            self.text.get(start + 1..i).map(str::to_owned)
+        }
+    }
+
+    /// A plain unsigned integer that fits `u64` (no sign, fraction, exponent or leading zero).
+    fn unsigned(&mut self) -> Option<u64> {
+        let digits = self
+            .text
+            .as_bytes()
+            .get(self.at..)?
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let number = self.text.get(self.at..self.at + digits)?;
+        if digits == 0 || (digits > 1 && number.starts_with('0')) {
+            return None;
+        }
+        let next = self.text.as_bytes().get(self.at + digits);
+        if matches!(next, Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.at += digits;
+        number.parse().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_delta;
+    use crate::protocol::{ActionEnvelope, ActionOrigin, SessionDeltaAction, StateAction};
+    use proptest::prelude::*;
+
+    fn envelope(content: &str, origin: Option<(&str, u64)>) -> ActionEnvelope {
+        ActionEnvelope {
+            channel: "ahp-session:/s".into(),
+            action: StateAction::SessionDelta(SessionDeltaAction {
+                turn_id: "t".into(),
+                part_id: "p".into(),
+                content: content.into(),
+            }),
+            server_seq: 7,
+            origin: origin.map(|(id, seq)| ActionOrigin {
+                client_id: id.into(),
+                client_seq: seq,
+            }),
+            rejection_reason: None,
+        }
+    }
+
+    /// What the general path makes of `text` (an envelope alone, nothing after it).
+    fn general(text: &str) -> Option<ActionEnvelope> {
+        serde_json::from_str(text).ok()
+    }
+
+    #[test]
+    fn canonical_envelopes_decode_like_serde() {
+        for content in ["", "word ", "a \"quoted\" }\n\t\\ \u{e9}\u{1F642}", "\u{0}"] {
+            for origin in [None, Some(("client-1", 42))] {
+                let text = serde_json::to_string(&envelope(content, origin)).unwrap();
+                let (fast, used) = canonical_delta(&text).expect(&text);
+                assert_eq!(used, text.len());
+                assert_eq!(Some(fast), general(&text), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_general_path() {
+        let ok = r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#;
+        assert!(canonical_delta(ok).is_some());
+        for text in [
+            // White space, another order, an extra member, another action type.
+            r#"{"channel": "c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#,
+            r#"{"action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"channel":"c","serverSeq":1}"#,
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x","more":1},"serverSeq":1}"#,
+            r#"{"channel":"c","action":{"type":"session/reasoning","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#,
+            // Numbers serde reads differently or not at all.
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":01}"#,
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1.0}"#,
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1e2}"#,
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":-1}"#,
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":18446744073709551616}"#,
+            // Strings: a raw control character, a bad escape, no end.
+            "{\"channel\":\"c\",\"action\":{\"type\":\"session/delta\",\"turnId\":\"t\",\"partId\":\"p\",\"content\":\"a\nb\"},\"serverSeq\":1}",
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"\q"},"serverSeq":1}"#,
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"#,
+            // A rejection reason (rare: the general path handles it).
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1,"rejectionReason":"no"}"#,
+        ] {
+            assert_eq!(canonical_delta(text).map(|(e, _)| e), None, "{text}");
+        }
+    }
+
+    proptest! {
+        /// On any text near the canonical layout, the fast path either declines or agrees
+        /// with serde exactly.
+        #[test]
+        fn never_disagrees_with_serde(
+            content in "(\\PC|[\"\\\\\n\t\u{0}-\u{1f}])*",
+            channel in "\\PC{0,12}",
+            seq in any::<u64>(),
+            origin in proptest::option::of(("\\PC{0,8}", any::<u64>())),
+            cut in 0usize..400,
+            insert in "[ ,:{}\"\\\\0-9a-z]{0,2}",
+        ) {
+            let mut e = envelope(&content, origin.as_ref().map(|(id, s)| (id.as_str(), *s)));
+            e.channel = channel;
+            e.server_seq = seq;
+            let text = serde_json::to_string(&e).unwrap();
+            // The canonical text itself decodes, and equals the original.
+            let (fast, used) = canonical_delta(&text).expect("canonical text");
+            prop_assert_eq!(used, text.len());
+            prop_assert_eq!(&fast, &e);
+            // A mangled text: declined, or decoded exactly as serde decodes the same prefix.
+            let mut at = cut.min(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mangled = format!("{}{}{}", &text[..at], insert, &text[at..]);
+            if let Some((fast, used)) = canonical_delta(&mangled) {
+                prop_assert_eq!(Some(fast), general(&mangled[..used]));
+            }
+        }
+    }
+}
