@@ -72,25 +72,32 @@ impl Scan<'_> {
         if bytes.get(start) != Some(&b'"') {
             return None;
         }
-        let mut i = start + 1;
-        let mut escaped = false;
-        loop {
-            match *bytes.get(i)? {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    i += 2; // the escaped character (validated by serde_json below)
-                }
-                byte if byte < 0x20 => return None, // JSON forbids raw control characters
-                _ => i += 1,
+        let body = bytes.get(start + 1..)?;
+        let stop = body
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        match body[stop] {
+            b'"' => {
+                self.at = start + 1 + stop + 1;
+                // Quotes are ASCII, so these are character boundaries.
+                self.text
+                    .get(start + 1..start + 1 + stop)
+                    .map(str::to_owned)
             }
-        }
-        self.at = i + 1;
-        // Quotes and backslashes are ASCII, so these are character boundaries.
-        if escaped {
-            serde_json::from_str(self.text.get(start..=i)?).ok()
-        } else {
-            self.text.get(start + 1..i).map(str::to_owned)
+            b'\\' => {
+                // Rare in streamed text: find the end, then let serde_json unescape and check.
+                let mut i = start + 1 + stop;
+                loop {
+                    match *bytes.get(i)? {
+                        b'"' => break,
+                        b'\\' => i += 2, // the escaped character: validated by serde_json
+                        _ => i += 1,
+                    }
+                }
+                self.at = i + 1;
+                serde_json::from_str(self.text.get(start..=i)?).ok()
+            }
+            _ => None, // JSON forbids raw control characters
         }
     }
 
