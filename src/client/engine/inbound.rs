@@ -53,7 +53,10 @@ const ACTION_PREFIX: &str = r#"{"jsonrpc":"2.0","method":"action","params":"#;
 /// frame into raw members. Anything else (another member order, extra members, a malformed
 /// envelope) returns `None` and takes the general path, which reports errors.
 pub(super) fn canonical_action(text: &str) -> Option<ActionEnvelope> {
-    let rest = text.strip_prefix(ACTION_PREFIX)?;
+    if !super::fast_delta::starts_with(text, ACTION_PREFIX) {
+        return None;
+    }
+    let rest = &text[ACTION_PREFIX.len()..];
     if let Some((envelope, used)) = super::fast_delta::canonical_delta(rest) {
         return (rest[used..].trim() == "}").then_some(envelope);
     }
