@@ -27,7 +27,13 @@ use std::fmt::Debug;
 /// The clock every run reads: fixed, so replays are comparable.
 const NOW: f64 = 5_000.0;
 /// Cases per channel: enough to cover the action mix, small enough to run in a few seconds.
-const CASES: u32 = 64;
+/// `AHP_PROPTEST_CASES=n` runs more (a longer search after a change to reducers or patches).
+fn cases() -> u32 {
+    std::env::var("AHP_PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(64)
+}
 /// Longest action sequence per case.
 const MAX_ACTIONS: usize = 40;
 
@@ -579,7 +585,7 @@ fn changeset_action() -> BoxedStrategy<Value> {
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn session_reducer_properties(
@@ -693,7 +699,7 @@ fn mirror_batch(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     /// The patches a mirror reports turn the previous rendering into the new state, for any
     /// batching of foreign and own actions (and the optimistic copy, brought up to date field

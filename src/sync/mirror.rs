@@ -249,8 +249,11 @@ impl<S: ChannelState> Mirror<S> {
         let mut out = BatchOutcome::default();
         let start_effects = self.pending.iter().fold(0, |bits, p| bits | p.effect);
         let had_optimistic = self.optimistic.is_some();
-        // While nothing is pending the confirmed state is the one rendered: describe each step.
-        let mut patch = (!had_optimistic).then(PatchBuilder::default);
+        // Each confirmed step is described on the confirmed state. That is exact for every
+        // field no pending action touches (there the optimistic state equals the confirmed
+        // one); the fields pending actions touch, before or after the replay, are taken whole
+        // below, which drops the fine steps inside them.
+        let mut patch = PatchBuilder::default();
         let mut needs_replay = false;
         for envelope in envelopes {
             if envelope.server_seq <= self.last_server_seq {
@@ -279,7 +282,7 @@ impl<S: ChannelState> Mirror<S> {
                             });
                         }
                         None => {
-                            self.apply_confirmed(&envelope.action, clock, &mut out, patch.as_mut());
+                            self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch);
                             out.resolved.push(seq);
                         }
                     }
@@ -300,30 +303,35 @@ impl<S: ChannelState> Mirror<S> {
                 continue;
             }
             // Foreign (or an own action no longer pending): the server applied it.
-            if self.apply_confirmed(&envelope.action, clock, &mut out, patch.as_mut())
+            if self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch)
                 && !self.pending.is_empty()
             {
                 needs_replay = true;
             }
         }
-        if self.pending.is_empty() {
+        let whole = if self.pending.is_empty() {
             if had_optimistic {
                 self.optimistic = None;
                 out.changed = out.confirmed_changed.union(from_bits(start_effects));
             } else {
                 out.changed = out.confirmed_changed;
             }
+            start_effects
         } else if needs_replay {
             let stale = start_effects | out.confirmed_changed.bits();
             let replayed = self.replay(stale, clock);
             out.changed = out
                 .confirmed_changed
                 .union(from_bits(start_effects | replayed));
-        }
-        out.patch = match patch {
-            Some(patch) => patch.finish(),
-            None => StatePatch::fields(super::field_names::<S>(out.changed)),
+            start_effects | replayed
+        } else {
+            // Only own echoes, in order: the optimistic state already showed them.
+            return out;
         };
+        for name in super::field_names::<S>(from_bits(whole)) {
+            patch.field(name);
+        }
+        out.patch = patch.finish();
         out
     }
 
@@ -389,16 +397,14 @@ impl<S: ChannelState> Mirror<S> {
         action: &StateAction,
         clock: &dyn Clock,
         out: &mut BatchOutcome<Changed<S::Field>>,
-        patch: Option<&mut PatchBuilder>,
+        patch: &mut PatchBuilder,
     ) -> bool {
         out.applied += 1;
-        let before = patch.is_some().then(|| self.confirmed.probe());
+        let before = self.confirmed.probe();
         match self.confirmed.reduce(action, clock) {
             Outcome::Applied(changed) => {
                 out.confirmed_changed = out.confirmed_changed.union(changed);
-                if let (Some(patch), Some(before)) = (patch, before) {
-                    self.confirmed.describe(before, action, changed, patch);
-                }
+                self.confirmed.describe(before, action, changed, patch);
                 true
             }
             Outcome::NoOp(_) => false,

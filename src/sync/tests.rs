@@ -262,3 +262,73 @@ fn snapshots_of_other_schemes_decode_by_shape() {
     );
     assert!(decode(json!({"nothing": "known"})).is_err());
 }
+
+/// While an own action is pending, a foreign change to a field it does not touch is still
+/// described finely (no whole-field rebuild of the active turn per streamed delta).
+#[test]
+fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
+    use crate::protocol::SessionState;
+    let session: SessionState = serde_json::from_value(json!({
+        "summary": {"resource": "ahp-session:/s", "provider": "p", "title": "T", "status": 1,
+            "createdAt": 1, "modifiedAt": 1},
+        "lifecycle": "ready",
+        "turns": [],
+        "activeTurn": {"id": "t1", "message": {"text": "q", "origin": {"kind": "user"}},
+            "responseParts": [{"kind": "markdown", "id": "p1", "content": "a"}]},
+    }))
+    .unwrap();
+    let action =
+        |value: serde_json::Value| -> StateAction { serde_json::from_value(value).unwrap() };
+    let delta = |text: &str| {
+        action(json!({"type": "session/delta", "turnId": "t1", "partId": "p1", "content": text}))
+    };
+    let rename = action(json!({"type": "session/titleChanged", "title": "mine"}));
+    let mut m = Mirror::new(session, 0);
+    let mut rendered = serde_json::to_value(m.state()).unwrap();
+    let (_, patch) = m.dispatch_patched(1, rename.clone(), &CLOCK);
+    patch.apply_to_json(&mut rendered, &serde_json::to_value(m.state()).unwrap());
+
+    let envelope = |seq, action, origin| ActionEnvelope {
+        channel: "ahp-session:/s".into(),
+        ..env(seq, action, origin)
+    };
+    // Foreign deltas while the rename is pending: fine appends, the summary whole.
+    let out = m.apply_batch(
+        &[envelope(1, delta("b"), None), envelope(2, delta("c"), None)],
+        ME,
+        &CLOCK,
+    );
+    assert_eq!(
+        out.patch.ops,
+        vec![
+            PatchOp::AppendPartText {
+                index: 0,
+                text: "bc".into()
+            },
+            PatchOp::Field("summary"),
+        ]
+    );
+    let state = serde_json::to_value(m.state()).unwrap();
+    out.patch.apply_to_json(&mut rendered, &state);
+    assert_eq!(rendered, state);
+    assert_eq!(m.state().summary.title, "mine");
+
+    // The echo with another delta: the rename's field whole, the delta fine.
+    let out = m.apply_batch(
+        &[
+            envelope(3, rename, Some((ME, 1))),
+            envelope(4, delta("d"), None),
+        ],
+        ME,
+        &CLOCK,
+    );
+    assert!(out.patch.ops.contains(&PatchOp::AppendPartText {
+        index: 0,
+        text: "d".into()
+    }));
+    assert!(!out.patch.ops.contains(&PatchOp::Field("activeTurn")));
+    let state = serde_json::to_value(m.state()).unwrap();
+    out.patch.apply_to_json(&mut rendered, &state);
+    assert_eq!(rendered, state);
+    assert!(!m.is_forked());
+}

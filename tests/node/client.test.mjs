@@ -284,10 +284,15 @@ test('optimistic dispatch: applied at once; own echo confirms; rejection reverts
   assert.equal(rejected.rejection.reason, 'titles are frozen');
 
   const seq3 = sub.dispatch(title('Pending'));
+  const beforeForeign = sub.state;
   peer.act(SESSION, delta('foreign '));
   await settle();
   assert.equal(sub.state.summary.title, 'Pending', 'pending replayed over the foreign action');
   assert.equal(sub.state.activeTurn.responseParts[0].content, 'foreign ');
+  // The pending rename does not touch the active turn: the delta is still a fine update.
+  assert.equal(sub.state.turns, beforeForeign.turns);
+  assert.equal(sub.state.activeTurn.message, beforeForeign.activeTurn.message);
+  assert.equal(sub.state.activeTurn.responseParts[1], beforeForeign.activeTurn.responseParts[1]);
   assert.equal(sub.confirmedState.summary.title, 'Mine');
   assert.equal(sub.confirmedState.activeTurn.responseParts[0].content, 'foreign ');
   assert.equal(sub.pendingCount, 1);
