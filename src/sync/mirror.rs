@@ -328,8 +328,10 @@ impl<S: ChannelState> Mirror<S> {
             // Only own echoes, in order: the optimistic state already showed them.
             return out;
         };
-        for name in super::field_names::<S>(from_bits(whole)) {
-            patch.field(name);
+        if whole != 0 {
+            for name in super::field_names::<S>(from_bits(whole)) {
+                patch.field(name);
+            }
         }
         out.patch = patch.finish();
         out
