@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { memoryColumns } from './client-core.mjs';
+import { printResults } from './client-core.mjs';
 import { loadWorkload } from './workload.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,7 +26,6 @@ const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number).s
 const memorySubs = Number(process.env.AHP_BENCH_MEMORY_SUBS ?? 4);
 const chrome = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json', '.jsonl': 'text/plain' };
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 if (!existsSync(join(root, 'pkg', 'web.js'))) throw new Error('pkg/ is not built; run scripts/build-pkg.sh');
 const workloads = new Map(sizes.map((n) => [n, loadWorkload(n)]));
@@ -128,19 +127,7 @@ try {
       r.memoryError = `failed (${e.message.split('\n')[0]})`;
     }
   }
-  memoryColumns(rows);
-  console.log(`wasm Subscription (text frames -> state) in headless Chromium ${browser.version()}, ${runs} runs each; memory: ${memorySubs} subscriptions held in a fresh page`);
-  console.log('| turns | actions | ns/action (median) | min | max | retained per subscription | JS heap | wasm memory | final p1 chars | tool calls |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
-    const m = r.memoryText;
-    console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${m.total} | ${m.jsHeap} | ${m.wasm} | ${fmt(r.p1)} | ${r.toolCalls} |`);
-  }
-  if (rows.length === 2) {
-    const ratio = rows[1].median / rows[0].median;
-    console.log(`history sensitivity: ${rows[1].n} vs ${rows[0].n} turns = ${ratio.toFixed(2)}x (flat = within ±15%)`);
-  }
-  console.log('wasm memory = growth of the linear memory, an upper bound of what the Rust side holds (it never shrinks).');
+  printResults(`wasm Subscription (text frames -> state) in headless Chromium ${browser.version()}, ${runs} runs each; memory: ${memorySubs} subscriptions held in a fresh page`, rows);
 } finally {
   await browser.close();
   server.close();

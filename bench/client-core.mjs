@@ -128,6 +128,28 @@ export function memoryColumns(rows) {
   return rows;
 }
 
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+/**
+ * Prints the results table (rows from `runOnce` + `checkFinal` + a memory figure) under
+ * `title`, then the history sensitivity of the first two sizes.
+ */
+export function printResults(title, rows) {
+  memoryColumns(rows);
+  console.log(title);
+  console.log('| turns | actions | ns/action (median) | min | max | retained per subscription | JS heap | wasm memory | final p1 chars | tool calls |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const m = r.memoryText;
+    console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${m.total} | ${m.jsHeap} | ${m.wasm} | ${fmt(r.p1)} | ${r.toolCalls} |`);
+  }
+  if (rows.length === 2) {
+    const ratio = rows[1].median / rows[0].median;
+    console.log(`history sensitivity: ${rows[1].n} vs ${rows[0].n} turns = ${ratio.toFixed(2)}x (flat = within ±15%)`);
+  }
+  console.log('wasm memory = growth of the linear memory, an upper bound of what the Rust side holds (it never shrinks).');
+}
+
 /** Checks the end state of the standard stream: p1 holds 99,000 chars, 200 tool calls. */
 export function checkFinal(final) {
   const parts = final.activeTurn?.responseParts ?? [];

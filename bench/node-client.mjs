@@ -14,14 +14,13 @@
 import * as sdk from 'ahp-wasm';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { checkFinal, framesOf, measureHeld, median, memoryColumns, runOnce } from './client-core.mjs';
+import { checkFinal, framesOf, measureHeld, median, printResults, runOnce } from './client-core.mjs';
 import { loadWorkload } from './workload.mjs';
 
 const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
 const sizes = (process.env.AHP_BENCH_SIZES ?? '50,500').split(',').map(Number).sort((a, b) => a - b);
 const memorySubs = Number(process.env.AHP_BENCH_MEMORY_SUBS ?? 4);
 const now = () => Number(process.hrtime.bigint());
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 /** The package's WebAssembly.Memory: the glue's `initSync()` returns the already initialized exports. */
 async function wasmMemory() {
@@ -96,17 +95,4 @@ for (const r of rows) {
     r.memoryError = `failed (${e.message.split('\n')[0]})`;
   }
 }
-memoryColumns(rows);
-
-console.log(`wasm Subscription (text frames -> state) in Node ${process.version}, ${runs} runs each; memory: ${memorySubs} subscriptions held in a fresh process`);
-console.log('| turns | actions | ns/action (median) | min | max | retained per subscription | JS heap | wasm memory | final p1 chars | tool calls |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-for (const r of rows) {
-  const m = r.memoryText;
-  console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${m.total} | ${m.jsHeap} | ${m.wasm} | ${fmt(r.p1)} | ${r.toolCalls} |`);
-}
-if (rows.length === 2) {
-  const ratio = rows[1].median / rows[0].median;
-  console.log(`history sensitivity: ${rows[1].n} vs ${rows[0].n} turns = ${ratio.toFixed(2)}x (flat = within ±15%)`);
-}
-console.log('wasm memory = growth of the linear memory, an upper bound of what the Rust side holds (it never shrinks).');
+printResults(`wasm Subscription (text frames -> state) in Node ${process.version}, ${runs} runs each; memory: ${memorySubs} subscriptions held in a fresh process`, rows);

@@ -236,17 +236,7 @@ impl Drop for Host {
 }
 
 fn message(text: &str) -> StateAction {
-    StateAction::SessionTurnStarted(Box::new(SessionTurnStartedAction {
-        turn_id: format!("turn-{}", unix_micros()),
-        message: Message {
-            text: text.into(),
-            origin: MessageOrigin {
-                kind: "user".into(),
-            },
-            ..Default::default()
-        },
-        queued_message_id: None,
-    }))
+    StateAction::user_turn_started(format!("turn-{}", unix_micros()), text)
 }
 
 async fn create_session(driver: &AhpClient, uri: &str) -> Subscription {

@@ -1,6 +1,9 @@
 //! Small accessors over the generated unions that reducers and bindings both need.
 
-use super::{JsonValue, ResponsePart, SessionToolCallConfirmedAction, StateAction, ToolCallState};
+use super::{
+    JsonValue, Message, MessageOrigin, ResponsePart, SessionToolCallConfirmedAction,
+    SessionTurnStartedAction, StateAction, ToolCallState,
+};
 
 impl ToolCallState {
     /// The tool call's id, whatever its status (read from the raw object for a status this
@@ -34,6 +37,21 @@ impl ResponsePart {
 }
 
 impl StateAction {
+    /// `session/turnStarted` for a message a user typed (origin `user`, not from the queue).
+    pub fn user_turn_started(turn_id: impl Into<String>, text: impl Into<String>) -> StateAction {
+        StateAction::SessionTurnStarted(Box::new(SessionTurnStartedAction {
+            turn_id: turn_id.into(),
+            message: Message {
+                text: text.into(),
+                origin: MessageOrigin {
+                    kind: "user".into(),
+                },
+                ..Default::default()
+            },
+            queued_message_id: None,
+        }))
+    }
+
     /// The tool call this action updates in place, if it is a tool-call update (not a start).
     pub fn updated_tool_call_id(&self) -> Option<&str> {
         use SessionToolCallConfirmedAction as Confirmed;

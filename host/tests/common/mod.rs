@@ -288,17 +288,7 @@ pub fn ends_turn(e: &ActionEnvelope, turn_id: &str) -> bool {
 }
 
 pub fn turn_started(turn_id: &str, text: &str) -> StateAction {
-    StateAction::SessionTurnStarted(Box::new(SessionTurnStartedAction {
-        turn_id: turn_id.into(),
-        message: Message {
-            text: text.into(),
-            origin: MessageOrigin {
-                kind: "user".into(),
-            },
-            ..Default::default()
-        },
-        queued_message_id: None,
-    }))
+    StateAction::user_turn_started(turn_id, text)
 }
 
 pub fn session_state(snapshot: &Snapshot) -> SessionState {
