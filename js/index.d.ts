@@ -148,6 +148,12 @@ export type TransportFactory = (url: string, callbacks: TransportCallbacks) => T
 export interface ConnectOptions {
   /** This client's id (`origin.clientId` of its echoes); generated when absent. Kept across reconnects. */
   clientId?: string;
+  /**
+   * The secret the host bound `clientId` to (read `client.clientSecret` after connecting).
+   * Only needed to resume a stored `clientId` after the app restarts: within one `AhpClient`
+   * it is kept across reconnects automatically. A host refuses a bound id without it.
+   */
+  clientSecret?: string;
   /** Access token, appended to the URL as the `tkn` query parameter. */
   token?: string;
   /** Channels subscribed to in `initialize` (default `['ahp-root://']`). */
@@ -221,6 +227,8 @@ export declare class AhpClient {
   static connect(url: string, options?: ConnectOptions): Promise<AhpClient>;
   readonly url: string;
   readonly clientId: string;
+  /** The secret the host bound `clientId` to, once connected (`undefined` if it issues none). */
+  readonly clientSecret: string | undefined;
   readonly connectionState: ConnectionState;
   readonly serverInfo: ServerInfo | undefined;
   /** Subscribes (or returns the live subscription) to a channel. */

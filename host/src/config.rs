@@ -62,9 +62,25 @@ pub struct Cli {
     /// Messages queued for one connection before it is dropped as a slow consumer.
     #[arg(long, default_value_t = Limits::default().outbound_queue)]
     pub outbound_queue: usize,
+    /// Bytes queued for one connection before it is dropped as a slow consumer.
+    #[arg(long, default_value_t = Limits::default().outbound_queue_bytes)]
+    pub outbound_queue_bytes: usize,
+    /// Largest answer to one request (e.g. the snapshots of `initialize`), in bytes.
+    #[arg(long, default_value_t = Limits::default().max_response_bytes)]
+    pub max_response_bytes: usize,
     /// Most simultaneous WebSocket connections.
     #[arg(long, default_value_t = Limits::default().max_connections)]
     pub max_connections: usize,
+    /// Most simultaneous connections that have not upgraded to an authenticated WebSocket
+    /// (page requests, upgrade attempts, idle sockets).
+    #[arg(long, default_value_t = Limits::default().max_unauthenticated)]
+    pub max_unauthenticated: usize,
+    /// Most sessions the host keeps.
+    #[arg(long, default_value_t = Limits::default().max_sessions)]
+    pub max_sessions: usize,
+    /// Most bytes of turns one session may store; a session over it accepts no new messages.
+    #[arg(long, default_value_t = Limits::default().max_session_bytes)]
+    pub max_session_bytes: usize,
 }
 
 /// Resource bounds; every one of them is enforced and tested.
@@ -84,10 +100,24 @@ pub struct Limits {
     pub replay_bytes: usize,
     /// Pending outbound messages per connection.
     pub outbound_queue: usize,
-    /// Simultaneous connections.
+    /// Bytes of pending outbound messages per connection.
+    pub outbound_queue_bytes: usize,
+    /// Longest a single write to a connection may stall before it is dropped.
+    pub write_timeout: Duration,
+    /// Largest answer to one request (`initialize`, `reconnect` and `subscribe` snapshots).
+    pub max_response_bytes: usize,
+    /// Simultaneous WebSocket connections.
     pub max_connections: usize,
+    /// Simultaneous connections still in HTTP (not an authenticated WebSocket).
+    pub max_unauthenticated: usize,
+    /// Longest wait for a request's headers (slowloris, idle sockets).
+    pub header_timeout: Duration,
     /// Largest file `resourceRead` returns.
     pub max_resource_bytes: u64,
+    /// Sessions per host.
+    pub max_sessions: usize,
+    /// Bytes of turns one session may store.
+    pub max_session_bytes: usize,
 }
 
 impl Default for Limits {
@@ -100,8 +130,15 @@ impl Default for Limits {
             replay_entries: 50_000,
             replay_bytes: 64 << 20,
             outbound_queue: 8192,
+            outbound_queue_bytes: 64 << 20,
+            write_timeout: Duration::from_secs(30),
+            max_response_bytes: 32 << 20,
             max_connections: 4096,
+            max_unauthenticated: 256,
+            header_timeout: Duration::from_secs(10),
             max_resource_bytes: 8 << 20,
+            max_sessions: 10_000,
+            max_session_bytes: 24 << 20,
         }
     }
 }
@@ -165,7 +202,12 @@ impl From<Cli> for Config {
             max_subscriptions: cli.max_subscriptions,
             replay_entries: cli.replay_entries,
             outbound_queue: cli.outbound_queue.max(16),
+            outbound_queue_bytes: cli.outbound_queue_bytes,
+            max_response_bytes: cli.max_response_bytes,
             max_connections: cli.max_connections,
+            max_unauthenticated: cli.max_unauthenticated.max(1),
+            max_sessions: cli.max_sessions,
+            max_session_bytes: cli.max_session_bytes,
             ..Limits::default()
         };
         Config {

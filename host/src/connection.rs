@@ -24,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// What a connection needs from the server.
@@ -53,24 +54,32 @@ pub async fn serve(socket: WebSocket, conn: ConnId, ctx: ConnContext) {
     let _guard = LiveGuard(ctx.live.clone());
     let (sink, stream) = socket.split();
     let (tx, rx) = mpsc::channel::<Arc<str>>(ctx.limits.outbound_queue);
-    let shared = Arc::new(ConnShared::default());
+    let shared = Arc::new(ConnShared::new(ctx.limits.outbound_queue_bytes));
     let handle = ConnHandle {
-        tx: tx.clone(),
+        tx,
         shared: shared.clone(),
     };
     if ctx
         .hub
-        .send(HubMsg::Connect { conn, handle })
+        .send(HubMsg::Connect {
+            conn,
+            handle: handle.clone(),
+        })
         .await
         .is_err()
     {
         return;
     }
-    let writer = tokio::spawn(write_loop(sink, rx, shared.clone()));
+    let writer = tokio::spawn(write_loop(
+        sink,
+        rx,
+        shared.clone(),
+        ctx.limits.write_timeout,
+    ));
     let mut reader = Reader {
         conn,
         ctx: &ctx,
-        tx,
+        out: handle,
         shared: &shared,
     };
     reader.run(stream).await;
@@ -93,10 +102,17 @@ fn text_message(frame: Arc<str>) -> Message {
     Message::Text(Utf8Bytes::try_from(bytes).expect("frames are UTF-8"))
 }
 
+/// How long the writer tries to say goodbye to a peer that is being dropped.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Writes queued frames until the queue closes or the connection is killed. A write that stalls
+/// for `write_timeout` (the peer stopped reading and the socket buffers are full) drops the
+/// connection as a slow consumer.
 async fn write_loop(
     mut sink: SplitSink<WebSocket, Message>,
     mut rx: mpsc::Receiver<Arc<str>>,
     shared: Arc<ConnShared>,
+    write_timeout: Duration,
 ) {
     let kill = shared.kill.clone();
     let close = |code: u16, reason: &'static str| {
@@ -108,10 +124,7 @@ async fn write_loop(
     'outer: loop {
         let first = tokio::select! {
             biased;
-            _ = kill.cancelled() => {
-                let _ = sink.send(close(1008, "closed by the host")).await;
-                break;
-            }
+            _ = kill.cancelled() => break,
             frame = rx.recv() => match frame {
                 Some(frame) => frame,
                 None => break,
@@ -122,16 +135,24 @@ async fn write_loop(
         while let Some(frame) = next.take() {
             if frame.is_empty() {
                 // Graceful close requested after the frames queued before it.
-                let _ = sink.send(close(1000, "bye")).await;
-                break 'outer;
+                let bye = sink.send(close(1000, "bye"));
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, bye).await;
+                return;
             }
+            let len = frame.len();
             let sent = tokio::select! {
                 biased;
                 _ = kill.cancelled() => break 'outer,
-                r = sink.feed(text_message(frame)) => r,
+                r = tokio::time::timeout(write_timeout, sink.feed(text_message(frame))) => r,
             };
-            if sent.is_err() {
-                break 'outer;
+            shared.written(len);
+            match sent {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return kill.cancel(),
+                Err(_) => {
+                    shared.drop_slow();
+                    break 'outer;
+                }
             }
             written += 1;
             if written < 256 {
@@ -141,19 +162,31 @@ async fn write_loop(
         let flushed = tokio::select! {
             biased;
             _ = kill.cancelled() => break,
-            r = sink.flush() => r,
+            r = tokio::time::timeout(write_timeout, sink.flush()) => r,
         };
-        if flushed.is_err() {
-            break;
+        match flushed {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return kill.cancel(),
+            Err(_) => {
+                shared.drop_slow();
+                break;
+            }
         }
     }
     kill.cancel();
+    // Say why, briefly: a peer that does not read will not get it, and is not waited for.
+    let goodbye = if shared.slow.load(Ordering::Relaxed) {
+        close(1008, "slow consumer: too much unread data")
+    } else {
+        close(1008, "closed by the host")
+    };
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.send(goodbye)).await;
 }
 
 struct Reader<'a> {
     conn: ConnId,
     ctx: &'a ConnContext,
-    tx: mpsc::Sender<Arc<str>>,
+    out: ConnHandle,
     shared: &'a ConnShared,
 }
 
@@ -189,9 +222,9 @@ impl Reader<'_> {
         }
     }
 
-    /// Queues a frame; a full queue means the peer does not read: drop it.
+    /// Queues a frame; a full queue means the peer does not read: it is dropped.
     fn reply(&self, text: String) -> bool {
-        if self.tx.try_send(Arc::from(text)).is_err() {
+        if self.out.queue(Arc::from(text)).is_err() {
             self.shared.kill.cancel();
             return false;
         }
@@ -243,8 +276,12 @@ impl Reader<'_> {
         let initialized = self.shared.initialized.load(Ordering::Acquire);
         let request = match method {
             "ping" => return self.reply(result_text(&id, &EmptyResult)),
-            "initialize" => typed(params, Request::Initialize),
-            "reconnect" => typed(params, Request::Reconnect),
+            "initialize" => {
+                decode_params(params).map(|p| Request::Initialize(p, client_secret(params)))
+            }
+            "reconnect" => {
+                decode_params(params).map(|p| Request::Reconnect(p, client_secret(params)))
+            }
             _ if !initialized => Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
                 "send `initialize` (or `reconnect`) first",
@@ -355,6 +392,20 @@ impl Reader<'_> {
             Err(e) => self.reply_error(Some(&id), e),
         }
     }
+}
+
+/// The `clientSecret` a handshake presents beside the protocol's params (an `ahp-host`
+/// extension; see `hub/identity.rs`).
+fn client_secret(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Presented {
+        #[serde(rename = "clientSecret")]
+        client_secret: Option<String>,
+    }
+    let params = params?;
+    serde_json::from_str::<Presented>(params.get())
+        .ok()?
+        .client_secret
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {

@@ -7,6 +7,10 @@ use std::process::ExitCode;
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = Config::from(Cli::parse());
+    #[cfg(unix)]
+    if let Err(e) = ahp_host::server::raise_open_files_limit() {
+        eprintln!("ahp-host: cannot raise the open files limit: {e}");
+    }
     if !config.listen.is_loopback() && config.allow_remote {
         eprintln!(
             "ahp-host: WARNING: listening on {} — anyone who can reach it and knows the token \

@@ -29,6 +29,25 @@ fn denied(msg: impl Into<String>) -> ErrorObject {
     ErrorObject::new(errors::PERMISSION_DENIED, msg)
 }
 
+fn outside() -> ErrorObject {
+    denied("the resource is outside the working directory")
+}
+
+fn not_a_file() -> ErrorObject {
+    ErrorObject::new(errors::INVALID_PARAMS, "not a regular file")
+}
+
+/// Open options that never block: opening a FIFO (or a device) must not hang the caller; the
+/// file type is checked on the opened descriptor, so it cannot be swapped in between.
+fn nonblocking(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    options
+}
+
 fn io_error(e: std::io::Error, what: &str) -> ErrorObject {
     match e.kind() {
         std::io::ErrorKind::NotFound => {
@@ -100,13 +119,39 @@ impl Sandbox {
     }
 
     /// Resolves an existing path inside the sandbox (after following every link).
+    ///
+    /// A path outside gets the same answer whether or not anything exists there, so the
+    /// sandbox is no oracle for the rest of the file system.
     pub fn existing(&self, path: &Path) -> Result<PathBuf, ErrorObject> {
-        let real = path.canonicalize().map_err(|e| io_error(e, "resource"))?;
-        if real.starts_with(&self.root) {
-            Ok(real)
-        } else {
-            Err(denied("the resource is outside the working directory"))
+        match path.canonicalize() {
+            Ok(real) if real.starts_with(&self.root) => Ok(real),
+            Ok(_) => Err(outside()),
+            Err(e) if self.would_be_inside(path) => Err(io_error(e, "resource")),
+            Err(_) => Err(outside()),
         }
+    }
+
+    /// Whether a path that does not resolve would land inside the sandbox: its deepest existing
+    /// ancestor resolved with the real file system, the rest applied lexically.
+    fn would_be_inside(&self, path: &Path) -> bool {
+        let components: Vec<Component> = path.components().collect();
+        for split in (1..=components.len()).rev() {
+            let prefix: PathBuf = components[..split].iter().collect();
+            let Ok(mut resolved) = prefix.canonicalize() else {
+                continue;
+            };
+            for c in &components[split..] {
+                match c {
+                    Component::ParentDir => {
+                        resolved.pop();
+                    }
+                    Component::Normal(name) => resolved.push(name),
+                    _ => {}
+                }
+            }
+            return resolved.starts_with(&self.root);
+        }
+        false
     }
 
     /// Resolves a path relative to the root (`..` and absolute paths are resolved the same way
@@ -129,10 +174,12 @@ impl Sandbox {
     /// `resourceRead`.
     pub fn read(&self, p: &ResourceReadParams) -> Result<ResourceReadResult, ErrorObject> {
         let path = self.existing(&uri_path(&p.uri)?)?;
-        let file = std::fs::File::open(&path).map_err(|e| io_error(e, "resource"))?;
+        let file = nonblocking(std::fs::OpenOptions::new().read(true))
+            .open(&path)
+            .map_err(|e| io_error(e, "resource"))?;
         let meta = file.metadata().map_err(|e| io_error(e, "resource"))?;
         if !meta.is_file() {
-            return Err(ErrorObject::new(errors::INVALID_PARAMS, "not a file"));
+            return Err(not_a_file());
         }
         if meta.len() > self.max_read {
             return Err(ErrorObject::new(
@@ -178,17 +225,22 @@ impl Sandbox {
         } else {
             options.create(true);
         }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.custom_flags(libc::O_NOFOLLOW);
+        let mut file =
+            nonblocking(&mut options)
+                .open(&path)
+                .map_err(|e| match e.raw_os_error() {
+                    #[cfg(unix)]
+                    Some(libc::ELOOP) => denied("refusing to write through a symlink"),
+                    // A FIFO nobody reads.
+                    #[cfg(unix)]
+                    Some(libc::ENXIO) => not_a_file(),
+                    _ => io_error(e, "resource"),
+                })?;
+        let meta = file.metadata().map_err(|e| io_error(e, "resource"))?;
+        if !meta.is_file() {
+            return Err(not_a_file());
         }
-        let mut file = options.open(&path).map_err(|e| match e.raw_os_error() {
-            #[cfg(unix)]
-            Some(libc::ELOOP) => denied("refusing to write through a symlink"),
-            _ => io_error(e, "resource"),
-        })?;
-        let len = file.metadata().map_err(|e| io_error(e, "resource"))?.len();
+        let len = meta.len();
         let position = p.position.unwrap_or(0.0).max(0.0) as u64;
         let io = |e| io_error(e, "resource");
         match p.mode.clone().unwrap_or(ResourceWriteMode::Truncate) {

@@ -12,12 +12,12 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::Router;
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_http::services::ServeDir;
 
@@ -159,18 +159,12 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         .fallback_service(ServeDir::new(&config.www))
         .with_state(app);
     let shutdown = CancellationToken::new();
-    let stop = shutdown.clone();
-    let server = tokio::spawn(async move {
-        // No Nagle: envelopes are small frames written as they happen; with Nagle on, a frame
-        // behind an unacknowledged one waits for the peer's delayed ACK (40 ms on Linux).
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let serve = axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned());
-        if let Err(e) = serve.await {
-            eprintln!("ahp-host: server error: {e}");
-        }
-    });
+    let server = tokio::spawn(accept_loop(
+        listener,
+        router,
+        config.limits.clone(),
+        shutdown.clone(),
+    ));
     Ok(RunningHost {
         addr,
         data_dir: config.data_dir.clone(),
@@ -180,6 +174,88 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         hub_tx,
         hub: Some(hub_thread),
     })
+}
+
+/// Accepts TCP connections and serves HTTP/1.1 on each. Until a connection has upgraded to an
+/// authenticated WebSocket it holds one of `max_unauthenticated` permits (further connections
+/// are closed at once) and must deliver each request's headers within `header_timeout`, which
+/// also closes idle sockets.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    limits: crate::config::Limits,
+    stop: CancellationToken,
+) {
+    let permits = Arc::new(Semaphore::new(limits.max_unauthenticated));
+    let service = hyper_util::service::TowerToHyperService::new(router);
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    loop {
+        let accepted = tokio::select! {
+            _ = stop.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => tcp,
+            Err(e) => {
+                // Out of file descriptors and the like: back off instead of spinning.
+                eprintln!("ahp-host: accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            // Too many connections that have not authenticated: close this one at once.
+            drop(tcp);
+            continue;
+        };
+        // No Nagle: envelopes are small frames written as they happen; with Nagle on, a frame
+        // behind an unacknowledged one waits for the peer's delayed ACK (40 ms on Linux).
+        let _ = tcp.set_nodelay(true);
+        let conn = http
+            .serve_connection(hyper_util::rt::TokioIo::new(tcp), service.clone())
+            .with_upgrades();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            // Resolves when the connection closes or hands its socket to a WebSocket.
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = stop.cancelled() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), conn).await;
+                }
+            }
+            drop(permit);
+        });
+    }
+}
+
+/// Raises the soft limit on open files to the hard limit (many hosts start with 1024, which a
+/// few hundred idle sockets would exhaust). Returns the soft limit now in force.
+#[cfg(unix)]
+pub fn raise_open_files_limit() -> std::io::Result<libc::rlim_t> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct passed to them.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if limit.rlim_cur < limit.rlim_max {
+        let raised = libc::rlimit {
+            rlim_cur: limit.rlim_max,
+            rlim_max: limit.rlim_max,
+        };
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        limit = raised;
+    }
+    Ok(limit.rlim_cur)
 }
 
 async fn upgrade(

@@ -6,7 +6,8 @@
 //! - `turns(uri, idx, turn_id, json)`: completed turns, in order;
 //! - `actions(seq, uri, ts, envelope)`: every session envelope after its session's head, with the
 //!   reducer clock it was applied with, so a restart replays it to the exact same state;
-//! - `meta(key, value)`: the last `serverSeq`.
+//! - `meta(key, value)`: the last `serverSeq`;
+//! - `clients(client_id, secret_sha256, used)`: client ids bound to secrets (hashes only).
 //!
 //! The hub commits one transaction per batch of messages *before* it sends anything from that
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
@@ -88,6 +89,31 @@ pub enum Op {
         /// Session URI.
         uri: Arc<str>,
     },
+    /// A client id is bound to a secret (only its SHA-256 is stored), or was used again.
+    BindClient {
+        /// The client id.
+        client_id: String,
+        /// Hex SHA-256 of the secret.
+        secret_sha256: String,
+        /// When it was last used (the hub's use counter).
+        used: u64,
+    },
+    /// A client id's binding was forgotten.
+    ForgetClient {
+        /// The client id.
+        client_id: String,
+    },
+}
+
+/// A client id's binding as stored.
+#[derive(Debug, Clone)]
+pub struct ClientBinding {
+    /// The client id.
+    pub client_id: String,
+    /// Hex SHA-256 of its secret.
+    pub secret_sha256: String,
+    /// The hub's use counter when it was last used.
+    pub used: u64,
 }
 
 /// A session as loaded at startup.
@@ -97,6 +123,8 @@ pub struct LoadedSession {
     pub state: SessionState,
     /// Completed turns on disk.
     pub persisted_turns: usize,
+    /// Bytes of those turns' JSON.
+    pub turn_bytes: Vec<usize>,
     /// Log entries after the head.
     pub since_head: usize,
 }
@@ -108,6 +136,8 @@ pub struct Loaded {
     pub last_seq: u64,
     /// Sessions, oldest first.
     pub sessions: Vec<LoadedSession>,
+    /// Client ids bound to secrets.
+    pub clients: Vec<ClientBinding>,
 }
 
 /// The database.
@@ -131,6 +161,8 @@ CREATE INDEX IF NOT EXISTS turns_by_id ON turns(uri, turn_id);
 CREATE TABLE IF NOT EXISTS actions(seq INTEGER PRIMARY KEY, uri TEXT NOT NULL, ts REAL NOT NULL,
     envelope TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS actions_by_uri ON actions(uri, seq);
+CREATE TABLE IF NOT EXISTS clients(client_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL,
+    used INTEGER NOT NULL);
 ";
 
 impl Store {
@@ -150,6 +182,8 @@ impl Store {
             }
             e => e.into(),
         };
+        make_private(&path)
+            .map_err(|e| StoreError(format!("cannot create {}: {e}", path.display())))?;
         let conn = Connection::open(&path)?;
         conn.busy_timeout(std::time::Duration::from_millis(0))?;
         conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
@@ -175,11 +209,14 @@ impl Store {
 
     /// Loads every session: head, completed turns, then the log replayed with its own clock.
     pub fn load(&self) -> Result<Loaded, StoreError> {
-        let last_seq: u64 = self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = 'seq'", [], |r| r.get(0))
-            .optional()?
-            .unwrap_or(0);
+        // The recorded `serverSeq`, never below a logged envelope's (both are written in the
+        // same transaction; the max guards against a database edited by hand).
+        let last_seq: u64 = self.conn.query_row(
+            "SELECT MAX(COALESCE((SELECT value FROM meta WHERE key = 'seq'), 0),
+                        COALESCE((SELECT MAX(seq) FROM actions), 0))",
+            [],
+            |r| r.get(0),
+        )?;
         let mut heads = self
             .conn
             .prepare("SELECT uri, head, head_seq FROM sessions")?;
@@ -203,6 +240,7 @@ impl Store {
                 .map(|t| serde_json::from_str::<Turn>(t))
                 .collect::<Result<_, _>>()?;
             let persisted_turns = state.turns.len();
+            let turn_bytes = turns.iter().map(String::len).collect();
             let log: Vec<(f64, String)> = log_q
                 .query_map(params![uri, head_seq], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
@@ -214,6 +252,7 @@ impl Store {
             sessions.push(LoadedSession {
                 state,
                 persisted_turns,
+                turn_bytes,
                 since_head: log.len(),
             });
         }
@@ -223,7 +262,22 @@ impl Store {
                 .created_at
                 .total_cmp(&b.state.summary.created_at)
         });
-        Ok(Loaded { last_seq, sessions })
+        let clients = self
+            .conn
+            .prepare("SELECT client_id, secret_sha256, used FROM clients")?
+            .query_map([], |r| {
+                Ok(ClientBinding {
+                    client_id: r.get(0)?,
+                    secret_sha256: r.get(1)?,
+                    used: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(Loaded {
+            last_seq,
+            sessions,
+            clients,
+        })
     }
 
     /// Writes a batch in one transaction, with the current `serverSeq`.
@@ -274,6 +328,19 @@ impl Store {
                             "DELETE FROM turns WHERE uri = ?1 AND idx >= ?2",
                             params![&**uri, *from_idx as i64],
                         )?;
+                    }
+                    Op::BindClient {
+                        client_id,
+                        secret_sha256,
+                        used,
+                    } => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO clients(client_id, secret_sha256, used) VALUES (?1, ?2, ?3)",
+                            params![client_id, secret_sha256, used],
+                        )?;
+                    }
+                    Op::ForgetClient { client_id } => {
+                        tx.execute("DELETE FROM clients WHERE client_id = ?1", [client_id])?;
                     }
                     Op::DeleteSession { uri } => {
                         for table in ["sessions", "turns", "actions"] {
@@ -329,6 +396,32 @@ impl Store {
             .collect::<Result<_, _>>()?;
         Ok(Some((turns, has_more)))
     }
+}
+
+/// Creates the database file readable by its owner only (SQLite gives its `-wal` and `-shm`
+/// files the database file's mode), and makes existing files private too: the data directory
+/// may have been created by someone else, with a looser umask.
+fn make_private(db: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(db)?;
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = db.as_os_str().to_owned();
+            name.push(suffix);
+            match std::fs::set_permissions(&name, std::fs::Permissions::from_mode(0o600)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = db;
+    Ok(())
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

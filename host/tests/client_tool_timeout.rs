@@ -4,7 +4,7 @@
 
 mod common;
 
-use ahp_wasm::protocol::jsonrpc::{self, ReconnectResult, ROOT_CHANNEL};
+use ahp_wasm::protocol::jsonrpc::ReconnectResult;
 use ahp_wasm::protocol::*;
 use common::*;
 use serde_json::json;
@@ -200,15 +200,7 @@ async fn a_client_back_within_the_grace_period_still_completes_its_tool() {
     tokio::time::sleep(grace / 4).await;
 
     let mut back = Client::connect(&t.host, "owner").await;
-    let result = back
-        .request::<jsonrpc::Reconnect>(ReconnectParams {
-            channel: ROOT_CHANNEL.into(),
-            client_id: "owner".into(),
-            last_seen_server_seq: last_seen,
-            subscriptions: vec![S.into()],
-        })
-        .await
-        .unwrap();
+    let result = back.reconnect(last_seen, vec![S.into()]).await.unwrap();
     assert!(matches!(result, ReconnectResult::Replay(_)));
     // Past the end of the grace period the call is still running: the grace timer stopped.
     tokio::time::sleep(grace + grace / 2).await;

@@ -193,3 +193,55 @@ async fn in_process_restart_serves_the_same_state() {
         serde_json::to_value(&before).unwrap()
     );
 }
+
+/// Defect: a rejected action's `serverSeq` was written only if later writes followed, so after a
+/// SIGKILL the next envelope reused it, and a client whose last seen seq was the rejection got
+/// an empty replay and missed that envelope for ever.
+#[tokio::test]
+async fn server_seq_of_a_rejection_is_never_reused_after_kill_9() {
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let s = "ahp-session:/seq-reuse";
+    let host = spawn_host(data.path(), work.path());
+    let mut c = Client::connect_url(&host.url, "seq").await;
+    c.initialize(&[]).await;
+    c.create_session(s).await;
+    c.subscribe(s).await;
+    // Server-only actions are rejected: each rejection is echoed with a fresh serverSeq.
+    let forged = StateAction::SessionDelta(SessionDeltaAction {
+        turn_id: "t".into(),
+        part_id: "p".into(),
+        content: "forged".into(),
+    });
+    let mut last_rejected = 0;
+    for _ in 0..3 {
+        c.dispatch(s, forged.clone()).await;
+        let e = c.envelope().await;
+        assert!(e.rejection_reason.is_some(), "{e:?}");
+        assert!(e.server_seq > last_rejected);
+        last_rejected = e.server_seq;
+    }
+    kill_9(host);
+
+    let host = spawn_host(data.path(), work.path());
+    let mut c = Client::connect_url(&host.url, "seq").await;
+    let init = c.initialize(&[]).await;
+    assert!(
+        init.server_seq >= last_rejected,
+        "serverSeq went back from {last_rejected} to {}",
+        init.server_seq
+    );
+    c.subscribe(s).await;
+    let title = StateAction::SessionTitleChanged(SessionTitleChangedAction {
+        title: "after restart".into(),
+    });
+    c.dispatch(s, title).await;
+    let e = c.envelope().await;
+    assert!(e.rejection_reason.is_none(), "{e:?}");
+    assert!(
+        e.server_seq > last_rejected,
+        "serverSeq {} reused after a restart (last seen: rejection {last_rejected})",
+        e.server_seq
+    );
+    kill_9(host);
+}

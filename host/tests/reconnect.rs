@@ -2,8 +2,7 @@
 
 mod common;
 
-use ahp_wasm::protocol::jsonrpc::{self, ReconnectResult, ROOT_CHANNEL};
-use ahp_wasm::protocol::*;
+use ahp_wasm::protocol::jsonrpc::{ReconnectResult, ROOT_CHANNEL};
 use common::*;
 use std::time::Duration;
 
@@ -31,12 +30,7 @@ async fn dropped_mid_stream_then_replayed_to_the_hosts_state() {
     tokio::time::sleep(Duration::from_millis(60)).await;
     let mut b = Client::connect(&t.host, "rc").await;
     let result = b
-        .request::<jsonrpc::Reconnect>(ReconnectParams {
-            channel: ROOT_CHANNEL.into(),
-            client_id: "rc".into(),
-            last_seen_server_seq: last_seen,
-            subscriptions: vec![S.into(), "ahp-session:/gone".into()],
-        })
+        .reconnect(last_seen, vec![S.into(), "ahp-session:/gone".into()])
         .await
         .unwrap();
     let ReconnectResult::Replay(replay) = result else {
@@ -83,12 +77,7 @@ async fn a_gap_beyond_the_buffer_gets_snapshots() {
     a.close().await;
     let mut b = Client::connect(&t.host, "gap").await;
     let result = b
-        .request::<jsonrpc::Reconnect>(ReconnectParams {
-            channel: ROOT_CHANNEL.into(),
-            client_id: "gap".into(),
-            last_seen_server_seq: first,
-            subscriptions: vec![ROOT_CHANNEL.into(), S.into()],
-        })
+        .reconnect(first, vec![ROOT_CHANNEL.into(), S.into()])
         .await
         .unwrap();
     let ReconnectResult::Snapshot(snap) = result else {
@@ -121,15 +110,7 @@ async fn replaying_a_10k_action_gap_is_fast() {
     driver.until_turn_end("t1").await;
     let mut b = Client::connect(&t.host, "big").await;
     let begin = std::time::Instant::now();
-    let result = b
-        .request::<jsonrpc::Reconnect>(ReconnectParams {
-            channel: ROOT_CHANNEL.into(),
-            client_id: "big".into(),
-            last_seen_server_seq: start,
-            subscriptions: vec![S.into()],
-        })
-        .await
-        .unwrap();
+    let result = b.reconnect(start, vec![S.into()]).await.unwrap();
     let elapsed = begin.elapsed();
     let ReconnectResult::Replay(replay) = result else {
         panic!("replay expected")

@@ -209,21 +209,32 @@ struct RawMessage<'a> {
     error: Option<ErrorObject>,
 }
 
+/// Just the `id` of a message whose other members do not decode.
+#[derive(Deserialize)]
+struct IdOnly {
+    #[serde(default)]
+    id: Option<RequestId>,
+}
+
 impl<'a> Incoming<'a> {
     /// Classifies one frame; the result borrows from `text`.
     pub fn parse(text: &'a str) -> Result<Incoming<'a>, FrameError> {
-        let raw: RawMessage<'a> = serde_json::from_str(text).map_err(|e| FrameError {
-            code: if e.is_data() {
-                errors::INVALID_REQUEST
+        let raw: RawMessage<'a> = serde_json::from_str(text).map_err(|e| {
+            if e.is_data() {
+                FrameError {
+                    code: errors::INVALID_REQUEST,
+                    message: format!("not a JSON-RPC message: {e}"),
+                    // Valid JSON with a bad member (e.g. a non-string `method`): the error
+                    // still answers the request's id when that one is valid.
+                    id: serde_json::from_str::<IdOnly>(text).ok().and_then(|m| m.id),
+                }
             } else {
-                errors::PARSE_ERROR
-            },
-            message: if e.is_data() {
-                format!("not a JSON-RPC message: {e}")
-            } else {
-                format!("invalid JSON: {e}")
-            },
-            id: None,
+                FrameError {
+                    code: errors::PARSE_ERROR,
+                    message: format!("invalid JSON: {e}"),
+                    id: None,
+                }
+            }
         })?;
         let id = match raw.id {
             None | Some(JsonValue::Null) => None,
@@ -422,6 +433,28 @@ pub mod methods {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_member_still_answers_the_valid_id() {
+        for (text, id) in [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":42}"#,
+                Some(RequestId::Number(7)),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"x","method":["ping"]}"#,
+                Some(RequestId::String("x".into())),
+            ),
+            (r#"{"jsonrpc":"2.0","id":{"no":1},"method":42}"#, None),
+            (r#"{"jsonrpc":"2.0","method":42}"#, None),
+        ] {
+            let e = Incoming::parse(text).unwrap_err();
+            assert_eq!(e.code, errors::INVALID_REQUEST, "{text}");
+            assert_eq!(e.id, id, "{text}");
+        }
+        // Not JSON at all: no id to recover.
+        assert_eq!(Incoming::parse(r#"{"id":7,"#).unwrap_err().id, None);
+    }
 
     #[test]
     fn classifies_frames() {

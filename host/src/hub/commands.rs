@@ -1,5 +1,6 @@
 //! Request handlers: handshake, subscriptions and the session commands.
 
+use super::identity::Claim;
 use super::sessions::Session;
 use super::{ConnId, Hub, Request};
 use crate::resources::{file_uri, uri_path};
@@ -14,6 +15,7 @@ use ahp_wasm::protocol::{
 use ahp_wasm::reduce::{Clock, SystemClock};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use std::collections::HashSet;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -35,6 +37,8 @@ struct InitializeOut {
     server_seq: u64,
     snapshots: Vec<Box<RawValue>>,
     default_directory: String,
+    /// Proves ownership of `clientId` on later handshakes (see `identity.rs`).
+    client_secret: String,
 }
 
 #[derive(Serialize)]
@@ -76,8 +80,8 @@ fn valid_session_uri(uri: &str) -> bool {
 impl Hub {
     pub(super) fn on_request(&mut self, conn: ConnId, id: RequestId, request: Request) {
         let result = match request {
-            Request::Initialize(p) => self.initialize(conn, &id, p),
-            Request::Reconnect(p) => self.reconnect(conn, &id, p),
+            Request::Initialize(p, secret) => self.initialize(conn, &id, p, secret),
+            Request::Reconnect(p, secret) => self.reconnect(conn, &id, p, secret),
             Request::Subscribe(p) => self.subscribe(conn, &p.channel).map(|snapshot| {
                 self.respond(conn, &id, &SubscribeOut { snapshot });
             }),
@@ -118,20 +122,34 @@ impl Hub {
         RawValue::from_string(json.ok()?).ok()
     }
 
-    /// Subscribes a connection (idempotent) and returns the channel's snapshot.
-    pub(super) fn subscribe(
-        &mut self,
-        conn: ConnId,
-        channel: &str,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let snapshot = self.snapshot(channel).ok_or_else(|| {
+    /// The snapshot of a channel a client may subscribe to.
+    fn subscribable(&self, channel: &str) -> Result<Box<RawValue>, ErrorObject> {
+        self.snapshot(channel).ok_or_else(|| {
             if channel.starts_with("ahp-session:") {
                 session_not_found(channel)
             } else {
                 ErrorObject::new(errors::NOT_FOUND, "no such channel on this host")
             }
-        })?;
-        let max = self.max_subscriptions;
+        })
+    }
+
+    /// Subscribes a connection (idempotent) and returns the channel's snapshot. A repeated
+    /// subscribe answers a fresh snapshot (a client may resync); what it costs is bounded by the
+    /// connection's outbound byte budget.
+    pub(super) fn subscribe(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let snapshot = self.subscribable(channel)?;
+        self.within_response_budget(snapshot.get().len())?;
+        self.add_subscription(conn, channel)?;
+        Ok(snapshot)
+    }
+
+    /// Registers a subscription, counted against the per-connection limit.
+    fn add_subscription(&mut self, conn: ConnId, channel: &str) -> Result<(), ErrorObject> {
+        let max = self.limits.max_subscriptions;
         let c = self
             .conns
             .get_mut(&conn)
@@ -148,7 +166,63 @@ impl Hub {
                 subs.push(conn);
             }
         }
-        Ok(snapshot)
+        Ok(())
+    }
+
+    fn within_response_budget(&self, bytes: usize) -> Result<(), ErrorObject> {
+        let max = self.limits.max_response_bytes;
+        if bytes > max {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                format!(
+                    "the snapshots asked for take {bytes} bytes, over the limit of {max} bytes \
+                     for one response; subscribe to fewer channels at once"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A handshake's channel list, checked before anything is registered: duplicates count
+    /// once, and every distinct channel counts against the subscription limit.
+    fn handshake_channels(&self, channels: Vec<String>) -> Result<Vec<String>, ErrorObject> {
+        let mut seen = HashSet::new();
+        let channels: Vec<String> = channels
+            .into_iter()
+            .filter(|c| seen.insert(c.clone()))
+            .collect();
+        let max = self.limits.max_subscriptions;
+        if channels.len() > max {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                format!(
+                    "{} channels asked for; the subscription limit is {max}",
+                    channels.len()
+                ),
+            ));
+        }
+        Ok(channels)
+    }
+
+    /// Whether a state-bearing channel exists.
+    fn has_channel(&self, channel: &str) -> bool {
+        channel == ROOT_CHANNEL || self.sessions.contains_key(channel)
+    }
+
+    /// The snapshots of existing channels, all together within the response budget.
+    fn snapshots_within_budget(
+        &self,
+        channels: &[String],
+    ) -> Result<Vec<Box<RawValue>>, ErrorObject> {
+        let mut bytes = 0;
+        let mut out = Vec::with_capacity(channels.len());
+        for channel in channels {
+            let snapshot = self.subscribable(channel)?;
+            bytes += snapshot.get().len();
+            self.within_response_budget(bytes)?;
+            out.push(snapshot);
+        }
+        Ok(out)
     }
 
     pub(super) fn unsubscribe(&mut self, conn: ConnId, channel: &str) {
@@ -167,6 +241,7 @@ impl Hub {
         conn: ConnId,
         id: &RequestId,
         p: InitializeParams,
+        secret: Option<String>,
     ) -> Result<(), ErrorObject> {
         if self.conn_client_id(conn).is_some() {
             return Err(ErrorObject::new(
@@ -198,18 +273,26 @@ impl Hub {
         };
         let version = version.clone();
         check_client_id(&p.client_id)?;
+        let channels = self.handshake_channels(p.initial_subscriptions.unwrap_or_default())?;
+        // Channels that do not exist are left out of the answer (stateless ones included:
+        // this host has none).
+        let channels: Vec<String> = channels
+            .into_iter()
+            .filter(|c| self.has_channel(c))
+            .collect();
+        let snapshots = self.snapshots_within_budget(&channels)?;
+        let client_secret =
+            self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Initialize)?;
         self.mark_initialized(conn, p.client_id);
-        let mut snapshots = Vec::new();
-        for channel in p.initial_subscriptions.unwrap_or_default() {
-            if let Ok(snapshot) = self.subscribe(conn, &channel) {
-                snapshots.push(snapshot);
-            }
+        for channel in &channels {
+            self.add_subscription(conn, channel)?;
         }
         let out = InitializeOut {
             protocol_version: version,
             server_seq: self.seq,
             snapshots,
             default_directory: file_uri(self.sandbox.root()),
+            client_secret,
         };
         self.respond(conn, id, &out);
         Ok(())
@@ -220,6 +303,7 @@ impl Hub {
         conn: ConnId,
         id: &RequestId,
         p: ReconnectParams,
+        secret: Option<String>,
     ) -> Result<(), ErrorObject> {
         if self.conn_client_id(conn).is_some() {
             return Err(ErrorObject::new(
@@ -228,28 +312,47 @@ impl Hub {
             ));
         }
         check_client_id(&p.client_id)?;
+        let channels = self.handshake_channels(p.subscriptions)?;
+        let (resumed, missing): (Vec<String>, Vec<String>) =
+            channels.into_iter().partition(|c| self.has_channel(c));
+        // Within the buffer: the missed envelopes of the resumed channels, copied as sent;
+        // a replay over the response budget falls back to snapshots.
+        let replay = self
+            .replay
+            .covers(p.last_seen_server_seq, self.seq)
+            .then(|| self.replay_response(id, p.last_seen_server_seq, &resumed, &missing))
+            .filter(|text| text.len() <= self.limits.max_response_bytes);
+        let snapshots = match replay {
+            Some(_) => Vec::new(),
+            None => self.snapshots_within_budget(&resumed)?,
+        };
+        self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Reconnect)?;
         self.mark_initialized(conn, p.client_id);
-        let mut resumed = Vec::new();
-        let mut missing = Vec::new();
-        let mut snapshots = Vec::new();
-        for channel in p.subscriptions {
-            match self.subscribe(conn, &channel) {
-                Ok(snapshot) => {
-                    snapshots.push(snapshot);
-                    resumed.push(channel);
-                }
-                Err(_) => missing.push(channel),
+        for channel in &resumed {
+            self.add_subscription(conn, channel)?;
+        }
+        match replay {
+            Some(text) => self.outbox.push((conn, Arc::from(text))),
+            None => {
+                let out = ReconnectSnapshotOut {
+                    r#type: "snapshot",
+                    snapshots,
+                };
+                self.respond(conn, id, &out);
             }
         }
-        if !self.replay.covers(p.last_seen_server_seq, self.seq) {
-            let out = ReconnectSnapshotOut {
-                r#type: "snapshot",
-                snapshots,
-            };
-            self.respond(conn, id, &out);
-            return Ok(());
-        }
-        // Within the buffer: the missed envelopes of the resumed channels, copied as sent.
+        Ok(())
+    }
+
+    /// The `reconnect` response frame replaying every envelope after `last_seen` on `resumed`.
+    fn replay_response(
+        &self,
+        id: &RequestId,
+        last_seen: u64,
+        resumed: &[String],
+        missing: &[String],
+    ) -> String {
+        let resumed: HashSet<&str> = resumed.iter().map(String::as_str).collect();
         let mut text = String::with_capacity(256);
         let _ = write!(
             text,
@@ -257,8 +360,8 @@ impl Hub {
             serde_json::to_string(id).unwrap_or_else(|_| "null".into())
         );
         let mut first = true;
-        for entry in self.replay.since(p.last_seen_server_seq) {
-            if resumed.iter().any(|c| **c == *entry.channel) {
+        for entry in self.replay.since(last_seen) {
+            if resumed.contains(&*entry.channel) {
                 if !first {
                     text.push(',');
                 }
@@ -267,10 +370,9 @@ impl Hub {
             }
         }
         text.push_str(r#"],"missing":"#);
-        text.push_str(&serde_json::to_string(&missing).unwrap_or_else(|_| "[]".into()));
+        text.push_str(&serde_json::to_string(missing).unwrap_or_else(|_| "[]".into()));
         text.push_str("}}");
-        self.outbox.push((conn, Arc::from(text)));
-        Ok(())
+        text
     }
 
     fn create_session(
@@ -289,6 +391,13 @@ impl Hub {
             return Err(ErrorObject::new(
                 errors::SESSION_ALREADY_EXISTS,
                 "a session with this URI exists",
+            ));
+        }
+        let max = self.limits.max_sessions;
+        if self.sessions.len() >= max {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                format!("this host keeps at most {max} sessions; dispose of one first"),
             ));
         }
         let provider = p.provider.unwrap_or_else(|| crate::agent::PROVIDER.into());

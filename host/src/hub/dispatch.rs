@@ -170,6 +170,19 @@ impl Hub {
         let Some(session) = self.sessions.get_mut(&channel) else {
             return;
         };
+        let adds_a_message = matches!(
+            action,
+            StateAction::SessionTurnStarted(_) | StateAction::SessionPendingMessageSet(_)
+        );
+        let stored = session.stored_turn_bytes();
+        let max = self.limits.max_session_bytes;
+        if adds_a_message && stored >= max {
+            let reason = format!(
+                "the session is full: its turns take {stored} bytes (limit {max}); \
+                 start a new session or truncate this one"
+            );
+            return self.reject(conn, &channel, action, origin, reason);
+        }
         match authorize(&session.state, &action, &client_id) {
             Err(reason) => self.reject(conn, &channel, action, origin, reason),
             Ok(Disposition::Defer) => session.deferred.push((action, Some(origin))),

@@ -15,6 +15,7 @@
 mod client_tools;
 mod commands;
 mod dispatch;
+mod identity;
 mod sessions;
 mod turns;
 
@@ -33,7 +34,7 @@ pub use client_tools::ToolExpiry;
 use serde::Serialize;
 use sessions::Session;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -49,6 +50,42 @@ pub struct ConnShared {
     pub initialized: AtomicBool,
     /// Cancelled to drop the connection at once (slow consumer, takeover, shutdown).
     pub kill: CancellationToken,
+    /// Set when the connection is dropped because it does not read what it is sent.
+    pub slow: AtomicBool,
+    /// Bytes of frames queued and not yet handed to the socket.
+    pub queued_bytes: AtomicUsize,
+    /// The most `queued_bytes` may reach.
+    pub max_queued_bytes: usize,
+}
+
+impl ConnShared {
+    /// Shared state for a connection whose queue holds at most `max_queued_bytes`.
+    pub fn new(max_queued_bytes: usize) -> ConnShared {
+        ConnShared {
+            max_queued_bytes,
+            ..ConnShared::default()
+        }
+    }
+
+    /// Drops the connection as a slow consumer.
+    pub fn drop_slow(&self) {
+        self.slow.store(true, Ordering::Relaxed);
+        self.kill.cancel();
+    }
+
+    /// The writer handed a frame of `len` bytes to the socket.
+    pub fn written(&self, len: usize) {
+        self.queued_bytes.fetch_sub(len, Ordering::Relaxed);
+    }
+}
+
+/// Why a frame could not be queued.
+#[derive(Debug, PartialEq, Eq)]
+pub enum QueueError {
+    /// The peer does not read fast enough: the connection has been dropped.
+    Slow,
+    /// The connection is gone.
+    Closed,
 }
 
 /// The hub's handle on a connection: its bounded outbound queue. An empty frame asks the
@@ -61,13 +98,41 @@ pub struct ConnHandle {
     pub shared: Arc<ConnShared>,
 }
 
+impl ConnHandle {
+    /// Queues a frame, bounded by count (the channel) and by bytes; a peer over either bound
+    /// is dropped as a slow consumer.
+    pub fn queue(&self, frame: Arc<str>) -> Result<(), QueueError> {
+        let len = frame.len();
+        let before = self.shared.queued_bytes.fetch_add(len, Ordering::Relaxed);
+        // One frame alone may exceed the budget (it was checked against the response limit).
+        if before > 0 && before + len > self.shared.max_queued_bytes {
+            self.shared.written(len);
+            self.shared.drop_slow();
+            return Err(QueueError::Slow);
+        }
+        match self.tx.try_send(frame) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.shared.written(len);
+                match e {
+                    mpsc::error::TrySendError::Full(_) => {
+                        self.shared.drop_slow();
+                        Err(QueueError::Slow)
+                    }
+                    mpsc::error::TrySendError::Closed(_) => Err(QueueError::Closed),
+                }
+            }
+        }
+    }
+}
+
 /// A request the hub answers.
 #[derive(Debug)]
 pub enum Request {
-    /// `initialize`.
-    Initialize(InitializeParams),
-    /// `reconnect`.
-    Reconnect(ReconnectParams),
+    /// `initialize`, with the `clientSecret` it presented (see `identity.rs`).
+    Initialize(InitializeParams, Option<String>),
+    /// `reconnect`, with the `clientSecret` it presented.
+    Reconnect(ReconnectParams, Option<String>),
     /// `subscribe`.
     Subscribe(SubscribeParams),
     /// `createSession`.
@@ -159,6 +224,10 @@ struct Conn {
 /// The hub's state (see the module docs).
 pub struct Hub {
     seq: u64,
+    /// The `serverSeq` last committed to the database. Every number a client may have seen
+    /// (including those of rejected actions, which write nothing else) is committed before the
+    /// frame carrying it is sent, so a restart never hands a number out twice.
+    persisted_seq: u64,
     root_uri: Arc<str>,
     root: RootState,
     root_subs: Vec<ConnId>,
@@ -177,7 +246,8 @@ pub struct Hub {
     /// Client tool calls the agent waits on, by (session, tool call id).
     client_tools: HashMap<(String, String), client_tools::ClientToolWait>,
     next_timer: u64,
-    max_subscriptions: usize,
+    limits: crate::config::Limits,
+    bindings: identity::Bindings,
     stopping: bool,
 }
 
@@ -193,6 +263,7 @@ impl Hub {
     ) -> Hub {
         let mut hub = Hub {
             seq: loaded.last_seq,
+            persisted_seq: loaded.last_seq,
             root_uri: Arc::from(ROOT_CHANNEL),
             root: RootState {
                 agents: vec![crate::agent::agent_info()],
@@ -219,7 +290,8 @@ impl Hub {
             client_tool_grace: config.client_tool_grace,
             client_tools: HashMap::new(),
             next_timer: 0,
-            max_subscriptions: config.limits.max_subscriptions,
+            limits: config.limits.clone(),
+            bindings: identity::Bindings::loaded(loaded.clients),
             stopping: false,
         };
         let mut interrupted = Vec::new();
@@ -307,11 +379,11 @@ impl Hub {
             let mut dead = Vec::new();
             for (conn, frame) in self.outbox.drain(..) {
                 if let Some(c) = self.conns.get(&conn) {
-                    match c.handle.tx.try_send(frame) {
+                    match c.handle.queue(frame) {
                         Ok(()) => {}
-                        Err(mpsc::error::TrySendError::Full(_)) => dead.push((conn, true)),
+                        Err(QueueError::Slow) => dead.push((conn, true)),
                         // Its writer is gone: the disconnect is on its way to the hub.
-                        Err(mpsc::error::TrySendError::Closed(_)) => dead.push((conn, false)),
+                        Err(QueueError::Closed) => dead.push((conn, false)),
                     }
                 }
             }
@@ -329,9 +401,10 @@ impl Hub {
         }
     }
 
-    /// Commits the queued writes.
+    /// Commits the queued writes, and the current `serverSeq` whenever it moved (a rejection or a
+    /// root action moves it without any other write).
     fn commit_ops(&mut self) {
-        if self.ops.is_empty() {
+        if self.ops.is_empty() && self.seq == self.persisted_seq {
             return;
         }
         if let Err(e) = self.store.commit(&self.ops, self.seq) {
@@ -341,6 +414,7 @@ impl Hub {
             std::process::exit(70);
         }
         self.ops.clear();
+        self.persisted_seq = self.seq;
     }
 
     /// Forgets a connection: its subscriptions, and the active-client role of its client id

@@ -32,6 +32,8 @@ pub(super) struct Session {
     pub agent: Option<AgentRun>,
     /// Completed turns written to the `turns` table.
     persisted_turns: usize,
+    /// The JSON size of each of those turns.
+    turn_bytes: Vec<usize>,
     /// Log entries since the last head.
     since_head: usize,
     /// The summary as last announced with `root/sessionSummaryChanged`.
@@ -50,6 +52,7 @@ impl Session {
             subscribers: Vec::new(),
             agent: None,
             persisted_turns: 0,
+            turn_bytes: Vec::new(),
             since_head: 0,
             deferred: Vec::new(),
         }
@@ -64,6 +67,7 @@ impl Session {
             subscribers: Vec::new(),
             agent: None,
             persisted_turns: loaded.persisted_turns,
+            turn_bytes: loaded.turn_bytes,
             since_head: loaded.since_head,
             deferred: Vec::new(),
         }
@@ -113,14 +117,17 @@ impl Session {
                 from_idx: len,
             });
             self.persisted_turns = len;
+            self.turn_bytes.truncate(len);
         }
         for idx in self.persisted_turns..len {
             let turn = &self.state.turns[idx];
+            let json = serde_json::to_string(turn).expect("turns always serialize");
+            self.turn_bytes.push(json.len());
             ops.push(Op::Turn {
                 uri: self.uri.clone(),
                 idx,
                 turn_id: turn.id.clone(),
-                json: serde_json::to_string(turn).expect("turns always serialize"),
+                json,
             });
         }
         self.persisted_turns = len;
@@ -171,6 +178,11 @@ impl Session {
             session: self.uri.to_string(),
             changes,
         })
+    }
+
+    /// Bytes of completed turns this session stores.
+    pub fn stored_turn_bytes(&self) -> usize {
+        self.turn_bytes.iter().sum()
     }
 
     pub fn tell_agent(&self, event: AgentEvent) {

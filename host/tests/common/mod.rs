@@ -41,21 +41,54 @@ pub async fn start_host_with(tweak: impl FnOnce(&mut Config)) -> TestHost {
     std::fs::write(work.path().join("sub").join("inner.txt"), "inner\n").unwrap();
     let mut config = Config::local(data.path(), work.path());
     config.chunk_delay = Duration::from_millis(1);
+    config.token = Some(test_token(data.path()));
     tweak(&mut config);
     let host = ahp_host::start(config).await.expect("host starts");
     TestHost { host, data, work }
 }
 
+/// A test host's token, the same for every host on one data directory (secrets of client ids
+/// are remembered by token, so they survive a restart as the bindings do).
+pub fn test_token(data: &Path) -> ahp_host::Token {
+    let hex: String = data
+        .to_string_lossy()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    ahp_host::Token::new(format!("test-{hex}"))
+}
+
 pub async fn restart(data: &Path, work: &Path) -> RunningHost {
     let mut config = Config::local(data, work);
     config.chunk_delay = Duration::from_millis(1);
+    config.token = Some(test_token(data));
     ahp_host::start(config).await.expect("host restarts")
 }
 
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
+/// Secrets the hosts of this test process bound client ids to, by (host address, client id):
+/// a later connection with the same id presents it, as the SDK clients do.
+static SECRETS: std::sync::Mutex<Vec<(String, String, String)>> = std::sync::Mutex::new(Vec::new());
+
+fn secret_of(addr: &str, client_id: &str) -> Option<String> {
+    let secrets = SECRETS.lock().unwrap();
+    secrets
+        .iter()
+        .find(|(a, c, _)| a == addr && c == client_id)
+        .map(|(_, _, s)| s.clone())
+}
+
+fn remember_secret(addr: &str, client_id: &str, secret: &str) {
+    let mut secrets = SECRETS.lock().unwrap();
+    secrets.retain(|(a, c, _)| !(a == addr && c == client_id));
+    secrets.push((addr.into(), client_id.into(), secret.into()));
+}
+
 pub struct Client {
     ws: Ws,
+    /// Keys the remembered secrets: the host's token (or address).
+    pub addr: String,
     next_id: i64,
     pub client_id: String,
     next_seq: u64,
@@ -70,22 +103,34 @@ pub fn url_with_token(host: &RunningHost) -> String {
 
 impl Client {
     pub async fn connect(host: &RunningHost, client_id: &str) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(url_with_token(host))
-            .await
-            .expect("upgrade succeeds");
-        Client::from_ws(ws, client_id)
+        Client::connect_url(&url_with_token(host), client_id).await
     }
 
+    /// Connects to `url`; secrets are remembered by the URL's token (the same across restarts
+    /// of a host on one data directory).
     pub async fn connect_url(url: &str, client_id: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
             .expect("upgrade succeeds");
-        Client::from_ws(ws, client_id)
+        let key = url.split_once("tkn=").map_or(url, |(_, t)| t).to_owned();
+        Client::with_key(ws, client_id, key)
     }
 
     pub fn from_ws(ws: Ws, client_id: &str) -> Client {
+        let addr = match ws.get_ref() {
+            MaybeTlsStream::Plain(tcp) => {
+                tcp.peer_addr().map(|a| a.to_string()).unwrap_or_default()
+            }
+            _ => String::new(),
+        };
+        Client::with_key(ws, client_id, addr)
+    }
+
+    /// A client whose remembered secrets are keyed by `key` (a host's token or address).
+    pub fn with_key(ws: Ws, client_id: &str, key: String) -> Client {
         Client {
             ws,
+            addr: key,
             next_id: 1,
             client_id: client_id.into(),
             next_seq: 1,
@@ -164,15 +209,55 @@ impl Client {
     }
 
     pub async fn initialize(&mut self, subs: &[&str]) -> InitializeResult {
-        self.request::<jsonrpc::Initialize>(InitializeParams {
+        self.try_initialize(subs)
+            .await
+            .expect("initialize succeeds")
+    }
+
+    /// `initialize`, presenting the secret remembered for this id on this host, if any, and
+    /// remembering the one the host answers with.
+    pub async fn try_initialize(&mut self, subs: &[&str]) -> Result<InitializeResult, ErrorObject> {
+        let mut params = serde_json::to_value(InitializeParams {
             channel: ROOT_CHANNEL.into(),
             protocol_versions: vec![PROTOCOL_VERSION.into()],
             client_id: self.client_id.clone(),
             initial_subscriptions: Some(subs.iter().map(|s| s.to_string()).collect()),
             ..Default::default()
         })
-        .await
-        .expect("initialize succeeds")
+        .unwrap();
+        if let Some(secret) = self.secret() {
+            params["clientSecret"] = Value::from(secret);
+        }
+        let result = self.call(jsonrpc::Initialize::METHOD, params).await?;
+        if let Some(secret) = result["clientSecret"].as_str() {
+            remember_secret(&self.addr, &self.client_id, secret);
+        }
+        Ok(serde_json::from_value(result).expect("result decodes"))
+    }
+
+    /// `reconnect`, presenting the secret remembered for this id on this host.
+    pub async fn reconnect(
+        &mut self,
+        last_seen_server_seq: u64,
+        subscriptions: Vec<String>,
+    ) -> Result<jsonrpc::ReconnectResult, ErrorObject> {
+        let mut params = serde_json::to_value(ReconnectParams {
+            channel: ROOT_CHANNEL.into(),
+            client_id: self.client_id.clone(),
+            last_seen_server_seq,
+            subscriptions,
+        })
+        .unwrap();
+        if let Some(secret) = self.secret() {
+            params["clientSecret"] = Value::from(secret);
+        }
+        let result = self.call(jsonrpc::Reconnect::METHOD, params).await?;
+        Ok(serde_json::from_value(result).expect("result decodes"))
+    }
+
+    /// The secret remembered for this client's id on this host.
+    pub fn secret(&self) -> Option<String> {
+        secret_of(&self.addr, &self.client_id)
     }
 
     pub async fn create_session(&mut self, uri: &str) {

@@ -8,7 +8,7 @@ use crate::client::Error;
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, ROOT_CHANNEL};
 use crate::protocol::{errors, ActionEnvelope, InitializeParams, ReconnectParams};
 use crate::reduce::FixedClock;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 
@@ -16,6 +16,21 @@ use std::collections::HashMap;
 struct Snapshots {
     #[serde(default)]
     snapshots: Vec<RawSnapshot>,
+}
+
+/// Handshake params with the client's secret beside the protocol's members.
+#[derive(Serialize)]
+struct WithSecret<'a, P> {
+    #[serde(flatten)]
+    params: &'a P,
+    #[serde(rename = "clientSecret", skip_serializing_if = "Option::is_none")]
+    client_secret: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct IssuedSecret {
+    #[serde(rename = "clientSecret", default)]
+    client_secret: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -42,6 +57,10 @@ impl Engine {
             capabilities: self.config.capabilities.clone(),
         };
         let purpose = Purpose::Initialize { resume };
+        let params = WithSecret {
+            params: &params,
+            client_secret: self.config.client_secret.clone(),
+        };
         self.start_request(jsonrpc::Initialize::METHOD, &params, purpose, now);
     }
 
@@ -51,6 +70,10 @@ impl Engine {
             client_id: self.config.client_id.clone(),
             last_seen_server_seq: self.last_seen_server_seq,
             subscriptions: self.subscriptions(),
+        };
+        let params = WithSecret {
+            params: &params,
+            client_secret: self.config.client_secret.clone(),
         };
         self.start_request(jsonrpc::Reconnect::METHOD, &params, Purpose::Reconnect, now);
     }
@@ -95,6 +118,12 @@ impl Engine {
                 info.protocol_version
             );
             return self.events.push_back(invalid(message));
+        }
+        if let Ok(IssuedSecret {
+            client_secret: Some(secret),
+        }) = serde_json::from_str(raw.get())
+        {
+            self.config.client_secret = Some(secret);
         }
         self.last_seen_server_seq = info.server_seq;
         if resume {

@@ -78,6 +78,11 @@ pub enum PendingPolicy {
 pub struct EngineConfig {
     /// This client's id (`origin.clientId` of its echoes). Keep it across reconnects.
     pub client_id: String,
+    /// The secret a host bound `client_id` to (an `ahp-host` extension: `clientSecret` in the
+    /// `initialize` answer). Set from that answer and presented on every later `reconnect` or
+    /// `initialize`, so nobody else can take the id over. Give a stored one to resume an id
+    /// across app restarts.
+    pub client_secret: Option<String>,
     /// Offered protocol versions, most preferred first.
     pub protocol_versions: Vec<String>,
     /// Channels to subscribe to in `initialize`.
@@ -100,6 +105,7 @@ impl EngineConfig {
     pub fn new(client_id: impl Into<String>) -> Self {
         EngineConfig {
             client_id: client_id.into(),
+            client_secret: None,
             protocol_versions: SUPPORTED_PROTOCOL_VERSIONS
                 .iter()
                 .map(|v| v.to_string())
@@ -188,6 +194,12 @@ impl Engine {
     /// This client's id.
     pub fn client_id(&self) -> &str {
         &self.config.client_id
+    }
+
+    /// The secret the host bound this client's id to, once known (see
+    /// [`EngineConfig::client_secret`]).
+    pub fn client_secret(&self) -> Option<&str> {
+        self.config.client_secret.as_deref()
     }
 
     /// The connection state.

@@ -84,6 +84,17 @@ impl AhpClient {
         self.inner.engine.borrow().client_id().to_string()
     }
 
+    /// The secret the host bound `clientId` to, once connected (`undefined` for hosts that
+    /// issue none). Store it with the id to resume that id after the app restarts.
+    #[wasm_bindgen(getter, js_name = clientSecret)]
+    pub fn client_secret(&self) -> Option<String> {
+        self.inner
+            .engine
+            .borrow()
+            .client_secret()
+            .map(str::to_owned)
+    }
+
     #[wasm_bindgen(getter, js_name = connectionState)]
     pub fn connection_state(&self) -> String {
         events::state_name(self.inner.engine.borrow().connection_state()).to_string()

@@ -103,6 +103,7 @@ pub fn parse(options: &JsValue) -> Result<Options, JsValue> {
         return Err(invalid_input(ARG, "", "expected an object"));
     }
     let mut config = default_config(string(options, "clientId")?);
+    config.client_secret = string(options, "clientSecret")?;
     if let Some(subs) = strings(options, "initialSubscriptions")? {
         config.initial_subscriptions = subs;
     }
