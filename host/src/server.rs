@@ -297,3 +297,19 @@ async fn upgrade(
         .write_buffer_size(8 * 1024)
         .on_upgrade(move |socket| connection::serve(socket, conn, ctx))
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    #[test]
+    fn the_open_files_limit_is_raised_to_the_hard_limit() {
+        let soft = super::raise_open_files_limit().unwrap();
+        let mut now = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct passed to it.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut now) }, 0);
+        assert_eq!(soft, now.rlim_cur);
+        assert_eq!(now.rlim_cur, now.rlim_max);
+    }
+}

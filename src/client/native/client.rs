@@ -324,6 +324,12 @@ impl AhpClient {
         self.inner.engine().client_id().to_string()
     }
 
+    /// The secret the host bound this client's id to, once connected (see
+    /// [`EngineConfig::client_secret`](crate::client::EngineConfig::client_secret)).
+    pub fn client_secret(&self) -> Option<String> {
+        self.inner.engine().client_secret().map(str::to_owned)
+    }
+
     /// What the server said in the handshake.
     pub fn server_info(&self) -> Option<ServerInfo> {
         self.inner.engine().server_info().cloned()
