@@ -6,30 +6,10 @@ mod common;
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::*;
 use common::*;
-use futures_util::SinkExt;
 use serde_json::{json, Value};
 use std::time::Duration;
 
 const S: &str = "ahp-session:/limits";
-
-async fn ping(c: &mut Client) {
-    assert_eq!(
-        c.call("ping", json!({"channel": ROOT_CHANNEL}))
-            .await
-            .unwrap(),
-        json!({})
-    );
-}
-
-/// The next error response (skipping notifications).
-async fn next_error(c: &mut Client) -> Value {
-    loop {
-        let f = c.read_frame().await.expect("connection stays open");
-        if f.get("error").is_some() {
-            return f;
-        }
-    }
-}
 
 #[tokio::test]
 async fn malformed_input_gets_errors_and_the_connection_survives() {
@@ -69,7 +49,7 @@ async fn malformed_input_gets_errors_and_the_connection_survives() {
         errors::INVALID_REQUEST
     );
     // A binary frame.
-    c.send_raw_binary(vec![0, 159, 146, 150]).await;
+    c.send_binary(vec![0, 159, 146, 150]).await;
     assert_eq!(
         next_error(&mut c).await["error"]["code"],
         errors::INVALID_REQUEST
@@ -279,17 +259,4 @@ async fn tokens_never_appear_in_debug_output() {
     let debug = format!("{:?}", t.host);
     assert!(!debug.contains(t.host.token().expose()), "{debug}");
     let _ = tokio::time::timeout(Duration::from_millis(10), async {}).await;
-}
-
-trait RawBinary {
-    async fn send_raw_binary(&mut self, bytes: Vec<u8>);
-}
-
-impl RawBinary for Client {
-    async fn send_raw_binary(&mut self, bytes: Vec<u8>) {
-        self.ws_mut()
-            .send(tokio_tungstenite::tungstenite::Message::binary(bytes))
-            .await
-            .unwrap();
-    }
 }

@@ -6,48 +6,11 @@ mod common;
 use ahp_wasm::protocol::jsonrpc::{self, ROOT_CHANNEL};
 use ahp_wasm::protocol::*;
 use common::*;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 
 const TOKEN: &str = "persistence-test-token-0123456789";
 
-struct Proc {
-    child: Child,
-    url: String,
-}
-
-/// Starts the binary on a free port and reads the bound address from its banner.
-fn spawn_host(data: &Path, work: &Path) -> Proc {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ahp-host"))
-        .args(["--port", "0", "--chunk-delay-ms", "1", "--token", TOKEN])
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--workdir")
-        .arg(work)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("ahp-host starts");
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines.next().expect("banner").expect("readable stdout");
-        if let Some(rest) = line.strip_prefix("ahp-host listening on http://") {
-            break rest.trim().to_owned();
-        }
-    };
-    // Keep draining stdout so the process never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Proc {
-        child,
-        url: format!("ws://{addr}/ahp?tkn={TOKEN}"),
-    }
-}
-
-fn kill_9(mut p: Proc) {
-    p.child.kill().expect("SIGKILL"); // Child::kill is SIGKILL on Unix
-    p.child.wait().unwrap();
+fn spawn_host(data: &std::path::Path, work: &std::path::Path) -> HostProcess {
+    HostProcess::spawn(data, work, TOKEN, &["--chunk-delay-ms", "1"])
 }
 
 #[tokio::test]
@@ -55,7 +18,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
     let data = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let host = spawn_host(data.path(), work.path());
-    let mut c = Client::connect_url(&host.url, "p1").await;
+    let mut c = Client::connect_url(&host.url(), "p1").await;
     c.initialize(&[ROOT_CHANNEL]).await;
 
     let sessions = ["ahp-session:/p-a", "ahp-session:/p-b", "ahp-session:/p-c"];
@@ -93,13 +56,13 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
             seen.push(e);
         }
     }
-    kill_9(host);
+    host.kill_9();
     reduce_all(&mut mirror, &seen);
     let acknowledged = markdown(&mirror.active_turn.as_ref().unwrap().response_parts);
     assert!(!acknowledged.is_empty());
 
     let host = spawn_host(data.path(), work.path());
-    let mut c = Client::connect_url(&host.url, "p1").await;
+    let mut c = Client::connect_url(&host.url(), "p1").await;
     c.initialize(&[]).await;
     let after = c
         .request::<jsonrpc::ListSessions>(ListSessionsParams {
@@ -151,7 +114,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
     c.send_message(live, "again", "still here?").await;
     let envs = c.until_turn_end("again").await;
     assert!(envs[0].server_seq > seq_before);
-    kill_9(host);
+    host.kill_9();
 }
 
 #[tokio::test]
@@ -203,7 +166,7 @@ async fn server_seq_of_a_rejection_is_never_reused_after_kill_9() {
     let work = tempfile::tempdir().unwrap();
     let s = "ahp-session:/seq-reuse";
     let host = spawn_host(data.path(), work.path());
-    let mut c = Client::connect_url(&host.url, "seq").await;
+    let mut c = Client::connect_url(&host.url(), "seq").await;
     c.initialize(&[]).await;
     c.create_session(s).await;
     c.subscribe(s).await;
@@ -221,10 +184,10 @@ async fn server_seq_of_a_rejection_is_never_reused_after_kill_9() {
         assert!(e.server_seq > last_rejected);
         last_rejected = e.server_seq;
     }
-    kill_9(host);
+    host.kill_9();
 
     let host = spawn_host(data.path(), work.path());
-    let mut c = Client::connect_url(&host.url, "seq").await;
+    let mut c = Client::connect_url(&host.url(), "seq").await;
     let init = c.initialize(&[]).await;
     assert!(
         init.server_seq >= last_rejected,
@@ -243,5 +206,5 @@ async fn server_seq_of_a_rejection_is_never_reused_after_kill_9() {
         "serverSeq {} reused after a restart (last seen: rejection {last_rejected})",
         e.server_seq
     );
-    kill_9(host);
+    host.kill_9();
 }

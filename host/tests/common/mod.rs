@@ -8,7 +8,9 @@ use ahp_wasm::reduce::{session_reducer, SystemClock};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::process::{Child, Stdio};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -63,6 +65,69 @@ pub async fn restart(data: &Path, work: &Path) -> RunningHost {
     config.chunk_delay = Duration::from_millis(1);
     config.token = Some(test_token(data));
     ahp_host::start(config).await.expect("host restarts")
+}
+
+/// A real `ahp-host` process: the binary cargo built for this test run, on a free port. It is
+/// killed (SIGKILL) when dropped, so a failing test leaves no host behind.
+pub struct HostProcess {
+    child: Child,
+    /// The bound `IP:port`, read from the banner.
+    pub addr: String,
+    token: String,
+}
+
+impl HostProcess {
+    /// Starts the binary with `--port 0`, the token, the data and working directories and
+    /// `extra` flags, and waits for its banner.
+    pub fn spawn(data: &Path, work: &Path, token: &str, extra: &[&str]) -> HostProcess {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-host"))
+            .args(["--port", "0", "--token", token])
+            .args(extra)
+            .arg("--data-dir")
+            .arg(data)
+            .arg("--workdir")
+            .arg(work)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ahp-host starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("ahp-host printed its banner (did it fail to start?)")
+                .expect("readable stdout");
+            if let Some(rest) = line.strip_prefix("ahp-host listening on http://") {
+                break rest.trim().to_owned();
+            }
+        };
+        // Keep draining stdout so the process never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        HostProcess {
+            child,
+            addr,
+            token: token.to_owned(),
+        }
+    }
+
+    /// The WebSocket URL with the token.
+    pub fn url(&self) -> String {
+        format!("ws://{}/ahp?tkn={}", self.addr, self.token)
+    }
+
+    /// SIGKILL (`Child::kill` on Unix), then reaps the process.
+    pub fn kill_9(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for HostProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -154,6 +219,10 @@ impl Client {
         self.ws.send(WsMessage::text(text.into())).await.unwrap();
     }
 
+    pub async fn send_binary(&mut self, bytes: Vec<u8>) {
+        self.ws.send(WsMessage::binary(bytes)).await.unwrap();
+    }
+
     /// The next frame as JSON, or `None` when the connection closed.
     pub async fn read_frame(&mut self) -> Option<Value> {
         loop {
@@ -167,6 +236,31 @@ impl Client {
                     return None;
                 }
                 Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// The next frame if one arrives within `wait` (frames kept in the inbox first):
+    /// `Some(Some(frame))`, `Some(None)` when the connection closed, `None` on timeout.
+    /// `Duration::ZERO` polls without waiting.
+    pub async fn frame_within(&mut self, wait: Duration) -> Option<Option<Value>> {
+        if let Some(frame) = self.inbox.pop_front() {
+            return Some(Some(frame));
+        }
+        if self.closed {
+            return Some(None);
+        }
+        loop {
+            match tokio::time::timeout(wait, self.ws.next()).await {
+                Err(_) => return None,
+                Ok(Some(Ok(WsMessage::Text(t)))) => {
+                    return Some(Some(serde_json::from_str(&t).unwrap()))
+                }
+                Ok(Some(Ok(WsMessage::Close(_))) | None | Some(Err(_))) => {
+                    self.closed = true;
+                    return Some(None);
+                }
+                Ok(Some(Ok(_))) => continue,
             }
         }
     }
@@ -296,6 +390,19 @@ impl Client {
         seq
     }
 
+    /// Like [`Client::dispatch`], but `None` instead of a panic when the connection is gone.
+    pub async fn try_dispatch(&mut self, channel: &str, action: StateAction) -> Option<u64> {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let params = DispatchActionParams {
+            channel: channel.into(),
+            client_seq: seq,
+            action,
+        };
+        let text = jsonrpc::notification_text(jsonrpc::methods::DISPATCH_ACTION, &params);
+        self.ws.send(WsMessage::text(text)).await.ok().map(|_| seq)
+    }
+
     pub async fn send_message(&mut self, channel: &str, turn_id: &str, text: &str) -> u64 {
         self.dispatch(channel, turn_started(turn_id, text)).await
     }
@@ -361,6 +468,26 @@ impl Client {
     }
 }
 
+/// `ping` answers `{}`: the connection is alive and served.
+pub async fn ping(c: &mut Client) {
+    assert_eq!(
+        c.call("ping", serde_json::json!({"channel": ROOT_CHANNEL}))
+            .await
+            .expect("ping answers"),
+        serde_json::json!({})
+    );
+}
+
+/// The next error response (skipping other frames).
+pub async fn next_error(c: &mut Client) -> Value {
+    loop {
+        let f = c.read_frame().await.expect("connection stays open");
+        if f.get("error").is_some() {
+            return f;
+        }
+    }
+}
+
 pub fn ends_turn(e: &ActionEnvelope, turn_id: &str) -> bool {
     match &e.action {
         StateAction::SessionTurnComplete(a) => a.turn_id == turn_id,
@@ -397,6 +524,62 @@ pub fn comparable(state: &SessionState) -> Value {
     let mut s = state.clone();
     s.summary.modified_at = 0.0;
     serde_json::to_value(s).unwrap()
+}
+
+/// Where two JSON values first differ: the path and both sides (clipped), or `None` when equal.
+/// Keeps assertion messages about large states readable.
+pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    fn clip(v: &Value) -> String {
+        let s = v.to_string();
+        match s.char_indices().nth(300) {
+            Some((i, _)) => format!("{}... ({} chars)", &s[..i], s.len()),
+            None => s,
+        }
+    }
+    fn walk(a: &Value, b: &Value, path: &mut String) -> Option<String> {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                    let len = path.len();
+                    path.push('.');
+                    path.push_str(k);
+                    let found = walk(
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                        path,
+                    );
+                    path.truncate(len);
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                None
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                for i in 0..x.len().max(y.len()) {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    let found = walk(
+                        x.get(i).unwrap_or(&Value::Null),
+                        y.get(i).unwrap_or(&Value::Null),
+                        path,
+                    );
+                    path.truncate(len);
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                None
+            }
+            _ if a == b => None,
+            _ => Some(format!(
+                "at {path}:\n  left:  {}\n  right: {}",
+                clip(a),
+                clip(b)
+            )),
+        }
+    }
+    walk(a, b, &mut String::from("$"))
 }
 
 /// The host's current state of a session, through a fresh connection.

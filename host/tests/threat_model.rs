@@ -1,0 +1,726 @@
+//! The threat-model suite: one test per host-side minimum of DESIGN.md "Security posture" (from
+//! the protocol's THREAT_MODEL), each named after its requirement, quoting it, and asserting the
+//! control itself (the input used would be accepted if the control were missing). Each test was
+//! checked to fail with its control disabled in `host/src`.
+//!
+//! The minimums that are not the host's, and where they stand today:
+//! - "client tools are local, allowlisted and confirmed by the app (server `confirmed:
+//!   'not-needed'` is advisory)": an SDK/app concern. The SDK has no client-tool handler API yet
+//!   (the page lends no tools), so there is nothing to allowlist or confirm and nothing tests it.
+//!   The host's half — only the client that provides a tool completes its calls — is
+//!   `tool_calls_are_completed_only_by_their_owner` below.
+//! - "MCP App views run in a sandboxed iframe with no access to the page's origin": a page
+//!   concern; the page does not render MCP Apps yet (the host serves no `mcp://` channel):
+//!   not tested.
+//! - "peer-provided Markdown/HTML is sanitized before rendering": a page concern. `www/app.js`
+//!   renders host data with `textContent`/DOM nodes only; tests/browser/page-e2e.test.mjs checks
+//!   that `innerHTML` with a string throws under the page's CSP (Trusted Types) and that
+//!   `<script>` in an answer shows as text; host/tests/static_files.rs checks the CSP itself (no
+//!   inline script).
+//! - "terminal scrollback" bound: terminals are not served yet;
+//!   `terminal_scrollback_is_not_served_yet` fails once they are, as a reminder to bound it.
+
+mod common;
+
+use ahp_host::Config;
+use ahp_wasm::protocol::jsonrpc::{ReconnectResult, ROOT_CHANNEL};
+use ahp_wasm::protocol::*;
+use common::*;
+use serde_json::{json, Value};
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const S: &str = "ahp-session:/threat";
+
+fn action(v: Value) -> StateAction {
+    serde_json::from_value(v).expect("a valid action")
+}
+
+/// The echo of `client_seq` dispatched by `c` (skipping other envelopes).
+async fn echo_of(c: &mut Client, client_seq: u64) -> ActionEnvelope {
+    let id = c.client_id.clone();
+    c.envelopes_until(|e| {
+        e.origin
+            .as_ref()
+            .is_some_and(|o| o.client_id == id && o.client_seq == client_seq)
+    })
+    .await
+    .pop()
+    .unwrap()
+}
+
+/// Dispatches and returns the rejection reason; panics when the host applied the action.
+async fn rejected(c: &mut Client, channel: &str, a: StateAction, what: &str) -> String {
+    let seq = c.dispatch(channel, a).await;
+    let e = echo_of(c, seq).await;
+    e.rejection_reason
+        .unwrap_or_else(|| panic!("{what}: the host applied it: {:?}", e.action))
+}
+
+/// Waits up to 10 s for a child to exit; kills it and returns `None` if it keeps running.
+fn exit_within(child: &mut std::process::Child) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// "loopback bind by default and explicit opt-in for other interfaces"
+///
+/// Controls: the `--listen` default (config.rs) and the refusal in `server::start`.
+#[tokio::test]
+async fn loopback_bind_by_default_and_explicit_opt_in_for_other_interfaces() {
+    use clap::Parser;
+    let cli = ahp_host::Cli::parse_from(["ahp-host"]);
+    assert!(
+        cli.listen.is_loopback(),
+        "default listen address {} is not loopback",
+        cli.listen
+    );
+    assert!(!cli.allow_remote, "remote access is opt-in");
+
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // The binary refuses a non-loopback address without --allow-remote, and says why.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ahp-host"))
+        .args(["--listen", "0.0.0.0", "--port", "0"])
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("--workdir")
+        .arg(work.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = exit_within(&mut child).expect("ahp-host --listen 0.0.0.0 must refuse to run");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(!status.success());
+    assert!(stderr.contains("--allow-remote"), "{stderr}");
+
+    // So does the library; with the explicit opt-in it listens there.
+    let mut config = Config::local(data.path(), work.path());
+    config.listen = "0.0.0.0".parse().unwrap();
+    let err = ahp_host::start(config.clone())
+        .await
+        .expect_err("a non-loopback address without allow_remote must be refused");
+    assert!(err.to_string().contains("--allow-remote"), "{err}");
+    config.allow_remote = true;
+    let host = ahp_host::start(config)
+        .await
+        .expect("with allow_remote it starts");
+    assert!(host.addr.ip().is_unspecified());
+    host.shutdown().await;
+}
+
+/// "authenticate before `initialize` (access token, `tkn` query parameter for browsers,
+/// `Authorization` header otherwise)"
+///
+/// Control: the token check in `server::upgrade`.
+#[tokio::test]
+async fn authenticate_before_initialize() {
+    let t = start_host().await;
+    let url = t.host.ws_url();
+    let token = t.host.token().expose().to_owned();
+    let refused = [
+        (url.clone(), None),
+        (format!("{url}?tkn="), None),
+        (format!("{url}?tkn=not-the-token-at-all"), None),
+        (format!("{url}?tkn={}", &token[..token.len() - 1]), None),
+        (format!("{url}?tkn={token}x"), None),
+        (url.clone(), Some("Bearer nope-nope-nope-nope".to_owned())),
+        (url.clone(), Some(format!("Basic {token}"))),
+        (url.clone(), Some(token.clone())),
+    ];
+    for (u, auth) in refused {
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        assert_eq!(
+            try_connect(&u, &headers).await.err(),
+            Some(401),
+            "no upgrade, so no JSON-RPC at all, without the token: {u} {auth:?}"
+        );
+    }
+    // The browser way (query parameter) and the header way both work.
+    let ws = try_connect(&format!("{url}?tkn={token}"), &[])
+        .await
+        .expect("tkn query parameter accepted");
+    Client::from_ws(ws, "query").initialize(&[]).await;
+    let bearer = format!("Bearer {token}");
+    let ws = try_connect(&url, &[("authorization", bearer.as_str())])
+        .await
+        .expect("Authorization: Bearer accepted");
+    Client::from_ws(ws, "header").initialize(&[]).await;
+}
+
+/// "Origin check on the WebSocket upgrade"
+///
+/// Control: `origin_allowed` in `server::upgrade`.
+#[tokio::test]
+async fn origin_is_checked_on_the_websocket_upgrade() {
+    let t = start_host_with(|c| c.allow_origins = vec!["http://dev.example:5173".into()]).await;
+    let url = url_with_token(&t.host);
+    let port = t.host.addr.port();
+    for origin in [
+        "http://evil.example".to_owned(),
+        "null".to_owned(),
+        format!("http://evil.example:{port}"),
+        format!("https://127.0.0.1:{port}"),
+        format!("http://127.0.0.1:{}", port.wrapping_add(1)),
+        "http://dev.example:5174".to_owned(),
+    ] {
+        assert_eq!(
+            try_connect(&url, &[("origin", origin.as_str())])
+                .await
+                .err(),
+            Some(403),
+            "a valid token from Origin {origin} must still be refused"
+        );
+    }
+    for origin in [
+        format!("http://{}", t.host.addr),
+        format!("http://localhost:{port}"),
+        "http://dev.example:5173".to_owned(),
+    ] {
+        assert!(
+            try_connect(&url, &[("origin", origin.as_str())])
+                .await
+                .is_ok(),
+            "own or allowed Origin {origin} refused"
+        );
+    }
+}
+
+/// "bound frame size"
+///
+/// Controls: `max_frame_bytes` in `connection.rs` (`on_text`), `hard_frame_bytes` on the upgrade.
+#[tokio::test]
+async fn frame_size_is_bounded() {
+    let t = start_host_with(|c| {
+        c.limits.max_frame_bytes = 4096;
+        c.limits.hard_frame_bytes = 64 * 1024;
+    })
+    .await;
+    let mut c = Client::ready(&t.host, "frames").await;
+    // A valid request, just too big: a JSON-RPC error, and the connection stays.
+    let padded = json!({"jsonrpc": "2.0", "id": 1, "method": "ping",
+        "params": {"channel": ROOT_CHANNEL, "pad": "x".repeat(5000)}});
+    c.send_text(padded.to_string()).await;
+    let e = c.read_frame().await.expect("the connection stays open");
+    assert!(
+        e.get("error").is_some(),
+        "an oversized frame was served: {e}"
+    );
+    assert_eq!(e["error"]["code"], errors::INVALID_REQUEST, "{e}");
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("exceeds"),
+        "{e}"
+    );
+    ping(&mut c).await;
+    // Beyond the hard bound the WebSocket layer closes the connection instead of buffering.
+    let huge = json!({"jsonrpc": "2.0", "id": 2, "method": "ping",
+        "params": {"channel": ROOT_CHANNEL, "pad": "x".repeat(100 * 1024)}});
+    c.send_text(huge.to_string()).await;
+    assert!(
+        c.read_frame().await.is_none(),
+        "a frame over the hard bound must close the connection"
+    );
+}
+
+/// "bound ... JSON depth"
+///
+/// Control: the `json_depth_within` pre-scan in `connection.rs` (`on_text`).
+#[tokio::test]
+async fn json_depth_is_bounded() {
+    let t = start_host().await;
+    let mut c = Client::ready(&t.host, "depth").await;
+    // Depth 100: small, valid JSON the parser would take; refused before parsing.
+    let nested = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"channel":"{ROOT_CHANNEL}","x":{nested}}}}}"#
+    );
+    c.send_text(text).await;
+    let e = c.read_frame().await.expect("the connection stays open");
+    assert!(
+        e.get("error").is_some(),
+        "a too deeply nested frame was served: {e}"
+    );
+    assert_eq!(e["error"]["code"], errors::INVALID_REQUEST, "{e}");
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("deeper"),
+        "{e}"
+    );
+    ping(&mut c).await;
+}
+
+/// "bound ... subscriptions"
+///
+/// Controls: `max_subscriptions` in `hub/commands.rs` (`add_subscription` and
+/// `handshake_channels`).
+#[tokio::test]
+async fn subscriptions_are_bounded() {
+    let t = start_host_with(|c| c.limits.max_subscriptions = 3).await;
+    let mut setup = Client::ready(&t.host, "setup").await;
+    let sessions: Vec<String> = (0..4).map(|i| format!("ahp-session:/sub{i}")).collect();
+    for s in &sessions {
+        setup.create_session(s).await;
+    }
+    // A handshake asking for more channels than the bound is refused as a whole.
+    let mut c = Client::connect(&t.host, "subs").await;
+    let mut all = vec![ROOT_CHANNEL];
+    all.extend(sessions.iter().map(String::as_str));
+    let e = c
+        .try_initialize(&all)
+        .await
+        .expect_err("initialSubscriptions beyond the bound must be refused");
+    assert_eq!(e.code, errors::INVALID_REQUEST);
+    assert!(e.message.contains("limit"), "{e:?}");
+    let init = c.try_initialize(&all[..3]).await.unwrap_or_else(|e| {
+        panic!("the refused handshake registered something (it must be refused whole): {e:?}")
+    });
+    assert_eq!(init.snapshots.len(), 3);
+    let e = c
+        .call("subscribe", json!({"channel": sessions[3]}))
+        .await
+        .expect_err("a fourth subscription must be refused");
+    assert_eq!(e.code, errors::INVALID_REQUEST);
+    assert!(e.message.contains("limit"), "{e:?}");
+    // Subscribing again to a held channel is not a new one; unsubscribing frees a slot.
+    c.subscribe(&sessions[0]).await;
+    c.send_text(format!(
+        r#"{{"jsonrpc":"2.0","method":"unsubscribe","params":{{"channel":"{}"}}}}"#,
+        sessions[0]
+    ))
+    .await;
+    c.subscribe(&sessions[3]).await;
+}
+
+/// "bound ... replay history"
+///
+/// Control: eviction in `ReplayRing::push` (entries and bytes).
+#[tokio::test]
+async fn replay_history_is_bounded() {
+    // By entries, then by bytes.
+    let by_entries = |c: &mut Config| c.limits.replay_entries = 8;
+    let by_bytes = |c: &mut Config| c.limits.replay_bytes = 4096;
+    for (bound, tweak) in [
+        ("entries", &by_entries as &dyn Fn(&mut Config)),
+        ("bytes", &by_bytes),
+    ] {
+        let t = start_host_with(tweak).await;
+        let mut a = Client::ready(&t.host, "replay").await;
+        a.create_session(S).await;
+        a.subscribe(S).await;
+        a.send_message(S, "t1", "/long 40").await;
+        let envs = a.until_turn_end("t1").await;
+        a.close().await;
+        let seqs: Vec<u64> = envs.iter().map(|e| e.server_seq).collect();
+        // From the start of the turn: beyond the bound, so snapshots, not 40+ envelopes.
+        let mut b = Client::connect(&t.host, "replay").await;
+        match b.reconnect(seqs[0], vec![S.into()]).await.unwrap() {
+            ReconnectResult::Snapshot(s) => assert_eq!(s.snapshots.len(), 1),
+            ReconnectResult::Replay(r) => panic!(
+                "replay history not bounded by {bound}: {} envelopes replayed",
+                r.actions.len()
+            ),
+        }
+        b.close().await;
+        // From near the end: replayed, within the bound.
+        let mut b = Client::connect(&t.host, "replay").await;
+        match b
+            .reconnect(seqs[seqs.len() - 4], vec![S.into()])
+            .await
+            .unwrap()
+        {
+            ReconnectResult::Replay(r) => assert_eq!(r.actions.len(), 3, "by {bound}"),
+            ReconnectResult::Snapshot(_) => panic!("the last envelopes are replayable ({bound})"),
+        }
+    }
+}
+
+/// "bound ... terminal scrollback" — terminals are not served yet, so there is no scrollback to
+/// bound. This guard fails once they are: then bound the scrollback and test it here.
+#[tokio::test]
+async fn terminal_scrollback_is_not_served_yet() {
+    let t = start_host().await;
+    let mut c = Client::ready(&t.host, "term").await;
+    let e = c
+        .call("createTerminal", json!({"channel": "ahp-terminal:/1"}))
+        .await
+        .expect_err("terminals are not served");
+    assert_eq!(e.code, errors::METHOD_NOT_FOUND);
+}
+
+/// "malformed input gets a JSON-RPC error and the connection and all state survive"
+///
+/// Control: the reader in `connection.rs` answers every bad frame and goes on.
+#[tokio::test]
+async fn malformed_input_gets_a_json_rpc_error_and_the_connection_and_state_survive() {
+    let t = start_host().await;
+    let mut c = Client::ready(&t.host, "fuzz").await;
+    c.create_session(S).await;
+    c.subscribe(S).await;
+    c.send_message(S, "t1", "before").await;
+    c.until_turn_end("t1").await;
+    let before = host_state(&t.host, S).await;
+    // An uninitialized connection is treated the same.
+    let mut fresh = Client::connect(&t.host, "fresh").await;
+
+    let cases: Vec<(&str, i64)> = vec![
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":"#,
+            errors::PARSE_ERROR,
+        ),
+        ("garbage \u{0} text", errors::PARSE_ERROR),
+        ("", errors::PARSE_ERROR),
+        ("[1,2,3]", errors::INVALID_REQUEST),
+        ("42", errors::INVALID_REQUEST),
+        (
+            r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+            errors::INVALID_REQUEST,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"method":"noSuchMethod","params":{}}"#,
+            errors::METHOD_NOT_FOUND,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"subscribe","params":{"chanel":"x"}}"#,
+            errors::INVALID_PARAMS,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":10,"method":"fetchTurns","params":{"channel":7}}"#,
+            errors::INVALID_PARAMS,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":11,"method":"createSession","params":{"channel":"ahp-session:/x","fork":5}}"#,
+            errors::INVALID_PARAMS,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"x","clientSeq":"one"}}"#,
+            errors::INVALID_PARAMS,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-session:/threat"}}"#,
+            errors::INVALID_PARAMS,
+        ),
+    ];
+    for (conn, initialized) in [(&mut c, true), (&mut fresh, false)] {
+        for (text, code) in &cases {
+            conn.send_text(*text).await;
+            let e = next_error(conn).await;
+            let got = e["error"]["code"].as_i64().unwrap();
+            // Before initialize, a well-formed request for a method that needs it is refused
+            // as such.
+            assert!(
+                got == *code || (!initialized && got == errors::INVALID_REQUEST),
+                "{text:?} -> {e}"
+            );
+            ping(conn).await;
+        }
+        conn.send_binary(vec![0, 159, 146, 150]).await;
+        assert_eq!(
+            next_error(conn).await["error"]["code"],
+            errors::INVALID_REQUEST
+        );
+        ping(conn).await;
+    }
+    // All state survived and the connection still works.
+    let after = host_state(&t.host, S).await;
+    assert_eq!(
+        serde_json::to_value(&after).unwrap(),
+        serde_json::to_value(&before).unwrap()
+    );
+    c.send_message(S, "t2", "still works").await;
+    c.until_turn_end("t2").await;
+}
+
+/// "actions authorized against current state" (server-only actions, the root channel, a turn
+/// while one is active)
+///
+/// Controls: `authorize` in `hub/dispatch.rs` (client-dispatchable actions, the active-turn
+/// check) and the root-channel check in `on_dispatch`.
+#[tokio::test]
+async fn actions_are_authorized_against_current_state() {
+    let t = start_host().await;
+    let mut c = Client::ready(&t.host, "forger").await;
+    c.create_session(S).await;
+    let mut mirror = session_state(&c.subscribe(S).await);
+    // A turn that stays active (it waits for an answer), with a markdown part to forge into.
+    c.send_message(S, "t1", "question time\n/ask Your name?")
+        .await;
+    let envs = c
+        .envelopes_until(|e| matches!(e.action, StateAction::SessionInputRequested(_)))
+        .await;
+    reduce_all(&mut mirror, &envs);
+    let part_id = mirror
+        .active_turn
+        .as_ref()
+        .unwrap()
+        .response_parts
+        .iter()
+        .find_map(|p| match p {
+            ResponsePart::Markdown(m) => Some(m.id.clone()),
+            _ => None,
+        })
+        .expect("a markdown part");
+    let before = host_state(&t.host, S).await;
+
+    // Agent output forged by a client, though the state would take it.
+    let forged = [
+        action(
+            json!({"type": "session/delta", "turnId": "t1", "partId": part_id,
+            "content": "FORGED"}),
+        ),
+        action(json!({"type": "session/responsePart", "turnId": "t1",
+            "part": {"kind": "markdown", "id": "forged", "content": "FORGED"}})),
+        action(json!({"type": "session/turnComplete", "turnId": "t1"})),
+        action(json!({"type": "session/ready"})),
+    ];
+    for a in forged {
+        let what = format!("{a:?}");
+        let reason = rejected(&mut c, S, a, &what).await;
+        assert!(reason.contains("not client-dispatchable"), "{reason}");
+    }
+    // A second turn while one is active.
+    let reason = rejected(&mut c, S, turn_started("t2", "me too"), "a second turn").await;
+    assert!(reason.contains("already active"), "{reason}");
+    // Root state is the server's, except config.
+    let reason = rejected(
+        &mut c,
+        ROOT_CHANNEL,
+        action(json!({"type": "root/activeSessionsChanged", "activeSessions": 99})),
+        "root/activeSessionsChanged",
+    )
+    .await;
+    assert!(reason.contains("not client-dispatchable"), "{reason}");
+
+    assert_eq!(
+        comparable(&host_state(&t.host, S).await),
+        comparable(&before),
+        "a rejected action changed the state"
+    );
+    let mut o = Client::ready(&t.host, "observer").await;
+    let list = o
+        .call("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await;
+    assert_eq!(list.unwrap()["items"].as_array().unwrap().len(), 1);
+}
+
+/// "actions authorized against ... the connection that owns them (active client ...)"
+///
+/// Control: the `activeClientChanged` / `activeClientToolsChanged` arms of `authorize`.
+#[tokio::test]
+async fn active_client_role_belongs_to_its_client() {
+    let t = start_host().await;
+    let mut a = Client::ready(&t.host, "client-a").await;
+    let mut b = Client::ready(&t.host, "client-b").await;
+    a.create_session(S).await;
+    a.subscribe(S).await;
+    b.subscribe(S).await;
+    let claim = |id: &str| {
+        action(json!({"type": "session/activeClientChanged",
+            "activeClient": {"clientId": id, "tools": [{"name": "pick_color"}]}}))
+    };
+    let release = || action(json!({"type": "session/activeClientChanged", "activeClient": null}));
+    let tools = || action(json!({"type": "session/activeClientToolsChanged", "tools": []}));
+
+    let reason = rejected(&mut b, S, claim("client-a"), "B claims for A").await;
+    assert!(reason.contains("for itself"), "{reason}");
+    let seq = a.dispatch(S, claim("client-a")).await;
+    assert!(echo_of(&mut a, seq).await.rejection_reason.is_none());
+    let reason = rejected(&mut b, S, claim("client-b"), "B takes over").await;
+    assert!(reason.contains("another client is active"), "{reason}");
+    let reason = rejected(&mut b, S, tools(), "B changes A's tools").await;
+    assert!(reason.contains("only the active client"), "{reason}");
+    let reason = rejected(&mut b, S, release(), "B releases A's role").await;
+    assert!(reason.contains("only the active client"), "{reason}");
+    let state = host_state(&t.host, S).await;
+    let active = state.active_client.expect("A is still active");
+    assert_eq!(active.client_id, "client-a");
+    assert_eq!(active.tools.len(), 1);
+    // A may change its own tools.
+    let seq = a.dispatch(S, tools()).await;
+    assert!(echo_of(&mut a, seq).await.rejection_reason.is_none());
+}
+
+/// "actions authorized against ... the connection that owns them (... tool-call owner)"
+///
+/// Control: `tool_owner` in `hub/dispatch.rs`.
+#[tokio::test]
+async fn tool_calls_are_completed_only_by_their_owner() {
+    let t = start_host().await;
+    let mut a = Client::ready(&t.host, "client-a").await;
+    let mut b = Client::ready(&t.host, "client-b").await;
+    a.create_session(S).await;
+    a.subscribe(S).await;
+    b.subscribe(S).await;
+    let seq = a
+        .dispatch(
+            S,
+            action(json!({"type": "session/activeClientChanged",
+                "activeClient": {"clientId": "client-a", "tools": [{"name": "pick_color"}]}})),
+        )
+        .await;
+    echo_of(&mut a, seq).await;
+
+    // A client tool call of A's.
+    b.send_message(S, "t1", "/client-tool pick_color {}").await;
+    let envs = b
+        .envelopes_until(|e| matches!(e.action, StateAction::SessionToolCallReady(_)))
+        .await;
+    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+        unreachable!()
+    };
+    let id = ready.tool_call_id.clone();
+    let complete = |turn: &str, id: &str, text: &str| {
+        action(
+            json!({"type": "session/toolCallComplete", "turnId": turn, "toolCallId": id,
+            "result": {"success": true, "pastTenseMessage": "Picked",
+                "content": [{"type": "text", "text": text}]}}),
+        )
+    };
+    let content = action(
+        json!({"type": "session/toolCallContentChanged", "turnId": "t1",
+        "toolCallId": id, "content": [{"type": "text", "text": "from B"}]}),
+    );
+    let reason = rejected(&mut b, S, content, "B streams A's tool content").await;
+    assert!(reason.contains("only the client"), "{reason}");
+    let reason = rejected(
+        &mut b,
+        S,
+        complete("t1", &id, "from B"),
+        "B completes A's tool",
+    )
+    .await;
+    assert!(reason.contains("only the client"), "{reason}");
+    a.dispatch(S, complete("t1", &id, "from A")).await;
+    b.until_turn_end("t1").await;
+    let text = markdown(&host_state(&t.host, S).await.turns[0].response_parts);
+    assert!(
+        text.contains("from A") && !text.contains("from B"),
+        "{text}"
+    );
+
+    // A server tool call: no client completes it, not even the active one.
+    a.send_message(S, "t2", "/tool list").await;
+    let envs = a
+        .envelopes_until(
+            |e| matches!(&e.action, StateAction::SessionToolCallReady(r) if r.turn_id == "t2"),
+        )
+        .await;
+    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+        unreachable!()
+    };
+    let id = ready.tool_call_id.clone();
+    let reason = rejected(
+        &mut a,
+        S,
+        complete("t2", &id, "forged"),
+        "A completes a server tool",
+    )
+    .await;
+    assert!(reason.contains("executed by the server"), "{reason}");
+}
+
+/// "tokens are never logged"
+///
+/// Controls: `Token`'s redacting `Debug` (security.rs), `hide_env_values` on `--token`, and no
+/// logging of presented tokens.
+#[tokio::test]
+async fn tokens_are_never_logged() {
+    const SECRET: &str = "threat-model-secret-token-0123456789";
+    const WRONG: &str = "presented-wrong-token-9876543210";
+    // Not in Debug output of the running host or its configuration.
+    let t = start_host_with(|c| c.token = Some(SECRET.parse().unwrap())).await;
+    let mut config = Config::local(t.data.path(), t.work.path());
+    config.token = Some(SECRET.parse().unwrap());
+    for debug in [format!("{:?}", t.host), format!("{config:?}")] {
+        assert!(!debug.contains(SECRET), "{debug}");
+    }
+    // Not in `--help` when it comes from the environment.
+    let help = Command::new(env!("CARGO_BIN_EXE_ahp-host"))
+        .arg("--help")
+        .env("AHP_HOST_TOKEN", SECRET)
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("AHP_HOST_TOKEN"), "{help}");
+    assert!(!help.contains(SECRET), "--help shows the token:\n{help}");
+
+    // The binary prints it once, in the URL to open; it never logs it, nor a wrong one.
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ahp-host"))
+        .args(["--port", "0"])
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("--workdir")
+        .arg(t.work.path())
+        .env("AHP_HOST_TOKEN", SECRET)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut banner = Vec::new();
+    let addr = loop {
+        let mut line = String::new();
+        use std::io::BufRead;
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "no banner");
+        banner.push(line.clone());
+        if let Some(rest) = line.strip_prefix("open: http://") {
+            break rest.split('/').next().unwrap().to_owned();
+        }
+    };
+    let url = format!("ws://{addr}/ahp");
+    assert_eq!(
+        try_connect(&format!("{url}?tkn={WRONG}"), &[]).await.err(),
+        Some(401)
+    );
+    let wrong = format!("Bearer {WRONG}");
+    assert_eq!(
+        try_connect(&url, &[("authorization", wrong.as_str())])
+            .await
+            .err(),
+        Some(401)
+    );
+    let mut c = Client::connect_url(&format!("{url}?tkn={SECRET}"), "logged").await;
+    c.initialize(&[]).await;
+    c.create_session(S).await;
+    c.send_text("not json").await;
+    next_error(&mut c).await;
+    c.close().await;
+    // SIGTERM: a clean stop, so everything it would print is printed.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = exit_within(&mut child).expect("ahp-host stops on SIGTERM");
+    assert!(status.success());
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let stdout = banner.concat() + &rest;
+    let with_token: Vec<&str> = stdout.lines().filter(|l| l.contains(SECRET)).collect();
+    assert_eq!(with_token.len(), 1, "stdout:\n{stdout}");
+    assert!(with_token[0].starts_with("open: "), "{stdout}");
+    assert!(
+        !stderr.contains(SECRET) && !stderr.contains(WRONG),
+        "stderr:\n{stderr}"
+    );
+    assert!(!stdout.contains(WRONG), "{stdout}");
+}
