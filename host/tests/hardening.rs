@@ -12,15 +12,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const S: &str = "ahp-session:/hardening";
 
-async fn ping(c: &mut Client) {
-    assert_eq!(
-        c.call("ping", json!({"channel": ROOT_CHANNEL}))
-            .await
-            .unwrap(),
-        json!({})
-    );
-}
-
 fn initialize_params(client_id: &str, subs: &[&str]) -> Value {
     json!({"channel": ROOT_CHANNEL, "protocolVersions": [PROTOCOL_VERSION],
         "clientId": client_id, "initialSubscriptions": subs})
@@ -420,12 +411,7 @@ async fn a_bad_method_is_answered_with_the_request_id() {
     let mut c = Client::ready(&t.host, "bad-method").await;
     c.send_text(r#"{"jsonrpc":"2.0","id":4242,"method":17,"params":{}}"#)
         .await;
-    let frame = loop {
-        let f = c.read_frame().await.unwrap();
-        if f.get("error").is_some() {
-            break f;
-        }
-    };
+    let frame = next_error(&mut c).await;
     assert_eq!(frame["id"], json!(4242), "{frame}");
     assert_eq!(frame["error"]["code"], errors::INVALID_REQUEST);
 }
