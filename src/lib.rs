@@ -30,6 +30,8 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod client;
 pub mod protocol;
 pub mod reduce;

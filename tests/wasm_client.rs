@@ -15,7 +15,7 @@
 //! is empty.
 #![cfg(target_arch = "wasm32")]
 
-use ahp_wasm::wasm::client::AhpClient;
+use ahp_wasm::wasm::AhpClient;
 use js_sys::{Array, Function, Object, Promise, Reflect, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;

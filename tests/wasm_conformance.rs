@@ -180,7 +180,7 @@ fn bad_input_throws_invalid_input_error_with_the_path() {
     let error = wasm::session_reducer(Ts::new_unchecked(state.clone()), Ts::new_unchecked(bad))
         .unwrap_err();
 
-    let classes = wasm::errors::error_classes_export();
+    let classes = wasm::error_classes_export();
     assert!(is_instance_of(&error, &get(&classes, "InvalidInputError")));
     assert!(is_instance_of(&error, &get(&classes, "AhpError")));
     assert!(error.is_instance_of::<js_sys::Error>());

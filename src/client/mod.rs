@@ -15,4 +15,6 @@ pub mod native;
 
 pub use engine::{ConnectionState, Engine, EngineConfig, Event, PendingPolicy};
 pub use error::{Error, TransportErrorKind};
-pub use url::{generate_client_id, with_query_param};
+#[cfg(not(target_arch = "wasm32"))]
+pub use url::generate_client_id;
+pub use url::with_query_param;

@@ -13,14 +13,18 @@
 //! return `tsify::Ts<T>`, so the generated `.d.ts` reads
 //! `sessionReducer(state: SessionState, action: StateAction): SessionState`.
 
-pub mod client;
-pub mod convert;
-pub mod errors;
-pub mod fine_patch;
-pub mod reducers;
-pub mod render;
-pub mod version;
+mod client;
+mod convert;
+mod errors;
+mod fine_patch;
+mod reducers;
+mod render;
+mod version;
 
+// What the package exports is what `#[wasm_bindgen]` marks; these re-exports are for the wasm
+// tests, which call the exports from Rust.
+pub use client::AhpClient;
+pub use errors::error_classes_export;
 pub use reducers::{
     changeset_reducer, resource_watch_reducer, root_reducer, session_reducer, terminal_reducer,
 };

@@ -3,7 +3,7 @@
 //! everything else keeps its identity (`===`), so UI frameworks re-render only what changed.
 
 use super::convert::{patch_struct, to_js};
-use crate::sync::{AnyMirror, ChangeSet, PatchOp, StatePatch};
+use crate::sync::{AnyMirror, PatchOp, StatePatch};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -107,12 +107,7 @@ impl RenderedState {
     /// whole-field steps rebuild just those fields.
     ///
     /// [`Event::ChannelChanged`]: crate::client::engine::Event::ChannelChanged
-    pub fn update(
-        &mut self,
-        mirror: &AnyMirror,
-        _changed: &ChangeSet,
-        patch: &StatePatch,
-    ) -> Result<(), JsValue> {
+    pub fn update(&mut self, mirror: &AnyMirror, patch: &StatePatch) -> Result<(), JsValue> {
         // On an error the caller drops the rendering (rebuilt whole on the next read).
         let mut fields: Vec<&str> = Vec::new();
         for op in &patch.ops {

@@ -2,6 +2,8 @@
 //! `src/protocol/generated.rs` from the vendored JSON Schema; `-- codegen --check` fails when
 //! the checked-in file is out of date (CI runs it).
 
+#![forbid(unsafe_code)]
+
 mod codegen;
 
 use std::path::PathBuf;

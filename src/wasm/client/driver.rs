@@ -602,10 +602,10 @@ impl Inner {
             if g.replaced || mirror.is_none() {
                 entry.render = None;
                 entry.confirmed = None;
-            } else if let (Some(render), Some(mirror), Some(changed), Some(patch)) =
+            } else if let (Some(render), Some(mirror), Some(_), Some(patch)) =
                 (entry.render.as_mut(), mirror, g.changed, &g.patch)
             {
-                if render.update(mirror, &changed, patch).is_err() {
+                if render.update(mirror, patch).is_err() {
                     entry.render = None; // rebuilt in full on the next read
                 }
             }

@@ -5,17 +5,15 @@
 //! error classes of `js/runtime.js`. The TypeScript contract is `js/index.d.ts`.
 
 #[allow(clippy::module_inception)] // `client.rs` holds `AhpClient`, as in `client::native`
-pub mod client;
-pub mod commands;
+mod client;
+mod commands;
 mod delivery;
-pub mod driver;
-pub mod errors;
-pub mod events;
-pub mod multi;
-pub mod options;
-pub mod subscription;
-pub mod transport;
+mod driver;
+mod errors;
+mod events;
+mod multi;
+mod options;
+mod subscription;
+mod transport;
 
 pub use client::AhpClient;
-pub use multi::MultiHostClient;
-pub use subscription::Subscription;

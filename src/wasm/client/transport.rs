@@ -12,8 +12,6 @@
 use super::driver::Inner;
 use crate::client::{Error, TransportErrorKind};
 use futures_channel::mpsc::{unbounded, UnboundedSender};
-#[allow(unused_imports)]
-use futures_util::Sink as _;
 use futures_util::{SinkExt, StreamExt};
 use gloo_net::websocket::futures::WebSocket;
 use gloo_net::websocket::{Message, State};
