@@ -7,6 +7,7 @@
 
 pub mod engine;
 mod error;
+mod reconnect;
 pub mod transport;
 mod url;
 
@@ -15,6 +16,7 @@ pub mod native;
 
 pub use engine::{ConnectionState, Engine, EngineConfig, Event, PendingPolicy};
 pub use error::{Error, TransportErrorKind};
+pub use reconnect::ReconnectPolicy;
 #[cfg(not(target_arch = "wasm32"))]
 pub use url::generate_client_id;
 pub use url::with_query_param;

@@ -60,7 +60,7 @@ async fn reconnect(
     let mut attempt = 0u32;
     loop {
         attempt += 1;
-        if policy.max_attempts.is_some_and(|max| attempt > max) {
+        if policy.gives_up(attempt) {
             return None;
         }
         let retry_at = tokio::time::Instant::now() + policy.delay(attempt);

@@ -72,51 +72,7 @@ impl Connector for MemoryConnector {
     }
 }
 
-/// How to retry after the connection drops: exponential backoff.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReconnectPolicy {
-    /// Delay before the first attempt.
-    pub initial_delay: Duration,
-    /// Upper bound of the delay.
-    pub max_delay: Duration,
-    /// Factor applied to the delay after each failed attempt.
-    pub multiplier: f64,
-    /// Attempts before giving up (the client then closes); `None`: never give up.
-    pub max_attempts: Option<u32>,
-}
-
-impl Default for ReconnectPolicy {
-    /// 250 ms, doubling up to 30 s, forever.
-    fn default() -> Self {
-        ReconnectPolicy {
-            initial_delay: Duration::from_millis(250),
-            max_delay: Duration::from_secs(30),
-            multiplier: 2.0,
-            max_attempts: None,
-        }
-    }
-}
-
-impl ReconnectPolicy {
-    /// Never reconnect.
-    pub fn never() -> Self {
-        ReconnectPolicy {
-            max_attempts: Some(0),
-            ..Default::default()
-        }
-    }
-
-    /// The delay before attempt `attempt` (1-based).
-    pub fn delay(&self, attempt: u32) -> Duration {
-        let factor = self
-            .multiplier
-            .max(1.0)
-            .powi(attempt.saturating_sub(1) as i32);
-        let ms = (self.initial_delay.as_secs_f64() * 1000.0 * factor)
-            .min(self.max_delay.as_secs_f64() * 1000.0);
-        Duration::from_secs_f64(ms.max(0.0) / 1000.0)
-    }
-}
+pub use crate::client::ReconnectPolicy;
 
 /// Handles one server→client request method; returns the JSON result or an error object.
 pub type Handler = Arc<

@@ -10,9 +10,10 @@
 //! its events are delivered after the current one, in engine order.
 
 use super::events::{Delivery, Listener};
-use super::options::{Backoff, Options};
+use super::options::Options;
 use super::transport::{self, Conn};
 use crate::client::engine::{Engine, Event};
+use crate::client::ReconnectPolicy;
 use crate::client::{Error, TransportErrorKind};
 use crate::sync::{ChangeSet, PatchBuilder, PatchOp, Rejection, StatePatch};
 use crate::wasm::render::RenderedState;
@@ -152,7 +153,7 @@ pub struct Inner {
     /// The URL connections are opened with (may carry the token: never show it).
     pub(super) connect_url: String,
     pub(super) factory: Option<Function>,
-    pub(super) reconnect: Option<Backoff>,
+    pub(super) reconnect: Option<ReconnectPolicy>,
     pub(super) conn: RefCell<Option<Conn>>,
     pub(super) generation: Cell<u64>,
     /// The current connection reported itself open.
@@ -436,14 +437,15 @@ impl Inner {
     fn schedule_reconnect(&self) {
         let attempt = self.attempt.get() + 1;
         let policy = match &self.reconnect {
-            Some(p) if p.max_attempts.is_none_or(|max| attempt <= max) => p,
+            Some(p) if !p.gives_up(attempt) => p,
             _ => {
                 self.close();
                 return;
             }
         };
         self.attempt.set(attempt);
-        self.reconnect_timer.arm_at(now() + policy.delay(attempt));
+        self.reconnect_timer
+            .arm_at(now() + policy.delay_ms(attempt));
     }
 
     /// The reconnect timer fired: time to retry, or a connection attempt did not open in time.

@@ -2,52 +2,21 @@
 //! `InvalidInputError` naming the option.
 
 use crate::client::engine::{EngineConfig, PendingPolicy};
+use crate::client::ReconnectPolicy;
 use crate::protocol::ClientCapabilities;
 use crate::wasm::convert::from_js;
 use crate::wasm::errors::invalid_input;
 use js_sys::{Function, Reflect};
+use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// Exponential backoff between reconnection attempts.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Backoff {
-    pub initial_ms: f64,
-    pub max_ms: f64,
-    pub multiplier: f64,
-    /// Attempts before giving up; `None`: never.
-    pub max_attempts: Option<u32>,
-}
-
-impl Default for Backoff {
-    /// 250 ms, doubling up to 30 s, forever.
-    fn default() -> Self {
-        Backoff {
-            initial_ms: 250.0,
-            max_ms: 30_000.0,
-            multiplier: 2.0,
-            max_attempts: None,
-        }
-    }
-}
-
-impl Backoff {
-    /// The delay before attempt `attempt` (1-based), in ms.
-    pub fn delay(&self, attempt: u32) -> f64 {
-        let factor = self
-            .multiplier
-            .max(1.0)
-            .powi(attempt.saturating_sub(1) as i32);
-        (self.initial_ms * factor).min(self.max_ms).max(0.0)
-    }
-}
 
 /// Parsed connect options.
 pub struct Options {
     pub config: EngineConfig,
     pub token: Option<String>,
     /// `None`: never reconnect.
-    pub reconnect: Option<Backoff>,
+    pub reconnect: Option<ReconnectPolicy>,
     pub transport: Option<Function>,
 }
 
@@ -95,7 +64,7 @@ pub fn parse(options: &JsValue) -> Result<Options, JsValue> {
         return Ok(Options {
             config: default_config(None),
             token: None,
-            reconnect: Some(Backoff::default()),
+            reconnect: Some(ReconnectPolicy::default()),
             transport: None,
         });
     }
@@ -142,7 +111,7 @@ pub fn parse(options: &JsValue) -> Result<Options, JsValue> {
         }
     };
     let reconnect = match get(options, "reconnect")? {
-        None => Some(Backoff::default()),
+        None => Some(ReconnectPolicy::default()),
         Some(v) if v.as_bool() == Some(false) => None,
         Some(v) if v.is_object() => Some(backoff(&v)?),
         Some(_) => {
@@ -168,8 +137,8 @@ pub fn parse(options: &JsValue) -> Result<Options, JsValue> {
     })
 }
 
-fn backoff(v: &JsValue) -> Result<Backoff, JsValue> {
-    let mut b = Backoff::default();
+fn backoff(v: &JsValue) -> Result<ReconnectPolicy, JsValue> {
+    let mut b = ReconnectPolicy::default();
     let at = |key: &str| format!("reconnect.{key}");
     let num = |key: &str, min: f64| -> Result<Option<f64>, JsValue> {
         number(v, key, min).map_err(|_| {
@@ -177,10 +146,10 @@ fn backoff(v: &JsValue) -> Result<Backoff, JsValue> {
         })
     };
     if let Some(ms) = num("initialDelayMs", 0.0)? {
-        b.initial_ms = ms;
+        b.initial_delay = millis(ms);
     }
     if let Some(ms) = num("maxDelayMs", 0.0)? {
-        b.max_ms = ms;
+        b.max_delay = millis(ms);
     }
     if let Some(m) = num("multiplier", 1.0)? {
         b.multiplier = m;
@@ -189,6 +158,11 @@ fn backoff(v: &JsValue) -> Result<Backoff, JsValue> {
         b.max_attempts = Some(n.min(u32::MAX as f64) as u32);
     }
     Ok(b)
+}
+
+/// A duration of `ms` milliseconds (finite, >= 0), saturating.
+fn millis(ms: f64) -> Duration {
+    Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX)
 }
 
 fn default_config(client_id: Option<String>) -> EngineConfig {
