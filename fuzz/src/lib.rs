@@ -16,8 +16,11 @@ pub mod reducers;
 #[path = "seeds.rs"]
 pub mod seeds;
 
+/// A target's entry point: panics when a property fails.
+pub type Target = fn(&[u8]);
+
 /// The targets, by name (the names of `fuzz_targets/*.rs` and of the corpus directories).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("frame", frame::run),
     ("reducers", reducers::run),
     ("mirror", mirror::run),
