@@ -351,3 +351,24 @@ fn schema_definitions_round_trip() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Found by the `reducers` fuzz target: without correctly rounded float parsing, a long decimal
+/// parsed one ULP off and the state's own JSON did not parse back to it.
+#[test]
+fn long_decimal_numbers_survive_a_json_round_trip() {
+    for text in [
+        "17000000010700000001000",
+        "1.7000000010699999e+22",
+        "0.30000000000000004",
+        "2.2250738585072011e-308",
+        "9007199254740993",
+    ] {
+        let json = format!(
+            r#"{{"title":"t","content":[{{"type":"command","commandId":"c","commandLine":"x","output":"","timestamp":{text},"isComplete":false}}],"claim":{{"kind":"client","clientId":"c"}}}}"#
+        );
+        let state: TerminalState = serde_json::from_str(&json).unwrap();
+        let again = serde_json::to_string(&state).unwrap();
+        let back: TerminalState = serde_json::from_str(&again).unwrap();
+        assert_eq!(back, state, "{text} -> {again}");
+    }
+}

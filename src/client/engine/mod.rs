@@ -42,6 +42,24 @@ pub use events::{
     DropReason, Event, ServerInfo, ServerNotification, ServerRequest, ServerRequestId,
 };
 
+/// Not public API: the frame fast paths, exposed for the fuzz targets (`fuzz/`), which check
+/// that they agree with the general serde path on everything they accept.
+#[doc(hidden)]
+pub mod fast_path {
+    use crate::protocol::ActionEnvelope;
+
+    /// An `action` notification in canonical form, decoded by the fast path (`None`: the frame
+    /// takes the general path).
+    pub fn canonical_action(text: &str) -> Option<ActionEnvelope> {
+        super::inbound::canonical_action(text)
+    }
+
+    /// A canonical `session/delta` envelope at the start of `text`, and the bytes it used.
+    pub fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
+        super::fast_delta::canonical_delta(text)
+    }
+}
+
 use super::Error;
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
 use crate::protocol::{

@@ -1,0 +1,262 @@
+//! `frame`: arbitrary bytes as one text frame, through every decoder that meets untrusted
+//! frames: the host's pre-parse depth scan, `Incoming::parse`, `decode_params` for every
+//! command's params type, `ActionEnvelope` decoding, and the client engine's fast paths for
+//! canonical `action` / `session/delta` frames.
+//!
+//! Properties:
+//! - `json_depth_within` is exact on valid JSON (it is the host's only guard before parsing);
+//! - `Incoming::parse` accepts only JSON objects with `"jsonrpc":"2.0"`, reports a parse error
+//!   only for text that is not JSON, and the error frame answered for a rejected frame parses;
+//! - `decode_params::<T>` succeeds exactly when plain serde does, fails with `INVALID_PARAMS`,
+//!   and whatever it decodes serializes and decodes back to the same value;
+//! - the engine's fast paths, on whatever they accept, agree exactly with the general path.
+
+use ahp_host::security::json_depth_within;
+use ahp_wasm::client::engine::fast_path;
+use ahp_wasm::protocol::jsonrpc::{self, decode_params, Command, Incoming, RequestId};
+use ahp_wasm::protocol::{errors, ActionEnvelope, DispatchActionParams, UnsubscribeParams};
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::fmt::Debug;
+
+/// The host's default `max_json_depth`.
+const MAX_DEPTH: usize = 64;
+
+/// The frame target.
+pub fn run(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return; // WebSocket text frames are UTF-8; the host answers binary frames itself
+    };
+    check_depth(text);
+    check_frame(text);
+    check_fast_paths(text);
+    // The same text as the params of an `action` notification: reaches the fast paths and the
+    // envelope decoder without the fuzzer having to find the frame's prefix first.
+    let wrapped = format!(r#"{{"jsonrpc":"2.0","method":"action","params":{text}}}"#);
+    check_frame(&wrapped);
+    check_fast_paths(&wrapped);
+}
+
+/// Depth of a parsed value: scalars 0, `[]` 1, `[[]]` 2.
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn check_depth(text: &str) {
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return; // malformed JSON may pass the scan: the parser rejects it
+    };
+    let d = depth(&value);
+    assert!(
+        json_depth_within(text, d),
+        "depth scan rejects valid JSON of depth {d} at limit {d}"
+    );
+    if d > 0 {
+        assert!(
+            !json_depth_within(text, d - 1),
+            "depth scan accepts valid JSON of depth {d} at limit {}",
+            d - 1
+        );
+    }
+}
+
+/// What the host does with a text frame, and the checks on each decoder.
+fn check_frame(text: &str) {
+    if !json_depth_within(text, MAX_DEPTH) {
+        return; // the host answers with an error without parsing
+    }
+    let value = serde_json::from_str::<Value>(text);
+    match Incoming::parse(text) {
+        Err(e) => {
+            assert!(
+                e.code == errors::PARSE_ERROR || e.code == errors::INVALID_REQUEST,
+                "unexpected frame error code {}",
+                e.code
+            );
+            if e.code == errors::PARSE_ERROR {
+                assert!(value.is_err(), "parse error on valid JSON: {e}");
+            }
+            // The error frame the host answers with is itself a valid response.
+            let reply = jsonrpc::error_text(
+                e.id.as_ref(),
+                &jsonrpc::ErrorObject::new(e.code, e.message.clone()),
+            );
+            match Incoming::parse(&reply) {
+                Ok(Incoming::Response {
+                    id,
+                    outcome: Err(err),
+                }) => {
+                    assert_eq!(id, e.id);
+                    assert_eq!(err.code, e.code);
+                    assert_eq!(err.message, e.message);
+                }
+                other => panic!("error reply does not parse back: {other:?}\n{reply}"),
+            }
+        }
+        Ok(incoming) => {
+            assert!(
+                serde_json::from_str::<IgnoredAny>(text).is_ok(),
+                "Incoming::parse accepted text that is not JSON"
+            );
+            // Valid JSON that `Value` cannot hold (a number like `1e999` in the still-raw
+            // params): the decoders below reject it; the member checks need the value.
+            let empty = serde_json::Map::new();
+            let value = value.ok();
+            let object = match &value {
+                Some(v) => v
+                    .as_object()
+                    .expect("Incoming::parse accepted a non-object"),
+                None => &empty,
+            };
+            if value.is_some() {
+                assert_eq!(object.get("jsonrpc"), Some(&Value::from("2.0")));
+            }
+            match incoming {
+                Incoming::Request { id, method, params } => {
+                    if value.is_some() {
+                        assert_eq!(object.get("method"), Some(&Value::from(method)));
+                        let wire_id = serde_json::to_value(&id).expect("id serializes");
+                        assert_eq!(object.get("id"), Some(&wire_id));
+                    }
+                    let reply = jsonrpc::result_text(&id, &jsonrpc::EmptyResult);
+                    match Incoming::parse(&reply) {
+                        Ok(Incoming::Response {
+                            id: Some(back),
+                            outcome: Ok(_),
+                        }) => assert_eq!(back, id),
+                        other => panic!("result reply does not parse back: {other:?}"),
+                    }
+                    check_all_params(params);
+                }
+                Incoming::Notification { method, params } => {
+                    if value.is_some() {
+                        assert_eq!(object.get("method"), Some(&Value::from(method)));
+                        assert!(matches!(object.get("id"), None | Some(Value::Null)));
+                    }
+                    check_all_params(params);
+                }
+                Incoming::Response { id, outcome } => {
+                    assert!(object.get("method").is_none_or(Value::is_null));
+                    if let (Some(id), Some(_)) = (&id, &value) {
+                        let wire_id = serde_json::to_value(id).expect("id serializes");
+                        assert_eq!(object.get("id"), Some(&wire_id));
+                    }
+                    if let Err(error) = outcome {
+                        round_trip(&error);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Serializes `value` and decodes it back: the same value.
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(value: &T) {
+    let text = serde_json::to_string(value).expect("a decoded value serializes");
+    match serde_json::from_str::<T>(&text) {
+        Ok(back) => assert_eq!(&back, value, "round trip changed the value: {text}"),
+        Err(e) => panic!(
+            "{} does not decode its own output: {e}\n{text}",
+            std::any::type_name::<T>()
+        ),
+    }
+}
+
+fn check_params<T: Serialize + DeserializeOwned + PartialEq + Debug>(params: Option<&RawValue>) {
+    let decoded = decode_params::<T>(params);
+    let plain = serde_json::from_str::<T>(params.map_or("null", RawValue::get));
+    match (decoded, plain) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a, b);
+            round_trip(&a);
+        }
+        (Err(e), Err(_)) => assert_eq!(e.code, errors::INVALID_PARAMS),
+        (a, b) => panic!(
+            "decode_params and serde disagree on {}: {a:?} vs {b:?}",
+            std::any::type_name::<T>()
+        ),
+    }
+}
+
+fn check_command<C: Command>(params: Option<&RawValue>)
+where
+    C::Params: PartialEq + Debug,
+{
+    check_params::<C::Params>(params);
+}
+
+/// Every params type the host or the engine decodes from a peer.
+fn check_all_params(params: Option<&RawValue>) {
+    use jsonrpc::*;
+    check_params::<DispatchActionParams>(params);
+    check_params::<UnsubscribeParams>(params);
+    check_params::<ActionEnvelope>(params);
+    check_command::<Initialize>(params);
+    check_command::<Reconnect>(params);
+    check_command::<Ping>(params);
+    check_command::<Subscribe>(params);
+    check_command::<CreateSession>(params);
+    check_command::<DisposeSession>(params);
+    check_command::<ListSessions>(params);
+    check_command::<FetchTurns>(params);
+    check_command::<ResourceRead>(params);
+    check_command::<ResourceWrite>(params);
+    check_command::<ResourceList>(params);
+    check_command::<ResourceCopy>(params);
+    check_command::<ResourceDelete>(params);
+    check_command::<ResourceMove>(params);
+    check_command::<ResourceResolve>(params);
+    check_command::<ResourceMkdir>(params);
+    check_command::<ResourceRequest>(params);
+    check_command::<CreateResourceWatch>(params);
+    check_command::<Authenticate>(params);
+    check_command::<Completions>(params);
+    check_command::<ResolveSessionConfig>(params);
+    check_command::<SessionConfigCompletions>(params);
+    check_command::<CreateTerminal>(params);
+    check_command::<DisposeTerminal>(params);
+    check_command::<InvokeChangesetOperation>(params);
+}
+
+/// What the engine's general path makes of an `action` frame.
+fn general_action(text: &str) -> Option<ActionEnvelope> {
+    match Incoming::parse(text).ok()? {
+        Incoming::Notification { method, params } if method == jsonrpc::methods::ACTION => {
+            decode_params::<ActionEnvelope>(params).ok()
+        }
+        _ => None,
+    }
+}
+
+fn check_fast_paths(text: &str) {
+    if let Some(fast) = fast_path::canonical_action(text) {
+        let general = general_action(text);
+        assert_eq!(
+            Some(&fast),
+            general.as_ref(),
+            "the action fast path disagrees with the general path on {text:?}"
+        );
+    }
+    if let Some((fast, used)) = fast_path::canonical_delta(text) {
+        let prefix = text
+            .get(..used)
+            .expect("the delta fast path used a prefix that is not a str boundary");
+        let general = serde_json::from_str::<ActionEnvelope>(prefix).ok();
+        assert_eq!(
+            Some(&fast),
+            general.as_ref(),
+            "the delta fast path disagrees with serde on {prefix:?}"
+        );
+    }
+}
+
+/// A request frame, for seeds.
+pub fn request(id: i64, method: &str, params: &Value) -> String {
+    jsonrpc::request_text(RequestId::Number(id), method, params)
+}
