@@ -39,20 +39,63 @@ pub fn run(data: &[u8]) {
     check_fast_paths(&wrapped);
 }
 
-/// Depth of a parsed value: scalars 0, `[]` 1, `[[]]` 2.
-fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
-        _ => 0,
+/// The nesting depth of JSON text as parsed: scalars 0, `[]` 1, `[[]]` 2. Counted while
+/// parsing, so the values of repeated keys count too (a `Value` keeps only the last one).
+struct Depth(usize);
+
+impl<'de> serde::Deserialize<'de> for Depth {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DepthVisitor)
+    }
+}
+
+struct DepthVisitor;
+
+impl<'de> serde::de::Visitor<'de> for DepthVisitor {
+    type Value = Depth;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_unit<E>(self) -> Result<Depth, E> {
+        Ok(Depth(0))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Depth, A::Error> {
+        let mut inner = 0;
+        while let Some(Depth(d)) = seq.next_element()? {
+            inner = inner.max(d);
+        }
+        Ok(Depth(1 + inner))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Depth, A::Error> {
+        let mut inner = 0;
+        while let Some((IgnoredAny, Depth(d))) = map.next_entry()? {
+            inner = inner.max(d);
+        }
+        Ok(Depth(1 + inner))
     }
 }
 
 fn check_depth(text: &str) {
-    let Ok(value) = serde_json::from_str::<Value>(text) else {
+    let Ok(Depth(d)) = serde_json::from_str::<Depth>(text) else {
         return; // malformed JSON may pass the scan: the parser rejects it
     };
-    let d = depth(&value);
     assert!(
         json_depth_within(text, d),
         "depth scan rejects valid JSON of depth {d} at limit {d}"
