@@ -517,11 +517,7 @@ async fn actions_are_authorized_against_current_state() {
 #[tokio::test]
 async fn active_client_role_belongs_to_its_client() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "client-a").await;
-    let mut b = Client::ready(&t.host, "client-b").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
-    b.subscribe(S).await;
+    let (mut a, mut b) = two_clients_on(&t.host, S).await;
     let claim = |id: &str| {
         action(json!({"type": "session/activeClientChanged",
             "activeClient": {"clientId": id, "tools": [{"name": "pick_color"}]}}))
@@ -554,11 +550,7 @@ async fn active_client_role_belongs_to_its_client() {
 #[tokio::test]
 async fn tool_calls_are_completed_only_by_their_owner() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "client-a").await;
-    let mut b = Client::ready(&t.host, "client-b").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
-    b.subscribe(S).await;
+    let (mut a, mut b) = two_clients_on(&t.host, S).await;
     let seq = a
         .dispatch(
             S,

@@ -149,11 +149,7 @@ async fn a_denied_tool_is_not_run() {
 #[tokio::test]
 async fn only_the_owning_client_completes_its_client_tool() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "client-a").await;
-    let mut b = Client::ready(&t.host, "client-b").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
-    b.subscribe(S).await;
+    let (mut a, mut b) = two_clients_on(&t.host, S).await;
 
     let claim = |id: &str, tool: &str| -> StateAction {
         serde_json::from_value(json!({"type": "session/activeClientChanged",

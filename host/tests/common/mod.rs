@@ -582,6 +582,16 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
     walk(a, b, &mut String::from("$"))
 }
 
+/// Clients `client-a` and `client-b`, both subscribed to session `uri`, which `client-a` created.
+pub async fn two_clients_on(host: &RunningHost, uri: &str) -> (Client, Client) {
+    let mut a = Client::ready(host, "client-a").await;
+    let mut b = Client::ready(host, "client-b").await;
+    a.create_session(uri).await;
+    a.subscribe(uri).await;
+    b.subscribe(uri).await;
+    (a, b)
+}
+
 /// The host's current state of a session, through a fresh connection.
 pub async fn host_state(host: &RunningHost, uri: &str) -> SessionState {
     let mut c = Client::connect(host, "observer").await;
