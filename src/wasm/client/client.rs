@@ -149,12 +149,13 @@ impl AhpClient {
     #[wasm_bindgen(js_name = onConnectionStateChange)]
     pub fn on_connection_state_change(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = function_arg(listener, "listener")?;
-        let id = self.inner.listeners.add_state(f);
+        let id = self.inner.listener_id();
+        self.inner.listeners.states.add(id, f);
         let weak = Rc::downgrade(&self.inner);
         Ok(remover_of(
             move |id| {
                 if let Some(inner) = weak.upgrade() {
-                    inner.listeners.remove_state(id);
+                    inner.listeners.states.remove(id);
                 }
             },
             id,
@@ -200,12 +201,13 @@ impl AhpClient {
 }
 
 pub(crate) fn add_listener(inner: &Rc<Inner>, listener: Listener) -> JsValue {
-    let id = inner.listeners.add_event(listener);
+    let id = inner.listener_id();
+    inner.listeners.events.add(id, listener);
     let weak = Rc::downgrade(inner);
     remover_of(
         move |id| {
             if let Some(inner) = weak.upgrade() {
-                inner.listeners.remove_event(id);
+                inner.listeners.events.remove(id);
             }
         },
         id,

@@ -45,7 +45,7 @@ impl Inner {
             }
             Delivery::Event(Event::StateChanged(state)) => {
                 let name = events::state_name(state);
-                for listener in self.listeners.state_listeners() {
+                for listener in self.listeners.states.snapshot() {
                     events::call(&listener, &[JsValue::from_str(name)]);
                 }
                 self.publish(&events::connection_state(name));
@@ -92,7 +92,7 @@ impl Inner {
 
     /// Calls every client-event listener with `event`.
     pub fn publish(&self, event: &JsValue) {
-        for listener in self.listeners.event_listeners() {
+        for listener in self.listeners.events.snapshot() {
             listener.call(event);
         }
     }

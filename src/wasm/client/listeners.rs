@@ -16,8 +16,10 @@ use std::collections::BTreeMap;
 pub struct Listeners {
     /// The next id (also the serials of `Subscription` objects).
     next_id: Cell<u32>,
-    events: RefCell<Vec<(u32, Listener)>>,
-    states: RefCell<Vec<(u32, Function)>>,
+    /// `onEvent` (and `MultiHostClient`'s fan-in).
+    pub events: Registry<Listener>,
+    /// `onConnectionStateChange`.
+    pub states: Registry<Function>,
     /// Server→client request handlers by method.
     handlers: RefCell<BTreeMap<String, Function>>,
 }
@@ -26,8 +28,8 @@ impl Default for Listeners {
     fn default() -> Self {
         Listeners {
             next_id: Cell::new(1),
-            events: RefCell::default(),
-            states: RefCell::default(),
+            events: Registry::default(),
+            states: Registry::default(),
             handlers: RefCell::default(),
         }
     }
@@ -41,46 +43,6 @@ impl Listeners {
         id
     }
 
-    /// Adds a client-event listener; returns its id.
-    pub fn add_event(&self, listener: Listener) -> u32 {
-        let id = self.next_id();
-        self.events.borrow_mut().push((id, listener));
-        id
-    }
-
-    pub fn remove_event(&self, id: u32) {
-        self.events.borrow_mut().retain(|(i, _)| *i != id);
-    }
-
-    /// The client-event listeners now (call them after this returns).
-    pub fn event_listeners(&self) -> Vec<Listener> {
-        self.events
-            .borrow()
-            .iter()
-            .map(|(_, l)| l.clone())
-            .collect()
-    }
-
-    /// Adds a connection state listener; returns its id.
-    pub fn add_state(&self, listener: Function) -> u32 {
-        let id = self.next_id();
-        self.states.borrow_mut().push((id, listener));
-        id
-    }
-
-    pub fn remove_state(&self, id: u32) {
-        self.states.borrow_mut().retain(|(i, _)| *i != id);
-    }
-
-    /// The connection state listeners now (call them after this returns).
-    pub fn state_listeners(&self) -> Vec<Function> {
-        self.states
-            .borrow()
-            .iter()
-            .map(|(_, f)| f.clone())
-            .collect()
-    }
-
     /// Sets (or replaces) the handler of server requests of `method`.
     pub fn set_handler(&self, method: String, handler: Function) {
         self.handlers.borrow_mut().insert(method, handler);
@@ -89,5 +51,29 @@ impl Listeners {
     /// The handler of `method` (call it after this returns).
     pub fn handler(&self, method: &str) -> Option<Function> {
         self.handlers.borrow().get(method).cloned()
+    }
+}
+
+/// Listeners of one kind, by id, in the order they were added.
+pub struct Registry<T>(RefCell<Vec<(u32, T)>>);
+
+impl<T> Default for Registry<T> {
+    fn default() -> Self {
+        Registry(RefCell::default())
+    }
+}
+
+impl<T: Clone> Registry<T> {
+    pub fn add(&self, id: u32, listener: T) {
+        self.0.borrow_mut().push((id, listener));
+    }
+
+    pub fn remove(&self, id: u32) {
+        self.0.borrow_mut().retain(|(i, _)| *i != id);
+    }
+
+    /// The listeners now (call them after this returns).
+    pub fn snapshot(&self) -> Vec<T> {
+        self.0.borrow().iter().map(|(_, l)| l.clone()).collect()
     }
 }
