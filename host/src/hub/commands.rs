@@ -165,6 +165,7 @@ impl Hub {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.push(conn);
             }
+            self.mcp_wake(channel);
         }
         Ok(())
     }
@@ -478,6 +479,7 @@ impl Hub {
         self.respond(conn, id, &EmptyResult);
         // The backend needs no initialisation: the session is ready at once.
         self.apply_server(&uri, StateAction::SessionReady(SessionReadyAction {}));
+        self.mcp_open(&uri);
         let summary = self.sessions[&uri].state.summary.clone();
         self.notify_root(
             methods::SESSION_ADDED,
@@ -502,6 +504,7 @@ impl Hub {
             .ok_or_else(|| session_not_found(uri))?;
         session.stop_agent();
         self.forget_client_tools(uri);
+        self.mcp_close(uri);
         for sub in &session.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);
