@@ -303,11 +303,12 @@ impl Hub {
                     return;
                 };
                 run.conn = Some(conn);
+                // Tools first: a client that sees `ready` finds them listed.
+                self.mcp_refresh_tools(&channel);
                 self.apply_server(
                     &channel,
                     state_changed(&id, McpServerState::Ready(McpServerReadyState {})),
                 );
-                self.mcp_refresh_tools(&channel);
             }
             McpEvent::Failed {
                 channel,
@@ -318,12 +319,9 @@ impl Hub {
                 let Some(run) = self.mcp_run(&channel, &id, generation) else {
                     return;
                 };
-                let was_ready = run.conn.is_some();
                 run.halt();
+                self.mcp_refresh_tools(&channel);
                 self.apply_server(&channel, state_changed(&id, error_state(&reason)));
-                if was_ready {
-                    self.mcp_refresh_tools(&channel);
-                }
             }
         }
     }
@@ -348,15 +346,12 @@ impl Hub {
             return;
         };
         if !enabled {
-            let was_ready = run.conn.is_some();
             run.halt();
+            self.mcp_refresh_tools(channel);
             self.apply_server(
                 channel,
                 state_changed(id, McpServerState::Stopped(McpServerStoppedState {})),
             );
-            if was_ready {
-                self.mcp_refresh_tools(channel);
-            }
             return;
         }
         let state = match &run.spec {
@@ -367,7 +362,9 @@ impl Hub {
         self.mcp_start(channel, id);
     }
 
-    /// Publishes `serverTools`: the built-in tools and those of the ready servers.
+    /// Publishes `serverTools` (when it changed): the built-in tools and those of the ready
+    /// servers. Done before a server's state changes, so `ready` comes with its tools listed
+    /// and they are gone by the time it leaves `ready`.
     fn mcp_refresh_tools(&mut self, channel: &str) {
         let mut tools = crate::agent::tools::definitions();
         for run in self.mcp.sessions.get(channel).into_iter().flatten() {
