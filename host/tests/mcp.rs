@@ -473,3 +473,40 @@ async fn host_shutdown_kills_its_servers_and_global_config_applies_to_every_sess
     t.host.shutdown().await;
     until_dead(pid).await;
 }
+
+#[tokio::test]
+async fn after_a_restart_servers_start_again_when_the_session_is_used() {
+    let t = host_with(
+        |work| {
+            json!({"t": {"command": "node", "args": [fixture("tools.mjs")],
+                "env": {"PID_FILE": work.join("t.pid").to_string_lossy()}}})
+        },
+        |_| {},
+    )
+    .await;
+    let pid_file = t.work.path().join("t.pid");
+    let (mut c, mut mirror) = session(&t).await;
+    until_state(&mut c, &mut mirror, "mcp/t", "ready").await;
+    let before = read_pid(&pid_file);
+    c.close().await;
+    let TestHost { host, data, work } = t;
+    host.shutdown().await;
+    until_dead(before).await;
+    std::fs::remove_file(&pid_file).unwrap();
+
+    let host = restart(data.path(), work.path()).await;
+    // Not running until the session is used: the restored state says `stopped`.
+    let mut c = Client::ready(&host, "mcp-client").await;
+    let mut mirror = session_state(&c.subscribe(S).await);
+    let restored = mcp_server(&mirror, "mcp/t").expect("the entry was kept");
+    assert!(restored.enabled);
+    assert_eq!(kind(&restored.state), "stopped", "{restored:?}");
+    until_state(&mut c, &mut mirror, "mcp/t", "ready").await;
+    let after = read_pid(&pid_file);
+    assert!(alive(after));
+    let (_, echo, _) = mcp_turn(&mut c, &mut mirror, "t1", "/mcp t echo {\"text\": \"back\"}").await;
+    assert_eq!(result_text(&echo), "back");
+    c.close().await;
+    host.shutdown().await;
+    until_dead(after).await;
+}

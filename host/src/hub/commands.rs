@@ -102,6 +102,9 @@ impl Hub {
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
         }
+        for channel in std::mem::take(&mut self.mcp.to_wake) {
+            self.mcp_wake(&channel);
+        }
     }
 
     /// The serialized snapshot of a state-bearing channel.
@@ -165,7 +168,8 @@ impl Hub {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.push(conn);
             }
-            self.mcp_wake(channel);
+            // After the answer carrying the snapshot (see `on_request`).
+            self.mcp.to_wake.push(channel.to_owned());
         }
         Ok(())
     }

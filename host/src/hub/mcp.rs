@@ -64,6 +64,9 @@ pub(super) struct McpRuns {
     sessions: HashMap<String, Vec<Run>>,
     /// Sessions restored from the database whose servers start when they are next used.
     lazy: HashSet<String>,
+    /// Channels just subscribed to, woken once the request is answered (so the subscriber
+    /// gets the snapshot before the envelopes that follow it).
+    pub(super) to_wake: Vec<String>,
 }
 
 fn state_changed(id: &str, state: McpServerState) -> StateAction {
