@@ -51,7 +51,10 @@ fn write_mcp_json(work: &Path, servers: Value) {
 }
 
 /// A host whose working directory holds `.mcp.json` with `servers`; MCP limits tweaked.
-async fn host_with(servers: impl FnOnce(&Path) -> Value, tweak: impl FnOnce(&mut ahp_host::Config)) -> TestHost {
+async fn host_with(
+    servers: impl FnOnce(&Path) -> Value,
+    tweak: impl FnOnce(&mut ahp_host::Config),
+) -> TestHost {
     let t = start_host_with(tweak).await;
     write_mcp_json(t.work.path(), servers(t.work.path()));
     t
@@ -97,10 +100,16 @@ async fn until_state(
                 return m.clone();
             }
             if kind(&m.state) == "error" && want == "ready" {
-                panic!("server {id} failed instead of reaching {want}: {:?}", m.state);
+                panic!(
+                    "server {id} failed instead of reaching {want}: {:?}",
+                    m.state
+                );
             }
         }
-        assert!(Instant::now() < deadline, "server {id} never reached {want}");
+        assert!(
+            Instant::now() < deadline,
+            "server {id} never reached {want}"
+        );
         let e = c.envelope().await;
         reduce_all(mirror, &[e]);
     }
@@ -150,7 +159,10 @@ async fn mcp_turn(
         })
         .expect("the tool call completed");
     assert!(
-        matches!(envs.last().unwrap().action, StateAction::SessionTurnComplete(_)),
+        matches!(
+            envs.last().unwrap().action,
+            StateAction::SessionTurnComplete(_)
+        ),
         "the turn completes normally"
     );
     let text = markdown(&mirror.turns.last().unwrap().response_parts);
@@ -260,10 +272,16 @@ async fn the_basic_example_server_runs_and_the_agent_calls_get_time() {
         "an ISO 8601 time: {time}"
     );
     assert_eq!(
-        result.structured_content.as_ref().and_then(|s| s.get("time")),
+        result
+            .structured_content
+            .as_ref()
+            .and_then(|s| s.get("time")),
         Some(&Value::from(time.clone()))
     );
-    assert!(text.contains(&format!("MCP tool `get-time` returned: {time}")), "{text}");
+    assert!(
+        text.contains(&format!("MCP tool `get-time` returned: {time}")),
+        "{text}"
+    );
 
     // Every client sees the same: a fresh subscriber's snapshot equals the mirror.
     let host = host_state(&t.host, S).await;
@@ -291,19 +309,34 @@ async fn bad_servers_end_in_error_with_the_reason_and_the_host_stays_healthy() {
     let exits = until_state(&mut c, &mut mirror, "mcp/exits", "error").await;
     let why = error_message(&exits);
     assert!(why.contains("exited") && why.contains('3'), "{why}");
-    assert!(why.contains("fatal: the frobnicator config is missing"), "stderr tail: {why}");
+    assert!(
+        why.contains("fatal: the frobnicator config is missing"),
+        "stderr tail: {why}"
+    );
 
     let garbage = until_state(&mut c, &mut mirror, "mcp/garbage", "error").await;
     let why = error_message(&garbage);
-    assert!(why.contains("stdout") && why.contains("Starting server... done!"), "{why}");
+    assert!(
+        why.contains("stdout") && why.contains("Starting server... done!"),
+        "{why}"
+    );
 
     let silent = until_state(&mut c, &mut mirror, "mcp/silent", "error").await;
     let why = error_message(&silent);
-    assert!(why.contains("`initialize`") && why.contains("1500 ms"), "{why}");
-    assert!(started.elapsed() < Duration::from_secs(15), "bounded by the timeout");
+    assert!(
+        why.contains("`initialize`") && why.contains("1500 ms"),
+        "{why}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "bounded by the timeout"
+    );
 
     let missing = until_state(&mut c, &mut mirror, "mcp/missing", "error").await;
-    assert!(error_message(&missing).contains("cannot start"), "{missing:?}");
+    assert!(
+        error_message(&missing).contains("cannot start"),
+        "{missing:?}"
+    );
     let bad = until_state(&mut c, &mut mirror, "mcp/badconfig", "error").await;
     assert!(error_message(&bad).contains("`command`"), "{bad:?}");
 
@@ -341,8 +374,14 @@ async fn tool_failures_become_failed_tool_calls() {
     let (_, big, _) = mcp_turn(&mut c, &mut mirror, "t1", "/mcp t big {\"mb\": 20}").await;
     assert!(!big.success);
     let why = big.error.as_ref().unwrap().message.clone();
-    assert!(why.contains("larger than the limit of 4194304 bytes"), "{why}");
-    assert!(started.elapsed() < Duration::from_secs(10), "no waiting for a timeout");
+    assert!(
+        why.contains("larger than the limit of 4194304 bytes"),
+        "{why}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "no waiting for a timeout"
+    );
 
     let (_, fail, _) = mcp_turn(&mut c, &mut mirror, "t2", "/mcp t fail").await;
     assert!(!fail.success);
@@ -351,26 +390,41 @@ async fn tool_failures_become_failed_tool_calls() {
     let (_, rpc, _) = mcp_turn(&mut c, &mut mirror, "t3", "/mcp t rpc-error").await;
     assert!(!rpc.success);
     assert!(
-        rpc.error.as_ref().unwrap().message.contains("kaput: backend unreachable"),
+        rpc.error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("kaput: backend unreachable"),
         "{rpc:?}"
     );
 
     let (_, hang, _) = mcp_turn(&mut c, &mut mirror, "t4", "/mcp t hang").await;
     assert!(!hang.success);
     assert!(
-        hang.error.as_ref().unwrap().message.contains("within 1500 ms"),
+        hang.error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("within 1500 ms"),
         "{hang:?}"
     );
 
     // The server is still ready and answers normally afterwards.
-    let (_, echo, text) = mcp_turn(&mut c, &mut mirror, "t5", "/mcp t echo {\"text\": \"hi there\"}").await;
+    let (_, echo, text) = mcp_turn(
+        &mut c,
+        &mut mirror,
+        "t5",
+        "/mcp t echo {\"text\": \"hi there\"}",
+    )
+    .await;
     assert!(echo.success);
     assert_eq!(result_text(&echo), "hi there");
     assert!(text.contains("returned: hi there"), "{text}");
     assert_eq!(kind(&mcp_server(&mirror, "mcp/t").unwrap().state), "ready");
 
     // Unknown servers, tools and bad arguments are said, not called.
-    c.send_message(S, "t6", "/mcp nope echo\n/mcp t nope\n/mcp t echo [1]").await;
+    c.send_message(S, "t6", "/mcp nope echo\n/mcp t nope\n/mcp t echo [1]")
+        .await;
     let envs = c.until_turn_end("t6").await;
     reduce_all(&mut mirror, &envs);
     assert!(!envs
@@ -427,11 +481,18 @@ async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
     assert!(!crash.success);
     let down = until_state(&mut c, &mut mirror, "mcp/t", "error").await;
     let why = error_message(&down);
-    assert!(why.contains("exited") && why.contains("panic: crash requested"), "{why}");
+    assert!(
+        why.contains("exited") && why.contains("panic: crash requested"),
+        "{why}"
+    );
     until_dead(second).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
-        kind(&mcp_server(&host_state(&t.host, S).await, "mcp/t").unwrap().state),
+        kind(
+            &mcp_server(&host_state(&t.host, S).await, "mcp/t")
+                .unwrap()
+                .state
+        ),
         "error"
     );
     healthy(&mut c, &mut mirror, "t2").await;
@@ -504,7 +565,13 @@ async fn after_a_restart_servers_start_again_when_the_session_is_used() {
     until_state(&mut c, &mut mirror, "mcp/t", "ready").await;
     let after = read_pid(&pid_file);
     assert!(alive(after));
-    let (_, echo, _) = mcp_turn(&mut c, &mut mirror, "t1", "/mcp t echo {\"text\": \"back\"}").await;
+    let (_, echo, _) = mcp_turn(
+        &mut c,
+        &mut mirror,
+        "t1",
+        "/mcp t echo {\"text\": \"back\"}",
+    )
+    .await;
     assert_eq!(result_text(&echo), "back");
     c.close().await;
     host.shutdown().await;

@@ -17,9 +17,9 @@ use crate::mcp::config::{self, Declared, ServerSpec};
 use crate::mcp::{McpConnection, McpEvent, ServerHandle};
 use ahp_wasm::protocol::{
     Customization, ErrorInfo, McpServerCustomization, McpServerErrorState, McpServerReadyState,
-    McpServerStartingState, McpServerState, McpServerStoppedState, SessionCustomizationRemovedAction,
-    SessionCustomizationUpdatedAction, SessionMcpServerStateChangedAction,
-    SessionServerToolsChangedAction, StateAction,
+    McpServerStartingState, McpServerState, McpServerStoppedState,
+    SessionCustomizationRemovedAction, SessionCustomizationUpdatedAction,
+    SessionMcpServerStateChangedAction, SessionServerToolsChangedAction, StateAction,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -217,9 +217,10 @@ impl Hub {
             .filter(|(r, enabled)| *enabled && r.spec.is_ok())
             .map(|(r, _)| r.id.clone())
             .collect();
-        self.mcp
-            .sessions
-            .insert(channel.to_owned(), runs.into_iter().map(|(r, _)| r).collect());
+        self.mcp.sessions.insert(
+            channel.to_owned(),
+            runs.into_iter().map(|(r, _)| r).collect(),
+        );
         for id in start {
             self.mcp_start(channel, &id);
         }

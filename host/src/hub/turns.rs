@@ -7,8 +7,8 @@ use crate::agent::{AgentEvent, TurnJob};
 use ahp_wasm::protocol::{
     ErrorInfo, Message, MessageOrigin, PendingMessage, PendingMessageKind,
     SessionActiveClientChangedAction, SessionErrorAction, SessionLifecycle,
-    SessionPendingMessageRemovedAction, SessionState, SessionToolCallConfirmedAction, SessionTurnStartedAction,
-    StateAction, ToolCallContributor,
+    SessionPendingMessageRemovedAction, SessionState, SessionToolCallConfirmedAction,
+    SessionTurnStartedAction, StateAction, ToolCallContributor,
 };
 use tokio::sync::mpsc;
 

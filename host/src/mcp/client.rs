@@ -415,7 +415,11 @@ impl McpConnection {
 
     /// Calls a tool within the request timeout and the message size limit. Returns the MCP
     /// `CallToolResult` as wire JSON, or a message saying why there is none.
-    pub async fn call_tool(&self, name: &str, arguments: Map<String, Value>) -> Result<Value, String> {
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value, String> {
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = Some(arguments);
         let mut notes = self.notes.clone();
@@ -473,7 +477,10 @@ impl Pending {
             if tail.is_empty() {
                 reason
             } else {
-                format!("{reason}; stderr: {}", clip(&tail, limits.stderr_tail_bytes))
+                format!(
+                    "{reason}; stderr: {}",
+                    clip(&tail, limits.stderr_tail_bytes)
+                )
             }
         };
         let start = async {
@@ -534,7 +541,9 @@ impl Pending {
     }
 }
 
-async fn list_tools(service: &RunningService<RoleClient, ClientConfig>) -> Result<Vec<McpTool>, String> {
+async fn list_tools(
+    service: &RunningService<RoleClient, ClientConfig>,
+) -> Result<Vec<McpTool>, String> {
     let tools = service
         .peer()
         .list_all_tools()

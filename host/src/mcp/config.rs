@@ -159,7 +159,9 @@ fn valid_name(name: &str) -> bool {
 
 fn server(v: &Value) -> Result<ServerSpec, String> {
     let o = v.as_object().ok_or("the declaration is not an object")?;
-    let kind = o.get("type").map(|t| t.as_str().ok_or("`type` is not a string"));
+    let kind = o
+        .get("type")
+        .map(|t| t.as_str().ok_or("`type` is not a string"));
     let kind = kind.transpose()?;
     match (o.get("command"), o.get("url"), kind) {
         (Some(_), Some(_), _) => Err("both `command` and `url` are set".into()),
@@ -276,6 +278,10 @@ mod tests {
         assert!(all[0].spec.as_ref().unwrap_err().contains("invalid"));
         assert!(load(None, dir.path()).is_empty());
         let missing = load(Some(&dir.path().join("nope.json")), dir.path());
-        assert!(missing[0].spec.as_ref().unwrap_err().contains("cannot read"));
+        assert!(missing[0]
+            .spec
+            .as_ref()
+            .unwrap_err()
+            .contains("cannot read"));
     }
 }

@@ -16,9 +16,9 @@ pub mod config;
 pub use client::{McpConnection, McpLimits, McpTool};
 
 use ahp_wasm::protocol::{
-    JsonObject, ToolAnnotations, ToolCallResult, ToolCallResultError, ToolDefinition,
-    ToolDefinitionInputSchema, ToolResultContent, ToolResultEmbeddedResourceContent,
-    ToolResultResourceContent, ToolResultTextContent, StringOrMarkdown,
+    JsonObject, StringOrMarkdown, ToolAnnotations, ToolCallResult, ToolCallResultError,
+    ToolDefinition, ToolDefinitionInputSchema, ToolResultContent,
+    ToolResultEmbeddedResourceContent, ToolResultResourceContent, ToolResultTextContent,
 };
 use base64::Engine;
 use serde_json::{json, Value};
@@ -213,11 +213,16 @@ mod tests {
         assert!(r.success);
         let content = r.content.unwrap();
         assert_eq!(content.len(), 4);
-        assert!(matches!(&content[1], ToolResultContent::EmbeddedResource(e) if e.content_type == "image/png" && e.data == "aGk="));
+        assert!(
+            matches!(&content[1], ToolResultContent::EmbeddedResource(e) if e.content_type == "image/png" && e.data == "aGk=")
+        );
         assert!(matches!(&content[2], ToolResultContent::Resource(l) if l.uri == "file:///x"));
         assert!(matches!(&content[3], ToolResultContent::EmbeddedResource(e) if e.data == "eW8="));
         assert!(r.structured_content.is_some());
-        let e = map_result("t", &json!({"content": [{"type": "text", "text": "bad"}], "isError": true}));
+        let e = map_result(
+            "t",
+            &json!({"content": [{"type": "text", "text": "bad"}], "isError": true}),
+        );
         assert!(!e.success);
         assert_eq!(e.error.unwrap().message, "bad");
     }
