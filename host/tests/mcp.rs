@@ -577,3 +577,65 @@ async fn after_a_restart_servers_start_again_when_the_session_is_used() {
     host.shutdown().await;
     until_dead(after).await;
 }
+
+/// A child process killed when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[tokio::test]
+async fn a_url_server_is_reached_over_streamable_http() {
+    // The same example server, in its HTTP mode (stateless streamable HTTP at /mcp).
+    let port = free_port();
+    let _server = Killed(
+        std::process::Command::new("node")
+            .arg(basic_server())
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("node runs"),
+    );
+    let deadline = Instant::now() + WAIT;
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "the HTTP server never listened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let closed = free_port();
+    let t = host_with(
+        |_| {
+            json!({
+                "web": {"url": format!("http://127.0.0.1:{port}/mcp"), "headers": {"X-Test": "1"}},
+                "down": {"url": format!("http://127.0.0.1:{closed}/mcp")},
+            })
+        },
+        |c| c.mcp.init_timeout = Duration::from_secs(3),
+    )
+    .await;
+    let (mut c, mut mirror) = session(&t).await;
+    until_state(&mut c, &mut mirror, "mcp/web", "ready").await;
+    assert!(tool_names(&mirror).contains(&"mcp__web__get-time".to_owned()));
+    let (start, result, _) = mcp_turn(&mut c, &mut mirror, "t1", "/mcp web get-time").await;
+    assert_eq!(start.tool_name, "mcp__web__get-time");
+    assert!(result.success, "{result:?}");
+    assert!(result_text(&result).starts_with("20"), "{result:?}");
+    let down = until_state(&mut c, &mut mirror, "mcp/down", "error").await;
+    assert!(error_message(&down).contains("initialize"), "{down:?}");
+    healthy(&mut c, &mut mirror, "t2").await;
+}

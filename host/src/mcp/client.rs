@@ -433,10 +433,11 @@ impl McpConnection {
                 Ok(Err(e)) => Err(clip(&e.to_string(), 1000)),
                 Ok(Ok(result)) => serde_json::to_value(&result).map_err(|e| e.to_string()),
             },
-            _ = notes.wait_for(|n| n.oversized > seen) => Err(format!(
+            // (HTTP servers have neither watcher: a closed channel disables these branches.)
+            Ok(_) = notes.wait_for(|n| n.oversized > seen) => Err(format!(
                 "the server's reply is larger than the limit of {max} bytes; it was discarded"
             )),
-            _ = exited.wait_for(Option::is_some) => Err(format!(
+            Ok(_) = exited.wait_for(Option::is_some) => Err(format!(
                 "the server stopped during the call: {}",
                 self.exited.borrow().clone().unwrap_or_default()
             )),
@@ -501,11 +502,11 @@ impl Pending {
                     limits.init_timeout.as_millis()
                 )),
             },
-            _ = garbage.wait_for(|n| n.garbage.is_some()) => Err(format!(
+            Ok(_) = garbage.wait_for(|n| n.garbage.is_some()) => Err(format!(
                 "the server wrote something other than MCP messages to stdout: `{}`",
                 notes.borrow().garbage.clone().unwrap_or_default()
             )),
-            _ = exit.wait_for(Option::is_some) => Err(exited.borrow().clone().unwrap_or_default()),
+            Ok(_) = exit.wait_for(Option::is_some) => Err(exited.borrow().clone().unwrap_or_default()),
             _ = stop.cancelled() => Err("the server was stopped".into()),
         };
         match outcome {

@@ -130,8 +130,11 @@ fn read_bounded(file: &Path) -> std::io::Result<String> {
     Ok(text)
 }
 
+/// A server's name and how to run it (or why it cannot be run).
+pub type Entry = (String, Result<ServerSpec, String>);
+
 /// Parses a config file's text: the servers in file order, each usable or with its problem.
-pub fn parse(text: &str) -> Result<Vec<(String, Result<ServerSpec, String>)>, String> {
+pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
     let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let servers = root
         .get("mcpServers")
