@@ -180,6 +180,13 @@ fn result_text(r: &ToolCallResult) -> String {
         .collect()
 }
 
+/// A failed tool call whose error message contains `needle`.
+fn assert_failed(r: &ToolCallResult, needle: &str) {
+    assert!(!r.success, "{r:?}");
+    let message = &r.error.as_ref().expect("an error").message;
+    assert!(message.contains(needle), "`{needle}` in {message}");
+}
+
 /// The session still works: `ping`, then a plain turn completes.
 async fn healthy(c: &mut Client, mirror: &mut SessionState, turn: &str) {
     ping(c).await;
@@ -372,42 +379,20 @@ async fn tool_failures_become_failed_tool_calls() {
     // A 20 MiB result: discarded by the transport (over the 4 MiB limit), a clear failure.
     let started = Instant::now();
     let (_, big, _) = mcp_turn(&mut c, &mut mirror, "t1", "/mcp t big {\"mb\": 20}").await;
-    assert!(!big.success);
-    let why = big.error.as_ref().unwrap().message.clone();
-    assert!(
-        why.contains("larger than the limit of 4194304 bytes"),
-        "{why}"
-    );
+    assert_failed(&big, "larger than the limit of 4194304 bytes");
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "no waiting for a timeout"
     );
 
     let (_, fail, _) = mcp_turn(&mut c, &mut mirror, "t2", "/mcp t fail").await;
-    assert!(!fail.success);
-    assert_eq!(fail.error.as_ref().unwrap().message, "the widget is broken");
+    assert_failed(&fail, "the widget is broken");
 
     let (_, rpc, _) = mcp_turn(&mut c, &mut mirror, "t3", "/mcp t rpc-error").await;
-    assert!(!rpc.success);
-    assert!(
-        rpc.error
-            .as_ref()
-            .unwrap()
-            .message
-            .contains("kaput: backend unreachable"),
-        "{rpc:?}"
-    );
+    assert_failed(&rpc, "kaput: backend unreachable");
 
     let (_, hang, _) = mcp_turn(&mut c, &mut mirror, "t4", "/mcp t hang").await;
-    assert!(!hang.success);
-    assert!(
-        hang.error
-            .as_ref()
-            .unwrap()
-            .message
-            .contains("within 1500 ms"),
-        "{hang:?}"
-    );
+    assert_failed(&hang, "within 1500 ms");
 
     // The server is still ready and answers normally afterwards.
     let (_, echo, text) = mcp_turn(
@@ -437,8 +422,9 @@ async fn tool_failures_become_failed_tool_calls() {
     healthy(&mut c, &mut mirror, "t7").await;
 }
 
-#[tokio::test]
-async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
+/// A host whose session `S` runs `tools.mjs` as server `t`, ready; it writes its pid to the
+/// returned file.
+async fn pid_server_ready() -> (TestHost, PathBuf, Client, SessionState) {
     let t = host_with(
         |work| {
             json!({"t": {"command": "node", "args": [fixture("tools.mjs")],
@@ -450,6 +436,12 @@ async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
     let pid_file = t.work.path().join("t.pid");
     let (mut c, mut mirror) = session(&t).await;
     until_state(&mut c, &mut mirror, "mcp/t", "ready").await;
+    (t, pid_file, c, mirror)
+}
+
+#[tokio::test]
+async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
+    let (t, pid_file, mut c, mut mirror) = pid_server_ready().await;
     let first = read_pid(&pid_file);
     assert!(alive(first));
     assert!(tool_names(&mirror).contains(&"mcp__t__echo".to_owned()));
@@ -537,17 +529,7 @@ async fn host_shutdown_kills_its_servers_and_global_config_applies_to_every_sess
 
 #[tokio::test]
 async fn after_a_restart_servers_start_again_when_the_session_is_used() {
-    let t = host_with(
-        |work| {
-            json!({"t": {"command": "node", "args": [fixture("tools.mjs")],
-                "env": {"PID_FILE": work.join("t.pid").to_string_lossy()}}})
-        },
-        |_| {},
-    )
-    .await;
-    let pid_file = t.work.path().join("t.pid");
-    let (mut c, mut mirror) = session(&t).await;
-    until_state(&mut c, &mut mirror, "mcp/t", "ready").await;
+    let (t, pid_file, c, _) = pid_server_ready().await;
     let before = read_pid(&pid_file);
     c.close().await;
     let TestHost { host, data, work } = t;

@@ -69,6 +69,16 @@ pub(super) struct McpRuns {
     pub(super) to_wake: Vec<String>,
 }
 
+impl McpRuns {
+    /// The run of server `id` of session `channel`.
+    fn run_mut(&mut self, channel: &str, id: &str) -> Option<&mut Run> {
+        self.sessions
+            .get_mut(channel)?
+            .iter_mut()
+            .find(|r| r.id == id)
+    }
+}
+
 fn state_changed(id: &str, state: McpServerState) -> StateAction {
     StateAction::SessionMcpServerStateChanged(Box::new(SessionMcpServerStateChangedAction {
         id: id.to_owned(),
@@ -232,12 +242,7 @@ impl Hub {
             Some(s) => self.session_workdir(&s.state),
             None => return,
         };
-        let Some(run) = self
-            .mcp
-            .sessions
-            .get_mut(channel)
-            .and_then(|runs| runs.iter_mut().find(|r| r.id == id))
-        else {
+        let Some(run) = self.mcp.run_mut(channel, id) else {
             return;
         };
         let Ok(spec) = run.spec.clone() else {
@@ -333,20 +338,13 @@ impl Hub {
     /// The run of the current attempt `generation`, if it is still current.
     fn mcp_run(&mut self, channel: &str, id: &str, generation: u64) -> Option<&mut Run> {
         self.mcp
-            .sessions
-            .get_mut(channel)?
-            .iter_mut()
-            .find(|r| r.id == id && r.generation == generation)
+            .run_mut(channel, id)
+            .filter(|r| r.generation == generation)
     }
 
     /// `session/customizationToggled` on one of our servers: stop it, or start it again.
     pub(super) fn mcp_toggled(&mut self, channel: &str, id: &str, enabled: bool) {
-        let Some(run) = self
-            .mcp
-            .sessions
-            .get_mut(channel)
-            .and_then(|runs| runs.iter_mut().find(|r| r.id == id))
-        else {
+        let Some(run) = self.mcp.run_mut(channel, id) else {
             return;
         };
         if !enabled {

@@ -150,15 +150,15 @@ impl<R> StdoutWatch<R> {
 
 impl<R: AsyncRead + Unpin> AsyncRead for StdoutWatch<R> {
     fn poll_read(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
         let before = buf.filled().len();
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let poll = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = &poll {
-            let new = buf.filled()[before..].to_vec();
-            self.scan(&new);
+            this.scan(&buf.filled()[before..]);
         }
         poll
     }
