@@ -276,3 +276,32 @@ pub fn default_asset_dir(name: &str) -> PathBuf {
     }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_flags_reach_the_config() {
+        let cli = Cli::try_parse_from([
+            "ahp-host",
+            "--mcp-config",
+            "servers.json",
+            "--mcp-init-timeout-ms",
+            "1500",
+            "--mcp-request-timeout-ms",
+            "2500",
+            "--mcp-max-message-bytes",
+            "65536",
+        ])
+        .unwrap();
+        let config = Config::from(cli);
+        assert_eq!(config.mcp_config, Some(PathBuf::from("servers.json")));
+        assert_eq!(config.mcp.init_timeout, Duration::from_millis(1500));
+        assert_eq!(config.mcp.request_timeout, Duration::from_millis(2500));
+        assert_eq!(config.mcp.max_message_bytes, 65536);
+        let defaults = Config::from(Cli::try_parse_from(["ahp-host"]).unwrap());
+        assert_eq!(defaults.mcp_config, None);
+        assert_eq!(defaults.mcp.max_message_bytes, 4 << 20);
+    }
+}

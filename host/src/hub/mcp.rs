@@ -23,7 +23,7 @@ use ahp_wasm::protocol::{
 };
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -47,10 +47,7 @@ impl Run {
     fn halt(&mut self) {
         self.generation += 1;
         self.stop.cancel();
-        crate::mcp::client::kill_group(match self.pid.swap(0, Ordering::Relaxed) {
-            0 => None,
-            pid => Some(pid),
-        });
+        crate::mcp::client::kill_slot(&self.pid);
         if let Some(conn) = self.conn.take() {
             conn.stop();
         }

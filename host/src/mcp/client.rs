@@ -176,14 +176,15 @@ pub struct McpConnection {
     limits: McpLimits,
     /// The tools it listed when it became ready.
     pub tools: Vec<McpTool>,
-    /// The child's process id (also its process group), for stdio servers.
-    pub pid: Option<u32>,
+    /// The child's process id (also its process group) while it runs; 0 for HTTP servers and
+    /// once it is gone (so a reused pid is never signalled).
+    pid: Arc<AtomicU32>,
 }
 
 impl std::fmt::Debug for McpConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpConnection")
-            .field("pid", &self.pid)
+            .field("pid", &self.pid.load(Ordering::Relaxed))
             .field("tools", &self.tools.len())
             .finish()
     }
@@ -192,6 +193,14 @@ impl std::fmt::Debug for McpConnection {
 impl Drop for McpConnection {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Kills the process group whose pid `slot` holds, once (the slot is emptied).
+pub fn kill_slot(slot: &AtomicU32) {
+    match slot.swap(0, Ordering::Relaxed) {
+        0 => {}
+        pid => kill_group(Some(pid)),
     }
 }
 
@@ -243,9 +252,9 @@ impl McpConnection {
     ) -> Result<McpConnection, StartError> {
         match spec {
             ServerSpec::Stdio { command, args, env } => {
-                let pending = Self::spawn(command, args, env, cwd, limits, stop)?;
-                pid.store(pending.pid.unwrap_or(0), Ordering::Relaxed);
-                pending.handshake(limits).await
+                Self::spawn(command, args, env, cwd, limits, stop, pid)?
+                    .handshake(limits)
+                    .await
             }
             ServerSpec::Http { url, headers } => Self::http(url, headers, limits, stop).await,
         }
@@ -258,6 +267,7 @@ impl McpConnection {
         cwd: &std::path::Path,
         limits: &McpLimits,
         stop: CancellationToken,
+        slot: Arc<AtomicU32>,
     ) -> Result<Pending, StartError> {
         let mut cmd = tokio::process::Command::new(command);
         cmd.args(args)
@@ -278,6 +288,7 @@ impl McpConnection {
             .spawn()
             .map_err(|e| format!("cannot start `{command}`: {e}"))?;
         let pid = child.id();
+        slot.store(pid.unwrap_or(0), Ordering::Relaxed);
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr = child.stderr.take().expect("piped stderr");
@@ -296,14 +307,14 @@ impl McpConnection {
             });
         }
         {
-            let stop = stop.clone();
+            let (stop, slot) = (stop.clone(), slot.clone());
             tokio::spawn(async move {
                 let status = tokio::select! {
                     s = child.wait() => Some(s),
                     _ = stop.cancelled() => None,
                 };
                 // Whatever happened, nothing of the group may stay behind.
-                kill_group(pid);
+                kill_slot(&slot);
                 let described = match status {
                     Some(Ok(s)) => format!("the server exited ({s})"),
                     Some(Err(e)) => format!("the server could not be waited for: {e}"),
@@ -333,7 +344,7 @@ impl McpConnection {
             notes,
             exited,
             stderr: tail,
-            pid,
+            pid: slot,
         })
     }
 
@@ -388,7 +399,7 @@ impl McpConnection {
             stderr: Arc::new(Tail::new(0)),
             limits: limits.clone(),
             tools: Vec::new(),
-            pid: None,
+            pid: Arc::new(AtomicU32::new(0)),
         };
         conn.tools = tokio::time::timeout(limits.init_timeout, list_tools(&conn.service))
             .await
@@ -410,7 +421,7 @@ impl McpConnection {
     pub fn stop(&self) {
         self.stop.cancel();
         self.service.cancellation_token().cancel();
-        kill_group(self.pid);
+        kill_slot(&self.pid);
     }
 
     /// Calls a tool within the request timeout and the message size limit. Returns the MCP
@@ -456,7 +467,7 @@ struct Pending {
     notes: watch::Receiver<StdoutNotes>,
     exited: watch::Receiver<Option<String>>,
     stderr: Arc<Tail>,
-    pid: Option<u32>,
+    pid: Arc<AtomicU32>,
 }
 
 impl Pending {
@@ -473,7 +484,7 @@ impl Pending {
         } = self;
         let fail = |reason: String| {
             stop.cancel();
-            kill_group(pid);
+            kill_slot(&pid);
             let tail = stderr.text();
             if tail.is_empty() {
                 reason
