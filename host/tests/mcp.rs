@@ -307,7 +307,7 @@ async fn bad_servers_end_in_error_with_the_reason_and_the_host_stays_healthy() {
                 "badconfig": {"command": 5},
             })
         },
-        |c| c.mcp.init_timeout = Duration::from_millis(1500),
+        |c| c.mcp.init_timeout = Duration::from_millis(4000),
     )
     .await;
     let started = Instant::now();
@@ -331,7 +331,7 @@ async fn bad_servers_end_in_error_with_the_reason_and_the_host_stays_healthy() {
     let silent = until_state(&mut c, &mut mirror, "mcp/silent", "error").await;
     let why = error_message(&silent);
     assert!(
-        why.contains("`initialize`") && why.contains("1500 ms"),
+        why.contains("`initialize`") && why.contains("4000 ms"),
         "{why}"
     );
     assert!(
@@ -370,20 +370,16 @@ async fn bad_servers_end_in_error_with_the_reason_and_the_host_stays_healthy() {
 async fn tool_failures_become_failed_tool_calls() {
     let t = host_with(
         |_| json!({"t": {"command": "node", "args": [fixture("tools.mjs")]}}),
-        |c| c.mcp.request_timeout = Duration::from_millis(1500),
+        |c| c.mcp.request_timeout = Duration::from_millis(4000),
     )
     .await;
     let (mut c, mut mirror) = session(&t).await;
     until_state(&mut c, &mut mirror, "mcp/t", "ready").await;
 
     // A 20 MiB result: discarded by the transport (over the 4 MiB limit), a clear failure.
-    let started = Instant::now();
     let (_, big, _) = mcp_turn(&mut c, &mut mirror, "t1", "/mcp t big {\"mb\": 20}").await;
+    // (Found as it streams in: not a timeout, whose message would differ.)
     assert_failed(&big, "larger than the limit of 4194304 bytes");
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "no waiting for a timeout"
-    );
 
     let (_, fail, _) = mcp_turn(&mut c, &mut mirror, "t2", "/mcp t fail").await;
     assert_failed(&fail, "the widget is broken");
@@ -392,7 +388,7 @@ async fn tool_failures_become_failed_tool_calls() {
     assert_failed(&rpc, "kaput: backend unreachable");
 
     let (_, hang, _) = mcp_turn(&mut c, &mut mirror, "t4", "/mcp t hang").await;
-    assert_failed(&hang, "within 1500 ms");
+    assert_failed(&hang, "within 4000 ms");
 
     // The server is still ready and answers normally afterwards.
     let (_, echo, text) = mcp_turn(
