@@ -232,7 +232,7 @@ fn client_info() -> ClientConfig {
     )
 }
 
-/// What a failed start leaves behind: the reason and, for a child, its process id.
+/// Why a server could not be started (with its stderr tail when there is one).
 pub type StartError = String;
 
 /// The environment variables never passed to a server (the host's own secrets).
