@@ -274,6 +274,12 @@ impl Reader<'_> {
             decode_params::<T>(params).map(wrap)
         }
         let initialized = self.shared.initialized.load(Ordering::Acquire);
+        // MCP has methods of these names too: on an `mcp://` channel they are MCP's.
+        if initialized && matches!(method, "ping" | "initialize") {
+            if let Some(message) = mcp_channel_message(self.conn, Some(&id), method, params) {
+                return self.forward(HubMsg::McpChannel(message)).await;
+            }
+        }
         let request = match method {
             "ping" => return self.reply(result_text(&id, &EmptyResult)),
             "initialize" => {
