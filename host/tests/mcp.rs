@@ -951,3 +951,40 @@ async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
     assert_eq!(mcp_err(&gone).0, errors::NOT_FOUND);
     healthy(&mut a, &mut mirror, "t3").await;
 }
+
+#[tokio::test]
+async fn reconnecting_clients_get_what_they_declared_at_initialize() {
+    let t = host_with(
+        |_| json!({"t": {"command": "node", "args": [fixture("tools.mjs")], "env": {"APP": "1"}}}),
+        |_| {},
+    )
+    .await;
+    let mut a = apps_client(&t.host, "apps").await;
+    a.create_session(S).await;
+    let snap = a.subscribe(S).await;
+    let mut mirror = session_state(&snap);
+    let mut plain = Client::ready(&t.host, "plain").await;
+    let plain_snap = plain.subscribe(S).await;
+    until_state(&mut a, &mut mirror, "mcp/t", "ready").await;
+    a.close().await;
+    plain.close().await;
+
+    // Both come back on new connections: the replay is the one each got live.
+    for (id, base, apps) in [("apps", &snap, true), ("plain", &plain_snap, false)] {
+        let mut c = Client::connect(&t.host, id).await;
+        let replayed = match c.reconnect(base.from_seq, vec![S.into()]).await {
+            Ok(jsonrpc::ReconnectResult::Replay(r)) => r.actions,
+            other => panic!("a replay: {other:?}"),
+        };
+        let mut state = session_state(base);
+        reduce_all(&mut state, &replayed);
+        let server = mcp_server(&state, "mcp/t").expect("the server");
+        assert_eq!(kind(&server.state), "ready");
+        assert_eq!(server.channel.is_some(), apps, "{id}: {server:?}");
+        assert_eq!(server.mcp_app.is_some(), apps, "{id}: {server:?}");
+        // Only the mcpApps client may use the channel after its reconnect.
+        let channel = mcp_server(&mirror, "mcp/t").unwrap().channel.clone().unwrap();
+        let r = mcp_call(&mut c, &channel, "tools/list", json!({})).await;
+        assert_eq!(r.get("error").is_none(), apps, "{id}: {r}");
+    }
+}
