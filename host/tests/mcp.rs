@@ -668,7 +668,9 @@ fn mcp_ok<'a>(frame: &'a Value, channel: &str) -> &'a Value {
 
 /// The error code and message of a response frame.
 fn mcp_err(frame: &Value) -> (i64, String) {
-    let e = frame.get("error").unwrap_or_else(|| panic!("an error: {frame}"));
+    let e = frame
+        .get("error")
+        .unwrap_or_else(|| panic!("an error: {frame}"));
     (
         e["code"].as_i64().unwrap(),
         e["message"].as_str().unwrap().to_owned(),
@@ -690,7 +692,10 @@ async fn mcp_apps_clients_get_the_app_and_its_channel_and_other_clients_do_not()
     let mut plain_mirror = session_state(&plain.subscribe(S).await);
 
     let server = until_state(&mut a, &mut mirror, "mcp/basic", "ready").await;
-    let app = server.mcp_app.clone().expect("mcpApp on a server with an App tool");
+    let app = server
+        .mcp_app
+        .clone()
+        .expect("mcpApp on a server with an App tool");
     assert_eq!(
         serde_json::to_value(&app.capabilities).unwrap(),
         json!({"serverTools": {"listChanged": true}, "serverResources": {"listChanged": true}})
@@ -730,11 +735,21 @@ async fn mcp_apps_clients_get_the_app_and_its_channel_and_other_clients_do_not()
     assert_eq!(contents["uri"], "ui://get-time/mcp-app.html");
     assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
     let html = contents["text"].as_str().expect("HTML text");
-    assert!(html.to_lowercase().contains("<html"), "{}", &html[..200.min(html.len())]);
+    assert!(
+        html.to_lowercase().contains("<html"),
+        "{}",
+        &html[..200.min(html.len())]
+    );
     let list = mcp_call(&mut a, &channel, "tools/list", json!({})).await;
     let tools = mcp_ok(&list, &channel)["tools"].as_array().unwrap().clone();
-    let get_time = tools.iter().find(|t| t["name"] == "get-time").expect("listed");
-    assert_eq!(get_time["_meta"]["ui"]["resourceUri"], "ui://get-time/mcp-app.html");
+    let get_time = tools
+        .iter()
+        .find(|t| t["name"] == "get-time")
+        .expect("listed");
+    assert_eq!(
+        get_time["_meta"]["ui"]["resourceUri"],
+        "ui://get-time/mcp-app.html"
+    );
     let call = mcp_call(
         &mut a,
         &channel,
@@ -866,7 +881,10 @@ async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
     .await;
     let (code, message) = mcp_err(&over);
     assert_eq!(code, -32600);
-    assert!(message.contains("over the limit of 4096 bytes"), "{message}");
+    assert!(
+        message.contains("over the limit of 4096 bytes"),
+        "{message}"
+    );
     let under = mcp_call(
         &mut a,
         &channel,
@@ -889,12 +907,33 @@ async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
     .await;
     let (code, message) = mcp_err(&big);
     assert_eq!(code, -32603);
-    assert!(message.contains("larger than the limit of 1048576 bytes"), "{message}");
-    assert!(started.elapsed() < Duration::from_millis(2500), "not a timeout");
+    assert!(
+        message.contains("larger than the limit of 1048576 bytes"),
+        "{message}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "not a timeout"
+    );
     // Server errors pass through as they are.
-    let missing = mcp_call(&mut a, &channel, "resources/read", json!({"uri": "ui://t/nope"})).await;
-    assert_eq!(mcp_err(&missing), (-32002, "no resource ui://t/nope".to_owned()));
-    let html = mcp_call(&mut a, &channel, "resources/read", json!({"uri": "ui://t/app.html"})).await;
+    let missing = mcp_call(
+        &mut a,
+        &channel,
+        "resources/read",
+        json!({"uri": "ui://t/nope"}),
+    )
+    .await;
+    assert_eq!(
+        mcp_err(&missing),
+        (-32002, "no resource ui://t/nope".to_owned())
+    );
+    let html = mcp_call(
+        &mut a,
+        &channel,
+        "resources/read",
+        json!({"uri": "ui://t/app.html"}),
+    )
+    .await;
     assert!(mcp_ok(&html, &channel)["contents"][0]["text"]
         .as_str()
         .unwrap()
@@ -921,8 +960,13 @@ async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
     // client with the channel; resources/list_changed (not advertised) does not; the client
     // without mcpApps gets neither.
     let notified = mcp_call(&mut a, &channel, "tools/call", json!({"name": "notify"})).await;
-    assert_eq!(mcp_ok(&notified, &channel)["content"][0]["text"], "notified");
-    let n = a.notification_named("notifications/tools/list_changed").await;
+    assert_eq!(
+        mcp_ok(&notified, &channel)["content"][0]["text"],
+        "notified"
+    );
+    let n = a
+        .notification_named("notifications/tools/list_changed")
+        .await;
     assert_eq!(n["params"], json!({"channel": channel}));
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut frames = Vec::new();
@@ -933,9 +977,10 @@ async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
         frames.push(frame);
     }
     assert!(
-        frames
-            .iter()
-            .all(|f| !f["method"].as_str().unwrap_or("").starts_with("notifications/")),
+        frames.iter().all(|f| !f["method"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("notifications/")),
         "{frames:?}"
     );
 
@@ -946,7 +991,10 @@ async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
     let r = a.frame_with_id(&pending).await;
     let (code, message) = mcp_err(&r);
     assert_eq!(code, -32603, "{r}");
-    assert!(!message.contains("within 3000 ms"), "not a timeout: {message}");
+    assert!(
+        !message.contains("within 3000 ms"),
+        "not a timeout: {message}"
+    );
     let gone = mcp_call(&mut a, &channel, "tools/list", json!({})).await;
     assert_eq!(mcp_err(&gone).0, errors::NOT_FOUND);
     healthy(&mut a, &mut mirror, "t3").await;
@@ -983,7 +1031,11 @@ async fn reconnecting_clients_get_what_they_declared_at_initialize() {
         assert_eq!(server.channel.is_some(), apps, "{id}: {server:?}");
         assert_eq!(server.mcp_app.is_some(), apps, "{id}: {server:?}");
         // Only the mcpApps client may use the channel after its reconnect.
-        let channel = mcp_server(&mirror, "mcp/t").unwrap().channel.clone().unwrap();
+        let channel = mcp_server(&mirror, "mcp/t")
+            .unwrap()
+            .channel
+            .clone()
+            .unwrap();
         let r = mcp_call(&mut c, &channel, "tools/list", json!({})).await;
         assert_eq!(r.get("error").is_none(), apps, "{id}: {r}");
     }

@@ -369,7 +369,9 @@ impl Turn {
         let contributor = ToolCallContributor::MCP(ToolCallMcpContributor {
             customization_id: handle.customization_id.clone(),
         });
-        let id = self.tool_start(&name, &tool, Some(contributor), meta).await?;
+        let id = self
+            .tool_start(&name, &tool, Some(contributor), meta)
+            .await?;
         let invocation = format!("Calling `{tool}` of MCP server `{server}`");
         if !self.confirm(&id, invocation, input, &tool).await? {
             return self.denied(&name).await;
@@ -410,7 +412,9 @@ impl Turn {
                 .await;
         };
         let contributor = ToolCallContributor::Client(ToolCallClientContributor { client_id });
-        let id = self.tool_start(&name, &name, Some(contributor), None).await?;
+        let id = self
+            .tool_start(&name, &name, Some(contributor), None)
+            .await?;
         self.emit(vec![StateAction::SessionToolCallReady(Box::new(
             SessionToolCallReadyAction {
                 turn_id: self.job.turn_id.clone(),

@@ -292,7 +292,10 @@ impl Hub {
             .into_iter()
             .filter(|c| self.has_channel(c))
             .collect();
-        let apps = p.capabilities.as_ref().is_some_and(|c| c.mcp_apps.is_some());
+        let apps = p
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.mcp_apps.is_some());
         let snapshots = self.snapshots_within_budget(&channels, apps)?;
         let client_secret =
             self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Initialize)?;

@@ -17,10 +17,10 @@ use crate::mcp::config::{self, Declared, ServerSpec};
 use crate::mcp::{apps, McpConnection, McpEvent, ServerHandle, Upstream};
 use ahp_wasm::protocol::{
     AhpMcpUiHostCapabilities, Customization, ErrorInfo, McpServerCustomization,
-    McpServerCustomizationApps, McpServerErrorState, McpServerReadyState,
-    McpServerStartingState, McpServerState, McpServerStoppedState,
-    SessionCustomizationRemovedAction, SessionCustomizationUpdatedAction,
-    SessionMcpServerStateChangedAction, SessionServerToolsChangedAction, StateAction,
+    McpServerCustomizationApps, McpServerErrorState, McpServerReadyState, McpServerStartingState,
+    McpServerState, McpServerStoppedState, SessionCustomizationRemovedAction,
+    SessionCustomizationUpdatedAction, SessionMcpServerStateChangedAction,
+    SessionServerToolsChangedAction, StateAction,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;

@@ -61,9 +61,11 @@ pub fn host_capabilities(server: &Value, tools: &[McpTool]) -> Option<AhpMcpUiHo
     }
     let list_changed = |cap: &Value| cap.get("listChanged").and_then(Value::as_bool);
     Some(AhpMcpUiHostCapabilities {
-        server_tools: server.get("tools").map(|t| AhpMcpUiHostCapabilitiesServerTools {
-            list_changed: list_changed(t),
-        }),
+        server_tools: server
+            .get("tools")
+            .map(|t| AhpMcpUiHostCapabilitiesServerTools {
+                list_changed: list_changed(t),
+            }),
         server_resources: Some(AhpMcpUiHostCapabilitiesServerResources {
             list_changed: list_changed(resources),
         }),
@@ -184,8 +186,10 @@ mod tests {
 
     #[test]
     fn app_tools_and_capabilities() {
-        let app = tool(json!({"name": "a", "_meta": {"ui": {"resourceUri": "ui://a/x.html",
-            "visibility": ["app"]}}}));
+        let app = tool(
+            json!({"name": "a", "_meta": {"ui": {"resourceUri": "ui://a/x.html",
+            "visibility": ["app"]}}}),
+        );
         let legacy = tool(json!({"name": "b", "_meta": {"ui/resourceUri": "ui://b"}}));
         let plain = tool(json!({"name": "c", "_meta": {"ui": {"visibility": ["app"]}}}));
         assert_eq!(
@@ -202,7 +206,12 @@ mod tests {
             json!({"serverTools": {"listChanged": true}, "serverResources": {}})
         );
         assert!(serves(&caps, "tools/call") && serves(&caps, "resources/templates/list"));
-        for m in ["logging/setLevel", "sampling/createMessage", "prompts/list", "initialize"] {
+        for m in [
+            "logging/setLevel",
+            "sampling/createMessage",
+            "prompts/list",
+            "initialize",
+        ] {
             assert!(!serves(&caps, m), "{m}");
         }
         assert!(forwards(&caps, TOOLS_LIST_CHANGED));
@@ -260,13 +269,15 @@ mod tests {
             panic!("stripped")
         };
         assert!(plain_action(&StateAction::SessionCustomizationsChanged(p)).is_none());
-        assert!(plain_action(&StateAction::SessionMcpServerStateChanged(Box::new(
-            SessionMcpServerStateChangedAction {
-                id: "mcp/x".into(),
-                state: McpServerState::Ready(McpServerReadyState {}),
-                channel: None,
-            }
-        )))
-        .is_none());
+        assert!(
+            plain_action(&StateAction::SessionMcpServerStateChanged(Box::new(
+                SessionMcpServerStateChangedAction {
+                    id: "mcp/x".into(),
+                    state: McpServerState::Ready(McpServerReadyState {}),
+                    channel: None,
+                }
+            )))
+            .is_none()
+        );
     }
 }

@@ -532,7 +532,8 @@ impl McpConnection {
             }
             Ok(request) => request,
         };
-        self.bounded(self.service.peer().send_request(request)).await
+        self.bounded(self.service.peer().send_request(request))
+            .await
     }
 
     /// Waits for a request to the server within the request timeout and the message size limit.
