@@ -32,6 +32,16 @@ fn basic_server() -> PathBuf {
     }
 }
 
+/// A host whose sessions run the example server as `basic` (over stdio).
+async fn basic_host() -> TestHost {
+    let entry = basic_server();
+    host_with(
+        |_| json!({"basic": {"command": "node", "args": [entry, "--stdio"]}}),
+        |_| {},
+    )
+    .await
+}
+
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/mcp")
@@ -236,12 +246,7 @@ fn tool_names(state: &SessionState) -> Vec<String> {
 
 #[tokio::test]
 async fn the_basic_example_server_runs_and_the_agent_calls_get_time() {
-    let entry = basic_server();
-    let t = host_with(
-        |_| json!({"basic": {"command": "node", "args": [entry, "--stdio"]}}),
-        |_| {},
-    )
-    .await;
+    let t = basic_host().await;
     let (mut c, mut mirror) = session(&t).await;
     let server = until_state(&mut c, &mut mirror, "mcp/basic", "ready").await;
     assert_eq!(server.name, "basic");
@@ -632,6 +637,26 @@ async fn apps_client(host: &ahp_host::RunningHost, client_id: &str) -> Client {
     c
 }
 
+/// Session `S` created by client `apps` (which declared `capabilities.mcpApps`) and subscribed
+/// to by it and by client `plain` (which did not), with their snapshots.
+async fn apps_and_plain(t: &TestHost) -> (Client, Snapshot, Client, Snapshot) {
+    let mut a = apps_client(&t.host, "apps").await;
+    a.create_session(S).await;
+    let snap = a.subscribe(S).await;
+    let mut plain = Client::ready(&t.host, "plain").await;
+    let plain_snap = plain.subscribe(S).await;
+    (a, snap, plain, plain_snap)
+}
+
+/// A host whose sessions run `tools.mjs` as an MCP App server `t`.
+async fn app_fixture_host(tweak: impl FnOnce(&mut ahp_host::Config)) -> TestHost {
+    host_with(
+        |_| json!({"t": {"command": "node", "args": [fixture("tools.mjs")], "env": {"APP": "1"}}}),
+        tweak,
+    )
+    .await
+}
+
 fn toggle(id: &str, enabled: bool) -> StateAction {
     StateAction::SessionCustomizationToggled(SessionCustomizationToggledAction {
         id: id.into(),
@@ -679,17 +704,9 @@ fn mcp_err(frame: &Value) -> (i64, String) {
 
 #[tokio::test]
 async fn mcp_apps_clients_get_the_app_and_its_channel_and_other_clients_do_not() {
-    let entry = basic_server();
-    let t = host_with(
-        |_| json!({"basic": {"command": "node", "args": [entry, "--stdio"]}}),
-        |_| {},
-    )
-    .await;
-    let mut a = apps_client(&t.host, "apps").await;
-    a.create_session(S).await;
-    let mut mirror = session_state(&a.subscribe(S).await);
-    let mut plain = Client::ready(&t.host, "plain").await;
-    let mut plain_mirror = session_state(&plain.subscribe(S).await);
+    let t = basic_host().await;
+    let (mut a, snap, mut plain, plain_snap) = apps_and_plain(&t).await;
+    let (mut mirror, mut plain_mirror) = (session_state(&snap), session_state(&plain_snap));
 
     let server = until_state(&mut a, &mut mirror, "mcp/basic", "ready").await;
     let app = server
@@ -840,21 +857,15 @@ async fn drain_envelopes(c: &mut Client) -> Vec<ActionEnvelope> {
 
 #[tokio::test]
 async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
-    let t = host_with(
-        |_| json!({"t": {"command": "node", "args": [fixture("tools.mjs")], "env": {"APP": "1"}}}),
-        |c| {
-            c.mcp.request_timeout = Duration::from_millis(3000);
-            c.mcp.max_message_bytes = 1 << 20;
-            c.mcp.max_channel_request_bytes = 4096;
-            c.mcp.max_channel_inflight = 2;
-        },
-    )
+    let t = app_fixture_host(|c| {
+        c.mcp.request_timeout = Duration::from_millis(3000);
+        c.mcp.max_message_bytes = 1 << 20;
+        c.mcp.max_channel_request_bytes = 4096;
+        c.mcp.max_channel_inflight = 2;
+    })
     .await;
-    let mut a = apps_client(&t.host, "apps").await;
-    a.create_session(S).await;
-    let mut mirror = session_state(&a.subscribe(S).await);
-    let mut plain = Client::ready(&t.host, "plain").await;
-    plain.subscribe(S).await;
+    let (mut a, snap, mut plain, _) = apps_and_plain(&t).await;
+    let mut mirror = session_state(&snap);
     let server = until_state(&mut a, &mut mirror, "mcp/t", "ready").await;
     assert_eq!(
         serde_json::to_value(&server.mcp_app.expect("mcpApp").capabilities).unwrap(),
@@ -1002,17 +1013,9 @@ async fn the_channel_is_bounded_and_forwards_advertised_notifications() {
 
 #[tokio::test]
 async fn reconnecting_clients_get_what_they_declared_at_initialize() {
-    let t = host_with(
-        |_| json!({"t": {"command": "node", "args": [fixture("tools.mjs")], "env": {"APP": "1"}}}),
-        |_| {},
-    )
-    .await;
-    let mut a = apps_client(&t.host, "apps").await;
-    a.create_session(S).await;
-    let snap = a.subscribe(S).await;
+    let t = app_fixture_host(|_| {}).await;
+    let (mut a, snap, plain, plain_snap) = apps_and_plain(&t).await;
     let mut mirror = session_state(&snap);
-    let mut plain = Client::ready(&t.host, "plain").await;
-    let plain_snap = plain.subscribe(S).await;
     until_state(&mut a, &mut mirror, "mcp/t", "ready").await;
     a.close().await;
     plain.close().await;

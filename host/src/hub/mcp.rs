@@ -148,17 +148,23 @@ fn ours(id: &str) -> bool {
 }
 
 impl Hub {
-    /// The MCP customizations of a session, as (id, enabled).
-    fn mcp_entries(&self, channel: &str) -> Vec<(String, bool)> {
+    /// The MCP server customizations of a session that this host runs.
+    fn mcp_servers(&self, channel: &str) -> impl Iterator<Item = &McpServerCustomization> {
         self.sessions
             .get(channel)
             .and_then(|s| s.state.customizations.as_ref())
             .into_iter()
             .flatten()
             .filter_map(|c| match c {
-                Customization::McpServer(m) if ours(&m.id) => Some((m.id.clone(), m.enabled)),
+                Customization::McpServer(m) if ours(&m.id) => Some(m),
                 _ => None,
             })
+    }
+
+    /// The MCP customizations of a session, as (id, enabled).
+    fn mcp_entries(&self, channel: &str) -> Vec<(String, bool)> {
+        self.mcp_servers(channel)
+            .map(|m| (m.id.clone(), m.enabled))
             .collect()
     }
 
@@ -166,23 +172,14 @@ impl Hub {
     /// used again.
     pub(super) fn mcp_restored(&mut self, channel: &str) {
         let running: Vec<String> = self
-            .sessions
-            .get(channel)
-            .and_then(|s| s.state.customizations.as_ref())
-            .into_iter()
-            .flatten()
-            .filter_map(|c| match c {
-                Customization::McpServer(m)
-                    if ours(&m.id)
-                        && matches!(
-                            m.state,
-                            McpServerState::Starting(_) | McpServerState::Ready(_)
-                        ) =>
-                {
-                    Some(m.id.clone())
-                }
-                _ => None,
+            .mcp_servers(channel)
+            .filter(|m| {
+                matches!(
+                    m.state,
+                    McpServerState::Starting(_) | McpServerState::Ready(_)
+                )
             })
+            .map(|m| m.id.clone())
             .collect();
         for id in running {
             self.apply_server(
@@ -440,16 +437,7 @@ impl Hub {
     /// `channel` goes.
     fn mcp_set_app(&mut self, channel: &str, id: &str, caps: Option<AhpMcpUiHostCapabilities>) {
         let app = caps.map(|capabilities| McpServerCustomizationApps { capabilities });
-        let current = self
-            .sessions
-            .get(channel)
-            .and_then(|s| s.state.customizations.as_ref())
-            .into_iter()
-            .flatten()
-            .find_map(|c| match c {
-                Customization::McpServer(m) if m.id == id => Some(m),
-                _ => None,
-            });
+        let current = self.mcp_servers(channel).find(|m| m.id == id);
         let Some(entry) = current.filter(|m| m.mcp_app != app) else {
             return;
         };
