@@ -64,6 +64,12 @@ pub struct Cli {
     /// Largest message accepted from an MCP server (e.g. one tool result), in bytes.
     #[arg(long, default_value_t = McpLimits::default().max_message_bytes)]
     pub mcp_max_message_bytes: usize,
+    /// Largest request a client may send on an `mcp://` channel (MCP Apps), in bytes.
+    #[arg(long, default_value_t = McpLimits::default().max_channel_request_bytes)]
+    pub mcp_channel_max_request_bytes: usize,
+    /// Requests one connection may have in flight on `mcp://` channels.
+    #[arg(long, default_value_t = McpLimits::default().max_channel_inflight)]
+    pub mcp_channel_max_inflight: usize,
     /// Largest accepted text frame, in bytes.
     #[arg(long, default_value_t = Limits::default().max_frame_bytes)]
     pub max_frame_bytes: usize,
@@ -249,6 +255,8 @@ impl From<Cli> for Config {
                 init_timeout: Duration::from_millis(cli.mcp_init_timeout_ms),
                 request_timeout: Duration::from_millis(cli.mcp_request_timeout_ms),
                 max_message_bytes: cli.mcp_max_message_bytes.max(1024),
+                max_channel_request_bytes: cli.mcp_channel_max_request_bytes,
+                max_channel_inflight: cli.mcp_channel_max_inflight.max(1),
                 ..McpLimits::default()
             },
         }
@@ -293,6 +301,10 @@ mod tests {
             "2500",
             "--mcp-max-message-bytes",
             "65536",
+            "--mcp-channel-max-request-bytes",
+            "4096",
+            "--mcp-channel-max-inflight",
+            "3",
         ])
         .unwrap();
         let config = Config::from(cli);
@@ -300,8 +312,12 @@ mod tests {
         assert_eq!(config.mcp.init_timeout, Duration::from_millis(1500));
         assert_eq!(config.mcp.request_timeout, Duration::from_millis(2500));
         assert_eq!(config.mcp.max_message_bytes, 65536);
+        assert_eq!(config.mcp.max_channel_request_bytes, 4096);
+        assert_eq!(config.mcp.max_channel_inflight, 3);
         let defaults = Config::from(Cli::try_parse_from(["ahp-host"]).unwrap());
         assert_eq!(defaults.mcp_config, None);
         assert_eq!(defaults.mcp.max_message_bytes, 4 << 20);
+        assert_eq!(defaults.mcp.max_channel_request_bytes, 256 << 10);
+        assert_eq!(defaults.mcp.max_channel_inflight, 16);
     }
 }

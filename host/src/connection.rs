@@ -7,7 +7,7 @@
 //! connection stays up.
 
 use crate::config::Limits;
-use crate::hub::{ConnHandle, ConnId, ConnShared, HubMsg, HubSender, Request};
+use crate::hub::{ChannelMessage, ConnHandle, ConnId, ConnShared, HubMsg, HubSender, Request};
 use crate::resources::Sandbox;
 use crate::security::json_depth_within;
 use ahp_wasm::protocol::errors;
@@ -274,6 +274,12 @@ impl Reader<'_> {
             decode_params::<T>(params).map(wrap)
         }
         let initialized = self.shared.initialized.load(Ordering::Acquire);
+        // MCP has methods of these names too: on an `mcp://` channel they are MCP's.
+        if initialized && matches!(method, "ping" | "initialize") {
+            if let Some(message) = mcp_channel_message(self.conn, Some(&id), method, params) {
+                return self.forward(HubMsg::McpChannel(message)).await;
+            }
+        }
         let request = match method {
             "ping" => return self.reply(result_text(&id, &EmptyResult)),
             "initialize" => {
@@ -310,10 +316,13 @@ impl Reader<'_> {
                 errors::METHOD_NOT_FOUND,
                 format!("`{m}` is not supported by this host"),
             )),
-            m => Err(ErrorObject::new(
-                errors::METHOD_NOT_FOUND,
-                format!("unknown method `{}`", clip(m)),
-            )),
+            m => match mcp_channel_message(self.conn, Some(&id), m, params) {
+                Some(message) => return self.forward(HubMsg::McpChannel(message)).await,
+                None => Err(ErrorObject::new(
+                    errors::METHOD_NOT_FOUND,
+                    format!("unknown method `{}`", clip(m)),
+                )),
+            },
         };
         match request {
             Ok(request) => {
@@ -354,6 +363,12 @@ impl Reader<'_> {
                 }
                 Err(e) => self.reply_error(None, e),
             },
+            m if self.shared.initialized.load(Ordering::Acquire) => {
+                match mcp_channel_message(conn, None, m, params) {
+                    Some(message) => self.forward(HubMsg::McpChannel(message)).await,
+                    None => true,
+                }
+            }
             _ => true,
         }
     }
@@ -392,6 +407,34 @@ impl Reader<'_> {
             Err(e) => self.reply_error(Some(&id), e),
         }
     }
+}
+
+/// A message for an `mcp://` channel: one whose `params.channel` is an `mcp://` URI (MCP
+/// methods are not AHP methods, so this is asked only of methods the host does not know).
+/// `channel` is taken out of the params forwarded to the MCP server.
+fn mcp_channel_message(
+    conn: ConnId,
+    id: Option<&RequestId>,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Option<Box<ChannelMessage>> {
+    let raw = params?;
+    let Ok(serde_json::Value::Object(mut params)) = serde_json::from_str(raw.get()) else {
+        return None;
+    };
+    let channel = match params.get("channel") {
+        Some(serde_json::Value::String(c)) if c.starts_with(crate::mcp::apps::SCHEME) => c.clone(),
+        _ => return None,
+    };
+    params.remove("channel");
+    Some(Box::new(ChannelMessage {
+        conn,
+        id: id.cloned(),
+        method: method.to_owned(),
+        channel,
+        params: Some(serde_json::Value::Object(params)),
+        bytes: raw.get().len(),
+    }))
 }
 
 /// The `clientSecret` a handshake presents beside the protocol's params (an `ahp-host`

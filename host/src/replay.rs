@@ -33,6 +33,23 @@ pub struct Entry {
     pub channel: Arc<str>,
     /// The `action` frame.
     pub frame: Arc<str>,
+    /// The frame clients without `capabilities.mcpApps` got, when it differs (see
+    /// `mcp::apps::plain_action`).
+    pub plain: Option<Arc<str>>,
+}
+
+impl Entry {
+    /// The frame a client gets: `apps` when it declared `capabilities.mcpApps`.
+    pub fn frame_for(&self, apps: bool) -> &Arc<str> {
+        match &self.plain {
+            Some(plain) if !apps => plain,
+            _ => &self.frame,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.frame.len() + self.plain.as_ref().map_or(0, |p| p.len())
+    }
 }
 
 /// Recent envelopes in `serverSeq` order.
@@ -59,18 +76,20 @@ impl ReplayRing {
     }
 
     /// Appends an envelope (its `seq` must exceed every earlier one), evicting the oldest.
-    pub fn push(&mut self, seq: u64, channel: Arc<str>, frame: Arc<str>) {
-        self.bytes += frame.len();
-        self.entries.push_back(Entry {
+    pub fn push(&mut self, seq: u64, channel: Arc<str>, frame: Arc<str>, plain: Option<Arc<str>>) {
+        let entry = Entry {
             seq,
             channel,
             frame,
-        });
+            plain,
+        };
+        self.bytes += entry.bytes();
+        self.entries.push_back(entry);
         while self.entries.len() > self.max_entries
             || (self.bytes > self.max_bytes && self.entries.len() > 1)
         {
             if let Some(old) = self.entries.pop_front() {
-                self.bytes -= old.frame.len();
+                self.bytes -= old.bytes();
                 self.floor = old.seq;
             }
         }
@@ -109,7 +128,7 @@ mod tests {
         assert!(ring.covers(10, 10));
         assert!(!ring.covers(9, 10));
         for seq in 11..=15 {
-            ring.push(seq, ch.clone(), action_frame("{}"));
+            ring.push(seq, ch.clone(), action_frame("{}"), None);
         }
         assert_eq!(ring.len(), 3);
         assert!(!ring.covers(11, 15));
@@ -125,7 +144,7 @@ mod tests {
         let frame = action_frame("{\"x\":1}");
         let mut ring = ReplayRing::new(100, frame.len() * 2, 0);
         for seq in 1..=5 {
-            ring.push(seq, Arc::from("c"), frame.clone());
+            ring.push(seq, Arc::from("c"), frame.clone(), None);
         }
         assert_eq!(ring.len(), 2);
         assert!(ring.covers(3, 5));

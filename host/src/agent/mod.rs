@@ -286,7 +286,7 @@ impl Turn {
 
     /// A server tool: start, wait for the user's confirmation, run, complete.
     async fn server_tool(&mut self, name: &str, display: &str, path: String) -> Step {
-        let id = self.tool_start(name, display, None).await?;
+        let id = self.tool_start(name, display, None, None).await?;
         let input = serde_json::json!({ "path": path }).to_string();
         if !self
             .confirm(&id, format!("{display} `{path}`"), input, display)
@@ -341,13 +341,20 @@ impl Turn {
                 ))
                 .await;
         };
-        if !handle.conn.tools.iter().any(|t| t.name == tool) {
+        let Some(definition) = handle.conn.tools.iter().find(|t| t.name == tool) else {
             return self
                 .say(&format!(
                     "\n\nThe MCP server `{server}` has no tool named `{tool}`.\n\n"
                 ))
                 .await;
-        }
+        };
+        // An App tool's call carries its `_meta.ui` (guide/mcp.md, "Identifying an App tool
+        // call").
+        let meta = crate::mcp::apps::tool_ui(definition).map(|ui| {
+            let mut meta = JsonObject::new();
+            meta.insert("ui".into(), ui);
+            meta
+        });
         let arguments = match serde_json::from_str::<serde_json::Value>(&input) {
             Ok(serde_json::Value::Object(map)) => map,
             _ => {
@@ -362,7 +369,9 @@ impl Turn {
         let contributor = ToolCallContributor::MCP(ToolCallMcpContributor {
             customization_id: handle.customization_id.clone(),
         });
-        let id = self.tool_start(&name, &tool, Some(contributor)).await?;
+        let id = self
+            .tool_start(&name, &tool, Some(contributor), meta)
+            .await?;
         let invocation = format!("Calling `{tool}` of MCP server `{server}`");
         if !self.confirm(&id, invocation, input, &tool).await? {
             return self.denied(&name).await;
@@ -403,7 +412,9 @@ impl Turn {
                 .await;
         };
         let contributor = ToolCallContributor::Client(ToolCallClientContributor { client_id });
-        let id = self.tool_start(&name, &name, Some(contributor)).await?;
+        let id = self
+            .tool_start(&name, &name, Some(contributor), None)
+            .await?;
         self.emit(vec![StateAction::SessionToolCallReady(Box::new(
             SessionToolCallReadyAction {
                 turn_id: self.job.turn_id.clone(),
@@ -493,6 +504,7 @@ impl Turn {
         name: &str,
         display: &str,
         contributor: Option<ToolCallContributor>,
+        meta: Option<JsonObject>,
     ) -> Result<String, Stopped> {
         self.parts += 1;
         let id = format!("tool-{}", self.parts);
@@ -500,7 +512,7 @@ impl Turn {
             SessionToolCallStartAction {
                 turn_id: self.job.turn_id.clone(),
                 tool_call_id: id.clone(),
-                meta: None,
+                meta,
                 tool_name: name.into(),
                 display_name: display.into(),
                 contributor,

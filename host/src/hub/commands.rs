@@ -107,8 +107,9 @@ impl Hub {
         }
     }
 
-    /// The serialized snapshot of a state-bearing channel.
-    pub(super) fn snapshot(&self, channel: &str) -> Option<Box<RawValue>> {
+    /// The serialized snapshot of a state-bearing channel, as a client that declared
+    /// `capabilities.mcpApps` (`apps`) or not sees it.
+    pub(super) fn snapshot(&self, channel: &str, apps: bool) -> Option<Box<RawValue>> {
         let json = if channel == ROOT_CHANNEL {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
@@ -116,9 +117,13 @@ impl Hub {
                 from_seq: self.seq,
             })
         } else {
+            let state = &self.sessions.get(channel)?.state;
+            let plain = (!apps)
+                .then(|| crate::mcp::apps::plain_state(state))
+                .flatten();
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
-                state: &self.sessions.get(channel)?.state,
+                state: plain.as_ref().unwrap_or(state),
                 from_seq: self.seq,
             })
         };
@@ -126,8 +131,8 @@ impl Hub {
     }
 
     /// The snapshot of a channel a client may subscribe to.
-    fn subscribable(&self, channel: &str) -> Result<Box<RawValue>, ErrorObject> {
-        self.snapshot(channel).ok_or_else(|| {
+    fn subscribable(&self, channel: &str, apps: bool) -> Result<Box<RawValue>, ErrorObject> {
+        self.snapshot(channel, apps).ok_or_else(|| {
             if channel.starts_with("ahp-session:") {
                 session_not_found(channel)
             } else {
@@ -144,7 +149,8 @@ impl Hub {
         conn: ConnId,
         channel: &str,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let snapshot = self.subscribable(channel)?;
+        let apps = self.conns.get(&conn).is_some_and(|c| c.mcp_apps);
+        let snapshot = self.subscribable(channel, apps)?;
         self.within_response_budget(snapshot.get().len())?;
         self.add_subscription(conn, channel)?;
         Ok(snapshot)
@@ -218,11 +224,12 @@ impl Hub {
     fn snapshots_within_budget(
         &self,
         channels: &[String],
+        apps: bool,
     ) -> Result<Vec<Box<RawValue>>, ErrorObject> {
         let mut bytes = 0;
         let mut out = Vec::with_capacity(channels.len());
         for channel in channels {
-            let snapshot = self.subscribable(channel)?;
+            let snapshot = self.subscribable(channel, apps)?;
             bytes += snapshot.get().len();
             self.within_response_budget(bytes)?;
             out.push(snapshot);
@@ -285,9 +292,14 @@ impl Hub {
             .into_iter()
             .filter(|c| self.has_channel(c))
             .collect();
-        let snapshots = self.snapshots_within_budget(&channels)?;
+        let apps = p
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.mcp_apps.is_some());
+        let snapshots = self.snapshots_within_budget(&channels, apps)?;
         let client_secret =
             self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Initialize)?;
+        self.bindings.set_mcp_apps(&p.client_id, apps);
         self.mark_initialized(conn, p.client_id);
         for channel in &channels {
             self.add_subscription(conn, channel)?;
@@ -320,16 +332,18 @@ impl Hub {
         let channels = self.handshake_channels(p.subscriptions)?;
         let (resumed, missing): (Vec<String>, Vec<String>) =
             channels.into_iter().partition(|c| self.has_channel(c));
+        // (Only a client that proves its id below gets what it declared at `initialize`.)
+        let apps = self.bindings.mcp_apps(&p.client_id);
         // Within the buffer: the missed envelopes of the resumed channels, copied as sent;
         // a replay over the response budget falls back to snapshots.
         let replay = self
             .replay
             .covers(p.last_seen_server_seq, self.seq)
-            .then(|| self.replay_response(id, p.last_seen_server_seq, &resumed, &missing))
+            .then(|| self.replay_response(id, p.last_seen_server_seq, &resumed, &missing, apps))
             .filter(|text| text.len() <= self.limits.max_response_bytes);
         let snapshots = match replay {
             Some(_) => Vec::new(),
-            None => self.snapshots_within_budget(&resumed)?,
+            None => self.snapshots_within_budget(&resumed, apps)?,
         };
         self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Reconnect)?;
         self.mark_initialized(conn, p.client_id);
@@ -356,6 +370,7 @@ impl Hub {
         last_seen: u64,
         resumed: &[String],
         missing: &[String],
+        apps: bool,
     ) -> String {
         let resumed: HashSet<&str> = resumed.iter().map(String::as_str).collect();
         let mut text = String::with_capacity(256);
@@ -371,7 +386,7 @@ impl Hub {
                     text.push(',');
                 }
                 first = false;
-                text.push_str(crate::replay::envelope_of(&entry.frame));
+                text.push_str(crate::replay::envelope_of(entry.frame_for(apps)));
             }
         }
         text.push_str(r#"],"missing":"#);

@@ -32,6 +32,9 @@ pub(super) struct Bindings {
 struct Bound {
     secret_sha256: String,
     used: u64,
+    /// The client declared `capabilities.mcpApps` at its last `initialize` (kept for its
+    /// `reconnect`s, which declare nothing; not persisted).
+    mcp_apps: bool,
 }
 
 fn digest(secret: &str) -> String {
@@ -48,11 +51,24 @@ impl Bindings {
                 let bound = Bound {
                     secret_sha256: b.secret_sha256,
                     used: b.used,
+                    mcp_apps: false,
                 };
                 (b.client_id, bound)
             })
             .collect();
         Bindings { by_id, clock }
+    }
+
+    /// Records whether `client_id` declared `capabilities.mcpApps` (at `initialize`).
+    pub fn set_mcp_apps(&mut self, client_id: &str, declared: bool) {
+        if let Some(b) = self.by_id.get_mut(client_id) {
+            b.mcp_apps = declared;
+        }
+    }
+
+    /// Whether `client_id` declared `capabilities.mcpApps` at its last `initialize`.
+    pub fn mcp_apps(&self, client_id: &str) -> bool {
+        self.by_id.get(client_id).is_some_and(|b| b.mcp_apps)
     }
 }
 
@@ -107,6 +123,7 @@ impl Hub {
                     Bound {
                         secret_sha256: digest(&secret),
                         used: now,
+                        mcp_apps: false,
                     },
                 );
                 secret

@@ -14,12 +14,13 @@
 
 use super::{Hub, HubMsg};
 use crate::mcp::config::{self, Declared, ServerSpec};
-use crate::mcp::{McpConnection, McpEvent, ServerHandle};
+use crate::mcp::{apps, McpConnection, McpEvent, ServerHandle, Upstream};
 use ahp_wasm::protocol::{
-    Customization, ErrorInfo, McpServerCustomization, McpServerErrorState, McpServerReadyState,
-    McpServerStartingState, McpServerState, McpServerStoppedState,
-    SessionCustomizationRemovedAction, SessionCustomizationUpdatedAction,
-    SessionMcpServerStateChangedAction, SessionServerToolsChangedAction, StateAction,
+    AhpMcpUiHostCapabilities, Customization, ErrorInfo, McpServerCustomization,
+    McpServerCustomizationApps, McpServerErrorState, McpServerReadyState, McpServerStartingState,
+    McpServerState, McpServerStoppedState, SessionCustomizationRemovedAction,
+    SessionCustomizationUpdatedAction, SessionMcpServerStateChangedAction,
+    SessionServerToolsChangedAction, StateAction,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -39,6 +40,11 @@ pub(super) struct Run {
     pid: Arc<AtomicU32>,
     /// Set while ready.
     conn: Option<Arc<McpConnection>>,
+    /// Its `mcp://` channel URI (minted once per declaration and session; served only while
+    /// ready and `caps` is set).
+    pub(super) channel_uri: String,
+    /// What its channel serves, while ready and able to host MCP Apps.
+    pub(super) caps: Option<AhpMcpUiHostCapabilities>,
 }
 
 impl Run {
@@ -48,9 +54,20 @@ impl Run {
         self.generation += 1;
         self.stop.cancel();
         crate::mcp::client::kill_slot(&self.pid);
+        self.caps = None;
         if let Some(conn) = self.conn.take() {
             conn.stop();
         }
+    }
+
+    /// The server's name.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The connection and capabilities of its channel, while it serves one.
+    pub(super) fn channel(&self) -> Option<(&Arc<McpConnection>, &AhpMcpUiHostCapabilities)> {
+        Some((self.conn.as_ref()?, self.caps.as_ref()?))
     }
 }
 
@@ -64,6 +81,8 @@ pub(super) struct McpRuns {
     /// Channels just subscribed to, woken once the request is answered (so the subscriber
     /// gets the snapshot before the envelopes that follow it).
     pub(super) to_wake: Vec<String>,
+    /// `mcp://` channel URI → (session URI, customization id), for every run.
+    pub(super) by_channel: HashMap<String, (String, String)>,
 }
 
 impl McpRuns {
@@ -74,6 +93,26 @@ impl McpRuns {
             .iter_mut()
             .find(|r| r.id == id)
     }
+
+    /// The run of server `id` of session `channel`.
+    pub(super) fn run(&self, channel: &str, id: &str) -> Option<&Run> {
+        self.sessions.get(channel)?.iter().find(|r| r.id == id)
+    }
+
+    /// The session and run owning `mcp://` channel `uri`.
+    pub(super) fn by_channel(&self, uri: &str) -> Option<(&str, &Run)> {
+        let (session, id) = self.by_channel.get(uri)?;
+        Some((session, self.run(session, id)?))
+    }
+
+    /// Forgets the runs of a session.
+    fn remove(&mut self, session: &str) -> Vec<Run> {
+        let runs = self.sessions.remove(session).unwrap_or_default();
+        for run in &runs {
+            self.by_channel.remove(&run.channel_uri);
+        }
+        runs
+    }
 }
 
 fn state_changed(id: &str, state: McpServerState) -> StateAction {
@@ -82,6 +121,15 @@ fn state_changed(id: &str, state: McpServerState) -> StateAction {
         state,
         channel: None,
     }))
+}
+
+/// A fresh, unguessable `mcp://` channel URI.
+fn mint_channel_uri() -> String {
+    format!(
+        "{}ahp-host/{}",
+        apps::SCHEME,
+        crate::security::Token::generate().expose()
+    )
 }
 
 fn error_state(reason: &str) -> McpServerState {
@@ -100,17 +148,23 @@ fn ours(id: &str) -> bool {
 }
 
 impl Hub {
-    /// The MCP customizations of a session, as (id, enabled).
-    fn mcp_entries(&self, channel: &str) -> Vec<(String, bool)> {
+    /// The MCP server customizations of a session that this host runs.
+    fn mcp_servers(&self, channel: &str) -> impl Iterator<Item = &McpServerCustomization> {
         self.sessions
             .get(channel)
             .and_then(|s| s.state.customizations.as_ref())
             .into_iter()
             .flatten()
             .filter_map(|c| match c {
-                Customization::McpServer(m) if ours(&m.id) => Some((m.id.clone(), m.enabled)),
+                Customization::McpServer(m) if ours(&m.id) => Some(m),
                 _ => None,
             })
+    }
+
+    /// The MCP customizations of a session, as (id, enabled).
+    fn mcp_entries(&self, channel: &str) -> Vec<(String, bool)> {
+        self.mcp_servers(channel)
+            .map(|m| (m.id.clone(), m.enabled))
             .collect()
     }
 
@@ -118,23 +172,14 @@ impl Hub {
     /// used again.
     pub(super) fn mcp_restored(&mut self, channel: &str) {
         let running: Vec<String> = self
-            .sessions
-            .get(channel)
-            .and_then(|s| s.state.customizations.as_ref())
-            .into_iter()
-            .flatten()
-            .filter_map(|c| match c {
-                Customization::McpServer(m)
-                    if ours(&m.id)
-                        && matches!(
-                            m.state,
-                            McpServerState::Starting(_) | McpServerState::Ready(_)
-                        ) =>
-                {
-                    Some(m.id.clone())
-                }
-                _ => None,
+            .mcp_servers(channel)
+            .filter(|m| {
+                matches!(
+                    m.state,
+                    McpServerState::Starting(_) | McpServerState::Ready(_)
+                )
             })
+            .map(|m| m.id.clone())
             .collect();
         for id in running {
             self.apply_server(
@@ -169,6 +214,9 @@ impl Hub {
                     }),
                 );
             }
+        }
+        for mut run in self.mcp.remove(channel) {
+            run.halt();
         }
         let mut runs = Vec::new();
         for Declared {
@@ -215,6 +263,8 @@ impl Hub {
                     stop: CancellationToken::new(),
                     pid: Arc::new(AtomicU32::new(0)),
                     conn: None,
+                    channel_uri: mint_channel_uri(),
+                    caps: None,
                 },
                 enabled,
             ));
@@ -224,6 +274,12 @@ impl Hub {
             .filter(|(r, enabled)| *enabled && r.spec.is_ok())
             .map(|(r, _)| r.id.clone())
             .collect();
+        for (run, _) in &runs {
+            self.mcp.by_channel.insert(
+                run.channel_uri.clone(),
+                (channel.to_owned(), run.id.clone()),
+            );
+        }
         self.mcp.sessions.insert(
             channel.to_owned(),
             runs.into_iter().map(|(r, _)| r).collect(),
@@ -253,6 +309,7 @@ impl Hub {
         let limits = self.mcp_limits.clone();
         let hub = self.tx.clone();
         let (channel, id) = (channel.to_owned(), id.to_owned());
+        let (notify, mut notifications) = tokio::sync::mpsc::channel(16);
         self.rt.spawn(async move {
             let event = |result: Result<Arc<McpConnection>, String>| match result {
                 Ok(conn) => McpEvent::Ready {
@@ -268,7 +325,8 @@ impl Hub {
                     reason,
                 },
             };
-            let result = McpConnection::connect(&spec, &cwd, &limits, stop, pid).await;
+            let handler = Upstream::new(notify);
+            let result = McpConnection::connect(&spec, &cwd, &limits, stop, pid, handler).await;
             let conn = match result {
                 Ok(conn) => Arc::new(conn),
                 Err(reason) => {
@@ -281,8 +339,35 @@ impl Hub {
             if hub.send(HubMsg::Mcp(event(Ok(conn)))).await.is_err() {
                 return;
             }
-            // A ready server that goes away is reported (a stop by the hub is stale by then).
-            if exited.wait_for(Option::is_some).await.is_ok() {
+            // Its notifications are passed on while it runs; a ready server that goes away is
+            // reported (a stop by the hub is stale by then).
+            // (HTTP servers have no exit watch: their notifications end with the session.)
+            let mut watching = true;
+            let gone = loop {
+                let method = tokio::select! {
+                    r = exited.wait_for(Option::is_some), if watching => match r {
+                        Ok(_) => break true,
+                        Err(_) => {
+                            watching = false;
+                            continue;
+                        }
+                    },
+                    m = notifications.recv() => match m {
+                        Some(method) => method,
+                        None => break false,
+                    },
+                };
+                let note = McpEvent::Notified {
+                    channel: channel.clone(),
+                    id: id.clone(),
+                    generation,
+                    method,
+                };
+                if hub.send(HubMsg::Mcp(note)).await.is_err() {
+                    return;
+                }
+            };
+            if gone {
                 let mut reason = exited.borrow().clone().unwrap_or_default();
                 if let Some(conn) = weak.upgrade() {
                     let tail = conn.stderr_tail();
@@ -308,13 +393,28 @@ impl Hub {
                     conn.stop();
                     return;
                 };
+                let caps = apps::host_capabilities(&conn.server_capabilities(), &conn.tools);
                 run.conn = Some(conn);
-                // Tools first: a client that sees `ready` finds them listed.
+                run.caps = caps.clone();
+                let uri = caps.is_some().then(|| run.channel_uri.clone());
+                // Tools first: a client that sees `ready` finds them listed (and `mcpApp`).
                 self.mcp_refresh_tools(&channel);
-                self.apply_server(
-                    &channel,
-                    state_changed(&id, McpServerState::Ready(McpServerReadyState {})),
-                );
+                self.mcp_set_app(&channel, &id, caps);
+                let mut ready = state_changed(&id, McpServerState::Ready(McpServerReadyState {}));
+                if let StateAction::SessionMcpServerStateChanged(a) = &mut ready {
+                    a.channel = uri;
+                }
+                self.apply_server(&channel, ready);
+            }
+            McpEvent::Notified {
+                channel,
+                id,
+                generation,
+                method,
+            } => {
+                if self.mcp_run(&channel, &id, generation).is_some() {
+                    self.mcp_channel_notify(&channel, &id, method);
+                }
             }
             McpEvent::Failed {
                 channel,
@@ -330,6 +430,25 @@ impl Hub {
                 self.apply_server(&channel, state_changed(&id, error_state(&reason)));
             }
         }
+    }
+
+    /// Publishes `mcpApp` of server `id` (with `session/customizationUpdated`) when it changed.
+    /// It stays after the server leaves `ready` (what it could do when last seen), while its
+    /// `channel` goes.
+    fn mcp_set_app(&mut self, channel: &str, id: &str, caps: Option<AhpMcpUiHostCapabilities>) {
+        let app = caps.map(|capabilities| McpServerCustomizationApps { capabilities });
+        let current = self.mcp_servers(channel).find(|m| m.id == id);
+        let Some(entry) = current.filter(|m| m.mcp_app != app) else {
+            return;
+        };
+        let mut entry = entry.clone();
+        entry.mcp_app = app;
+        self.apply_server(
+            channel,
+            StateAction::SessionCustomizationUpdated(Box::new(SessionCustomizationUpdatedAction {
+                customization: Customization::McpServer(entry),
+            })),
+        );
     }
 
     /// The run of the current attempt `generation`, if it is still current.
@@ -407,13 +526,14 @@ impl Hub {
     /// The session is gone: stop its servers.
     pub(super) fn mcp_close(&mut self, channel: &str) {
         self.mcp.lazy.remove(channel);
-        for mut run in self.mcp.sessions.remove(channel).unwrap_or_default() {
+        for mut run in self.mcp.remove(channel) {
             run.halt();
         }
     }
 
     /// The host stops: kill every server now.
     pub(super) fn mcp_close_all(&mut self) {
+        self.mcp.by_channel.clear();
         for (_, runs) in self.mcp.sessions.drain() {
             for mut run in runs {
                 run.halt();

@@ -11,13 +11,15 @@
 //! - `dispatch.rs`: authorization of client-dispatched actions;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
-//! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools).
+//! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
+//! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps).
 
 mod client_tools;
 mod commands;
 mod dispatch;
 mod identity;
 mod mcp;
+mod mcp_channel;
 mod sessions;
 mod turns;
 
@@ -33,6 +35,7 @@ use ahp_wasm::protocol::{
 };
 use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
 pub use client_tools::ToolExpiry;
+pub use mcp_channel::ChannelMessage;
 use serde::Serialize;
 use sessions::Session;
 use std::collections::{HashMap, HashSet};
@@ -58,6 +61,8 @@ pub struct ConnShared {
     pub queued_bytes: AtomicUsize,
     /// The most `queued_bytes` may reach.
     pub max_queued_bytes: usize,
+    /// Requests of this connection in flight on `mcp://` channels (see `mcp_channel.rs`).
+    pub mcp_inflight: AtomicUsize,
 }
 
 impl ConnShared {
@@ -209,6 +214,8 @@ pub enum HubMsg {
     },
     /// An MCP server task reported (see `mcp.rs`).
     Mcp(crate::mcp::McpEvent),
+    /// A message on an `mcp://` channel (see `mcp_channel.rs`).
+    McpChannel(Box<mcp_channel::ChannelMessage>),
     /// Stop the hub.
     Shutdown,
 }
@@ -223,6 +230,9 @@ struct Conn {
     handle: ConnHandle,
     client_id: Option<String>,
     subs: HashSet<String>,
+    /// The client declared `capabilities.mcpApps`: it sees `mcpApp` and `channel` and may use
+    /// `mcp://` channels.
+    mcp_apps: bool,
 }
 
 /// The hub's state (see the module docs).
@@ -359,6 +369,7 @@ impl Hub {
                         handle,
                         client_id: None,
                         subs: HashSet::new(),
+                        mcp_apps: false,
                     },
                 );
             }
@@ -383,6 +394,7 @@ impl Hub {
                 reason,
             } => self.on_client_tool_expired(channel, turn_id, tool_call_id, timer, reason),
             HubMsg::Mcp(event) => self.on_mcp(event),
+            HubMsg::McpChannel(message) => self.on_mcp_channel(*message),
             HubMsg::Shutdown => self.stopping = true,
         }
     }
@@ -522,7 +534,7 @@ impl Hub {
             self.seq += 1;
             let (frame, action) = self.envelope_frame(channel, action, origin, None);
             self.replay
-                .push(self.seq, self.root_uri.clone(), frame.clone());
+                .push(self.seq, self.root_uri.clone(), frame.clone(), None);
             fanout(&mut self.outbox, &self.root_subs, &frame);
             return Ok(action);
         }
@@ -534,13 +546,25 @@ impl Hub {
             Outcome::NoOp(reason) => return Err((action, reason)),
         };
         self.seq += 1;
+        // Clients without `capabilities.mcpApps` get the envelope without `mcpApp`/`channel`.
+        let plain = crate::mcp::apps::plain_action(&action)
+            .map(|plain| self.envelope_frame(channel, plain, origin.clone(), None).0);
         let (frame, action) = self.envelope_frame(channel, action, origin, None);
         let session = self.sessions.get_mut(channel).expect("checked above");
         session.record(self.seq, now, &frame, changed, &mut self.ops);
         let uri = session.uri.clone();
-        fanout(&mut self.outbox, &session.subscribers, &frame);
+        match &plain {
+            None => fanout(&mut self.outbox, &session.subscribers, &frame),
+            Some(plain) => {
+                for &c in &session.subscribers {
+                    let apps = self.conns.get(&c).is_some_and(|c| c.mcp_apps);
+                    let f = if apps { &frame } else { plain };
+                    self.outbox.push((c, f.clone()));
+                }
+            }
+        }
         let summary_changes = session.summary_changes(changed);
-        self.replay.push(self.seq, uri, frame);
+        self.replay.push(self.seq, uri, frame, plain);
         if let Some(changes) = summary_changes {
             self.notify_root(jsonrpc::methods::SESSION_SUMMARY_CHANGED, &changes);
         }
@@ -600,9 +624,11 @@ impl Hub {
             }
             self.drop_conn(other);
         }
+        let apps = self.bindings.mcp_apps(&client_id);
         if let Some(c) = self.conns.get_mut(&conn) {
             c.handle.shared.initialized.store(true, Ordering::Release);
             c.client_id = Some(client_id.clone());
+            c.mcp_apps = apps;
         }
         self.client_returned(&client_id);
     }

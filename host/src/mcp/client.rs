@@ -7,12 +7,16 @@
 //! The child runs in its own process group; stopping (or dropping) the connection kills the
 //! group, and its exit is reaped. The host also kills every group synchronously when it stops.
 
+use super::apps;
 use super::config::ServerSpec;
-use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, ErrorData,
+    Implementation,
+};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::ServiceExt;
-use serde_json::{Map, Value};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -20,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 /// The bounds every server runs with.
@@ -34,6 +38,10 @@ pub struct McpLimits {
     pub max_message_bytes: usize,
     /// Bytes of the server's stderr kept for error reports.
     pub stderr_tail_bytes: usize,
+    /// Largest request a client may send on an `mcp://` channel (the JSON-RPC frame).
+    pub max_channel_request_bytes: usize,
+    /// Requests one connection may have in flight on `mcp://` channels.
+    pub max_channel_inflight: usize,
 }
 
 impl Default for McpLimits {
@@ -43,6 +51,8 @@ impl Default for McpLimits {
             request_timeout: Duration::from_secs(60),
             max_message_bytes: 4 << 20,
             stderr_tail_bytes: 2048,
+            max_channel_request_bytes: 256 << 10,
+            max_channel_inflight: 16,
         }
     }
 }
@@ -166,7 +176,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for StdoutWatch<R> {
 
 /// A connected server.
 pub struct McpConnection {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, Upstream>,
     /// Cancelled to stop the server (kills a child's process group).
     stop: CancellationToken,
     notes: watch::Receiver<StdoutNotes>,
@@ -225,11 +235,66 @@ pub fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// What the host tells a server about itself: its name and the MCP Apps extension (servers
+/// that do not know it ignore it; some offer their App tools only to clients declaring it).
 fn client_info() -> ClientConfig {
+    let mut capabilities = ClientCapabilities::default();
+    let mut ui = Map::new();
+    ui.insert("mimeTypes".into(), json!([apps::APP_MIME_TYPE]));
+    capabilities.extensions = Some([(apps::UI_EXTENSION.to_owned(), ui)].into());
     ClientConfig::new(
-        Default::default(),
+        capabilities,
         Implementation::new("ahp-host", env!("CARGO_PKG_VERSION")),
     )
+}
+
+/// The `rmcp` client handler of a server: answers with [`client_info`] and passes the server's
+/// `list_changed` notifications on (dropped when the receiver lags: they carry no data).
+pub struct Upstream {
+    notify: mpsc::Sender<&'static str>,
+}
+
+impl Upstream {
+    /// A handler passing notifications to `notify`.
+    pub fn new(notify: mpsc::Sender<&'static str>) -> Upstream {
+        Upstream { notify }
+    }
+
+    fn pass(&self, method: &'static str) {
+        let _ = self.notify.try_send(method);
+    }
+}
+
+impl ClientHandler for Upstream {
+    fn get_info(&self) -> ClientConfig {
+        client_info()
+    }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.pass(apps::TOOLS_LIST_CHANGED);
+    }
+
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.pass(apps::RESOURCES_LIST_CHANGED);
+    }
+}
+
+/// Why a request to a server has no result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// The server answered with a JSON-RPC error.
+    Rpc(ErrorData),
+    /// The host gave up (timeout, reply over the limit, the server gone): why.
+    Host(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Rpc(e) => write!(f, "{}", clip(&e.message, 1000)),
+            CallError::Host(why) => f.write_str(why),
+        }
+    }
 }
 
 /// Why a server could not be started (with its stderr tail when there is one).
@@ -242,21 +307,24 @@ impl McpConnection {
     /// Starts a server and completes `initialize` and `tools/list` within
     /// `limits.init_timeout`. Cancelling `stop` stops it at any point (a child's process group
     /// is killed); `pid` gets the child's pid as soon as it runs, so the caller can kill it
-    /// synchronously.
+    /// synchronously. The server's notifications go to `handler`.
     pub async fn connect(
         spec: &ServerSpec,
         cwd: &std::path::Path,
         limits: &McpLimits,
         stop: CancellationToken,
         pid: Arc<AtomicU32>,
+        handler: Upstream,
     ) -> Result<McpConnection, StartError> {
         match spec {
             ServerSpec::Stdio { command, args, env } => {
                 Self::spawn(command, args, env, cwd, limits, stop, pid)?
-                    .handshake(limits)
+                    .handshake(limits, handler)
                     .await
             }
-            ServerSpec::Http { url, headers } => Self::http(url, headers, limits, stop).await,
+            ServerSpec::Http { url, headers } => {
+                Self::http(url, headers, limits, stop, handler).await
+            }
         }
     }
 
@@ -353,6 +421,7 @@ impl McpConnection {
         headers: &std::collections::BTreeMap<String, String>,
         limits: &McpLimits,
         stop: CancellationToken,
+        handler: Upstream,
     ) -> Result<McpConnection, StartError> {
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
         use rmcp::transport::StreamableHttpClientTransport;
@@ -372,7 +441,7 @@ impl McpConnection {
         }
         let transport = StreamableHttpClientTransport::from_config(config);
         let service = tokio::select! {
-            r = tokio::time::timeout(limits.init_timeout, client_info().serve(transport)) => r
+            r = tokio::time::timeout(limits.init_timeout, handler.serve(transport)) => r
                 .map_err(|_| {
                     format!(
                         "no answer to `initialize` within {} ms",
@@ -424,6 +493,14 @@ impl McpConnection {
         kill_slot(&self.pid);
     }
 
+    /// The `capabilities` of the server's `initialize` result (MCP wire JSON).
+    pub fn server_capabilities(&self) -> Value {
+        self.service
+            .peer_info()
+            .and_then(|info| serde_json::to_value(&info.capabilities).ok())
+            .unwrap_or_else(|| json!({}))
+    }
+
     /// Calls a tool within the request timeout and the message size limit. Returns the MCP
     /// `CallToolResult` as wire JSON, or a message saying why there is none.
     pub async fn call_tool(
@@ -433,25 +510,62 @@ impl McpConnection {
     ) -> Result<Value, String> {
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = Some(arguments);
+        self.bounded(self.service.peer().call_tool(params))
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Sends MCP request `method` with `params` (wire JSON) as it is, within the request timeout
+    /// and the message size limit; returns the result as wire JSON. A method `rmcp` knows whose
+    /// params do not have its shape is refused here (`-32602`), before the server sees it.
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, CallError> {
+        let mut message = json!({ "method": method });
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        let request = match serde_json::from_value::<ClientRequest>(message) {
+            Ok(ClientRequest::CustomRequest(_)) | Err(_) => {
+                return Err(CallError::Rpc(ErrorData::invalid_params(
+                    format!("invalid params for `{method}`"),
+                    None,
+                )))
+            }
+            Ok(request) => request,
+        };
+        self.bounded(self.service.peer().send_request(request))
+            .await
+    }
+
+    /// Waits for a request to the server within the request timeout and the message size limit.
+    async fn bounded<T: serde::Serialize>(
+        &self,
+        request: impl std::future::Future<Output = Result<T, ServiceError>>,
+    ) -> Result<Value, CallError> {
         let mut notes = self.notes.clone();
         let seen = notes.borrow_and_update().oversized;
         let mut exited = self.exited.clone();
         let timeout = self.limits.request_timeout;
         let max = self.limits.max_message_bytes;
         tokio::select! {
-            r = tokio::time::timeout(timeout, self.service.peer().call_tool(params)) => match r {
-                Err(_) => Err(format!("no answer from the server within {} ms", timeout.as_millis())),
-                Ok(Err(e)) => Err(clip(&e.to_string(), 1000)),
-                Ok(Ok(result)) => serde_json::to_value(&result).map_err(|e| e.to_string()),
+            r = tokio::time::timeout(timeout, request) => match r {
+                Err(_) => Err(CallError::Host(format!(
+                    "no answer from the server within {} ms",
+                    timeout.as_millis()
+                ))),
+                Ok(Err(ServiceError::McpError(e))) => Err(CallError::Rpc(e)),
+                Ok(Err(e)) => Err(CallError::Host(clip(&e.to_string(), 1000))),
+                Ok(Ok(result)) => {
+                    serde_json::to_value(&result).map_err(|e| CallError::Host(e.to_string()))
+                }
             },
             // (HTTP servers have neither watcher: a closed channel disables these branches.)
-            Ok(_) = notes.wait_for(|n| n.oversized > seen) => Err(format!(
+            Ok(_) = notes.wait_for(|n| n.oversized > seen) => Err(CallError::Host(format!(
                 "the server's reply is larger than the limit of {max} bytes; it was discarded"
-            )),
-            Ok(_) = exited.wait_for(Option::is_some) => Err(format!(
+            ))),
+            Ok(_) = exited.wait_for(Option::is_some) => Err(CallError::Host(format!(
                 "the server stopped during the call: {}",
                 self.exited.borrow().clone().unwrap_or_default()
-            )),
+            ))),
         }
     }
 }
@@ -473,7 +587,11 @@ struct Pending {
 impl Pending {
     /// `initialize` and `tools/list` within the init timeout; fails early when the child exits
     /// or writes something other than JSON to stdout.
-    async fn handshake(self, limits: &McpLimits) -> Result<McpConnection, StartError> {
+    async fn handshake(
+        self,
+        limits: &McpLimits,
+        handler: Upstream,
+    ) -> Result<McpConnection, StartError> {
         let Pending {
             transport,
             stop,
@@ -496,7 +614,7 @@ impl Pending {
             }
         };
         let start = async {
-            let service = client_info()
+            let service = handler
                 .serve(transport)
                 .await
                 .map_err(|e| clip(&format!("`initialize` failed: {e}"), 1000))?;
@@ -554,7 +672,7 @@ impl Pending {
 }
 
 async fn list_tools(
-    service: &RunningService<RoleClient, ClientConfig>,
+    service: &RunningService<RoleClient, Upstream>,
 ) -> Result<Vec<McpTool>, String> {
     let tools = service
         .peer()

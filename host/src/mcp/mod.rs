@@ -5,15 +5,17 @@
 //!
 //! - [`config`]: the declarations;
 //! - [`client`]: one running server (`rmcp` client over stdio or streamable HTTP), bounded;
+//! - [`apps`]: MCP Apps: which servers host them, what their `mcp://` channel serves;
 //! - this module: what the hub and the agent exchange about servers, and the mapping of MCP
 //!   tools and results to AHP.
 //!
 //! The hub side (starting, stopping, toggles, state changes) is `hub/mcp.rs`.
 
+pub mod apps;
 pub mod client;
 pub mod config;
 
-pub use client::{McpConnection, McpLimits, McpTool};
+pub use client::{CallError, McpConnection, McpLimits, McpTool, Upstream};
 
 use ahp_wasm::protocol::{
     JsonObject, StringOrMarkdown, ToolAnnotations, ToolCallResult, ToolCallResultError,
@@ -37,6 +39,17 @@ pub enum McpEvent {
         generation: u64,
         /// The connection.
         conn: Arc<McpConnection>,
+    },
+    /// A ready server sent a notification the `mcp://` channel may forward.
+    Notified {
+        /// Session URI.
+        channel: String,
+        /// Customization id.
+        id: String,
+        /// The start attempt.
+        generation: u64,
+        /// The notification's method.
+        method: &'static str,
     },
     /// The start failed, or a ready server went away.
     Failed {

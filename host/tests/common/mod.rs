@@ -279,13 +279,23 @@ impl Client {
     }
 
     pub async fn response(&mut self, id: i64) -> Result<Value, ErrorObject> {
+        let frame = self.frame_with_id(&Value::from(id)).await;
+        if let Some(error) = frame.get("error") {
+            return Err(serde_json::from_value(error.clone()).unwrap());
+        }
+        Ok(frame["result"].clone())
+    }
+
+    /// The whole response frame with `id` (from the inbox first; other frames are kept there).
+    pub async fn frame_with_id(&mut self, id: &Value) -> Value {
+        let is_it = |f: &Value| f.get("id") == Some(id) && f.get("method").is_none();
+        if let Some(i) = self.inbox.iter().position(is_it) {
+            return self.inbox.remove(i).expect("found");
+        }
         loop {
             let frame = self.read_frame().await.expect("connection open");
-            if frame.get("id") == Some(&Value::from(id)) && frame.get("method").is_none() {
-                if let Some(error) = frame.get("error") {
-                    return Err(serde_json::from_value(error.clone()).unwrap());
-                }
-                return Ok(frame["result"].clone());
+            if is_it(&frame) {
+                return frame;
             }
             self.inbox.push_back(frame);
         }
@@ -311,11 +321,21 @@ impl Client {
     /// `initialize`, presenting the secret remembered for this id on this host, if any, and
     /// remembering the one the host answers with.
     pub async fn try_initialize(&mut self, subs: &[&str]) -> Result<InitializeResult, ErrorObject> {
+        self.try_initialize_with(subs, None).await
+    }
+
+    /// [`Client::try_initialize`] declaring `capabilities`.
+    pub async fn try_initialize_with(
+        &mut self,
+        subs: &[&str],
+        capabilities: Option<ClientCapabilities>,
+    ) -> Result<InitializeResult, ErrorObject> {
         let mut params = serde_json::to_value(InitializeParams {
             channel: ROOT_CHANNEL.into(),
             protocol_versions: vec![PROTOCOL_VERSION.into()],
             client_id: self.client_id.clone(),
             initial_subscriptions: Some(subs.iter().map(|s| s.to_string()).collect()),
+            capabilities,
             ..Default::default()
         })
         .unwrap();
