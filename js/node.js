@@ -1,6 +1,7 @@
 // Package entry for Node (ES module, no bundler needed). Reads the WebAssembly module next to
 // this file synchronously, then exports the public API. Hand-written; the build script
-// (scripts/build-pkg.sh) copies it into pkg/. Keep in sync with js/web.js and js/index.d.ts.
+// (scripts/build-pkg.sh) copies it into pkg/. Keep in sync with js/web.js and js/index.d.ts; the
+// error classes are listed by the codegen (between the `generated` markers).
 import { readFileSync } from 'node:fs';
 import * as wasm from './ahp_wasm.js';
 
@@ -35,6 +36,7 @@ export {
 
 export const PROTOCOL_VERSION = wasm.__protocolVersion();
 export const SUPPORTED_PROTOCOL_VERSIONS = wasm.__supportedProtocolVersions();
+// <generated: error classes> from src/client/error_classes.rs: cargo run -p xtask -- codegen
 export const {
   AhpError,
   InvalidInputError,
@@ -46,3 +48,4 @@ export const {
   NotSubscribedError,
   InvalidResponseError,
 } = wasm.__errorClasses();
+// </generated: error classes>
