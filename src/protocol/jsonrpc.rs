@@ -496,6 +496,31 @@ mod tests {
     }
 
     #[test]
+    fn the_command_table_is_consistent() {
+        assert_eq!(REQUEST_METHODS.len(), COMMANDS.len());
+        for (i, command) in COMMANDS.iter().enumerate() {
+            let method = command.method;
+            assert_eq!(REQUEST_METHODS[i], method);
+            assert!(
+                COMMANDS[..i].iter().all(|c| c.method != method),
+                "`{method}` twice"
+            );
+            // The names follow the method: createSession, CreateSession, create_session.
+            let pascal = method[..1].to_uppercase() + &method[1..];
+            let snake: String = method
+                .chars()
+                .flat_map(|c| match c.is_ascii_uppercase() {
+                    true => vec!['_', c.to_ascii_lowercase()],
+                    false => vec![c],
+                })
+                .collect();
+            assert_eq!(command.marker, pascal);
+            assert_eq!(command.params, format!("{pascal}Params"));
+            assert_eq!(command.rust_name, snake);
+        }
+    }
+
+    #[test]
     fn frames_serialize() {
         let text = request_text(
             RequestId::Number(7),
