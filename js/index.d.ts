@@ -1,6 +1,8 @@
-// Types of the package entry (js/node.js, js/web.js). Hand-written; the build script copies it
-// into pkg/. The wire types (SessionState, StateAction, ...) and the reducer signatures are
-// generated from the Rust types (tsify + wasm-bindgen) into ahp_wasm.d.ts.
+// Types of the package entry (js/node.js, js/web.js). Hand-written but for the sections between
+// `generated` markers (`cargo run -p xtask -- codegen`); the build script copies it into pkg/.
+// The wire types (SessionState, StateAction, ...) and the reducer signatures are generated from
+// the Rust types (tsify + wasm-bindgen) into ahp_wasm.d.ts. The error classes must match
+// src/client/error_classes.rs (`codegen --check` checks them).
 
 export {
   rootReducer,
