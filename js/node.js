@@ -1,11 +1,12 @@
 // Package entry for Node (ES module, no bundler needed). Reads the WebAssembly module next to
-// this file synchronously, then exports the public API. Hand-written; the build script
-// (scripts/build-pkg.sh) copies it into pkg/. Keep in sync with js/web.js and js/index.d.ts; the
-// error classes are listed by the codegen (between the `generated` markers).
+// this file synchronously (no top-level await), then exports the public API (js/api.js).
+// Hand-written; the build script (scripts/build-pkg.sh) copies it into pkg/.
 import { readFileSync } from 'node:fs';
-import * as wasm from './ahp_wasm.js';
+import { initSync } from './ahp_wasm.js';
+import loaded from './api.js';
 
-wasm.initSync({ module: readFileSync(new URL('./ahp_wasm_bg.wasm', import.meta.url)) });
+initSync({ module: readFileSync(new URL('./ahp_wasm_bg.wasm', import.meta.url)) });
+loaded();
 
 // Node 20/21 have a WebSocket (with --experimental-websocket) but no CloseEvent. The default
 // transport (gloo-net) dispatches a CloseEvent when it lets go of a socket, so that its 'close'
@@ -23,29 +24,4 @@ if (typeof globalThis.CloseEvent === 'undefined' && typeof globalThis.Event === 
   };
 }
 
-export {
-  rootReducer,
-  sessionReducer,
-  terminalReducer,
-  changesetReducer,
-  resourceWatchReducer,
-  AhpClient,
-  Subscription,
-  MultiHostClient,
-} from './ahp_wasm.js';
-
-export const PROTOCOL_VERSION = wasm.__protocolVersion();
-export const SUPPORTED_PROTOCOL_VERSIONS = wasm.__supportedProtocolVersions();
-// <generated: error classes> from src/client/error_classes.rs: cargo run -p xtask -- codegen
-export const {
-  AhpError,
-  InvalidInputError,
-  RpcError,
-  RpcTimeoutError,
-  TransportError,
-  ClientClosedError,
-  UnsupportedProtocolVersionError,
-  NotSubscribedError,
-  InvalidResponseError,
-} = wasm.__errorClasses();
-// </generated: error classes>
+export * from './api.js';

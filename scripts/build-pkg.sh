@@ -3,7 +3,7 @@
 #   1. cargo build --release --target wasm32-unknown-unknown
 #   2. wasm-bindgen (the CLI at the exact version locked in Cargo.lock) --target web
 #   3. wasm-opt -Oz from the npm `binaryen` package (NOT Debian's binaryen, whose output fails to load)
-#   4. copies the hand-written entries from js/ (node.js, web.js, index.d.ts)
+#   4. copies the hand-written entries from js/ (node.js, web.js over api.js; index.d.ts)
 #   5. checks the package loads in Node and works, and prints its size (raw and gzip).
 # Everything in pkg/ except package.json and README.md is generated (git-ignored).
 # Tools: scripts/install-tools.sh installs them on a fresh machine.
@@ -47,7 +47,7 @@ echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
   pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
 mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
 
-cp js/node.js js/web.js js/index.d.ts pkg/
+cp js/node.js js/web.js js/api.js js/index.d.ts pkg/
 
 # The optimized module must load and work (an optimizer bug shows up here, not in a user's app).
 node --input-type=module -e '

@@ -5,16 +5,14 @@
 
 mod sim;
 
-use ahp_wasm::client::engine::{Engine, EngineConfig, Event, PendingPolicy};
+use ahp_wasm::client::engine::{Engine, EngineConfig, PendingPolicy};
 use ahp_wasm::client::transport::{memory, Transport};
 use ahp_wasm::client::ConnectionState;
 use ahp_wasm::protocol::{SessionState, StateAction, TerminalState};
-use ahp_wasm::reduce::FixedClock;
-use ahp_wasm::sync::ChannelState;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use sim::world::{Step, World};
 use sim::{data, title, SimServer};
-use std::collections::VecDeque;
 
 const CHANNELS: [&str; 2] = ["ahp-terminal:/a", "ahp-terminal:/b"];
 const SESSIONS: [&str; 2] = ["ahp-session:/a", "ahp-session:/b"];
@@ -32,15 +30,6 @@ fn engine() -> Engine {
 
 fn action(value: Value) -> StateAction {
     serde_json::from_value(value).expect("valid action")
-}
-
-#[derive(Debug, Clone)]
-enum Step {
-    Dispatch(usize, StateAction),
-    Foreign(usize, StateAction),
-    ServerReads(usize),
-    ClientReads(usize),
-    Drop,
 }
 
 fn steps(
@@ -118,175 +107,9 @@ fn session_foreign() -> BoxedStrategy<StateAction> {
     .boxed()
 }
 
-/// The client engine and the simulated server, linked by two lossy-on-drop queues.
-struct World<S: ChannelState> {
-    engine: Engine,
-    server: SimServer<S>,
-    channels: [&'static str; 2],
-    to_server: VecDeque<String>,
-    foreign_seq: u64,
-    /// Fields reported changed per channel during a step (from `ChannelChanged`).
-    reported: Vec<(String, Vec<&'static str>)>,
-}
-
-/// One clock for client and server, so time-stamping reducers agree.
-const NOW: f64 = 1000.0;
-
 impl World<TerminalState> {
     fn new(window: usize) -> Self {
-        World::start(engine(), SimServer::new(&CHANNELS, window), CHANNELS)
-    }
-}
-
-impl<S: ChannelState> World<S> {
-    fn start(engine: Engine, server: SimServer<S>, channels: [&'static str; 2]) -> Self {
-        let mut world = World {
-            engine,
-            server,
-            channels,
-            to_server: VecDeque::new(),
-            foreign_seq: 0,
-            reported: Vec::new(),
-        };
-        world.engine.on_open(NOW);
-        world.settle();
-        assert_eq!(world.engine.connection_state(), ConnectionState::Connected);
-        world
-    }
-
-    fn pump(&mut self) {
-        while let Some(frame) = self.engine.poll_transmit() {
-            self.to_server.push_back(frame);
-        }
-        for event in std::iter::from_fn(|| self.engine.poll_event()) {
-            match event {
-                Event::ChannelChanged {
-                    channel, changed, ..
-                } => self.reported.push((channel, changed.names())),
-                Event::Resync { reason, .. } => panic!("unexpected divergence: {reason}"),
-                Event::Malformed { message, .. } => panic!("malformed frame: {message}"),
-                // A drop during the reconnect handshake fails it; the next open retries.
-                Event::HandshakeFailed(ahp_wasm::client::Error::Transport { .. }) => {}
-                Event::HandshakeFailed(e) => panic!("handshake failed: {e}"),
-                _ => {}
-            }
-        }
-    }
-
-    fn server_reads(&mut self, n: usize) {
-        for _ in 0..n {
-            match self.to_server.pop_front() {
-                Some(frame) => self.server.handle(&frame),
-                None => break,
-            }
-        }
-    }
-
-    fn client_reads(&mut self, n: usize) {
-        let k = n.min(self.server.outbox.len());
-        let frames: Vec<String> = self.server.outbox.drain(..k).collect();
-        self.engine.handle_frames(frames, NOW);
-        self.pump();
-    }
-
-    fn state_json(&self, channel: &str) -> Value {
-        serde_json::to_value(self.mirror(channel).state()).unwrap()
-    }
-
-    fn run(&mut self, step: &Step) {
-        let before: Vec<Value> = self.channels.iter().map(|c| self.state_json(c)).collect();
-        self.reported.clear();
-        match step {
-            Step::Dispatch(c, action) => {
-                self.engine
-                    .dispatch(self.channels[*c], action.clone(), NOW)
-                    .expect("subscribed");
-                self.pump();
-            }
-            Step::Foreign(c, action) => {
-                self.foreign_seq += 1;
-                self.server
-                    .foreign(self.channels[*c], action.clone(), self.foreign_seq);
-            }
-            Step::ServerReads(n) => self.server_reads(*n),
-            Step::ClientReads(n) => self.client_reads(*n),
-            Step::Drop => {
-                self.engine.on_close("dropped", NOW);
-                self.server.disconnect();
-                self.to_server.clear();
-                self.engine.on_open(NOW);
-                self.pump();
-            }
-        }
-        for (channel, before) in self.channels.iter().zip(before) {
-            let m = self.mirror(channel);
-            assert_eq!(
-                m.state(),
-                &m.recompute(&FixedClock(NOW)),
-                "state == confirmed + pending replayed ({channel})"
-            );
-            // Fields not reported changed kept their values: a UI may skip them.
-            let after = self.state_json(channel);
-            let reported: Vec<&str> = self
-                .reported
-                .iter()
-                .filter(|(c, _)| c == channel)
-                .flat_map(|(_, names)| names.iter().copied())
-                .collect();
-            let keys = after
-                .as_object()
-                .unwrap()
-                .keys()
-                .chain(before.as_object().unwrap().keys());
-            for field in keys {
-                if !reported.contains(&field.as_str()) {
-                    assert_eq!(
-                        after.get(field),
-                        before.get(field),
-                        "unreported change of {field}"
-                    );
-                }
-            }
-        }
-    }
-
-    fn mirror(&self, channel: &str) -> &ahp_wasm::sync::Mirror<S> {
-        self.engine.mirror_as::<S>(channel).expect("mirror")
-    }
-
-    /// Delivers everything both ways until nothing moves.
-    fn settle(&mut self) {
-        for _ in 0..100 {
-            self.pump();
-            if self.to_server.is_empty() && self.server.outbox.is_empty() {
-                return;
-            }
-            self.server_reads(usize::MAX);
-            self.client_reads(usize::MAX);
-        }
-        panic!("did not settle");
-    }
-
-    fn assert_converged(&self) {
-        assert_eq!(
-            self.server.redelivered, 0,
-            "no action reached the server twice"
-        );
-        for channel in self.channels {
-            let m = self.mirror(channel);
-            assert_eq!(m.pending_count(), 0, "every echo arrived ({channel})");
-            assert_eq!(m.state(), m.confirmed());
-            assert_eq!(m.confirmed(), &self.server.channels[channel], "{channel}");
-        }
-    }
-
-    fn run_all(&mut self, steps: &[Step]) {
-        for step in steps {
-            self.run(step);
-        }
-        self.settle();
-        assert_eq!(self.engine.connection_state(), ConnectionState::Connected);
-        self.assert_converged();
+        World::start(engine(), SimServer::new(&CHANNELS, window), &CHANNELS)
     }
 }
 
@@ -300,7 +123,7 @@ proptest! {
         steps in steps(terminal_action(), terminal_action()),
     ) {
         let server = SimServer::new(&CHANNELS, window);
-        World::start(engine_for(CHANNELS, policy), server, CHANNELS).run_all(&steps);
+        World::start(engine_for(CHANNELS, policy), server, &CHANNELS).run_all(&steps);
     }
 
     #[test]
@@ -310,7 +133,7 @@ proptest! {
         steps in steps(session_own(), session_foreign()),
     ) {
         let server = session_server(window);
-        World::start(engine_for(SESSIONS, policy), server, SESSIONS).run_all(&steps);
+        World::start(engine_for(SESSIONS, policy), server, &SESSIONS).run_all(&steps);
     }
 }
 

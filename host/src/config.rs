@@ -1,5 +1,6 @@
 //! Command-line flags and the resolved [`Config`] the server runs with.
 
+use crate::mcp::McpLimits;
 use crate::security::Token;
 use clap::Parser;
 use std::net::IpAddr;
@@ -50,6 +51,19 @@ pub struct Cli {
     /// call is failed (`ClientDisconnected`), in milliseconds.
     #[arg(long, default_value_t = 5_000)]
     pub client_tool_grace_ms: u64,
+    /// An MCP config file (`{"mcpServers": {...}}`) whose servers every session runs, besides
+    /// those of the `.mcp.json` in the session's working directory.
+    #[arg(long, value_name = "FILE")]
+    pub mcp_config: Option<PathBuf>,
+    /// How long an MCP server may take to start and answer `initialize`, in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub mcp_init_timeout_ms: u64,
+    /// How long one MCP request (a tool call) may take, in milliseconds.
+    #[arg(long, default_value_t = 60_000)]
+    pub mcp_request_timeout_ms: u64,
+    /// Largest message accepted from an MCP server (e.g. one tool result), in bytes.
+    #[arg(long, default_value_t = McpLimits::default().max_message_bytes)]
+    pub mcp_max_message_bytes: usize,
     /// Largest accepted text frame, in bytes.
     #[arg(long, default_value_t = Limits::default().max_frame_bytes)]
     pub max_frame_bytes: usize,
@@ -172,6 +186,10 @@ pub struct Config {
     pub client_tool_grace: Duration,
     /// Bounds.
     pub limits: Limits,
+    /// `--mcp-config`: MCP servers for every session.
+    pub mcp_config: Option<PathBuf>,
+    /// Bounds of MCP servers.
+    pub mcp: McpLimits,
 }
 
 impl Config {
@@ -191,6 +209,8 @@ impl Config {
             client_tool_timeout: Duration::from_secs(30),
             client_tool_grace: Duration::from_secs(5),
             limits: Limits::default(),
+            mcp_config: None,
+            mcp: McpLimits::default(),
         }
     }
 }
@@ -224,6 +244,13 @@ impl From<Cli> for Config {
             client_tool_timeout: Duration::from_millis(cli.client_tool_timeout_ms),
             client_tool_grace: Duration::from_millis(cli.client_tool_grace_ms),
             limits,
+            mcp_config: cli.mcp_config,
+            mcp: McpLimits {
+                init_timeout: Duration::from_millis(cli.mcp_init_timeout_ms),
+                request_timeout: Duration::from_millis(cli.mcp_request_timeout_ms),
+                max_message_bytes: cli.mcp_max_message_bytes.max(1024),
+                ..McpLimits::default()
+            },
         }
     }
 }
@@ -248,4 +275,33 @@ pub fn default_asset_dir(name: &str) -> PathBuf {
         return here.to_path_buf();
     }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_flags_reach_the_config() {
+        let cli = Cli::try_parse_from([
+            "ahp-host",
+            "--mcp-config",
+            "servers.json",
+            "--mcp-init-timeout-ms",
+            "1500",
+            "--mcp-request-timeout-ms",
+            "2500",
+            "--mcp-max-message-bytes",
+            "65536",
+        ])
+        .unwrap();
+        let config = Config::from(cli);
+        assert_eq!(config.mcp_config, Some(PathBuf::from("servers.json")));
+        assert_eq!(config.mcp.init_timeout, Duration::from_millis(1500));
+        assert_eq!(config.mcp.request_timeout, Duration::from_millis(2500));
+        assert_eq!(config.mcp.max_message_bytes, 65536);
+        let defaults = Config::from(Cli::try_parse_from(["ahp-host"]).unwrap());
+        assert_eq!(defaults.mcp_config, None);
+        assert_eq!(defaults.mcp.max_message_bytes, 4 << 20);
+    }
 }

@@ -5,6 +5,7 @@
 //! - [`connection`]: one WebSocket (reader and writer tasks);
 //! - [`hub`]: the single owner of protocol state; [`store`]: SQLite persistence;
 //!   [`replay`]: the reconnect buffer;
+//! - [`mcp`]: the sessions' MCP servers (`rmcp` clients);
 //! - [`agent`]: the built-in agent; [`resources`]: the file sandbox; [`security`]: token, origin
 //!   and input checks.
 //!
@@ -19,6 +20,7 @@ pub mod agent;
 pub mod config;
 pub mod connection;
 pub mod hub;
+pub mod mcp;
 pub mod replay;
 pub mod resources;
 pub mod security;

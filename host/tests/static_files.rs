@@ -81,6 +81,7 @@ async fn page_and_package_are_served_with_browser_content_types() {
 
     for (path, want) in [
         ("/app.js", "text/javascript"),
+        ("/session.js", "text/javascript"), // one of the modules app.js imports
         ("/style.css", "text/css"),
         ("/pkg/web.js", "text/javascript"),
         ("/pkg/ahp_wasm.js", "text/javascript"),

@@ -12,7 +12,7 @@
 //! - "MCP App views run in a sandboxed iframe with no access to the page's origin": a page
 //!   concern; the page does not render MCP Apps yet (the host serves no `mcp://` channel):
 //!   not tested.
-//! - "peer-provided Markdown/HTML is sanitized before rendering": a page concern. `www/app.js`
+//! - "peer-provided Markdown/HTML is sanitized before rendering": a page concern. The page (`www/`)
 //!   renders host data with `textContent`/DOM nodes only; tests/browser/page-e2e.test.mjs checks
 //!   that `innerHTML` with a string throws under the page's CSP (Trusted Types) and that
 //!   `<script>` in an answer shows as text; host/tests/static_files.rs checks the CSP itself (no

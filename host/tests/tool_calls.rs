@@ -29,12 +29,6 @@ fn tool_state<'a>(state: &'a SessionState, id: &str) -> &'a ToolCallState {
         .expect("tool call present")
 }
 
-fn approve(turn: &str, id: &str) -> StateAction {
-    serde_json::from_value(json!({"type": "session/toolCallConfirmed", "turnId": turn,
-        "toolCallId": id, "approved": true, "confirmed": "user-action"}))
-    .unwrap()
-}
-
 #[tokio::test]
 async fn server_tool_waits_for_confirmation_then_runs() {
     let t = start_host().await;

@@ -3,6 +3,8 @@
 //! rule makes some actions fail (for terminals: `terminal/data` containing `!`).
 #![allow(dead_code)]
 
+pub mod world;
+
 use ahp_wasm::protocol::jsonrpc::{self, decode_params, ErrorObject, Incoming, RequestId};
 use ahp_wasm::protocol::{
     errors, ActionEnvelope, ActionOrigin, DispatchActionParams, InitializeParams, ReconnectParams,

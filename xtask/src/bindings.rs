@@ -3,9 +3,10 @@
 //!
 //! - `js/index.d.ts`: the `AhpClient` command methods and the types they name, from the command
 //!   table (`src/protocol/command_table.rs`);
-//! - `js/node.js`, `js/web.js`, `js/runtime.js`: the lists of error classes, from the error
-//!   class table (`src/client/error_classes.rs`); and the classes that `js/runtime.js` defines and
-//!   `js/index.d.ts` declares must be exactly the table's, with its `kind` and `code` values.
+//! - `js/api.js` (the package entries' exports) and `js/runtime.js`: the lists of error classes,
+//!   from the error class table (`src/client/error_classes.rs`); and the classes that
+//!   `js/runtime.js` defines and `js/index.d.ts` declares must be exactly the table's, with its
+//!   `kind` and `code` values.
 //!
 //! A section is the lines between `// <generated: NAME> ...` and `// </generated: NAME>`.
 //! Both tables are compiled into this crate from the SDK's sources (they depend on nothing), so
@@ -29,7 +30,6 @@ type Section = (&'static str, String);
 
 /// The files with generated sections, and the sections.
 fn files() -> Result<Vec<(&'static str, Vec<Section>)>, String> {
-    let error_exports = error_exports();
     Ok(vec![
         (
             "js/index.d.ts",
@@ -39,8 +39,13 @@ fn files() -> Result<Vec<(&'static str, Vec<Section>)>, String> {
             ],
         ),
         ("js/runtime.js", vec![("error classes", runtime_errors())]),
-        ("js/node.js", vec![("error classes", error_exports.clone())]),
-        ("js/web.js", vec![("error classes", error_exports)]),
+        (
+            "js/api.js",
+            vec![
+                ("error class exports", api_error_exports()),
+                ("error classes", api_error_classes()),
+            ],
+        ),
     ])
 }
 
@@ -76,7 +81,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     check_error_classes("js/runtime.js", &read("js/runtime.js")?, Style::Js)?;
     check_error_classes("js/index.d.ts", &read("js/index.d.ts")?, Style::Dts)?;
     if check {
-        println!("js/index.d.ts, js/runtime.js, js/node.js, js/web.js are up to date");
+        println!("js/index.d.ts, js/runtime.js, js/api.js are up to date");
     }
     Ok(())
 }
@@ -157,13 +162,21 @@ fn command_methods() -> Result<String, String> {
     Ok(out)
 }
 
-/// The package entries' exports: the classes `__errorClasses()` returns.
-fn error_exports() -> String {
-    let mut out = String::from("export const {\n");
+/// `js/api.js`: the package's exports, one per error class (set by `loaded()`).
+fn api_error_exports() -> String {
+    ERROR_CLASSES
+        .iter()
+        .map(|class| format!("export let {};\n", class.name))
+        .collect()
+}
+
+/// `js/api.js`: `loaded()` sets them from `__errorClasses()`.
+fn api_error_classes() -> String {
+    let mut out = String::from("  ({\n");
     for class in ERROR_CLASSES {
-        let _ = writeln!(out, "  {},", class.name);
+        let _ = writeln!(out, "    {},", class.name);
     }
-    out.push_str("} = wasm.__errorClasses();\n");
+    out.push_str("  } = wasm.__errorClasses());\n");
     out
 }
 

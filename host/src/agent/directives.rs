@@ -15,6 +15,16 @@ pub enum Directive {
         /// Raw tool input (JSON text, `{}` when omitted).
         input: String,
     },
+    /// `/mcp <server> <tool> [json]`: a tool of a ready MCP server of the session (needs
+    /// confirmation, like the other server tools).
+    Mcp {
+        /// The server's name (its key in `mcpServers`).
+        server: String,
+        /// The MCP tool name.
+        tool: String,
+        /// Raw arguments (a JSON object as text, `{}` when omitted).
+        input: String,
+    },
     /// `/ask <question>`: a `session/inputRequested` with one text question.
     Ask(String),
     /// `/fail <message>`: ends the turn with `session/error`.
@@ -97,6 +107,22 @@ fn parse_line(line: &str) -> Option<Directive> {
                 input: input.into(),
             }
         }
+        "mcp" => {
+            let (server, rest) = arg.split_once(char::is_whitespace)?;
+            let rest = rest.trim();
+            let (tool, input) = match rest.split_once(char::is_whitespace) {
+                Some((t, i)) => (t, i.trim()),
+                None => (rest, "{}"),
+            };
+            if tool.is_empty() {
+                return None;
+            }
+            Directive::Mcp {
+                server: server.into(),
+                tool: tool.into(),
+                input: input.into(),
+            }
+        }
         "ask" if !arg.is_empty() => Directive::Ask(arg.into()),
         "fail" => Directive::Fail(if arg.is_empty() {
             "failed on request".into()
@@ -172,5 +198,20 @@ mod tests {
         );
         assert_eq!(parse("/long 99999999").directives, vec![Long(MAX_LONG)]);
         assert_eq!(parse("/tool read").directives, vec![]);
+        assert_eq!(
+            parse("/mcp basic get-time\n/mcp s t {\"a\": 1}\n/mcp lonely").directives,
+            vec![
+                Mcp {
+                    server: "basic".into(),
+                    tool: "get-time".into(),
+                    input: "{}".into()
+                },
+                Mcp {
+                    server: "s".into(),
+                    tool: "t".into(),
+                    input: "{\"a\": 1}".into()
+                },
+            ]
+        );
     }
 }

@@ -90,6 +90,8 @@ pub struct TurnJob {
     pub steering: Option<PendingMessage>,
     /// Delay between chunks.
     pub chunk_delay: Duration,
+    /// The session's ready MCP servers when the turn started.
+    pub mcp: Vec<crate::mcp::ServerHandle>,
 }
 
 /// The hub is gone or the turn was stopped.
@@ -199,6 +201,11 @@ impl Turn {
             Directive::ToolList(path) => self.server_tool("list_files", "List files", path).await?,
             Directive::ToolRead(path) => self.server_tool("read_file", "Read file", path).await?,
             Directive::ClientTool { name, input } => self.client_tool(name, input).await?,
+            Directive::Mcp {
+                server,
+                tool,
+                input,
+            } => self.mcp_tool(server, tool, input).await?,
             Directive::Ask(question) => self.ask(question).await?,
             Directive::Fail(message) => {
                 self.emit(vec![StateAction::SessionError(SessionErrorAction {
@@ -233,18 +240,22 @@ impl Turn {
         Ok(false)
     }
 
-    /// A server tool: start, wait for the user's confirmation, run, complete.
-    async fn server_tool(&mut self, name: &str, display: &str, path: String) -> Step {
-        let id = self.tool_start(name, display, None).await?;
-        let input = serde_json::json!({ "path": path }).to_string();
+    /// Announces a started server tool call as ready and waits for the user's decision.
+    async fn confirm(
+        &mut self,
+        id: &str,
+        invocation: String,
+        input: String,
+        title: &str,
+    ) -> Result<bool, Stopped> {
         self.emit(vec![StateAction::SessionToolCallReady(Box::new(
             SessionToolCallReadyAction {
                 turn_id: self.job.turn_id.clone(),
-                tool_call_id: id.clone(),
+                tool_call_id: id.to_owned(),
                 meta: None,
-                invocation_message: StringOrMarkdown::Plain(format!("{display} `{path}`")),
+                invocation_message: StringOrMarkdown::Plain(invocation),
                 tool_input: Some(input),
-                confirmation_title: Some(StringOrMarkdown::Plain(display.into())),
+                confirmation_title: Some(StringOrMarkdown::Plain(title.into())),
                 edits: None,
                 editable: None,
                 confirmed: None,
@@ -262,12 +273,26 @@ impl Turn {
             }
         };
         self.markdown = None;
-        if !approved {
-            return self
-                .say(&format!(
-                    "\n\n`{name}` was not run: the call was denied.\n\n"
-                ))
-                .await;
+        Ok(approved)
+    }
+
+    /// Says that a tool call was denied.
+    async fn denied(&mut self, name: &str) -> Step {
+        self.say(&format!(
+            "\n\n`{name}` was not run: the call was denied.\n\n"
+        ))
+        .await
+    }
+
+    /// A server tool: start, wait for the user's confirmation, run, complete.
+    async fn server_tool(&mut self, name: &str, display: &str, path: String) -> Step {
+        let id = self.tool_start(name, display, None).await?;
+        let input = serde_json::json!({ "path": path }).to_string();
+        if !self
+            .confirm(&id, format!("{display} `{path}`"), input, display)
+            .await?
+        {
+            return self.denied(name).await;
         }
         let workdir = self.job.workdir.clone();
         let (tool, arg) = (name.to_owned(), path.clone());
@@ -303,6 +328,62 @@ impl Turn {
             out.summary, out.text
         ))
         .await
+    }
+
+    /// A tool of a ready MCP server: start (with the `mcp` contributor), wait for the user's
+    /// confirmation, call it through the server's `rmcp` client, complete with the mapped
+    /// result (or a failure saying why there is none).
+    async fn mcp_tool(&mut self, server: String, tool: String, input: String) -> Step {
+        let Some(handle) = self.job.mcp.iter().find(|h| h.name == server).cloned() else {
+            return self
+                .say(&format!(
+                    "\n\nNo MCP server named `{server}` is ready in this session.\n\n"
+                ))
+                .await;
+        };
+        if !handle.conn.tools.iter().any(|t| t.name == tool) {
+            return self
+                .say(&format!(
+                    "\n\nThe MCP server `{server}` has no tool named `{tool}`.\n\n"
+                ))
+                .await;
+        }
+        let arguments = match serde_json::from_str::<serde_json::Value>(&input) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => {
+                return self
+                    .say(&format!(
+                        "\n\nThe arguments for `{tool}` must be a JSON object, not `{input}`.\n\n"
+                    ))
+                    .await
+            }
+        };
+        let name = crate::mcp::tool_name(&server, &tool);
+        let contributor = ToolCallContributor::MCP(ToolCallMcpContributor {
+            customization_id: handle.customization_id.clone(),
+        });
+        let id = self.tool_start(&name, &tool, Some(contributor)).await?;
+        let invocation = format!("Calling `{tool}` of MCP server `{server}`");
+        if !self.confirm(&id, invocation, input, &tool).await? {
+            return self.denied(&name).await;
+        }
+        let result = match handle.conn.call_tool(&tool, arguments).await {
+            Ok(result) => crate::mcp::map_result(&tool, &result),
+            Err(message) => crate::mcp::failed_result(&tool, "McpError", message),
+        };
+        self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
+            SessionToolCallCompleteAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id,
+                meta: None,
+                result: result.clone(),
+                requires_result_confirmation: None,
+            },
+        ))])
+        .await?;
+        let text = crate::mcp::client::clip(&describe_result(&result), 2000);
+        self.say(&format!("\n\nMCP tool `{tool}` returned: {text}\n\n"))
+            .await
     }
 
     /// A tool of the active client: started as `running` (not-needed confirmation), completed

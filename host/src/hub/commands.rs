@@ -102,6 +102,9 @@ impl Hub {
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
         }
+        for channel in std::mem::take(&mut self.mcp.to_wake) {
+            self.mcp_wake(&channel);
+        }
     }
 
     /// The serialized snapshot of a state-bearing channel.
@@ -165,6 +168,8 @@ impl Hub {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.push(conn);
             }
+            // After the answer carrying the snapshot (see `on_request`).
+            self.mcp.to_wake.push(channel.to_owned());
         }
         Ok(())
     }
@@ -478,6 +483,7 @@ impl Hub {
         self.respond(conn, id, &EmptyResult);
         // The backend needs no initialisation: the session is ready at once.
         self.apply_server(&uri, StateAction::SessionReady(SessionReadyAction {}));
+        self.mcp_open(&uri);
         let summary = self.sessions[&uri].state.summary.clone();
         self.notify_root(
             methods::SESSION_ADDED,
@@ -502,6 +508,7 @@ impl Hub {
             .ok_or_else(|| session_not_found(uri))?;
         session.stop_agent();
         self.forget_client_tools(uri);
+        self.mcp_close(uri);
         for sub in &session.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);

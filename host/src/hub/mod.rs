@@ -10,12 +10,14 @@
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
-//! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications).
+//! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
+//! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools).
 
 mod client_tools;
 mod commands;
 mod dispatch;
 mod identity;
+mod mcp;
 mod sessions;
 mod turns;
 
@@ -205,6 +207,8 @@ pub enum HubMsg {
         /// Deadline or disconnect grace.
         reason: ToolExpiry,
     },
+    /// An MCP server task reported (see `mcp.rs`).
+    Mcp(crate::mcp::McpEvent),
     /// Stop the hub.
     Shutdown,
 }
@@ -249,6 +253,12 @@ pub struct Hub {
     limits: crate::config::Limits,
     bindings: identity::Bindings,
     stopping: bool,
+    /// The MCP servers of the sessions.
+    mcp: mcp::McpRuns,
+    /// `--mcp-config`: servers for every session.
+    mcp_config: Option<std::path::PathBuf>,
+    /// Bounds of every MCP server.
+    mcp_limits: crate::mcp::McpLimits,
 }
 
 impl Hub {
@@ -293,6 +303,9 @@ impl Hub {
             limits: config.limits.clone(),
             bindings: identity::Bindings::loaded(loaded.clients),
             stopping: false,
+            mcp: mcp::McpRuns::default(),
+            mcp_config: config.mcp_config.clone(),
+            mcp_limits: config.mcp.clone(),
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -304,6 +317,10 @@ impl Hub {
         }
         for (uri, turn_id) in interrupted {
             hub.apply_server(&uri, turns::interrupted(&turn_id));
+        }
+        let uris: Vec<String> = hub.sessions.keys().cloned().collect();
+        for uri in uris {
+            hub.mcp_restored(&uri);
         }
         hub.commit_and_flush();
         hub
@@ -327,6 +344,7 @@ impl Hub {
         for (_, session) in self.sessions.iter_mut() {
             session.stop_agent();
         }
+        self.mcp_close_all();
         for (_, conn) in self.conns.drain() {
             conn.handle.shared.kill.cancel();
         }
@@ -364,6 +382,7 @@ impl Hub {
                 timer,
                 reason,
             } => self.on_client_tool_expired(channel, turn_id, tool_call_id, timer, reason),
+            HubMsg::Mcp(event) => self.on_mcp(event),
             HubMsg::Shutdown => self.stopping = true,
         }
     }

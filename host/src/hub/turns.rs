@@ -7,8 +7,8 @@ use crate::agent::{AgentEvent, TurnJob};
 use ahp_wasm::protocol::{
     ErrorInfo, Message, MessageOrigin, PendingMessage, PendingMessageKind,
     SessionActiveClientChangedAction, SessionErrorAction, SessionLifecycle,
-    SessionPendingMessageRemovedAction, SessionToolCallConfirmedAction, SessionTurnStartedAction,
-    StateAction, ToolCallContributor,
+    SessionPendingMessageRemovedAction, SessionState, SessionToolCallConfirmedAction,
+    SessionTurnStartedAction, StateAction, ToolCallContributor,
 };
 use tokio::sync::mpsc;
 
@@ -80,6 +80,9 @@ impl Hub {
                     );
                 }
             }
+            StateAction::SessionCustomizationToggled(a) => {
+                self.mcp_toggled(channel, &a.id, a.enabled)
+            }
             StateAction::SessionPendingMessageSet(a) => match a.kind {
                 PendingMessageKind::Steering => self.tell_agent(
                     channel,
@@ -97,34 +100,44 @@ impl Hub {
 
     /// Spawns the built-in agent for a new turn (replacing any previous run).
     fn start_agent(&mut self, channel: &str, turn_id: &str, message: &Message) {
+        self.mcp_wake(channel);
+        let mcp = self.mcp_handles(channel);
         let Some(session) = self.sessions.get_mut(channel) else {
             return;
         };
         session.stop_agent();
+        let session = &self.sessions[channel];
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let job = TurnJob {
             channel: channel.to_owned(),
             turn_id: turn_id.to_owned(),
             text: message.text.clone(),
-            workdir: session
-                .state
-                .summary
-                .working_directory
-                .as_deref()
-                .and_then(|d| crate::resources::uri_path(d).ok())
-                .unwrap_or_else(|| self.sandbox.root().to_path_buf()),
+            workdir: self.session_workdir(&session.state),
             active_client: session.state.active_client.clone(),
             steering: session.state.steering_message.clone(),
             chunk_delay: self.chunk_delay,
+            mcp,
         };
         let task = self
             .rt
             .spawn(crate::agent::run_turn(job, self.tx.clone(), events_rx));
-        session.agent = Some(AgentRun {
-            turn_id: turn_id.to_owned(),
-            events: events_tx,
-            task,
-        });
+        if let Some(session) = self.sessions.get_mut(channel) {
+            session.agent = Some(AgentRun {
+                turn_id: turn_id.to_owned(),
+                events: events_tx,
+                task,
+            });
+        }
+    }
+
+    /// A session's working directory (the sandbox root when it has none or it is unusable).
+    pub(super) fn session_workdir(&self, state: &SessionState) -> std::path::PathBuf {
+        state
+            .summary
+            .working_directory
+            .as_deref()
+            .and_then(|d| crate::resources::uri_path(d).ok())
+            .unwrap_or_else(|| self.sandbox.root().to_path_buf())
     }
 
     /// The active turn ended: stop its agent, apply deferred changes, start the next queued

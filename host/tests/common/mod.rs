@@ -499,6 +499,13 @@ pub fn ends_turn(e: &ActionEnvelope, turn_id: &str) -> bool {
     }
 }
 
+/// A user's approval of a tool call awaiting confirmation.
+pub fn approve(turn: &str, id: &str) -> StateAction {
+    serde_json::from_value(serde_json::json!({"type": "session/toolCallConfirmed",
+        "turnId": turn, "toolCallId": id, "approved": true, "confirmed": "user-action"}))
+    .unwrap()
+}
+
 pub fn turn_started(turn_id: &str, text: &str) -> StateAction {
     StateAction::user_turn_started(turn_id, text)
 }

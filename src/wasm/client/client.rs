@@ -76,7 +76,7 @@ impl AhpClient {
     /// The URL connected to (without the token).
     #[wasm_bindgen(getter)]
     pub fn url(&self) -> String {
-        self.inner.url.clone()
+        self.inner.connection.url.clone()
     }
 
     #[wasm_bindgen(getter, js_name = clientId)]
@@ -150,12 +150,12 @@ impl AhpClient {
     pub fn on_connection_state_change(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = function_arg(listener, "listener")?;
         let id = self.inner.listener_id();
-        self.inner.state_listeners.borrow_mut().push((id, f));
+        self.inner.listeners.states.add(id, f);
         let weak = Rc::downgrade(&self.inner);
         Ok(remover_of(
             move |id| {
                 if let Some(inner) = weak.upgrade() {
-                    inner.state_listeners.borrow_mut().retain(|(i, _)| *i != id);
+                    inner.listeners.states.remove(id);
                 }
             },
             id,
@@ -167,10 +167,7 @@ impl AhpClient {
     pub fn set_request_handler(&self, method: JsValue, handler: JsValue) -> Result<(), JsValue> {
         let method = string_arg(&method, "method")?;
         let handler = function_arg(handler, "handler")?;
-        self.inner
-            .handlers
-            .borrow_mut()
-            .insert(method.clone(), handler);
+        self.inner.listeners.set_handler(method.clone(), handler);
         self.inner.with_engine(|e, _| e.handle_requests(method));
         Ok(())
     }
@@ -205,12 +202,12 @@ impl AhpClient {
 
 pub(crate) fn add_listener(inner: &Rc<Inner>, listener: Listener) -> JsValue {
     let id = inner.listener_id();
-    inner.listeners.borrow_mut().push((id, listener));
+    inner.listeners.events.add(id, listener);
     let weak = Rc::downgrade(inner);
     remover_of(
         move |id| {
             if let Some(inner) = weak.upgrade() {
-                inner.listeners.borrow_mut().retain(|(i, _)| *i != id);
+                inner.listeners.events.remove(id);
             }
         },
         id,

@@ -35,13 +35,13 @@ impl Subscription {
     /// The optimistic state: deeply frozen, structurally shared across updates.
     #[wasm_bindgen(getter)]
     pub fn state(&self) -> JsValue {
-        self.inner.state_of(&self.uri)
+        self.inner.channels.state(&self.uri, &self.inner.engine)
     }
 
     /// The last server-acknowledged state (frozen).
     #[wasm_bindgen(getter, js_name = confirmedState)]
     pub fn confirmed_state(&self) -> JsValue {
-        self.inner.confirmed_of(&self.uri)
+        self.inner.channels.confirmed(&self.uri, &self.inner.engine)
     }
 
     #[wasm_bindgen(getter, js_name = pendingCount)]
@@ -56,7 +56,7 @@ impl Subscription {
     /// Whether the subscription is still live.
     #[wasm_bindgen(getter)]
     pub fn active(&self) -> bool {
-        !self.inner.closed.get()
+        !self.inner.is_closed()
             && self.inner.engine.borrow().is_subscribed(&self.uri)
             && self.is_current()
     }
@@ -66,18 +66,14 @@ impl Subscription {
     pub fn on_change(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = function_arg(listener, "listener")?;
         let id = self.inner.listener_id();
-        if let Some(entry) = self.inner.channels.borrow_mut().get_mut(&self.uri) {
-            if entry.serial == self.serial {
-                entry.listeners.push((id, f));
-            }
-        }
+        self.inner
+            .channels
+            .add_listener(&self.uri, self.serial, id, f);
         let (weak, uri) = (Rc::downgrade(&self.inner), self.uri.clone());
         Ok(remover_of(
             move |id| {
                 if let Some(inner) = weak.upgrade() {
-                    if let Some(entry) = inner.channels.borrow_mut().get_mut(&uri) {
-                        entry.listeners.retain(|(i, _)| *i != id);
-                    }
+                    inner.channels.remove_listener(&uri, id);
                 }
             },
             id,
@@ -94,7 +90,7 @@ impl Subscription {
         if !self.is_current() {
             return;
         }
-        self.inner.channels.borrow_mut().remove(&self.uri);
+        self.inner.channels.remove(&self.uri);
         let uri = self.uri.clone();
         self.inner.with_engine(|e, now| e.unsubscribe(&uri, now));
         self.inner.run();
@@ -104,9 +100,6 @@ impl Subscription {
 impl Subscription {
     /// Whether this object is still the channel's subscription (not an unsubscribed one).
     fn is_current(&self) -> bool {
-        let channels = self.inner.channels.borrow();
-        channels
-            .get(&self.uri)
-            .is_some_and(|entry| entry.serial == self.serial)
+        self.inner.channels.is_current(&self.uri, self.serial)
     }
 }

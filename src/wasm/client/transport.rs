@@ -6,8 +6,9 @@
 //! `close` listener is removed before the real event); Node 20 has no `CloseEvent`, which
 //! `js/node.js` supplies, else the real event would call a freed closure.
 //!
-//! Both report to the driver through [`Inner`]'s `transport_*` methods, tagged with the
-//! connection's generation so a stale connection's late callbacks are ignored.
+//! Both report to the driver through [`Inner`]'s `transport_*` methods (in
+//! [`super::connection`]), tagged with the connection's generation so a stale connection's
+//! late callbacks are ignored.
 
 use super::driver::Inner;
 use crate::client::{Error, TransportErrorKind};

@@ -1,0 +1,574 @@
+//! One running MCP server, reached with the official Rust SDK (`rmcp`): a child process over
+//! stdio (rmcp's line transport on the child's pipes) or a streamable-HTTP endpoint (rmcp's
+//! reqwest client). Everything is bounded: the `initialize` handshake and every request have a
+//! timeout, one incoming message has a size limit (a larger one is discarded by the transport
+//! and the call waiting for it fails at once), and only the last bytes of stderr are kept.
+//!
+//! The child runs in its own process group; stopping (or dropping) the connection kills the
+//! group, and its exit is reaped. The host also kills every group synchronously when it stops.
+
+use super::config::ServerSpec;
+use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::ServiceExt;
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// The bounds every server runs with.
+#[derive(Debug, Clone)]
+pub struct McpLimits {
+    /// Longest wait for the process to start and answer `initialize` (and `tools/list`).
+    pub init_timeout: Duration,
+    /// Longest wait for one request (`tools/call`).
+    pub request_timeout: Duration,
+    /// Largest message accepted from a server (a stdio line, an HTTP body or SSE event).
+    pub max_message_bytes: usize,
+    /// Bytes of the server's stderr kept for error reports.
+    pub stderr_tail_bytes: usize,
+}
+
+impl Default for McpLimits {
+    fn default() -> Self {
+        McpLimits {
+            init_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(60),
+            max_message_bytes: 4 << 20,
+            stderr_tail_bytes: 2048,
+        }
+    }
+}
+
+/// A tool a server offers, as listed by `tools/list` (MCP wire JSON).
+#[derive(Debug, Clone)]
+pub struct McpTool {
+    /// The MCP tool name.
+    pub name: String,
+    /// The whole MCP `Tool` object.
+    pub raw: Value,
+}
+
+/// The last bytes a child wrote to stderr.
+#[derive(Debug, Default)]
+pub struct Tail {
+    bytes: Mutex<VecDeque<u8>>,
+    max: usize,
+}
+
+impl Tail {
+    fn new(max: usize) -> Tail {
+        Tail {
+            bytes: Mutex::new(VecDeque::with_capacity(max)),
+            max,
+        }
+    }
+
+    fn push(&self, chunk: &[u8]) {
+        let mut b = self.bytes.lock().expect("tail lock");
+        b.extend(chunk);
+        let over = b.len().saturating_sub(self.max);
+        b.drain(..over);
+    }
+
+    /// The kept text (lossy UTF-8, trimmed).
+    pub fn text(&self) -> String {
+        let b = self.bytes.lock().expect("tail lock");
+        let (x, y) = b.as_slices();
+        String::from_utf8_lossy(&[x, y].concat()).trim().to_owned()
+    }
+}
+
+/// What the stdout watcher noticed.
+#[derive(Debug, Default, Clone)]
+struct StdoutNotes {
+    /// Lines discarded for being over the size limit.
+    oversized: u64,
+    /// The start of the first line that was not JSON.
+    garbage: Option<String>,
+}
+
+/// Passes a child's stdout through to rmcp's transport while noting lines over the size limit
+/// and lines that are not JSON (the transport drops both silently).
+struct StdoutWatch<R> {
+    inner: R,
+    max: usize,
+    line_len: usize,
+    /// Still at the start of a line (only whitespace seen).
+    at_start: bool,
+    /// Collecting the preview of a non-JSON line.
+    preview: Option<Vec<u8>>,
+    notes: watch::Sender<StdoutNotes>,
+}
+
+const PREVIEW: usize = 200;
+
+impl<R> StdoutWatch<R> {
+    fn scan(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if b == b'\n' {
+                self.finish_preview();
+                self.line_len = 0;
+                self.at_start = true;
+                continue;
+            }
+            self.line_len += 1;
+            if self.line_len == self.max + 1 {
+                self.notes.send_modify(|n| n.oversized += 1);
+            }
+            if self.at_start && !b.is_ascii_whitespace() {
+                self.at_start = false;
+                if b != b'{' && b != b'[' && self.notes.borrow().garbage.is_none() {
+                    self.preview = Some(Vec::new());
+                }
+            }
+            if let Some(p) = &mut self.preview {
+                p.push(b);
+                if p.len() >= PREVIEW {
+                    self.finish_preview();
+                }
+            }
+        }
+    }
+
+    fn finish_preview(&mut self) {
+        if let Some(p) = self.preview.take() {
+            let text = String::from_utf8_lossy(&p).trim().to_owned();
+            self.notes.send_modify(|n| {
+                n.garbage.get_or_insert(text);
+            });
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for StdoutWatch<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = &poll {
+            this.scan(&buf.filled()[before..]);
+        }
+        poll
+    }
+}
+
+/// A connected server.
+pub struct McpConnection {
+    service: RunningService<RoleClient, ClientConfig>,
+    /// Cancelled to stop the server (kills a child's process group).
+    stop: CancellationToken,
+    notes: watch::Receiver<StdoutNotes>,
+    /// The child's exit, described, once it happened.
+    exited: watch::Receiver<Option<String>>,
+    stderr: Arc<Tail>,
+    limits: McpLimits,
+    /// The tools it listed when it became ready.
+    pub tools: Vec<McpTool>,
+    /// The child's process id (also its process group) while it runs; 0 for HTTP servers and
+    /// once it is gone (so a reused pid is never signalled).
+    pid: Arc<AtomicU32>,
+}
+
+impl std::fmt::Debug for McpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpConnection")
+            .field("pid", &self.pid.load(Ordering::Relaxed))
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+impl Drop for McpConnection {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Kills the process group whose pid `slot` holds, once (the slot is emptied).
+pub fn kill_slot(slot: &AtomicU32) {
+    match slot.swap(0, Ordering::Relaxed) {
+        0 => {}
+        pid => kill_group(Some(pid)),
+    }
+}
+
+/// Kills a process group at once (no-op for `None`).
+pub fn kill_group(pid: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()).filter(|p| *p > 0) {
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+}
+
+/// Cuts a message to about `max` characters.
+pub fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+fn client_info() -> ClientConfig {
+    ClientConfig::new(
+        Default::default(),
+        Implementation::new("ahp-host", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+/// Why a server could not be started (with its stderr tail when there is one).
+pub type StartError = String;
+
+/// The environment variables never passed to a server (the host's own secrets).
+const WITHHELD_ENV: &[&str] = &["AHP_HOST_TOKEN"];
+
+impl McpConnection {
+    /// Starts a server and completes `initialize` and `tools/list` within
+    /// `limits.init_timeout`. Cancelling `stop` stops it at any point (a child's process group
+    /// is killed); `pid` gets the child's pid as soon as it runs, so the caller can kill it
+    /// synchronously.
+    pub async fn connect(
+        spec: &ServerSpec,
+        cwd: &std::path::Path,
+        limits: &McpLimits,
+        stop: CancellationToken,
+        pid: Arc<AtomicU32>,
+    ) -> Result<McpConnection, StartError> {
+        match spec {
+            ServerSpec::Stdio { command, args, env } => {
+                Self::spawn(command, args, env, cwd, limits, stop, pid)?
+                    .handshake(limits)
+                    .await
+            }
+            ServerSpec::Http { url, headers } => Self::http(url, headers, limits, stop).await,
+        }
+    }
+
+    fn spawn(
+        command: &str,
+        args: &[String],
+        env: &std::collections::BTreeMap<String, String>,
+        cwd: &std::path::Path,
+        limits: &McpLimits,
+        stop: CancellationToken,
+        slot: Arc<AtomicU32>,
+    ) -> Result<Pending, StartError> {
+        let mut cmd = tokio::process::Command::new(command);
+        cmd.args(args)
+            .envs(env)
+            .current_dir(cwd)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        for key in WITHHELD_ENV {
+            if !env.contains_key(*key) {
+                cmd.env_remove(key);
+            }
+        }
+        #[cfg(unix)]
+        cmd.process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+        let pid = child.id();
+        slot.store(pid.unwrap_or(0), Ordering::Relaxed);
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let tail = Arc::new(Tail::new(limits.stderr_tail_bytes));
+        let (exit_tx, exited) = watch::channel(None);
+        {
+            let tail = tail.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                while let Ok(n) = stderr.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    tail.push(&buf[..n]);
+                }
+            });
+        }
+        {
+            let (stop, slot) = (stop.clone(), slot.clone());
+            tokio::spawn(async move {
+                let status = tokio::select! {
+                    s = child.wait() => Some(s),
+                    _ = stop.cancelled() => None,
+                };
+                // Whatever happened, nothing of the group may stay behind.
+                kill_slot(&slot);
+                let described = match status {
+                    Some(Ok(s)) => format!("the server exited ({s})"),
+                    Some(Err(e)) => format!("the server could not be waited for: {e}"),
+                    None => {
+                        let _ = child.kill().await;
+                        "the server was stopped".to_owned()
+                    }
+                };
+                stop.cancel();
+                let _ = exit_tx.send(Some(described));
+            });
+        }
+        let (notes_tx, notes) = watch::channel(StdoutNotes::default());
+        let watched = StdoutWatch {
+            inner: stdout,
+            max: limits.max_message_bytes,
+            line_len: 0,
+            at_start: true,
+            preview: None,
+            notes: notes_tx,
+        };
+        let transport = AsyncRwTransport::<RoleClient, _, _>::new_client(watched, stdin)
+            .with_max_line_length(limits.max_message_bytes);
+        Ok(Pending {
+            transport,
+            stop,
+            notes,
+            exited,
+            stderr: tail,
+            pid: slot,
+        })
+    }
+
+    async fn http(
+        url: &str,
+        headers: &std::collections::BTreeMap<String, String>,
+        limits: &McpLimits,
+        stop: CancellationToken,
+    ) -> Result<McpConnection, StartError> {
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        use rmcp::transport::StreamableHttpClientTransport;
+        // reqwest's rustls needs a process-wide crypto provider; ring is the one built in.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        config.max_json_response_size = limits.max_message_bytes;
+        config.max_sse_event_size = limits.max_message_bytes;
+        for (k, v) in headers {
+            let name = k
+                .parse::<http::HeaderName>()
+                .map_err(|e| format!("header `{k}`: {e}"))?;
+            let value = v
+                .parse::<http::HeaderValue>()
+                .map_err(|e| format!("header `{k}`: {e}"))?;
+            config.custom_headers.insert(name, value);
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let service = tokio::select! {
+            r = tokio::time::timeout(limits.init_timeout, client_info().serve(transport)) => r
+                .map_err(|_| {
+                    format!(
+                        "no answer to `initialize` within {} ms",
+                        limits.init_timeout.as_millis()
+                    )
+                })?
+                .map_err(|e| clip(&format!("`initialize` failed: {e}"), 1000))?,
+            _ = stop.cancelled() => return Err("the server was stopped".into()),
+        };
+        {
+            let (stop, session) = (stop.clone(), service.cancellation_token());
+            tokio::spawn(async move {
+                stop.cancelled().await;
+                session.cancel();
+            });
+        }
+        let (_, notes) = watch::channel(StdoutNotes::default());
+        let (_, exited) = watch::channel(None);
+        let mut conn = McpConnection {
+            service,
+            stop,
+            notes,
+            exited,
+            stderr: Arc::new(Tail::new(0)),
+            limits: limits.clone(),
+            tools: Vec::new(),
+            pid: Arc::new(AtomicU32::new(0)),
+        };
+        conn.tools = tokio::time::timeout(limits.init_timeout, list_tools(&conn.service))
+            .await
+            .map_err(|_| "no answer to `tools/list` in time".to_owned())??;
+        Ok(conn)
+    }
+
+    /// The server's exit, once it happened (`None` while it runs or for HTTP servers).
+    pub fn exit_watch(&self) -> watch::Receiver<Option<String>> {
+        self.exited.clone()
+    }
+
+    /// The last bytes of stderr.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.text()
+    }
+
+    /// Stops the server (idempotent): cancels the session and kills the child's group.
+    pub fn stop(&self) {
+        self.stop.cancel();
+        self.service.cancellation_token().cancel();
+        kill_slot(&self.pid);
+    }
+
+    /// Calls a tool within the request timeout and the message size limit. Returns the MCP
+    /// `CallToolResult` as wire JSON, or a message saying why there is none.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value, String> {
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        params.arguments = Some(arguments);
+        let mut notes = self.notes.clone();
+        let seen = notes.borrow_and_update().oversized;
+        let mut exited = self.exited.clone();
+        let timeout = self.limits.request_timeout;
+        let max = self.limits.max_message_bytes;
+        tokio::select! {
+            r = tokio::time::timeout(timeout, self.service.peer().call_tool(params)) => match r {
+                Err(_) => Err(format!("no answer from the server within {} ms", timeout.as_millis())),
+                Ok(Err(e)) => Err(clip(&e.to_string(), 1000)),
+                Ok(Ok(result)) => serde_json::to_value(&result).map_err(|e| e.to_string()),
+            },
+            // (HTTP servers have neither watcher: a closed channel disables these branches.)
+            Ok(_) = notes.wait_for(|n| n.oversized > seen) => Err(format!(
+                "the server's reply is larger than the limit of {max} bytes; it was discarded"
+            )),
+            Ok(_) = exited.wait_for(Option::is_some) => Err(format!(
+                "the server stopped during the call: {}",
+                self.exited.borrow().clone().unwrap_or_default()
+            )),
+        }
+    }
+}
+
+/// A spawned child whose `initialize` has not completed yet.
+struct Pending {
+    transport: AsyncRwTransport<
+        RoleClient,
+        StdoutWatch<tokio::process::ChildStdout>,
+        tokio::process::ChildStdin,
+    >,
+    stop: CancellationToken,
+    notes: watch::Receiver<StdoutNotes>,
+    exited: watch::Receiver<Option<String>>,
+    stderr: Arc<Tail>,
+    pid: Arc<AtomicU32>,
+}
+
+impl Pending {
+    /// `initialize` and `tools/list` within the init timeout; fails early when the child exits
+    /// or writes something other than JSON to stdout.
+    async fn handshake(self, limits: &McpLimits) -> Result<McpConnection, StartError> {
+        let Pending {
+            transport,
+            stop,
+            notes,
+            exited,
+            stderr,
+            pid,
+        } = self;
+        let fail = |reason: String| {
+            stop.cancel();
+            kill_slot(&pid);
+            let tail = stderr.text();
+            if tail.is_empty() {
+                reason
+            } else {
+                format!(
+                    "{reason}; stderr: {}",
+                    clip(&tail, limits.stderr_tail_bytes)
+                )
+            }
+        };
+        let start = async {
+            let service = client_info()
+                .serve(transport)
+                .await
+                .map_err(|e| clip(&format!("`initialize` failed: {e}"), 1000))?;
+            let tools = list_tools(&service).await?;
+            Ok::<_, String>((service, tools))
+        };
+        let mut garbage = notes.clone();
+        let mut exit = exited.clone();
+        let outcome = tokio::select! {
+            r = tokio::time::timeout(limits.init_timeout, start) => match r {
+                Ok(r) => r,
+                Err(_) => Err(format!(
+                    "no answer to `initialize` within {} ms",
+                    limits.init_timeout.as_millis()
+                )),
+            },
+            Ok(_) = garbage.wait_for(|n| n.garbage.is_some()) => Err(format!(
+                "the server wrote something other than MCP messages to stdout: `{}`",
+                notes.borrow().garbage.clone().unwrap_or_default()
+            )),
+            Ok(_) = exit.wait_for(Option::is_some) => Err(exited.borrow().clone().unwrap_or_default()),
+            _ = stop.cancelled() => Err("the server was stopped".into()),
+        };
+        match outcome {
+            Ok((service, tools)) => Ok(McpConnection {
+                service,
+                stop,
+                notes,
+                exited,
+                stderr,
+                limits: limits.clone(),
+                tools,
+                pid,
+            }),
+            Err(reason) => {
+                // A closed pipe usually means the child is exiting: say how, when it is quick.
+                let mut exit = exited.clone();
+                let reason = match tokio::time::timeout(
+                    Duration::from_millis(500),
+                    exit.wait_for(Option::is_some),
+                )
+                .await
+                {
+                    Ok(Ok(status)) if !reason.starts_with("the server exited") => {
+                        format!("{reason} ({})", status.clone().unwrap_or_default())
+                    }
+                    _ => reason,
+                };
+                // Let the stderr reader catch up with what the child wrote before it exited.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Err(fail(reason))
+            }
+        }
+    }
+}
+
+async fn list_tools(
+    service: &RunningService<RoleClient, ClientConfig>,
+) -> Result<Vec<McpTool>, String> {
+    let tools = service
+        .peer()
+        .list_all_tools()
+        .await
+        .map_err(|e| clip(&format!("`tools/list` failed: {e}"), 1000))?;
+    Ok(tools
+        .iter()
+        .filter_map(|t| {
+            let raw = serde_json::to_value(t).ok()?;
+            Some(McpTool {
+                name: raw.get("name")?.as_str()?.to_owned(),
+                raw,
+            })
+        })
+        .collect())
+}

@@ -1,0 +1,290 @@
+//! MCP server declarations: the standard `mcpServers` map of a `.mcp.json` file (the session's
+//! working directory) or of the `--mcp-config` file (every session).
+//!
+//! ```json
+//! {"mcpServers": {
+//!   "basic": {"command": "node", "args": ["server.js", "--stdio"], "env": {"K": "V"}},
+//!   "remote": {"url": "https://example.com/mcp", "headers": {"X-Key": "..."}}
+//! }}
+//! ```
+//!
+//! A declaration that cannot be used becomes an entry with an error (shown on that server's
+//! state), never a failure of the session or the host.
+
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The file looked for in a session's working directory.
+pub const PROJECT_FILE: &str = ".mcp.json";
+
+/// Largest config file read.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Most servers one session runs (project and global together).
+pub const MAX_SERVERS: usize = 32;
+
+/// How to reach one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerSpec {
+    /// A child process speaking MCP over stdin/stdout.
+    Stdio {
+        /// Program (looked up on `PATH` when it has no `/`).
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+    },
+    /// A streamable-HTTP MCP endpoint.
+    Http {
+        /// `http://` or `https://` URL.
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// One declared server, usable or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// The customization id (session-unique).
+    pub id: String,
+    /// The server's name (the key in `mcpServers`), or the file name for a file-level error.
+    pub name: String,
+    /// The file it was declared in.
+    pub source: PathBuf,
+    /// How to run it, or why it cannot be run.
+    pub spec: Result<ServerSpec, String>,
+}
+
+/// The customization id of a server named `name`.
+pub fn server_id(name: &str) -> String {
+    format!("mcp/{name}")
+}
+
+/// The servers of the `--mcp-config` file (if any) and of `workdir/.mcp.json` (if present);
+/// a project server replaces a global one of the same name. At most [`MAX_SERVERS`].
+pub fn load(global: Option<&Path>, workdir: &Path) -> Vec<Declared> {
+    let mut out: Vec<Declared> = Vec::new();
+    let project = workdir.join(PROJECT_FILE);
+    let files = global
+        .map(|g| (g.to_path_buf(), true))
+        .into_iter()
+        .chain(project.is_file().then_some((project, false)));
+    for (file, required) in files {
+        for d in read_file(&file, required) {
+            match out.iter_mut().find(|o| o.id == d.id) {
+                Some(existing) => *existing = d,
+                None => out.push(d),
+            }
+        }
+    }
+    out.truncate(MAX_SERVERS);
+    out
+}
+
+/// The declarations of one file; a file that cannot be used is one entry with the reason.
+fn read_file(file: &Path, required: bool) -> Vec<Declared> {
+    let name = file
+        .file_name()
+        .map_or_else(|| "mcp config".into(), |n| n.to_string_lossy().into_owned());
+    let file_error = |reason: String| {
+        vec![Declared {
+            id: format!("mcp-config/{name}"),
+            name: name.clone(),
+            source: file.to_path_buf(),
+            spec: Err(reason),
+        }]
+    };
+    let text = match read_bounded(file) {
+        Ok(t) => t,
+        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => return file_error(format!("cannot read {}: {e}", file.display())),
+    };
+    match parse(&text) {
+        Ok(servers) => servers
+            .into_iter()
+            .map(|(name, spec)| Declared {
+                id: server_id(&name),
+                name,
+                source: file.to_path_buf(),
+                spec,
+            })
+            .collect(),
+        Err(e) => file_error(format!("invalid {}: {e}", file.display())),
+    }
+}
+
+fn read_bounded(file: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(file)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {MAX_FILE_BYTES} bytes"
+        )));
+    }
+    Ok(text)
+}
+
+/// A server's name and how to run it (or why it cannot be run).
+pub type Entry = (String, Result<ServerSpec, String>);
+
+/// Parses a config file's text: the servers in file order, each usable or with its problem.
+pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
+    let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let servers = root
+        .get("mcpServers")
+        .ok_or("no `mcpServers` object")?
+        .as_object()
+        .ok_or("`mcpServers` is not an object")?;
+    Ok(servers
+        .iter()
+        .map(|(name, v)| {
+            let spec = if valid_name(name) {
+                server(v)
+            } else {
+                Err("a server name is 1-64 characters, without control characters or `/`".into())
+            };
+            (name.clone(), spec)
+        })
+        .collect())
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().count() <= 64
+        && !name.chars().any(|c| c.is_control() || c == '/')
+}
+
+fn server(v: &Value) -> Result<ServerSpec, String> {
+    let o = v.as_object().ok_or("the declaration is not an object")?;
+    let kind = o
+        .get("type")
+        .map(|t| t.as_str().ok_or("`type` is not a string"));
+    let kind = kind.transpose()?;
+    match (o.get("command"), o.get("url"), kind) {
+        (Some(_), Some(_), _) => Err("both `command` and `url` are set".into()),
+        (Some(command), None, None | Some("stdio")) => {
+            let command = command
+                .as_str()
+                .filter(|c| !c.trim().is_empty())
+                .ok_or("`command` is not a non-empty string")?;
+            let args = match o.get("args") {
+                None => Vec::new(),
+                Some(a) => a
+                    .as_array()
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|x| x.as_str().map(str::to_owned))
+                            .collect::<Option<Vec<_>>>()
+                    })
+                    .ok_or("`args` is not an array of strings")?,
+            };
+            Ok(ServerSpec::Stdio {
+                command: command.to_owned(),
+                args,
+                env: string_map(o, "env")?,
+            })
+        }
+        (None, Some(url), None | Some("http" | "streamable-http" | "streamableHttp")) => {
+            let url = url.as_str().ok_or("`url` is not a string")?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("`url` must be http:// or https://, not `{url}`"));
+            }
+            Ok(ServerSpec::Http {
+                url: url.to_owned(),
+                headers: string_map(o, "headers")?,
+            })
+        }
+        (_, _, Some(other)) => Err(format!(
+            "transport `{other}` is not supported (stdio and streamable HTTP are)"
+        )),
+        (None, None, None) => Err("neither `command` nor `url` is set".into()),
+    }
+}
+
+fn string_map(o: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, String>, String> {
+    match o.get(key) {
+        None => Ok(BTreeMap::new()),
+        Some(v) => v
+            .as_object()
+            .and_then(|m| {
+                m.iter()
+                    .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+                    .collect::<Option<BTreeMap<_, _>>>()
+            })
+            .ok_or_else(|| format!("`{key}` is not an object of strings")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stdio_and_http_and_reports_bad_entries() {
+        let servers = parse(
+            r#"{"mcpServers": {
+                "a": {"command": "node", "args": ["s.js"], "env": {"K": "V"}},
+                "b": {"url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"}},
+                "c": {"command": 3},
+                "d": {"url": "ftp://x"},
+                "e": {},
+                "f": {"type": "sse", "url": "http://x"},
+                "g/h": {"command": "x"}
+            }}"#,
+        )
+        .unwrap();
+        let get = |n: &str| servers.iter().find(|(k, _)| k == n).unwrap().1.clone();
+        assert_eq!(
+            get("a").unwrap(),
+            ServerSpec::Stdio {
+                command: "node".into(),
+                args: vec!["s.js".into()],
+                env: [("K".to_owned(), "V".to_owned())].into(),
+            }
+        );
+        assert!(matches!(get("b").unwrap(), ServerSpec::Http { .. }));
+        for bad in ["c", "d", "e", "f", "g/h"] {
+            assert!(get(bad).is_err(), "{bad} is refused");
+        }
+        assert!(parse("not json").is_err());
+        assert!(parse(r#"{"servers": {}}"#).is_err());
+    }
+
+    #[test]
+    fn project_file_overrides_global_and_file_errors_are_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let global = dir.path().join("global.json");
+        std::fs::write(
+            &global,
+            r#"{"mcpServers": {"x": {"command": "a"}, "y": {"command": "b"}}}"#,
+        )
+        .unwrap();
+        let work = dir.path().join("w");
+        std::fs::create_dir(&work).unwrap();
+        std::fs::write(
+            work.join(PROJECT_FILE),
+            r#"{"mcpServers": {"x": {"command": "c"}}}"#,
+        )
+        .unwrap();
+        let all = load(Some(&global), &work);
+        assert_eq!(all.len(), 2);
+        assert!(matches!(&all[0].spec, Ok(ServerSpec::Stdio { command, .. }) if command == "c"));
+        std::fs::write(work.join(PROJECT_FILE), "{").unwrap();
+        let all = load(None, &work);
+        assert_eq!(all.len(), 1);
+        assert!(all[0].spec.as_ref().unwrap_err().contains("invalid"));
+        assert!(load(None, dir.path()).is_empty());
+        let missing = load(Some(&dir.path().join("nope.json")), dir.path());
+        assert!(missing[0]
+            .spec
+            .as_ref()
+            .unwrap_err()
+            .contains("cannot read"));
+    }
+}

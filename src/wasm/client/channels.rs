@@ -1,0 +1,343 @@
+//! [`Channels`]: the JS side of the subscribed channels: one `Subscription` object per channel,
+//! its frozen renderings (the optimistic state patched in place after every change, the
+//! confirmed state rebuilt on read) and its `onChange` listeners; and [`Changes`], what one
+//! engine drain changed per channel, so each channel gets one notification per batch.
+//!
+//! Nothing here calls user code: renderings are brought up to date while the engine drains
+//! (before any listener runs, so `state` is current inside every listener), and listeners
+//! are handed out as a snapshot for [`super::delivery`] to call with no borrow held.
+
+use super::events::Delivery;
+use crate::client::engine::Engine;
+use crate::sync::{ChangeSet, PatchBuilder, PatchOp, Rejection, StatePatch};
+use crate::wasm::render::{confirmed_value, RenderedState};
+use js_sys::Function;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use wasm_bindgen::prelude::*;
+
+/// One subscribed channel as the JS side sees it.
+struct Channel {
+    /// The `Subscription` object handed out (the same one every time).
+    handle: JsValue,
+    /// The serial of that object (tells it from an earlier subscription of the channel).
+    serial: u32,
+    /// The frozen optimistic state, built on first read, then patched.
+    render: Option<RenderedState>,
+    /// The frozen confirmed state, built on read, dropped when it changes.
+    confirmed: Option<JsValue>,
+    listeners: Vec<(u32, Function)>,
+}
+
+impl Channel {
+    /// Drops both renderings (rebuilt in full on the next read).
+    fn forget_renderings(&mut self) {
+        self.render = None;
+        self.confirmed = None;
+    }
+}
+
+/// The handed-out objects of a closed client's channels, to drop with no borrow held.
+pub type LetGo = Vec<(JsValue, Vec<(u32, Function)>)>;
+
+/// The subscribed channels' objects, renderings and listeners. Exists so `state` reads are
+/// cheap (a rendering, no engine lookup) and so renderings change only in [`Channels::apply`].
+#[derive(Default)]
+pub struct Channels {
+    /// Few entries, looked up per frame and per `state` read: a `BTreeMap` (no SipHash).
+    map: RefCell<BTreeMap<String, Channel>>,
+    /// [`Changes`]' storage between drains (kept for its capacity: a drain runs per frame).
+    scratch: RefCell<Vec<Gathered>>,
+}
+
+impl Channels {
+    /// The channel's `Subscription` object, if it has one.
+    pub fn handle(&self, channel: &str) -> Option<JsValue> {
+        self.map.borrow().get(channel).map(|c| c.handle.clone())
+    }
+
+    /// Registers the channel's `Subscription` object (`serial`: its serial).
+    pub fn insert(&self, channel: &str, handle: JsValue, serial: u32) {
+        let entry = Channel {
+            handle,
+            serial,
+            render: None,
+            confirmed: None,
+            listeners: Vec::new(),
+        };
+        self.map.borrow_mut().insert(channel.to_string(), entry);
+    }
+
+    /// Forgets the channel (unsubscribed, or its subscription was lost).
+    pub fn remove(&self, channel: &str) {
+        self.map.borrow_mut().remove(channel);
+    }
+
+    /// Whether the object of serial `serial` is still the channel's `Subscription`.
+    pub fn is_current(&self, channel: &str, serial: u32) -> bool {
+        self.map
+            .borrow()
+            .get(channel)
+            .is_some_and(|c| c.serial == serial)
+    }
+
+    /// Adds a change listener of the object `serial` (ignored when it is not current).
+    pub fn add_listener(&self, channel: &str, serial: u32, id: u32, listener: Function) {
+        if let Some(entry) = self.map.borrow_mut().get_mut(channel) {
+            if entry.serial == serial {
+                entry.listeners.push((id, listener));
+            }
+        }
+    }
+
+    pub fn remove_listener(&self, channel: &str, id: u32) {
+        if let Some(entry) = self.map.borrow_mut().get_mut(channel) {
+            entry.listeners.retain(|(i, _)| *i != id);
+        }
+    }
+
+    /// The channel's change listeners now (call them after this returns).
+    pub fn listeners(&self, channel: &str) -> Vec<Function> {
+        self.map.borrow().get(channel).map_or_else(Vec::new, |c| {
+            c.listeners.iter().map(|(_, f)| f.clone()).collect()
+        })
+    }
+
+    /// The channel's mirror is gone: `state` must not read a stale rendering.
+    pub fn forget_renderings(&self, channel: &str) {
+        if let Some(entry) = self.map.borrow_mut().get_mut(channel) {
+            entry.forget_renderings();
+        }
+    }
+
+    /// The client closed: lets the handed-out objects and listeners go (they hold the client:
+    /// keeping them would keep it alive through the JS <-> Rust cycle). The channels keep
+    /// their renderings, so subscriptions keep their last state.
+    pub fn let_go(&self) -> LetGo {
+        self.map
+            .borrow_mut()
+            .values_mut()
+            .map(|c| {
+                (
+                    std::mem::take(&mut c.handle),
+                    std::mem::take(&mut c.listeners),
+                )
+            })
+            .collect()
+    }
+
+    /// The frozen optimistic state of a channel (`undefined` without state).
+    pub fn state(&self, channel: &str, engine: &RefCell<Engine>) -> JsValue {
+        // The hot path (a UI reads `state` after every change): a rendering exists only while
+        // the channel has a mirror (dropped with it), so no engine lookup is needed.
+        if let Some(render) = self
+            .map
+            .borrow()
+            .get(channel)
+            .and_then(|c| c.render.as_ref())
+        {
+            return render.value();
+        }
+        let mut channels = self.map.borrow_mut();
+        let engine = engine.borrow();
+        let Some(mirror) = engine.mirror(channel) else {
+            return JsValue::UNDEFINED;
+        };
+        if let Some(entry) = channels.get_mut(channel) {
+            if entry.render.is_none() {
+                match RenderedState::new(mirror) {
+                    Ok(render) => entry.render = Some(render),
+                    Err(error) => return error,
+                }
+            }
+            return entry
+                .render
+                .as_ref()
+                .map(RenderedState::value)
+                .unwrap_or_default();
+        }
+        RenderedState::new(mirror)
+            .map(|r| r.value())
+            .unwrap_or_else(|e| e)
+    }
+
+    /// The frozen confirmed state of a channel (`undefined` without state).
+    pub fn confirmed(&self, channel: &str, engine: &RefCell<Engine>) -> JsValue {
+        let mut channels = self.map.borrow_mut();
+        let engine = engine.borrow();
+        let Some(mirror) = engine.mirror(channel) else {
+            return JsValue::UNDEFINED;
+        };
+        let entry = channels.get_mut(channel);
+        if let Some(value) = entry.as_ref().and_then(|e| e.confirmed.clone()) {
+            return value;
+        }
+        let value = confirmed_value(mirror).unwrap_or_else(|e| e);
+        if let Some(entry) = entry {
+            entry.confirmed = Some(value.clone());
+        }
+        value
+    }
+
+    /// Starts gathering the changes of one engine drain.
+    pub fn gather(&self) -> Changes {
+        Changes(std::mem::take(&mut *self.scratch.borrow_mut()))
+    }
+
+    /// Brings the renderings up to date with `changes` and queues one `Changed` delivery per
+    /// channel that has listeners. Runs no user code.
+    pub fn apply(&self, changes: Changes, engine: &Engine, queue: &mut VecDeque<Delivery>) {
+        let Changes(mut gathered) = changes;
+        if !gathered.is_empty() {
+            let mut channels = self.map.borrow_mut();
+            for g in gathered.drain(..) {
+                let Some(entry) = channels.get_mut(&g.channel) else {
+                    continue;
+                };
+                if let Some(delivery) = g.apply_to(entry, engine) {
+                    queue.push_back(delivery);
+                }
+            }
+        }
+        *self.scratch.borrow_mut() = gathered;
+    }
+}
+
+/// Changes of one channel gathered during one drain.
+struct Gathered {
+    channel: String,
+    changed: Option<ChangeSet>,
+    confirmed_changed: bool,
+    /// The channel's patches of this drain, combined.
+    patch: Option<StatePatch>,
+    /// A fresh snapshot replaced the state.
+    replaced: bool,
+    pending: usize,
+    rejections: Vec<Rejection>,
+}
+
+impl Gathered {
+    /// Updates the channel's renderings; the notification for its listeners, if it has any.
+    fn apply_to(self, entry: &mut Channel, engine: &Engine) -> Option<Delivery> {
+        let mirror = engine.mirror(&self.channel);
+        if self.replaced || mirror.is_none() {
+            entry.forget_renderings();
+        } else if let (Some(render), Some(mirror), Some(_), Some(patch)) =
+            (entry.render.as_mut(), mirror, self.changed, &self.patch)
+        {
+            if render.update(mirror, patch).is_err() {
+                entry.render = None; // rebuilt in full on the next read
+            }
+        }
+        if self.confirmed_changed {
+            entry.confirmed = None;
+        }
+        if entry.listeners.is_empty() {
+            return None; // nobody to tell (a listener added later sees later changes)
+        }
+        let changed: Vec<&'static str> = match (self.replaced, mirror) {
+            (true, Some(m)) => all_names(m.kind()),
+            _ => self.changed.map(|c| c.names()).unwrap_or_default(),
+        };
+        Some(Delivery::Changed {
+            channel: self.channel,
+            changed,
+            pending: self.pending,
+            rejections: self.rejections,
+        })
+    }
+}
+
+/// What one engine drain changed, per channel (empty between drains).
+pub struct Changes(Vec<Gathered>);
+
+impl Changes {
+    fn slot(&mut self, channel: String) -> &mut Gathered {
+        let i = match self.0.iter().position(|g| g.channel == channel) {
+            Some(i) => i,
+            None => {
+                self.0.push(Gathered {
+                    channel,
+                    changed: None,
+                    confirmed_changed: false,
+                    patch: None,
+                    replaced: false,
+                    pending: 0,
+                    rejections: Vec::new(),
+                });
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i]
+    }
+
+    /// The channel's state changed (`patch` describes how; `confirmed_changed`: the confirmed
+    /// state did too).
+    pub fn changed(
+        &mut self,
+        channel: String,
+        changed: ChangeSet,
+        confirmed_changed: bool,
+        pending: usize,
+        patch: StatePatch,
+    ) {
+        let g = self.slot(channel);
+        g.changed = Some(match g.changed {
+            Some(c) => c.union(changed),
+            None => changed,
+        });
+        g.confirmed_changed |= confirmed_changed;
+        g.patch = Some(match g.patch.take() {
+            Some(earlier) => combine([earlier, patch]),
+            None => patch,
+        });
+        g.pending = pending;
+    }
+
+    /// The channel got a fresh snapshot.
+    pub fn subscribed(&mut self, channel: String, pending: usize) {
+        let g = self.slot(channel);
+        g.replaced = true;
+        g.pending = pending;
+    }
+
+    /// The host rejected one of the channel's pending actions.
+    pub fn rejected(&mut self, channel: String, rejection: Rejection) {
+        self.slot(channel).rejections.push(rejection);
+    }
+}
+
+/// One patch for two consecutive updates (values are read from the state after the last).
+fn combine(patches: [StatePatch; 2]) -> StatePatch {
+    let mut builder = PatchBuilder::default();
+    for patch in patches {
+        for op in patch.ops {
+            match op {
+                PatchOp::Field(name) => builder.field(name),
+                PatchOp::AppendPartText { index, text } => builder.append_part_text(index, &text),
+                PatchOp::ReplacePart { index } => builder.replace_part(index),
+                PatchOp::PushParts { from } => builder.push_parts(from),
+                PatchOp::PushTurns { from } => builder.push_turns(from),
+            }
+        }
+    }
+    builder.finish()
+}
+
+/// Every top-level field name of a channel kind (a fresh snapshot replaced them all).
+fn all_names(kind: crate::sync::ChannelKind) -> Vec<&'static str> {
+    use crate::protocol::{
+        ChangesetState, ResourceWatchState, RootState, SessionState, TerminalState,
+    };
+    use crate::sync::{all_fields, field_names, ChannelKind};
+    fn all<S: crate::sync::ChannelState>() -> Vec<&'static str> {
+        field_names::<S>(all_fields::<S>())
+    }
+    match kind {
+        ChannelKind::Root => all::<RootState>(),
+        ChannelKind::Session => all::<SessionState>(),
+        ChannelKind::Terminal => all::<TerminalState>(),
+        ChannelKind::Changeset => all::<ChangesetState>(),
+        ChannelKind::ResourceWatch => all::<ResourceWatchState>(),
+    }
+}

@@ -1,0 +1,79 @@
+//! [`Listeners`]: the user code a client calls: client-event listeners (`onEvent`), connection
+//! state listeners (`onConnectionStateChange`) and server-request handlers
+//! (`setRequestHandler`).
+//!
+//! Nothing here calls user code: a delivery takes a snapshot (clones of the functions), lets
+//! the borrow go, then calls them (see [`super::delivery`]). So a listener may add or remove
+//! listeners, and a listener removed during a delivery still gets that delivery.
+
+use super::events::Listener;
+use js_sys::Function;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+/// What the client calls back, by id (the ids of removers) or method. Exists so registration
+/// (from API calls) and calling (from deliveries) meet in one place, never under a borrow.
+pub struct Listeners {
+    /// The next id (also the serials of `Subscription` objects).
+    next_id: Cell<u32>,
+    /// `onEvent` (and `MultiHostClient`'s fan-in).
+    pub events: Registry<Listener>,
+    /// `onConnectionStateChange`.
+    pub states: Registry<Function>,
+    /// Server→client request handlers by method.
+    handlers: RefCell<BTreeMap<String, Function>>,
+}
+
+impl Default for Listeners {
+    fn default() -> Self {
+        Listeners {
+            next_id: Cell::new(1),
+            events: Registry::default(),
+            states: Registry::default(),
+            handlers: RefCell::default(),
+        }
+    }
+}
+
+impl Listeners {
+    /// A fresh id.
+    pub fn next_id(&self) -> u32 {
+        let id = self.next_id.get();
+        self.next_id.set(id.wrapping_add(1));
+        id
+    }
+
+    /// Sets (or replaces) the handler of server requests of `method`.
+    pub fn set_handler(&self, method: String, handler: Function) {
+        self.handlers.borrow_mut().insert(method, handler);
+    }
+
+    /// The handler of `method` (call it after this returns).
+    pub fn handler(&self, method: &str) -> Option<Function> {
+        self.handlers.borrow().get(method).cloned()
+    }
+}
+
+/// Listeners of one kind, by id, in the order they were added.
+pub struct Registry<T>(RefCell<Vec<(u32, T)>>);
+
+impl<T> Default for Registry<T> {
+    fn default() -> Self {
+        Registry(RefCell::default())
+    }
+}
+
+impl<T: Clone> Registry<T> {
+    pub fn add(&self, id: u32, listener: T) {
+        self.0.borrow_mut().push((id, listener));
+    }
+
+    pub fn remove(&self, id: u32) {
+        self.0.borrow_mut().retain(|(i, _)| *i != id);
+    }
+
+    /// The listeners now (call them after this returns).
+    pub fn snapshot(&self) -> Vec<T> {
+        self.0.borrow().iter().map(|(_, l)| l.clone()).collect()
+    }
+}

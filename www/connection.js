@@ -1,0 +1,94 @@
+// The connection: connects to the host that served the page (with the page URL's `tkn`), shows
+// the connection state, subscribes to the root channel, and routes client events to the session
+// list and the open session. `connect()` again (Retry) starts over with a new client.
+
+import { ROOT, app } from './state.js';
+import { $ } from './dom.js';
+import { showError } from './errors.js';
+import { applyRootNotification, refreshSessions, renderRoot } from './session-list.js';
+import { closeSession, openSession, sessionDeleted } from './session.js';
+
+function setConnection(state) {
+  const out = $('connection');
+  out.value = state;
+  out.textContent = state;
+  out.dataset.state = state;
+  $('new-session').disabled = !app.client || state === 'closed';
+  $('retry').hidden = state !== 'failed' && state !== 'closed';
+}
+
+export async function connect() {
+  if (app.client) {
+    // Retry after the client closed for good: start over with a new one.
+    closeSession();
+    try { app.client.close(); } catch { /* already closed */ }
+    app.client = null;
+    app.root = null;
+  }
+  setConnection('connecting');
+  $('retry').hidden = true;
+  const params = new URLSearchParams(location.search);
+  const token = params.get('tkn') ?? undefined;
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ahp`;
+  let client;
+  try {
+    app.sdk ??= await import('/pkg/web.js');
+    client = await app.sdk.AhpClient.connect(url, { token, initialSubscriptions: [ROOT] });
+  } catch (e) {
+    setConnection('failed');
+    showError('Connect', e);
+    return;
+  }
+  app.client = client;
+  client.onConnectionStateChange((state) => setConnection(state));
+  client.onEvent((event) => {
+    switch (event.type) {
+      case 'notification':
+        if (applyRootNotification(event.method, event.params) && event.method === 'root/sessionRemoved') {
+          sessionDeleted(event.params.session);
+        }
+        break;
+      case 'connected':
+        // Root notifications are not replayed after a reconnect: fetch the list again.
+        refreshSessions();
+        break;
+      case 'rejected':
+        // Also reported per subscription (onChange rejections); show the others here.
+        if (event.channel !== app.current?.uri) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
+        break;
+      case 'pendingDropped':
+        showError('Connection lost', `${event.actions?.length ?? 0} unsent action(s) on ${event.channel} were dropped (${event.reason})`);
+        break;
+      case 'reconnectFailed':
+        setConnection('reconnecting');
+        break;
+      case 'subscriptionLost':
+        if (event.channel === app.current?.uri) closeSession(`Subscription lost: ${event.reason}`);
+        break;
+      default:
+        break;
+    }
+  });
+  setConnection(client.connectionState ?? 'connected');
+
+  try {
+    app.root = client.subscription(ROOT) ?? (await client.subscribe(ROOT));
+    renderRoot(app.root.state);
+    let lastCount = app.root.state?.activeSessions;
+    app.root.onChange((state) => {
+      renderRoot(state);
+      // The session count changed (a session added or removed somewhere): make sure the list
+      // matches even if a notification was missed.
+      if (state?.activeSessions !== lastCount) {
+        lastCount = state?.activeSessions;
+        refreshSessions();
+      }
+    });
+  } catch (e) {
+    showError('Subscribe to the root channel', e);
+  }
+  await refreshSessions();
+
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  if (wanted.startsWith('ahp-session:')) openSession(wanted).catch((e) => showError('Open session', e));
+}

@@ -1,0 +1,153 @@
+// The open session: an SDK Subscription whose optimistic `state` is rendered into the main pane
+// (title, turns, input requests, queued messages) after every change; the user's actions on it
+// (tool confirmations, answers, cancel) are dispatched to it. One session is open at a time.
+
+import { app } from './state.js';
+import { $, h, syncChildren } from './dom.js';
+import { showError } from './errors.js';
+import { renderSessions } from './session-list.js';
+import { InputRequestView, TurnView } from './turns.js';
+
+export function closeSession(message) {
+  const cur = app.current;
+  if (!cur) return;
+  app.current = null;
+  app.closedUri = cur.uri;
+  cur.off?.();
+  try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
+  $('log').replaceChildren();
+  $('inputs').replaceChildren();
+  $('queued').replaceChildren();
+  $('session-title').textContent = message ?? 'No session open';
+  $('session-info').textContent = '';
+  $('cancel-turn').hidden = true;
+  $('dispose-session').hidden = true;
+  $('message').disabled = true;
+  $('send').disabled = true;
+  if (history.replaceState) history.replaceState(null, '', location.pathname + location.search);
+  renderSessions();
+}
+
+/** The host deleted session `uri`: closes it if it is open (or says so if it was the last one). */
+export function sessionDeleted(uri) {
+  const deleted = 'This session was deleted.';
+  if (app.current?.uri === uri) closeSession(deleted);
+  else if (!app.current && app.closedUri === uri) $('session-title').textContent = deleted;
+}
+
+export async function openSession(uri) {
+  if (app.current?.uri === uri) return;
+  closeSession();
+  const cur = { uri, sub: null, off: null, turnViews: new Map(), inputViews: new Map(), last: {} };
+  app.current = cur;
+  $('session-title').textContent = 'Opening…';
+  renderSessions();
+  let sub;
+  try {
+    sub = await app.client.subscribe(uri);
+  } catch (e) {
+    if (app.current === cur) closeSession('Could not open the session');
+    throw e;
+  }
+  if (app.current !== cur) return; // another session was opened meanwhile
+  cur.sub = sub;
+  cur.off = sub.onChange((state, info) => {
+    if (app.current !== cur) return;
+    for (const r of info?.rejections ?? []) showError(`The host rejected ${r.action?.type ?? 'an action'}`, r.reason);
+    try {
+      renderSession(cur);
+    } catch (e) {
+      showError('Render', e);
+    }
+  });
+  history.replaceState?.(null, '', `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
+  $('dispose-session').hidden = false;
+  $('message').disabled = false;
+  $('send').disabled = false;
+  renderSession(cur);
+  $('message').focus();
+}
+
+const sessionCtx = {
+  confirmTool(turnId, toolCallId, approved) {
+    dispatch(approved
+      ? { type: 'session/toolCallConfirmed', turnId, toolCallId, approved: true, confirmed: 'user-action' }
+      : { type: 'session/toolCallConfirmed', turnId, toolCallId, approved: false, reason: 'denied' });
+  },
+  completeInput(requestId, response, answers) {
+    dispatch(answers ? { type: 'session/inputCompleted', requestId, response, answers }
+      : { type: 'session/inputCompleted', requestId, response });
+  },
+};
+
+export function dispatch(action) {
+  const cur = app.current;
+  if (!cur?.sub) return;
+  try {
+    cur.sub.dispatch(action);
+  } catch (e) {
+    showError(`Dispatch ${action.type}`, e);
+  }
+}
+
+function renderSession(cur) {
+  const state = cur.sub.state;
+  const last = cur.last;
+  if (state === last.state) return;
+  cur.last = { ...last, state };
+  if (!state) return;
+
+  if (state.summary !== last.state?.summary || state.lifecycle !== last.state?.lifecycle) {
+    $('session-title').textContent = String(state.summary?.title || cur.uri);
+    const info = [state.lifecycle, state.summary?.model?.id].filter(Boolean).join(' · ');
+    $('session-info').textContent = state.creationError ? `${info} · ${String(state.creationError.message)}` : info;
+  }
+
+  // Turns: completed ones, then the active one; views keyed by turn id (the active turn's view
+  // becomes the completed turn's view, re-rendering only the parts that changed).
+  const confirmed = cur.sub.confirmedState;
+  const active = state.activeTurn ?? null;
+  const turns = state.turns ?? [];
+  if (turns !== last.state?.turns || active !== last.state?.activeTurn || cur.sub.pendingCount !== last.pendingCount) {
+    const nodes = [];
+    const seen = new Set();
+    const show = (turn, live) => {
+      seen.add(turn.id);
+      let view = cur.turnViews.get(turn.id);
+      if (!view) cur.turnViews.set(turn.id, (view = new TurnView(turn.id)));
+      const pending = live && confirmed?.activeTurn?.id !== turn.id;
+      view.update(turn, { live, pending, ctx: sessionCtx });
+      nodes.push(view.el);
+    };
+    for (const turn of turns) show(turn, false);
+    if (active) show(active, true);
+    for (const id of cur.turnViews.keys()) if (!seen.has(id)) cur.turnViews.delete(id);
+    const log = $('log');
+    const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+    syncChildren(log, nodes);
+    if (atBottom) log.scrollTop = log.scrollHeight;
+    cur.last.pendingCount = cur.sub.pendingCount;
+  }
+  $('cancel-turn').hidden = !active;
+
+  // Input requests.
+  if (state.inputRequests !== last.state?.inputRequests) {
+    const seen = new Set();
+    const nodes = (state.inputRequests ?? []).map((request) => {
+      seen.add(request.id);
+      let view = cur.inputViews.get(request.id);
+      if (!view || view.request !== request) cur.inputViews.set(request.id, (view = new InputRequestView(request, sessionCtx)));
+      return view.el;
+    });
+    for (const id of cur.inputViews.keys()) if (!seen.has(id)) cur.inputViews.delete(id);
+    syncChildren($('inputs'), nodes);
+  }
+
+  // Queued and steering messages.
+  if (state.queuedMessages !== last.state?.queuedMessages || state.steeringMessage !== last.state?.steeringMessage) {
+    const items = [];
+    if (state.steeringMessage) items.push(h('li', null, `Steering: ${String(state.steeringMessage.message?.text ?? '')}`));
+    for (const m of state.queuedMessages ?? []) items.push(h('li', { dataset: { testid: 'queued-message' } }, `Queued: ${String(m.message?.text ?? '')}`));
+    $('queued').replaceChildren(...items);
+  }
+}
