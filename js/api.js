@@ -6,7 +6,8 @@
 // exported through `__errorClasses()` so `instanceof` works with the classes users import) are
 // live bindings set by `loaded()`: an entry calls it before its own evaluation ends, so no
 // importer ever sees them unset. Hand-written; scripts/build-pkg.sh copies it into pkg/. Keep in
-// sync with js/index.d.ts.
+// sync with js/index.d.ts; the error classes are listed by the codegen (between the `generated`
+// markers).
 import * as wasm from './ahp_wasm.js';
 
 export {
@@ -22,6 +23,7 @@ export {
 
 export let PROTOCOL_VERSION;
 export let SUPPORTED_PROTOCOL_VERSIONS;
+// <generated: error class exports> from src/client/error_classes.rs: cargo run -p xtask -- codegen
 export let AhpError;
 export let InvalidInputError;
 export let RpcError;
@@ -31,11 +33,13 @@ export let ClientClosedError;
 export let UnsupportedProtocolVersionError;
 export let NotSubscribedError;
 export let InvalidResponseError;
+// </generated: error class exports>
 
 /** Reads the values above from the module, once it is instantiated (the entries call it). */
 export default function loaded() {
   PROTOCOL_VERSION = wasm.__protocolVersion();
   SUPPORTED_PROTOCOL_VERSIONS = wasm.__supportedProtocolVersions();
+  // <generated: error classes> from src/client/error_classes.rs: cargo run -p xtask -- codegen
   ({
     AhpError,
     InvalidInputError,
@@ -47,4 +51,5 @@ export default function loaded() {
     NotSubscribedError,
     InvalidResponseError,
   } = wasm.__errorClasses());
+  // </generated: error classes>
 }

@@ -1,6 +1,8 @@
-// Types of the package entry (js/node.js, js/web.js). Hand-written; the build script copies it
-// into pkg/. The wire types (SessionState, StateAction, ...) and the reducer signatures are
-// generated from the Rust types (tsify + wasm-bindgen) into ahp_wasm.d.ts.
+// Types of the package entry (js/node.js, js/web.js). Hand-written but for the sections between
+// `generated` markers (`cargo run -p xtask -- codegen`); the build script copies it into pkg/.
+// The wire types (SessionState, StateAction, ...) and the reducer signatures are generated from
+// the Rust types (tsify + wasm-bindgen) into ahp_wasm.d.ts. The error classes must match
+// src/client/error_classes.rs (`codegen --check` checks them).
 
 export {
   rootReducer,
@@ -57,6 +59,9 @@ import type {
   TerminalState,
   ChangesetState,
   ResourceWatchState,
+} from './ahp_wasm.js';
+// <generated: command types> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
+import type {
   CreateSessionParams,
   DisposeSessionParams,
   ListSessionsParams,
@@ -66,19 +71,25 @@ import type {
   ResourceReadParams,
   ResourceReadResult,
   ResourceWriteParams,
+  ResourceWriteResult,
   ResourceListParams,
   ResourceListResult,
   ResourceCopyParams,
+  ResourceCopyResult,
   ResourceDeleteParams,
+  ResourceDeleteResult,
   ResourceMoveParams,
+  ResourceMoveResult,
   ResourceResolveParams,
   ResourceResolveResult,
   ResourceMkdirParams,
+  ResourceMkdirResult,
   ResourceRequestParams,
   ResourceRequestResult,
   CreateResourceWatchParams,
   CreateResourceWatchResult,
   AuthenticateParams,
+  AuthenticateResult,
   CompletionsParams,
   CompletionsResult,
   ResolveSessionConfigParams,
@@ -88,14 +99,9 @@ import type {
   CreateTerminalParams,
   DisposeTerminalParams,
   InvokeChangesetOperationParams,
-  ResourceWriteResult,
-  ResourceCopyResult,
-  ResourceDeleteResult,
-  ResourceMoveResult,
-  ResourceMkdirResult,
-  AuthenticateResult,
   InvokeChangesetOperationResult,
 } from './ahp_wasm.js';
+// </generated: command types>
 
 /**
  * Params of the commands addressed to the root channel: `channel` is always `'ahp-root://'`
@@ -246,28 +252,52 @@ export declare class AhpClient {
   /** Sends any request by method name (for methods this SDK does not know). */
   request(method: string, params: unknown): Promise<unknown>;
 
-  createSession(params: CreateSessionParams): Promise<void>;
-  disposeSession(params: DisposeSessionParams): Promise<void>;
-  listSessions(params?: RootParams<ListSessionsParams>): Promise<ListSessionsResult>;
-  fetchTurns(params: FetchTurnsParams): Promise<FetchTurnsResult>;
-  resourceRead(params: RootParams<ResourceReadParams>): Promise<ResourceReadResult>;
-  resourceWrite(params: RootParams<ResourceWriteParams>): Promise<ResourceWriteResult>;
-  resourceList(params: RootParams<ResourceListParams>): Promise<ResourceListResult>;
-  resourceCopy(params: RootParams<ResourceCopyParams>): Promise<ResourceCopyResult>;
-  resourceDelete(params: RootParams<ResourceDeleteParams>): Promise<ResourceDeleteResult>;
-  resourceMove(params: RootParams<ResourceMoveParams>): Promise<ResourceMoveResult>;
-  resourceResolve(params: RootParams<ResourceResolveParams>): Promise<ResourceResolveResult>;
-  resourceMkdir(params: RootParams<ResourceMkdirParams>): Promise<ResourceMkdirResult>;
-  resourceRequest(params: RootParams<ResourceRequestParams>): Promise<ResourceRequestResult>;
-  createResourceWatch(params: RootParams<CreateResourceWatchParams>): Promise<CreateResourceWatchResult>;
-  authenticate(params: RootParams<AuthenticateParams>): Promise<AuthenticateResult>;
-  completions(params: CompletionsParams): Promise<CompletionsResult>;
-  resolveSessionConfig(params: RootParams<ResolveSessionConfigParams>): Promise<ResolveSessionConfigResult>;
-  sessionConfigCompletions(params: RootParams<SessionConfigCompletionsParams>): Promise<SessionConfigCompletionsResult>;
-  createTerminal(params: CreateTerminalParams): Promise<void>;
-  disposeTerminal(params: DisposeTerminalParams): Promise<void>;
-  invokeChangesetOperation(params: InvokeChangesetOperationParams): Promise<InvokeChangesetOperationResult>;
+  // <generated: command methods> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
+  /** Liveness check: resolves when the server answers. */
   ping(): Promise<void>;
+  /** Create a session at a client-chosen URI. */
+  createSession(params: CreateSessionParams): Promise<void>;
+  /** Dispose a session. */
+  disposeSession(params: DisposeSessionParams): Promise<void>;
+  /** List session summaries. */
+  listSessions(params?: RootParams<ListSessionsParams>): Promise<ListSessionsResult>;
+  /** Page through a session's completed turns. */
+  fetchTurns(params: FetchTurnsParams): Promise<FetchTurnsResult>;
+  /** Read a resource. */
+  resourceRead(params: RootParams<ResourceReadParams>): Promise<ResourceReadResult>;
+  /** Write a resource. */
+  resourceWrite(params: RootParams<ResourceWriteParams>): Promise<ResourceWriteResult>;
+  /** List a directory. */
+  resourceList(params: RootParams<ResourceListParams>): Promise<ResourceListResult>;
+  /** Copy a resource. */
+  resourceCopy(params: RootParams<ResourceCopyParams>): Promise<ResourceCopyResult>;
+  /** Delete a resource. */
+  resourceDelete(params: RootParams<ResourceDeleteParams>): Promise<ResourceDeleteResult>;
+  /** Move a resource. */
+  resourceMove(params: RootParams<ResourceMoveParams>): Promise<ResourceMoveResult>;
+  /** `stat` + `realpath`. */
+  resourceResolve(params: RootParams<ResourceResolveParams>): Promise<ResourceResolveResult>;
+  /** `mkdir -p`. */
+  resourceMkdir(params: RootParams<ResourceMkdirParams>): Promise<ResourceMkdirResult>;
+  /** Ask the peer for access to resources (either direction). */
+  resourceRequest(params: RootParams<ResourceRequestParams>): Promise<ResourceRequestResult>;
+  /** Open a file watcher; returns its channel (subscribe to it). */
+  createResourceWatch(params: RootParams<CreateResourceWatchParams>): Promise<CreateResourceWatchResult>;
+  /** Push a bearer token for a protected resource. */
+  authenticate(params: RootParams<AuthenticateParams>): Promise<AuthenticateResult>;
+  /** Input completions (e.g. `@` mentions). */
+  completions(params: CompletionsParams): Promise<CompletionsResult>;
+  /** Resolve a session config before creating the session. */
+  resolveSessionConfig(params: RootParams<ResolveSessionConfigParams>): Promise<ResolveSessionConfigResult>;
+  /** Complete dynamic fields of a pre-creation session config. */
+  sessionConfigCompletions(params: RootParams<SessionConfigCompletionsParams>): Promise<SessionConfigCompletionsResult>;
+  /** Create a terminal. */
+  createTerminal(params: CreateTerminalParams): Promise<void>;
+  /** Dispose a terminal. */
+  disposeTerminal(params: DisposeTerminalParams): Promise<void>;
+  /** Run a changeset operation. */
+  invokeChangesetOperation(params: InvokeChangesetOperationParams): Promise<InvokeChangesetOperationResult>;
+  // </generated: command methods>
   /** Closes for good: outstanding requests reject with ClientClosedError. */
   close(): void;
 }

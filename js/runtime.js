@@ -1,7 +1,8 @@
 // Hand-written JavaScript the Rust bindings import (src/wasm/errors.rs, src/wasm/convert.rs).
 // wasm-bindgen copies this file into the package as a snippet; the package entries re-export
 // the error classes through `__errorClasses()`, so `instanceof` works with the classes users
-// import from 'ahp-wasm'. Keep in sync with js/index.d.ts.
+// import from 'ahp-wasm'. The error classes are listed in src/client/error_classes.rs: the
+// codegen writes the lists below and checks the classes here and in js/index.d.ts against it.
 
 /** Base class of every error the SDK throws. */
 export class AhpError extends Error {
@@ -108,6 +109,7 @@ export class InvalidResponseError extends AhpError {
   }
 }
 
+// <generated: error classes> from src/client/error_classes.rs: cargo run -p xtask -- codegen
 const CLIENT_ERRORS = {
   rpc: RpcError,
   timeout: RpcTimeoutError,
@@ -117,12 +119,6 @@ const CLIENT_ERRORS = {
   notSubscribed: NotSubscribedError,
   invalidResponse: InvalidResponseError,
 };
-
-/** Builds the error class of `kind` (src/wasm/client/errors.rs). */
-export function clientError(kind, message, options) {
-  const Class = CLIENT_ERRORS[kind];
-  return Class === undefined ? new AhpError(message, { kind }) : new Class(message, options);
-}
 
 export function errorClasses() {
   return {
@@ -136,6 +132,13 @@ export function errorClasses() {
     NotSubscribedError,
     InvalidResponseError,
   };
+}
+// </generated: error classes>
+
+/** Builds the error class of `kind` (src/wasm/client/errors.rs). */
+export function clientError(kind, message, options) {
+  const Class = CLIENT_ERRORS[kind];
+  return Class === undefined ? new AhpError(message, { kind }) : new Class(message, options);
 }
 
 /**

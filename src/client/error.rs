@@ -194,4 +194,61 @@ mod tests {
         let e: Box<dyn std::error::Error> = Box::new(Error::Closed);
         assert_eq!(e.to_string(), "the client is closed");
     }
+
+    #[test]
+    fn every_kind_has_its_error_class() {
+        use crate::client::ERROR_CLASSES;
+        use crate::protocol::errors::{INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
+        let errors = [
+            Error::rpc(ErrorObject::new(-32001, "no")),
+            Error::Timeout { method: "m".into() },
+            Error::transport(TransportErrorKind::Send, "x"),
+            Error::Closed,
+            Error::UnsupportedProtocolVersion {
+                offered: vec![],
+                server_data: None,
+            },
+            Error::InvalidResponse {
+                method: "m".into(),
+                message: "x".into(),
+            },
+            Error::NotSubscribed {
+                channel: "c".into(),
+            },
+        ];
+        // A new variant fails to compile here: add it to `errors` (and its class to the table).
+        for e in &errors {
+            match e {
+                Error::Rpc { .. }
+                | Error::Timeout { .. }
+                | Error::Transport { .. }
+                | Error::Closed
+                | Error::UnsupportedProtocolVersion { .. }
+                | Error::InvalidResponse { .. }
+                | Error::NotSubscribed { .. } => {}
+            }
+        }
+        let mut kinds: Vec<&str> = errors.iter().map(Error::kind).collect();
+        let mut client_kinds: Vec<&str> = ERROR_CLASSES
+            .iter()
+            .filter(|c| c.client)
+            .map(|c| c.kind)
+            .collect();
+        kinds.sort_unstable();
+        client_kinds.sort_unstable();
+        assert_eq!(kinds, client_kinds);
+        for e in &errors {
+            let class = ERROR_CLASSES.iter().find(|c| c.kind == e.kind()).unwrap();
+            // A fixed code is the error's code; the others have the server's or none.
+            if let Some(code) = class.code {
+                assert_eq!(e.code(), Some(code), "{}", class.name);
+            }
+        }
+        let code_of = |name: &str| ERROR_CLASSES.iter().find(|c| c.name == name).unwrap().code;
+        assert_eq!(code_of("InvalidInputError"), Some(INVALID_PARAMS));
+        assert_eq!(
+            code_of("UnsupportedProtocolVersionError"),
+            Some(UNSUPPORTED_PROTOCOL_VERSION)
+        );
+    }
 }

@@ -7,6 +7,7 @@
 
 pub mod engine;
 mod error;
+mod error_classes;
 mod reconnect;
 pub mod transport;
 mod url;
@@ -16,6 +17,7 @@ pub mod native;
 
 pub use engine::{ConnectionState, Engine, EngineConfig, Event, PendingPolicy};
 pub use error::{Error, TransportErrorKind};
+pub use error_classes::{ErrorClass, ERROR_CLASSES};
 pub use reconnect::ReconnectPolicy;
 #[cfg(not(target_arch = "wasm32"))]
 pub use url::generate_client_id;

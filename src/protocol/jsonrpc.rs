@@ -342,16 +342,22 @@ pub enum ReconnectResult {
     Snapshot(ReconnectSnapshotResult),
 }
 
-macro_rules! commands {
-    ($($(#[$doc:meta])* $name:ident = $method:literal ($params:ty) -> $result:ty;)*) => {
+#[cfg(target_arch = "wasm32")]
+pub(crate) use super::command_table::command_call;
+pub(crate) use super::command_table::for_each_command;
+pub use super::command_table::{CommandCall, CommandInfo, COMMANDS};
+
+/// The `Command` marker types and [`REQUEST_METHODS`], from the command table.
+macro_rules! command_markers {
+    ($($call:ident $marker:ident = $method:literal => $rust_name:ident($params:ident) -> $result:ident, $doc:literal;)*) => {
         $(
-            $(#[$doc])*
+            #[doc = $doc]
             #[derive(Debug, Clone, Copy)]
-            pub struct $name;
-            impl Command for $name {
+            pub struct $marker;
+            impl Command for $marker {
                 const METHOD: &'static str = $method;
                 type Params = $params;
-                type Result = $result;
+                type Result = result_type!($result);
             }
         )*
         /// Every AHP request method name.
@@ -359,58 +365,17 @@ macro_rules! commands {
     };
 }
 
-commands! {
-    /// Handshake with version negotiation.
-    Initialize = "initialize" (InitializeParams) -> InitializeResult;
-    /// Resume after a dropped transport.
-    Reconnect = "reconnect" (ReconnectParams) -> ReconnectResult;
-    /// Liveness check.
-    Ping = "ping" (PingParams) -> EmptyResult;
-    /// Subscribe to a channel, returning its snapshot.
-    Subscribe = "subscribe" (SubscribeParams) -> SubscribeResult;
-    /// Create a session at a client-chosen URI.
-    CreateSession = "createSession" (CreateSessionParams) -> EmptyResult;
-    /// Dispose a session.
-    DisposeSession = "disposeSession" (DisposeSessionParams) -> EmptyResult;
-    /// List session summaries.
-    ListSessions = "listSessions" (ListSessionsParams) -> ListSessionsResult;
-    /// Page through a session's completed turns.
-    FetchTurns = "fetchTurns" (FetchTurnsParams) -> FetchTurnsResult;
-    /// Read a resource.
-    ResourceRead = "resourceRead" (ResourceReadParams) -> ResourceReadResult;
-    /// Write a resource.
-    ResourceWrite = "resourceWrite" (ResourceWriteParams) -> ResourceWriteResult;
-    /// List a directory.
-    ResourceList = "resourceList" (ResourceListParams) -> ResourceListResult;
-    /// Copy a resource.
-    ResourceCopy = "resourceCopy" (ResourceCopyParams) -> ResourceCopyResult;
-    /// Delete a resource.
-    ResourceDelete = "resourceDelete" (ResourceDeleteParams) -> ResourceDeleteResult;
-    /// Move a resource.
-    ResourceMove = "resourceMove" (ResourceMoveParams) -> ResourceMoveResult;
-    /// `stat` + `realpath`.
-    ResourceResolve = "resourceResolve" (ResourceResolveParams) -> ResourceResolveResult;
-    /// `mkdir -p`.
-    ResourceMkdir = "resourceMkdir" (ResourceMkdirParams) -> ResourceMkdirResult;
-    /// Ask the peer for access to resources (either direction).
-    ResourceRequest = "resourceRequest" (ResourceRequestParams) -> ResourceRequestResult;
-    /// Open a file watcher; returns its channel.
-    CreateResourceWatch = "createResourceWatch" (CreateResourceWatchParams) -> CreateResourceWatchResult;
-    /// Push a bearer token for a protected resource.
-    Authenticate = "authenticate" (AuthenticateParams) -> AuthenticateResult;
-    /// Input completions (e.g. `@` mentions).
-    Completions = "completions" (CompletionsParams) -> CompletionsResult;
-    /// Resolve a session config before creating the session.
-    ResolveSessionConfig = "resolveSessionConfig" (ResolveSessionConfigParams) -> ResolveSessionConfigResult;
-    /// Complete dynamic fields of a pre-creation session config.
-    SessionConfigCompletions = "sessionConfigCompletions" (SessionConfigCompletionsParams) -> SessionConfigCompletionsResult;
-    /// Create a terminal.
-    CreateTerminal = "createTerminal" (CreateTerminalParams) -> EmptyResult;
-    /// Dispose a terminal.
-    DisposeTerminal = "disposeTerminal" (DisposeTerminalParams) -> EmptyResult;
-    /// Run a changeset operation.
-    InvokeChangesetOperation = "invokeChangesetOperation" (InvokeChangesetOperationParams) -> InvokeChangesetOperationResult;
+/// A row's result type: `void` is [`EmptyResult`].
+macro_rules! result_type {
+    (void) => {
+        EmptyResult
+    };
+    ($result:ident) => {
+        $result
+    };
 }
+
+for_each_command!(command_markers);
 
 /// Notification method names.
 pub mod methods {
@@ -528,6 +493,31 @@ mod tests {
         let e = decode_params::<DispatchActionParams>(Some(&raw)).unwrap_err();
         assert_eq!(e.code, errors::INVALID_PARAMS);
         assert!(e.message.contains("clientSeq"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_command_table_is_consistent() {
+        assert_eq!(REQUEST_METHODS.len(), COMMANDS.len());
+        for (i, command) in COMMANDS.iter().enumerate() {
+            let method = command.method;
+            assert_eq!(REQUEST_METHODS[i], method);
+            assert!(
+                COMMANDS[..i].iter().all(|c| c.method != method),
+                "`{method}` twice"
+            );
+            // The names follow the method: createSession, CreateSession, create_session.
+            let pascal = method[..1].to_uppercase() + &method[1..];
+            let snake: String = method
+                .chars()
+                .flat_map(|c| match c.is_ascii_uppercase() {
+                    true => vec!['_', c.to_ascii_lowercase()],
+                    false => vec![c],
+                })
+                .collect();
+            assert_eq!(command.marker, pascal);
+            assert_eq!(command.params, format!("{pascal}Params"));
+            assert_eq!(command.rust_name, snake);
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! conventions and serialize to the exact wire names.
 
 mod accessors;
+mod command_table;
 pub mod errors;
 mod generated;
 pub mod jsonrpc;

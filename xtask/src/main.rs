@@ -1,9 +1,11 @@
 //! Project tasks. `cargo run -p xtask -- codegen` regenerates the AHP wire types in
-//! `src/protocol/generated.rs` from the vendored JSON Schema; `-- codegen --check` fails when
-//! the checked-in file is out of date (CI runs it).
+//! `src/protocol/generated.rs` from the vendored JSON Schema, and the generated sections of the
+//! npm package's hand-written files (`js/`) from the command and error class tables;
+//! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
 
 #![forbid(unsafe_code)]
 
+mod bindings;
 mod codegen;
 
 use std::path::PathBuf;
@@ -18,7 +20,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("codegen") => {
             let check = args.iter().any(|a| a == "--check");
-            match codegen::run(&root, check) {
+            match codegen::run(&root, check).and_then(|()| bindings::run(&root, check)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("codegen: {e}");

@@ -1,79 +1,65 @@
-//! One typed async method per AHP 0.3.0 command.
+//! One typed async method per AHP 0.3.0 command, from the command table
+//! (`protocol/command_table.rs`).
 
 use super::client::AhpClient;
 use crate::client::Error;
 use crate::protocol::jsonrpc::{self as rpc, EmptyResult, ROOT_CHANNEL};
 use crate::protocol::*;
 
-macro_rules! commands {
-    ($($(#[$doc:meta])* $name:ident => $command:ident;)*) => {
+/// A command's result as its method returns it: nothing for an empty (`void`) result.
+trait Output<T> {
+    fn output(self) -> T;
+}
+
+impl<T> Output<T> for T {
+    fn output(self) -> T {
+        self
+    }
+}
+
+impl Output<()> for EmptyResult {
+    fn output(self) {}
+}
+
+/// What a row's method returns: `()` for `void`.
+macro_rules! output_type {
+    (void) => {
+        ()
+    };
+    ($result:ident) => {
+        $result
+    };
+}
+
+macro_rules! native_methods {
+    ($($call:ident $marker:ident = $method:literal => $rust_name:ident($params:ident) -> $result:ident, $doc:literal;)*) => {
         impl AhpClient {
-            $(
-                $(#[$doc])*
-                pub async fn $name(
-                    &self,
-                    params: <rpc::$command as rpc::Command>::Params,
-                ) -> Result<<rpc::$command as rpc::Command>::Result, Error> {
-                    self.request::<rpc::$command>(params).await
-                }
-            )*
+            $(native_method!($call $marker $method $rust_name $params $result $doc);)*
         }
     };
 }
 
-commands! {
-    /// `createSession`: create a session at a client-chosen URI.
-    create_session => CreateSession;
-    /// `disposeSession`.
-    dispose_session => DisposeSession;
-    /// `listSessions`: session summaries.
-    list_sessions => ListSessions;
-    /// `fetchTurns`: page through a session's completed turns.
-    fetch_turns => FetchTurns;
-    /// `resourceRead`.
-    resource_read => ResourceRead;
-    /// `resourceWrite`.
-    resource_write => ResourceWrite;
-    /// `resourceList`: list a directory.
-    resource_list => ResourceList;
-    /// `resourceCopy`.
-    resource_copy => ResourceCopy;
-    /// `resourceDelete`.
-    resource_delete => ResourceDelete;
-    /// `resourceMove`.
-    resource_move => ResourceMove;
-    /// `resourceResolve`: stat + realpath.
-    resource_resolve => ResourceResolve;
-    /// `resourceMkdir`: mkdir -p.
-    resource_mkdir => ResourceMkdir;
-    /// `resourceRequest`: ask the host for access to resources.
-    resource_request => ResourceRequest;
-    /// `createResourceWatch`: returns the watch's channel (subscribe to it).
-    create_resource_watch => CreateResourceWatch;
-    /// `authenticate`: push a bearer token for a protected resource.
-    authenticate => Authenticate;
-    /// `completions`: input completions.
-    completions => Completions;
-    /// `resolveSessionConfig`.
-    resolve_session_config => ResolveSessionConfig;
-    /// `sessionConfigCompletions`.
-    session_config_completions => SessionConfigCompletions;
-    /// `createTerminal`.
-    create_terminal => CreateTerminal;
-    /// `disposeTerminal`.
-    dispose_terminal => DisposeTerminal;
-    /// `invokeChangesetOperation`.
-    invoke_changeset_operation => InvokeChangesetOperation;
+macro_rules! native_method {
+    (handshake $($row:tt)*) => {};
+    (no_params $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
+        #[doc = concat!("`", $method, "`: ", $doc)]
+        pub async fn $rust_name(&self) -> Result<output_type!($result), Error> {
+            let params = $params {
+                channel: ROOT_CHANNEL.to_string(),
+            };
+            self.request::<rpc::$marker>(params)
+                .await
+                .map(Output::output)
+        }
+    };
+    ($call:ident $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
+        #[doc = concat!("`", $method, "`: ", $doc)]
+        pub async fn $rust_name(&self, params: $params) -> Result<output_type!($result), Error> {
+            self.request::<rpc::$marker>(params)
+                .await
+                .map(Output::output)
+        }
+    };
 }
 
-impl AhpClient {
-    /// `ping`: the response is the liveness signal.
-    pub async fn ping(&self) -> Result<(), Error> {
-        let params = PingParams {
-            channel: ROOT_CHANNEL.to_string(),
-        };
-        self.request::<rpc::Ping>(params)
-            .await
-            .map(|EmptyResult| ())
-    }
-}
+rpc::for_each_command!(native_methods);

@@ -1,35 +1,41 @@
-//! One typed async method per AHP 0.3.0 command on `AhpClient`: params are checked against
-//! the wire type (`InvalidInputError`), results are handed over as plain JSON values
-//! (`JSON.parse` of the result text).
+//! One typed async method per AHP 0.3.0 command on `AhpClient`, from the command table
+//! (`protocol/command_table.rs`): params are checked against the wire type
+//! (`InvalidInputError`), results are handed over as plain JSON values (`JSON.parse` of the
+//! result text).
 
 use super::client::AhpClient;
 use super::driver::Decode;
-use crate::protocol::jsonrpc::{self as rpc, Command, ROOT_CHANNEL};
-use crate::protocol::PingParams;
+use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
+use crate::protocol::*;
 use crate::wasm::convert::check_limits;
 use crate::wasm::errors::invalid_input;
 use js_sys::Promise;
+use serde::Serialize;
 use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 impl AhpClient {
-    /// `root`: the params' `channel` is always `ahp-root://`; filled in when absent.
+    /// Sends command `C` with checked params; `void`: resolves `undefined`.
+    fn send<C: Command>(&self, params: impl Serialize, void: bool) -> Promise {
+        let decode = Decode::Json {
+            method: C::METHOD,
+            void,
+        };
+        self.inner
+            .request(move |e, now| e.request_raw(C::METHOD, &params, now), decode)
+    }
+
+    /// Sends command `C` with params from JavaScript (`call`: whether the root channel is
+    /// filled in when absent).
     ///
     /// Params go out as JSON text checked against the command's params type with serde_json
     /// (one deserializer per type; converting them to Rust values through serde-wasm-bindgen
     /// and serializing them again would add a second and a serializer, about doubling the
     /// module's size).
-    fn command<C: Command>(&self, params: &JsValue, void: bool, root: bool) -> Promise {
-        match params_text::<C>(params, root) {
-            Ok(text) => {
-                let decode = Decode::Json {
-                    method: C::METHOD,
-                    void,
-                };
-                self.inner
-                    .request(move |e, now| e.request_raw(C::METHOD, &text, now), decode)
-            }
+    fn command<C: Command>(&self, params: &JsValue, void: bool, call: CommandCall) -> Promise {
+        match params_text::<C>(params, call.fills_root()) {
+            Ok(text) => self.send::<C>(text, void),
             Err(e) => Promise::reject(&e),
         }
     }
@@ -83,57 +89,48 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
-macro_rules! commands {
-    ($($js:literal $name:ident => $command:ident $void:literal $root:literal;)*) => {
+/// `true` for a row's `void` result.
+macro_rules! is_void {
+    (void) => {
+        true
+    };
+    ($result:ident) => {
+        false
+    };
+}
+
+macro_rules! wasm_methods {
+    ($($call:ident $marker:ident = $method:literal => $rust_name:ident($params:ident) -> $result:ident, $doc:literal;)*) => {
+        $(wasm_method!($call $marker $method $rust_name $params $result $doc);)*
+    };
+}
+
+// One `#[wasm_bindgen] impl` per method: the attribute does not see into macro calls.
+macro_rules! wasm_method {
+    (handshake $($row:tt)*) => {};
+    (no_params $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
         #[wasm_bindgen]
         impl AhpClient {
-            $(
-                #[doc = concat!("`", $js, "`.")]
-                #[wasm_bindgen(js_name = $js)]
-                pub fn $name(&self, params: JsValue) -> Promise {
-                    self.command::<rpc::$command>(&params, $void, $root)
-                }
-            )*
+            #[doc = concat!("`", $method, "`: ", $doc)]
+            #[wasm_bindgen(js_name = $method)]
+            pub fn $rust_name(&self) -> Promise {
+                let params = $params {
+                    channel: ROOT_CHANNEL.to_string(),
+                };
+                self.send::<rpc::$marker>(params, is_void!($result))
+            }
+        }
+    };
+    ($call:ident $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
+        #[wasm_bindgen]
+        impl AhpClient {
+            #[doc = concat!("`", $method, "`: ", $doc)]
+            #[wasm_bindgen(js_name = $method)]
+            pub fn $rust_name(&self, params: JsValue) -> Promise {
+                self.command::<rpc::$marker>(&params, is_void!($result), rpc::command_call!($call))
+            }
         }
     };
 }
 
-commands! {
-    "createSession" create_session => CreateSession true false;
-    "disposeSession" dispose_session => DisposeSession true false;
-    "listSessions" list_sessions => ListSessions false true;
-    "fetchTurns" fetch_turns => FetchTurns false false;
-    "resourceRead" resource_read => ResourceRead false true;
-    "resourceWrite" resource_write => ResourceWrite false true;
-    "resourceList" resource_list => ResourceList false true;
-    "resourceCopy" resource_copy => ResourceCopy false true;
-    "resourceDelete" resource_delete => ResourceDelete false true;
-    "resourceMove" resource_move => ResourceMove false true;
-    "resourceResolve" resource_resolve => ResourceResolve false true;
-    "resourceMkdir" resource_mkdir => ResourceMkdir false true;
-    "resourceRequest" resource_request => ResourceRequest false true;
-    "createResourceWatch" create_resource_watch => CreateResourceWatch false true;
-    "authenticate" authenticate => Authenticate false true;
-    "completions" completions => Completions false false;
-    "resolveSessionConfig" resolve_session_config => ResolveSessionConfig false true;
-    "sessionConfigCompletions" session_config_completions => SessionConfigCompletions false true;
-    "createTerminal" create_terminal => CreateTerminal true false;
-    "disposeTerminal" dispose_terminal => DisposeTerminal true false;
-    "invokeChangesetOperation" invoke_changeset_operation => InvokeChangesetOperation false false;
-}
-
-#[wasm_bindgen]
-impl AhpClient {
-    /// `ping`: resolves when the server answers.
-    pub fn ping(&self) -> Promise {
-        let params = PingParams {
-            channel: ROOT_CHANNEL.to_string(),
-        };
-        let decode = Decode::Json {
-            method: rpc::Ping::METHOD,
-            void: true,
-        };
-        self.inner
-            .request(move |e, now| e.request::<rpc::Ping>(&params, now), decode)
-    }
-}
+rpc::for_each_command!(wasm_methods);

@@ -1,7 +1,6 @@
-//! Client errors thrown to JavaScript: instances of the classes in `js/runtime.js`
-//! (`RpcError`, `RpcTimeoutError`, `TransportError`, `ClientClosedError`,
-//! `UnsupportedProtocolVersionError`, `NotSubscribedError`, `InvalidResponseError`), all
-//! subclasses of `AhpError` with `kind` and `code`, so `instanceof` works for callers.
+//! Client errors thrown to JavaScript: instances of the classes in `js/runtime.js` (the class
+//! of each [`Error::kind`], see [`crate::client::ERROR_CLASSES`]), all subclasses of `AhpError`
+//! with `kind` and `code`, so `instanceof` works for callers.
 
 use crate::client::Error;
 use js_sys::{Object, Reflect};
