@@ -16,7 +16,6 @@
 mod client;
 mod convert;
 mod errors;
-mod fine_patch;
 mod reducers;
 mod render;
 mod version;

@@ -43,11 +43,11 @@ pub fn text_part_index(parts: &[ResponsePart], part_id: &str, kind: TextKind) ->
     let index = parts
         .iter()
         .position(|part| addressed_id(part) == Some(part_id))?;
-    let of_kind = match (&parts[index], kind) {
-        (ResponsePart::Markdown(_), TextKind::Markdown) => true,
-        (ResponsePart::Reasoning(_), TextKind::Reasoning) => true,
-        _ => false,
-    };
+    let of_kind = matches!(
+        (&parts[index], kind),
+        (ResponsePart::Markdown(_), TextKind::Markdown)
+            | (ResponsePart::Reasoning(_), TextKind::Reasoning)
+    );
     of_kind.then_some(index)
 }
 
