@@ -346,6 +346,7 @@ fn hand_made_collisions_match_the_reference() {
         ),
     ];
     for (initial, action) in cases {
-        check(&initial, &[action.clone()]).unwrap_or_else(|e| panic!("{action} on {initial}: {e}"));
+        check(&initial, std::slice::from_ref(&action))
+            .unwrap_or_else(|e| panic!("{action} on {initial}: {e}"));
     }
 }
