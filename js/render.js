@@ -1,20 +1,40 @@
-// Hand-written JavaScript for src/wasm/render.rs: fine-grained updates of a subscription's
-// frozen, structurally shared state. Each function returns a new frozen root that shares every
-// object off the changed path with the old one (`===`), so UIs re-render only what changed.
-// wasm-bindgen copies this file into the package as a snippet.
+// Hand-written JavaScript for src/wasm/render.rs, the one render path of the SDK (subscriptions
+// and the exported reducers): fine-grained updates of a frozen, structurally shared state. Each
+// function returns a new frozen root that shares every object off the changed path with the old
+// one (`===`), so UIs re-render only what changed. wasm-bindgen copies this file into the
+// package as a snippet.
 
+// Values this file freezes are plain JSON-like data built by the SDK (or unknown properties
+// carried over from a caller's object): own enumerable keys only.
 function freezeDeep(root) {
   if (typeof root !== 'object' || root === null || Object.isFrozen(root)) return root;
   const stack = [root];
   while (stack.length > 0) {
     const value = stack.pop();
     Object.freeze(value);
-    for (const key in value) {
-      const child = value[key];
-      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const child = value[i];
+        if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child);
+      }
+    } else {
+      for (const key of Object.keys(value)) {
+        const child = value[key];
+        if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child);
+      }
     }
   }
   return root;
+}
+
+/**
+ * Deep-freezes the properties `names` of a state object the SDK just built, then the object
+ * itself. Properties not named are shared with an earlier (already frozen) state, or are
+ * unknown properties carried over from the caller's object.
+ */
+export function renderFreezeFields(state, names) {
+  for (const name of names) freezeDeep(state[name]);
+  return Object.freeze(state);
 }
 
 // Copies of frozen arrays use spread: V8's Array.prototype.slice has no fast path for frozen

@@ -271,67 +271,6 @@ export function inspectInput(root, maxDepth, maxNodes, maxChars) {
   }
 }
 
-function deepFreeze(root) {
-  if (typeof root !== 'object' || root === null || Object.isFrozen(root)) return;
-  const stack = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    Object.freeze(value);
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const child = value[i];
-        if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child);
-      }
-    } else {
-      for (const key of Object.keys(value)) {
-        const child = value[key];
-        if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child);
-      }
-    }
-  }
-}
-
-/**
- * Deep-freezes the properties `names` of a state object the SDK just built, then the object
- * itself. Properties not named are shared with an earlier (already frozen) state, or are
- * unknown properties carried over from the caller's object.
- */
-export function freezeState(state, names) {
-  for (const name of names) deepFreeze(state[name]);
-  return Object.freeze(state);
-}
-
-/**
- * Fine-grained updates of an active turn (frozen, built by the SDK) that copy only the path to
- * the one response part an action touched; every other part keeps its identity. Streaming text
- * is appended with JS string concatenation, so a delta never re-transfers the whole content.
- */
-// Spread, not slice: V8's slice has no fast path for frozen arrays (about 50x slower).
-function withParts(turn, parts) {
-  return Object.freeze({ ...turn, responseParts: Object.freeze(parts) });
-}
-
-export function appendPartText(turn, index, text) {
-  const parts = [...turn.responseParts];
-  const old = parts[index];
-  parts[index] = Object.freeze({ ...old, content: old.content + text });
-  return withParts(turn, parts);
-}
-
-export function replacePart(turn, index, part) {
-  deepFreeze(part);
-  const parts = [...turn.responseParts];
-  parts[index] = part;
-  return withParts(turn, parts);
-}
-
-export function pushPart(turn, part) {
-  deepFreeze(part);
-  const parts = [...turn.responseParts];
-  parts.push(part);
-  return withParts(turn, parts);
-}
-
 /** `promise.then(onOk, onErr)` with plain functions (src/wasm/client/). */
 export function thenBoth(promise, onOk, onErr) {
   return promise.then(onOk, onErr);

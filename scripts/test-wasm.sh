@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the wasm build and the npm package (run scripts/build-pkg.sh first):
-#   1. the 163 conformance fixtures through the JS API, compiled to wasm, in headless Chromium
+#   1. the 163 conformance fixtures through the JS API, compiled to wasm, in headless Chromium,
+#      and the JS reducers chained over random sequences against the Rust reducers
 #      (wasm-bindgen-test; browser options in webdriver.json)
 #   2. the wasm client (AhpClient over the browser WebSocket) in headless Chromium against a
 #      real ahp-host (wasm-bindgen-test; the host's URL and token are compiled in)
@@ -51,10 +52,10 @@ step() {
 }
 
 if [ "$part" != browser ]; then
-  step "wasm conformance in headless Chromium" \
+  step "wasm conformance and reducer chains in headless Chromium" \
     env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
     WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}" \
-    cargo test --target wasm32-unknown-unknown --test wasm_conformance
+    cargo test --target wasm32-unknown-unknown --test wasm_conformance --test wasm_reducers
   step "wasm client against a real ahp-host in headless Chromium" scripts/test-wasm-client.sh
   step "TypeScript consumer (tsc --strict)" node_modules/.bin/tsc -p tests/ts
   step "package in Node" node --experimental-websocket --test tests/node/

@@ -266,7 +266,9 @@ fn actions(known: BoxedStrategy<Value>) -> BoxedStrategy<Vec<Value>> {
 // ---------------------------------------------------------------------------------------------
 
 const TURNS: &[&str] = &["t1", "t2", "t3"];
-const TOOL_CALLS: &[&str] = &["tc1", "tc2", "tc3"];
+// Tool calls and text parts share the id `p1` (and every pool repeats ids), so parts with
+// colliding ids, within a kind and across kinds, are common.
+const TOOL_CALLS: &[&str] = &["tc1", "tc2", "p1"];
 const PARTS: &[&str] = &["p1", "p2", "p3"];
 const MESSAGES: &[&str] = &["m1", "m2", "m3"];
 const REQUESTS: &[&str] = &["r1", "r2"];

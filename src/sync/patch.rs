@@ -2,8 +2,8 @@
 //! cheap to say, so a render layer (the wasm `Subscription`) updates only what changed instead
 //! of rebuilding whole fields.
 
-use crate::protocol::{JsonValue, ResponsePart, SessionState, SessionStateField, StateAction};
-use crate::reduce::Changed;
+use crate::protocol::{JsonValue, SessionState, SessionStateField, StateAction};
+use crate::reduce::{text_part_index, tool_call_index, Changed, TextKind};
 
 /// One step of a [`StatePatch`]. Values are not carried: a consumer reads them from the
 /// mirror's state after the batch (except appended text, which is exactly the delta).
@@ -220,28 +220,6 @@ fn describe_turns(
     false
 }
 
-/// The index of the text part `session/delta` or `session/reasoning` writes to, found the way the
-/// reducer finds it (the last part if it matches, else the first match), so both agree even when
-/// ids repeat and the common cases (first or newest part) cost O(1).
-fn text_part_index(
-    parts: &[ResponsePart],
-    id: &str,
-    is_kind: impl Fn(&ResponsePart) -> bool,
-) -> Option<usize> {
-    let hit = |p: &ResponsePart| is_kind(p) && p.target_id() == Some(id);
-    match parts.last() {
-        Some(last) if hit(last) => Some(parts.len() - 1),
-        _ => parts.iter().position(hit),
-    }
-}
-
-/// The index of the tool call an update targets, searched from the back like the reducer.
-fn tool_call_index(parts: &[ResponsePart], id: &str) -> Option<usize> {
-    parts
-        .iter()
-        .rposition(|p| matches!(p, ResponsePart::ToolCall(_)) && p.target_id() == Some(id))
-}
-
 fn describe_active_turn(
     state: &SessionState,
     before: Probe,
@@ -256,26 +234,21 @@ fn describe_active_turn(
         return false;
     }
     let same_len = parts.len() == before.parts;
-    let is_markdown = |p: &ResponsePart| matches!(p, ResponsePart::Markdown(_));
-    let is_reasoning = |p: &ResponsePart| matches!(p, ResponsePart::Reasoning(_));
+    // The part the reducer changed, found by the reducer's own rule (these actions change no
+    // id and no kind, so the state after gives the same answer as the state before).
+    let mut append = |id: &str, kind: TextKind, text: &str| match text_part_index(parts, id, kind) {
+        Some(i) => {
+            patch.append_part_text(i, text);
+            true
+        }
+        None => false,
+    };
     match action {
         StateAction::SessionDelta(a) if same_len => {
-            match text_part_index(parts, &a.part_id, is_markdown) {
-                Some(i) => {
-                    patch.append_part_text(i, &a.content);
-                    true
-                }
-                None => false,
-            }
+            append(&a.part_id, TextKind::Markdown, &a.content)
         }
         StateAction::SessionReasoning(a) if same_len => {
-            match text_part_index(parts, &a.part_id, is_reasoning) {
-                Some(i) => {
-                    patch.append_part_text(i, &a.content);
-                    true
-                }
-                None => false,
-            }
+            append(&a.part_id, TextKind::Reasoning, &a.content)
         }
         StateAction::SessionToolCallStart(_) | StateAction::SessionResponsePart(_)
             if parts.len() == before.parts + 1 =>

@@ -4,7 +4,9 @@
 //! - [`reducers`]: `rootReducer`, `sessionReducer`, ... (plain JS objects in, a new plain JS
 //!   object out, the input untouched, like the official TypeScript package).
 //! - [`client`]: the client classes `AhpClient`, `Subscription`, `MultiHostClient` over the
-//!   sans-IO engine, with [`render`] keeping each subscription's frozen state up to date.
+//!   sans-IO engine.
+//! - [`render`]: the one render path, turning a `StatePatch` into a new frozen, structurally
+//!   shared JS state; both the reducers and each subscription's state go through it.
 //! - [`convert`]: JS <-> Rust conversion (serde-wasm-bindgen), input limits, error paths.
 //! - [`errors`]: the JS error classes (`AhpError`, `InvalidInputError`) thrown to callers.
 //! - [`version`]: the protocol version constants the package entry re-exports.
@@ -16,7 +18,6 @@
 mod client;
 mod convert;
 mod errors;
-mod fine_patch;
 mod reducers;
 mod render;
 mod version;

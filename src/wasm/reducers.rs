@@ -11,32 +11,27 @@
 //! cost as much as the session's history (milliseconds for a few dozen turns). So the states
 //! these functions return are deeply frozen, and a small cache keeps the Rust state behind each
 //! of the most recent ones ([`CACHE_SIZE`]). When a returned state comes back as input (the
-//! usual `state = reducer(state, action)` chain), only the action is converted; the new state
-//! is a shallow copy of the old one in which just the top-level properties the action changed
-//! are rebuilt (the others keep their identity). A state the cache does not know (the caller's
-//! own object, an older state) is converted in full, and the result is entirely new and frozen.
-//! Freezing is what makes the cache sound: a frozen state cannot have changed since it was
-//! returned.
+//! usual `state = reducer(state, action)` chain), only the action is converted, and the new
+//! state is made by the same render path as a subscription's ([`super::render`]): the reducer's
+//! [`ChannelState::describe`] says what the action changed as a [`StatePatch`] (a streamed delta
+//! appends to one part, a tool-call update replaces one part, other actions name the top-level
+//! fields they changed), and [`apply_patch`] copies only the path to what changed; everything
+//! else keeps its identity. A state the cache does not know (the caller's own object, an older
+//! state) is converted in full, and the result is entirely new and frozen (unknown top-level
+//! properties of the caller's object are carried over). Freezing is what makes the cache sound:
+//! a frozen state cannot have changed since it was returned.
 
-use super::convert::{from_js, patch_struct};
+use super::convert::from_js;
+use super::render::apply_patch;
 use crate::protocol::{
-    ChangesetState, ChangesetStateField, ResourceWatchState, ResourceWatchStateField, RootState,
-    RootStateField, SessionState, SessionStateField, StateAction, TerminalState,
-    TerminalStateField,
+    ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
-use crate::reduce::{self, Clock, Outcome, SystemClock};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use crate::reduce::{Outcome, SystemClock};
+use crate::sync::{ChannelState, PatchBuilder, StatePatch};
 use std::any::Any;
 use std::cell::RefCell;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(module = "/js/runtime.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = freezeState)]
-    fn freeze_state(state: &JsValue, names: Vec<String>);
-}
 
 /// How many (frozen JS state, Rust state) pairs are kept, over all reducers.
 pub const CACHE_SIZE: usize = 8;
@@ -75,81 +70,15 @@ fn cache_put<S: 'static>(js: JsValue, state: S) {
     });
 }
 
-/// A state type whose JS form can be updated below the top level for some actions.
-pub trait FinePatch: Sized {
-    /// Top-level fields rebuilt here instead of by a full re-serialization: (name, new frozen
-    /// value). `old` is the cached (frozen) JS state, `state` the Rust state after `action`.
-    fn fine_fields(
-        _old: &JsValue,
-        _state: &Self,
-        _action: &StateAction,
-    ) -> Result<Vec<(&'static str, JsValue)>, JsValue> {
-        Ok(Vec::new())
-    }
-}
-
-impl FinePatch for RootState {}
-impl FinePatch for TerminalState {}
-impl FinePatch for ChangesetState {}
-impl FinePatch for ResourceWatchState {}
-
-impl FinePatch for SessionState {
-    fn fine_fields(
-        old: &JsValue,
-        state: &Self,
-        action: &StateAction,
-    ) -> Result<Vec<(&'static str, JsValue)>, JsValue> {
-        Ok(super::fine_patch::active_turn(old, state, action)?
-            .map(|turn| ("activeTurn", turn))
-            .into_iter()
-            .collect())
-    }
-}
-
-/// The top-level fields of a state type (the generated `<State>Field` enums).
-pub trait StateField: Copy + Into<u8> + 'static {
-    /// Every field.
-    const ALL: &'static [Self];
-    /// The property name on the wire.
-    fn wire_name(self) -> &'static str;
-}
-
-macro_rules! state_fields {
-    ($($field:ty),*) => {$(
-        impl StateField for $field {
-            const ALL: &'static [Self] = <$field>::ALL;
-            fn wire_name(self) -> &'static str {
-                <$field>::wire_name(self)
-            }
-        }
-    )*};
-}
-state_fields!(
-    RootStateField,
-    SessionStateField,
-    TerminalStateField,
-    ChangesetStateField,
-    ResourceWatchStateField
-);
-
-type Reducer<S, F> = fn(&mut S, &StateAction, &dyn Clock) -> Outcome<F>;
-
-/// Converts (or finds in the cache), reduces, and writes back what changed.
-pub fn reduce_js<S, F>(
-    state: &JsValue,
-    action: &JsValue,
-    reducer: Reducer<S, F>,
-) -> Result<JsValue, JsValue>
-where
-    S: DeserializeOwned + Serialize + FinePatch + 'static,
-    F: StateField,
-{
+/// Converts (or finds in the cache), reduces (probe, reduce, describe), and renders the change.
+pub fn reduce_js<S: ChannelState>(state: &JsValue, action: &JsValue) -> Result<JsValue, JsValue> {
     let action: StateAction = from_js(action, "action")?;
     let (mut typed, cached) = match cache_take::<S>(state) {
         Some(typed) => (typed, true),
         None => (from_js::<S>(state, "state")?, false),
     };
-    match reducer(&mut typed, &action, &SystemClock) {
+    let before = typed.probe();
+    match typed.reduce(&action, &SystemClock) {
         Outcome::NoOp(_) => {
             // The caller gets its own object back; only a state we froze can be cached.
             if cached {
@@ -158,40 +87,24 @@ where
             Ok(state.clone())
         }
         Outcome::Applied(changed) => {
-            // A cached input is frozen and matches `typed` except where the action changed it;
-            // any other input is rebuilt entirely, so that the output is all ours and frozen.
-            let fine = if cached {
-                S::fine_fields(state, &typed, &action)?
+            // A cached input is frozen and matches `typed` as it was before the action: patch
+            // it. Any other input is rebuilt entirely, so that the output is all ours and frozen.
+            let patch = if cached {
+                let mut patch = PatchBuilder::default();
+                typed.describe(before, &action, changed, &mut patch);
+                patch.finish()
             } else {
-                Vec::new()
+                StatePatch::fields(S::fields().iter().map(|&field| S::field_name(field)))
             };
-            let names: Vec<&str> = F::ALL
-                .iter()
-                .filter(|f| !cached || changed.contains(**f))
-                .map(|f| f.wire_name())
-                .filter(|name| !fine.iter().any(|(n, _)| n == name))
-                .collect();
-            let out = patch_struct(state, &typed, &names)?;
-            for (name, value) in &fine {
-                js_sys::Reflect::set(&out, &JsValue::from_str(name), value)?;
-            }
-            freeze_state(&out, names.iter().map(|n| (*n).to_owned()).collect());
+            let out = apply_patch(state, &typed, &patch)?;
             cache_put(out.clone(), typed);
             Ok(out)
         }
     }
 }
 
-fn run<S, F>(
-    state: Ts<S>,
-    action: Ts<StateAction>,
-    reducer: Reducer<S, F>,
-) -> Result<Ts<S>, JsValue>
-where
-    S: Tsify + DeserializeOwned + Serialize + FinePatch + 'static,
-    F: StateField,
-{
-    reduce_js(&state.js_value(), &action.js_value(), reducer).map(Ts::new_unchecked)
+fn run<S: ChannelState + Tsify>(state: Ts<S>, action: Ts<StateAction>) -> Result<Ts<S>, JsValue> {
+    reduce_js::<S>(&state.js_value(), &action.js_value()).map(Ts::new_unchecked)
 }
 
 /// Applies `action` to the root state (`ahp-root://`): returns a new, deeply frozen state, or `state`
@@ -202,7 +115,7 @@ pub fn root_reducer(
     state: Ts<RootState>,
     action: Ts<StateAction>,
 ) -> Result<Ts<RootState>, JsValue> {
-    run(state, action, reduce::root_reducer)
+    run(state, action)
 }
 
 /// Applies `action` to a session's state: returns a new, deeply frozen state, or `state`
@@ -213,7 +126,7 @@ pub fn session_reducer(
     state: Ts<SessionState>,
     action: Ts<StateAction>,
 ) -> Result<Ts<SessionState>, JsValue> {
-    run(state, action, reduce::session_reducer)
+    run(state, action)
 }
 
 /// Applies `action` to a terminal's state: returns a new, deeply frozen state, or `state`
@@ -224,7 +137,7 @@ pub fn terminal_reducer(
     state: Ts<TerminalState>,
     action: Ts<StateAction>,
 ) -> Result<Ts<TerminalState>, JsValue> {
-    run(state, action, reduce::terminal_reducer)
+    run(state, action)
 }
 
 /// Applies `action` to a changeset's state: returns a new, deeply frozen state, or `state`
@@ -235,7 +148,7 @@ pub fn changeset_reducer(
     state: Ts<ChangesetState>,
     action: Ts<StateAction>,
 ) -> Result<Ts<ChangesetState>, JsValue> {
-    run(state, action, reduce::changeset_reducer)
+    run(state, action)
 }
 
 /// Applies `action` to a resource watch's state: returns a new, deeply frozen state, or `state`
@@ -246,5 +159,5 @@ pub fn resource_watch_reducer(
     state: Ts<ResourceWatchState>,
     action: Ts<StateAction>,
 ) -> Result<Ts<ResourceWatchState>, JsValue> {
-    run(state, action, reduce::resource_watch_reducer)
+    run(state, action)
 }

@@ -1,22 +1,28 @@
-//! [`RenderedState`]: the render-ready JS view of a mirror's optimistic state, for the wasm
-//! `Subscription`. The value is deeply frozen; an update copies only the path to what changed,
-//! everything else keeps its identity (`===`), so UI frameworks re-render only what changed.
+//! The one render path: a frozen JS value brought up to date from a [`StatePatch`] (what
+//! [`ChannelState::describe`] says an action or a batch did), reading new values from the Rust
+//! state. Fine steps copy only the path to what they touch (a streamed delta is concatenated in
+//! JS, a changed tool call is serialized alone, new parts or turns are pushed); whole-field steps
+//! rebuild just those top-level fields. Everything else keeps its identity (`===`), so UI
+//! frameworks re-render only what changed. The result is deeply frozen.
+//!
+//! Two users: [`RenderedState`], the view of a mirror's optimistic state behind the wasm
+//! `Subscription`, and the exported reducers (`sessionReducer`, ...: [`super::reducers`]), which
+//! patch the frozen state they returned last time.
 
 use super::convert::{patch_struct, to_js};
-use crate::sync::{AnyMirror, PatchOp, StatePatch};
+use crate::protocol::SessionState;
+use crate::sync::{AnyMirror, ChannelState, PatchOp, StatePatch};
+use std::any::Any;
+use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-#[wasm_bindgen(module = "/js/runtime.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = freezeState)]
-    fn freeze_state(state: &JsValue, names: Vec<String>);
-}
 
 #[wasm_bindgen(module = "/js/render.js")]
 extern "C" {
     #[wasm_bindgen(js_name = renderUseMemory)]
     fn render_use_memory(memory: &JsValue);
+    #[wasm_bindgen(js_name = renderFreezeFields)]
+    fn freeze_fields(state: &JsValue, names: Vec<String>);
     /// `text` is passed as a pointer and length into wasm memory (see js/render.js).
     #[wasm_bindgen(js_name = renderAppendPartText)]
     fn append_part_text(state: &JsValue, index: u32, text_ptr: u32, text_len: u32) -> JsValue;
@@ -26,6 +32,107 @@ extern "C" {
     fn push_parts(state: &JsValue, from: u32, added: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = renderPushTurns)]
     fn push_turns(state: &JsValue, from: u32, added: &JsValue) -> JsValue;
+}
+
+thread_local! {
+    static MEMORY_SHARED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Hands js/render.js the wasm memory (once), for the text of `renderAppendPartText`.
+fn share_memory() {
+    if !MEMORY_SHARED.with(Cell::get) {
+        render_use_memory(&wasm_bindgen::memory());
+        MEMORY_SHARED.with(|shared| shared.set(true));
+    }
+}
+
+/// Applies `patch` to `value`, the frozen rendering of the state before the change, reading new
+/// values from `state`, the Rust state after it. Returns the new frozen rendering (`value`
+/// itself for an empty patch); `value` is left as it is.
+pub fn apply_patch<S: ChannelState>(
+    value: &JsValue,
+    state: &S,
+    patch: &StatePatch,
+) -> Result<JsValue, JsValue> {
+    let mut value = value.clone();
+    let mut fields: Vec<&str> = Vec::new();
+    for op in &patch.ops {
+        value = match op {
+            PatchOp::Field(name) => {
+                fields.push(name);
+                continue;
+            }
+            PatchOp::AppendPartText { index, text } => {
+                share_memory();
+                // Read by JS during the call, while `text` is borrowed here.
+                append_part_text(
+                    &value,
+                    *index as u32,
+                    text.as_ptr() as u32,
+                    text.len() as u32,
+                )
+            }
+            fine => apply_from_session(&value, state, fine)?,
+        };
+    }
+    if !fields.is_empty() {
+        let next = patch_struct(&value, state, &fields)?;
+        freeze_fields(&next, fields.iter().map(|n| n.to_string()).collect());
+        value = next;
+    }
+    Ok(value)
+}
+
+/// A fine step whose new values are read from the (session) state.
+fn apply_from_session<S: ChannelState>(
+    value: &JsValue,
+    state: &S,
+    op: &PatchOp,
+) -> Result<JsValue, JsValue> {
+    let Some(state) = (state as &dyn Any).downcast_ref::<SessionState>() else {
+        return Err(super::errors::internal(
+            "a session patch for a channel of another kind",
+        ));
+    };
+    let parts = state
+        .active_turn
+        .as_ref()
+        .map(|t| &t.response_parts[..])
+        .unwrap_or_default();
+    let missing = || super::errors::internal(&format!("patch step {op:?} is out of range"));
+    Ok(match op {
+        PatchOp::ReplacePart { index } => replace_part(
+            value,
+            *index as u32,
+            &to_js(parts.get(*index).ok_or_else(missing)?)?,
+        ),
+        PatchOp::PushParts { from } => push_parts(
+            value,
+            *from as u32,
+            &to_js(parts.get(*from..).ok_or_else(missing)?)?,
+        ),
+        PatchOp::PushTurns { from } => push_turns(
+            value,
+            *from as u32,
+            &to_js(state.turns.get(*from..).ok_or_else(missing)?)?,
+        ),
+        PatchOp::Field(_) | PatchOp::AppendPartText { .. } => {
+            return Err(super::errors::internal(
+                "a whole-field step where a fine one was expected",
+            ))
+        }
+    })
+}
+
+/// A new, deeply frozen JS value of a whole state (a full conversion).
+pub fn frozen_value<S: serde::Serialize>(state: &S) -> Result<JsValue, JsValue> {
+    let value = to_js(state)?;
+    let names: Vec<String> = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .collect();
+    freeze_fields(&value, names);
+    Ok(value)
 }
 
 /// Runs `$body` with `$s` bound to the typed optimistic state, whatever the kind.
@@ -91,9 +198,7 @@ pub struct RenderedState {
 impl RenderedState {
     /// Converts the mirror's optimistic state in full (once, when a subscription starts).
     pub fn new(mirror: &AnyMirror) -> Result<RenderedState, JsValue> {
-        let value = with_state!(mirror, s => to_js(s))?;
-        deep_freeze_all(&value);
-        render_use_memory(&wasm_bindgen::memory());
+        let value = with_state!(mirror, s => frozen_value(s))?;
         Ok(RenderedState { value })
     }
 
@@ -103,95 +208,18 @@ impl RenderedState {
     }
 
     /// Brings the value up to date with the mirror after an [`Event::ChannelChanged`]
-    /// (`patch` from that event): the fine steps copy only the path to what they touch, the
-    /// whole-field steps rebuild just those fields.
+    /// (`patch` from that event), by [`apply_patch`].
     ///
     /// [`Event::ChannelChanged`]: crate::client::engine::Event::ChannelChanged
     pub fn update(&mut self, mirror: &AnyMirror, patch: &StatePatch) -> Result<(), JsValue> {
         // On an error the caller drops the rendering (rebuilt whole on the next read).
-        let mut fields: Vec<&str> = Vec::new();
-        for op in &patch.ops {
-            let value = &self.value;
-            self.value = match op {
-                PatchOp::Field(name) => {
-                    fields.push(name);
-                    continue;
-                }
-                PatchOp::AppendPartText { index, text } => {
-                    // Read by JS during the call, while `text` is borrowed here.
-                    append_part_text(
-                        value,
-                        *index as u32,
-                        text.as_ptr() as u32,
-                        text.len() as u32,
-                    )
-                }
-                fine => apply_from_session(value, mirror, fine)?,
-            };
-        }
-        if !fields.is_empty() {
-            let value = with_state!(mirror, s => patch_struct(&self.value, s, &fields))?;
-            freeze_state(&value, fields.iter().map(|n| n.to_string()).collect());
-            self.value = value;
-        }
+        self.value = with_state!(mirror, s => apply_patch(&self.value, s, patch))?;
         Ok(())
     }
-}
-
-/// A fine step whose new values are read from the (session) state.
-fn apply_from_session(
-    value: &JsValue,
-    mirror: &AnyMirror,
-    op: &PatchOp,
-) -> Result<JsValue, JsValue> {
-    let AnyMirror::Session(m) = mirror else {
-        return Err(super::errors::internal(
-            "a session patch for a channel of another kind",
-        ));
-    };
-    let state = m.state();
-    let parts = state
-        .active_turn
-        .as_ref()
-        .map(|t| &t.response_parts[..])
-        .unwrap_or_default();
-    let missing = || super::errors::internal(&format!("patch step {op:?} is out of range"));
-    Ok(match op {
-        PatchOp::ReplacePart { index } => replace_part(
-            value,
-            *index as u32,
-            &to_js(parts.get(*index).ok_or_else(missing)?)?,
-        ),
-        PatchOp::PushParts { from } => push_parts(
-            value,
-            *from as u32,
-            &to_js(parts.get(*from..).ok_or_else(missing)?)?,
-        ),
-        PatchOp::PushTurns { from } => push_turns(
-            value,
-            *from as u32,
-            &to_js(state.turns.get(*from..).ok_or_else(missing)?)?,
-        ),
-        PatchOp::Field(_) | PatchOp::AppendPartText { .. } => {
-            return Err(super::errors::internal(
-                "a whole-field step where a fine one was expected",
-            ))
-        }
-    })
 }
 
 /// The mirror's confirmed state as a new, deeply frozen JS value (full conversion: read it
 /// when needed, not per update).
 pub fn confirmed_value(mirror: &AnyMirror) -> Result<JsValue, JsValue> {
-    let value = with_confirmed!(mirror, s => to_js(s))?;
-    deep_freeze_all(&value);
-    Ok(value)
-}
-
-fn deep_freeze_all(value: &JsValue) {
-    let names: Vec<String> = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>())
-        .iter()
-        .filter_map(|k| k.as_string())
-        .collect();
-    freeze_state(value, names);
+    with_confirmed!(mirror, s => frozen_value(s))
 }

@@ -2,9 +2,10 @@
 //! requests, customizations and metadata.
 //!
 //! The hot path is `session/delta` on the active turn, so every turn-scoped action touches only
-//! `activeTurn` (never the completed history), tool calls are looked up from the back (recent
-//! ones are at the end), text is appended in place, and `summary.status` is recomputed only by
-//! actions that can change it.
+//! `activeTurn` (never the completed history), text is appended in place, and `summary.status`
+//! is recomputed only by actions that can change it. Which part a delta or tool-call action hits
+//! (the first part with its id, as in the reference reducers, also when ids collide) is decided
+//! in [`target`], which the render path shares.
 //!
 //! Each action handler returns `Result<Changed, NoOp>` and validates everything it needs before
 //! its first write, so an `Err` always means the state is untouched.
@@ -14,6 +15,7 @@ mod input;
 mod metadata;
 mod pending;
 mod status;
+pub mod target;
 mod tool_call;
 mod turn;
 

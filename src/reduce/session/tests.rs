@@ -257,15 +257,17 @@ fn unknown_tool_call_states_are_left_alone() {
     let future = json!({"kind": "toolCall", "toolCall": {"status": "paused-for-lunch",
                         "toolCallId": "tc", "toolName": "bash", "displayName": "Bash"}});
     let state = streaming(json!([future]));
+    // As in the reference reducers, a call of an unknown status is not addressable by its id
+    // (see `target`), and one addressed by "" is not changed.
     assert_noop(
         &state,
         json!({"type": "session/toolCallComplete", "turnId": "t1", "toolCallId": "tc",
                "result": {"success": true, "pastTenseMessage": "done"}}),
-        NoOp::InvalidTransition,
+        NoOp::UnknownTarget,
     );
     assert_noop(
         &state,
-        json!({"type": "session/toolCallReady", "turnId": "t1", "toolCallId": "tc",
+        json!({"type": "session/toolCallReady", "turnId": "t1", "toolCallId": "",
                "invocationMessage": "run", "confirmed": "not-needed"}),
         NoOp::InvalidTransition,
     );
@@ -355,6 +357,76 @@ fn delta_and_reasoning_only_append_to_their_own_part_kind() {
         json!([{"kind": "markdown", "id": "md", "content": "ab"},
                              {"kind": "reasoning", "id": "r", "content": "hm"}])
     );
+}
+
+/// Colliding ids resolve as in the reference reducers (`ahp` 0.3.0): `session/delta` and
+/// `session/reasoning` hit the FIRST part whose id matches, whatever its kind, and apply only if
+/// that part is of their kind; a tool-call action hits the FIRST tool call with that id.
+#[test]
+fn colliding_ids_hit_the_first_matching_part() {
+    let md = |id: &str, content: &str| json!({"kind": "markdown", "id": id, "content": content});
+    let reasoning = |id: &str| json!({"kind": "reasoning", "id": id, "content": ""});
+    let parts = |state: &SessionState| {
+        serde_json::to_value(
+            &state
+                .active_turn
+                .as_ref()
+                .expect("active turn")
+                .response_parts,
+        )
+        .expect("serialize")
+    };
+    let delta = |part: &str| json!({"type": "session/delta", "turnId": "t1", "partId": part, "content": "+"});
+
+    // Two markdown parts `x`: the first one grows (not the newest).
+    let mut state = streaming(json!([md("x", "1"), md("x", "2")]));
+    assert_eq!(apply(&mut state, delta("x")), changed(&[F::ActiveTurn]));
+    assert_eq!(parts(&state)[1]["content"], "1+");
+    assert_eq!(parts(&state)[2]["content"], "2");
+
+    // The first part `x` is reasoning: a markdown delta to `x` does nothing, even though the
+    // newest part is a markdown part `x`.
+    let state = streaming(json!([reasoning("x"), md("x", "2")]));
+    assert_noop(&state, delta("x"), NoOp::UnknownTarget);
+    // The same when the first `x` is a tool call.
+    let state = streaming(json!([tool_call("running", "x"), md("x", "2")]));
+    assert_noop(&state, delta("x"), NoOp::UnknownTarget);
+    assert_noop(
+        &state,
+        json!({"type": "session/reasoning", "turnId": "t1", "partId": "x", "content": "+"}),
+        NoOp::UnknownTarget,
+    );
+
+    // Two tool calls `x`: the first one moves on, the newest stays.
+    let mut state = streaming(json!([
+        tool_call("streaming", "x"),
+        tool_call("streaming", "x")
+    ]));
+    apply(
+        &mut state,
+        json!({"type": "session/toolCallDelta", "turnId": "t1", "toolCallId": "x", "content": "p"}),
+    );
+    assert_eq!(parts(&state)[1]["toolCall"]["partialInput"], "p");
+    assert_eq!(parts(&state)[2]["toolCall"].get("partialInput"), None);
+
+    // The first tool call `x` cannot take the action: nothing happens (no fall-through to a
+    // later one that could), while a markdown part `x` before it does not get in the way.
+    let complete = json!({"type": "session/toolCallComplete", "turnId": "t1", "toolCallId": "x",
+                          "result": {"success": true, "pastTenseMessage": "done"}});
+    let state = streaming(json!([
+        md("x", ""),
+        tool_call("completed", "x"),
+        tool_call("running", "x")
+    ]));
+    assert_noop(&state, complete.clone(), NoOp::InvalidTransition);
+    let mut state = streaming(json!([
+        md("x", ""),
+        tool_call("running", "x"),
+        tool_call("running", "x")
+    ]));
+    apply(&mut state, complete);
+    assert_eq!(parts(&state)[2]["toolCall"]["status"], "completed");
+    assert_eq!(parts(&state)[3]["toolCall"]["status"], "running");
 }
 
 #[test]

@@ -16,6 +16,7 @@
 //! Every handler checks the current status before it writes; a tool call in an unexpected (or
 //! unknown, newer-version) status is left exactly as it is.
 
+use super::target::tool_call_index;
 use super::{active_turn_mut, status, Field, Handled};
 use crate::protocol::tagged::UnknownVariant;
 use crate::protocol::{
@@ -207,24 +208,19 @@ pub(super) fn force_cancel(tool_call: &mut ToolCallState) {
     }
 }
 
-/// The tool call `tool_call_id` of the active turn `turn_id`. Searched from the back: the
-/// actions nearly always target one of the most recent tool calls.
+/// The tool call `tool_call_id` of the active turn `turn_id`: the first one with that id
+/// ([`tool_call_index`]; a later call with the same id is never tried).
 fn find<'a>(
     state: &'a mut SessionState,
     turn_id: &str,
     tool_call_id: &str,
 ) -> Result<&'a mut ToolCallState, NoOp> {
     let turn = active_turn_mut(&mut state.active_turn, turn_id)?;
-    turn.response_parts
-        .iter_mut()
-        .rev()
-        .find_map(|part| match part {
-            ResponsePart::ToolCall(part) if part.tool_call.tool_call_id() == Some(tool_call_id) => {
-                Some(&mut part.tool_call)
-            }
-            _ => None,
-        })
-        .ok_or(NoOp::UnknownTarget)
+    let index = tool_call_index(&turn.response_parts, tool_call_id).ok_or(NoOp::UnknownTarget)?;
+    match turn.response_parts.get_mut(index) {
+        Some(ResponsePart::ToolCall(part)) => Ok(&mut part.tool_call),
+        _ => Err(NoOp::UnknownTarget),
+    }
 }
 
 /// The offered option the client picked, if it names one.

@@ -1,5 +1,6 @@
 //! The turn lifecycle (start, end, truncation) and the content streamed into the active turn.
 
+use super::target::{text_part_index, TextKind};
 use super::{active_turn_mut, pending, status, tool_call, touch, Field, Handled};
 use crate::protocol::{
     ActiveTurn, ErrorInfo, ResponsePart, SessionDeltaAction, SessionReasoningAction,
@@ -8,63 +9,45 @@ use crate::protocol::{
 };
 use crate::reduce::{Changed, Clock, NoOp};
 
-/// `session/delta`: appends text to a markdown part of the active turn.
+/// `session/delta`: appends text to a markdown part of the active turn (the part
+/// [`text_part_index`] picks).
 #[inline]
 pub(super) fn delta(state: &mut SessionState, action: &SessionDeltaAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    let part = find_text_part(&mut turn.response_parts, &action.part_id, markdown_text)
-        .ok_or(NoOp::UnknownTarget)?;
-    part.push_str(&action.content);
+    match text_part(
+        &mut turn.response_parts,
+        &action.part_id,
+        TextKind::Markdown,
+    ) {
+        Some(ResponsePart::Markdown(part)) => part.content.push_str(&action.content),
+        _ => return Err(NoOp::UnknownTarget),
+    }
     Ok(Changed::one(Field::ActiveTurn))
 }
 
-/// `session/reasoning`: appends text to a reasoning part of the active turn.
+/// `session/reasoning`: appends text to a reasoning part of the active turn (the part
+/// [`text_part_index`] picks).
 pub(super) fn reasoning(state: &mut SessionState, action: &SessionReasoningAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    let part = find_text_part(&mut turn.response_parts, &action.part_id, reasoning_text)
-        .ok_or(NoOp::UnknownTarget)?;
-    part.push_str(&action.content);
+    match text_part(
+        &mut turn.response_parts,
+        &action.part_id,
+        TextKind::Reasoning,
+    ) {
+        Some(ResponsePart::Reasoning(part)) => part.content.push_str(&action.content),
+        _ => return Err(NoOp::UnknownTarget),
+    }
     Ok(Changed::one(Field::ActiveTurn))
 }
 
-/// The content of the part with id `part_id` among the parts `text_of` accepts (one kind).
-///
-/// Streaming usually targets the newest part, so the last part is checked first; otherwise the
-/// parts are scanned from the front, rejecting other kinds before comparing ids.
 #[inline]
-fn find_text_part<'a>(
+fn text_part<'a>(
     parts: &'a mut [ResponsePart],
     part_id: &str,
-    text_of: impl Fn(&mut ResponsePart) -> Option<(&String, &mut String)> + Copy,
-) -> Option<&'a mut String> {
-    let last_matches = parts
-        .last_mut()
-        .and_then(text_of)
-        .is_some_and(|(id, _)| id == part_id);
-    if last_matches {
-        return parts.last_mut().and_then(text_of).map(|(_, text)| text);
-    }
-    parts
-        .iter_mut()
-        .filter_map(text_of)
-        .find(|(id, _)| *id == part_id)
-        .map(|(_, text)| text)
-}
-
-/// A markdown part's id and content (the target kind of `session/delta`).
-fn markdown_text(part: &mut ResponsePart) -> Option<(&String, &mut String)> {
-    match part {
-        ResponsePart::Markdown(markdown) => Some((&markdown.id, &mut markdown.content)),
-        _ => None,
-    }
-}
-
-/// A reasoning part's id and content (the target kind of `session/reasoning`).
-fn reasoning_text(part: &mut ResponsePart) -> Option<(&String, &mut String)> {
-    match part {
-        ResponsePart::Reasoning(reasoning) => Some((&reasoning.id, &mut reasoning.content)),
-        _ => None,
-    }
+    kind: TextKind,
+) -> Option<&'a mut ResponsePart> {
+    let index = text_part_index(parts, part_id, kind)?;
+    parts.get_mut(index)
 }
 
 /// `session/responsePart`: appends a part to the active turn.
