@@ -2,7 +2,7 @@
 // loads the WebAssembly module its own way, calls this module's default export (`loaded`), then
 // re-exports everything here with `export *` (which leaves the default export out).
 //
-// The values read from the module (the version constants, the error classes of js/runtime.js,
+// The values read from the module (the version constants, the error classes of js/errors.js,
 // exported through `__errorClasses()` so `instanceof` works with the classes users import) are
 // live bindings set by `loaded()`: an entry calls it before its own evaluation ends, so no
 // importer ever sees them unset. Hand-written; scripts/build-pkg.sh copies it into pkg/. Keep in

@@ -1,9 +1,9 @@
 //! The JavaScript error classes of the npm package, listed once.
 //!
-//! The classes themselves are written in `js/runtime.js` and declared in `js/index.d.ts`;
+//! The classes themselves are written in `js/errors.js` and declared in `js/index.d.ts`;
 //! `cargo run -p xtask -- codegen` writes every list of them from [`ERROR_CLASSES`] (the
 //! package's exports in `js/api.js`, `errorClasses()` and the kind-to-class map in
-//! `js/runtime.js`), and `codegen --check` fails unless both files define exactly these classes
+//! `js/errors.js`), and `codegen --check` fails unless both files define exactly these classes
 //! with these `kind` and `code` values. A client error's class is the one of its
 //! [`Error::kind`](super::Error::kind) (a test checks every kind has one).
 //!

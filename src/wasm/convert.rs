@@ -1,7 +1,7 @@
 //! JS <-> Rust conversion for the bindings.
 //!
 //! In: a JS value is first checked by an iterative walk in JS (`inspectInput` in
-//! `js/runtime.js`: JSON-like data, at most [`MAX_DEPTH`] levels, [`MAX_VALUES`] values and
+//! `js/checks.js`: JSON-like data, at most [`MAX_DEPTH`] levels, [`MAX_VALUES`] values and
 //! [`MAX_STRING_UNITS`] string characters), so a deep, cyclic or huge value is an
 //! `InvalidInputError` instead of a stack overflow or an out-of-memory trap in the recursive
 //! conversion (measured without the check: from about 5,000 levels the conversion overflows the
@@ -38,7 +38,7 @@ pub const SERIALIZER: Serializer = Serializer::new()
     .serialize_large_number_types_as_bigints(false)
     .serialize_bytes_as_arrays(true);
 
-#[wasm_bindgen(module = "/js/runtime.js")]
+#[wasm_bindgen(module = "/js/checks.js")]
 extern "C" {
     #[wasm_bindgen(js_name = inspectInput, catch)]
     fn inspect_input(

@@ -1,9 +1,9 @@
-//! Errors thrown to JavaScript: instances of the classes defined in `js/runtime.js`, which the
+//! Errors thrown to JavaScript: instances of the classes defined in `js/errors.js`, which the
 //! package entry re-exports, so `err instanceof InvalidInputError` works for callers.
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/js/runtime.js")]
+#[wasm_bindgen(module = "/js/errors.js")]
 extern "C" {
     /// `AhpError`: base class of every error the SDK throws (`kind`, `code`).
     #[wasm_bindgen(extends = js_sys::Error)]

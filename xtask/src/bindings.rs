@@ -3,9 +3,9 @@
 //!
 //! - `js/index.d.ts`: the `AhpClient` command methods and the types they name, from the command
 //!   table (`src/protocol/command_table.rs`);
-//! - `js/api.js` (the package entries' exports) and `js/runtime.js`: the lists of error classes,
+//! - `js/api.js` (the package entries' exports) and `js/errors.js`: the lists of error classes,
 //!   from the error class table (`src/client/error_classes.rs`); and the classes that
-//!   `js/runtime.js` defines and `js/index.d.ts` declares must be exactly the table's, with its
+//!   `js/errors.js` defines and `js/index.d.ts` declares must be exactly the table's, with its
 //!   `kind` and `code` values.
 //!
 //! A section is the lines between `// <generated: NAME> ...` and `// </generated: NAME>`.
@@ -38,7 +38,7 @@ fn files() -> Result<Vec<(&'static str, Vec<Section>)>, String> {
                 ("command methods", command_methods()?),
             ],
         ),
-        ("js/runtime.js", vec![("error classes", runtime_errors())]),
+        ("js/errors.js", vec![("error classes", errors_js_lists())]),
         (
             "js/api.js",
             vec![
@@ -78,10 +78,10 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let read = |path: &str| {
         std::fs::read_to_string(root.join(path)).map_err(|e| format!("reading {path}: {e}"))
     };
-    check_error_classes("js/runtime.js", &read("js/runtime.js")?, Style::Js)?;
+    check_error_classes("js/errors.js", &read("js/errors.js")?, Style::Js)?;
     check_error_classes("js/index.d.ts", &read("js/index.d.ts")?, Style::Dts)?;
     if check {
-        println!("js/index.d.ts, js/runtime.js, js/api.js are up to date");
+        println!("js/index.d.ts, js/errors.js, js/api.js are up to date");
     }
     Ok(())
 }
@@ -180,8 +180,8 @@ fn api_error_classes() -> String {
     out
 }
 
-/// `js/runtime.js`: the class of each client error kind, and every class by name.
-fn runtime_errors() -> String {
+/// `js/errors.js`: the class of each client error kind, and every class by name.
+fn errors_js_lists() -> String {
     let mut out = String::from("const CLIENT_ERRORS = {\n");
     for class in ERROR_CLASSES.iter().filter(|c| c.client) {
         let _ = writeln!(out, "  {}: {},", class.kind, class.name);
@@ -197,7 +197,7 @@ fn runtime_errors() -> String {
 /// How a file writes a class's `kind` and `code`.
 #[derive(Clone, Copy)]
 enum Style {
-    /// `js/runtime.js`: `{ kind: 'rpc', code: -32602 }`, `this.name = 'RpcError'`.
+    /// `js/errors.js`: `{ kind: 'rpc', code: -32602 }`, `this.name = 'RpcError'`.
     Js,
     /// `js/index.d.ts`: `readonly kind: 'rpc';`, `readonly code: -32602;`.
     Dts,
@@ -361,21 +361,21 @@ mod tests {
 
     #[test]
     fn error_classes_match_the_table() {
-        let runtime = std::fs::read_to_string(root().join("js/runtime.js")).unwrap();
+        let errors_js = std::fs::read_to_string(root().join("js/errors.js")).unwrap();
         let dts = std::fs::read_to_string(root().join("js/index.d.ts")).unwrap();
-        check_error_classes("js/runtime.js", &runtime, Style::Js).unwrap();
+        check_error_classes("js/errors.js", &errors_js, Style::Js).unwrap();
         check_error_classes("js/index.d.ts", &dts, Style::Dts).unwrap();
 
         // A class added in one place only, or with another kind, fails.
-        let extra = format!("{runtime}\nexport class ExtraError extends AhpError {{\n}}\n");
-        let e = check_error_classes("js/runtime.js", &extra, Style::Js).unwrap_err();
+        let extra = format!("{errors_js}\nexport class ExtraError extends AhpError {{\n}}\n");
+        let e = check_error_classes("js/errors.js", &extra, Style::Js).unwrap_err();
         assert!(e.contains("not in the table: [ExtraError]"), "{e}");
         let without = dts.replace("class NotSubscribedError", "class NotSubscribed");
         let e = check_error_classes("js/index.d.ts", &without, Style::Dts).unwrap_err();
         assert!(e.contains("missing: [NotSubscribedError]"), "{e}");
         let kind = dts.replace("readonly kind: 'timeout';", "readonly kind: 'timedOut';");
         assert!(check_error_classes("js/index.d.ts", &kind, Style::Dts).is_err());
-        let code = runtime.replace("code: -32005", "code: -32000");
-        assert!(check_error_classes("js/runtime.js", &code, Style::Js).is_err());
+        let code = errors_js.replace("code: -32005", "code: -32000");
+        assert!(check_error_classes("js/errors.js", &code, Style::Js).is_err());
     }
 }

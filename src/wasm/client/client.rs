@@ -12,7 +12,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(module = "/js/runtime.js")]
+#[wasm_bindgen(module = "/js/glue.js")]
 extern "C" {
     fn remover(f: &JsValue, id: u32) -> JsValue;
 }

@@ -47,7 +47,7 @@ use wasm_bindgen::prelude::*;
 /// `commands.rs` and `client.rs` name it here.
 pub use super::requests::Decode;
 
-#[wasm_bindgen(module = "/js/runtime.js")]
+#[wasm_bindgen(module = "/js/glue.js")]
 extern "C" {
     #[wasm_bindgen(js_name = thenBoth)]
     pub fn then_both(

@@ -1,4 +1,4 @@
-//! Client errors thrown to JavaScript: instances of the classes in `js/runtime.js` (the class
+//! Client errors thrown to JavaScript: instances of the classes in `js/errors.js` (the class
 //! of each [`Error::kind`], see [`crate::client::ERROR_CLASSES`]), all subclasses of `AhpError`
 //! with `kind` and `code`, so `instanceof` works for callers.
 
@@ -6,7 +6,7 @@ use crate::client::Error;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/js/runtime.js")]
+#[wasm_bindgen(module = "/js/errors.js")]
 extern "C" {
     #[wasm_bindgen(js_name = clientError)]
     fn client_error(kind: &str, message: &str, options: &JsValue) -> JsValue;

@@ -4,7 +4,7 @@
 //! state ([`connection`], [`mailbox`], [`requests`], [`channels`], [`listeners`]) and
 //! [`delivery`] calls user code; [`transport`] opens connections (WebSocket, or a custom
 //! factory), [`timer`] wraps `setTimeout`, [`errors`] maps client errors to the JS error
-//! classes of `js/runtime.js`. The TypeScript contract is `js/index.d.ts`.
+//! classes of `js/errors.js`. The TypeScript contract is `js/index.d.ts`.
 
 mod channels;
 #[allow(clippy::module_inception)] // `client.rs` holds `AhpClient`, as in `client::native`

@@ -23,7 +23,7 @@ use std::task::{Context, Poll, Waker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(module = "/js/runtime.js")]
+#[wasm_bindgen(module = "/js/glue.js")]
 extern "C" {
     #[wasm_bindgen(js_name = transportCallbacks)]
     fn transport_callbacks(

@@ -1,0 +1,68 @@
+// Callback glue the Rust bindings hand to JavaScript (src/wasm/client/): the callbacks object
+// of a custom transport, listener removers, and promise continuations. wasm-bindgen copies
+// this file into the package as a snippet.
+
+/**
+ * The callbacks object handed to a custom transport (src/wasm/client/transport.rs): Rust
+ * closures behind four methods. `message` is the hot path: the frame is encoded straight into
+ * a buffer in wasm memory that `reserve(bytes) => ptr` lends (0: no buffer), then
+ * `take(len)` reads it; frames that do not fit go to `onFrame` as strings.
+ */
+export function transportCallbacks(fn, onFrame, [reserve, take], memory) {
+  const encoder = new TextEncoder();
+  let ptr = 0;
+  let capacity = 0;
+  let view = null;
+  // Writes `frame` as UTF-8 into the buffer lent by wasm; its byte length, or -1 (too large,
+  // or the buffer is busy): the frame then goes as a string.
+  function encode(frame) {
+    let need = frame.length; // enough when the frame is ASCII, the common case
+    for (;;) {
+      if (need > capacity) {
+        ptr = reserve(need);
+        capacity = ptr === 0 ? 0 : need;
+        if (ptr === 0) return -1;
+        view = null;
+      }
+      // wasm memory growth replaces the buffer: re-view it.
+      if (view === null || view.buffer !== memory.buffer) view = new Uint8Array(memory.buffer, ptr, capacity);
+      const { read, written } = encoder.encodeInto(frame, view);
+      if (read === frame.length) return written;
+      if (need >= frame.length * 3) return -1;
+      need = frame.length * 3;
+    }
+  }
+  return Object.freeze({
+    open() {
+      fn(0, undefined);
+    },
+    message(frame) {
+      if (typeof frame !== 'string') return fn(1, frame);
+      const len = encode(frame);
+      if (len >= 0) take(len);
+      else onFrame(frame);
+    },
+    messages(frames) {
+      fn(2, frames);
+    },
+    close(reason) {
+      fn(3, reason === undefined ? 'closed' : String(reason));
+    },
+  });
+}
+
+/** A function that calls `fn(id)` once (the remover returned by `onChange`/`onEvent`). */
+export function remover(fn, id) {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn(id);
+    }
+  };
+}
+
+/** `promise.then(onOk, onErr)` with plain functions (src/wasm/client/). */
+export function thenBoth(promise, onOk, onErr) {
+  return promise.then(onOk, onErr);
+}
