@@ -26,6 +26,8 @@
 #![cfg(target_arch = "wasm32")]
 
 mod common;
+#[path = "support/split_mix.rs"]
+mod split_mix;
 
 use ahp_wasm::protocol::{
     ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
@@ -35,6 +37,7 @@ use ahp_wasm::sync::{field_names, ChannelState};
 use ahp_wasm::wasm;
 use js_sys::{Reflect, JSON};
 use serde_json::{json, Value};
+use split_mix::SplitMix64;
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
@@ -88,20 +91,12 @@ impl Drop for FixedNow {
     }
 }
 
-/// SplitMix64: small, seedable, good enough to draw test cases.
-struct Rng(u64);
+/// Test-case draws over [`SplitMix64`].
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
@@ -314,7 +309,7 @@ fn run_many<S: ChannelState>(
     let mut steps = 0;
     for n in 0..count {
         let case_seed = seed.wrapping_add(n as u64);
-        let mut rng = Rng(case_seed);
+        let mut rng = Rng(SplitMix64(case_seed));
         let (initial, actions) = case(&mut rng);
         steps += actions.len();
         if let Err(e) = run_sequence::<S>(js_reducer, &initial, &actions, &mut rng, 8) {

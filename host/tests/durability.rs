@@ -26,12 +26,15 @@
 //! picks every operation, pause and kill moment; only the host's timing varies.
 
 mod common;
+#[path = "../../tests/support/split_mix.rs"]
+mod split_mix;
 
 use ahp_wasm::protocol::jsonrpc::{self, ReconnectResult, ROOT_CHANNEL};
 use ahp_wasm::protocol::*;
 use ahp_wasm::reduce::{session_reducer, SystemClock};
 use common::*;
 use serde_json::{json, Value};
+use split_mix::SplitMix64;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
@@ -48,20 +51,12 @@ const OBSERVER: &str = "dur-observer";
 /// Longest wait for the host to settle (turns ended, an echo, a close after SIGKILL).
 const SETTLE: Duration = Duration::from_secs(20);
 
-/// SplitMix64: small, seedable, good enough to pick operations.
-struct Rng(u64);
+/// Picks over [`SplitMix64`].
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.below(n)
     }
 
     fn range(&mut self, lo: u64, hi: u64) -> u64 {
@@ -586,7 +581,7 @@ async fn reconnect(
 async fn sigkill_at_random_moments_loses_nothing_a_client_saw() {
     let seed = seed();
     eprintln!("durability: seed {seed} (rerun with AHP_DURABILITY_SEED={seed})");
-    let mut rng = Rng(seed);
+    let mut rng = Rng(SplitMix64(seed));
     let begin = Instant::now();
     let data = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
