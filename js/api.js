@@ -20,6 +20,7 @@ export {
   Subscription,
   MultiHostClient,
 } from './ahp_wasm.js';
+export { McpChannel } from './mcp-channel.js';
 
 export let PROTOCOL_VERSION;
 export let SUPPORTED_PROTOCOL_VERSIONS;
@@ -33,6 +34,7 @@ export let ClientClosedError;
 export let UnsupportedProtocolVersionError;
 export let NotSubscribedError;
 export let InvalidResponseError;
+export let ChannelUnavailableError;
 // </generated: error class exports>
 
 /** Reads the values above from the module, once it is instantiated (the entries call it). */
@@ -50,6 +52,7 @@ export default function loaded() {
     UnsupportedProtocolVersionError,
     NotSubscribedError,
     InvalidResponseError,
+    ChannelUnavailableError,
   } = wasm.__errorClasses());
   // </generated: error classes>
 }

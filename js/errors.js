@@ -109,6 +109,18 @@ export class InvalidResponseError extends AhpError {
   }
 }
 
+/** An MCP server customization has no `mcp://` channel now (not ready, or none is served). */
+export class ChannelUnavailableError extends AhpError {
+  /** @param {string} message @param {{ customizationId: string, serverState?: string }} options */
+  constructor(message, options) {
+    super(message, { kind: 'channelUnavailable' });
+    this.name = 'ChannelUnavailableError';
+    this.customizationId = options.customizationId;
+    /** The server's runtime state kind (`starting`, `error`, ...), if the customization exists. */
+    this.serverState = options.serverState;
+  }
+}
+
 // <generated: error classes> from src/client/error_classes.rs: cargo run -p xtask -- codegen
 const CLIENT_ERRORS = {
   rpc: RpcError,
@@ -131,6 +143,7 @@ export function errorClasses() {
     UnsupportedProtocolVersionError,
     NotSubscribedError,
     InvalidResponseError,
+    ChannelUnavailableError,
   };
 }
 // </generated: error classes>

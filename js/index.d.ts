@@ -52,7 +52,9 @@ export declare class InvalidInputError extends AhpError {
 // ---------------------------------------------------------------------------------------------
 
 import type {
+  AhpMcpUiHostCapabilities,
   ClientCapabilities,
+  McpServerCustomization,
   StateAction,
   RootState,
   SessionState,
@@ -385,4 +387,58 @@ export declare class InvalidResponseError extends AhpError {
   constructor(message: string, options: { method: string });
   readonly kind: 'invalidResponse';
   readonly method: string;
+}
+/** An MCP server customization has no `mcp://` channel now (not ready, or none is served to this client). */
+export declare class ChannelUnavailableError extends AhpError {
+  constructor(message: string, options: { customizationId: string; serverState?: string });
+  readonly kind: 'channelUnavailable';
+  readonly customizationId: string;
+  /** The server's runtime state kind (`starting`, `error`, `authRequired`, ...), if the customization exists. */
+  readonly serverState: string | undefined;
+}
+
+/** Options of `McpChannel.request` and `McpChannel.ready`. */
+export interface McpRequestOptions {
+  /** Rejects with `RpcTimeoutError` after this long (default: the channel's `timeoutMs`, else the client's request timeout). */
+  timeoutMs?: number;
+  /** Rejects with an `AhpError` of kind `'aborted'` when it fires. */
+  signal?: AbortSignal;
+}
+
+/**
+ * MCP JSON-RPC over the `mcp://` channel of a session's MCP server customization (AHP
+ * `spec/mcp-channel.md`). The host serves only the methods of the advertised capability sets
+ * (`capabilities`); anything else rejects with `RpcError` code -32601. The channel URI is read
+ * again from the session state for every request, so a channel that changes (a restart) is
+ * followed. The host only exposes channels to clients that connected with
+ * `capabilities: { mcpApps: {} }`.
+ *
+ * ```ts
+ * const client = await AhpClient.connect(url, { token, capabilities: { mcpApps: {} } });
+ * const channel = await McpChannel.open(client, sessionUri, 'mcp/basic');
+ * await channel.ready();
+ * const { contents } = await channel.request('resources/read', { uri: 'ui://get-time/mcp-app.html' });
+ * ```
+ */
+export declare class McpChannel {
+  private constructor();
+  /** Opens the channel of customization `customizationId` of `session` (subscribing to the session if needed). */
+  static open(client: AhpClient, session: string, customizationId: string, options?: { timeoutMs?: number }): Promise<McpChannel>;
+  readonly client: AhpClient;
+  readonly session: string;
+  readonly customizationId: string;
+  /** The customization as the session state has it now. */
+  readonly customization: McpServerCustomization | undefined;
+  /** The channel URI now; `undefined` while the server is not ready. */
+  readonly uri: string | undefined;
+  /** What the host serves on the channel (`mcpApp.capabilities`). */
+  readonly capabilities: AhpMcpUiHostCapabilities | undefined;
+  /** Resolves with the channel URI once present; rejects with `ChannelUnavailableError` if the server fails, stops or needs auth first. */
+  ready(options?: McpRequestOptions): Promise<string>;
+  /** Sends an MCP request; rejects with `ChannelUnavailableError`, `RpcError` or `RpcTimeoutError`. */
+  request<R = unknown>(method: string, params?: object, options?: McpRequestOptions): Promise<R>;
+  /** Listens to the MCP notifications forwarded on this channel (`params` without `channel`); returns the remover. */
+  onNotification(listener: (method: string, params: Record<string, unknown>) => void): () => void;
+  /** Stops listening; later requests reject with `ClientClosedError`. */
+  close(): void;
 }

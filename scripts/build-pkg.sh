@@ -3,7 +3,9 @@
 #   1. cargo build --release --target wasm32-unknown-unknown
 #   2. wasm-bindgen (the CLI at the exact version locked in Cargo.lock) --target web
 #   3. wasm-opt -Oz from the npm `binaryen` package (NOT Debian's binaryen, whose output fails to load)
-#   4. copies the hand-written entries from js/ (node.js, web.js over api.js; index.d.ts)
+#   4. copies the hand-written entries from js/ (node.js, web.js over api.js and mcp-channel.js;
+#      index.d.ts) and bundles the `ahp-wasm/mcp-apps` entry (js/mcp-apps.js with the official
+#      @modelcontextprotocol/ext-apps AppBridge, by esbuild) beside its sandbox proxy page
 #   5. checks the package loads in Node and works, and prints its size (raw and gzip).
 # Everything in pkg/ except package.json and README.md is generated (git-ignored).
 # Tools: scripts/install-tools.sh installs them on a fresh machine.
@@ -47,7 +49,16 @@ echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
   pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
 mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
 
-cp js/node.js js/web.js js/api.js js/index.d.ts pkg/
+cp js/node.js js/web.js js/api.js js/mcp-channel.js js/index.d.ts pkg/
+
+# The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;
+# the package's own modules stay imports (the app's instance of the package is the one used).
+ESBUILD=node_modules/.bin/esbuild
+[ -x "$ESBUILD" ] || die "$ESBUILD missing; run scripts/install-tools.sh"
+"$ESBUILD" js/mcp-apps.js --bundle --format=esm --platform=browser --target=es2022 --minify \
+  --legal-comments=eof --external:./web.js --log-level=warning --outfile=pkg/mcp-apps.js
+cp js/mcp-apps.d.ts js/mcp-app-sandbox.html pkg/
+cp node_modules/@modelcontextprotocol/ext-apps/LICENSE pkg/LICENSE.ext-apps
 
 # The optimized module must load and work (an optimizer bug shows up here, not in a user's app).
 node --input-type=module -e '
@@ -64,10 +75,12 @@ node --input-type=module -e '
 # Size: the wasm module and the JS glue (generated glue, entries and snippets), raw and gzip.
 size_of() { cat "$@" | wc -c | tr -d ' '; }
 gzip_of() { cat "$@" | gzip -9 | wc -c | tr -d ' '; }
-mapfile -t js_files < <(find pkg -name '*.js' | sort)
+mapfile -t js_files < <(find pkg -name '*.js' ! -name mcp-apps.js | sort)
 printf 'build-pkg: pkg/ built\n'
 printf '  %-28s %10s %10s\n' "" "raw" "gzip -9"
 printf '  %-28s %10s %10s\n' "ahp_wasm_bg.wasm" "$(size_of pkg/ahp_wasm_bg.wasm)" "$(gzip_of pkg/ahp_wasm_bg.wasm)"
 printf '  %-28s %10s %10s\n' "JS (glue, entries, snippets)" "$(size_of "${js_files[@]}")" "$(gzip_of "${js_files[@]}")"
 printf '  %-28s %10s %10s\n' "total" "$(size_of pkg/ahp_wasm_bg.wasm "${js_files[@]}")" \
   "$(( $(gzip_of pkg/ahp_wasm_bg.wasm) + $(gzip_of "${js_files[@]}") ))"
+printf '  %-28s %10s %10s\n' "mcp-apps.js (own entry)" "$(size_of pkg/mcp-apps.js pkg/mcp-app-sandbox.html)" \
+  "$(( $(gzip_of pkg/mcp-apps.js) + $(gzip_of pkg/mcp-app-sandbox.html) ))"

@@ -4,7 +4,8 @@
 #   - the wasm32-unknown-unknown Rust target
 #   - wasm-bindgen-cli (wasm-bindgen, wasm-bindgen-test-runner) at the exact version of the
 #     wasm-bindgen crate in Cargo.lock (without --locked: the registry lacks one pinned dependency)
-#   - the repository's npm dev tools (package-lock.json: binaryen's wasm-opt, typescript)
+#   - the repository's npm dev tools (package-lock.json: binaryen's wasm-opt, typescript, esbuild;
+#     @modelcontextprotocol/ext-apps for the mcp-apps entry)
 #   - Debian's chromium and chromium-driver, for the headless browser tests
 # Set VERBOSE=1 to see what it does.
 set -euo pipefail
@@ -50,7 +51,7 @@ if [ "$have" != "$want" ] || [ "$runner" != "$want" ]; then
 fi
 
 # 3. npm dev tools, exactly as locked. Reinstalled when package-lock.json changed since.
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/tsc ] ||
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/esbuild ] ||
   [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "npm ci"
   quiet npm ci --no-audit --no-fund --loglevel=error

@@ -16,12 +16,12 @@
 // so each view remembers the object it last rendered and skips the work when it is `===`;
 // completed turns are never rebuilt, a streaming markdown part re-renders only its last blocks.
 //
-// Test hook: `window.__ahp` = { client, root, subscription, sessions() } (the SDK objects of the
-// page, for tests and the devtools console; tests/browser/page-e2e.test.mjs reads it).
+// Test hook: `window.__ahp` = { sdk, client, root, subscription, sessions() } (the SDK objects of
+// the page, for tests and the devtools console; the tests in tests/browser/ read it).
 //
 // Modules: state.js (the shared state), connection.js (connecting, client events),
 // session-list.js (the sidebar), session.js (the open session), turns.js (views of its turns),
-// markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
+// mcp.js (the MCP servers panel and inline MCP Apps), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
 // This file wires the page's buttons and starts connecting.
 
 import { app } from './state.js';
@@ -33,6 +33,7 @@ import { dispatch, openSession } from './session.js';
 import { initComposer } from './composer.js';
 
 window.__ahp = {
+  get sdk() { return app.sdk; },
   get client() { return app.client; },
   get root() { return app.root; },
   get subscription() { return app.current?.sub ?? null; },

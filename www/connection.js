@@ -33,7 +33,8 @@ export async function connect() {
   let client;
   try {
     app.sdk ??= await import('/pkg/web.js');
-    client = await app.sdk.AhpClient.connect(url, { token, initialSubscriptions: [ROOT] });
+    // capabilities.mcpApps: the host then serves MCP servers' `mcp://` channels to this page.
+    client = await app.sdk.AhpClient.connect(url, { token, initialSubscriptions: [ROOT], capabilities: { mcpApps: {} } });
   } catch (e) {
     setConnection('failed');
     showError('Connect', e);

@@ -7,6 +7,7 @@ import { $, h, syncChildren } from './dom.js';
 import { showError } from './errors.js';
 import { renderSessions } from './session-list.js';
 import { InputRequestView, TurnView } from './turns.js';
+import { mountApp, renderMcpServers } from './mcp.js';
 
 export function closeSession(message) {
   const cur = app.current;
@@ -18,6 +19,9 @@ export function closeSession(message) {
   $('log').replaceChildren();
   $('inputs').replaceChildren();
   $('queued').replaceChildren();
+  $('mcp-servers').replaceChildren();
+  $('mcp-panel').hidden = true;
+  for (const handle of cur.apps) handle.then((a) => a?.close()).catch(() => {});
   $('session-title').textContent = message ?? 'No session open';
   $('session-info').textContent = '';
   $('cancel-turn').hidden = true;
@@ -38,7 +42,7 @@ export function sessionDeleted(uri) {
 export async function openSession(uri) {
   if (app.current?.uri === uri) return;
   closeSession();
-  const cur = { uri, sub: null, off: null, turnViews: new Map(), inputViews: new Map(), last: {} };
+  const cur = { uri, sub: null, off: null, turnViews: new Map(), inputViews: new Map(), mcpViews: new Map(), apps: [], last: {} };
   app.current = cur;
   $('session-title').textContent = 'Opening…';
   renderSessions();
@@ -78,6 +82,12 @@ const sessionCtx = {
     dispatch(answers ? { type: 'session/inputCompleted', requestId, response, answers }
       : { type: 'session/inputCompleted', requestId, response });
   },
+  /** Renders an MCP App tool call's View into `element` (the open session's). */
+  mountApp(element, toolCallId) {
+    const cur = app.current;
+    if (!cur) return;
+    cur.apps.push(mountApp(element, cur.uri, toolCallId));
+  },
 };
 
 export function dispatch(action) {
@@ -102,6 +112,8 @@ function renderSession(cur) {
     const info = [state.lifecycle, state.summary?.model?.id].filter(Boolean).join(' · ');
     $('session-info').textContent = state.creationError ? `${info} · ${String(state.creationError.message)}` : info;
   }
+
+  if (state.customizations !== last.state?.customizations) renderMcpServers(state, cur.mcpViews, dispatch);
 
   // Turns: completed ones, then the active one; views keyed by turn id (the active turn's view
   // becomes the completed turn's view, re-rendering only the parts that changed).

@@ -2,7 +2,7 @@
 // and of its input requests. Each remembers what it rendered; `update` is cheap when the state
 // object is the same (`===`) as last time.
 //
-// Nothing here knows the client: actions go through `ctx` (confirmTool, completeInput), given by
+// Nothing here knows the client: actions go through `ctx` (confirmTool, completeInput, mountApp), given by
 // the session view (session.js).
 
 import { h, syncChildren } from './dom.js';
@@ -49,9 +49,17 @@ const TOOL_STATUS_TEXT = {
   cancelled: 'cancelled',
 };
 
+/** The `ui://` View of an MCP App tool call (`_meta.ui.resourceUri`), if it is one. */
+function appResource(tc) {
+  const uri = tc?._meta?.ui?.resourceUri ?? tc?._meta?.['ui/resourceUri'];
+  return tc?.contributor?.kind === 'mcp' && typeof uri === 'string' && uri.startsWith('ui://') ? uri : undefined;
+}
+
 class ToolCallView {
   constructor() {
-    this.el = h('div', { class: 'tool', role: 'group', dataset: { testid: 'tool-call' } });
+    this.body = h('div');
+    this.el = h('div', { class: 'tool', role: 'group', dataset: { testid: 'tool-call' } }, this.body);
+    this.appEl = null; // the App's container: created once, never re-rendered (the iframe lives there)
   }
 
   /** `live`: the turn is the active one (only then can the call be confirmed). */
@@ -96,7 +104,12 @@ class ToolCallView {
         h('button', { type: 'button', dataset: { testid: 'tool-approve' }, onclick: () => confirm(true) }, 'Approve'),
         h('button', { type: 'button', dataset: { testid: 'tool-deny' }, onclick: () => confirm(false) }, 'Deny')));
     }
-    this.el.replaceChildren(...children);
+    this.body.replaceChildren(...children);
+    if (!this.appEl && appResource(tc) && ctx.mountApp) {
+      this.appEl = h('div', { class: 'mcp-app', dataset: { testid: 'mcp-app', resource: appResource(tc) } });
+      this.el.append(this.appEl);
+      ctx.mountApp(this.appEl, tc.toolCallId);
+    }
   }
 }
 

@@ -11,7 +11,7 @@ use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, get_service};
 use axum::Router;
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
-use tower_http::services::ServeDir;
+use tower_http::services::{ServeDir, ServeFile};
 
 /// Why the server could not start.
 #[derive(Debug)]
@@ -153,8 +153,11 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         next_conn: AtomicU64::new(1),
         max_connections: config.limits.max_connections,
     });
+    let sandbox_page = get_service(ServeFile::new(config.pkg.join("mcp-app-sandbox.html")))
+        .layer(axum::middleware::map_response(sandbox_headers));
     let router = Router::new()
         .route("/ahp", get(upgrade))
+        .route("/pkg/mcp-app-sandbox.html", sandbox_page)
         .nest_service("/pkg", ServeDir::new(&config.pkg))
         .fallback_service(ServeDir::new(&config.www))
         .with_state(app);
@@ -174,6 +177,33 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         hub_tx,
         hub: Some(hub_thread),
     })
+}
+
+/// The upper bound of what an MCP App may load (its own declared domains narrow it in the
+/// proxy's inner frame), and a CSP `sandbox`, so the proxy page has an opaque origin even when
+/// opened on its own rather than in `mountMcpApp`'s sandboxed iframe.
+const SANDBOX_PAGE_CSP: &str = "sandbox allow-scripts allow-forms; default-src 'none'; \
+    script-src 'unsafe-inline' https:; style-src 'unsafe-inline' https:; \
+    img-src data: blob: https:; font-src data: https:; media-src data: blob: https:; \
+    connect-src https: wss:; frame-src https:; object-src 'none'; base-uri https:; \
+    form-action 'none'";
+
+/// Headers of the MCP App sandbox proxy page (`mcp-app-sandbox.html` of the npm package).
+async fn sandbox_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static(SANDBOX_PAGE_CSP),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
+    response
 }
 
 /// Accepts TCP connections and serves HTTP/1.1 on each. Until a connection has upgraded to an

@@ -38,6 +38,7 @@ pub const ERROR_CLASSES: &[ErrorClass] = &[
     ),
     class("NotSubscribedError", "notSubscribed", None, true),
     class("InvalidResponseError", "invalidResponse", None, true),
+    class("ChannelUnavailableError", "channelUnavailable", None, false),
 ];
 
 const fn class(

@@ -223,3 +223,36 @@ async function clientUsage(): Promise<void> {
 }
 
 export { clientUsage };
+
+// MCP: the channel (main entry) and the App renderer (its own entry).
+import { McpChannel, ChannelUnavailableError, AhpClient as Client2 } from 'ahp-wasm';
+import { mountMcpApp, McpAppError, type McpAppHandle } from 'ahp-wasm/mcp-apps';
+
+async function mcpUsage(client: Client2, el: HTMLElement) {
+  const channel = await McpChannel.open(client, 'ahp-session:/s', 'mcp/basic', { timeoutMs: 5000 });
+  const uri: string = await channel.ready({ timeoutMs: 1000 });
+  const listed = await channel.request<{ tools: { name: string }[] }>('tools/list');
+  const names: string[] = listed.tools.map((t) => t.name);
+  const off: () => void = channel.onNotification((method: string, params) => console.log(method, params));
+  const serverTools: boolean | undefined = channel.capabilities?.serverTools?.listChanged;
+  try {
+    await channel.request('tools/call', { name: 'get-time', arguments: {} }, { signal: AbortSignal.timeout(100) });
+  } catch (e) {
+    if (e instanceof ChannelUnavailableError) console.log(e.customizationId, e.serverState, e.kind);
+  }
+  // @ts-expect-error params is an object
+  await channel.request('tools/list', 'nope');
+  const app: McpAppHandle = await mountMcpApp(el, {
+    client,
+    session: 'ahp-session:/s',
+    toolCallId: 'call-1',
+    onOpenLink: (url: string) => console.log(url),
+  });
+  await app.close();
+  // @ts-expect-error toolCallId is required
+  await mountMcpApp(el, { client, session: 'ahp-session:/s' });
+  const err = new McpAppError('x', { kind: 'resource' });
+  console.log(uri, names, off, serverTools, err.kind satisfies string);
+}
+
+export { mcpUsage };

@@ -1,0 +1,116 @@
+// Shared by the end-to-end page tests: the real ahp-host binary serving www/ and pkg/, and
+// Debian's headless Chromium driven by playwright-core. The host binary comes from
+// `cargo build -p ahp-host` unless AHP_HOST_BIN names one; Chromium is /usr/bin/chromium unless
+// CHROME names another.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const CHROMIUM = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync) ?? 'chromium';
+export const WAIT = 20_000; // any single expected change
+export const TOKEN = 'page-e2e-token-0123456789abcdef';
+
+/** Runs a child to completion; rejects on a non-zero exit or after `timeoutMs`. */
+export function run(cmd, args, { cwd, timeoutMs }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')}: no exit within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${stderr.slice(-4000)}`));
+    });
+  });
+}
+
+/** The ahp-host binary: $AHP_HOST_BIN, else built now (a no-op when it is up to date). */
+export async function hostBinary() {
+  if (process.env.AHP_HOST_BIN) return process.env.AHP_HOST_BIN;
+  const out = await run('cargo', ['build', '-p', 'ahp-host', '--bin', 'ahp-host', '--message-format=json'], {
+    cwd: ROOT_DIR,
+    timeoutMs: 15 * 60_000,
+  });
+  for (const line of out.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const msg = JSON.parse(line);
+    if (msg.reason === 'compiler-artifact' && msg.target?.name === 'ahp-host' && msg.executable) return msg.executable;
+  }
+  throw new Error('cargo build did not report the ahp-host executable');
+}
+
+/** Starts ahp-host on a free port; resolves with { url, child, logs } once it printed its URL. */
+export function startHost(bin, dataDir, workDir, port = 0, extraArgs = []) {
+  const child = spawn(bin, [
+    '--port', String(port), '--data-dir', dataDir, '--workdir', workDir, '--token', TOKEN,
+    '--www', join(ROOT_DIR, 'www'), '--pkg', join(ROOT_DIR, 'pkg'), '--chunk-delay-ms', '15', ...extraArgs,
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs = { stdout: '', stderr: '' };
+  child.stderr.on('data', (d) => (logs.stderr += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`ahp-host printed no URL within ${WAIT} ms:\n${logs.stderr}`)), WAIT);
+    child.stdout.on('data', (d) => {
+      logs.stdout += d;
+      const m = logs.stdout.match(/^open: (http:\/\/\S+)$/m);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`ahp-host exited (${code}):\n${logs.stderr}`)); });
+    child.once('error', (e) => { clearTimeout(timer); reject(e); });
+  });
+  return { child, exited, logs, url };
+}
+
+/** Resolves `promise` or rejects after `ms` (for cleanup steps that must not hang). */
+export function within(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms); }),
+  ]);
+}
+
+/**
+ * A page on `url`, with its console errors, page errors and CSP reports collected; `beforeLoad`
+ * sees the page before it navigates (to listen to its WebSocket, say).
+ */
+export async function openPage(browser, url, name, pages, beforeLoad = () => {}) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  beforeLoad(page);
+  page.setDefaultTimeout(WAIT);
+  const problems = [];
+  const entry = { name, context, page, problems };
+  pages.push(entry);
+  page.on('pageerror', (e) => problems.push(`${name} pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy|Trusted Type/i.test(m.text())) problems.push(`${name} console.${m.type()}: ${m.text()} (${m.location()?.url ?? ''}:${m.location()?.lineNumber ?? ''})`);
+  });
+  await page.goto(url);
+  const state = page.locator('[data-testid=connection-state]');
+  await page.waitForSelector('[data-testid=connection-state]:is([data-state=connected], [data-state=failed])');
+  assert.equal(await state.getAttribute('data-state'), 'connected', `${name} connects`);
+  return entry;
+}
+
+/** Debian's Chromium, headless, with the flags this machine needs. */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 60_000,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
