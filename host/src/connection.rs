@@ -296,6 +296,10 @@ impl Reader<'_> {
             "createSession" => typed(params, Request::CreateSession),
             "disposeSession" => typed(params, Request::DisposeSession),
             "fetchTurns" => typed(params, Request::FetchTurns),
+            // The token is checked and wrapped here, before anything could print it.
+            "authenticate" => decode_params::<ahp_wasm::protocol::AuthenticateParams>(params)
+                .and_then(crate::hub::Authenticate::from_params)
+                .map(Request::Authenticate),
             "listSessions" => decode_params::<ahp_wasm::protocol::ListSessionsParams>(params)
                 .map(|_| Request::ListSessions),
             "resourceRead" | "resourceWrite" | "resourceList" => {

@@ -98,6 +98,7 @@ impl Hub {
                 Ok(())
             }
             Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
+            Request::Authenticate(a) => self.mcp_authenticate(conn, &id, a),
         };
         if let Err(error) = result {
             self.respond_error(conn, &id, error);

@@ -4,8 +4,9 @@
 //! session's `.mcp.json` when it is created (or, after a host restart, when it is first
 //! subscribed to or gets a turn) and started at once; each is a top-level
 //! `McpServerCustomization` added with `session/customizationUpdated` and moved through
-//! `starting` → `ready` | `error` (`stopped` when disabled) with `session/mcpServerStateChanged`,
-//! all server-originated actions through the reducers. Disposing of the session, disabling the
+//! `starting` → `ready` | `authRequired` | `error` (`stopped` when disabled) with
+//! `session/mcpServerStateChanged`, all server-originated actions through the reducers
+//! (`authRequired` and `authenticate`: `mcp_auth.rs`). Disposing of the session, disabling the
 //! server or stopping the host kills its process group. A server that fails or crashes stays in
 //! `error` until it is toggled off and on again (no automatic restart).
 //!
@@ -14,7 +15,7 @@
 
 use super::{Hub, HubMsg};
 use crate::mcp::config::{self, Declared, ServerSpec};
-use crate::mcp::{apps, McpConnection, McpEvent, ServerHandle, Upstream};
+use crate::mcp::{apps, auth, ConnectError, McpConnection, McpEvent, ServerHandle, Upstream};
 use ahp_wasm::protocol::{
     AhpMcpUiHostCapabilities, Customization, ErrorInfo, McpServerCustomization,
     McpServerCustomizationApps, McpServerErrorState, McpServerReadyState, McpServerStartingState,
@@ -34,6 +35,10 @@ pub(super) struct Run {
     name: String,
     spec: Result<ServerSpec, String>,
     generation: u64,
+    /// The protected resource the server named when it asked for a token (kept once known).
+    pub(super) resource: Option<String>,
+    /// The serial of the token the current attempt presents.
+    pub(super) attempt_token: Option<u64>,
     /// Cancelled to stop the current attempt.
     stop: CancellationToken,
     /// The child's pid once spawned (0: none).
@@ -50,7 +55,7 @@ pub(super) struct Run {
 impl Run {
     /// Stops the current attempt at once (kills the child's process group) and makes its
     /// later reports stale.
-    fn halt(&mut self) {
+    pub(super) fn halt(&mut self) {
         self.generation += 1;
         self.stop.cancel();
         crate::mcp::client::kill_slot(&self.pid);
@@ -83,11 +88,26 @@ pub(super) struct McpRuns {
     pub(super) to_wake: Vec<String>,
     /// `mcp://` channel URI → (session URI, customization id), for every run.
     pub(super) by_channel: HashMap<String, (String, String)>,
+    /// Pushed tokens and the `authenticate` requests waiting for their servers.
+    pub(super) auth: super::mcp_auth::AuthState,
 }
 
 impl McpRuns {
+    /// (session URI, customization id) of every run whose server asked for a token for
+    /// `resource`.
+    pub(super) fn asking_for(&self, resource: &str) -> Vec<(String, String)> {
+        self.sessions
+            .iter()
+            .flat_map(|(session, runs)| {
+                runs.iter()
+                    .filter(|r| r.resource.as_deref() == Some(resource))
+                    .map(|r| (session.clone(), r.id.clone()))
+            })
+            .collect()
+    }
+
     /// The run of server `id` of session `channel`.
-    fn run_mut(&mut self, channel: &str, id: &str) -> Option<&mut Run> {
+    pub(super) fn run_mut(&mut self, channel: &str, id: &str) -> Option<&mut Run> {
         self.sessions
             .get_mut(channel)?
             .iter_mut()
@@ -115,7 +135,7 @@ impl McpRuns {
     }
 }
 
-fn state_changed(id: &str, state: McpServerState) -> StateAction {
+pub(super) fn state_changed(id: &str, state: McpServerState) -> StateAction {
     StateAction::SessionMcpServerStateChanged(Box::new(SessionMcpServerStateChangedAction {
         id: id.to_owned(),
         state,
@@ -149,7 +169,10 @@ fn ours(id: &str) -> bool {
 
 impl Hub {
     /// The MCP server customizations of a session that this host runs.
-    fn mcp_servers(&self, channel: &str) -> impl Iterator<Item = &McpServerCustomization> {
+    pub(super) fn mcp_servers(
+        &self,
+        channel: &str,
+    ) -> impl Iterator<Item = &McpServerCustomization> {
         self.sessions
             .get(channel)
             .and_then(|s| s.state.customizations.as_ref())
@@ -168,15 +191,17 @@ impl Hub {
             .collect()
     }
 
-    /// After a restart: servers that were starting or ready are `stopped` until the session is
-    /// used again.
+    /// After a restart: servers that were starting, ready or waiting for a token are `stopped`
+    /// until the session is used again (tokens are not kept across restarts).
     pub(super) fn mcp_restored(&mut self, channel: &str) {
         let running: Vec<String> = self
             .mcp_servers(channel)
             .filter(|m| {
                 matches!(
                     m.state,
-                    McpServerState::Starting(_) | McpServerState::Ready(_)
+                    McpServerState::Starting(_)
+                        | McpServerState::Ready(_)
+                        | McpServerState::AuthRequired(_)
                 )
             })
             .map(|m| m.id.clone())
@@ -260,6 +285,8 @@ impl Hub {
                     name,
                     spec,
                     generation: 0,
+                    resource: None,
+                    attempt_token: None,
                     stop: CancellationToken::new(),
                     pid: Arc::new(AtomicU32::new(0)),
                     conn: None,
@@ -289,12 +316,17 @@ impl Hub {
         }
     }
 
-    /// Starts (a new attempt of) one server.
-    fn mcp_start(&mut self, channel: &str, id: &str) {
+    /// Starts (a new attempt of) one server, with the token pushed for its resource if any.
+    pub(super) fn mcp_start(&mut self, channel: &str, id: &str) {
         let cwd: PathBuf = match self.sessions.get(channel) {
             Some(s) => self.session_workdir(&s.state),
             None => return,
         };
+        let token = self
+            .mcp
+            .run(channel, id)
+            .and_then(|r| self.mcp.auth.token_for(r.resource.as_deref()?))
+            .map(|t| (t.serial, t.token.clone()));
         let Some(run) = self.mcp.run_mut(channel, id) else {
             return;
         };
@@ -304,6 +336,8 @@ impl Hub {
         run.halt();
         run.stop = CancellationToken::new();
         run.pid = Arc::new(AtomicU32::new(0));
+        run.attempt_token = token.as_ref().map(|(serial, _)| *serial);
+        let token = token.map(|(_, token)| token);
         let generation = run.generation;
         let (stop, pid) = (run.stop.clone(), run.pid.clone());
         let limits = self.mcp_limits.clone();
@@ -325,36 +359,86 @@ impl Hub {
                     reason,
                 },
             };
+            // The state of a refusal, its metadata fetched (given up when the run is stopped).
+            let refused = |denied: auth::Denied, during_call: bool| {
+                let (url, stop) = (spec.url().unwrap_or_default(), stop.clone());
+                let (channel, id) = (channel.clone(), id.clone());
+                async move {
+                    let state = tokio::select! {
+                        s = auth::auth_required(url, &denied, limits.init_timeout) => s,
+                        _ = stop.cancelled() => return None,
+                    };
+                    Some(HubMsg::Mcp(McpEvent::AuthRequired {
+                        channel,
+                        id,
+                        generation,
+                        state: Box::new(state),
+                        during_call,
+                    }))
+                }
+            };
             let handler = Upstream::new(notify);
-            let result = McpConnection::connect(&spec, &cwd, &limits, stop, pid, handler).await;
+            let result = McpConnection::connect(
+                &spec,
+                &cwd,
+                &limits,
+                stop.clone(),
+                pid,
+                handler,
+                token.as_ref(),
+            )
+            .await;
+            drop(token);
             let conn = match result {
                 Ok(conn) => Arc::new(conn),
-                Err(reason) => {
+                Err(ConnectError::Failed(reason)) => {
                     let _ = hub.send(HubMsg::Mcp(event(Err(reason)))).await;
+                    return;
+                }
+                Err(ConnectError::Denied(denied)) => {
+                    if let Some(msg) = refused(denied, false).await {
+                        let _ = hub.send(msg).await;
+                    }
                     return;
                 }
             };
             let mut exited = conn.exit_watch();
+            let mut denied = conn.denied_watch();
             let weak = Arc::downgrade(&conn);
             if hub.send(HubMsg::Mcp(event(Ok(conn)))).await.is_err() {
                 return;
             }
-            // Its notifications are passed on while it runs; a ready server that goes away is
-            // reported (a stop by the hub is stale by then).
-            // (HTTP servers have no exit watch: their notifications end with the session.)
-            let mut watching = true;
-            let gone = loop {
+            // Its notifications are passed on while it runs; a ready server that goes away or
+            // refuses a request for authorization is reported (a stop by the hub is stale by
+            // then). (HTTP servers have no exit watch: their notifications end with the session;
+            // stdio servers are never refused.)
+            enum End {
+                Exited,
+                Denied(auth::Denied),
+                Closed,
+            }
+            let (mut watching, mut watching_auth) = (true, true);
+            let end = loop {
                 let method = tokio::select! {
                     r = exited.wait_for(Option::is_some), if watching => match r {
-                        Ok(_) => break true,
+                        Ok(_) => break End::Exited,
                         Err(_) => {
                             watching = false;
                             continue;
                         }
                     },
+                    r = denied.wait_for(Option::is_some), if watching_auth => {
+                        match r.ok().and_then(|d| d.clone()) {
+                            Some(d) => break End::Denied(d),
+                            None => {
+                                watching_auth = false;
+                                continue;
+                            }
+                        }
+                    },
                     m = notifications.recv() => match m {
                         Some(method) => method,
-                        None => break false,
+                        None => break End::Closed,
                     },
                 };
                 let note = McpEvent::Notified {
@@ -367,15 +451,23 @@ impl Hub {
                     return;
                 }
             };
-            if gone {
-                let mut reason = exited.borrow().clone().unwrap_or_default();
-                if let Some(conn) = weak.upgrade() {
-                    let tail = conn.stderr_tail();
-                    if !tail.is_empty() {
-                        reason = format!("{reason}; stderr: {tail}");
+            match end {
+                End::Exited => {
+                    let mut reason = exited.borrow().clone().unwrap_or_default();
+                    if let Some(conn) = weak.upgrade() {
+                        let tail = conn.stderr_tail();
+                        if !tail.is_empty() {
+                            reason = format!("{reason}; stderr: {tail}");
+                        }
+                    }
+                    let _ = hub.send(HubMsg::Mcp(event(Err(reason)))).await;
+                }
+                End::Denied(denied) => {
+                    if let Some(msg) = refused(denied, true).await {
+                        let _ = hub.send(msg).await;
                     }
                 }
-                let _ = hub.send(HubMsg::Mcp(event(Err(reason)))).await;
+                End::Closed => {}
             }
         });
     }
@@ -397,6 +489,9 @@ impl Hub {
                 run.conn = Some(conn);
                 run.caps = caps.clone();
                 let uri = caps.is_some().then(|| run.channel_uri.clone());
+                if let Some((resource, serial)) = run.resource.clone().zip(run.attempt_token) {
+                    self.mcp.auth.accepted(&resource, serial);
+                }
                 // Tools first: a client that sees `ready` finds them listed (and `mcpApp`).
                 self.mcp_refresh_tools(&channel);
                 self.mcp_set_app(&channel, &id, caps);
@@ -406,6 +501,13 @@ impl Hub {
                 }
                 self.apply_server(&channel, ready);
             }
+            McpEvent::AuthRequired {
+                channel,
+                id,
+                generation,
+                state,
+                during_call,
+            } => self.mcp_auth_required(&channel, &id, generation, state, during_call),
             McpEvent::Notified {
                 channel,
                 id,
@@ -452,7 +554,7 @@ impl Hub {
     }
 
     /// The run of the current attempt `generation`, if it is still current.
-    fn mcp_run(&mut self, channel: &str, id: &str, generation: u64) -> Option<&mut Run> {
+    pub(super) fn mcp_run(&mut self, channel: &str, id: &str, generation: u64) -> Option<&mut Run> {
         self.mcp
             .run_mut(channel, id)
             .filter(|r| r.generation == generation)
@@ -483,7 +585,7 @@ impl Hub {
     /// Publishes `serverTools` (when it changed): the built-in tools and those of the ready
     /// servers. Done before a server's state changes, so `ready` comes with its tools listed
     /// and they are gone by the time it leaves `ready`.
-    fn mcp_refresh_tools(&mut self, channel: &str) {
+    pub(super) fn mcp_refresh_tools(&mut self, channel: &str) {
         let mut tools = crate::agent::tools::definitions();
         for run in self.mcp.sessions.get(channel).into_iter().flatten() {
             if let Some(conn) = &run.conn {

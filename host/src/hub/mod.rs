@@ -12,6 +12,7 @@
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
 //! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
+//! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
 //! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps).
 
 mod client_tools;
@@ -19,6 +20,7 @@ mod commands;
 mod dispatch;
 mod identity;
 mod mcp;
+mod mcp_auth;
 mod mcp_channel;
 mod sessions;
 mod turns;
@@ -35,6 +37,7 @@ use ahp_wasm::protocol::{
 };
 use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
 pub use client_tools::ToolExpiry;
+pub use mcp_auth::Authenticate;
 pub use mcp_channel::ChannelMessage;
 use serde::Serialize;
 use sessions::Session;
@@ -150,6 +153,8 @@ pub enum Request {
     ListSessions,
     /// `fetchTurns`.
     FetchTurns(FetchTurnsParams),
+    /// `authenticate` (a token for an MCP server's resource).
+    Authenticate(Authenticate),
 }
 
 /// A message to the hub.
@@ -396,6 +401,9 @@ impl Hub {
             HubMsg::Mcp(event) => self.on_mcp(event),
             HubMsg::McpChannel(message) => self.on_mcp_channel(*message),
             HubMsg::Shutdown => self.stopping = true,
+        }
+        if self.mcp.auth.waiting() {
+            self.mcp_settle_auth();
         }
     }
 

@@ -6,8 +6,12 @@
 //!
 //! The child runs in its own process group; stopping (or dropping) the connection kills the
 //! group, and its exit is reaped. The host also kills every group synchronously when it stops.
+//!
+//! An HTTP server that refuses for authorization (see [`super::auth`]) is reported as such, at
+//! connect time ([`ConnectError::Denied`]) and on later requests ([`McpConnection::denied_watch`]).
 
 use super::apps;
+use super::auth::{self, BearerToken, Denied};
 use super::config::ServerSpec;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, ErrorData,
@@ -189,6 +193,8 @@ pub struct McpConnection {
     /// The child's process id (also its process group) while it runs; 0 for HTTP servers and
     /// once it is gone (so a reused pid is never signalled).
     pid: Arc<AtomicU32>,
+    /// Set when a request was refused for authorization (HTTP servers only).
+    denied: watch::Sender<Option<Denied>>,
 }
 
 impl std::fmt::Debug for McpConnection {
@@ -300,6 +306,26 @@ impl std::fmt::Display for CallError {
 /// Why a server could not be started (with its stderr tail when there is one).
 pub type StartError = String;
 
+/// Why `connect` has no connection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectError {
+    /// It failed: why.
+    Failed(StartError),
+    /// The server refused for authorization.
+    Denied(Denied),
+}
+
+impl From<StartError> for ConnectError {
+    fn from(reason: StartError) -> ConnectError {
+        ConnectError::Failed(reason)
+    }
+}
+
+/// reqwest's rustls needs a process-wide crypto provider; ring is the one built in.
+pub(crate) fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The environment variables never passed to a server (the host's own secrets).
 const WITHHELD_ENV: &[&str] = &["AHP_HOST_TOKEN"];
 
@@ -307,7 +333,8 @@ impl McpConnection {
     /// Starts a server and completes `initialize` and `tools/list` within
     /// `limits.init_timeout`. Cancelling `stop` stops it at any point (a child's process group
     /// is killed); `pid` gets the child's pid as soon as it runs, so the caller can kill it
-    /// synchronously. The server's notifications go to `handler`.
+    /// synchronously. The server's notifications go to `handler`. `token` is sent to an HTTP
+    /// server as `Authorization: Bearer`.
     pub async fn connect(
         spec: &ServerSpec,
         cwd: &std::path::Path,
@@ -315,15 +342,16 @@ impl McpConnection {
         stop: CancellationToken,
         pid: Arc<AtomicU32>,
         handler: Upstream,
-    ) -> Result<McpConnection, StartError> {
+        token: Option<&BearerToken>,
+    ) -> Result<McpConnection, ConnectError> {
         match spec {
             ServerSpec::Stdio { command, args, env } => {
-                Self::spawn(command, args, env, cwd, limits, stop, pid)?
+                Ok(Self::spawn(command, args, env, cwd, limits, stop, pid)?
                     .handshake(limits, handler)
-                    .await
+                    .await?)
             }
             ServerSpec::Http { url, headers } => {
-                Self::http(url, headers, limits, stop, handler).await
+                Self::http(url, headers, limits, stop, handler, token).await
             }
         }
     }
@@ -422,12 +450,14 @@ impl McpConnection {
         limits: &McpLimits,
         stop: CancellationToken,
         handler: Upstream,
-    ) -> Result<McpConnection, StartError> {
+        token: Option<&BearerToken>,
+    ) -> Result<McpConnection, ConnectError> {
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
         use rmcp::transport::StreamableHttpClientTransport;
-        // reqwest's rustls needs a process-wide crypto provider; ring is the one built in.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_crypto_provider();
         let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        // rmcp sends it as `Authorization: Bearer <token>` on every request.
+        config.auth_header = token.map(|t| t.expose().to_owned());
         config.max_json_response_size = limits.max_message_bytes;
         config.max_sse_event_size = limits.max_message_bytes;
         for (k, v) in headers {
@@ -437,7 +467,10 @@ impl McpConnection {
             let value = v
                 .parse::<http::HeaderValue>()
                 .map_err(|e| format!("header `{k}`: {e}"))?;
-            config.custom_headers.insert(name, value);
+            // A pushed token replaces a configured `Authorization` (never two of them).
+            if token.is_none() || name != http::header::AUTHORIZATION {
+                config.custom_headers.insert(name, value);
+            }
         }
         let transport = StreamableHttpClientTransport::from_config(config);
         let service = tokio::select! {
@@ -448,8 +481,11 @@ impl McpConnection {
                         limits.init_timeout.as_millis()
                     )
                 })?
-                .map_err(|e| clip(&format!("`initialize` failed: {e}"), 1000))?,
-            _ = stop.cancelled() => return Err("the server was stopped".into()),
+                .map_err(|e| match auth::init_denied(&e) {
+                    Some(denied) => ConnectError::Denied(denied),
+                    None => clip(&format!("`initialize` failed: {e}"), 1000).into(),
+                })?,
+            _ = stop.cancelled() => return Err("the server was stopped".to_owned().into()),
         };
         {
             let (stop, session) = (stop.clone(), service.cancellation_token());
@@ -469,11 +505,21 @@ impl McpConnection {
             limits: limits.clone(),
             tools: Vec::new(),
             pid: Arc::new(AtomicU32::new(0)),
+            denied: watch::channel(None).0,
         };
         conn.tools = tokio::time::timeout(limits.init_timeout, list_tools(&conn.service))
             .await
-            .map_err(|_| "no answer to `tools/list` in time".to_owned())??;
+            .map_err(|_| "no answer to `tools/list` in time".to_owned())?
+            .map_err(|e| match auth::call_denied(&e) {
+                Some(denied) => ConnectError::Denied(denied),
+                None => tools_list_failed(&e).into(),
+            })?;
         Ok(conn)
+    }
+
+    /// Set once a request was refused for authorization (the server needs a new token).
+    pub fn denied_watch(&self) -> watch::Receiver<Option<Denied>> {
+        self.denied.subscribe()
     }
 
     /// The server's exit, once it happened (`None` while it runs or for HTTP servers).
@@ -553,7 +599,17 @@ impl McpConnection {
                     timeout.as_millis()
                 ))),
                 Ok(Err(ServiceError::McpError(e))) => Err(CallError::Rpc(e)),
-                Ok(Err(e)) => Err(CallError::Host(clip(&e.to_string(), 1000))),
+                Ok(Err(e)) => match auth::call_denied(&e) {
+                    Some(denied) => {
+                        let status = denied.status;
+                        self.denied.send_replace(Some(denied));
+                        Err(CallError::Host(format!(
+                            "the server refused the request (HTTP {status}): it needs \
+                             authentication; push a token with `authenticate` and call again"
+                        )))
+                    }
+                    None => Err(CallError::Host(clip(&e.to_string(), 1000))),
+                },
                 Ok(Ok(result)) => {
                     serde_json::to_value(&result).map_err(|e| CallError::Host(e.to_string()))
                 }
@@ -618,7 +674,9 @@ impl Pending {
                 .serve(transport)
                 .await
                 .map_err(|e| clip(&format!("`initialize` failed: {e}"), 1000))?;
-            let tools = list_tools(&service).await?;
+            let tools = list_tools(&service)
+                .await
+                .map_err(|e| tools_list_failed(&e))?;
             Ok::<_, String>((service, tools))
         };
         let mut garbage = notes.clone();
@@ -648,6 +706,7 @@ impl Pending {
                 limits: limits.clone(),
                 tools,
                 pid,
+                denied: watch::channel(None).0,
             }),
             Err(reason) => {
                 // A closed pipe usually means the child is exiting: say how, when it is quick.
@@ -671,14 +730,14 @@ impl Pending {
     }
 }
 
+fn tools_list_failed(e: &ServiceError) -> StartError {
+    clip(&format!("`tools/list` failed: {e}"), 1000)
+}
+
 async fn list_tools(
     service: &RunningService<RoleClient, Upstream>,
-) -> Result<Vec<McpTool>, String> {
-    let tools = service
-        .peer()
-        .list_all_tools()
-        .await
-        .map_err(|e| clip(&format!("`tools/list` failed: {e}"), 1000))?;
+) -> Result<Vec<McpTool>, ServiceError> {
+    let tools = service.peer().list_all_tools().await?;
     Ok(tools
         .iter()
         .filter_map(|t| {

@@ -45,6 +45,16 @@ pub enum ServerSpec {
     },
 }
 
+impl ServerSpec {
+    /// The URL of an HTTP server.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            ServerSpec::Http { url, .. } => Some(url),
+            ServerSpec::Stdio { .. } => None,
+        }
+    }
+}
+
 /// One declared server, usable or not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Declared {

@@ -5,6 +5,7 @@
 //!
 //! - [`config`]: the declarations;
 //! - [`client`]: one running server (`rmcp` client over stdio or streamable HTTP), bounded;
+//! - [`auth`]: HTTP servers that need a bearer token (challenges, metadata, the token type);
 //! - [`apps`]: MCP Apps: which servers host them, what their `mcp://` channel serves;
 //! - this module: what the hub and the agent exchange about servers, and the mapping of MCP
 //!   tools and results to AHP.
@@ -12,14 +13,15 @@
 //! The hub side (starting, stopping, toggles, state changes) is `hub/mcp.rs`.
 
 pub mod apps;
+pub mod auth;
 pub mod client;
 pub mod config;
 
-pub use client::{CallError, McpConnection, McpLimits, McpTool, Upstream};
+pub use client::{CallError, ConnectError, McpConnection, McpLimits, McpTool, Upstream};
 
 use ahp_wasm::protocol::{
-    JsonObject, StringOrMarkdown, ToolAnnotations, ToolCallResult, ToolCallResultError,
-    ToolDefinition, ToolDefinitionInputSchema, ToolResultContent,
+    JsonObject, McpServerAuthRequiredState, StringOrMarkdown, ToolAnnotations, ToolCallResult,
+    ToolCallResultError, ToolDefinition, ToolDefinitionInputSchema, ToolResultContent,
     ToolResultEmbeddedResourceContent, ToolResultResourceContent, ToolResultTextContent,
 };
 use base64::Engine;
@@ -50,6 +52,20 @@ pub enum McpEvent {
         generation: u64,
         /// The notification's method.
         method: &'static str,
+    },
+    /// The server refused for authorization, at connect time or (`during_call`) on a request
+    /// of the ready server.
+    AuthRequired {
+        /// Session URI.
+        channel: String,
+        /// Customization id.
+        id: String,
+        /// The start attempt.
+        generation: u64,
+        /// The state to publish (the challenge and the discovered metadata).
+        state: Box<McpServerAuthRequiredState>,
+        /// A request of the ready server was refused (not its `initialize`).
+        during_call: bool,
     },
     /// The start failed, or a ready server went away.
     Failed {

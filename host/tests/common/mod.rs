@@ -80,6 +80,17 @@ impl HostProcess {
     /// Starts the binary with `--port 0`, the token, the data and working directories and
     /// `extra` flags, and waits for its banner.
     pub fn spawn(data: &Path, work: &Path, token: &str, extra: &[&str]) -> HostProcess {
+        HostProcess::spawn_with_stderr(data, work, token, extra, Stdio::null())
+    }
+
+    /// [`HostProcess::spawn`] with its stderr going to `stderr` (a log file, say).
+    pub fn spawn_with_stderr(
+        data: &Path,
+        work: &Path,
+        token: &str,
+        extra: &[&str],
+        stderr: impl Into<Stdio>,
+    ) -> HostProcess {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-host"))
             .args(["--port", "0", "--token", token])
             .args(extra)
@@ -88,7 +99,7 @@ impl HostProcess {
             .arg("--workdir")
             .arg(work)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("ahp-host starts");
         let stdout = child.stdout.take().unwrap();
