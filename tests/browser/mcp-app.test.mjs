@@ -14,11 +14,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_DIR, TOKEN, WAIT, hostBinary, launchChromium, openPage, startHost, within } from './harness.mjs';
 
 const SERVER = join(ROOT_DIR, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+// An HTTP MCP server that wants `Authorization: Bearer s3cret` (answers 401 with RFC 9728 metadata).
+const AUTH_SERVER = join(ROOT_DIR, 'host/tests/fixtures/mcp/auth_http.mjs');
+
+/** A free TCP port on loopback. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.once('error', reject);
+  });
+}
 const ARTIFACTS = join(ROOT_DIR, 'target', 'artifacts');
 
 /** `fn` run in the App's own frame (the inner frame of the sandbox proxy). */
@@ -39,8 +54,14 @@ test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, callin
   const dataDir = join(tmp, 'data');
   const workDir = join(tmp, 'work');
   mkdirSync(workDir);
+  const authPort = await freePort();
+  const authServer = spawn(process.execPath, [AUTH_SERVER], { env: { ...process.env, PORT: String(authPort) }, stdio: 'ignore' });
+  t.after(() => authServer.kill('SIGKILL'));
   writeFileSync(join(workDir, '.mcp.json'), JSON.stringify({
-    mcpServers: { basic: { command: process.execPath, args: [SERVER, '--stdio'] } },
+    mcpServers: {
+      basic: { command: process.execPath, args: [SERVER, '--stdio'] },
+      secure: { url: `http://127.0.0.1:${authPort}/mcp` },
+    },
   }));
 
   const host = startHost(bin, dataDir, workDir);
@@ -166,7 +187,35 @@ test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, callin
     await assert.rejects(channel.request('tools/list'), (e) =>
       e instanceof sdk.ChannelUnavailableError && e.kind === 'channelUnavailable' && e.customizationId === 'mcp/basic');
 
-    assert.deepEqual(A.problems, [], 'no page errors or CSP reports');
+    // The panel's token prompt: a server behind a bearer token waits in authRequired; a wrong
+    // token is refused (shown as an error, still waiting), the right one makes it ready.
+    const secure = (state) => page.locator(`[data-testid=mcp-server][data-id="mcp/secure"][data-state=${state}]`);
+    await secure('authRequired').waitFor();
+    const errorsBefore = await page.locator('[data-testid=error]').count();
+    await secure('authRequired').locator('[data-testid=mcp-token]').fill('wrong-token');
+    await secure('authRequired').locator('[data-testid=mcp-authenticate]').click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=error]').length > n, errorsBefore);
+    assert.match(await page.locator('[data-testid=error]').last().textContent(), /Authenticate/);
+    assert.equal(await secure('authRequired').count(), 1, 'a refused token leaves the server waiting');
+    await secure('authRequired').locator('[data-testid=mcp-token]').fill('s3cret');
+    await secure('authRequired').locator('[data-testid=mcp-authenticate]').click();
+    await secure('ready').waitFor();
+    assert.equal(await page.locator('[data-testid=mcp-token]').count(), 0);
+    const tokenSeen = await page.evaluate(() => JSON.stringify(window.__ahp.subscription.state).includes('s3cret'));
+    assert.equal(tokenSeen, false, 'the token is not in the session state');
+
+    // The toggle stops a server and starts it again (its tools leave and come back).
+    const hasTool = () => page.evaluate(() => window.__ahp.subscription.state.serverTools.some((t) => t.name === 'mcp__basic__get-time'));
+    await page.locator('[data-testid=mcp-server][data-id="mcp/basic"] [data-testid=mcp-toggle]').uncheck();
+    await page.locator('[data-testid=mcp-server][data-id="mcp/basic"][data-state=stopped]').waitFor();
+    assert.equal(await hasTool(), false);
+    await page.locator('[data-testid=mcp-server][data-id="mcp/basic"] [data-testid=mcp-toggle]').check();
+    await page.locator('[data-testid=mcp-server][data-id="mcp/basic"][data-state=ready]').waitFor({ timeout: 60_000 });
+    assert.equal(await hasTool(), true);
+
+    // The refused token was reported as an error: that one is expected, nothing else.
+    const problems = A.problems.filter((p) => !/Authenticate/.test(p));
+    assert.deepEqual(problems, [], 'no page errors or CSP reports');
   } catch (e) {
     e.message += `\n--- page problems:\n${pages.flatMap((p) => p.problems).join('\n') || '(none)'}`
       + `\n--- ahp-host stderr:\n${host.logs.stderr.slice(-3000)}`;
