@@ -55,6 +55,9 @@ pub struct Cli {
     /// those of the `.mcp.json` in the session's working directory.
     #[arg(long, value_name = "FILE")]
     pub mcp_config: Option<PathBuf>,
+    /// A plugin directory (repeatable): every session runs the MCP servers of its `.mcp.json`.
+    #[arg(long = "plugins", value_name = "DIR")]
+    pub plugins: Vec<PathBuf>,
     /// How long an MCP server may take to start and answer `initialize`, in milliseconds.
     #[arg(long, default_value_t = 30_000)]
     pub mcp_init_timeout_ms: u64,
@@ -194,6 +197,8 @@ pub struct Config {
     pub limits: Limits,
     /// `--mcp-config`: MCP servers for every session.
     pub mcp_config: Option<PathBuf>,
+    /// `--plugins`: plugin directories (their `.mcp.json` servers run in every session).
+    pub plugins: Vec<PathBuf>,
     /// Bounds of MCP servers.
     pub mcp: McpLimits,
 }
@@ -216,6 +221,7 @@ impl Config {
             client_tool_grace: Duration::from_secs(5),
             limits: Limits::default(),
             mcp_config: None,
+            plugins: Vec::new(),
             mcp: McpLimits::default(),
         }
     }
@@ -251,6 +257,7 @@ impl From<Cli> for Config {
             client_tool_grace: Duration::from_millis(cli.client_tool_grace_ms),
             limits,
             mcp_config: cli.mcp_config,
+            plugins: cli.plugins,
             mcp: McpLimits {
                 init_timeout: Duration::from_millis(cli.mcp_init_timeout_ms),
                 request_timeout: Duration::from_millis(cli.mcp_request_timeout_ms),
@@ -305,6 +312,10 @@ mod tests {
             "4096",
             "--mcp-channel-max-inflight",
             "3",
+            "--plugins",
+            "p1",
+            "--plugins",
+            "p2",
         ])
         .unwrap();
         let config = Config::from(cli);
@@ -314,8 +325,10 @@ mod tests {
         assert_eq!(config.mcp.max_message_bytes, 65536);
         assert_eq!(config.mcp.max_channel_request_bytes, 4096);
         assert_eq!(config.mcp.max_channel_inflight, 3);
+        assert_eq!(config.plugins, [PathBuf::from("p1"), PathBuf::from("p2")]);
         let defaults = Config::from(Cli::try_parse_from(["ahp-host"]).unwrap());
         assert_eq!(defaults.mcp_config, None);
+        assert!(defaults.plugins.is_empty());
         assert_eq!(defaults.mcp.max_message_bytes, 4 << 20);
         assert_eq!(defaults.mcp.max_channel_request_bytes, 256 << 10);
         assert_eq!(defaults.mcp.max_channel_inflight, 16);

@@ -519,14 +519,37 @@ async fn host_shutdown_kills_its_servers_and_global_config_applies_to_every_sess
         .to_string(),
     )
     .unwrap();
-    let t = start_host_with(|c| c.mcp_config = Some(global.clone())).await;
+    // A plugin directory's `.mcp.json` adds its servers too.
+    let plugin = data.path().join("plugin");
+    std::fs::create_dir(&plugin).unwrap();
+    let plugin_pid = data.path().join("p.pid");
+    std::fs::write(
+        plugin.join(".mcp.json"),
+        json!({"mcpServers": {"p": {"command": "node", "args": [fixture("tools.mjs")],
+            "env": {"PID_FILE": plugin_pid.to_string_lossy()}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let t = start_host_with(|c| {
+        c.mcp_config = Some(global.clone());
+        c.plugins = vec![plugin.clone()];
+    })
+    .await;
     let (mut c, mut mirror) = session(&t).await;
     until_state(&mut c, &mut mirror, "mcp/g", "ready").await;
+    let from_plugin = until_state(&mut c, &mut mirror, "mcp/p", "ready").await;
+    assert!(
+        from_plugin.uri.ends_with("/plugin/.mcp.json"),
+        "{}",
+        from_plugin.uri
+    );
     let pid = read_pid(&pid_file);
-    assert!(alive(pid));
+    let pid_p = read_pid(&plugin_pid);
+    assert!(alive(pid) && alive(pid_p));
     c.close().await;
     t.host.shutdown().await;
     until_dead(pid).await;
+    until_dead(pid_p).await;
 }
 
 #[tokio::test]

@@ -228,7 +228,7 @@ impl Hub {
             return;
         };
         let workdir = self.session_workdir(&session.state);
-        let declared = config::load(self.mcp_config.as_deref(), &workdir);
+        let declared = config::load(self.mcp_config.as_deref(), &self.plugins, &workdir);
         let previous = self.mcp_entries(channel);
         for (id, _) in &previous {
             if !declared.iter().any(|d| &d.id == id) {

@@ -272,6 +272,7 @@ pub struct Hub {
     mcp: mcp::McpRuns,
     /// `--mcp-config`: servers for every session.
     mcp_config: Option<std::path::PathBuf>,
+    plugins: Vec<std::path::PathBuf>,
     /// Bounds of every MCP server.
     mcp_limits: crate::mcp::McpLimits,
 }
@@ -320,6 +321,7 @@ impl Hub {
             stopping: false,
             mcp: mcp::McpRuns::default(),
             mcp_config: config.mcp_config.clone(),
+            plugins: config.plugins.clone(),
             mcp_limits: config.mcp.clone(),
         };
         let mut interrupted = Vec::new();

@@ -73,15 +73,20 @@ pub fn server_id(name: &str) -> String {
     format!("mcp/{name}")
 }
 
-/// The servers of the `--mcp-config` file (if any) and of `workdir/.mcp.json` (if present);
-/// a project server replaces a global one of the same name. At most [`MAX_SERVERS`].
-pub fn load(global: Option<&Path>, workdir: &Path) -> Vec<Declared> {
+/// The servers of the `--mcp-config` file (if any), of each `--plugins` directory's
+/// `.mcp.json` and of `workdir/.mcp.json` (if present), in that order: a later server replaces
+/// an earlier one of the same name (the project's wins). At most [`MAX_SERVERS`].
+pub fn load(global: Option<&Path>, plugins: &[PathBuf], workdir: &Path) -> Vec<Declared> {
     let mut out: Vec<Declared> = Vec::new();
-    let project = workdir.join(PROJECT_FILE);
+    let optional = |dir: &Path| {
+        let file = dir.join(PROJECT_FILE);
+        file.is_file().then_some((file, false))
+    };
     let files = global
         .map(|g| (g.to_path_buf(), true))
         .into_iter()
-        .chain(project.is_file().then_some((project, false)));
+        .chain(plugins.iter().filter_map(|dir| optional(dir)))
+        .chain(optional(workdir));
     for (file, required) in files {
         for d in read_file(&file, required) {
             match out.iter_mut().find(|o| o.id == d.id) {
@@ -282,15 +287,26 @@ mod tests {
             r#"{"mcpServers": {"x": {"command": "c"}}}"#,
         )
         .unwrap();
-        let all = load(Some(&global), &work);
-        assert_eq!(all.len(), 2);
+        let plugin = dir.path().join("plugin");
+        std::fs::create_dir(&plugin).unwrap();
+        std::fs::write(
+            plugin.join(PROJECT_FILE),
+            r#"{"mcpServers": {"y": {"command": "p"}, "z": {"command": "q"}}}"#,
+        )
+        .unwrap();
+        let no_plugin = dir.path().join("no-plugin-file");
+        let plugins = [plugin.clone(), no_plugin];
+        let all = load(Some(&global), &plugins, &work);
+        assert_eq!(all.len(), 3);
         assert!(matches!(&all[0].spec, Ok(ServerSpec::Stdio { command, .. }) if command == "c"));
+        assert!(matches!(&all[1].spec, Ok(ServerSpec::Stdio { command, .. }) if command == "p"));
+        assert_eq!(all[2].source, plugin.join(PROJECT_FILE));
         std::fs::write(work.join(PROJECT_FILE), "{").unwrap();
-        let all = load(None, &work);
+        let all = load(None, &[], &work);
         assert_eq!(all.len(), 1);
         assert!(all[0].spec.as_ref().unwrap_err().contains("invalid"));
-        assert!(load(None, dir.path()).is_empty());
-        let missing = load(Some(&dir.path().join("nope.json")), dir.path());
+        assert!(load(None, &[], dir.path()).is_empty());
+        let missing = load(Some(&dir.path().join("nope.json")), &[], dir.path());
         assert!(missing[0]
             .spec
             .as_ref()
