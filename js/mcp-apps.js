@@ -214,7 +214,7 @@ export async function mountMcpApp(element, options) {
       containerDimensions: { width: element.clientWidth || 600, maxHeight: 800 },
       toolInfo: {
         id: toolCallId,
-        tool: { name: tool?._meta?.mcpTool ?? toolCall.toolName, inputSchema: tool?._meta?.inputSchema ?? { type: 'object' } },
+        tool: { name: tool?._meta?.mcpTool ?? toolCall.toolName, inputSchema: tool?.inputSchema ?? { type: 'object' } },
       },
       ...options.hostContext,
     };

@@ -372,3 +372,29 @@ fn long_decimal_numbers_survive_a_json_round_trip() {
         assert_eq!(back, state, "{text} -> {again}");
     }
 }
+
+#[test]
+fn tool_schemas_are_any_json_schema_object() {
+    // The exported schema types `properties`/`required` of a tool's schemas as strings; real
+    // tools (MCP `Tool.inputSchema`) carry objects and arrays there, and must survive.
+    let action = json!({
+        "type": "session/serverToolsChanged",
+        "tools": [{
+            "name": "read",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"path": {"type": "string", "description": "file"}},
+                "required": ["path"],
+                "additionalProperties": false
+            },
+            "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}
+        }]
+    });
+    assert_eq!(roundtrip::<StateAction>(&action), Ok(action.clone()));
+    let StateAction::SessionServerToolsChanged(typed) = serde_json::from_value(action).unwrap()
+    else {
+        panic!("not typed as session/serverToolsChanged");
+    };
+    let schema = typed.tools[0].input_schema.as_ref().unwrap();
+    assert_eq!(schema["required"], json!(["path"]));
+}

@@ -2457,43 +2457,6 @@ pub struct ToolCallCancelledState {
     pub selected_option: Option<ConfirmationOption>,
 }
 
-/// JSON Schema defining the expected input parameters.
-///
-/// Optional because client-provided tools may not have formal schemas.
-/// Mirrors MCP `Tool.inputSchema`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ToolDefinitionInputSchema {
-    #[serde(rename = "type")]
-    pub r#type: String,
-    #[serde(
-        rename = "properties",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub properties: Option<String>,
-    #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<String>,
-}
-
-/// JSON Schema defining the structure of the tool's output.
-///
-/// Mirrors MCP `Tool.outputSchema`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ToolDefinitionOutputSchema {
-    #[serde(rename = "type")]
-    pub r#type: String,
-    #[serde(
-        rename = "properties",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub properties: Option<String>,
-    #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<String>,
-}
-
 /// Describes a tool available in a session, provided by either the server or the active client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -2514,22 +2477,24 @@ pub struct ToolDefinition {
     /// JSON Schema defining the expected input parameters.
     ///
     /// Optional because client-provided tools may not have formal schemas.
-    /// Mirrors MCP `Tool.inputSchema`.
+    /// Mirrors MCP `Tool.inputSchema` (any JSON Schema object; the exported schema wrongly types its `properties` and `required` as strings).
     #[serde(
         rename = "inputSchema",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub input_schema: Option<ToolDefinitionInputSchema>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
+    pub input_schema: Option<JsonObject>,
     /// JSON Schema defining the structure of the tool's output.
     ///
-    /// Mirrors MCP `Tool.outputSchema`.
+    /// Mirrors MCP `Tool.outputSchema` (any JSON Schema object; the exported schema wrongly types its `properties` and `required` as strings).
     #[serde(
         rename = "outputSchema",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub output_schema: Option<ToolDefinitionOutputSchema>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
+    pub output_schema: Option<JsonObject>,
     /// Behavioral hints about the tool. All properties are advisory.
     #[serde(
         rename = "annotations",
@@ -8871,8 +8836,6 @@ pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValu
         }
         "ToolCallCompletedState" => rt::<ToolCallCompletedState>(value),
         "ToolCallCancelledState" => rt::<ToolCallCancelledState>(value),
-        "ToolDefinitionInputSchema" => rt::<ToolDefinitionInputSchema>(value),
-        "ToolDefinitionOutputSchema" => rt::<ToolDefinitionOutputSchema>(value),
         "ToolDefinition" => rt::<ToolDefinition>(value),
         "ToolAnnotations" => rt::<ToolAnnotations>(value),
         "ToolResultTextContent" => rt::<ToolResultTextContent>(value),
@@ -9179,8 +9142,6 @@ pub const GENERATED_TYPES: &[&str] = &[
     "ToolCallPendingResultConfirmationState",
     "ToolCallCompletedState",
     "ToolCallCancelledState",
-    "ToolDefinitionInputSchema",
-    "ToolDefinitionOutputSchema",
     "ToolDefinition",
     "ToolAnnotations",
     "ToolResultTextContent",

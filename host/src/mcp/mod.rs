@@ -21,8 +21,8 @@ pub use client::{CallError, ConnectError, McpConnection, McpLimits, McpTool, Ups
 
 use ahp_wasm::protocol::{
     JsonObject, McpServerAuthRequiredState, StringOrMarkdown, ToolAnnotations, ToolCallResult,
-    ToolCallResultError, ToolDefinition, ToolDefinitionInputSchema, ToolResultContent,
-    ToolResultEmbeddedResourceContent, ToolResultResourceContent, ToolResultTextContent,
+    ToolCallResultError, ToolDefinition, ToolResultContent, ToolResultEmbeddedResourceContent,
+    ToolResultResourceContent, ToolResultTextContent,
 };
 use base64::Engine;
 use serde_json::{json, Value};
@@ -97,9 +97,8 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 }
 
 /// The `serverTools` entry of an MCP tool: name, title, description and annotations from the
-/// server; `_meta.contributor` names the server's customization (`{kind: mcp,
-/// customizationId}`), `_meta.mcpTool` the tool's MCP name and `_meta.inputSchema` its full
-/// input schema (AHP's generated `inputSchema` type holds only `type`).
+/// server, its input and output schemas verbatim; `_meta.contributor` names the server's
+/// customization (`{kind: mcp, customizationId}`) and `_meta.mcpTool` the tool's MCP name.
 pub fn tool_definition(server: &str, customization_id: &str, tool: &McpTool) -> ToolDefinition {
     let raw = &tool.raw;
     let text = |k: &str| raw.get(k).and_then(Value::as_str).map(str::to_owned);
@@ -109,19 +108,17 @@ pub fn tool_definition(server: &str, customization_id: &str, tool: &McpTool) -> 
         json!({"kind": "mcp", "customizationId": customization_id}),
     );
     meta.insert("mcpTool".into(), Value::from(tool.name.clone()));
-    if let Some(schema) = raw.get("inputSchema") {
-        meta.insert("inputSchema".into(), schema.clone());
-    }
+    let schema = |k: &str| raw.get(k).and_then(Value::as_object).cloned();
     ToolDefinition {
         name: tool_name(server, &tool.name),
         title: text("title").or_else(|| Some(tool.name.clone())),
         description: text("description"),
-        input_schema: Some(ToolDefinitionInputSchema {
-            r#type: "object".into(),
-            properties: None,
-            required: None,
-        }),
-        output_schema: None,
+        input_schema: Some(schema("inputSchema").unwrap_or_else(|| {
+            let mut object = JsonObject::new();
+            object.insert("type".into(), Value::from("object"));
+            object
+        })),
+        output_schema: schema("outputSchema"),
         annotations: raw
             .get("annotations")
             .and_then(|a| serde_json::from_value::<ToolAnnotations>(a.clone()).ok()),
