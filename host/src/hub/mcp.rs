@@ -34,7 +34,7 @@ pub(super) struct Run {
     id: String,
     name: String,
     spec: Result<ServerSpec, String>,
-    generation: u64,
+    pub(super) generation: u64,
     /// The protected resource the server named when it asked for a token (kept once known).
     pub(super) resource: Option<String>,
     /// The serial of the token the current attempt presents.
@@ -90,6 +90,8 @@ pub(super) struct McpRuns {
     pub(super) by_channel: HashMap<String, (String, String)>,
     /// Pushed tokens and the `authenticate` requests waiting for their servers.
     pub(super) auth: super::mcp_auth::AuthState,
+    /// Tool calls waiting for a new token.
+    pub(super) step_ups: super::mcp_step_up::Waits,
 }
 
 impl McpRuns {
@@ -620,6 +622,7 @@ impl Hub {
                     name: r.name.clone(),
                     customization_id: r.id.clone(),
                     conn: r.conn.clone()?,
+                    generation: r.generation,
                 })
             })
             .collect()
@@ -628,6 +631,7 @@ impl Hub {
     /// The session is gone: stop its servers.
     pub(super) fn mcp_close(&mut self, channel: &str) {
         self.mcp.lazy.remove(channel);
+        self.mcp_step_up_forget(channel);
         for mut run in self.mcp.remove(channel) {
             run.halt();
         }

@@ -38,6 +38,8 @@ pub struct McpLimits {
     pub init_timeout: Duration,
     /// Longest wait for one request (`tools/call`).
     pub request_timeout: Duration,
+    /// Longest a tool call refused for authorization waits for a new token.
+    pub auth_wait: Duration,
     /// Largest message accepted from a server (a stdio line, an HTTP body or SSE event).
     pub max_message_bytes: usize,
     /// Bytes of the server's stderr kept for error reports.
@@ -53,6 +55,7 @@ impl Default for McpLimits {
         McpLimits {
             init_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(60),
+            auth_wait: Duration::from_secs(600),
             max_message_bytes: 4 << 20,
             stderr_tail_bytes: 2048,
             max_channel_request_bytes: 256 << 10,
@@ -292,6 +295,9 @@ pub enum CallError {
     Rpc(ErrorData),
     /// The host gave up (timeout, reply over the limit, the server gone): why.
     Host(String),
+    /// The server refused the request for authorization (HTTP 401 or 403): it needs a new
+    /// token (the connection's [`McpConnection::denied_watch`] says so too).
+    Denied(u16),
 }
 
 impl std::fmt::Display for CallError {
@@ -299,6 +305,11 @@ impl std::fmt::Display for CallError {
         match self {
             CallError::Rpc(e) => write!(f, "{}", clip(&e.message, 1000)),
             CallError::Host(why) => f.write_str(why),
+            CallError::Denied(status) => write!(
+                f,
+                "the server refused the request (HTTP {status}): it needs authentication; \
+                 push a token with `authenticate` and call again"
+            ),
         }
     }
 }
@@ -548,17 +559,15 @@ impl McpConnection {
     }
 
     /// Calls a tool within the request timeout and the message size limit. Returns the MCP
-    /// `CallToolResult` as wire JSON, or a message saying why there is none.
+    /// `CallToolResult` as wire JSON, or why there is none.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Map<String, Value>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, CallError> {
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = Some(arguments);
-        self.bounded(self.service.peer().call_tool(params))
-            .await
-            .map_err(|e| e.to_string())
+        self.bounded(self.service.peer().call_tool(params)).await
     }
 
     /// Sends MCP request `method` with `params` (wire JSON) as it is, within the request timeout
@@ -603,10 +612,7 @@ impl McpConnection {
                     Some(denied) => {
                         let status = denied.status;
                         self.denied.send_replace(Some(denied));
-                        Err(CallError::Host(format!(
-                            "the server refused the request (HTTP {status}): it needs \
-                             authentication; push a token with `authenticate` and call again"
-                        )))
+                        Err(CallError::Denied(status))
                     }
                     None => Err(CallError::Host(clip(&e.to_string(), 1000))),
                 },

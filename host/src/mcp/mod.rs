@@ -89,6 +89,8 @@ pub struct ServerHandle {
     pub customization_id: String,
     /// The connection.
     pub conn: Arc<McpConnection>,
+    /// The start attempt that made the connection (a newer one means a new connection).
+    pub generation: u64,
 }
 
 /// The name an MCP tool has in `serverTools` and in tool calls.

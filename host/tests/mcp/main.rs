@@ -138,14 +138,14 @@ fn error_message(m: &McpServerCustomization) -> String {
     }
 }
 
-/// Runs a turn with one `/mcp` directive, approving the tool call; returns the tool call's
-/// start action, its result and the turn's markdown.
-async fn mcp_turn(
+/// Starts a turn with one `/mcp` directive and approves the tool call; returns its start
+/// action.
+async fn approved_call(
     c: &mut Client,
     mirror: &mut SessionState,
     turn: &str,
     text: &str,
-) -> (SessionToolCallStartAction, ToolCallResult, String) {
+) -> SessionToolCallStartAction {
     c.send_message(S, turn, text).await;
     let envs = c
         .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
@@ -163,17 +163,33 @@ async fn mcp_turn(
     };
     assert!(ready.confirmed.is_none(), "MCP tools need confirmation");
     c.dispatch(S, approve(turn, &start.tool_call_id)).await;
-    let envs = c.until_turn_end(turn).await;
-    reduce_all(mirror, &envs);
-    let result = envs
-        .iter()
+    start
+}
+
+/// The result of tool call `id` among `envs`.
+fn completed(envs: &[ActionEnvelope], id: &str) -> ToolCallResult {
+    envs.iter()
         .find_map(|e| match &e.action {
-            StateAction::SessionToolCallComplete(a) if a.tool_call_id == start.tool_call_id => {
+            StateAction::SessionToolCallComplete(a) if a.tool_call_id == id => {
                 Some(a.result.clone())
             }
             _ => None,
         })
-        .expect("the tool call completed");
+        .expect("the tool call completed")
+}
+
+/// Runs a turn with one `/mcp` directive, approving the tool call; returns the tool call's
+/// start action, its result and the turn's markdown.
+async fn mcp_turn(
+    c: &mut Client,
+    mirror: &mut SessionState,
+    turn: &str,
+    text: &str,
+) -> (SessionToolCallStartAction, ToolCallResult, String) {
+    let start = approved_call(c, mirror, turn, text).await;
+    let envs = c.until_turn_end(turn).await;
+    reduce_all(mirror, &envs);
+    let result = completed(&envs, &start.tool_call_id);
     assert!(
         matches!(
             envs.last().unwrap().action,
