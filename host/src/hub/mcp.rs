@@ -58,7 +58,7 @@ impl Run {
     pub(super) fn halt(&mut self) {
         self.generation += 1;
         self.stop.cancel();
-        crate::mcp::client::kill_slot(&self.pid);
+        crate::mcp::process::kill_slot(&self.pid);
         self.caps = None;
         if let Some(conn) = self.conn.take() {
             conn.stop();

@@ -4,8 +4,9 @@
 //! timeout, one incoming message has a size limit (a larger one is discarded by the transport
 //! and the call waiting for it fails at once), and only the last bytes of stderr are kept.
 //!
-//! The child runs in its own process group; stopping (or dropping) the connection kills the
-//! group, and its exit is reaped. The host also kills every group synchronously when it stops.
+//! The child runs in its own process group (see [`super::process`]); stopping (or dropping) the
+//! connection kills the group, and its exit is reaped. The host also kills every group
+//! synchronously when it stops.
 //!
 //! An HTTP server that refuses for authorization (see [`super::auth`]) is reported as such, at
 //! connect time ([`ConnectError::Denied`]) and on later requests ([`McpConnection::denied_watch`]).
@@ -13,6 +14,7 @@
 use super::apps;
 use super::auth::{self, BearerToken, Denied};
 use super::config::ServerSpec;
+use super::process::kill_slot;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, ErrorData,
     Implementation,
@@ -215,27 +217,6 @@ impl Drop for McpConnection {
     }
 }
 
-/// Kills the process group whose pid `slot` holds, once (the slot is emptied).
-pub fn kill_slot(slot: &AtomicU32) {
-    match slot.swap(0, Ordering::Relaxed) {
-        0 => {}
-        pid => kill_group(Some(pid)),
-    }
-}
-
-/// Kills a process group at once (no-op for `None`).
-pub fn kill_group(pid: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()).filter(|p| *p > 0) {
-        // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = pid;
-}
-
 /// Cuts a message to about `max` characters.
 pub fn clip(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -357,7 +338,8 @@ impl McpConnection {
     ) -> Result<McpConnection, ConnectError> {
         match spec {
             ServerSpec::Stdio { command, args, env } => {
-                Ok(Self::spawn(command, args, env, cwd, limits, stop, pid)?
+                Ok(Self::spawn(command, args, env, cwd, limits, stop, pid)
+                    .await?
                     .handshake(limits, handler)
                     .await?)
             }
@@ -367,7 +349,7 @@ impl McpConnection {
         }
     }
 
-    fn spawn(
+    async fn spawn(
         command: &str,
         args: &[String],
         env: &std::collections::BTreeMap<String, String>,
@@ -389,10 +371,8 @@ impl McpConnection {
                 cmd.env_remove(key);
             }
         }
-        #[cfg(unix)]
-        cmd.process_group(0);
-        let mut child = cmd
-            .spawn()
+        let mut child = super::process::spawn(cmd)
+            .await
             .map_err(|e| format!("cannot start `{command}`: {e}"))?;
         let pid = child.id();
         slot.store(pid.unwrap_or(0), Ordering::Relaxed);

@@ -5,6 +5,7 @@
 //!
 //! - [`config`]: the declarations;
 //! - [`client`]: one running server (`rmcp` client over stdio or streamable HTTP), bounded;
+//! - [`process`]: the child processes of stdio servers (spawned so they die with the host);
 //! - [`auth`]: HTTP servers that need a bearer token (challenges, metadata, the token type);
 //! - [`apps`]: MCP Apps: which servers host them, what their `mcp://` channel serves;
 //! - this module: what the hub and the agent exchange about servers, and the mapping of MCP
@@ -16,6 +17,7 @@ pub mod apps;
 pub mod auth;
 pub mod client;
 pub mod config;
+pub mod process;
 
 pub use client::{CallError, ConnectError, McpConnection, McpLimits, McpTool, Upstream};
 

@@ -362,3 +362,43 @@ async fn a_url_server_is_reached_over_streamable_http() {
     assert!(error_message(&down).contains("initialize"), "{down:?}");
     healthy(&mut c, &mut mirror, "t2").await;
 }
+
+/// Linux only: the parent-death signal is a Linux feature.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_host_killed_with_sigkill_takes_its_servers_with_it() {
+    let (data, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let pid_file = work.path().join("stubborn.pid");
+    write_mcp_json(
+        work.path(),
+        json!({"s": {"command": "node", "args": [fixture("stubborn.mjs")],
+            "env": {"PID_FILE": pid_file.to_string_lossy()}}}),
+    );
+    let host = HostProcess::spawn(
+        data.path(),
+        work.path(),
+        "sigkill-test-host-token-0123456789",
+        &[],
+    );
+    let mut c = Client::connect_url(&host.url(), "sigkill").await;
+    c.initialize(&[]).await;
+    c.create_session(S).await;
+    let mut mirror = session_state(&c.subscribe(S).await);
+    until_state(&mut c, &mut mirror, "mcp/s", "ready").await;
+    let pid = read_pid(&pid_file);
+    assert!(alive(pid));
+
+    // Nothing of the host runs any more: its server (which outlives a closed stdin and
+    // SIGTERM) goes with it.
+    host.kill_9();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) {
+        if Instant::now() > deadline {
+            // Do not leave it behind for the next test run.
+            // SAFETY: kill(2) on a pid this test saw alive a moment ago.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("the server {pid} outlived the host killed with SIGKILL");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
