@@ -350,7 +350,8 @@ impl Turn {
                 ))
                 .await;
         };
-        let Some(definition) = handle.conn.tools.iter().find(|t| t.name == tool) else {
+        let tools = handle.conn.tools();
+        let Some(definition) = tools.iter().find(|t| t.name == tool) else {
             return self
                 .say(&format!(
                     "\n\nThe MCP server `{server}` has no tool named `{tool}`.\n\n"

@@ -193,8 +193,8 @@ pub struct McpConnection {
     exited: watch::Receiver<Option<String>>,
     stderr: Arc<Tail>,
     limits: McpLimits,
-    /// The tools it listed when it became ready.
-    pub tools: Vec<McpTool>,
+    /// The tools it lists: when it became ready, then after each refresh (`list_changed`).
+    tools: Mutex<Arc<Vec<McpTool>>>,
     /// The child's process id (also its process group) while it runs; 0 for HTTP servers and
     /// once it is gone (so a reused pid is never signalled).
     pid: Arc<AtomicU32>,
@@ -206,7 +206,7 @@ impl std::fmt::Debug for McpConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpConnection")
             .field("pid", &self.pid.load(Ordering::Relaxed))
-            .field("tools", &self.tools.len())
+            .field("tools", &self.tools().len())
             .finish()
     }
 }
@@ -494,18 +494,40 @@ impl McpConnection {
             exited,
             stderr: Arc::new(Tail::new(0)),
             limits: limits.clone(),
-            tools: Vec::new(),
+            tools: Mutex::default(),
             pid: Arc::new(AtomicU32::new(0)),
             denied: watch::channel(None).0,
         };
-        conn.tools = tokio::time::timeout(limits.init_timeout, list_tools(&conn.service))
+        let tools = tokio::time::timeout(limits.init_timeout, list_tools(&conn.service))
             .await
             .map_err(|_| "no answer to `tools/list` in time".to_owned())?
             .map_err(|e| match auth::call_denied(&e) {
                 Some(denied) => ConnectError::Denied(denied),
                 None => tools_list_failed(&e).into(),
             })?;
+        conn.tools = Mutex::new(Arc::new(tools));
         Ok(conn)
+    }
+
+    /// The tools the server lists now.
+    pub fn tools(&self) -> Arc<Vec<McpTool>> {
+        self.tools.lock().expect("tools lock").clone()
+    }
+
+    /// Lists the tools again (after `notifications/tools/list_changed`) within the request
+    /// timeout and the message size limit, and keeps the new list.
+    pub async fn refresh_tools(&self) -> Result<Arc<Vec<McpTool>>, CallError> {
+        let listed = self.bounded(self.service.peer().list_all_tools()).await?;
+        let tools: Arc<Vec<McpTool>> = Arc::new(
+            listed
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| mcp_tool(t.clone()))
+                .collect(),
+        );
+        *self.tools.lock().expect("tools lock") = tools.clone();
+        Ok(tools)
     }
 
     /// Set once a request was refused for authorization (the server needs a new token).
@@ -690,7 +712,7 @@ impl Pending {
                 exited,
                 stderr,
                 limits: limits.clone(),
-                tools,
+                tools: Mutex::new(Arc::new(tools)),
                 pid,
                 denied: watch::channel(None).0,
             }),
@@ -726,12 +748,14 @@ async fn list_tools(
     let tools = service.peer().list_all_tools().await?;
     Ok(tools
         .iter()
-        .filter_map(|t| {
-            let raw = serde_json::to_value(t).ok()?;
-            Some(McpTool {
-                name: raw.get("name")?.as_str()?.to_owned(),
-                raw,
-            })
-        })
+        .filter_map(|t| mcp_tool(serde_json::to_value(t).ok()?))
         .collect())
+}
+
+/// A listed MCP `Tool` (wire JSON), if it has a name.
+fn mcp_tool(raw: Value) -> Option<McpTool> {
+    Some(McpTool {
+        name: raw.get("name")?.as_str()?.to_owned(),
+        raw,
+    })
 }

@@ -55,6 +55,16 @@ pub enum McpEvent {
         /// The notification's method.
         method: &'static str,
     },
+    /// A ready server's tools were listed again (after `notifications/tools/list_changed`)
+    /// and differ.
+    ToolsChanged {
+        /// Session URI.
+        channel: String,
+        /// Customization id.
+        id: String,
+        /// The start attempt.
+        generation: u64,
+    },
     /// The server refused for authorization, at connect time or (`during_call`) on a request
     /// of the ready server.
     AuthRequired {

@@ -402,3 +402,120 @@ async fn reconnecting_clients_get_what_they_declared_at_initialize() {
         assert_eq!(r.get("error").is_none(), apps, "{id}: {r}");
     }
 }
+
+/// Reads envelopes into `mirror` until `done` holds for it.
+async fn until_mirror(
+    c: &mut Client,
+    mirror: &mut SessionState,
+    what: &str,
+    done: impl Fn(&SessionState) -> bool,
+) {
+    let deadline = Instant::now() + WAIT;
+    while !done(mirror) {
+        assert!(Instant::now() < deadline, "never: {what}");
+        let e = c.envelope().await;
+        reduce_all(mirror, &[e]);
+    }
+}
+
+#[tokio::test]
+async fn tools_list_changed_refreshes_the_agents_tools_and_the_app() {
+    let t = host_with(
+        |_| json!({"g": {"command": "node", "args": [fixture("growing.mjs")]}}),
+        |_| {},
+    )
+    .await;
+    let (mut a, snap, mut plain, plain_snap) = apps_and_plain(&t).await;
+    let (mut mirror, mut plain_mirror) = (session_state(&snap), session_state(&plain_snap));
+    let server = until_state(&mut a, &mut mirror, "mcp/g", "ready").await;
+    assert!(
+        server.mcp_app.is_none() && server.channel.is_none(),
+        "{server:?}"
+    );
+    assert!(tool_names(&mirror).contains(&"mcp__g__add-tool".to_owned()));
+
+    // A burst of three notifications: one more `tools/list`, the new tool in `serverTools`
+    // (with the server as its contributor) and callable.
+    let (_, added, _) = mcp_turn(
+        &mut a,
+        &mut mirror,
+        "t1",
+        r#"/mcp g add-tool {"name": "extra", "burst": 3}"#,
+    )
+    .await;
+    assert_eq!(result_text(&added), "added extra");
+    until_mirror(&mut a, &mut mirror, "extra listed", |m| {
+        tool_names(m).contains(&"mcp__g__extra".to_owned())
+    })
+    .await;
+    let extra = mirror
+        .server_tools
+        .iter()
+        .flatten()
+        .find(|t| t.name == "mcp__g__extra")
+        .unwrap();
+    assert_eq!(
+        extra.meta.as_ref().unwrap()["contributor"],
+        json!({"kind": "mcp", "customizationId": "mcp/g"})
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, stats, _) = mcp_turn(&mut a, &mut mirror, "t2", "/mcp g stats").await;
+    assert_eq!(
+        result_text(&stats),
+        "tools/list: 2",
+        "a burst is one refresh"
+    );
+    let (_, called, _) = mcp_turn(&mut a, &mut mirror, "t3", "/mcp g extra").await;
+    assert_eq!(result_text(&called), "I am extra");
+
+    // An App tool comes: the server can host Apps now (`mcpApp`, and a channel while ready,
+    // which serves the new tool); it goes: so do they.
+    mcp_turn(
+        &mut a,
+        &mut mirror,
+        "t4",
+        r#"/mcp g add-tool {"name": "viewer", "app": true, "burst": 1}"#,
+    )
+    .await;
+    until_mirror(&mut a, &mut mirror, "an App server", |m| {
+        mcp_server(m, "mcp/g").is_some_and(|s| s.mcp_app.is_some() && s.channel.is_some())
+    })
+    .await;
+    let server = mcp_server(&mirror, "mcp/g").unwrap().clone();
+    assert_eq!(kind(&server.state), "ready");
+    assert!(tool_names(&mirror).contains(&"mcp__g__viewer".to_owned()));
+    let channel = server.channel.unwrap();
+    let list = mcp_call(&mut a, &channel, "tools/list", json!({})).await;
+    assert!(mcp_ok(&list, &channel)["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "viewer"));
+    let (start, _, _) = mcp_turn(&mut a, &mut mirror, "t5", "/mcp g viewer").await;
+    assert_eq!(
+        start.meta.as_ref().map(|m| m["ui"].clone()),
+        Some(json!({"resourceUri": "ui://g/app.html"}))
+    );
+    mcp_turn(
+        &mut a,
+        &mut mirror,
+        "t6",
+        r#"/mcp g remove-tool {"name": "viewer"}"#,
+    )
+    .await;
+    until_mirror(&mut a, &mut mirror, "no App server", |m| {
+        mcp_server(m, "mcp/g").is_some_and(|s| s.mcp_app.is_none() && s.channel.is_none())
+    })
+    .await;
+    assert!(!tool_names(&mirror).contains(&"mcp__g__viewer".to_owned()));
+    assert_eq!(kind(&mcp_server(&mirror, "mcp/g").unwrap().state), "ready");
+
+    // Every client sees the same, the plain one without `mcpApp`/`channel`.
+    healthy(&mut a, &mut mirror, "t7").await;
+    assert_eq!(
+        comparable(&mirror),
+        comparable(&host_state(&t.host, S).await)
+    );
+    reduce_all(&mut plain_mirror, &drain_envelopes(&mut plain).await);
+    assert_eq!(tool_names(&plain_mirror), tool_names(&mirror));
+}
