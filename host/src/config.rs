@@ -64,6 +64,10 @@ pub struct Cli {
     /// How long one MCP request (a tool call) may take, in milliseconds.
     #[arg(long, default_value_t = 60_000)]
     pub mcp_request_timeout_ms: u64,
+    /// How long a tool call whose MCP server refused it for authorization waits for a new
+    /// token (`authenticate`) before it fails, in milliseconds.
+    #[arg(long, default_value_t = 600_000)]
+    pub mcp_auth_wait_ms: u64,
     /// Largest message accepted from an MCP server (e.g. one tool result), in bytes.
     #[arg(long, default_value_t = McpLimits::default().max_message_bytes)]
     pub mcp_max_message_bytes: usize,
@@ -261,6 +265,7 @@ impl From<Cli> for Config {
             mcp: McpLimits {
                 init_timeout: Duration::from_millis(cli.mcp_init_timeout_ms),
                 request_timeout: Duration::from_millis(cli.mcp_request_timeout_ms),
+                auth_wait: Duration::from_millis(cli.mcp_auth_wait_ms),
                 max_message_bytes: cli.mcp_max_message_bytes.max(1024),
                 max_channel_request_bytes: cli.mcp_channel_max_request_bytes,
                 max_channel_inflight: cli.mcp_channel_max_inflight.max(1),
@@ -316,6 +321,8 @@ mod tests {
             "p1",
             "--plugins",
             "p2",
+            "--mcp-auth-wait-ms",
+            "9000",
         ])
         .unwrap();
         let config = Config::from(cli);
@@ -326,11 +333,13 @@ mod tests {
         assert_eq!(config.mcp.max_channel_request_bytes, 4096);
         assert_eq!(config.mcp.max_channel_inflight, 3);
         assert_eq!(config.plugins, [PathBuf::from("p1"), PathBuf::from("p2")]);
+        assert_eq!(config.mcp.auth_wait, Duration::from_millis(9000));
         let defaults = Config::from(Cli::try_parse_from(["ahp-host"]).unwrap());
         assert_eq!(defaults.mcp_config, None);
         assert!(defaults.plugins.is_empty());
         assert_eq!(defaults.mcp.max_message_bytes, 4 << 20);
         assert_eq!(defaults.mcp.max_channel_request_bytes, 256 << 10);
         assert_eq!(defaults.mcp.max_channel_inflight, 16);
+        assert_eq!(defaults.mcp.auth_wait, Duration::from_secs(600));
     }
 }

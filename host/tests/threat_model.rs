@@ -11,7 +11,7 @@
 //!   `tool_calls_are_completed_only_by_their_owner` below.
 //! - "MCP App views run in a sandboxed iframe with no access to the page's origin": a page
 //!   concern; the page does not render MCP Apps yet: not tested. (The host's half, the bounded
-//!   and permission-checked `mcp://` channel, is tested in tests/mcp.rs.)
+//!   and permission-checked `mcp://` channel, is tested in tests/mcp/.)
 //! - "peer-provided Markdown/HTML is sanitized before rendering": a page concern. The page (`www/`)
 //!   renders host data with `textContent`/DOM nodes only; tests/browser/page-e2e.test.mjs checks
 //!   that `innerHTML` with a string throws under the page's CSP (Trusted Types) and that

@@ -7,6 +7,7 @@ pub mod directives;
 pub mod tools;
 
 use crate::hub::{HubMsg, HubSender};
+use crate::mcp::CallError;
 use ahp_wasm::protocol::*;
 use directives::{Directive, Parsed};
 use std::collections::{BTreeMap, VecDeque};
@@ -71,6 +72,14 @@ pub enum AgentEvent {
     },
     /// A steering message arrived.
     Steering(PendingMessage),
+    /// A tool call waiting for a new token (see `hub/mcp_step_up.rs`) may go on: with the
+    /// server's new connection, or not (why).
+    McpAuthSettled {
+        /// The tool call.
+        tool_call_id: String,
+        /// The server to retry on, or why the call fails.
+        outcome: Result<crate::mcp::ServerHandle, String>,
+    },
 }
 
 /// Everything a turn needs.
@@ -341,7 +350,8 @@ impl Turn {
                 ))
                 .await;
         };
-        let Some(definition) = handle.conn.tools.iter().find(|t| t.name == tool) else {
+        let tools = handle.conn.tools();
+        let Some(definition) = tools.iter().find(|t| t.name == tool) else {
             return self
                 .say(&format!(
                     "\n\nThe MCP server `{server}` has no tool named `{tool}`.\n\n"
@@ -376,9 +386,13 @@ impl Turn {
         if !self.confirm(&id, invocation, input, &tool).await? {
             return self.denied(&name).await;
         }
-        let result = match handle.conn.call_tool(&tool, arguments).await {
+        let result = match handle.conn.call_tool(&tool, arguments.clone()).await {
+            Err(CallError::Denied(_)) => self.step_up(&handle, &id, &tool, arguments).await?,
+            other => other.map_err(|e| ("McpError", e.to_string())),
+        };
+        let result = match result {
             Ok(result) => crate::mcp::map_result(&tool, &result),
-            Err(message) => crate::mcp::failed_result(&tool, "McpError", message),
+            Err((code, message)) => crate::mcp::failed_result(&tool, code, message),
         };
         self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
             SessionToolCallCompleteAction {
@@ -393,6 +407,54 @@ impl Turn {
         let text = crate::mcp::client::clip(&describe_result(&result), 2000);
         self.say(&format!("\n\nMCP tool `{tool}` returned: {text}\n\n"))
             .await
+    }
+
+    /// The server refused tool call `id` for authorization: the hub raises an input request
+    /// and tells when the server is back with a new token (the call is then retried once) or
+    /// why the call fails (declined, timed out, server off). The call stays `running` meanwhile.
+    async fn step_up(
+        &mut self,
+        handle: &crate::mcp::ServerHandle,
+        id: &str,
+        tool: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Result<serde_json::Value, (&'static str, String)>, Stopped> {
+        let wait = crate::hub::StepUp {
+            channel: self.job.channel.clone(),
+            turn_id: self.job.turn_id.clone(),
+            tool_call_id: id.to_owned(),
+            tool: tool.to_owned(),
+            server_id: handle.customization_id.clone(),
+            generation: handle.generation,
+        };
+        self.hub
+            .send(HubMsg::McpStepUp(Box::new(wait)))
+            .await
+            .map_err(|_| Stopped)?;
+        let outcome = loop {
+            match self.next_event().await? {
+                AgentEvent::McpAuthSettled {
+                    tool_call_id,
+                    outcome,
+                } if tool_call_id == id => break outcome,
+                other => self.backlog.push_back(other),
+            }
+        };
+        let fresh = match outcome {
+            Ok(fresh) => fresh,
+            Err(why) => return Ok(Err(("McpAuthRequired", why))),
+        };
+        // Later calls of this turn use the new connection too.
+        for h in &mut self.job.mcp {
+            if h.customization_id == fresh.customization_id {
+                *h = fresh.clone();
+            }
+        }
+        Ok(fresh
+            .conn
+            .call_tool(tool, arguments)
+            .await
+            .map_err(|e| ("McpError", e.to_string())))
     }
 
     /// A tool of the active client: started as `running` (not-needed confirmation), completed

@@ -187,6 +187,14 @@ impl Hub {
             Err(reason) => self.reject(conn, &channel, action, origin, reason),
             Ok(Disposition::Defer) => session.deferred.push((action, Some(origin))),
             Ok(Disposition::Apply) => {
+                // The host's own requests (a token for an MCP server) are not the agent's.
+                let agents = match &action {
+                    StateAction::SessionInputCompleted(a) => {
+                        !self.mcp.step_ups.owns(&channel, &a.request_id)
+                    }
+                    _ => true,
+                };
+                let session = &self.sessions[&channel];
                 let prior_answers = match &action {
                     StateAction::SessionInputCompleted(a) => session
                         .state
@@ -199,7 +207,7 @@ impl Hub {
                 };
                 match self.apply(&channel, action, Some(origin.clone())) {
                     Ok(action) => {
-                        if let StateAction::SessionInputCompleted(a) = &action {
+                        if let (StateAction::SessionInputCompleted(a), true) = (&action, agents) {
                             let answers = a.answers.clone().or(prior_answers);
                             self.tell_agent(
                                 &channel,

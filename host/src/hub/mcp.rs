@@ -10,6 +10,10 @@
 //! server or stopping the host kills its process group. A server that fails or crashes stays in
 //! `error` until it is toggled off and on again (no automatic restart).
 //!
+//! A ready server's `notifications/tools/list_changed` makes the host list its tools again
+//! (once per burst, bounded like any request); a changed list updates `serverTools`, and
+//! `mcpApp` and the channel follow when an App tool came or went.
+//!
 //! Every start attempt has a generation: reports from an older attempt are ignored (and a
 //! connection they carry is stopped).
 
@@ -26,7 +30,9 @@ use ahp_wasm::protocol::{
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU32;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// One declared server of one session.
@@ -34,7 +40,7 @@ pub(super) struct Run {
     id: String,
     name: String,
     spec: Result<ServerSpec, String>,
-    generation: u64,
+    pub(super) generation: u64,
     /// The protected resource the server named when it asked for a token (kept once known).
     pub(super) resource: Option<String>,
     /// The serial of the token the current attempt presents.
@@ -58,7 +64,7 @@ impl Run {
     pub(super) fn halt(&mut self) {
         self.generation += 1;
         self.stop.cancel();
-        crate::mcp::client::kill_slot(&self.pid);
+        crate::mcp::process::kill_slot(&self.pid);
         self.caps = None;
         if let Some(conn) = self.conn.take() {
             conn.stop();
@@ -90,6 +96,8 @@ pub(super) struct McpRuns {
     pub(super) by_channel: HashMap<String, (String, String)>,
     /// Pushed tokens and the `authenticate` requests waiting for their servers.
     pub(super) auth: super::mcp_auth::AuthState,
+    /// Tool calls waiting for a new token.
+    pub(super) step_ups: super::mcp_step_up::Waits,
 }
 
 impl McpRuns {
@@ -150,6 +158,64 @@ fn mint_channel_uri() -> String {
         apps::SCHEME,
         crate::security::Token::generate().expose()
     )
+}
+
+/// How long a server's `tools/list_changed` notifications are gathered before the tools are
+/// listed again (a burst is one refresh).
+const TOOLS_REFRESH_DELAY: Duration = Duration::from_millis(100);
+
+/// A task that lists a ready server's tools again when poked (after a pause that gathers a
+/// burst of pokes), each listing bounded by the request timeout, and reports a changed list as
+/// [`McpEvent::ToolsChanged`]. It ends with the connection, the run or the returned sender.
+fn refresh_tools(
+    conn: Weak<McpConnection>,
+    hub: super::HubSender,
+    stop: CancellationToken,
+    (channel, id, generation): (String, String, u64),
+) -> mpsc::Sender<()> {
+    let (poke, mut pokes) = mpsc::channel::<()>(1);
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                p = pokes.recv() => if p.is_none() { return },
+                _ = stop.cancelled() => return,
+            }
+            tokio::time::sleep(TOOLS_REFRESH_DELAY).await;
+            while pokes.try_recv().is_ok() {}
+            let Some(conn) = conn.upgrade() else {
+                return;
+            };
+            let before = conn.tools();
+            let after = tokio::select! {
+                r = conn.refresh_tools() => r,
+                _ = stop.cancelled() => return,
+            };
+            drop(conn);
+            match after {
+                Ok(after)
+                    if after
+                        .iter()
+                        .map(|t| &t.raw)
+                        .eq(before.iter().map(|t| &t.raw)) => {}
+                Ok(_) => {
+                    let changed = McpEvent::ToolsChanged {
+                        channel: channel.clone(),
+                        id: id.clone(),
+                        generation,
+                    };
+                    if hub.send(HubMsg::Mcp(changed)).await.is_err() {
+                        return;
+                    }
+                }
+                // The old list stays (a refusal for authorization is reported by the
+                // connection's denied watch).
+                Err(e) => {
+                    eprintln!("ahp-host: MCP server {id}: listing its tools again failed: {e}")
+                }
+            }
+        }
+    });
+    poke
 }
 
 fn error_state(reason: &str) -> McpServerState {
@@ -405,6 +471,12 @@ impl Hub {
             let mut exited = conn.exit_watch();
             let mut denied = conn.denied_watch();
             let weak = Arc::downgrade(&conn);
+            let refresh = refresh_tools(
+                weak.clone(),
+                hub.clone(),
+                stop.clone(),
+                (channel.clone(), id.clone(), generation),
+            );
             if hub.send(HubMsg::Mcp(event(Ok(conn)))).await.is_err() {
                 return;
             }
@@ -441,6 +513,10 @@ impl Hub {
                         None => break End::Closed,
                     },
                 };
+                if method == apps::TOOLS_LIST_CHANGED {
+                    // Coalesced: one refresh pending is enough.
+                    let _ = refresh.try_send(());
+                }
                 let note = McpEvent::Notified {
                     channel: channel.clone(),
                     id: id.clone(),
@@ -485,7 +561,7 @@ impl Hub {
                     conn.stop();
                     return;
                 };
-                let caps = apps::host_capabilities(&conn.server_capabilities(), &conn.tools);
+                let caps = apps::host_capabilities(&conn.server_capabilities(), &conn.tools());
                 run.conn = Some(conn);
                 run.caps = caps.clone();
                 let uri = caps.is_some().then(|| run.channel_uri.clone());
@@ -508,6 +584,11 @@ impl Hub {
                 state,
                 during_call,
             } => self.mcp_auth_required(&channel, &id, generation, state, during_call),
+            McpEvent::ToolsChanged {
+                channel,
+                id,
+                generation,
+            } => self.mcp_tools_changed(&channel, &id, generation),
             McpEvent::Notified {
                 channel,
                 id,
@@ -531,6 +612,30 @@ impl Hub {
                 self.mcp_refresh_tools(&channel);
                 self.apply_server(&channel, state_changed(&id, error_state(&reason)));
             }
+        }
+    }
+
+    /// A ready server's tools changed: `serverTools` follows, and so do `mcpApp` and its
+    /// channel (an App tool may have come or gone).
+    fn mcp_tools_changed(&mut self, channel: &str, id: &str, generation: u64) {
+        let Some(run) = self.mcp_run(channel, id, generation) else {
+            return;
+        };
+        let Some(conn) = run.conn.clone() else {
+            return;
+        };
+        let caps = apps::host_capabilities(&conn.server_capabilities(), &conn.tools());
+        let had_channel = run.caps.is_some();
+        run.caps = caps.clone();
+        let uri = caps.is_some().then(|| run.channel_uri.clone());
+        self.mcp_refresh_tools(channel);
+        self.mcp_set_app(channel, id, caps);
+        if had_channel != uri.is_some() {
+            let mut ready = state_changed(id, McpServerState::Ready(McpServerReadyState {}));
+            if let StateAction::SessionMcpServerStateChanged(a) = &mut ready {
+                a.channel = uri;
+            }
+            self.apply_server(channel, ready);
         }
     }
 
@@ -590,7 +695,7 @@ impl Hub {
         for run in self.mcp.sessions.get(channel).into_iter().flatten() {
             if let Some(conn) = &run.conn {
                 tools.extend(
-                    conn.tools
+                    conn.tools()
                         .iter()
                         .map(|t| crate::mcp::tool_definition(&run.name, &run.id, t)),
                 );
@@ -620,6 +725,7 @@ impl Hub {
                     name: r.name.clone(),
                     customization_id: r.id.clone(),
                     conn: r.conn.clone()?,
+                    generation: r.generation,
                 })
             })
             .collect()
@@ -628,6 +734,7 @@ impl Hub {
     /// The session is gone: stop its servers.
     pub(super) fn mcp_close(&mut self, channel: &str) {
         self.mcp.lazy.remove(channel);
+        self.mcp_step_up_forget(channel);
         for mut run in self.mcp.remove(channel) {
             run.halt();
         }

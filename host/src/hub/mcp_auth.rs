@@ -159,7 +159,7 @@ impl Hub {
     }
 
     /// The published state of server `id` of session `channel`.
-    fn mcp_state(&self, channel: &str, id: &str) -> Option<McpServerState> {
+    pub(super) fn mcp_state(&self, channel: &str, id: &str) -> Option<McpServerState> {
         self.mcp_servers(channel)
             .find(|m| m.id == id)
             .map(|m| m.state.clone())

@@ -93,7 +93,9 @@ impl Hub {
             let outcome = match conn.request(&m.method, m.params).await {
                 Ok(result) => Ok(result),
                 Err(CallError::Rpc(e)) => Err(serde_json::to_value(&e).unwrap_or(Value::Null)),
-                Err(CallError::Host(why)) => Err(error_value(errors::INTERNAL_ERROR, why)),
+                Err(e @ (CallError::Host(_) | CallError::Denied(_))) => {
+                    Err(error_value(errors::INTERNAL_ERROR, e.to_string()))
+                }
             };
             let mut text = response(Some(&id), &m.channel, outcome);
             if text.len() > max_reply {

@@ -13,6 +13,7 @@
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
 //! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
 //! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
+//! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
 //! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps).
 
 mod client_tools;
@@ -22,6 +23,7 @@ mod identity;
 mod mcp;
 mod mcp_auth;
 mod mcp_channel;
+mod mcp_step_up;
 mod sessions;
 mod turns;
 
@@ -39,6 +41,7 @@ use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClo
 pub use client_tools::ToolExpiry;
 pub use mcp_auth::Authenticate;
 pub use mcp_channel::ChannelMessage;
+pub use mcp_step_up::StepUp;
 use serde::Serialize;
 use sessions::Session;
 use std::collections::{HashMap, HashSet};
@@ -221,6 +224,17 @@ pub enum HubMsg {
     Mcp(crate::mcp::McpEvent),
     /// A message on an `mcp://` channel (see `mcp_channel.rs`).
     McpChannel(Box<mcp_channel::ChannelMessage>),
+    /// The agent holds a tool call until its MCP server has a new token (`mcp_step_up.rs`).
+    McpStepUp(Box<StepUp>),
+    /// The wait of such a call is over.
+    McpStepUpExpired {
+        /// Session URI.
+        channel: String,
+        /// The call.
+        tool_call_id: String,
+        /// Which timer.
+        timer: u64,
+    },
     /// Stop the hub.
     Shutdown,
 }
@@ -402,6 +416,12 @@ impl Hub {
             } => self.on_client_tool_expired(channel, turn_id, tool_call_id, timer, reason),
             HubMsg::Mcp(event) => self.on_mcp(event),
             HubMsg::McpChannel(message) => self.on_mcp_channel(*message),
+            HubMsg::McpStepUp(step) => self.on_mcp_step_up(*step),
+            HubMsg::McpStepUpExpired {
+                channel,
+                tool_call_id,
+                timer,
+            } => self.on_mcp_step_up_expired(&channel, &tool_call_id, timer),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {

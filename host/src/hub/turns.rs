@@ -83,6 +83,10 @@ impl Hub {
             StateAction::SessionCustomizationToggled(a) => {
                 self.mcp_toggled(channel, &a.id, a.enabled)
             }
+            StateAction::SessionMcpServerStateChanged(a) => self.mcp_step_up_check(channel, &a.id),
+            StateAction::SessionInputCompleted(a) if from_client.is_some() => {
+                self.mcp_step_up_answered(channel, &a.request_id, &a.response)
+            }
             StateAction::SessionPendingMessageSet(a) => match a.kind {
                 PendingMessageKind::Steering => self.tell_agent(
                     channel,
@@ -151,6 +155,7 @@ impl Hub {
             _ => return,
         };
         self.forget_client_tools(channel);
+        self.mcp_step_up_forget(channel);
         for (action, origin) in deferred {
             if let Ok(action) = self.apply(channel, action, origin.clone()) {
                 let client = origin.as_ref().map(|o| o.client_id.clone());

@@ -4,8 +4,9 @@
 //! timeout, one incoming message has a size limit (a larger one is discarded by the transport
 //! and the call waiting for it fails at once), and only the last bytes of stderr are kept.
 //!
-//! The child runs in its own process group; stopping (or dropping) the connection kills the
-//! group, and its exit is reaped. The host also kills every group synchronously when it stops.
+//! The child runs in its own process group (see [`super::process`]); stopping (or dropping) the
+//! connection kills the group, and its exit is reaped. The host also kills every group
+//! synchronously when it stops.
 //!
 //! An HTTP server that refuses for authorization (see [`super::auth`]) is reported as such, at
 //! connect time ([`ConnectError::Denied`]) and on later requests ([`McpConnection::denied_watch`]).
@@ -13,6 +14,7 @@
 use super::apps;
 use super::auth::{self, BearerToken, Denied};
 use super::config::ServerSpec;
+use super::process::kill_slot;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, ErrorData,
     Implementation,
@@ -38,6 +40,8 @@ pub struct McpLimits {
     pub init_timeout: Duration,
     /// Longest wait for one request (`tools/call`).
     pub request_timeout: Duration,
+    /// Longest a tool call refused for authorization waits for a new token.
+    pub auth_wait: Duration,
     /// Largest message accepted from a server (a stdio line, an HTTP body or SSE event).
     pub max_message_bytes: usize,
     /// Bytes of the server's stderr kept for error reports.
@@ -53,6 +57,7 @@ impl Default for McpLimits {
         McpLimits {
             init_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(60),
+            auth_wait: Duration::from_secs(600),
             max_message_bytes: 4 << 20,
             stderr_tail_bytes: 2048,
             max_channel_request_bytes: 256 << 10,
@@ -188,8 +193,8 @@ pub struct McpConnection {
     exited: watch::Receiver<Option<String>>,
     stderr: Arc<Tail>,
     limits: McpLimits,
-    /// The tools it listed when it became ready.
-    pub tools: Vec<McpTool>,
+    /// The tools it lists: when it became ready, then after each refresh (`list_changed`).
+    tools: Mutex<Arc<Vec<McpTool>>>,
     /// The child's process id (also its process group) while it runs; 0 for HTTP servers and
     /// once it is gone (so a reused pid is never signalled).
     pid: Arc<AtomicU32>,
@@ -201,7 +206,7 @@ impl std::fmt::Debug for McpConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpConnection")
             .field("pid", &self.pid.load(Ordering::Relaxed))
-            .field("tools", &self.tools.len())
+            .field("tools", &self.tools().len())
             .finish()
     }
 }
@@ -210,27 +215,6 @@ impl Drop for McpConnection {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// Kills the process group whose pid `slot` holds, once (the slot is emptied).
-pub fn kill_slot(slot: &AtomicU32) {
-    match slot.swap(0, Ordering::Relaxed) {
-        0 => {}
-        pid => kill_group(Some(pid)),
-    }
-}
-
-/// Kills a process group at once (no-op for `None`).
-pub fn kill_group(pid: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()).filter(|p| *p > 0) {
-        // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = pid;
 }
 
 /// Cuts a message to about `max` characters.
@@ -292,6 +276,9 @@ pub enum CallError {
     Rpc(ErrorData),
     /// The host gave up (timeout, reply over the limit, the server gone): why.
     Host(String),
+    /// The server refused the request for authorization (HTTP 401 or 403): it needs a new
+    /// token (the connection's [`McpConnection::denied_watch`] says so too).
+    Denied(u16),
 }
 
 impl std::fmt::Display for CallError {
@@ -299,6 +286,11 @@ impl std::fmt::Display for CallError {
         match self {
             CallError::Rpc(e) => write!(f, "{}", clip(&e.message, 1000)),
             CallError::Host(why) => f.write_str(why),
+            CallError::Denied(status) => write!(
+                f,
+                "the server refused the request (HTTP {status}): it needs authentication; \
+                 push a token with `authenticate` and call again"
+            ),
         }
     }
 }
@@ -346,7 +338,8 @@ impl McpConnection {
     ) -> Result<McpConnection, ConnectError> {
         match spec {
             ServerSpec::Stdio { command, args, env } => {
-                Ok(Self::spawn(command, args, env, cwd, limits, stop, pid)?
+                Ok(Self::spawn(command, args, env, cwd, limits, stop, pid)
+                    .await?
                     .handshake(limits, handler)
                     .await?)
             }
@@ -356,7 +349,7 @@ impl McpConnection {
         }
     }
 
-    fn spawn(
+    async fn spawn(
         command: &str,
         args: &[String],
         env: &std::collections::BTreeMap<String, String>,
@@ -378,10 +371,8 @@ impl McpConnection {
                 cmd.env_remove(key);
             }
         }
-        #[cfg(unix)]
-        cmd.process_group(0);
-        let mut child = cmd
-            .spawn()
+        let mut child = super::process::spawn(cmd)
+            .await
             .map_err(|e| format!("cannot start `{command}`: {e}"))?;
         let pid = child.id();
         slot.store(pid.unwrap_or(0), Ordering::Relaxed);
@@ -503,18 +494,40 @@ impl McpConnection {
             exited,
             stderr: Arc::new(Tail::new(0)),
             limits: limits.clone(),
-            tools: Vec::new(),
+            tools: Mutex::default(),
             pid: Arc::new(AtomicU32::new(0)),
             denied: watch::channel(None).0,
         };
-        conn.tools = tokio::time::timeout(limits.init_timeout, list_tools(&conn.service))
+        let tools = tokio::time::timeout(limits.init_timeout, list_tools(&conn.service))
             .await
             .map_err(|_| "no answer to `tools/list` in time".to_owned())?
             .map_err(|e| match auth::call_denied(&e) {
                 Some(denied) => ConnectError::Denied(denied),
                 None => tools_list_failed(&e).into(),
             })?;
+        conn.tools = Mutex::new(Arc::new(tools));
         Ok(conn)
+    }
+
+    /// The tools the server lists now.
+    pub fn tools(&self) -> Arc<Vec<McpTool>> {
+        self.tools.lock().expect("tools lock").clone()
+    }
+
+    /// Lists the tools again (after `notifications/tools/list_changed`) within the request
+    /// timeout and the message size limit, and keeps the new list.
+    pub async fn refresh_tools(&self) -> Result<Arc<Vec<McpTool>>, CallError> {
+        let listed = self.bounded(self.service.peer().list_all_tools()).await?;
+        let tools: Arc<Vec<McpTool>> = Arc::new(
+            listed
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| mcp_tool(t.clone()))
+                .collect(),
+        );
+        *self.tools.lock().expect("tools lock") = tools.clone();
+        Ok(tools)
     }
 
     /// Set once a request was refused for authorization (the server needs a new token).
@@ -548,17 +561,15 @@ impl McpConnection {
     }
 
     /// Calls a tool within the request timeout and the message size limit. Returns the MCP
-    /// `CallToolResult` as wire JSON, or a message saying why there is none.
+    /// `CallToolResult` as wire JSON, or why there is none.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Map<String, Value>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, CallError> {
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = Some(arguments);
-        self.bounded(self.service.peer().call_tool(params))
-            .await
-            .map_err(|e| e.to_string())
+        self.bounded(self.service.peer().call_tool(params)).await
     }
 
     /// Sends MCP request `method` with `params` (wire JSON) as it is, within the request timeout
@@ -603,10 +614,7 @@ impl McpConnection {
                     Some(denied) => {
                         let status = denied.status;
                         self.denied.send_replace(Some(denied));
-                        Err(CallError::Host(format!(
-                            "the server refused the request (HTTP {status}): it needs \
-                             authentication; push a token with `authenticate` and call again"
-                        )))
+                        Err(CallError::Denied(status))
                     }
                     None => Err(CallError::Host(clip(&e.to_string(), 1000))),
                 },
@@ -704,7 +712,7 @@ impl Pending {
                 exited,
                 stderr,
                 limits: limits.clone(),
-                tools,
+                tools: Mutex::new(Arc::new(tools)),
                 pid,
                 denied: watch::channel(None).0,
             }),
@@ -740,12 +748,14 @@ async fn list_tools(
     let tools = service.peer().list_all_tools().await?;
     Ok(tools
         .iter()
-        .filter_map(|t| {
-            let raw = serde_json::to_value(t).ok()?;
-            Some(McpTool {
-                name: raw.get("name")?.as_str()?.to_owned(),
-                raw,
-            })
-        })
+        .filter_map(|t| mcp_tool(serde_json::to_value(t).ok()?))
         .collect())
+}
+
+/// A listed MCP `Tool` (wire JSON), if it has a name.
+fn mcp_tool(raw: Value) -> Option<McpTool> {
+    Some(McpTool {
+        name: raw.get("name")?.as_str()?.to_owned(),
+        raw,
+    })
 }

@@ -5,6 +5,7 @@
 //!
 //! - [`config`]: the declarations;
 //! - [`client`]: one running server (`rmcp` client over stdio or streamable HTTP), bounded;
+//! - [`process`]: the child processes of stdio servers (spawned so they die with the host);
 //! - [`auth`]: HTTP servers that need a bearer token (challenges, metadata, the token type);
 //! - [`apps`]: MCP Apps: which servers host them, what their `mcp://` channel serves;
 //! - this module: what the hub and the agent exchange about servers, and the mapping of MCP
@@ -16,6 +17,7 @@ pub mod apps;
 pub mod auth;
 pub mod client;
 pub mod config;
+pub mod process;
 
 pub use client::{CallError, ConnectError, McpConnection, McpLimits, McpTool, Upstream};
 
@@ -53,6 +55,16 @@ pub enum McpEvent {
         /// The notification's method.
         method: &'static str,
     },
+    /// A ready server's tools were listed again (after `notifications/tools/list_changed`)
+    /// and differ.
+    ToolsChanged {
+        /// Session URI.
+        channel: String,
+        /// Customization id.
+        id: String,
+        /// The start attempt.
+        generation: u64,
+    },
     /// The server refused for authorization, at connect time or (`during_call`) on a request
     /// of the ready server.
     AuthRequired {
@@ -89,6 +101,8 @@ pub struct ServerHandle {
     pub customization_id: String,
     /// The connection.
     pub conn: Arc<McpConnection>,
+    /// The start attempt that made the connection (a newer one means a new connection).
+    pub generation: u64,
 }
 
 /// The name an MCP tool has in `serverTools` and in tool calls.
