@@ -9,6 +9,8 @@
 // sync with js/index.d.ts; the error classes are listed by the codegen (between the `generated`
 // markers).
 import * as wasm from './ahp_wasm.js';
+import { AhpClient } from './ahp_wasm.js';
+import { onSystemMessageTransform, setActiveClient } from './active-client.js';
 
 export {
   rootReducer,
@@ -21,6 +23,16 @@ export {
   MultiHostClient,
 } from './ahp_wasm.js';
 export { McpChannel } from './mcp-channel.js';
+export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
+
+// The active-client role is written in JS over the client's public API (js/active-client.js);
+// these two methods make it part of AhpClient.
+AhpClient.prototype.setActiveClient = function (session, options) {
+  return setActiveClient(this, session, options);
+};
+AhpClient.prototype.onSystemMessageTransform = function (handler) {
+  onSystemMessageTransform(this, handler);
+};
 
 export let PROTOCOL_VERSION;
 export let SUPPORTED_PROTOCOL_VERSIONS;

@@ -54,7 +54,10 @@ export declare class InvalidInputError extends AhpError {
 import type {
   AhpMcpUiHostCapabilities,
   ClientCapabilities,
+  ClientPluginCustomization,
   McpServerCustomization,
+  SessionActiveClient,
+  ToolResultContent,
   StateAction,
   RootState,
   SessionState,
@@ -253,6 +256,21 @@ export declare class AhpClient {
   setRequestHandler(method: string, handler: (params: unknown) => unknown | Promise<unknown>): void;
   /** Sends any request by method name (for methods this SDK does not know). */
   request(method: string, params: unknown): Promise<unknown>;
+  /**
+   * Claims the active-client role of `session` (`session/activeClientChanged`) with tools the
+   * agent can call, plugins, and the `systemMessageTransform` opt-in; subscribes to the session
+   * if needed. The SDK then runs the tools' `execute` for calls this client owns (see
+   * `ClientTool`), denies calls for tools it does not have, answers the host's reads of the
+   * plugins' files, and claims the role again after a reconnect if it is vacant. Replaces this
+   * client's earlier handle for the session. Throws InvalidInputError for bad options.
+   */
+  setActiveClient(session: string, options?: ActiveClientOptions): Promise<ActiveClientHandle>;
+  /**
+   * Handles the host's `systemMessageTransform` requests (our extension): `handler` gets the
+   * rendered sections the host offers and returns rewritten ones; sections it leaves out pass
+   * through, and ids the host did not offer are dropped. `null` removes the handler.
+   */
+  onSystemMessageTransform(handler: SystemMessageTransformHandler | null): void;
 
   // <generated: command methods> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
   /** Liveness check: resolves when the server answers. */
@@ -396,6 +414,105 @@ export declare class ChannelUnavailableError extends AhpError {
   /** The server's runtime state kind (`starting`, `error`, `authRequired`, ...), if the customization exists. */
   readonly serverState: string | undefined;
 }
+
+/** What a client tool's `execute` gets besides its input. */
+export interface ToolContext {
+  /** Aborted when the call is cancelled (turn cancelled, call denied) or the role released. */
+  signal: AbortSignal;
+  /** Streams progress: replaces the call's `content` (`session/toolCallContentChanged`). */
+  update(content: string | ToolResultContent | (string | ToolResultContent)[]): void;
+  toolCallId: string;
+  turnId: string;
+  session: string;
+}
+
+/** What `execute` may return: text, content blocks, or a result with structured content. */
+export type ToolReturn =
+  | string
+  | ToolResultContent
+  | (string | ToolResultContent)[]
+  | { content?: string | ToolResultContent | (string | ToolResultContent)[]; structuredContent?: Record<string, unknown>; pastTenseMessage?: string }
+  | void;
+
+/**
+ * A tool this client lends the agent. `inputSchema` (JSON Schema) is published and checked
+ * before `execute` runs: an input that does not match, a thrown error or a rejected promise
+ * completes the call with `success: false` and the message.
+ */
+export interface ClientTool<I = any> {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  /** The app's own confirmation for this tool (overrides `ActiveClientOptions.confirm`); false denies the call. */
+  confirm?: (call: ToolCallRequest) => boolean | Promise<boolean>;
+  execute(input: I, context: ToolContext): ToolReturn | Promise<ToolReturn>;
+}
+
+/** A call the app is asked to confirm. */
+export interface ToolCallRequest {
+  tool: string;
+  input: unknown;
+  toolCallId: string;
+  session: string;
+}
+
+/** A plugin of in-memory files, from `buildClientPlugin`. */
+export interface ClientPlugin {
+  readonly customization: ClientPluginCustomization;
+  /** File URIs (`virtual://...`) to their text. */
+  readonly files: ReadonlyMap<string, string>;
+}
+
+export interface ActiveClientOptions {
+  displayName?: string;
+  tools?: ClientTool[];
+  /** Plugins to publish (`SessionActiveClient.customizations`). */
+  plugins?: ClientPlugin[];
+  /** Section ids this client wants to rewrite (see `RootState.agents[].systemMessageSections`). */
+  systemMessageTransform?: { sections: string[] };
+  /** Confirms every call before it runs, whatever the server's advisory `confirmed` says. */
+  confirm?: (call: ToolCallRequest) => boolean | Promise<boolean>;
+}
+
+/** The active-client role of one session, from `AhpClient.setActiveClient`. */
+export declare class ActiveClientHandle {
+  private constructor();
+  readonly client: AhpClient;
+  readonly session: string;
+  /** What this handle publishes as `SessionActiveClient`. */
+  readonly activeClient: SessionActiveClient;
+  /** Whether the session state names this client as the active one. */
+  readonly isActive: boolean;
+  /** Replaces the tools (`session/activeClientToolsChanged`). */
+  updateTools(tools: ClientTool[]): void;
+  /** Replaces the published plugins (claims the role again with them). */
+  updatePlugins(plugins: ClientPlugin[]): void;
+  /** Gives the role up and aborts running calls. */
+  release(): void;
+}
+
+/** One section of a `systemMessageTransform` request or answer. */
+export interface SystemMessageTransformSection {
+  content: string;
+}
+
+/** Rewrites system-prompt sections: return the changed ones (a string or `{ content }` each). */
+export type SystemMessageTransformHandler = (request: {
+  channel: string;
+  sections: Record<string, SystemMessageTransformSection>;
+}) =>
+  | Record<string, string | SystemMessageTransformSection>
+  | { sections: Record<string, string | SystemMessageTransformSection> }
+  | Promise<Record<string, string | SystemMessageTransformSection> | { sections: Record<string, string | SystemMessageTransformSection> }>;
+
+/**
+ * A plugin from in-memory files (Open Plugins layout with YAML frontmatter, e.g.
+ * `skills/review/SKILL.md`), published under `virtual://<clientId>/<id>/` with a content-hash
+ * `nonce`. Pass it to `setActiveClient({ plugins })`.
+ */
+export declare function buildClientPlugin(client: AhpClient, plugin: { id: string; name?: string; files: Record<string, string> }): ClientPlugin;
 
 /** Options of `McpChannel.request` and `McpChannel.ready`. */
 export interface McpRequestOptions {

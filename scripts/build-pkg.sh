@@ -49,7 +49,7 @@ echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
   pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
 mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
 
-cp js/node.js js/web.js js/api.js js/mcp-channel.js js/index.d.ts pkg/
+cp js/node.js js/web.js js/api.js js/mcp-channel.js js/active-client.js js/schema-check.js js/index.d.ts pkg/
 
 # The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;
 # the package's own modules stay imports (the app's instance of the package is the one used).

@@ -245,3 +245,52 @@ async fn only_the_owning_client_completes_its_client_tool() {
         .await;
     assert!(released.last().unwrap().origin.is_none());
 }
+
+#[tokio::test]
+async fn a_client_denying_its_running_call_ends_it_at_once() {
+    let t = start_host().await;
+    let (mut a, mut b) = two_clients_on(&t.host, S).await;
+    a.dispatch(
+        S,
+        serde_json::from_value(json!({"type": "session/activeClientChanged",
+            "activeClient": {"clientId": "client-a", "tools": [{"name": "pick_color"}]}}))
+        .unwrap(),
+    )
+    .await;
+    // A tool the client does not list still goes to it (a stale name), running.
+    b.send_message(S, "t1", "/client-tool no_such_tool {}")
+        .await;
+    let envs = b
+        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
+        .await;
+    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+        unreachable!()
+    };
+    let deny: StateAction = serde_json::from_value(json!({"type": "session/toolCallConfirmed",
+        "turnId": "t1", "toolCallId": ready.tool_call_id, "approved": false, "reason": "denied"}))
+    .unwrap();
+    // Not the owner: nothing happens to the call.
+    b.dispatch(S, deny.clone()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(matches!(
+        tool_state(&host_state(&t.host, S).await, &ready.tool_call_id),
+        ToolCallState::Running(_)
+    ));
+    // The owner denies: the call fails now (the default timeout is 30 s) and the turn ends.
+    let started = std::time::Instant::now();
+    a.dispatch(S, deny).await;
+    b.until_turn_end("t1").await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let host = host_state(&t.host, S).await;
+    let ToolCallState::Completed(done) = tool_state(&host, &ready.tool_call_id) else {
+        panic!("not completed");
+    };
+    assert!(!done.success);
+    let error = done.error.as_ref().expect("an error");
+    assert_eq!(error.code.as_deref(), Some("ClientDenied"));
+    assert!(
+        error.message.contains("denied `no_such_tool`"),
+        "{}",
+        error.message
+    );
+}

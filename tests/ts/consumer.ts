@@ -256,3 +256,36 @@ async function mcpUsage(client: Client2, el: HTMLElement) {
 }
 
 export { mcpUsage };
+
+// The active-client role.
+import { buildClientPlugin, type ActiveClientHandle, type ClientTool } from 'ahp-wasm';
+
+async function activeClientUsage(client: Client2) {
+  const echo: ClientTool<{ text: string }> = {
+    name: 'echo',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    async execute(input, { update, signal }) {
+      update(`echoing ${input.text}`);
+      if (signal.aborted) return;
+      return { content: input.text, structuredContent: { n: input.text.length } };
+    },
+  };
+  const plugin = buildClientPlugin(client, { id: 'skills', files: { 'skills/a/SKILL.md': '---\nname: a\n---\nA.' } });
+  const handle: ActiveClientHandle = await client.setActiveClient('ahp-session:/s', {
+    displayName: 'IDE',
+    tools: [echo],
+    plugins: [plugin],
+    systemMessageTransform: { sections: ['tone'] },
+    confirm: async ({ tool }) => tool !== 'rm',
+  });
+  handle.updateTools([]);
+  handle.release();
+  client.onSystemMessageTransform(({ sections }) => ({ tone: `${sections.tone?.content ?? ''}\nBe brief.` }));
+  client.onSystemMessageTransform(null);
+  // @ts-expect-error a tool needs execute
+  await client.setActiveClient('ahp-session:/s', { tools: [{ name: 'x' }] });
+  const active: boolean = handle.isActive;
+  console.log(active, plugin.customization.nonce);
+}
+
+export { activeClientUsage };

@@ -460,16 +460,12 @@ impl Turn {
     /// A tool of the active client: started as `running` (not-needed confirmation), completed
     /// by that client.
     async fn client_tool(&mut self, name: String, input: String) -> Step {
-        let owner = self.job.active_client.as_ref().and_then(|c| {
-            c.tools
-                .iter()
-                .any(|t| t.name == name)
-                .then(|| c.client_id.clone())
-        });
-        let Some(client_id) = owner else {
+        // Like a model that names a tool the client no longer has (a stale list), the call goes
+        // to the active client even when `name` is not in its tools: the client denies it.
+        let Some(client_id) = self.job.active_client.as_ref().map(|c| c.client_id.clone()) else {
             return self
                 .say(&format!(
-                    "\n\nThe active client has no tool named `{name}`.\n\n"
+                    "\n\nThere is no active client to run `{name}`.\n\n"
                 ))
                 .await;
         };

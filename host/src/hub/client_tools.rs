@@ -25,6 +25,9 @@ pub enum ToolExpiry {
     Timeout,
     /// Its client stayed disconnected longer than `--client-tool-grace-ms`.
     Disconnected,
+    /// Its client denied it (`toolCallConfirmed` with `approved: false` on the running call:
+    /// the spec's answer to a call for a tool the client does not have).
+    Denied,
 }
 
 impl ToolExpiry {
@@ -33,6 +36,7 @@ impl ToolExpiry {
         match self {
             ToolExpiry::Timeout => "ClientToolTimeout",
             ToolExpiry::Disconnected => "ClientDisconnected",
+            ToolExpiry::Denied => "ClientDenied",
         }
     }
 }
@@ -196,6 +200,34 @@ impl Hub {
         }
         let wait = self.client_tools.remove(&key).expect("checked above");
         let (channel, tool_call_id) = key;
+        self.fail_client_tool(channel, turn_id, tool_call_id, wait, reason);
+    }
+
+    /// A client denied a running call: when it is the call's owner, the call ends now (with
+    /// `ClientDenied`) instead of at its deadline.
+    pub(super) fn client_tool_denied(&mut self, channel: &str, tool_call_id: &str, by: &str) {
+        let key = (channel.to_owned(), tool_call_id.to_owned());
+        if !self
+            .client_tools
+            .get(&key)
+            .is_some_and(|w| w.client_id == by)
+        {
+            return;
+        }
+        let wait = self.client_tools.remove(&key).expect("checked above");
+        let turn_id = wait.turn_id.clone();
+        self.fail_client_tool(key.0, turn_id, key.1, wait, ToolExpiry::Denied);
+    }
+
+    /// Completes a client tool call with `success: false` for `reason` and lets the agent go on.
+    fn fail_client_tool(
+        &mut self,
+        channel: String,
+        turn_id: String,
+        tool_call_id: String,
+        wait: ClientToolWait,
+        reason: ToolExpiry,
+    ) {
         let message = match reason {
             ToolExpiry::Timeout => format!(
                 "client `{}` did not complete `{}` within {} ms",
@@ -207,6 +239,10 @@ impl Hub {
                 "client `{}` disconnected and did not reconnect within {} ms",
                 wait.client_id,
                 self.client_tool_grace.as_millis()
+            ),
+            ToolExpiry::Denied => format!(
+                "client `{}` denied `{}` (it has no such tool, or refused to run it)",
+                wait.client_id, wait.tool_name
             ),
         };
         let result = ToolCallResult {

@@ -6,8 +6,8 @@ use crate::agent::AgentEvent;
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::tagged::TaggedUnion;
 use ahp_wasm::protocol::{
-    ActionOrigin, DispatchActionParams, ResponsePart, SessionLifecycle, SessionState, StateAction,
-    ToolCallContributor, ToolCallState,
+    ActionOrigin, DispatchActionParams, ResponsePart, SessionLifecycle, SessionState,
+    SessionToolCallConfirmedAction, StateAction, ToolCallContributor, ToolCallState,
 };
 
 /// What to do with an authorized action.
@@ -221,6 +221,15 @@ impl Hub {
                         self.after_apply(&channel, &action, Some(&client_id));
                     }
                     Err((action, why)) => {
+                        // A denial of a running call changes no state (the reducers only deny
+                        // pending calls), but from the owner of a client tool call it is the
+                        // spec's "unknown tool" answer: the call ends now.
+                        if let StateAction::SessionToolCallConfirmed(c) = &action {
+                            if let SessionToolCallConfirmedAction::Denied(d) = c.as_ref() {
+                                let id = d.tool_call_id.clone();
+                                self.client_tool_denied(&channel, &id, &client_id);
+                            }
+                        }
                         self.reject(conn, &channel, action, origin, why.reason().into())
                     }
                 }
