@@ -207,10 +207,10 @@ impl Hub {
     /// `ClientDenied`) instead of at its deadline.
     pub(super) fn client_tool_denied(&mut self, channel: &str, tool_call_id: &str, by: &str) {
         let key = (channel.to_owned(), tool_call_id.to_owned());
-        if !self
+        if self
             .client_tools
             .get(&key)
-            .is_some_and(|w| w.client_id == by)
+            .is_none_or(|w| w.client_id != by)
         {
             return;
         }
