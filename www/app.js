@@ -21,7 +21,8 @@
 //
 // Modules: state.js (the shared state), connection.js (connecting, client events),
 // session-list.js (the sidebar), session.js (the open session), turns.js (views of its turns),
-// mcp.js (the MCP servers panel and inline MCP Apps), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
+// mcp.js (the MCP servers panel and inline MCP Apps), browser-tools.js (tools lent to the agent,
+// skills published from the page), customizations.js (plugins and directories), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
 // This file wires the page's buttons and starts connecting.
 
 import { app } from './state.js';
@@ -31,6 +32,7 @@ import { connect } from './connection.js';
 import { refreshSessions } from './session-list.js';
 import { dispatch, openSession } from './session.js';
 import { initComposer } from './composer.js';
+import { initBrowserTools } from './browser-tools.js';
 
 window.__ahp = {
   get sdk() { return app.sdk; },
@@ -79,4 +81,5 @@ $('cancel-turn').addEventListener('click', () => {
 });
 
 initComposer();
+initBrowserTools();
 connect();

@@ -58,6 +58,8 @@ export async function connect() {
         if (event.channel !== app.current?.uri) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
         break;
       case 'pendingDropped':
+        // Leaving a session (unsubscribing) stops tracking its sent actions: nothing was lost.
+        if (event.reason === 'unsubscribed') break;
         showError('Connection lost', `${event.actions?.length ?? 0} unsent action(s) on ${event.channel} were dropped (${event.reason})`);
         break;
       case 'reconnectFailed':

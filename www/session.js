@@ -8,6 +8,8 @@ import { showError } from './errors.js';
 import { renderSessions } from './session-list.js';
 import { InputRequestView, TurnView } from './turns.js';
 import { mountApp, renderMcpServers } from './mcp.js';
+import { claim, release, renderBrowserTools } from './browser-tools.js';
+import { renderCustomizations } from './customizations.js';
 
 export function closeSession(message) {
   const cur = app.current;
@@ -15,12 +17,15 @@ export function closeSession(message) {
   app.current = null;
   app.closedUri = cur.uri;
   cur.off?.();
+  release(cur);
   try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
   $('log').replaceChildren();
   $('inputs').replaceChildren();
   $('queued').replaceChildren();
   $('mcp-servers').replaceChildren();
   $('mcp-panel').hidden = true;
+  $('customizations').replaceChildren();
+  $('tools-panel').hidden = true;
   for (const handle of cur.apps) handle.then((a) => a?.close()).catch(() => {});
   $('session-title').textContent = message ?? 'No session open';
   $('session-info').textContent = '';
@@ -42,7 +47,7 @@ export function sessionDeleted(uri) {
 export async function openSession(uri) {
   if (app.current?.uri === uri) return;
   closeSession();
-  const cur = { uri, sub: null, off: null, turnViews: new Map(), inputViews: new Map(), mcpViews: new Map(), apps: [], last: {} };
+  const cur = { uri, sub: null, off: null, turnViews: new Map(), inputViews: new Map(), mcpViews: new Map(), containerViews: new Map(), apps: [], tools: null, last: {} };
   app.current = cur;
   $('session-title').textContent = 'Opening…';
   renderSessions();
@@ -66,6 +71,10 @@ export async function openSession(uri) {
   });
   history.replaceState?.(null, '', `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
   $('dispose-session').hidden = false;
+  $('tools-panel').hidden = false;
+  // Lend the browser tools when no other client holds the session's active-client role.
+  if (!sub.state?.activeClient) await claim(cur);
+  if (app.current !== cur) return;
   $('message').disabled = false;
   $('send').disabled = false;
   renderSession(cur);
@@ -113,7 +122,11 @@ function renderSession(cur) {
     $('session-info').textContent = state.creationError ? `${info} · ${String(state.creationError.message)}` : info;
   }
 
-  if (state.customizations !== last.state?.customizations) renderMcpServers(state, cur.mcpViews, dispatch);
+  if (state.customizations !== last.state?.customizations) {
+    renderMcpServers(state, cur.mcpViews, dispatch);
+    renderCustomizations(state, cur.containerViews, dispatch);
+  }
+  if (state.activeClient !== last.state?.activeClient) renderBrowserTools(cur, state);
 
   // Turns: completed ones, then the active one; views keyed by turn id (the active turn's view
   // becomes the completed turn's view, re-rendering only the parts that changed).

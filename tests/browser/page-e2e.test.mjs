@@ -16,13 +16,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_DIR, hostBinary, launchChromium, openPage, startHost, within } from './harness.mjs';
 
-/** The SDK state of the page's open session, as JSON without `summary.modifiedAt`, which each
- * reducer stamps from its own clock (the official reducer semantics), so it differs by client. */
+/** The SDK state of the page's open session, as JSON with sorted keys (property order is not
+ * state: a field the page set optimistically comes in another order than from a snapshot) and
+ * without `summary.modifiedAt`, which each reducer stamps from its own clock (the official
+ * reducer semantics), so it differs by client. */
 function stateJson(page) {
   return page.evaluate(() => {
     const state = window.__ahp.subscription.state;
-    return JSON.stringify(state, function (key, value) {
-      return key === 'modifiedAt' && this === state.summary ? undefined : value;
+    return JSON.stringify(state, (_key, value) => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+      const keys = Object.keys(value).sort().filter((k) => !(value === state.summary && k === 'modifiedAt'));
+      return Object.fromEntries(keys.map((k) => [k, value[k]]));
     });
   });
 }

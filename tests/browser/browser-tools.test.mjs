@@ -1,0 +1,126 @@
+// Browser tools end to end: the page (headless Chromium) claims the session's active-client role
+// through the SDK and the real ahp-host's agent calls its tools with `/client-tool`: the result
+// lands in the turn, a question is answered in the page with streamed progress, input that
+// does not match a tool's schema fails, an unknown tool is denied at once, and a call owned by
+// a page that went away fails after the host's grace period (seen from a second page).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hostBinary, launchChromium, openPage, startHost, within } from './harness.mjs';
+
+/** Sends `text` from the page and resolves with the last tool call of the finished turn. */
+async function callTool(page, text) {
+  const before = await page.evaluate(() => window.__ahp.subscription.state.turns.length);
+  await page.fill('[data-testid=message-input]', text);
+  await page.click('[data-testid=send]');
+  await page.waitForFunction((n) => {
+    const s = window.__ahp.subscription.state;
+    return s.turns.length > n && !s.activeTurn;
+  }, before);
+  return page.evaluate(() => {
+    const turn = window.__ahp.subscription.state.turns.at(-1);
+    return turn.responseParts.filter((p) => p.kind === 'toolCall').map((p) => p.toolCall).at(-1) ?? null;
+  });
+}
+
+test('browser tools: the page lends tools the agent calls, answers in the page, denials, a vanished page', { timeout: 5 * 60_000 }, async (t) => {
+  const bin = await hostBinary();
+  const tmp = mkdtempSync(join(tmpdir(), 'ahp-browser-tools-'));
+  const workDir = join(tmp, 'work');
+  mkdirSync(workDir);
+  const host = startHost(bin, join(tmp, 'data'), workDir, 0, ['--client-tool-grace-ms', '1500']);
+  let browser = null;
+  t.after(async () => {
+    if (browser) await within(browser.close(), 15_000, 'browser.close').catch(() => {});
+    host.child.kill('SIGKILL');
+    await within(host.exited, 10_000, 'ahp-host exit').catch(() => {});
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  });
+  const url = await host.url;
+  browser = await launchChromium();
+  const pages = [];
+  try {
+    const A = await openPage(browser, url, 'A', pages);
+    const a = A.page;
+    await a.click('[data-testid=new-session]');
+    await a.locator('[data-testid=tools-status][data-state=active]').waitFor();
+    const clientId = await a.evaluate(() => window.__ahp.client.clientId);
+    const claimed = await a.evaluate(() => window.__ahp.subscription.state.activeClient);
+    assert.equal(claimed.clientId, clientId);
+    assert.deepEqual(claimed.tools.map((x) => x.name), ['page_selection', 'ask_user', 'clock']);
+
+    // A tool that reads the browser: its result is in the turn.
+    let call = await callTool(a, '/client-tool clock');
+    assert.equal(call.success, true, JSON.stringify(call));
+    assert.match(call.content[0].text, /^\d{4}-\d\d-\d\dT.*\(.+\)$/);
+    assert.equal(typeof call.structuredContent.timeZone, 'string');
+
+    // The selection of the page.
+    await a.evaluate(() => {
+      const el = document.querySelector('[data-testid=user-message]');
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+    });
+    call = await callTool(a, '/client-tool page_selection');
+    assert.equal(call.structuredContent.text, '/client-tool clock');
+
+    // A question answered in the page, with progress streamed while it waits.
+    await a.fill('[data-testid=message-input]', '/client-tool ask_user {"question": "Deploy now?"}');
+    await a.click('[data-testid=send]');
+    await a.locator('[data-testid=tool-dialog]').waitFor();
+    assert.match(await a.locator('[data-testid=tool-dialog]').textContent(), /Deploy now\?/);
+    const progress = await a.evaluate(() => window.__ahp.subscription.state.activeTurn?.responseParts
+      .find((p) => p.kind === 'toolCall')?.toolCall.content?.[0]?.text);
+    assert.equal(progress, 'Waiting for the user…');
+    await a.click('[data-testid=tool-dialog-yes]');
+    await a.waitForFunction(() => !window.__ahp.subscription.state.activeTurn);
+    call = await a.evaluate(() => window.__ahp.subscription.state.turns.at(-1).responseParts.find((p) => p.kind === 'toolCall').toolCall);
+    assert.deepEqual(call.structuredContent, { answer: true });
+
+    // Input that does not match the schema never runs the tool.
+    call = await callTool(a, '/client-tool ask_user {}');
+    assert.equal(call.success, false);
+    assert.match(call.error.message, /missing required property `question`/);
+
+    // A tool the page does not have: denied at once.
+    const started = Date.now();
+    call = await callTool(a, '/client-tool rm_rf {}');
+    assert.equal(call.error?.code, 'ClientDenied', JSON.stringify(call));
+    assert.ok(Date.now() - started < 10_000);
+
+    // A second page follows the session; the first page goes away mid-call.
+    const B = await openPage(browser, url, 'B', pages);
+    const b = B.page;
+    const session = await a.evaluate(() => window.__ahp.subscription.uri);
+    await b.click(`[data-testid=session-list] button[data-uri="${session}"]`);
+    await b.waitForFunction(() => window.__ahp.subscription?.state);
+    assert.equal(await b.locator('[data-testid=tools-status]').getAttribute('data-state'), 'other', 'B sees A holds the role');
+    await a.fill('[data-testid=message-input]', '/client-tool ask_user {"question": "Still there?"}');
+    await a.click('[data-testid=send]');
+    await a.locator('[data-testid=tool-dialog]').waitFor();
+    await A.context.close();
+    pages.splice(pages.indexOf(A), 1);
+    await b.waitForFunction(() => {
+      const turn = window.__ahp.subscription.state.turns.at(-1);
+      const c = turn?.responseParts.find((p) => p.kind === 'toolCall')?.toolCall;
+      return c?.status === 'completed' && c.error?.code === 'ClientDisconnected';
+    }, null, { timeout: 30_000 });
+    // The role is free again: B can take it.
+    await b.locator('[data-testid=tools-status][data-state=none]').waitFor();
+    await b.click('[data-testid=tools-toggle]');
+    await b.locator('[data-testid=tools-status][data-state=active]').waitFor();
+
+    for (const p of pages) {
+      p.problems.splice(0, p.problems.length, ...p.problems.filter((m) => !/WebSocket connection to .* failed/.test(m)));
+    }
+    assert.deepEqual(pages.flatMap((p) => p.problems), [], 'no page errors or CSP reports');
+  } catch (e) {
+    e.message += `\n--- page problems:\n${pages.flatMap((p) => p.problems).join('\n') || '(none)'}`
+      + `\n--- ahp-host stderr:\n${host.logs.stderr.slice(-3000)}`;
+    throw e;
+  }
+});
