@@ -55,9 +55,14 @@ pub struct Cli {
     /// those of the `.mcp.json` in the session's working directory.
     #[arg(long, value_name = "FILE")]
     pub mcp_config: Option<PathBuf>,
-    /// A plugin directory (repeatable): every session runs the MCP servers of its `.mcp.json`.
+    /// An Open Plugins directory (repeatable): every session shows it as a plugin (skills,
+    /// agents, commands, prompts, rules, hooks) and runs the MCP servers of its `.mcp.json`.
     #[arg(long = "plugins", value_name = "DIR")]
     pub plugins: Vec<PathBuf>,
+    /// How long a client may take to answer one of the host's requests (`resourceList` /
+    /// `resourceRead` of a plugin it published), in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    pub client_request_timeout_ms: u64,
     /// How long an MCP server may take to start and answer `initialize`, in milliseconds.
     #[arg(long, default_value_t = 30_000)]
     pub mcp_init_timeout_ms: u64,
@@ -201,8 +206,11 @@ pub struct Config {
     pub limits: Limits,
     /// `--mcp-config`: MCP servers for every session.
     pub mcp_config: Option<PathBuf>,
-    /// `--plugins`: plugin directories (their `.mcp.json` servers run in every session).
+    /// `--plugins`: plugin directories (shown in every session; their `.mcp.json` servers run
+    /// in every session).
     pub plugins: Vec<PathBuf>,
+    /// Longest wait for a client's answer to a host request.
+    pub client_request_timeout: Duration,
     /// Bounds of MCP servers.
     pub mcp: McpLimits,
 }
@@ -226,6 +234,7 @@ impl Config {
             limits: Limits::default(),
             mcp_config: None,
             plugins: Vec::new(),
+            client_request_timeout: Duration::from_secs(10),
             mcp: McpLimits::default(),
         }
     }
@@ -262,6 +271,7 @@ impl From<Cli> for Config {
             limits,
             mcp_config: cli.mcp_config,
             plugins: cli.plugins,
+            client_request_timeout: Duration::from_millis(cli.client_request_timeout_ms.max(1)),
             mcp: McpLimits {
                 init_timeout: Duration::from_millis(cli.mcp_init_timeout_ms),
                 request_timeout: Duration::from_millis(cli.mcp_request_timeout_ms),

@@ -38,6 +38,8 @@ pub struct ConnContext {
     pub sandbox: Arc<Sandbox>,
     /// Live connection count.
     pub live: Arc<AtomicUsize>,
+    /// The host's requests to clients, answered through the readers.
+    pub peer: Arc<crate::peer::PeerRequests>,
 }
 
 struct LiveGuard(Arc<AtomicUsize>);
@@ -84,6 +86,7 @@ pub async fn serve(socket: WebSocket, conn: ConnId, ctx: ConnContext) {
     };
     reader.run(stream).await;
     shared.kill.cancel();
+    ctx.peer.forget_conn(conn);
     let _ = ctx.hub.send(HubMsg::Disconnect { conn }).await;
     let _ = writer.await;
 }
@@ -261,8 +264,11 @@ impl Reader<'_> {
             Ok(Incoming::Notification { method, params }) => {
                 self.on_notification(method, params).await
             }
-            // This host sends no requests, so there is nothing to match a response to.
-            Ok(Incoming::Response { .. }) => true,
+            // An answer to one of the host's requests (see `peer.rs`).
+            Ok(Incoming::Response { id, outcome }) => {
+                self.ctx.peer.deliver(self.conn, id.as_ref(), outcome);
+                true
+            }
         }
     }
 

@@ -6,6 +6,8 @@
 //! - [`hub`]: the single owner of protocol state; [`store`]: SQLite persistence;
 //!   [`replay`]: the reconnect buffer;
 //! - [`mcp`]: the sessions' MCP servers (`rmcp` clients);
+//! - [`customize`]: plugins and directories parsed into customizations; [`peer`]: requests
+//!   from the host to a client;
 //! - [`agent`]: the built-in agent; [`resources`]: the file sandbox; [`security`]: token, origin
 //!   and input checks.
 //!
@@ -19,8 +21,10 @@
 pub mod agent;
 pub mod config;
 pub mod connection;
+pub mod customize;
 pub mod hub;
 pub mod mcp;
+pub mod peer;
 pub mod replay;
 pub mod resources;
 pub mod security;

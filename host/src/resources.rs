@@ -5,6 +5,7 @@
 //! (`canonicalize`, which follows every symlink and `..`) before it is compared with the
 //! canonical sandbox root; a write resolves the parent directory the same way and refuses to
 //! follow a symlink in the final component (`O_NOFOLLOW`). Anything outside is `PermissionDenied`.
+//! A write creates the missing directories of its path (inside only, each level checked).
 
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::ErrorObject;
@@ -24,6 +25,9 @@ pub struct Sandbox {
     root: PathBuf,
     max_read: u64,
 }
+
+/// Most directories one `resourceWrite` creates.
+const MAX_NEW_DIRS: usize = 16;
 
 fn denied(msg: impl Into<String>) -> ErrorObject {
     ErrorObject::new(errors::PERMISSION_DENIED, msg)
@@ -168,7 +172,45 @@ impl Sandbox {
             _ => return Err(denied("not a writable file path")),
         };
         let parent = path.parent().ok_or_else(|| denied("no parent directory"))?;
-        Ok(self.existing(parent)?.join(name))
+        match self.existing(parent) {
+            Ok(dir) => Ok(dir.join(name)),
+            // Missing directories inside the sandbox are created (a new skill's folder in a
+            // writable customization directory, say); the result is checked again.
+            Err(e) if e.code == errors::NOT_FOUND => {
+                self.create_dirs(parent)?;
+                Ok(self.existing(parent)?.join(name))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Creates the missing directories of `dir` (which would land inside the sandbox), one
+    /// level at a time from its deepest existing ancestor, at most [`MAX_NEW_DIRS`] of them.
+    fn create_dirs(&self, dir: &Path) -> Result<(), ErrorObject> {
+        let mut missing = Vec::new();
+        let mut at = Some(dir);
+        while let Some(d) = at {
+            if std::fs::symlink_metadata(d).is_ok() {
+                break;
+            }
+            missing.push(d);
+            if missing.len() > MAX_NEW_DIRS {
+                return Err(denied("too many directories to create"));
+            }
+            at = d.parent();
+        }
+        for d in missing.into_iter().rev() {
+            // Each level is checked before it is made: nothing is created outside.
+            if !self.would_be_inside(d) {
+                return Err(outside());
+            }
+            match std::fs::create_dir(d) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(io_error(e, "directory")),
+            }
+        }
+        Ok(())
     }
 
     /// `resourceRead`.

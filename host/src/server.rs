@@ -128,6 +128,7 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
     origins.extend(config.allow_origins.iter().cloned());
 
     let (hub_tx, hub_rx) = tokio::sync::mpsc::channel(1024);
+    let peer = crate::peer::PeerRequests::new();
     let hub = Hub::new(
         &config,
         store,
@@ -135,6 +136,7 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         sandbox.clone(),
         hub_tx.clone(),
         tokio::runtime::Handle::current(),
+        peer.clone(),
     );
     let hub_thread = std::thread::Builder::new()
         .name("ahp-hub".into())
@@ -149,6 +151,7 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
             limits: config.limits.clone(),
             sandbox: Arc::new(sandbox),
             live: Arc::new(AtomicUsize::new(0)),
+            peer,
         },
         next_conn: AtomicU64::new(1),
         max_connections: config.limits.max_connections,

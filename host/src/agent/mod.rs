@@ -101,6 +101,9 @@ pub struct TurnJob {
     pub chunk_delay: Duration,
     /// The session's ready MCP servers when the turn started.
     pub mcp: Vec<crate::mcp::ServerHandle>,
+    /// The children of the session's enabled customization containers (rules, skills,
+    /// prompts, agents, hooks) with their bodies, when the turn started.
+    pub customizations: Vec<crate::customize::ActiveCustomization>,
 }
 
 /// The hub is gone or the turn was stopped.

@@ -105,6 +105,7 @@ impl Hub {
         }
         for channel in std::mem::take(&mut self.mcp.to_wake) {
             self.mcp_wake(&channel);
+            self.custom_wake(&channel);
         }
     }
 
@@ -500,6 +501,7 @@ impl Hub {
         // The backend needs no initialisation: the session is ready at once.
         self.apply_server(&uri, StateAction::SessionReady(SessionReadyAction {}));
         self.mcp_open(&uri);
+        self.custom_open(&uri);
         let summary = self.sessions[&uri].state.summary.clone();
         self.notify_root(
             methods::SESSION_ADDED,
@@ -525,6 +527,7 @@ impl Hub {
         session.stop_agent();
         self.forget_client_tools(uri);
         self.mcp_close(uri);
+        self.custom_close(uri);
         for sub in &session.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);

@@ -64,6 +64,7 @@ pub(super) fn authorize(
                 (None, Some(cur)) if cur != client_id => {
                     Err("only the active client can release the role".into())
                 }
+                (Some(new), _) => client_plugins(state, new.customizations.as_deref()),
                 _ => Ok(Disposition::Apply),
             }
         }
@@ -94,6 +95,34 @@ pub(super) fn authorize(
             other.variant_tag()
         )),
     }
+}
+
+/// A client's published plugins: ids the host's own containers do not use (nor other entries
+/// of the session), unique, and not too many.
+fn client_plugins(
+    state: &SessionState,
+    plugins: Option<&[ahp_wasm::protocol::ClientPluginCustomization]>,
+) -> Result<Disposition, String> {
+    let plugins = plugins.unwrap_or_default();
+    let max = super::customizations::MAX_CLIENT_PLUGINS;
+    if plugins.len() > max {
+        return Err(format!("at most {max} plugins may be published"));
+    }
+    for (i, p) in plugins.iter().enumerate() {
+        let taken = state.customizations.iter().flatten().any(|c| match c {
+            ahp_wasm::protocol::Customization::Plugin(q) => q.id == p.id && q.client_id.is_none(),
+            ahp_wasm::protocol::Customization::Directory(d) => d.id == p.id,
+            ahp_wasm::protocol::Customization::McpServer(m) => m.id == p.id,
+            ahp_wasm::protocol::Customization::Unknown(_) => false,
+        });
+        if super::customizations::is_host_id(&p.id) || taken {
+            return Err(format!("plugin id `{}` is the host's", p.id));
+        }
+        if plugins[..i].iter().any(|q| q.id == p.id) {
+            return Err(format!("plugin id `{}` is published twice", p.id));
+        }
+    }
+    Ok(Disposition::Apply)
 }
 
 /// Client tools are completed (and their content streamed) only by the client providing them;

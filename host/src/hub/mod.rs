@@ -14,10 +14,12 @@
 //! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
 //! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
 //! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
-//! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps).
+//! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps);
+//! - `customizations.rs`: plugins, directories and client plugins (`crate::customize`).
 
 mod client_tools;
 mod commands;
+mod customizations;
 mod dispatch;
 mod identity;
 mod mcp;
@@ -39,6 +41,7 @@ use ahp_wasm::protocol::{
 };
 use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
 pub use client_tools::ToolExpiry;
+pub use customizations::Read as CustomizationRead;
 pub use mcp_auth::Authenticate;
 pub use mcp_channel::ChannelMessage;
 pub use mcp_step_up::StepUp;
@@ -235,6 +238,15 @@ pub enum HubMsg {
         /// Which timer.
         timer: u64,
     },
+    /// Debounced file-system changes under customization directories (`customize::watch`).
+    CustomizationsChanged {
+        /// What changed.
+        paths: Vec<std::path::PathBuf>,
+        /// Changes were lost: read every directory again.
+        overflow: bool,
+    },
+    /// A customization container was read (`customizations.rs`).
+    Customization(Box<customizations::Read>),
     /// Stop the hub.
     Shutdown,
 }
@@ -289,6 +301,12 @@ pub struct Hub {
     plugins: Vec<std::path::PathBuf>,
     /// Bounds of every MCP server.
     mcp_limits: crate::mcp::McpLimits,
+    /// Plugins, directories and client plugins of the sessions.
+    customs: customizations::Customs,
+    /// The host's requests to clients.
+    peer: Arc<crate::peer::PeerRequests>,
+    /// How long one of them may wait for its answer.
+    client_request_timeout: Duration,
 }
 
 impl Hub {
@@ -300,6 +318,7 @@ impl Hub {
         sandbox: Sandbox,
         tx: HubSender,
         rt: tokio::runtime::Handle,
+        peer: Arc<crate::peer::PeerRequests>,
     ) -> Hub {
         let mut hub = Hub {
             seq: loaded.last_seq,
@@ -337,6 +356,9 @@ impl Hub {
             mcp_config: config.mcp_config.clone(),
             plugins: config.plugins.clone(),
             mcp_limits: config.mcp.clone(),
+            customs: customizations::Customs::default(),
+            peer,
+            client_request_timeout: config.client_request_timeout,
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -352,6 +374,7 @@ impl Hub {
         let uris: Vec<String> = hub.sessions.keys().cloned().collect();
         for uri in uris {
             hub.mcp_restored(&uri);
+            hub.custom_restored(&uri);
         }
         hub.commit_and_flush();
         hub
@@ -422,6 +445,10 @@ impl Hub {
                 tool_call_id,
                 timer,
             } => self.on_mcp_step_up_expired(&channel, &tool_call_id, timer),
+            HubMsg::CustomizationsChanged { paths, overflow } => {
+                self.on_customizations_changed(paths, overflow)
+            }
+            HubMsg::Customization(read) => self.on_customization_read(*read),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {

@@ -84,6 +84,7 @@ impl Hub {
                 self.mcp_toggled(channel, &a.id, a.enabled)
             }
             StateAction::SessionMcpServerStateChanged(a) => self.mcp_step_up_check(channel, &a.id),
+            StateAction::SessionActiveClientChanged(_) => self.custom_client_sync(channel),
             StateAction::SessionInputCompleted(a) if from_client.is_some() => {
                 self.mcp_step_up_answered(channel, &a.request_id, &a.response)
             }
@@ -105,7 +106,9 @@ impl Hub {
     /// Spawns the built-in agent for a new turn (replacing any previous run).
     fn start_agent(&mut self, channel: &str, turn_id: &str, message: &Message) {
         self.mcp_wake(channel);
+        self.custom_wake(channel);
         let mcp = self.mcp_handles(channel);
+        let customizations = self.active_customizations(channel);
         let Some(session) = self.sessions.get_mut(channel) else {
             return;
         };
@@ -121,6 +124,7 @@ impl Hub {
             steering: session.state.steering_message.clone(),
             chunk_delay: self.chunk_delay,
             mcp,
+            customizations,
         };
         let task = self
             .rt

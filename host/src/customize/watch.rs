@@ -1,0 +1,134 @@
+//! Watching the directories containers were read from (the `notify` crate): non-recursive
+//! watches on exactly the directories a read listed (so their number is bounded by the read's
+//! bounds), reference-counted across containers. Changes are debounced — gathered until
+//! [`QUIET`] passes without one, or [`MAX_DELAY`] after the first — and handed to the hub as one
+//! [`HubMsg::CustomizationsChanged`]; reads (`open`, `close` without writing) are not changes, so
+//! the host's own reads never wake it.
+
+use crate::hub::{HubMsg, HubSender};
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher as _};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A burst of changes ends after this long without another.
+pub const QUIET: Duration = Duration::from_millis(100);
+/// ... or this long after its first change.
+pub const MAX_DELAY: Duration = Duration::from_secs(1);
+/// Events queued between the watcher's thread and the debouncer; past it, everything is
+/// read again (`overflow`).
+const QUEUE: usize = 4096;
+
+/// The file-system watcher of all containers.
+pub struct Watcher {
+    inner: Option<notify::RecommendedWatcher>,
+    /// Watched directory → how many containers want it.
+    counts: HashMap<PathBuf, usize>,
+}
+
+/// Whether an event may change what a read finds.
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
+impl Watcher {
+    /// A watcher whose debounced changes go to the hub. Without a working watcher (no inotify
+    /// instances left, say) containers are still read, just not kept up to date; that is said
+    /// once on stderr.
+    pub fn new(hub: HubSender, rt: &tokio::runtime::Handle) -> Watcher {
+        let (tx, mut rx) = mpsc::channel::<Vec<PathBuf>>(QUEUE);
+        let overflow = Arc::new(AtomicBool::new(false));
+        let flag = overflow.clone();
+        let inner = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+            let paths = match res {
+                Ok(event) if is_change(&event.kind) => event.paths,
+                Ok(_) => return,
+                // An error (e.g. the kernel's queue overflowed): read everything again.
+                Err(_) => Vec::new(),
+            };
+            if paths.is_empty() || tx.try_send(paths).is_err() {
+                flag.store(true, Ordering::Relaxed);
+                let _ = tx.try_send(Vec::new());
+            }
+        });
+        let inner = match inner {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("ahp-host: cannot watch customization directories ({e}); changes on disk are not followed");
+                None
+            }
+        };
+        rt.spawn(async move {
+            while let Some(first) = rx.recv().await {
+                let mut paths: HashSet<PathBuf> = first.into_iter().collect();
+                let deadline = tokio::time::Instant::now() + MAX_DELAY;
+                loop {
+                    let quiet = tokio::time::sleep(QUIET);
+                    tokio::select! {
+                        more = rx.recv() => match more {
+                            Some(more) => paths.extend(more),
+                            None => return,
+                        },
+                        _ = quiet => break,
+                        _ = tokio::time::sleep_until(deadline) => break,
+                    }
+                }
+                let overflow = overflow.swap(false, Ordering::Relaxed);
+                let msg = HubMsg::CustomizationsChanged {
+                    paths: paths.into_iter().collect(),
+                    overflow,
+                };
+                if hub.send(msg).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Watcher {
+            inner,
+            counts: HashMap::new(),
+        }
+    }
+
+    /// One more container wants `dir` watched.
+    pub fn add(&mut self, dir: &Path) {
+        let count = self.counts.entry(dir.to_path_buf()).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            if let Some(w) = &mut self.inner {
+                // A directory that vanished in between is noticed by its parent's watch.
+                let _ = w.watch(dir, RecursiveMode::NonRecursive);
+            }
+        }
+    }
+
+    /// One container less wants `dir` watched.
+    pub fn remove(&mut self, dir: &Path) {
+        if let Some(count) = self.counts.get_mut(dir) {
+            *count -= 1;
+            if *count == 0 {
+                self.counts.remove(dir);
+                if let Some(w) = &mut self.inner {
+                    let _ = w.unwatch(dir);
+                }
+            }
+        }
+    }
+
+    /// How many directories are watched.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Whether nothing is watched.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+}

@@ -1,0 +1,791 @@
+//! The sessions' customizations (see `crate::customize`): containers in
+//! `SessionState.customizations`, each published with `session/customizationUpdated` as
+//! `loading` (no `children`) and then with its children and `loaded` | `degraded` | `error`.
+//!
+//! - Host containers: each `--plugins DIR` (a `PluginCustomization` `plugin/<dir name>`) and
+//!   four `DirectoryCustomization`s in the session's working directory (`dir/skills`,
+//!   `dir/agents`, `dir/prompts`, `dir/rules` for `.agents/<kind>/`, writable). A directory is
+//!   read once for all the sessions that show it, off the hub (the blocking pool), and read
+//!   again when its watcher reports a change; a session's entry changes only when what it
+//!   shows changed.
+//! - Client plugins: the active client's `ClientPluginCustomization`s, read back from that
+//!   client (`resourceList`/`resourceRead`, `customize::client`), shown with `clientId`; read
+//!   again when a publication changes the `nonce` (or has none), removed when the client
+//!   releases the role or another client takes it (a disconnect releases it).
+//! - Toggles are the reducer's (`enabled`); a container read again keeps its `enabled`.
+//!
+//! After a restart, a session's containers are read again when it is next used (subscribed to
+//! or given a turn), as its MCP servers are started.
+
+use super::{Hub, HubMsg};
+use crate::customize::client::ClientSource;
+use crate::customize::disk::DiskSource;
+use crate::customize::scan::{self, Bounds, Layout};
+use crate::customize::watch::Watcher;
+use crate::customize::{self, child_json, ActiveCustomization, ChildKind, Scan};
+use crate::resources::file_uri;
+use ahp_wasm::protocol::{ClientPluginCustomization, Customization, StateAction};
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::AbortHandle;
+
+/// The working directory's containers: (id, directory, kind).
+const WORKDIR_DIRS: [(&str, &str, ChildKind); 4] = [
+    ("dir/skills", ".agents/skills", ChildKind::Skill),
+    ("dir/agents", ".agents/agents", ChildKind::Agent),
+    ("dir/prompts", ".agents/prompts", ChildKind::Prompt),
+    ("dir/rules", ".agents/rules", ChildKind::Rule),
+];
+
+/// Plugins one client may publish (more are not read).
+pub const MAX_CLIENT_PLUGINS: usize = 16;
+/// How long reading one client plugin may take in all.
+const CLIENT_READ_LIMIT: Duration = Duration::from_secs(30);
+
+/// Whether `id` is one the host mints for its containers (clients may not publish such ids).
+pub(super) fn is_host_id(id: &str) -> bool {
+    ["plugin/", "dir/", "mcp/", "mcp-config/"]
+        .iter()
+        .any(|p| id.starts_with(p))
+}
+
+/// A directory read for one or more sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    root: PathBuf,
+    layout: Layout,
+}
+
+/// A finished read, reported to the hub.
+#[derive(Debug)]
+pub enum Read {
+    /// A directory on disk, with the directories to watch from now on.
+    Disk {
+        /// Which.
+        key: Key,
+        /// What was found.
+        scan: Scan,
+        /// Directories to watch.
+        watch: Vec<PathBuf>,
+    },
+    /// A client's plugin.
+    Client {
+        /// Session URI.
+        channel: String,
+        /// The plugin's id.
+        id: String,
+        /// Which read (a stale one is ignored).
+        generation: u64,
+        /// What was found.
+        scan: Scan,
+    },
+}
+
+struct Disk {
+    source: DiskSource,
+    layout: Layout,
+    root: PathBuf,
+    /// Watched while the root is missing, at most this high up.
+    floor: PathBuf,
+    scan: Option<Arc<Scan>>,
+    reading: bool,
+    /// Changed while being read: read again.
+    dirty: bool,
+    watched: Vec<PathBuf>,
+    /// (session, container id).
+    users: HashSet<(String, String)>,
+}
+
+struct HostEntry {
+    id: String,
+    key: Key,
+    /// Name shown until (or unless) a manifest names it.
+    name: String,
+    layout: Layout,
+}
+
+struct ClientRun {
+    id: String,
+    client_id: String,
+    published: ClientPluginCustomization,
+    generation: u64,
+    scan: Option<Scan>,
+    task: Option<AbortHandle>,
+}
+
+impl Drop for ClientRun {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+#[derive(Default)]
+struct SessionCustoms {
+    host: Vec<HostEntry>,
+    client: Vec<ClientRun>,
+}
+
+/// All customizations of the host.
+#[derive(Default)]
+pub(super) struct Customs {
+    disk: HashMap<Key, Disk>,
+    by_dir: HashMap<PathBuf, HashSet<Key>>,
+    sessions: HashMap<String, SessionCustoms>,
+    lazy: HashSet<String>,
+    watcher: Option<Watcher>,
+    generation: u64,
+}
+
+fn top_id(c: &Customization) -> Option<&str> {
+    match c {
+        Customization::Plugin(p) => Some(&p.id),
+        Customization::Directory(d) => Some(&d.id),
+        Customization::McpServer(m) => Some(&m.id),
+        Customization::Unknown(u) => u.0.get("id").and_then(Value::as_str),
+    }
+}
+
+fn updated(value: Value) -> StateAction {
+    serde_json::from_value(json!({"type": "session/customizationUpdated", "customization": value}))
+        .expect("a customizationUpdated action")
+}
+
+fn removed(id: &str) -> StateAction {
+    serde_json::from_value(json!({"type": "session/customizationRemoved", "id": id}))
+        .expect("a customizationRemoved action")
+}
+
+/// The children of a read as protocol JSON; `uri_of` maps a relative file to its URI.
+fn children(id: &str, scan: &Scan, uri_of: impl Fn(&str) -> String) -> Value {
+    Value::Array(
+        scan.children
+            .iter()
+            .map(|c| child_json(id, c, uri_of(&c.rel)))
+            .collect(),
+    )
+}
+
+/// The load state and children of a container (`loading` and none before its first read).
+fn fill(
+    o: &mut serde_json::Map<String, Value>,
+    id: &str,
+    scan: Option<&Scan>,
+    uri_of: impl Fn(&str) -> String,
+) {
+    match scan {
+        None => {
+            o.insert("load".into(), json!({"kind": "loading"}));
+            o.remove("children");
+        }
+        Some(scan) => {
+            o.insert("load".into(), scan.load.json());
+            o.insert("children".into(), children(id, scan, uri_of));
+        }
+    }
+}
+
+/// The directories to watch after a read: those it listed and, while the root is missing,
+/// its nearest existing ancestor (not above `floor`), where it would appear.
+fn watch_dirs(root: &Path, floor: &Path, scan: &Scan) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = scan
+        .dirs
+        .iter()
+        .map(|rel| {
+            if rel.is_empty() {
+                root.to_path_buf()
+            } else {
+                root.join(rel)
+            }
+        })
+        .collect();
+    if !scan.root_exists {
+        let mut at = root.parent();
+        while let Some(dir) = at {
+            if dir.is_dir() {
+                dirs.push(dir.to_path_buf());
+                break;
+            }
+            if dir == floor || !dir.starts_with(floor) {
+                break;
+            }
+            at = dir.parent();
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+impl Hub {
+    /// The session's container entry `id` in its state.
+    fn custom_entry(&self, channel: &str, id: &str) -> Option<&Customization> {
+        self.sessions
+            .get(channel)?
+            .state
+            .customizations
+            .as_ref()?
+            .iter()
+            .find(|c| top_id(c) == Some(id))
+    }
+
+    fn custom_enabled(&self, channel: &str, id: &str) -> Option<bool> {
+        match self.custom_entry(channel, id)? {
+            Customization::Plugin(p) => Some(p.enabled),
+            Customization::Directory(d) => Some(d.enabled),
+            _ => None,
+        }
+    }
+
+    /// Publishes a container when it differs from the session's entry.
+    fn custom_publish(&mut self, channel: &str, value: Value) {
+        let id = value["id"].as_str().unwrap_or_default().to_owned();
+        let entry = customize::customization(value.clone());
+        if self.custom_entry(channel, &id) == Some(&entry) {
+            return;
+        }
+        self.apply_server(channel, updated(value));
+    }
+
+    /// A host container's entry as the session shows it now.
+    fn host_json(&self, channel: &str, entry: &HostEntry) -> Value {
+        let enabled = self.custom_enabled(channel, &entry.id).unwrap_or(true);
+        let scan = self
+            .customs
+            .disk
+            .get(&entry.key)
+            .and_then(|d| d.scan.as_deref());
+        let root = &entry.key.root;
+        let mut v = match entry.layout {
+            Layout::Plugin => json!({
+                "type": "plugin",
+                "id": entry.id,
+                "uri": file_uri(root),
+                "name": scan.and_then(|s| s.name.clone()).unwrap_or_else(|| entry.name.clone()),
+                "enabled": enabled,
+            }),
+            Layout::Directory(kind) => json!({
+                "type": "directory",
+                "id": entry.id,
+                "uri": file_uri(root),
+                "name": entry.name,
+                "enabled": enabled,
+                "contents": kind.as_str(),
+                "writable": true,
+            }),
+        };
+        let o = v.as_object_mut().expect("an object");
+        fill(o, &entry.id, scan, |rel| file_uri(&root.join(rel)));
+        v
+    }
+
+    /// Reads the session's host containers (publishing them as `loading` first when the
+    /// session does not show them yet) and its client plugins.
+    pub(super) fn custom_open(&mut self, channel: &str) {
+        let Some(session) = self.sessions.get(channel) else {
+            return;
+        };
+        let workdir = self.session_workdir(&session.state);
+        let mut entries = Vec::new();
+        let mut seen = HashSet::new();
+        for dir in &self.plugins {
+            let root = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+            let base = root
+                .file_name()
+                .map_or_else(|| "plugin".into(), |n| n.to_string_lossy().into_owned());
+            let mut id = format!("plugin/{base}");
+            let mut n = 1;
+            while !seen.insert(id.clone()) {
+                n += 1;
+                id = format!("plugin/{base}-{n}");
+            }
+            let floor = root.parent().unwrap_or(&root).to_path_buf();
+            entries.push((id, base, root.clone(), root, floor, Layout::Plugin));
+        }
+        for (id, rel, kind) in WORKDIR_DIRS {
+            let root = workdir.join(rel);
+            entries.push((
+                id.to_owned(),
+                rel.to_owned(),
+                root,
+                workdir.clone(),
+                workdir.clone(),
+                Layout::Directory(kind),
+            ));
+        }
+        // Host containers this host no longer has (flags changed across a restart) go.
+        let stale: Vec<String> = session
+            .state
+            .customizations
+            .iter()
+            .flatten()
+            .filter_map(top_id)
+            .filter(|id| {
+                (id.starts_with("plugin/") || id.starts_with("dir/"))
+                    && !entries.iter().any(|e| e.0 == *id)
+            })
+            .map(str::to_owned)
+            .collect();
+        for id in stale {
+            self.apply_server(channel, removed(&id));
+        }
+        self.custom_close_host(channel);
+        let mut host = Vec::new();
+        for (id, name, root, boundary, floor, layout) in entries {
+            let key = Key {
+                root: root.clone(),
+                layout,
+            };
+            let disk = self
+                .customs
+                .disk
+                .entry(key.clone())
+                .or_insert_with(|| Disk {
+                    source: DiskSource::new(&root, &boundary),
+                    layout,
+                    root,
+                    floor,
+                    scan: None,
+                    reading: false,
+                    dirty: false,
+                    watched: Vec::new(),
+                    users: HashSet::new(),
+                });
+            disk.users.insert((channel.to_owned(), id.clone()));
+            // A working-directory container that does not exist (the usual case) is known at
+            // once, empty: one `stat`, no read, and no `loading` in between.
+            let missing = disk.scan.is_none()
+                && matches!(layout, Layout::Directory(_))
+                && std::fs::symlink_metadata(&disk.root).is_err();
+            if missing {
+                let scan = Scan {
+                    name: None,
+                    load: customize::Load::Loaded,
+                    children: Vec::new(),
+                    dirs: Vec::new(),
+                    root_exists: false,
+                };
+                let watch = watch_dirs(&disk.root, &disk.floor, &scan);
+                disk.scan = Some(Arc::new(scan));
+                self.custom_set_watches(&key, watch);
+            }
+            let Some(disk) = self.customs.disk.get(&key) else {
+                continue;
+            };
+            let fresh = disk.scan.is_none();
+            host.push(HostEntry {
+                id,
+                key: key.clone(),
+                name,
+                layout,
+            });
+            let entry = host.last().expect("just pushed");
+            // A session restored with its entry keeps showing it until the new read is in.
+            if !fresh || self.custom_entry(channel, &entry.id).is_none() {
+                let v = self.host_json(channel, entry);
+                self.custom_publish(channel, v);
+            }
+            if !missing {
+                self.custom_read_disk(&key);
+            }
+        }
+        self.customs
+            .sessions
+            .entry(channel.to_owned())
+            .or_default()
+            .host = host;
+        self.custom_client_sync(channel);
+    }
+
+    /// Marks a session restored from the database: read when next used.
+    pub(super) fn custom_restored(&mut self, channel: &str) {
+        self.customs.lazy.insert(channel.to_owned());
+    }
+
+    /// A restored session is being used: read its containers.
+    pub(super) fn custom_wake(&mut self, channel: &str) {
+        if self.customs.lazy.remove(channel) {
+            self.custom_open(channel);
+        }
+    }
+
+    /// Stops showing the session's host containers (its reads are shared and go on for others).
+    fn custom_close_host(&mut self, channel: &str) {
+        let Some(session) = self.customs.sessions.get_mut(channel) else {
+            return;
+        };
+        let host = std::mem::take(&mut session.host);
+        for entry in host {
+            let unused = match self.customs.disk.get_mut(&entry.key) {
+                Some(d) => {
+                    d.users.remove(&(channel.to_owned(), entry.id.clone()));
+                    d.users.is_empty()
+                }
+                None => false,
+            };
+            if unused {
+                self.custom_set_watches(&entry.key, Vec::new());
+                self.customs.disk.remove(&entry.key);
+            }
+        }
+    }
+
+    /// The session is gone.
+    pub(super) fn custom_close(&mut self, channel: &str) {
+        self.customs.lazy.remove(channel);
+        self.custom_close_host(channel);
+        self.customs.sessions.remove(channel);
+    }
+
+    /// Replaces the directories watched for `key`; whether any is new.
+    fn custom_set_watches(&mut self, key: &Key, dirs: Vec<PathBuf>) -> bool {
+        let Some(disk) = self.customs.disk.get_mut(key) else {
+            return false;
+        };
+        let old = std::mem::replace(&mut disk.watched, dirs.clone());
+        if self.customs.watcher.is_none() && !dirs.is_empty() {
+            self.customs.watcher = Some(Watcher::new(self.tx.clone(), &self.rt));
+        }
+        let mut added = false;
+        for dir in dirs.iter().filter(|d| !old.contains(d)) {
+            added = true;
+            self.customs
+                .by_dir
+                .entry(dir.clone())
+                .or_default()
+                .insert(key.clone());
+            if let Some(w) = &mut self.customs.watcher {
+                w.add(dir);
+            }
+        }
+        for dir in old.iter().filter(|d| !dirs.contains(d)) {
+            if let Some(keys) = self.customs.by_dir.get_mut(dir) {
+                keys.remove(key);
+                if keys.is_empty() {
+                    self.customs.by_dir.remove(dir);
+                }
+            }
+            if let Some(w) = &mut self.customs.watcher {
+                w.remove(dir);
+            }
+        }
+        added
+    }
+
+    /// Reads a directory off the hub (again, after the read in flight if there is one).
+    fn custom_read_disk(&mut self, key: &Key) {
+        let Some(disk) = self.customs.disk.get_mut(key) else {
+            return;
+        };
+        if disk.reading {
+            disk.dirty = true;
+            return;
+        }
+        disk.reading = true;
+        disk.dirty = false;
+        let (source, layout) = (disk.source.clone(), disk.layout);
+        let (root, floor) = (disk.root.clone(), disk.floor.clone());
+        let (tx, key) = (self.tx.clone(), key.clone());
+        self.rt.spawn_blocking(move || {
+            // The disk source never waits: its futures are ready at once.
+            let scan = futures_util::FutureExt::now_or_never(scan::scan(
+                &source,
+                layout,
+                Bounds::default(),
+            ))
+            .unwrap_or_else(|| Scan::error("the read did not complete"));
+            let watch = watch_dirs(&root, &floor, &scan);
+            let _ = tx.blocking_send(HubMsg::Customization(Box::new(Read::Disk {
+                key,
+                scan,
+                watch,
+            })));
+        });
+    }
+
+    /// Debounced file-system changes: read the affected directories again.
+    pub(super) fn on_customizations_changed(&mut self, paths: Vec<PathBuf>, overflow: bool) {
+        let keys: Vec<Key> = if overflow {
+            self.customs.disk.keys().cloned().collect()
+        } else {
+            let mut keys = HashSet::new();
+            for path in &paths {
+                for dir in std::iter::once(path.as_path()).chain(path.parent()) {
+                    if let Some(k) = self.customs.by_dir.get(dir) {
+                        keys.extend(k.iter().cloned());
+                    }
+                }
+            }
+            keys.into_iter().collect()
+        };
+        for key in keys {
+            self.custom_read_disk(&key);
+        }
+    }
+
+    /// A read finished: show it in every session that shows the container.
+    pub(super) fn on_customization_read(&mut self, read: Read) {
+        match read {
+            Read::Disk { key, scan, watch } => {
+                let added = self.custom_set_watches(&key, watch);
+                let Some(disk) = self.customs.disk.get_mut(&key) else {
+                    return;
+                };
+                disk.reading = false;
+                disk.scan = Some(Arc::new(scan));
+                let again = disk.dirty || added;
+                let users: Vec<(String, String)> = disk.users.iter().cloned().collect();
+                for (channel, id) in users {
+                    let value = self.customs.sessions.get(&channel).and_then(|s| {
+                        let entry = s.host.iter().find(|e| e.id == id)?;
+                        Some(self.host_json(&channel, entry))
+                    });
+                    if let Some(value) = value {
+                        self.custom_publish(&channel, value);
+                    }
+                }
+                // A directory that appeared (or changed) while it was read, or that is watched
+                // only from now on, is read once more so nothing in between is missed.
+                if again {
+                    self.custom_read_disk(&key);
+                }
+            }
+            Read::Client {
+                channel,
+                id,
+                generation,
+                scan,
+            } => {
+                let Some(run) = self
+                    .customs
+                    .sessions
+                    .get_mut(&channel)
+                    .and_then(|s| s.client.iter_mut().find(|r| r.id == id))
+                    .filter(|r| r.generation == generation)
+                else {
+                    return;
+                };
+                run.scan = Some(scan);
+                run.task = None;
+                let value = self.client_json(&channel, &id);
+                if let Some(value) = value {
+                    self.custom_publish(&channel, value);
+                }
+            }
+        }
+    }
+
+    /// A client plugin's entry as the session shows it now.
+    fn client_json(&self, channel: &str, id: &str) -> Option<Value> {
+        let run = self
+            .customs
+            .sessions
+            .get(channel)?
+            .client
+            .iter()
+            .find(|r| r.id == id)?;
+        let enabled = self
+            .custom_enabled(channel, id)
+            .unwrap_or(run.published.enabled);
+        let mut v = serde_json::to_value(&run.published).ok()?;
+        let o = v.as_object_mut()?;
+        o.remove("nonce");
+        o.insert("type".into(), json!("plugin"));
+        o.insert("clientId".into(), json!(run.client_id));
+        o.insert("enabled".into(), json!(enabled));
+        let base = run.published.uri.trim_end_matches('/').to_owned();
+        fill(o, id, run.scan.as_ref(), |rel| format!("{base}/{rel}"));
+        Some(v)
+    }
+
+    /// Brings the session's client plugins in line with its active client: plugins of a client
+    /// that is no longer active (or no longer published) go, new ones and those whose `nonce`
+    /// changed (or that have none) are read.
+    pub(super) fn custom_client_sync(&mut self, channel: &str) {
+        let Some(session) = self.sessions.get(channel) else {
+            return;
+        };
+        let active = session.state.active_client.clone();
+        let client_id = active.as_ref().map(|a| a.client_id.clone());
+        let mut published: Vec<ClientPluginCustomization> = Vec::new();
+        for p in active.and_then(|a| a.customizations).unwrap_or_default() {
+            let taken = self
+                .custom_entry(channel, &p.id)
+                .is_some_and(|c| !is_client_entry(c));
+            if is_host_id(&p.id) || taken || published.iter().any(|q| q.id == p.id) {
+                eprintln!(
+                    "ahp-host: client plugin `{}` ignored: its id is taken",
+                    p.id
+                );
+                continue;
+            }
+            if published.len() < MAX_CLIENT_PLUGINS {
+                published.push(p);
+            }
+        }
+        let runs = std::mem::take(
+            &mut self
+                .customs
+                .sessions
+                .entry(channel.to_owned())
+                .or_default()
+                .client,
+        );
+        let mut keep = Vec::new();
+        for run in runs {
+            let unchanged = client_id.as_deref() == Some(run.client_id.as_str())
+                && published.iter().any(|p| {
+                    p.id == run.id
+                        && p.uri == run.published.uri
+                        && p.nonce.is_some()
+                        && p.nonce == run.published.nonce
+                });
+            if unchanged {
+                keep.push(run);
+            }
+        }
+        let gone: Vec<String> = self
+            .sessions
+            .get(channel)
+            .and_then(|s| s.state.customizations.as_ref())
+            .into_iter()
+            .flatten()
+            .filter(|c| is_client_entry(c))
+            .filter_map(top_id)
+            .filter(|id| client_id.is_none() || !published.iter().any(|p| p.id == *id))
+            .map(str::to_owned)
+            .collect();
+        for id in gone {
+            self.apply_server(channel, removed(&id));
+        }
+        let fresh: Vec<ClientPluginCustomization> = published
+            .into_iter()
+            .filter(|p| !keep.iter().any(|r| r.id == p.id))
+            .collect();
+        if let Some(s) = self.customs.sessions.get_mut(channel) {
+            s.client = keep;
+        }
+        let Some(client_id) = client_id else {
+            return;
+        };
+        for p in fresh {
+            self.custom_read_client(channel, &client_id, p);
+        }
+    }
+
+    /// Publishes a client plugin as `loading` and reads it from the client.
+    fn custom_read_client(&mut self, channel: &str, client_id: &str, p: ClientPluginCustomization) {
+        self.customs.generation += 1;
+        let generation = self.customs.generation;
+        let id = p.id.clone();
+        let base = p.uri.clone();
+        let run = ClientRun {
+            id: id.clone(),
+            client_id: client_id.to_owned(),
+            published: p,
+            generation,
+            scan: None,
+            task: None,
+        };
+        if let Some(s) = self.customs.sessions.get_mut(channel) {
+            s.client.push(run);
+        }
+        if let Some(v) = self.client_json(channel, &id) {
+            self.custom_publish(channel, v);
+        }
+        let conn = self
+            .conns
+            .iter()
+            .find(|(_, c)| c.client_id.as_deref() == Some(client_id))
+            .map(|(id, c)| (*id, c.handle.clone()));
+        let Some((conn, handle)) = conn else {
+            let read = Read::Client {
+                channel: channel.to_owned(),
+                id,
+                generation,
+                scan: Scan::error("the client that published the plugin is not connected"),
+            };
+            return self.on_customization_read(read);
+        };
+        let source = ClientSource {
+            peer: self.peer.clone(),
+            conn,
+            handle,
+            base,
+            timeout: self.client_request_timeout,
+        };
+        let (tx, channel_owned, id_owned) = (self.tx.clone(), channel.to_owned(), id.clone());
+        let task = self.rt.spawn(async move {
+            let read = scan::scan(&source, Layout::Plugin, Bounds::default());
+            let scan = tokio::time::timeout(CLIENT_READ_LIMIT, read)
+                .await
+                .unwrap_or_else(|_| {
+                    Scan::error(format!(
+                        "reading the plugin from the client took longer than {} s",
+                        CLIENT_READ_LIMIT.as_secs()
+                    ))
+                });
+            let read = Read::Client {
+                channel: channel_owned,
+                id: id_owned,
+                generation,
+                scan,
+            };
+            let _ = tx.send(HubMsg::Customization(Box::new(read))).await;
+        });
+        if let Some(run) = self.customs.sessions.get_mut(channel).and_then(|s| {
+            s.client
+                .iter_mut()
+                .find(|r| r.id == id && r.generation == generation)
+        }) {
+            run.task = Some(task.abort_handle());
+        }
+    }
+
+    /// The children of the session's enabled containers, with their bodies, in the order the
+    /// session shows them: what the agent's instructions, skills and prompts are built from.
+    pub(super) fn active_customizations(&self, channel: &str) -> Vec<ActiveCustomization> {
+        let Some(session) = self.sessions.get(channel) else {
+            return Vec::new();
+        };
+        let runs = self.customs.sessions.get(channel);
+        let mut out = Vec::new();
+        for c in session.state.customizations.iter().flatten() {
+            let (id, name, enabled) = match c {
+                Customization::Plugin(p) => (&p.id, &p.name, p.enabled),
+                Customization::Directory(d) => (&d.id, &d.name, d.enabled),
+                _ => continue,
+            };
+            if !enabled {
+                continue;
+            }
+            let scan = runs.and_then(|r| {
+                if let Some(e) = r.host.iter().find(|e| &e.id == id) {
+                    return self.customs.disk.get(&e.key)?.scan.as_deref();
+                }
+                r.client.iter().find(|r| &r.id == id)?.scan.as_ref()
+            });
+            for child in scan.iter().flat_map(|s| &s.children) {
+                out.push(ActiveCustomization {
+                    container_id: id.clone(),
+                    container: name.clone(),
+                    id: customize::child_id(id, child),
+                    kind: child.kind,
+                    name: child.name.clone(),
+                    meta: child.meta.clone(),
+                    body: child.body.clone(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Whether a top-level entry was published by a client.
+fn is_client_entry(c: &Customization) -> bool {
+    matches!(c, Customization::Plugin(p) if p.client_id.is_some())
+}
