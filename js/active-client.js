@@ -375,7 +375,8 @@ function hash(text) {
 
 /**
  * A plugin made of in-memory files (Open Plugins layout: `skills/NAME/SKILL.md`,
- * `agents/NAME.md`, `commands/NAME.md` for prompts, `rules/NAME.md`, ... with YAML frontmatter),
+ * `agents/NAME.md`, `commands/NAME.md` (slash-command skills), `prompts/NAME.md`,
+ * `rules/NAME.md`, ... with YAML frontmatter; see ahp-host's README, "Customizations"),
  * published by `setActiveClient({ plugins })` under `virtual://<clientId>/<id>/`. The `nonce`
  * hashes the files, so the host re-reads the plugin only when something changed.
  */

@@ -625,3 +625,45 @@ async fn a_client_that_does_not_answer_leaves_its_plugin_in_error_not_hanging() 
         .unwrap_or_default()
         .contains("host's"));
 }
+
+#[tokio::test]
+async fn after_a_restart_containers_are_read_again_and_client_plugins_wait_for_their_client() {
+    let t = start_host().await;
+    let (data, work) = (t.data.path().to_path_buf(), t.work.path().to_path_buf());
+    let (mut a, mut mirror) = session(&t, "a").await;
+    a.dispatch(S, claim("a", published("n1"))).await;
+    let files = client_files("v1");
+    serve_until(&mut a, &mut mirror, Some(&files), "page-skills", |v| {
+        v.is_some_and(loaded)
+    })
+    .await;
+    // The host stops with the client still active; a rule is added while it is down.
+    t.host.shutdown().await;
+    write(&work.join(".agents/rules/while-down.md"), "Be brief.\n");
+    let host = restart(&data, &work).await;
+
+    // Used again: the directory is read again; the plugin waits for its client.
+    let mut b = Client::ready(&host, "b").await;
+    let mut observed = session_state(&b.subscribe(S).await);
+    let rules = until(&mut b, &mut observed, "dir/rules", |v| {
+        v["children"].as_array().is_some_and(|k| k.len() == 1)
+    })
+    .await;
+    assert_eq!(kids(&rules), [("rule".to_owned(), "while-down".to_owned())]);
+    let waiting = until(&mut b, &mut observed, "page-skills", load_is("error")).await;
+    assert!(waiting["load"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not connected"));
+
+    // The client is back: its plugin is read from it again.
+    let mut a = Client::ready(&host, "a").await;
+    let mut mirror = session_state(&a.subscribe(S).await);
+    let (plugin, requests) = serve_until(&mut a, &mut mirror, Some(&files), "page-skills", |v| {
+        v.is_some_and(loaded)
+    })
+    .await;
+    assert!(!requests.is_empty());
+    assert_eq!(plugin.unwrap()["clientId"], "a");
+    host.shutdown().await;
+}

@@ -631,6 +631,47 @@ mod tests {
         assert_eq!(s.children.len(), 500, "at most `files` files are read");
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Arbitrary plugin trees (component folders, odd names, bad frontmatter, junk
+        /// manifests and hook files): never a panic, the bounds hold, and a container is
+        /// degraded exactly when something was skipped.
+        #[test]
+        fn arbitrary_plugins_never_panic_and_stay_bounded(
+            files in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "plugin.json", ".plugin/plugin.json", "hooks/hooks.json", "rules/a.mdc",
+                        "rules/b.md", "agents/x.md", "commands/c.md", "prompts/p.prompt.md",
+                        "skills/s/SKILL.md", "skills/t/SKILL.md", "skills/SKILL.md", "other/z.md",
+                    ]),
+                    r#"(---\n)?[-:a-z{}\[\]\\\n "',#&*!|>0-9]{0,80}(\n---\n)?[a-z ]{0,20}"#,
+                ),
+                0..12,
+            ),
+            small in proptest::bool::ANY,
+        ) {
+            let src = Mem(files.into_iter().map(|(p, t)| (p.to_string(), t)).collect());
+            let bounds = if small {
+                Bounds { dir_entries: 2, entries: 6, files: 3, file_bytes: 40, total_bytes: 60 }
+            } else {
+                Bounds::default()
+            };
+            let s = run(&src, Layout::Plugin, bounds);
+            proptest::prop_assert!(s.children.iter().filter(|c| c.kind != ChildKind::Hook).count() <= bounds.files);
+            for c in &s.children {
+                proptest::prop_assert!(c.name.chars().count() <= 256 + frontmatter::MAX_NAME_CHARS + 3);
+                proptest::prop_assert!(c.body.len() <= bounds.file_bytes);
+            }
+            if let Load::Degraded(m) | Load::Error(m) = &s.load {
+                proptest::prop_assert!(!m.is_empty());
+            }
+            // The same tree reads the same (what the watcher relies on to stay quiet).
+            proptest::prop_assert_eq!(run(&src, Layout::Plugin, bounds), s);
+        }
+    }
+
     #[test]
     fn a_missing_directory_is_empty_not_an_error() {
         let s = run(

@@ -114,6 +114,8 @@ struct ClientRun {
     generation: u64,
     scan: Option<Scan>,
     task: Option<AbortHandle>,
+    /// The client was not connected: read when it is back.
+    waiting: bool,
 }
 
 impl Drop for ClientRun {
@@ -690,6 +692,7 @@ impl Hub {
             generation,
             scan: None,
             task: None,
+            waiting: false,
         };
         if let Some(s) = self.customs.sessions.get_mut(channel) {
             s.client.push(run);
@@ -703,6 +706,15 @@ impl Hub {
             .find(|(_, c)| c.client_id.as_deref() == Some(client_id))
             .map(|(id, c)| (*id, c.handle.clone()));
         let Some((conn, handle)) = conn else {
+            // After a host restart the active client may not be back yet.
+            if let Some(run) = self
+                .customs
+                .sessions
+                .get_mut(channel)
+                .and_then(|s| s.client.last_mut())
+            {
+                run.waiting = true;
+            }
             let read = Read::Client {
                 channel: channel.to_owned(),
                 id,
@@ -743,6 +755,25 @@ impl Hub {
                 .find(|r| r.id == id && r.generation == generation)
         }) {
             run.task = Some(task.abort_handle());
+        }
+    }
+
+    /// A client connected: read the plugins it published that waited for it.
+    pub(super) fn custom_client_returned(&mut self, client_id: &str) {
+        let mut again = Vec::new();
+        for (channel, s) in &mut self.customs.sessions {
+            let (waiting, rest): (Vec<ClientRun>, Vec<ClientRun>) = std::mem::take(&mut s.client)
+                .into_iter()
+                .partition(|r| r.waiting && r.client_id == client_id);
+            s.client = rest;
+            again.extend(
+                waiting
+                    .into_iter()
+                    .map(|r| (channel.clone(), r.published.clone())),
+            );
+        }
+        for (channel, published) in again {
+            self.custom_read_client(&channel, client_id, published);
         }
     }
 

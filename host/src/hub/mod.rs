@@ -688,6 +688,7 @@ impl Hub {
             c.mcp_apps = apps;
         }
         self.client_returned(&client_id);
+        self.custom_client_returned(&client_id);
     }
 }
 
