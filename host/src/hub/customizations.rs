@@ -8,7 +8,7 @@
 //!   read once for all the sessions that show it, off the hub (the blocking pool), and read
 //!   again when its watcher reports a change; a session's entry changes only when what it
 //!   shows changed.
-//! - Client plugins: the active client's `ClientPluginCustomization`s, read back from that
+//! - Client plugins (`client_plugins.rs`): the active client's `ClientPluginCustomization`s, read back from that
 //!   client (`resourceList`/`resourceRead`, `customize::client`), shown with `clientId`; read
 //!   again when a publication changes the `nonce` (or has none), removed when the client
 //!   releases the role or another client takes it (a disconnect releases it).
@@ -17,20 +17,18 @@
 //! After a restart, a session's containers are read again when it is next used (subscribed to
 //! or given a turn), as its MCP servers are started.
 
+use super::client_plugins::ClientRun;
 use super::{Hub, HubMsg};
-use crate::customize::client::ClientSource;
 use crate::customize::disk::DiskSource;
 use crate::customize::scan::{self, Bounds, Layout};
 use crate::customize::watch::Watcher;
 use crate::customize::{self, child_json, ActiveCustomization, ChildKind, Scan};
 use crate::resources::file_uri;
-use ahp_wasm::protocol::{ClientPluginCustomization, Customization, StateAction};
+use ahp_wasm::protocol::{Customization, StateAction};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::task::AbortHandle;
 
 /// The working directory's containers: (id, directory, kind).
 const WORKDIR_DIRS: [(&str, &str, ChildKind); 4] = [
@@ -39,11 +37,6 @@ const WORKDIR_DIRS: [(&str, &str, ChildKind); 4] = [
     ("dir/prompts", ".agents/prompts", ChildKind::Prompt),
     ("dir/rules", ".agents/rules", ChildKind::Rule),
 ];
-
-/// Plugins one client may publish (more are not read).
-pub const MAX_CLIENT_PLUGINS: usize = 16;
-/// How long reading one client plugin may take in all.
-const CLIENT_READ_LIMIT: Duration = Duration::from_secs(30);
 
 /// Whether `id` is one the host mints for its containers (clients may not publish such ids).
 pub(super) fn is_host_id(id: &str) -> bool {
@@ -107,29 +100,10 @@ struct HostEntry {
     layout: Layout,
 }
 
-struct ClientRun {
-    id: String,
-    client_id: String,
-    published: ClientPluginCustomization,
-    generation: u64,
-    scan: Option<Scan>,
-    task: Option<AbortHandle>,
-    /// The client was not connected: read when it is back.
-    waiting: bool,
-}
-
-impl Drop for ClientRun {
-    fn drop(&mut self) {
-        if let Some(task) = self.task.take() {
-            task.abort();
-        }
-    }
-}
-
 #[derive(Default)]
-struct SessionCustoms {
+pub(super) struct SessionCustoms {
     host: Vec<HostEntry>,
-    client: Vec<ClientRun>,
+    pub(super) client: Vec<ClientRun>,
 }
 
 /// All customizations of the host.
@@ -137,13 +111,13 @@ struct SessionCustoms {
 pub(super) struct Customs {
     disk: HashMap<Key, Disk>,
     by_dir: HashMap<PathBuf, HashSet<Key>>,
-    sessions: HashMap<String, SessionCustoms>,
+    pub(super) sessions: HashMap<String, SessionCustoms>,
     lazy: HashSet<String>,
     watcher: Option<Watcher>,
-    generation: u64,
+    pub(super) generation: u64,
 }
 
-fn top_id(c: &Customization) -> Option<&str> {
+pub(super) fn top_id(c: &Customization) -> Option<&str> {
     match c {
         Customization::Plugin(p) => Some(&p.id),
         Customization::Directory(d) => Some(&d.id),
@@ -157,7 +131,7 @@ fn updated(value: Value) -> StateAction {
         .expect("a customizationUpdated action")
 }
 
-fn removed(id: &str) -> StateAction {
+pub(super) fn removed(id: &str) -> StateAction {
     serde_json::from_value(json!({"type": "session/customizationRemoved", "id": id}))
         .expect("a customizationRemoved action")
 }
@@ -173,7 +147,7 @@ fn children(id: &str, scan: &Scan, uri_of: impl Fn(&str) -> String) -> Value {
 }
 
 /// The load state and children of a container (`loading` and none before its first read).
-fn fill(
+pub(super) fn fill(
     o: &mut serde_json::Map<String, Value>,
     id: &str,
     scan: Option<&Scan>,
@@ -225,7 +199,7 @@ fn watch_dirs(root: &Path, floor: &Path, scan: &Scan) -> Vec<PathBuf> {
 
 impl Hub {
     /// The session's container entry `id` in its state.
-    fn custom_entry(&self, channel: &str, id: &str) -> Option<&Customization> {
+    pub(super) fn custom_entry(&self, channel: &str, id: &str) -> Option<&Customization> {
         self.sessions
             .get(channel)?
             .state
@@ -235,7 +209,7 @@ impl Hub {
             .find(|c| top_id(c) == Some(id))
     }
 
-    fn custom_enabled(&self, channel: &str, id: &str) -> Option<bool> {
+    pub(super) fn custom_enabled(&self, channel: &str, id: &str) -> Option<bool> {
         match self.custom_entry(channel, id)? {
             Customization::Plugin(p) => Some(p.enabled),
             Customization::Directory(d) => Some(d.enabled),
@@ -244,7 +218,7 @@ impl Hub {
     }
 
     /// Publishes a container when it differs from the session's entry.
-    fn custom_publish(&mut self, channel: &str, value: Value) {
+    pub(super) fn custom_publish(&mut self, channel: &str, value: Value) {
         let id = value["id"].as_str().unwrap_or_default().to_owned();
         let entry = customize::customization(value.clone());
         if self.custom_entry(channel, &id) == Some(&entry) {
@@ -561,219 +535,7 @@ impl Hub {
                 id,
                 generation,
                 scan,
-            } => {
-                let Some(run) = self
-                    .customs
-                    .sessions
-                    .get_mut(&channel)
-                    .and_then(|s| s.client.iter_mut().find(|r| r.id == id))
-                    .filter(|r| r.generation == generation)
-                else {
-                    return;
-                };
-                run.scan = Some(scan);
-                run.task = None;
-                let value = self.client_json(&channel, &id);
-                if let Some(value) = value {
-                    self.custom_publish(&channel, value);
-                }
-            }
-        }
-    }
-
-    /// A client plugin's entry as the session shows it now.
-    fn client_json(&self, channel: &str, id: &str) -> Option<Value> {
-        let run = self
-            .customs
-            .sessions
-            .get(channel)?
-            .client
-            .iter()
-            .find(|r| r.id == id)?;
-        let enabled = self
-            .custom_enabled(channel, id)
-            .unwrap_or(run.published.enabled);
-        let mut v = serde_json::to_value(&run.published).ok()?;
-        let o = v.as_object_mut()?;
-        o.remove("nonce");
-        o.insert("type".into(), json!("plugin"));
-        o.insert("clientId".into(), json!(run.client_id));
-        o.insert("enabled".into(), json!(enabled));
-        let base = run.published.uri.trim_end_matches('/').to_owned();
-        fill(o, id, run.scan.as_ref(), |rel| format!("{base}/{rel}"));
-        Some(v)
-    }
-
-    /// Brings the session's client plugins in line with its active client: plugins of a client
-    /// that is no longer active (or no longer published) go, new ones and those whose `nonce`
-    /// changed (or that have none) are read.
-    pub(super) fn custom_client_sync(&mut self, channel: &str) {
-        let Some(session) = self.sessions.get(channel) else {
-            return;
-        };
-        let active = session.state.active_client.clone();
-        let client_id = active.as_ref().map(|a| a.client_id.clone());
-        let mut published: Vec<ClientPluginCustomization> = Vec::new();
-        for p in active.and_then(|a| a.customizations).unwrap_or_default() {
-            let taken = self
-                .custom_entry(channel, &p.id)
-                .is_some_and(|c| !is_client_entry(c));
-            if is_host_id(&p.id) || taken || published.iter().any(|q| q.id == p.id) {
-                eprintln!(
-                    "ahp-host: client plugin `{}` ignored: its id is taken",
-                    p.id
-                );
-                continue;
-            }
-            if published.len() < MAX_CLIENT_PLUGINS {
-                published.push(p);
-            }
-        }
-        let runs = std::mem::take(
-            &mut self
-                .customs
-                .sessions
-                .entry(channel.to_owned())
-                .or_default()
-                .client,
-        );
-        let mut keep = Vec::new();
-        for run in runs {
-            let unchanged = client_id.as_deref() == Some(run.client_id.as_str())
-                && published.iter().any(|p| {
-                    p.id == run.id
-                        && p.uri == run.published.uri
-                        && p.nonce.is_some()
-                        && p.nonce == run.published.nonce
-                });
-            if unchanged {
-                keep.push(run);
-            }
-        }
-        let gone: Vec<String> = self
-            .sessions
-            .get(channel)
-            .and_then(|s| s.state.customizations.as_ref())
-            .into_iter()
-            .flatten()
-            .filter(|c| is_client_entry(c))
-            .filter_map(top_id)
-            .filter(|id| client_id.is_none() || !published.iter().any(|p| p.id == *id))
-            .map(str::to_owned)
-            .collect();
-        for id in gone {
-            self.apply_server(channel, removed(&id));
-        }
-        let fresh: Vec<ClientPluginCustomization> = published
-            .into_iter()
-            .filter(|p| !keep.iter().any(|r| r.id == p.id))
-            .collect();
-        if let Some(s) = self.customs.sessions.get_mut(channel) {
-            s.client = keep;
-        }
-        let Some(client_id) = client_id else {
-            return;
-        };
-        for p in fresh {
-            self.custom_read_client(channel, &client_id, p);
-        }
-    }
-
-    /// Publishes a client plugin as `loading` and reads it from the client.
-    fn custom_read_client(&mut self, channel: &str, client_id: &str, p: ClientPluginCustomization) {
-        self.customs.generation += 1;
-        let generation = self.customs.generation;
-        let id = p.id.clone();
-        let base = p.uri.clone();
-        let run = ClientRun {
-            id: id.clone(),
-            client_id: client_id.to_owned(),
-            published: p,
-            generation,
-            scan: None,
-            task: None,
-            waiting: false,
-        };
-        if let Some(s) = self.customs.sessions.get_mut(channel) {
-            s.client.push(run);
-        }
-        if let Some(v) = self.client_json(channel, &id) {
-            self.custom_publish(channel, v);
-        }
-        let conn = self
-            .conns
-            .iter()
-            .find(|(_, c)| c.client_id.as_deref() == Some(client_id))
-            .map(|(id, c)| (*id, c.handle.clone()));
-        let Some((conn, handle)) = conn else {
-            // After a host restart the active client may not be back yet.
-            if let Some(run) = self
-                .customs
-                .sessions
-                .get_mut(channel)
-                .and_then(|s| s.client.last_mut())
-            {
-                run.waiting = true;
-            }
-            let read = Read::Client {
-                channel: channel.to_owned(),
-                id,
-                generation,
-                scan: Scan::error("the client that published the plugin is not connected"),
-            };
-            return self.on_customization_read(read);
-        };
-        let source = ClientSource {
-            peer: self.peer.clone(),
-            conn,
-            handle,
-            base,
-            timeout: self.client_request_timeout,
-        };
-        let (tx, channel_owned, id_owned) = (self.tx.clone(), channel.to_owned(), id.clone());
-        let task = self.rt.spawn(async move {
-            let read = scan::scan(&source, Layout::Plugin, Bounds::default());
-            let scan = tokio::time::timeout(CLIENT_READ_LIMIT, read)
-                .await
-                .unwrap_or_else(|_| {
-                    Scan::error(format!(
-                        "reading the plugin from the client took longer than {} s",
-                        CLIENT_READ_LIMIT.as_secs()
-                    ))
-                });
-            let read = Read::Client {
-                channel: channel_owned,
-                id: id_owned,
-                generation,
-                scan,
-            };
-            let _ = tx.send(HubMsg::Customization(Box::new(read))).await;
-        });
-        if let Some(run) = self.customs.sessions.get_mut(channel).and_then(|s| {
-            s.client
-                .iter_mut()
-                .find(|r| r.id == id && r.generation == generation)
-        }) {
-            run.task = Some(task.abort_handle());
-        }
-    }
-
-    /// A client connected: read the plugins it published that waited for it.
-    pub(super) fn custom_client_returned(&mut self, client_id: &str) {
-        let mut again = Vec::new();
-        for (channel, s) in &mut self.customs.sessions {
-            let (waiting, rest): (Vec<ClientRun>, Vec<ClientRun>) = std::mem::take(&mut s.client)
-                .into_iter()
-                .partition(|r| r.waiting && r.client_id == client_id);
-            s.client = rest;
-            again.extend(
-                waiting
-                    .into_iter()
-                    .map(|r| (channel.clone(), r.published.clone())),
-            );
-        }
-        for (channel, published) in again {
-            self.custom_read_client(&channel, client_id, published);
+            } => self.on_client_plugin_read(&channel, &id, generation, scan),
         }
     }
 
@@ -814,9 +576,4 @@ impl Hub {
         }
         out
     }
-}
-
-/// Whether a top-level entry was published by a client.
-fn is_client_entry(c: &Customization) -> bool {
-    matches!(c, Customization::Plugin(p) if p.client_id.is_some())
 }

@@ -104,7 +104,7 @@ fn client_plugins(
     plugins: Option<&[ahp_wasm::protocol::ClientPluginCustomization]>,
 ) -> Result<Disposition, String> {
     let plugins = plugins.unwrap_or_default();
-    let max = super::customizations::MAX_CLIENT_PLUGINS;
+    let max = super::client_plugins::MAX_CLIENT_PLUGINS;
     if plugins.len() > max {
         return Err(format!("at most {max} plugins may be published"));
     }

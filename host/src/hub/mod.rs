@@ -15,8 +15,10 @@
 //! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
 //! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
 //! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps);
-//! - `customizations.rs`: plugins, directories and client plugins (`crate::customize`).
+//! - `customizations.rs`: plugins and directories (`crate::customize`); `client_plugins.rs`:
+//!   plugins published by the active client, read back from it.
 
+mod client_plugins;
 mod client_tools;
 mod commands;
 mod customizations;
