@@ -38,6 +38,10 @@ const WORKDIR_DIRS: [(&str, &str, ChildKind); 4] = [
     ("dir/rules", ".agents/rules", ChildKind::Rule),
 ];
 
+/// Most folders watched for one container (a plugin with a thousand skill folders does not
+/// take a thousand watches).
+const MAX_WATCHED_DIRS: usize = 256;
+
 /// Whether `id` is one the host mints for its containers (clients may not publish such ids).
 pub(super) fn is_host_id(id: &str) -> bool {
     ["plugin/", "dir/", "mcp/", "mcp-config/"]
@@ -194,6 +198,8 @@ fn watch_dirs(root: &Path, floor: &Path, scan: &Scan) -> Vec<PathBuf> {
     }
     dirs.sort();
     dirs.dedup();
+    // Sorted, the root (a prefix of the others) comes first and is always kept.
+    dirs.truncate(MAX_WATCHED_DIRS);
     dirs
 }
 
