@@ -239,9 +239,11 @@ impl Hub {
         for uri in held {
             self.apply_server(
                 &uri,
-                StateAction::SessionActiveClientChanged(SessionActiveClientChangedAction {
-                    active_client: None,
-                }),
+                StateAction::SessionActiveClientChanged(Box::new(
+                    SessionActiveClientChangedAction {
+                        active_client: None,
+                    },
+                )),
             );
         }
     }
