@@ -398,3 +398,18 @@ fn tool_schemas_are_any_json_schema_object() {
     let schema = typed.tools[0].input_schema.as_ref().unwrap();
     assert_eq!(schema["required"], json!(["path"]));
 }
+
+#[test]
+fn the_system_message_transform_extension_is_typed_and_kept() {
+    let action = json!({
+        "type": "session/activeClientChanged",
+        "activeClient": {"clientId": "c1", "tools": [],
+            "systemMessageTransform": {"sections": ["tone", "custom_instructions"]}}
+    });
+    assert_eq!(roundtrip::<StateAction>(&action), Ok(action.clone()));
+    let agents = json!({"type": "root/agentsChanged", "agents": [{
+        "provider": "builtin", "displayName": "Built-in", "description": "d", "models": [],
+        "systemMessageSections": [{"id": "safety", "label": "Safety", "restricted": true}]
+    }]});
+    assert_eq!(roundtrip::<StateAction>(&agents), Ok(agents.clone()));
+}

@@ -642,6 +642,13 @@ pub struct AgentInfo {
         skip_serializing_if = "Option::is_none"
     )]
     pub customizations: Option<Vec<Customization>>,
+    /// The sections this agent exposes to `systemMessageTransform` (extension).
+    #[serde(
+        rename = "systemMessageSections",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub system_message_sections: Option<Vec<SystemMessageSection>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -985,6 +992,13 @@ pub struct SessionActiveClient {
         skip_serializing_if = "Option::is_none"
     )]
     pub customizations: Option<Vec<ClientPluginCustomization>>,
+    /// Opt-in: the system-prompt sections this client wants to transform (extension).
+    #[serde(
+        rename = "systemMessageTransform",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub system_message_transform: Option<SessionActiveClientSystemMessageTransform>,
 }
 
 /// Server-owned project metadata for a session.
@@ -6047,7 +6061,7 @@ pub enum StateAction {
     #[serde(rename = "session/serverToolsChanged")]
     SessionServerToolsChanged(SessionServerToolsChangedAction),
     #[serde(rename = "session/activeClientChanged")]
-    SessionActiveClientChanged(SessionActiveClientChangedAction),
+    SessionActiveClientChanged(Box<SessionActiveClientChangedAction>),
     #[serde(rename = "session/activeClientToolsChanged")]
     SessionActiveClientToolsChanged(SessionActiveClientToolsChangedAction),
     #[serde(rename = "session/pendingMessageSet")]
@@ -6272,9 +6286,9 @@ impl TaggedUnion for StateAction {
             "session/serverToolsChanged" => {
                 Self::SessionServerToolsChanged(SessionServerToolsChangedAction::deserialize(rest)?)
             }
-            "session/activeClientChanged" => Self::SessionActiveClientChanged(
+            "session/activeClientChanged" => Self::SessionActiveClientChanged(Box::new(
                 SessionActiveClientChangedAction::deserialize(rest)?,
-            ),
+            )),
             "session/activeClientToolsChanged" => Self::SessionActiveClientToolsChanged(
                 SessionActiveClientToolsChangedAction::deserialize(rest)?,
             ),
@@ -7889,6 +7903,79 @@ pub struct UnsupportedProtocolVersionErrorData {
     pub supported_versions: Vec<String>,
 }
 
+/// A system-prompt section an agent exposes to `systemMessageTransform` (advertise-only catalogue).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SystemMessageSection {
+    /// Provider-defined opaque id; the key in transform requests.
+    #[serde(rename = "id")]
+    pub id: String,
+    /// Human-readable label.
+    #[serde(rename = "label")]
+    pub label: String,
+    /// Optional explanation.
+    #[serde(
+        rename = "description",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<String>,
+    /// The host refuses transforms of this section even when a client opts in.
+    #[serde(
+        rename = "restricted",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub restricted: Option<bool>,
+}
+
+/// The section ids the active client wants to transform.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SessionActiveClientSystemMessageTransform {
+    /// Section ids (see `AgentInfo.systemMessageSections`).
+    #[serde(rename = "sections")]
+    pub sections: Vec<String>,
+}
+
+/// One section in a transform request or answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SystemMessageTransformSection {
+    /// The section's rendered content (opaque text).
+    #[serde(rename = "content")]
+    pub content: String,
+}
+
+/// Server -> client request `systemMessageTransform`: rewrite these system-prompt sections.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SystemMessageTransformParams {
+    /// The session URI.
+    #[serde(rename = "channel")]
+    pub channel: String,
+    /// Sections by id: only ids the active client opted into, rendered now, and not restricted.
+    #[serde(rename = "sections")]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, SystemMessageTransformSection>")
+    )]
+    pub sections: BTreeMap<String, SystemMessageTransformSection>,
+}
+
+/// Answer to `systemMessageTransform`: rewritten sections (omitted ones pass through; ids not in the request are ignored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SystemMessageTransformResult {
+    /// Rewritten sections by id.
+    #[serde(rename = "sections")]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "Record<string, SystemMessageTransformSection>")
+    )]
+    pub sections: BTreeMap<String, SystemMessageTransformSection>,
+}
+
 /// Wire values of `AuthRequiredReason`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -9043,6 +9130,13 @@ pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValu
         "AuthRequiredErrorData" => rt::<AuthRequiredErrorData>(value),
         "PermissionDeniedErrorData" => rt::<PermissionDeniedErrorData>(value),
         "UnsupportedProtocolVersionErrorData" => rt::<UnsupportedProtocolVersionErrorData>(value),
+        "SystemMessageSection" => rt::<SystemMessageSection>(value),
+        "SessionActiveClientSystemMessageTransform" => {
+            rt::<SessionActiveClientSystemMessageTransform>(value)
+        }
+        "SystemMessageTransformSection" => rt::<SystemMessageTransformSection>(value),
+        "SystemMessageTransformParams" => rt::<SystemMessageTransformParams>(value),
+        "SystemMessageTransformResult" => rt::<SystemMessageTransformResult>(value),
         "AuthRequiredReason" => rt::<AuthRequiredReason>(value),
         "ChangesetOperationScope" => rt::<ChangesetOperationScope>(value),
         "ChangesetOperationStatus" => rt::<ChangesetOperationStatus>(value),
@@ -9341,6 +9435,11 @@ pub const GENERATED_TYPES: &[&str] = &[
     "AuthRequiredErrorData",
     "PermissionDeniedErrorData",
     "UnsupportedProtocolVersionErrorData",
+    "SystemMessageSection",
+    "SessionActiveClientSystemMessageTransform",
+    "SystemMessageTransformSection",
+    "SystemMessageTransformParams",
+    "SystemMessageTransformResult",
     "AuthRequiredReason",
     "ChangesetOperationScope",
     "ChangesetOperationStatus",

@@ -5,10 +5,7 @@
 // a page that went away fails after the host's grace period (seen from a second page).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { hostBinary, launchChromium, openPage, startHost, within } from './harness.mjs';
+import { explain, hostAndBrowser, openPage } from './harness.mjs';
 
 /** Sends `text` from the page and resolves with the last tool call of the finished turn. */
 async function callTool(page, text) {
@@ -26,21 +23,8 @@ async function callTool(page, text) {
 }
 
 test('browser tools: the page lends tools the agent calls, answers in the page, denials, a vanished page', { timeout: 5 * 60_000 }, async (t) => {
-  const bin = await hostBinary();
-  const tmp = mkdtempSync(join(tmpdir(), 'ahp-browser-tools-'));
-  const workDir = join(tmp, 'work');
-  mkdirSync(workDir);
-  const host = startHost(bin, join(tmp, 'data'), workDir, 0, ['--client-tool-grace-ms', '1500']);
-  let browser = null;
-  t.after(async () => {
-    if (browser) await within(browser.close(), 15_000, 'browser.close').catch(() => {});
-    host.child.kill('SIGKILL');
-    await within(host.exited, 10_000, 'ahp-host exit').catch(() => {});
-    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  });
-  const url = await host.url;
-  browser = await launchChromium();
-  const pages = [];
+  const ctx = await hostAndBrowser(t, { prefix: 'ahp-browser-tools-', extraArgs: ['--client-tool-grace-ms', '1500'] });
+  const { url, browser, pages } = ctx;
   try {
     const A = await openPage(browser, url, 'A', pages);
     const a = A.page;
@@ -119,8 +103,6 @@ test('browser tools: the page lends tools the agent calls, answers in the page, 
     }
     assert.deepEqual(pages.flatMap((p) => p.problems), [], 'no page errors or CSP reports');
   } catch (e) {
-    e.message += `\n--- page problems:\n${pages.flatMap((p) => p.problems).join('\n') || '(none)'}`
-      + `\n--- ahp-host stderr:\n${host.logs.stderr.slice(-3000)}`;
-    throw e;
+    throw explain(e, ctx);
   }
 });

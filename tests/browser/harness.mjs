@@ -4,7 +4,8 @@
 // CHROME names another.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -113,4 +114,36 @@ export function launchChromium() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+/**
+ * A host on a fresh data and working directory (`prepare(workDir)` fills the latter first) and a
+ * browser, both stopped and removed when the test ends. `cleanup` runs first at the end.
+ * Resolves with { url, host, browser, pages, workDir }.
+ */
+export async function hostAndBrowser(t, { prefix = 'ahp-browser-', extraArgs = [], prepare = () => {}, cleanup = () => {} } = {}) {
+  const bin = await hostBinary();
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  const workDir = join(tmp, 'work');
+  mkdirSync(workDir);
+  await prepare(workDir);
+  const host = startHost(bin, join(tmp, 'data'), workDir, 0, extraArgs);
+  const ctx = { url: null, host, browser: null, pages: [], workDir };
+  t.after(async () => {
+    await cleanup();
+    if (ctx.browser) await within(ctx.browser.close(), 15_000, 'browser.close').catch(() => {});
+    host.child.kill('SIGKILL');
+    await within(host.exited, 10_000, 'ahp-host exit').catch(() => {});
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  });
+  ctx.url = await host.url;
+  ctx.browser = await launchChromium();
+  return ctx;
+}
+
+/** Adds the pages' problems and the host's log to a failure's message. */
+export function explain(e, ctx) {
+  e.message += `\n--- page problems:\n${ctx.pages.flatMap((p) => p.problems).join('\n') || '(none)'}`
+    + `\n--- ahp-host stderr:\n${ctx.host.logs.stderr.slice(-3000)}`;
+  return e;
 }

@@ -13,12 +13,11 @@
 // scripts/build-pkg.sh and npm ci).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT_DIR, TOKEN, WAIT, hostBinary, launchChromium, openPage, startHost, within } from './harness.mjs';
+import { ROOT_DIR, TOKEN, explain, hostAndBrowser, openPage } from './harness.mjs';
 
 const SERVER = join(ROOT_DIR, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
 // An HTTP MCP server that wants `Authorization: Bearer s3cret` (answers 401 with RFC 9728 metadata).
@@ -48,35 +47,21 @@ function appFrame(page) {
 test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, calling its server over mcp://', { timeout: 10 * 60_000 }, async (t) => {
   assert.ok(existsSync(SERVER), `${SERVER} is missing: run npm ci`);
   assert.ok(existsSync(join(ROOT_DIR, 'pkg', 'mcp-apps.js')), 'pkg/mcp-apps.js is not built; run scripts/build-pkg.sh');
-  const bin = await hostBinary();
-
-  const tmp = mkdtempSync(join(tmpdir(), 'ahp-mcp-app-'));
-  const dataDir = join(tmp, 'data');
-  const workDir = join(tmp, 'work');
-  mkdirSync(workDir);
   const authPort = await freePort();
   const authServer = spawn(process.execPath, [AUTH_SERVER], { env: { ...process.env, PORT: String(authPort) }, stdio: 'ignore' });
   t.after(() => authServer.kill('SIGKILL'));
-  writeFileSync(join(workDir, '.mcp.json'), JSON.stringify({
-    mcpServers: {
-      basic: { command: process.execPath, args: [SERVER, '--stdio'] },
-      secure: { url: `http://127.0.0.1:${authPort}/mcp` },
-    },
-  }));
-
-  const host = startHost(bin, dataDir, workDir);
-  let browser = null;
   let plain = null;
-  t.after(async () => {
-    plain?.close();
-    if (browser) await within(browser.close(), 15_000, 'browser.close').catch(() => {});
-    host.child.kill('SIGKILL');
-    await within(host.exited, 10_000, 'ahp-host exit').catch(() => {});
-    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  const ctx = await hostAndBrowser(t, {
+    prefix: 'ahp-mcp-app-',
+    prepare: (workDir) => writeFileSync(join(workDir, '.mcp.json'), JSON.stringify({
+      mcpServers: {
+        basic: { command: process.execPath, args: [SERVER, '--stdio'] },
+        secure: { url: `http://127.0.0.1:${authPort}/mcp` },
+      },
+    })),
+    cleanup: () => plain?.close(),
   });
-  const url = await host.url;
-  browser = await launchChromium();
-  const pages = [];
+  const { url, browser, pages } = ctx;
   try {
     const frames = [];
     const A = await openPage(browser, url, 'A', pages, (p) =>
@@ -217,8 +202,6 @@ test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, callin
     const problems = A.problems.filter((p) => !/Authenticate/.test(p));
     assert.deepEqual(problems, [], 'no page errors or CSP reports');
   } catch (e) {
-    e.message += `\n--- page problems:\n${pages.flatMap((p) => p.problems).join('\n') || '(none)'}`
-      + `\n--- ahp-host stderr:\n${host.logs.stderr.slice(-3000)}`;
-    throw e;
+    throw explain(e, ctx);
   }
 });

@@ -138,6 +138,37 @@ test('client tools: executed here with streamed updates, typed failures, confirm
   assert.equal(sub.state.activeClient ?? null, null);
 });
 
+test('the role is claimed again after the connection drops (the host released it)', { timeout: 60_000 }, async (t) => {
+  const host = await startHost(t, ['--chunk-delay-ms', '1']);
+  let socket = null;
+  // The browser/Node WebSocket, with a handle to cut the connection from the outside.
+  const transport = (url, cb) => {
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.onopen = () => cb.open();
+    ws.onmessage = (m) => cb.message(String(m.data));
+    ws.onclose = (e) => cb.close(e.reason || 'closed');
+    return { send: (frame) => ws.send(frame), close: () => ws.close() };
+  };
+  const client = await AhpClient.connect(host.wsUrl, { token: host.token, transport, reconnect: { initialDelayMs: 50 } });
+  t.after(() => client.close());
+  const session = `ahp-session:/reclaim-${Date.now()}`;
+  await client.createSession({ channel: session });
+  await client.setActiveClient(session, { tools: [{ name: 'ping', execute: () => 'pong' }] });
+  const sub = client.subscription(session);
+  const until = (pred) => new Promise((resolve) => {
+    if (pred(sub.state)) return resolve();
+    const off = sub.onChange((state) => { if (pred(state)) { off(); resolve(); } });
+  });
+  await until((s) => s.activeClient?.clientId === client.clientId && sub.pendingCount === 0);
+  const cleared = [];
+  sub.onChange((state) => { if (!state.activeClient) cleared.push(true); });
+  socket.close();
+  await until((s) => cleared.length > 0 && s.activeClient?.clientId === client.clientId && sub.pendingCount === 0);
+  const turn = await runTurn(sub, '/client-tool ping');
+  assert.equal(toolCalls(turn)[0].content[0].text, 'pong', 'the reclaimed role runs calls');
+});
+
 test('buildClientPlugin: virtual:// files with a content-hash nonce; bad paths refused', () => {
   const client = { clientId: 'client-1' };
   const a = buildClientPlugin(client, { id: 'skills', name: 'Skills', files: { 'skills/review/SKILL.md': '---\nname: review\n---\nReview.' } });

@@ -19,6 +19,44 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 const SCHEMA_FILES: [&str; 5] = ["state", "actions", "commands", "notifications", "errors"];
+/// Our additive extensions of the 0.3.0 schema: new `$defs`, and `addProperties` (new optional
+/// properties of existing definitions).
+const EXTENSION_FILES: [&str; 1] = ["protocol/extensions/system-message-transform.json"];
+
+/// Adds an extension file's definitions and properties; a name that exists already is an error
+/// (an extension never changes what the protocol defines).
+fn extend(defs: &mut Map<String, Value>, path: &Path) -> Result<(), String> {
+    let doc = read_json(path)?;
+    let at = |what: &str| format!("{}: {what}", path.display());
+    for (name, def) in doc
+        .get("$defs")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if defs.insert(name.clone(), def.clone()).is_some() {
+            return Err(at(&format!("definition {name} exists already")));
+        }
+    }
+    for (name, props) in doc
+        .get("addProperties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let target = defs
+            .get_mut(name)
+            .and_then(|d| d.get_mut("properties"))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| at(&format!("no definition {name} with properties")))?;
+        for (prop, schema) in props.as_object().into_iter().flatten() {
+            if target.insert(prop.clone(), schema.clone()).is_some() {
+                return Err(at(&format!("{name}.{prop} exists already")));
+            }
+        }
+    }
+    Ok(())
+}
 const OUTPUT: &str = "src/protocol/generated.rs";
 
 /// Definitions written by hand in `src/protocol/manual.rs` (irregular shapes) or deliberately
@@ -139,6 +177,9 @@ impl Schema {
                     }
                 }
             }
+        }
+        for file in EXTENSION_FILES {
+            extend(&mut defs, &root.join(file))?;
         }
         let overlay = read_json(&root.join("protocol/ahp-0.3.0-overlay.json"))?;
         let section = |key: &str| match overlay.get(key) {

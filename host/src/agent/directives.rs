@@ -31,6 +31,8 @@ pub enum Directive {
     Fail(String),
     /// `/title <text>`: renames the session.
     Title(String),
+    /// `/prompt`: shows the turn's system prompt (after customizations and transforms).
+    Prompt,
     /// `/slow`: 250 ms between chunks from here on.
     Slow,
     /// `/fast`: no delay between chunks from here on.
@@ -130,6 +132,7 @@ fn parse_line(line: &str) -> Option<Directive> {
             arg.into()
         }),
         "title" if !arg.is_empty() => Directive::Title(arg.into()),
+        "prompt" if arg.is_empty() => Directive::Prompt,
         "slow" if arg.is_empty() => Directive::Slow,
         "fast" if arg.is_empty() => Directive::Fast,
         "long" => Directive::Long(arg.parse::<usize>().ok()?.min(MAX_LONG)),

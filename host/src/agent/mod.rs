@@ -4,6 +4,7 @@
 //! emits server-originated actions through the hub like any other producer.
 
 pub mod directives;
+pub mod prompt;
 pub mod tools;
 
 use crate::hub::{HubMsg, HubSender};
@@ -32,6 +33,7 @@ pub fn agent_info() -> AgentInfo {
             name: "Echo".into(),
             ..Default::default()
         }],
+        system_message_sections: Some(prompt::catalogue()),
         ..Default::default()
     }
 }
@@ -101,6 +103,8 @@ pub struct TurnJob {
     pub chunk_delay: Duration,
     /// The session's ready MCP servers when the turn started.
     pub mcp: Vec<crate::mcp::ServerHandle>,
+    /// The system prompt of this turn (sections after any `systemMessageTransform`).
+    pub prompt: Vec<prompt::Section>,
     /// The children of the session's enabled customization containers (rules, skills,
     /// prompts, agents, hooks) with their bodies, when the turn started.
     pub customizations: Vec<crate::customize::ActiveCustomization>,
@@ -235,6 +239,13 @@ impl Turn {
                 self.emit(vec![StateAction::SessionTitleChanged(
                     SessionTitleChangedAction { title },
                 )])
+                .await?
+            }
+            Directive::Prompt => {
+                let text = prompt::assemble(&self.job.prompt);
+                self.say(&format!(
+                    "\n\nThe system prompt of this turn:\n\n```text\n{text}\n```\n\n"
+                ))
                 .await?
             }
             Directive::Slow => self.delay = Duration::from_millis(250),

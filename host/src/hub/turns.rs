@@ -115,11 +115,14 @@ impl Hub {
         session.stop_agent();
         let session = &self.sessions[channel];
         let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let workdir = self.session_workdir(&session.state);
+        let prompt = crate::agent::prompt::render(&session.state, &workdir.to_string_lossy());
         let job = TurnJob {
             channel: channel.to_owned(),
             turn_id: turn_id.to_owned(),
             text: message.text.clone(),
-            workdir: self.session_workdir(&session.state),
+            workdir,
+            prompt,
             active_client: session.state.active_client.clone(),
             steering: session.state.steering_message.clone(),
             chunk_delay: self.chunk_delay,
@@ -243,9 +246,11 @@ impl Hub {
         for uri in held {
             self.apply_server(
                 &uri,
-                StateAction::SessionActiveClientChanged(SessionActiveClientChangedAction {
-                    active_client: None,
-                }),
+                StateAction::SessionActiveClientChanged(Box::new(
+                    SessionActiveClientChangedAction {
+                        active_client: None,
+                    },
+                )),
             );
         }
     }

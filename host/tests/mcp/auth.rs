@@ -5,25 +5,7 @@ use super::*;
 /// The `auth_http.mjs` fixture (a streamable-HTTP server that wants `Bearer s3cret`), listening
 /// on a free port.
 async fn auth_fixture() -> (Killed, u16) {
-    let port = free_port();
-    let server = Killed(
-        std::process::Command::new("node")
-            .arg(fixture("auth_http.mjs"))
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("node runs"),
-    );
-    let deadline = Instant::now() + WAIT;
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "the HTTP server never listened");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    (server, port)
+    http_fixture(fixture("auth_http.mjs")).await
 }
 
 fn auth_state(m: &McpServerCustomization) -> &McpServerAuthRequiredState {

@@ -306,3 +306,26 @@ async fn drain_envelopes(c: &mut Client) -> Vec<ActionEnvelope> {
     }
     out
 }
+
+/// Runs the Node HTTP server `script` with `PORT` set to a free port; resolves once it listens.
+async fn http_fixture(script: impl AsRef<std::ffi::OsStr>) -> (Killed, u16) {
+    let port = free_port();
+    let server = Killed(
+        std::process::Command::new("node")
+            .arg(script)
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("node runs"),
+    );
+    let deadline = Instant::now() + WAIT;
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "the HTTP server never listened");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (server, port)
+}

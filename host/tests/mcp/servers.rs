@@ -345,24 +345,7 @@ async fn after_a_restart_servers_start_again_when_the_session_is_used() {
 #[tokio::test]
 async fn a_url_server_is_reached_over_streamable_http() {
     // The same example server, in its HTTP mode (stateless streamable HTTP at /mcp).
-    let port = free_port();
-    let _server = Killed(
-        std::process::Command::new("node")
-            .arg(basic_server())
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("node runs"),
-    );
-    let deadline = Instant::now() + WAIT;
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "the HTTP server never listened");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let (_server, port) = http_fixture(basic_server()).await;
     let closed = free_port();
     let t = host_with(
         |_| {
