@@ -32,6 +32,6 @@ done
 
 AHP_TEST_HOST_URL="ws://127.0.0.1:$port/ahp" AHP_TEST_HOST_TOKEN="$token" \
   WASM_BINDGEN_TEST_ADDRESS="127.0.0.1:$runner_port" \
-  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}" \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/scripts/wasm-test-runner.sh" \
+  WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-150}" \
   cargo test --target wasm32-unknown-unknown --test wasm_client

@@ -53,8 +53,8 @@ step() {
 
 if [ "$part" != browser ]; then
   step "wasm conformance and reducer chains in headless Chromium" \
-    env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-    WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}" \
+    env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/scripts/wasm-test-runner.sh" \
+    WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-150}" \
     cargo test --target wasm32-unknown-unknown --test wasm_conformance --test wasm_reducers
   step "wasm client against a real ahp-host in headless Chromium" scripts/test-wasm-client.sh
   step "TypeScript consumer (tsc --strict)" node_modules/.bin/tsc -p tests/ts
