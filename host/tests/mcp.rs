@@ -275,7 +275,8 @@ async fn the_basic_example_server_runs_and_the_agent_calls_get_time() {
     assert_eq!(
         start.contributor,
         Some(ToolCallContributor::MCP(ToolCallMcpContributor {
-            customization_id: "mcp/basic".into()
+            customization_id: "mcp/basic".into(),
+            extra: Default::default()
         }))
     );
     assert!(result.success, "{result:?}");
@@ -453,6 +454,7 @@ async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
         StateAction::SessionCustomizationToggled(SessionCustomizationToggledAction {
             id: "mcp/t".into(),
             enabled,
+            extra: Default::default(),
         })
     };
     c.dispatch(S, toggle(false)).await;
@@ -500,6 +502,7 @@ async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
     assert!(alive(third));
     c.request::<ahp_wasm::protocol::jsonrpc::DisposeSession>(DisposeSessionParams {
         channel: S.into(),
+        extra: Default::default(),
     })
     .await
     .expect("disposeSession");
@@ -884,6 +887,7 @@ async fn apps_client(host: &ahp_host::RunningHost, client_id: &str) -> Client {
     let mut c = Client::connect(host, client_id).await;
     let capabilities = ClientCapabilities {
         mcp_apps: Some(JsonObject::new()),
+        extra: Default::default(),
     };
     c.try_initialize_with(&[], Some(capabilities))
         .await
@@ -915,6 +919,7 @@ fn toggle(id: &str, enabled: bool) -> StateAction {
     StateAction::SessionCustomizationToggled(SessionCustomizationToggledAction {
         id: id.into(),
         enabled,
+        extra: Default::default(),
     })
 }
 

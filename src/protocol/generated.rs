@@ -5,7 +5,7 @@
 
 use super::manual::*;
 use super::tagged::{TaggedUnion, UnknownVariant};
-use super::wire::{self, JsonObject, JsonValue};
+use super::wire::{self, Extra, JsonObject, JsonValue};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
@@ -89,6 +89,10 @@ pub struct Icon {
     /// If not provided, the client should assume the icon can be used with any theme.
     #[serde(rename = "theme", default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<IconTheme>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a protected resource's authentication requirements using
@@ -187,6 +191,10 @@ pub struct ProtectedResourceMetadata {
     /// Clients SHOULD treat an absent field the same as `true`.
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `ConfigPropertySchemaType`.
@@ -312,6 +320,10 @@ pub struct ConfigPropertySchema {
     /// JSON Schema: list of required property ids (used when `type` is `'object'`)
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A JSON Schema object describing available configuration properties.
@@ -335,6 +347,10 @@ pub struct ConfigSchema {
     /// JSON Schema: list of required property ids
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A zero-based position within a textual document.
@@ -347,6 +363,10 @@ pub struct TextPosition {
     /// Zero-based character offset within the line.
     #[serde(rename = "character", serialize_with = "wire::ser_f64")]
     pub character: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A range within a textual document.
@@ -359,6 +379,10 @@ pub struct TextRange {
     /// End position of the range.
     #[serde(rename = "end")]
     pub end: TextPosition,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A selection within a textual resource.
@@ -372,6 +396,10 @@ pub struct TextSelection {
     /// The range covered by the selection.
     #[serde(rename = "range")]
     pub range: TextRange,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to large content stored outside the state tree.
@@ -396,6 +424,10 @@ pub struct ContentRef {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -406,6 +438,10 @@ pub struct FileEditBefore {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: ContentRef,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state after the edit. Absent for file deletions.
@@ -416,6 +452,10 @@ pub struct FileEditAfter {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: ContentRef,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional diff display metadata
@@ -436,6 +476,10 @@ pub struct FileEditDiff {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub removed: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a file modification with before/after state and diff metadata.
@@ -454,6 +498,10 @@ pub struct FileEdit {
     /// Optional diff display metadata
     #[serde(rename = "diff", default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<FileEditDiff>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -491,6 +539,10 @@ pub struct UsageInfo {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -505,6 +557,10 @@ pub struct ErrorInfo {
     /// Stack trace
     #[serde(rename = "stack", default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A point-in-time snapshot of a subscribed resource's state, returned by
@@ -521,6 +577,10 @@ pub struct Snapshot {
     /// The `serverSeq` at which this snapshot was taken. Subsequent actions will have `serverSeq > fromSeq`.
     #[serde(rename = "fromSeq")]
     pub from_seq: u64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Global state shared with every client subscribed to `ahp-root://`.
@@ -544,6 +604,10 @@ pub struct RootState {
     /// Agent host configuration schema and current values
     #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
     pub config: Option<RootConfigState>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`RootState`], for reporting which ones an action changed.
@@ -642,6 +706,10 @@ pub struct AgentInfo {
         skip_serializing_if = "Option::is_none"
     )]
     pub customizations: Option<Vec<Customization>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -694,6 +762,10 @@ pub struct SessionModelInfo {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A model selection: the chosen model ID together with any model-specific
@@ -709,6 +781,10 @@ pub struct ModelSelection {
     #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string>"))]
     pub config: Option<BTreeMap<String, String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Live agent-host configuration metadata.
@@ -725,6 +801,10 @@ pub struct RootConfigState {
     #[serde(rename = "values")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub values: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A message queued for future delivery to the agent.
@@ -741,6 +821,10 @@ pub struct PendingMessage {
     /// The message that will start the next turn
     #[serde(rename = "message")]
     pub message: Message,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single session, loaded when a client subscribes to the session's URI.
@@ -852,6 +936,10 @@ pub struct SessionState {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`SessionState`], for reporting which ones an action changed.
@@ -985,6 +1073,10 @@ pub struct SessionActiveClient {
         skip_serializing_if = "Option::is_none"
     )]
     pub customizations: Option<Vec<ClientPluginCustomization>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server-owned project metadata for a session.
@@ -997,6 +1089,10 @@ pub struct ProjectInfo {
     /// Human-readable project name
     #[serde(rename = "displayName")]
     pub display_name: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1048,6 +1144,10 @@ pub struct SessionSummary {
     /// client to subscribe to a changeset.
     #[serde(rename = "changes", default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangesSummary>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Aggregate counts describing the file changes associated with a session.
@@ -1081,6 +1181,10 @@ pub struct ChangesSummary {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub files: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A selected custom agent for a session.
@@ -1097,6 +1201,10 @@ pub struct AgentSelection {
     /// Stable agent URI (matches an {@link AgentCustomization.uri}).
     #[serde(rename = "uri")]
     pub uri: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `SessionConfigPropertySchemaType`.
@@ -1234,6 +1342,10 @@ pub struct SessionConfigPropertySchema {
         skip_serializing_if = "Option::is_none"
     )]
     pub session_mutable: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A JSON Schema object describing available session configuration metadata.
@@ -1254,6 +1366,10 @@ pub struct SessionConfigSchema {
     /// JSON Schema: list of required property ids
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Live session configuration metadata.
@@ -1270,6 +1386,10 @@ pub struct SessionConfigState {
     #[serde(rename = "values")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub values: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A choice in a select-style question.
@@ -1296,6 +1416,10 @@ pub struct SessionInputOption {
         skip_serializing_if = "Option::is_none"
     )]
     pub recommended: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1313,6 +1437,10 @@ pub struct SessionInputQuestionBase {
     /// Whether the user must answer this question to accept the request
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Text question within a session input request.
@@ -1357,6 +1485,10 @@ pub struct SessionInputTextQuestion {
         skip_serializing_if = "Option::is_none"
     )]
     pub default_value: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Numeric question within a session input request.
@@ -1399,6 +1531,10 @@ pub struct SessionInputNumberQuestion {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub default_value: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Boolean question within a session input request.
@@ -1424,6 +1560,10 @@ pub struct SessionInputBooleanQuestion {
         skip_serializing_if = "Option::is_none"
     )]
     pub default_value: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Single-select question within a session input request.
@@ -1452,6 +1592,10 @@ pub struct SessionInputSingleSelectQuestion {
         skip_serializing_if = "Option::is_none"
     )]
     pub allow_freeform_input: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Multi-select question within a session input request.
@@ -1496,6 +1640,10 @@ pub struct SessionInputMultiSelectQuestion {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub max: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A live request for user input.
@@ -1525,6 +1673,10 @@ pub struct SessionInputRequest {
         tsify(type = "Record<string, SessionInputAnswer>")
     )]
     pub answers: Option<BTreeMap<String, SessionInputAnswer>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Value captured for one answer.
@@ -1533,6 +1685,10 @@ pub struct SessionInputRequest {
 pub struct SessionInputTextAnswerValue {
     #[serde(rename = "value")]
     pub value: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1540,6 +1696,10 @@ pub struct SessionInputTextAnswerValue {
 pub struct SessionInputNumberAnswerValue {
     #[serde(rename = "value", serialize_with = "wire::ser_f64")]
     pub value: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1547,6 +1707,10 @@ pub struct SessionInputNumberAnswerValue {
 pub struct SessionInputBooleanAnswerValue {
     #[serde(rename = "value")]
     pub value: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1561,6 +1725,10 @@ pub struct SessionInputSelectedAnswerValue {
         skip_serializing_if = "Option::is_none"
     )]
     pub freeform_values: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1575,6 +1743,10 @@ pub struct SessionInputSelectedManyAnswerValue {
         skip_serializing_if = "Option::is_none"
     )]
     pub freeform_values: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1583,6 +1755,10 @@ pub struct SessionInputAnswered {
     /// Answer value
     #[serde(rename = "value")]
     pub value: SessionInputAnswerValue,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1595,6 +1771,10 @@ pub struct SessionInputSkipped {
         skip_serializing_if = "Option::is_none"
     )]
     pub freeform_values: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A completed request/response cycle.
@@ -1622,6 +1802,10 @@ pub struct Turn {
     /// Error details if state is `'error'`
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An in-progress turn — the assistant is actively streaming.
@@ -1642,6 +1826,10 @@ pub struct ActiveTurn {
     /// Token usage info
     #[serde(rename = "usage", default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The origin of the message
@@ -1650,6 +1838,10 @@ pub struct ActiveTurn {
 pub struct MessageOrigin {
     #[serde(rename = "kind")]
     pub kind: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A message that initiates or steers a turn. Messages can originate from the
@@ -1683,6 +1875,10 @@ pub struct Message {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Common fields shared by all {@link MessageAttachment} variants.
@@ -1722,6 +1918,10 @@ pub struct MessageAttachmentBase {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A simple, opaque attachment whose model representation is described by
@@ -1774,6 +1974,10 @@ pub struct SimpleMessageAttachment {
         skip_serializing_if = "Option::is_none"
     )]
     pub model_representation: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An attachment whose data is embedded inline as a base64 string.
@@ -1827,6 +2031,10 @@ pub struct MessageEmbeddedResourceAttachment {
     /// Only meaningful for textual resources.
     #[serde(rename = "selection", default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<TextSelection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An attachment that references a resource by URI. The content is not
@@ -1890,6 +2098,10 @@ pub struct MessageResourceAttachment {
     /// Only meaningful for textual resources.
     #[serde(rename = "selection", default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<TextSelection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1901,6 +2113,10 @@ pub struct MarkdownResponsePart {
     /// Markdown content
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A content part that's a reference to large content stored outside the state tree.
@@ -1925,6 +2141,10 @@ pub struct ResourceReponsePart {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A tool call represented as a response part.
@@ -1938,6 +2158,10 @@ pub struct ToolCallResponsePart {
     /// Full tool call lifecycle state
     #[serde(rename = "toolCall")]
     pub tool_call: ToolCallState,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reasoning/thinking content from the model.
@@ -1950,6 +2174,10 @@ pub struct ReasoningResponsePart {
     /// Accumulated reasoning text
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A system notification surfaced as part of the response stream.
@@ -1964,6 +2192,10 @@ pub struct SystemNotificationResponsePart {
     /// The text of the system notification
     #[serde(rename = "content")]
     pub content: StringOrMarkdown,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A confirmation option that the server offers for a tool call awaiting
@@ -1993,6 +2225,10 @@ pub struct ConfirmationOption {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub group: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -2005,6 +2241,10 @@ pub struct ToolCallClientContributor {
     /// dispatching `session/toolCallComplete` with the result.
     #[serde(rename = "clientId")]
     pub client_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -2013,6 +2253,10 @@ pub struct ToolCallMcpContributor {
     /// Customization ID of the corresponding MCP server in {@link SessionState.customizations}.
     #[serde(rename = "customizationId")]
     pub customization_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Metadata common to all tool call states.
@@ -2043,6 +2287,10 @@ pub struct ToolCallBase {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Properties available once tool call parameters are fully received.
@@ -2055,6 +2303,10 @@ pub struct ToolCallParameterFields {
     /// Raw tool input
     #[serde(rename = "toolInput", default, skip_serializing_if = "Option::is_none")]
     pub tool_input: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Error details if the tool failed
@@ -2065,6 +2317,10 @@ pub struct ToolCallResultError {
     pub message: String,
     #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool execution result details, available after execution completes.
@@ -2095,6 +2351,10 @@ pub struct ToolCallResult {
     /// Error details if the tool failed
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ToolCallResultError>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// LM is streaming the tool call parameters.
@@ -2139,6 +2399,10 @@ pub struct ToolCallStreamingState {
         skip_serializing_if = "Option::is_none"
     )]
     pub invocation_message: Option<StringOrMarkdown>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// File edits that this tool call will perform, for preview before confirmation
@@ -2147,6 +2411,10 @@ pub struct ToolCallStreamingState {
 pub struct ToolCallPendingConfirmationStateEdits {
     #[serde(rename = "items")]
     pub items: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Parameters are complete, or a running tool requires re-confirmation
@@ -2203,6 +2471,10 @@ pub struct ToolCallPendingConfirmationState {
     /// categorise the choices.
     #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<ConfirmationOption>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool is actively executing.
@@ -2255,6 +2527,10 @@ pub struct ToolCallRunningState {
     /// output before the tool completes.
     #[serde(rename = "content", default, skip_serializing_if = "Option::is_none")]
     pub content: Option<Vec<ToolResultContent>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool finished executing, waiting for client to approve the result.
@@ -2325,6 +2601,10 @@ pub struct ToolCallPendingResultConfirmationState {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option: Option<ConfirmationOption>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool completed successfully or with an error.
@@ -2395,6 +2675,10 @@ pub struct ToolCallCompletedState {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option: Option<ConfirmationOption>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool call was cancelled before execution.
@@ -2455,6 +2739,10 @@ pub struct ToolCallCancelledState {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option: Option<ConfirmationOption>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a tool available in a session, provided by either the server or the active client.
@@ -2508,6 +2796,10 @@ pub struct ToolDefinition {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Behavioral hints about a tool. All properties are advisory and not
@@ -2548,6 +2840,10 @@ pub struct ToolAnnotations {
         skip_serializing_if = "Option::is_none"
     )]
     pub open_world_hint: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Text content in a tool result.
@@ -2559,6 +2855,10 @@ pub struct ToolResultTextContent {
     /// The text content
     #[serde(rename = "text")]
     pub text: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Base64-encoded binary content embedded in a tool result.
@@ -2573,6 +2873,10 @@ pub struct ToolResultEmbeddedResourceContent {
     /// Content type (e.g. `"image/png"`, `"application/pdf"`)
     #[serde(rename = "contentType")]
     pub content_type: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to a resource stored outside the tool result.
@@ -2599,6 +2903,10 @@ pub struct ToolResultResourceContent {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -2609,6 +2917,10 @@ pub struct ToolResultFileEditContentBefore {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state after the edit. Absent for file deletions.
@@ -2619,6 +2931,10 @@ pub struct ToolResultFileEditContentAfter {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a file modification performed by a tool.
@@ -2634,6 +2950,10 @@ pub struct ToolResultFileEditContent {
     /// Optional diff display metadata
     #[serde(rename = "diff", default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<FileEditDiff>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to a terminal whose output is relevant to this tool result.
@@ -2649,6 +2969,10 @@ pub struct ToolResultTerminalContent {
     /// Display title for the terminal content
     #[serde(rename = "title")]
     pub title: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to a subagent session spawned by a tool.
@@ -2674,6 +2998,10 @@ pub struct ToolResultSubagentContent {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fields shared by every customization variant.
@@ -2706,17 +3034,31 @@ pub struct CustomizationBase {
     /// Absent when the customization covers the whole resource.
     #[serde(rename = "range", default, skip_serializing_if = "Option::is_none")]
     pub range: Option<TextRange>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Container is being loaded by the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct CustomizationLoadingState {}
+pub struct CustomizationLoadingState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Container loaded successfully.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct CustomizationLoadedState {}
+pub struct CustomizationLoadedState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Container partially loaded but has warnings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -2725,6 +3067,10 @@ pub struct CustomizationDegradedState {
     /// Human-readable description of the warning.
     #[serde(rename = "message")]
     pub message: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Container failed to load.
@@ -2734,6 +3080,10 @@ pub struct CustomizationErrorState {
     /// Human-readable error message.
     #[serde(rename = "message")]
     pub message: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fields shared by container customizations.
@@ -2784,6 +3134,10 @@ pub struct ContainerCustomizationBase {
     /// nothing.
     #[serde(rename = "children", default, skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<ChildCustomization>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An [Open Plugins](https://open-plugins.com/) plugin.
@@ -2834,6 +3188,10 @@ pub struct PluginCustomization {
     /// nothing.
     #[serde(rename = "children", default, skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<ChildCustomization>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A {@link PluginCustomization} as published by a client. Extends the
@@ -2898,6 +3256,10 @@ pub struct ClientPluginCustomization {
     /// Opaque version token used by the host to detect changes.
     #[serde(rename = "nonce", default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A directory the host watches for this session.
@@ -2962,6 +3324,10 @@ pub struct DirectoryCustomization {
     /// Whether clients may write into this directory.
     #[serde(rename = "writable")]
     pub writable: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A custom agent contributed by a plugin or directory.
@@ -3012,6 +3378,10 @@ pub struct AgentCustomization {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A skill contributed by a plugin or directory.
@@ -3066,6 +3436,10 @@ pub struct SkillCustomization {
         skip_serializing_if = "Option::is_none"
     )]
     pub disable_model_invocation: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A prompt contributed by a plugin or directory.
@@ -3105,6 +3479,10 @@ pub struct PromptCustomization {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A rule contributed by a plugin or directory.
@@ -3165,6 +3543,10 @@ pub struct RuleCustomization {
     /// active for matching files.
     #[serde(rename = "globs", default, skip_serializing_if = "Option::is_none")]
     pub globs: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A hook manifest contributed by a plugin or directory.
@@ -3197,6 +3579,10 @@ pub struct HookCustomization {
     /// Absent when the customization covers the whole resource.
     #[serde(rename = "range", default, skip_serializing_if = "Option::is_none")]
     pub range: Option<TextRange>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An MCP server contributed by a plugin or directory.
@@ -3263,6 +3649,10 @@ pub struct McpServerCustomization {
     /// which support apps.
     #[serde(rename = "mcpApp", default, skip_serializing_if = "Option::is_none")]
     pub mcp_app: Option<McpServerCustomizationApps>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Information from the agent host needed to render MCP Apps served
@@ -3277,6 +3667,10 @@ pub struct McpServerCustomizationApps {
     /// the `ui/initialize` response delivered to the View.
     #[serde(rename = "capabilities")]
     pub capabilities: AhpMcpUiHostCapabilities,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Producer proxies the MCP `tools/*` methods to the upstream server.
@@ -3289,6 +3683,10 @@ pub struct AhpMcpUiHostCapabilitiesServerTools {
         skip_serializing_if = "Option::is_none"
     )]
     pub list_changed: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Producer proxies the MCP `resources/*` methods to the upstream server.
@@ -3301,6 +3699,10 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
         skip_serializing_if = "Option::is_none"
     )]
     pub list_changed: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
@@ -3309,6 +3711,10 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
 pub struct AhpMcpUiHostCapabilitiesSampling {
     #[serde(rename = "tools", default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The subset of MCP App
@@ -3369,17 +3775,31 @@ pub struct AhpMcpUiHostCapabilities {
     /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
     #[serde(rename = "sampling", default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<AhpMcpUiHostCapabilitiesSampling>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server is registered with the host but has not yet started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct McpServerStartingState {}
+pub struct McpServerStartingState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Server is running and serving requests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct McpServerReadyState {}
+pub struct McpServerReadyState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Server is reachable but cannot serve requests until the client
 /// authenticates. Mirrors the discovery flow defined by
@@ -3432,6 +3852,10 @@ pub struct McpServerAuthRequiredState {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server failed to start, crashed, or otherwise transitioned to a
@@ -3443,13 +3867,22 @@ pub struct McpServerErrorState {
     /// Error details.
     #[serde(rename = "error")]
     pub error: ErrorInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server has been shut down. The host MAY remove the server from the
 /// session entirely shortly after this state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct McpServerStoppedState {}
+pub struct McpServerStoppedState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Lightweight terminal metadata exposed on the root state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -3472,6 +3905,10 @@ pub struct TerminalInfo {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub exit_code: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A terminal claimed by a connected client.
@@ -3481,6 +3918,10 @@ pub struct TerminalClientClaim {
     /// The `clientId` of the claiming client
     #[serde(rename = "clientId")]
     pub client_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A terminal claimed by a session, optionally scoped to a specific turn or tool call.
@@ -3500,6 +3941,10 @@ pub struct TerminalSessionClaim {
         skip_serializing_if = "Option::is_none"
     )]
     pub tool_call_id: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single terminal, loaded when a client subscribes to the terminal's URI.
@@ -3559,6 +4004,10 @@ pub struct TerminalState {
         skip_serializing_if = "Option::is_none"
     )]
     pub supports_command_detection: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`TerminalState`], for reporting which ones an action changed.
@@ -3636,6 +4085,10 @@ pub struct TerminalUnclassifiedPart {
     /// Accumulated VT output. Appended to by `terminal/data` when no command is executing.
     #[serde(rename = "value")]
     pub value: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A single command: its command line and the output it produced.
@@ -3679,6 +4132,10 @@ pub struct TerminalCommandPart {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub duration_ms: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Catalogue entry describing one changeset the server can produce for a
@@ -3737,6 +4194,10 @@ pub struct Changeset {
     /// to a reasonable default when an unknown value is encountered.
     #[serde(rename = "changeKind")]
     pub change_kind: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single changeset, returned when a client subscribes to
@@ -3766,6 +4227,10 @@ pub struct ChangesetState {
         skip_serializing_if = "Option::is_none"
     )]
     pub operations: Option<Vec<ChangesetOperation>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`ChangesetState`], for reporting which ones an action changed.
@@ -3829,6 +4294,10 @@ pub struct ChangesetFile {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A server-declared invokable verb the client can run against a
@@ -3886,6 +4355,10 @@ pub struct ChangesetOperation {
     /// `status === ChangesetOperationStatus.Error`; otherwise omitted.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// OTLP telemetry channels the agent host emits.
@@ -3938,6 +4411,10 @@ pub struct TelemetryCapabilities {
     /// version.
     #[serde(rename = "metrics", default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional glob patterns or paths relative to `root` to exclude from
@@ -3947,6 +4424,10 @@ pub struct TelemetryCapabilities {
 pub struct ResourceWatchStateExcludes {
     #[serde(rename = "items")]
     pub items: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional glob patterns or paths relative to `root` to restrict
@@ -3957,6 +4438,10 @@ pub struct ResourceWatchStateExcludes {
 pub struct ResourceWatchStateIncludes {
     #[serde(rename = "items")]
     pub items: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single resource watch, returned when a client subscribes
@@ -3988,6 +4473,10 @@ pub struct ResourceWatchState {
     /// subject to `excludes`.
     #[serde(rename = "includes", default, skip_serializing_if = "Option::is_none")]
     pub includes: Option<ResourceWatchStateIncludes>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`ResourceWatchState`], for reporting which ones an action changed.
@@ -4044,6 +4533,10 @@ pub struct ResourceChange {
     /// The kind of change observed.
     #[serde(rename = "type")]
     pub r#type: ResourceChangeType,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// One question within a session input request.
@@ -4882,6 +5375,10 @@ pub struct ActionOrigin {
     pub client_id: String,
     #[serde(rename = "clientSeq")]
     pub client_seq: u64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Every action is wrapped in an `ActionEnvelope`.
@@ -4909,6 +5406,10 @@ pub struct ActionEnvelope {
         skip_serializing_if = "Option::is_none"
     )]
     pub rejection_reason: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when available agent backends or their models change.
@@ -4918,6 +5419,10 @@ pub struct RootAgentsChangedAction {
     /// Updated agent list
     #[serde(rename = "agents")]
     pub agents: Vec<AgentInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when the number of active sessions changes.
@@ -4927,6 +5432,10 @@ pub struct RootActiveSessionsChangedAction {
     /// Current count of active sessions
     #[serde(rename = "activeSessions", serialize_with = "wire::ser_f64")]
     pub active_sessions: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when the list of known terminals changes.
@@ -4939,6 +5448,10 @@ pub struct RootTerminalsChangedAction {
     /// Updated terminal list (full replacement)
     #[serde(rename = "terminals")]
     pub terminals: Vec<TerminalInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when agent-host configuration values change.
@@ -4955,6 +5468,10 @@ pub struct RootConfigChangedAction {
     /// When `true`, replaces all config values instead of merging
     #[serde(rename = "replace", default, skip_serializing_if = "Option::is_none")]
     pub replace: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Base interface for all tool-call-scoped actions, carrying the common turn
@@ -4978,12 +5495,21 @@ pub struct ToolCallActionBase {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Session backend initialized successfully.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct SessionReadyAction {}
+pub struct SessionReadyAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Session backend failed to initialize.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -4992,6 +5518,10 @@ pub struct SessionCreationFailedAction {
     /// Error details
     #[serde(rename = "error")]
     pub error: ErrorInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A new message has been sent to the agent, and a new turn starts.
@@ -5013,6 +5543,10 @@ pub struct SessionTurnStartedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub queued_message_id: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Streaming text chunk from the assistant, appended to a specific response part.
@@ -5031,6 +5565,10 @@ pub struct SessionDeltaAction {
     /// Text chunk
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Structured content appended to the response.
@@ -5043,6 +5581,10 @@ pub struct SessionResponsePartAction {
     /// Response part (markdown or content ref)
     #[serde(rename = "part")]
     pub part: ResponsePart,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A tool call begins — parameters are streaming from the LM.
@@ -5084,6 +5626,10 @@ pub struct SessionToolCallStartAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub contributor: Option<ToolCallContributor>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Streaming partial parameters for a tool call.
@@ -5115,6 +5661,10 @@ pub struct SessionToolCallDeltaAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub invocation_message: Option<StringOrMarkdown>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool call parameters are complete, or a running tool requires re-confirmation.
@@ -5176,6 +5726,10 @@ pub struct SessionToolCallReadyAction {
     /// categorise the choices.
     #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<ConfirmationOption>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool execution finished. Transitions to `completed` or `pending-result-confirmation`
@@ -5216,6 +5770,10 @@ pub struct SessionToolCallCompleteAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub requires_result_confirmation: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Client approves or denies a tool's result.
@@ -5242,6 +5800,10 @@ pub struct SessionToolCallResultConfirmedAction {
     /// Whether the result was approved
     #[serde(rename = "approved")]
     pub approved: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Partial content produced while a tool is still executing.
@@ -5275,6 +5837,10 @@ pub struct SessionToolCallContentChangedAction {
     /// The current partial content for the running tool call
     #[serde(rename = "content")]
     pub content: Vec<ToolResultContent>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Turn finished — the assistant is idle.
@@ -5284,6 +5850,10 @@ pub struct SessionTurnCompleteAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
     pub turn_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Turn was aborted; server stops processing.
@@ -5293,6 +5863,10 @@ pub struct SessionTurnCancelledAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
     pub turn_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Error during turn processing.
@@ -5305,6 +5879,10 @@ pub struct SessionErrorAction {
     /// Error details
     #[serde(rename = "error")]
     pub error: ErrorInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Session title updated. Fired by the server when the title is auto-generated
@@ -5315,6 +5893,10 @@ pub struct SessionTitleChangedAction {
     /// New title
     #[serde(rename = "title")]
     pub title: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Token usage report for a turn.
@@ -5327,6 +5909,10 @@ pub struct SessionUsageAction {
     /// Token usage data
     #[serde(rename = "usage")]
     pub usage: UsageInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reasoning/thinking text from the model, appended to a specific reasoning response part.
@@ -5345,6 +5931,10 @@ pub struct SessionReasoningAction {
     /// Reasoning text chunk
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Model changed for this session.
@@ -5354,6 +5944,10 @@ pub struct SessionModelChangedAction {
     /// New model selection
     #[serde(rename = "model")]
     pub model: ModelSelection,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Custom agent selection changed for this session.
@@ -5371,6 +5965,10 @@ pub struct SessionAgentChangedAction {
     /// session to no selected custom agent.
     #[serde(rename = "agent", default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentSelection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The read state of the session changed.
@@ -5383,6 +5981,10 @@ pub struct SessionIsReadChangedAction {
     /// Whether the session has been read
     #[serde(rename = "isRead")]
     pub is_read: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The archived state of the session changed.
@@ -5395,6 +5997,10 @@ pub struct SessionIsArchivedChangedAction {
     /// Whether the session is archived
     #[serde(rename = "isArchived")]
     pub is_archived: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The activity description of the session changed.
@@ -5407,6 +6013,10 @@ pub struct SessionActivityChangedAction {
     /// Human-readable description of current activity, or `undefined` to clear
     #[serde(rename = "activity", default, skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The {@link Changeset | catalogue of changesets} the agent host
@@ -5429,6 +6039,10 @@ pub struct SessionChangesetsChangedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub changesets: Option<Vec<Changeset>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server tools for this session have changed.
@@ -5440,6 +6054,10 @@ pub struct SessionServerToolsChangedAction {
     /// Updated server tools list (full replacement)
     #[serde(rename = "tools")]
     pub tools: Vec<ToolDefinition>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The active client for this session has changed.
@@ -5455,6 +6073,10 @@ pub struct SessionActiveClientChangedAction {
     #[serde(rename = "activeClient", default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "SessionActiveClient | null"))]
     pub active_client: Option<SessionActiveClient>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The active client's tool list has changed.
@@ -5468,6 +6090,10 @@ pub struct SessionActiveClientToolsChangedAction {
     /// Updated client tools list (full replacement)
     #[serde(rename = "tools")]
     pub tools: Vec<ToolDefinition>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The session's customizations have changed.
@@ -5480,6 +6106,10 @@ pub struct SessionCustomizationsChangedAction {
     /// Updated customization list (full replacement).
     #[serde(rename = "customizations")]
     pub customizations: Vec<Customization>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A client toggled a container customization on or off.
@@ -5497,6 +6127,10 @@ pub struct SessionCustomizationToggledAction {
     /// Whether to enable or disable the container.
     #[serde(rename = "enabled")]
     pub enabled: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Upserts a top-level customization (plugin or directory).
@@ -5513,6 +6147,10 @@ pub struct SessionCustomizationUpdatedAction {
     /// The customization to upsert (matched by `customization.id`).
     #[serde(rename = "customization")]
     pub customization: Customization,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Removes a customization by id.
@@ -5526,6 +6164,10 @@ pub struct SessionCustomizationRemovedAction {
     /// The id of the customization to remove.
     #[serde(rename = "id")]
     pub id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Updates the runtime fields of an existing
@@ -5562,6 +6204,10 @@ pub struct SessionMcpServerStateChangedAction {
     /// {@link McpServerStatus.Ready | `Ready`}).
     #[serde(rename = "channel", default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Client changed a mutable config value mid-session.
@@ -5579,6 +6225,10 @@ pub struct SessionConfigChangedAction {
     /// When `true`, replaces all config values instead of merging
     #[serde(rename = "replace", default, skip_serializing_if = "Option::is_none")]
     pub replace: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The session's `_meta` side-channel changed. Replaces `state._meta`
@@ -5591,6 +6241,10 @@ pub struct SessionMetaChangedAction {
     #[serde(rename = "_meta")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Truncates a session's history. If `turnId` is provided, all turns after that
@@ -5608,6 +6262,10 @@ pub struct SessionTruncatedAction {
     /// Keep turns up to and including this turn. Omit to clear all turns.
     #[serde(rename = "turnId", default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A pending message was set (upsert semantics: creates or replaces).
@@ -5631,6 +6289,10 @@ pub struct SessionPendingMessageSetAction {
     /// The message content
     #[serde(rename = "message")]
     pub message: Message,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A pending message was removed (steering or queued).
@@ -5647,6 +6309,10 @@ pub struct SessionPendingMessageRemovedAction {
     /// Identifier of the pending message to remove
     #[serde(rename = "id")]
     pub id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reorder the queued messages.
@@ -5662,6 +6328,10 @@ pub struct SessionQueuedMessagesReorderedAction {
     /// Queued message IDs in the desired order
     #[serde(rename = "order")]
     pub order: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A session requested input from the user.
@@ -5675,6 +6345,10 @@ pub struct SessionInputRequestedAction {
     /// Input request to create or replace
     #[serde(rename = "request")]
     pub request: SessionInputRequest,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A client updated, submitted, skipped, or removed a single in-progress answer.
@@ -5692,6 +6366,10 @@ pub struct SessionInputAnswerChangedAction {
     /// Updated answer, or `undefined` to clear an answer draft
     #[serde(rename = "answer", default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<SessionInputAnswer>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A client accepted, declined, or cancelled a session input request.
@@ -5714,6 +6392,10 @@ pub struct SessionInputCompletedAction {
         tsify(type = "Record<string, SessionInputAnswer>")
     )]
     pub answers: Option<BTreeMap<String, SessionInputAnswer>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal output data (pty → client direction).
@@ -5732,6 +6414,10 @@ pub struct TerminalDataAction {
     /// Output data (may contain ANSI escape sequences)
     #[serde(rename = "data")]
     pub data: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Keyboard input sent to the terminal process (client → pty direction).
@@ -5747,6 +6433,10 @@ pub struct TerminalInputAction {
     /// Input data to send to the pty
     #[serde(rename = "data")]
     pub data: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal dimensions changed.
@@ -5762,6 +6452,10 @@ pub struct TerminalResizedAction {
     /// Terminal height in rows
     #[serde(rename = "rows", serialize_with = "wire::ser_f64")]
     pub rows: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal claim changed. A client or session transfers ownership of the terminal.
@@ -5774,6 +6468,10 @@ pub struct TerminalClaimedAction {
     /// The new claim
     #[serde(rename = "claim")]
     pub claim: TerminalClaim,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal title changed.
@@ -5786,6 +6484,10 @@ pub struct TerminalTitleChangedAction {
     /// New terminal title
     #[serde(rename = "title")]
     pub title: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal working directory changed.
@@ -5795,6 +6497,10 @@ pub struct TerminalCwdChangedAction {
     /// New working directory
     #[serde(rename = "cwd")]
     pub cwd: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal process exited.
@@ -5809,12 +6515,21 @@ pub struct TerminalExitedAction {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub exit_code: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal scrollback buffer cleared.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct TerminalClearedAction {}
+pub struct TerminalClearedAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Shell integration has loaded and the terminal now supports command
 /// detection. The server dispatches this when shell integration becomes
@@ -5824,7 +6539,12 @@ pub struct TerminalClearedAction {}
 /// (or `terminal/commandExecuted`) has been received.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct TerminalCommandDetectionAvailableAction {}
+pub struct TerminalCommandDetectionAvailableAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// A command has been submitted to the shell and is now executing.
 /// All subsequent `terminal/data` actions (until the matching
@@ -5843,6 +6563,10 @@ pub struct TerminalCommandExecutedAction {
     /// on the server.
     #[serde(rename = "timestamp", serialize_with = "wire::ser_f64")]
     pub timestamp: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A command has finished executing.
@@ -5873,6 +6597,10 @@ pub struct TerminalCommandFinishedAction {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub duration_ms: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The {@link ChangesetState.status} for this changeset transitioned (e.g.
@@ -5887,6 +6615,10 @@ pub struct ChangesetStatusChangedAction {
     /// Cause when `status === ChangesetStatus.Error`; otherwise omitted.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Upsert a {@link ChangesetFile} in the changeset — adds a new entry, or
@@ -5897,6 +6629,10 @@ pub struct ChangesetFileSetAction {
     /// The new or replacement file entry.
     #[serde(rename = "file")]
     pub file: ChangesetFile,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Remove a {@link ChangesetFile} from the changeset by its id.
@@ -5909,6 +6645,10 @@ pub struct ChangesetFileRemovedAction {
     /// The {@link ChangesetFile.id} of the file to remove.
     #[serde(rename = "fileId")]
     pub file_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The set of operations available on this changeset changed. Full
@@ -5924,6 +6664,10 @@ pub struct ChangesetOperationsChangedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub operations: Option<Vec<ChangesetOperation>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The {@link ChangesetOperation.status} for a single operation transitioned
@@ -5948,6 +6692,10 @@ pub struct ChangesetOperationStatusChangedAction {
     /// Cause when `status === ChangesetOperationStatus.Error`; otherwise omitted.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Drop every file from the changeset.
@@ -5966,7 +6714,12 @@ pub struct ChangesetOperationStatusChangedAction {
 /// `root/sessionRemoved`) for the "going away" case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ChangesetClearedAction {}
+pub struct ChangesetClearedAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// The set of changes in this batch, wrapped for forward compatibility.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -5974,6 +6727,10 @@ pub struct ChangesetClearedAction {}
 pub struct ResourceWatchChangedActionChanges {
     #[serde(rename = "items")]
     pub items: Vec<ResourceChange>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A batch of resource changes observed by the watcher.
@@ -5989,6 +6746,10 @@ pub struct ResourceWatchChangedAction {
     /// The set of changes in this batch, wrapped for forward compatibility.
     #[serde(rename = "changes")]
     pub changes: ResourceWatchChangedActionChanges,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Discriminated union of all state actions.
@@ -6406,6 +7167,10 @@ pub struct BaseParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Establishes a new connection and negotiates the protocol version.
@@ -6451,6 +7216,10 @@ pub struct InitializeParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub capabilities: Option<ClientCapabilities>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional capabilities a client declares during `initialize`.
@@ -6475,6 +7244,10 @@ pub struct ClientCapabilities {
     #[serde(rename = "mcpApps", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub mcp_apps: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `initialize` command.
@@ -6522,6 +7295,10 @@ pub struct InitializeResult {
     /// filtering). Clients MAY ignore signals they cannot process.
     #[serde(rename = "telemetry", default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<TelemetryCapabilities>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Verifies that the AHP connection is still alive and keeps it from being
@@ -6536,6 +7313,10 @@ pub struct PingParams {
     #[serde(rename = "channel")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "\"ahp-root://\""))]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Re-establishes a dropped connection. The server replays missed actions or
@@ -6555,6 +7336,10 @@ pub struct ReconnectParams {
     /// URIs the client was subscribed to
     #[serde(rename = "subscriptions")]
     pub subscriptions: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reconnect result when the server can replay from the requested sequence.
@@ -6576,6 +7361,10 @@ pub struct ReconnectReplayResult {
     /// observe. Clients SHOULD drop these from their local subscription set.
     #[serde(rename = "missing")]
     pub missing: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reconnect result when the gap exceeds the replay buffer.
@@ -6589,6 +7378,10 @@ pub struct ReconnectSnapshotResult {
     /// Fresh snapshots for each subscription
     #[serde(rename = "snapshots")]
     pub snapshots: Vec<Snapshot>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Subscribe to a URI-identified channel.
@@ -6603,6 +7396,10 @@ pub struct SubscribeParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `subscribe` command.
@@ -6615,6 +7412,10 @@ pub struct SubscribeResult {
     /// Snapshot of the subscribed channel's state (omitted for stateless channels)
     #[serde(rename = "snapshot", default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<Snapshot>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Stop receiving updates for a channel.
@@ -6624,6 +7425,10 @@ pub struct UnsubscribeParams {
     /// Channel URI to unsubscribe from
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fire-and-forget action dispatch (write-ahead). The client applies actions
@@ -6645,6 +7450,10 @@ pub struct DispatchActionParams {
     /// The action to dispatch
     #[serde(rename = "action")]
     pub action: StateAction,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reads the content of a resource by URI.
@@ -6672,6 +7481,10 @@ pub struct ResourceReadParams {
     /// Preferred encoding for the returned data (default: server-chosen)
     #[serde(rename = "encoding", default, skip_serializing_if = "Option::is_none")]
     pub encoding: Option<ContentEncoding>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceRead` command.
@@ -6695,6 +7508,10 @@ pub struct ResourceReadResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Writes content to a file on the server's filesystem.
@@ -6765,6 +7582,10 @@ pub struct ResourceWriteParams {
     /// updates between a `resourceResolve` and a subsequent `resourceWrite`.
     #[serde(rename = "ifMatch", default, skip_serializing_if = "Option::is_none")]
     pub if_match: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceWrite` command.
@@ -6772,7 +7593,12 @@ pub struct ResourceWriteParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceWriteResult {}
+pub struct ResourceWriteResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Lists directory entries at a file URI on the server's filesystem.
 ///
@@ -6794,6 +7620,10 @@ pub struct ResourceListParams {
     /// Directory URI on the server filesystem
     #[serde(rename = "uri")]
     pub uri: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `DirectoryEntryType`.
@@ -6851,6 +7681,10 @@ pub struct DirectoryEntry {
     /// Whether the entry is a file or directory
     #[serde(rename = "type")]
     pub r#type: DirectoryEntryType,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceList` command.
@@ -6860,6 +7694,10 @@ pub struct ResourceListResult {
     /// Entries directly contained in the requested directory
     #[serde(rename = "entries")]
     pub entries: Vec<DirectoryEntry>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Copies a resource from one URI to another on the server's filesystem.
@@ -6889,6 +7727,10 @@ pub struct ResourceCopyParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub fail_if_exists: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceCopy` command.
@@ -6896,7 +7738,12 @@ pub struct ResourceCopyParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceCopyResult {}
+pub struct ResourceCopyResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Deletes a resource at a URI on the server's filesystem.
 ///
@@ -6915,6 +7762,10 @@ pub struct ResourceDeleteParams {
     /// recursively. If `false` (default), deleting a non-empty directory MUST fail.
     #[serde(rename = "recursive", default, skip_serializing_if = "Option::is_none")]
     pub recursive: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceDelete` command.
@@ -6922,7 +7773,12 @@ pub struct ResourceDeleteParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceDeleteResult {}
+pub struct ResourceDeleteResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Requests permission to access a resource on the receiver's filesystem.
 ///
@@ -6962,6 +7818,10 @@ pub struct ResourceRequestParams {
     /// Whether the caller needs write access to the resource.
     #[serde(rename = "write", default, skip_serializing_if = "Option::is_none")]
     pub write: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceRequest` command.
@@ -6969,7 +7829,12 @@ pub struct ResourceRequestParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceRequestResult {}
+pub struct ResourceRequestResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Moves (renames) a resource from one URI to another on the server's filesystem.
 ///
@@ -6998,6 +7863,10 @@ pub struct ResourceMoveParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub fail_if_exists: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceMove` command.
@@ -7005,7 +7874,12 @@ pub struct ResourceMoveParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceMoveResult {}
+pub struct ResourceMoveResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Resolves a resource — the combination of POSIX `stat` and `realpath`.
 ///
@@ -7037,6 +7911,10 @@ pub struct ResourceResolveParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub follow_symlinks: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceResolve` command.
@@ -7077,6 +7955,10 @@ pub struct ResourceResolveResult {
     /// detect concurrent modifications.
     #[serde(rename = "etag", default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a directory on the server's filesystem with `mkdir -p` semantics.
@@ -7097,6 +7979,10 @@ pub struct ResourceMkdirParams {
     /// Directory URI to create (parents created as needed).
     #[serde(rename = "uri")]
     pub uri: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceMkdir` command.
@@ -7104,7 +7990,12 @@ pub struct ResourceMkdirParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceMkdirResult {}
+pub struct ResourceMkdirResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Pushes a Bearer token for a protected resource. The `resource` field MUST
 /// match a `ProtectedResourceMetadata.resource` value declared by an agent
@@ -7127,6 +8018,10 @@ pub struct AuthenticateParams {
     /// Bearer token obtained from the resource's authorization server
     #[serde(rename = "token")]
     pub token: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `authenticate` command.
@@ -7136,7 +8031,12 @@ pub struct AuthenticateParams {
 /// `-32007` or `InvalidParams` `-32602`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct AuthenticateResult {}
+pub struct AuthenticateResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Returns a list of session summaries. Used to populate session lists and sidebars.
 ///
@@ -7153,6 +8053,10 @@ pub struct ListSessionsParams {
     #[serde(rename = "filter", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub filter: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `listSessions` command.
@@ -7162,6 +8066,10 @@ pub struct ListSessionsResult {
     /// The list of session summaries.
     #[serde(rename = "items")]
     pub items: Vec<SessionSummary>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Iteratively resolves the session configuration schema. The client sends the
@@ -7193,6 +8101,10 @@ pub struct ResolveSessionConfigParams {
     #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub config: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resolveSessionConfig` command.
@@ -7206,6 +8118,10 @@ pub struct ResolveSessionConfigResult {
     #[serde(rename = "values")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub values: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A single value item returned by `sessionConfigCompletions`.
@@ -7225,6 +8141,10 @@ pub struct SessionConfigValueItem {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Queries the server for allowed values of a dynamic session config property.
@@ -7258,6 +8178,10 @@ pub struct SessionConfigCompletionsParams {
     /// Search filter text (empty or omitted returns default/recent values)
     #[serde(rename = "query", default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `sessionConfigCompletions` command.
@@ -7267,6 +8191,10 @@ pub struct SessionConfigCompletionsResult {
     /// Matching value items
     #[serde(rename = "items")]
     pub items: Vec<SessionConfigValueItem>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a new session with the specified agent provider.
@@ -7286,6 +8214,10 @@ pub struct SessionForkSource {
     /// Turn ID in the source session; content up to and including this turn's response is copied
     #[serde(rename = "turnId")]
     pub turn_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -7333,6 +8265,10 @@ pub struct CreateSessionParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub active_client: Option<SessionActiveClient>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Disposes a session and cleans up server-side resources.
@@ -7344,6 +8280,10 @@ pub struct DisposeSessionParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fetches historical turns for a session. Used for lazy loading of conversation
@@ -7365,6 +8305,10 @@ pub struct FetchTurnsParams {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub limit: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `fetchTurns` command.
@@ -7377,6 +8321,10 @@ pub struct FetchTurnsResult {
     /// Whether more turns exist before the returned range
     #[serde(rename = "hasMore")]
     pub has_more: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Requests completion items for a partially-typed input (e.g. a user message
@@ -7403,6 +8351,10 @@ pub struct CompletionsParams {
     /// measured in UTF-16 code units. MUST satisfy `0 <= offset <= text.length`.
     #[serde(rename = "offset", serialize_with = "wire::ser_f64")]
     pub offset: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A single completion item returned by the `completions` command.
@@ -7447,6 +8399,10 @@ pub struct CompletionItem {
     /// The attachment associated with this completion item.
     #[serde(rename = "attachment")]
     pub attachment: MessageAttachment,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `completions` command.
@@ -7456,6 +8412,10 @@ pub struct CompletionsResult {
     /// The completion items, in the order the server suggests displaying them.
     #[serde(rename = "items")]
     pub items: Vec<CompletionItem>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a new terminal on the server.
@@ -7494,6 +8454,10 @@ pub struct CreateTerminalParams {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub rows: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Disposes a terminal and kills its process if still running.
@@ -7506,6 +8470,10 @@ pub struct DisposeTerminalParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional follow-up surfaced by the server after an operation completes —
@@ -7522,6 +8490,10 @@ pub struct ChangesetOperationFollowUp {
     /// When `true`, open in an external handler rather than inline.
     #[serde(rename = "external", default, skip_serializing_if = "Option::is_none")]
     pub external: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Invokes a server-defined {@link ChangesetOperation} against a changeset,
@@ -7549,6 +8521,10 @@ pub struct InvokeChangesetOperationParams {
     /// `'resource'` or `'range'`. Omit for changeset-scoped operations.
     #[serde(rename = "target", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ChangesetOperationTarget>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the {@link InvokeChangesetOperationParams | `invokeChangesetOperation`}
@@ -7568,6 +8544,10 @@ pub struct InvokeChangesetOperationResult {
     /// Optional follow-up: a URI to open (e.g. a PR), a content ref, etc.
     #[serde(rename = "followUp", default, skip_serializing_if = "Option::is_none")]
     pub follow_up: Option<ChangesetOperationFollowUp>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a resource watcher on the receiver's filesystem.
@@ -7608,6 +8588,10 @@ pub struct CreateResourceWatchParams {
     /// Wrapped in `{ items }` for forward compatibility.
     #[serde(rename = "includes", default, skip_serializing_if = "Option::is_none")]
     pub includes: Option<ResourceWatchStateIncludes>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `createResourceWatch` command.
@@ -7619,6 +8603,10 @@ pub struct CreateResourceWatchResult {
     /// unsubscribes to release the watcher.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Sent by the server when a protected resource requires (re-)authentication.
@@ -7643,6 +8631,10 @@ pub struct AuthRequiredParams {
     /// Why authentication is required
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<AuthRequiredReason>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Broadcast to all clients subscribed to the root channel when a new session
@@ -7656,6 +8648,10 @@ pub struct SessionAddedParams {
     /// Summary of the new session
     #[serde(rename = "summary")]
     pub summary: SessionSummary,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Broadcast to all clients subscribed to the root channel when a session is
@@ -7669,6 +8665,10 @@ pub struct SessionRemovedParams {
     /// URI of the removed session
     #[serde(rename = "session")]
     pub session: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Mutable summary fields that changed; omitted fields are unchanged.
@@ -7734,6 +8734,10 @@ pub struct SessionSummaryChangedParamsChanges {
     /// client to subscribe to a changeset.
     #[serde(rename = "changes", default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangesSummary>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Broadcast to all clients subscribed to the root channel when an existing
@@ -7779,6 +8783,10 @@ pub struct SessionSummaryChangedParams {
     /// MUST be omitted by senders; receivers SHOULD ignore them if present.
     #[serde(rename = "changes")]
     pub changes: SessionSummaryChangedParamsChanges,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Delivers a batch of OTLP log records to a client subscribed to the host's
@@ -7805,6 +8813,10 @@ pub struct OtlpExportLogsParams {
     #[serde(rename = "payload")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub payload: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Delivers a batch of OTLP spans to a client subscribed to the host's
@@ -7825,6 +8837,10 @@ pub struct OtlpExportTracesParams {
     #[serde(rename = "payload")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub payload: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Delivers a batch of OTLP metric data points to a client subscribed to
@@ -7845,6 +8861,10 @@ pub struct OtlpExportMetricsParams {
     #[serde(rename = "payload")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub payload: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Details carried in the `data` field of an `AuthRequired` (-32007) error.
@@ -7858,6 +8878,10 @@ pub struct AuthRequiredErrorData {
     /// Protected resources that require authentication.
     #[serde(rename = "resources")]
     pub resources: Vec<ProtectedResourceMetadata>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Details carried in the `data` field of a `PermissionDenied` (-32009) error.
@@ -7873,6 +8897,10 @@ pub struct PermissionDeniedErrorData {
     /// denial (for example, when the resource is fundamentally inaccessible).
     #[serde(rename = "request", default, skip_serializing_if = "Option::is_none")]
     pub request: Option<ResourceRequestParams>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Details carried in the `data` field of an `UnsupportedProtocolVersion`
@@ -7887,6 +8915,10 @@ pub struct UnsupportedProtocolVersionErrorData {
     /// constraint (e.g. `">=0.1.0 <0.3.0"` or `"^0.2.0"`).
     #[serde(rename = "supportedVersions")]
     pub supported_versions: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `AuthRequiredReason`.

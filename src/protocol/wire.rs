@@ -1,13 +1,50 @@
 //! Small serde helpers the generated wire types use.
 
 use serde::de::{self, Deserializer, Visitor};
-use serde::Serializer;
+use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
 /// Any JSON value (`unknown` in TypeScript).
 pub type JsonValue = serde_json::Value;
 /// An open JSON object such as `_meta` (`Record<string, unknown>` in TypeScript).
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// The members of a wire object that this protocol version does not know (from a newer peer
+/// or an extension, such as `activeClient.systemMessageTransform`), kept in their order so that
+/// decoding, reducing and encoding an object never drops them.
+///
+/// Every generated struct has one, as its last field `extra` (flattened: the members sit
+/// beside the known ones on the wire). In TypeScript it adds nothing to the object types.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(type = "{}"))]
+#[serde(transparent)]
+pub struct Extra(pub JsonObject);
+
+impl Extra {
+    /// Whether there are no unknown members.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<JsonObject> for Extra {
+    fn from(members: JsonObject) -> Self {
+        Extra(members)
+    }
+}
+
+impl std::ops::Deref for Extra {
+    type Target = JsonObject;
+    fn deref(&self) -> &JsonObject {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Extra {
+    fn deref_mut(&mut self) -> &mut JsonObject {
+        &mut self.0
+    }
+}
 
 /// Largest integer a JavaScript number holds exactly (2^53 - 1).
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;

@@ -28,8 +28,10 @@ fn env(seq: u64, action: StateAction, origin: Option<(&str, u64)>) -> ActionEnve
         origin: origin.map(|(id, s)| ActionOrigin {
             client_id: id.into(),
             client_seq: s,
+            extra: Default::default(),
         }),
         rejection_reason: None,
+        extra: Default::default(),
     }
 }
 

@@ -572,6 +572,12 @@ impl<'a> Generator<'a> {
                 });
             }
         }
+        if let Some(f) = fields.iter().find(|f| f.rust == EXTRA_FIELD) {
+            return Err(format!(
+                "{name}.{}: the Rust name `{EXTRA_FIELD}` is taken by the unknown members",
+                f.wire
+            ));
+        }
         self.push(Item::Struct {
             name: name.to_string(),
             doc: description(def),
@@ -736,7 +742,7 @@ impl<'a> Generator<'a> {
              #![allow(clippy::all, missing_docs)]\n\n\
              use super::manual::*;\n\
              use super::tagged::{TaggedUnion, UnknownVariant};\n\
-             use super::wire::{self, JsonObject, JsonValue};\n\
+             use super::wire::{self, Extra, JsonObject, JsonValue};\n\
              use serde::{Deserialize, Deserializer, Serialize, Serializer};\n\
              use std::collections::BTreeMap;\n\n",
         );
@@ -817,6 +823,10 @@ fn render_doc(out: &mut String, indent: &str, doc: &str) {
     }
 }
 
+/// The field of every generated struct that keeps the object's unknown members
+/// (`protocol::wire::Extra`, flattened). No wire property may map to this name.
+const EXTRA_FIELD: &str = "extra";
+
 const DERIVE_TSIFY: &str = "#[cfg_attr(target_arch = \"wasm32\", derive(tsify::Tsify))]\n";
 
 fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], default: bool) {
@@ -868,6 +878,12 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
         }
         let _ = writeln!(out, "    pub {}: {ty},", f.rust);
     }
+    let _ = writeln!(
+        out,
+        "    /// Members this protocol version does not know (from a newer peer or an extension),\n    \
+         /// kept verbatim so they survive decoding, reducing and encoding.\n    \
+         #[serde(flatten)]\n    pub {EXTRA_FIELD}: Extra,"
+    );
     out.push_str("}\n\n");
 }
 

@@ -40,6 +40,7 @@ pub fn default_model() -> ModelSelection {
     ModelSelection {
         id: "echo".into(),
         config: None,
+        extra: Default::default(),
     }
 }
 
@@ -139,7 +140,9 @@ impl Turn {
                 part: ResponsePart::Reasoning(ReasoningResponsePart {
                     id: reasoning.clone(),
                     content: String::new(),
+                    extra: Default::default(),
                 }),
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -157,6 +160,7 @@ impl Turn {
                     turn_id: turn_id.clone(),
                     part_id: reasoning.clone(),
                     content: chunk,
+                    extra: Default::default(),
                 },
             )])
             .await?;
@@ -189,8 +193,12 @@ impl Turn {
                     model: Some(default_model().id),
                     ..Default::default()
                 },
+                extra: Default::default(),
             })),
-            StateAction::SessionTurnComplete(SessionTurnCompleteAction { turn_id }),
+            StateAction::SessionTurnComplete(SessionTurnCompleteAction {
+                turn_id,
+                extra: Default::default(),
+            }),
         ])
         .await
     }
@@ -214,14 +222,19 @@ impl Turn {
                         error_type: "AgentError".into(),
                         message,
                         stack: None,
+                        extra: Default::default(),
                     },
+                    extra: Default::default(),
                 })])
                 .await?;
                 return Ok(true);
             }
             Directive::Title(title) => {
                 self.emit(vec![StateAction::SessionTitleChanged(
-                    SessionTitleChangedAction { title },
+                    SessionTitleChangedAction {
+                        title,
+                        extra: Default::default(),
+                    },
                 )])
                 .await?
             }
@@ -260,6 +273,7 @@ impl Turn {
                 editable: None,
                 confirmed: None,
                 options: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -312,14 +326,18 @@ impl Turn {
                     past_tense_message: StringOrMarkdown::Plain(out.summary.clone()),
                     content: Some(vec![ToolResultContent::Text(ToolResultTextContent {
                         text: out.text.clone(),
+                        extra: Default::default(),
                     })]),
                     structured_content: None,
                     error: (!out.success).then(|| ToolCallResultError {
                         message: out.summary.clone(),
                         code: None,
+                        extra: Default::default(),
                     }),
+                    extra: Default::default(),
                 },
                 requires_result_confirmation: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -368,6 +386,7 @@ impl Turn {
         let name = crate::mcp::tool_name(&server, &tool);
         let contributor = ToolCallContributor::MCP(ToolCallMcpContributor {
             customization_id: handle.customization_id.clone(),
+            extra: Default::default(),
         });
         let id = self
             .tool_start(&name, &tool, Some(contributor), meta)
@@ -387,6 +406,7 @@ impl Turn {
                 meta: None,
                 result: result.clone(),
                 requires_result_confirmation: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -411,7 +431,10 @@ impl Turn {
                 ))
                 .await;
         };
-        let contributor = ToolCallContributor::Client(ToolCallClientContributor { client_id });
+        let contributor = ToolCallContributor::Client(ToolCallClientContributor {
+            client_id,
+            extra: Default::default(),
+        });
         let id = self
             .tool_start(&name, &name, Some(contributor), None)
             .await?;
@@ -429,6 +452,7 @@ impl Turn {
                 editable: None,
                 confirmed: Some(ToolCallConfirmationReason::NotNeeded),
                 options: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -464,7 +488,9 @@ impl Turn {
                         ..Default::default()
                     })]),
                     answers: None,
+                    extra: Default::default(),
                 },
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -516,6 +542,7 @@ impl Turn {
                 tool_name: name.into(),
                 display_name: display.into(),
                 contributor,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -535,7 +562,9 @@ impl Turn {
                 part: ResponsePart::Markdown(MarkdownResponsePart {
                     id: id.clone(),
                     content: String::new(),
+                    extra: Default::default(),
                 }),
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -562,6 +591,7 @@ impl Turn {
                 turn_id: self.job.turn_id.clone(),
                 part_id: part.clone(),
                 content: format!("{i} {micros}\n"),
+                extra: Default::default(),
             })])
             .await?;
             self.chunks += 1;
@@ -577,6 +607,7 @@ impl Turn {
                 turn_id: self.job.turn_id.clone(),
                 part_id: part.clone(),
                 content: chunk.to_owned(),
+                extra: Default::default(),
             })])
             .await?;
             self.chunks += 1;
@@ -597,6 +628,7 @@ impl Turn {
             SessionPendingMessageRemovedAction {
                 kind: PendingMessageKind::Steering,
                 id: message.id,
+                extra: Default::default(),
             },
         )])
         .await?;

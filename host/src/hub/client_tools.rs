@@ -220,7 +220,9 @@ impl Hub {
             error: Some(ToolCallResultError {
                 message,
                 code: Some(reason.code().to_owned()),
+                extra: Default::default(),
             }),
+            extra: Default::default(),
         };
         let action =
             StateAction::SessionToolCallComplete(Box::new(SessionToolCallCompleteAction {
@@ -229,6 +231,7 @@ impl Hub {
                 meta: None,
                 result: result.clone(),
                 requires_result_confirmation: None,
+                extra: Default::default(),
             }));
         if self.apply_server(&channel, action) {
             self.tell_agent(

@@ -94,7 +94,14 @@ impl Hub {
                     .map(|s| s.state.summary.clone())
                     .collect();
                 items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
-                self.respond(conn, &id, &ListSessionsResult { items });
+                self.respond(
+                    conn,
+                    &id,
+                    &ListSessionsResult {
+                        items,
+                        extra: Default::default(),
+                    },
+                );
                 Ok(())
             }
             Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
@@ -272,6 +279,7 @@ impl Hub {
                     .iter()
                     .map(|v| v.to_string())
                     .collect(),
+                extra: Default::default(),
             };
             let mut error = ErrorObject::new(
                 errors::UNSUPPORTED_PROTOCOL_VERSION,
@@ -491,6 +499,7 @@ impl Hub {
             customizations: None,
             changesets: None,
             meta: None,
+            extra: Default::default(),
         };
         let mut session = Session::new(state);
         session.record_turns(&mut self.ops);
@@ -498,7 +507,12 @@ impl Hub {
         self.sessions.insert(uri.clone(), session);
         self.respond(conn, id, &EmptyResult);
         // The backend needs no initialisation: the session is ready at once.
-        self.apply_server(&uri, StateAction::SessionReady(SessionReadyAction {}));
+        self.apply_server(
+            &uri,
+            StateAction::SessionReady(SessionReadyAction {
+                extra: Default::default(),
+            }),
+        );
         self.mcp_open(&uri);
         let summary = self.sessions[&uri].state.summary.clone();
         self.notify_root(
@@ -506,6 +520,7 @@ impl Hub {
             &SessionAddedParams {
                 channel: ROOT_CHANNEL.into(),
                 summary,
+                extra: Default::default(),
             },
         );
         self.update_active_sessions();
@@ -539,6 +554,7 @@ impl Hub {
             &SessionRemovedParams {
                 channel: ROOT_CHANNEL.into(),
                 session: uri.to_owned(),
+                extra: Default::default(),
             },
         );
         self.update_active_sessions();
@@ -549,6 +565,7 @@ impl Hub {
         let count = self.sessions.len() as f64;
         let action = StateAction::RootActiveSessionsChanged(RootActiveSessionsChangedAction {
             active_sessions: count,
+            extra: Default::default(),
         });
         let _ = self.apply(ROOT_CHANNEL, action, None);
     }
@@ -572,7 +589,15 @@ impl Hub {
             .map_err(|e| ErrorObject::new(errors::INTERNAL_ERROR, e.to_string()))?;
         let (turns, has_more) =
             fetched.ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no turn with that id"))?;
-        self.respond(conn, id, &FetchTurnsResult { turns, has_more });
+        self.respond(
+            conn,
+            id,
+            &FetchTurnsResult {
+                turns,
+                has_more,
+                extra: Default::default(),
+            },
+        );
         Ok(())
     }
 }

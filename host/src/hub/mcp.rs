@@ -140,6 +140,7 @@ pub(super) fn state_changed(id: &str, state: McpServerState) -> StateAction {
         id: id.to_owned(),
         state,
         channel: None,
+        extra: Default::default(),
     }))
 }
 
@@ -158,7 +159,9 @@ fn error_state(reason: &str) -> McpServerState {
             error_type: "McpServerError".into(),
             message: reason.to_owned(),
             stack: None,
+            extra: Default::default(),
         },
+        extra: Default::default(),
     })
 }
 
@@ -209,7 +212,12 @@ impl Hub {
         for id in running {
             self.apply_server(
                 channel,
-                state_changed(&id, McpServerState::Stopped(McpServerStoppedState {})),
+                state_changed(
+                    &id,
+                    McpServerState::Stopped(McpServerStoppedState {
+                        extra: Default::default(),
+                    }),
+                ),
             );
         }
         self.mcp.lazy.insert(channel.to_owned());
@@ -236,6 +244,7 @@ impl Hub {
                     channel,
                     StateAction::SessionCustomizationRemoved(SessionCustomizationRemovedAction {
                         id: id.clone(),
+                        extra: Default::default(),
                     }),
                 );
             }
@@ -257,8 +266,12 @@ impl Hub {
                 .is_none_or(|(_, e)| *e);
             let state = match (&spec, enabled) {
                 (Err(reason), _) => error_state(reason),
-                (Ok(_), true) => McpServerState::Starting(McpServerStartingState {}),
-                (Ok(_), false) => McpServerState::Stopped(McpServerStoppedState {}),
+                (Ok(_), true) => McpServerState::Starting(McpServerStartingState {
+                    extra: Default::default(),
+                }),
+                (Ok(_), false) => McpServerState::Stopped(McpServerStoppedState {
+                    extra: Default::default(),
+                }),
             };
             let entry = McpServerCustomization {
                 id: id.clone(),
@@ -270,12 +283,14 @@ impl Hub {
                 state,
                 channel: None,
                 mcp_app: None,
+                extra: Default::default(),
             };
             self.apply_server(
                 channel,
                 StateAction::SessionCustomizationUpdated(Box::new(
                     SessionCustomizationUpdatedAction {
                         customization: Customization::McpServer(entry),
+                        extra: Default::default(),
                     },
                 )),
             );
@@ -495,7 +510,12 @@ impl Hub {
                 // Tools first: a client that sees `ready` finds them listed (and `mcpApp`).
                 self.mcp_refresh_tools(&channel);
                 self.mcp_set_app(&channel, &id, caps);
-                let mut ready = state_changed(&id, McpServerState::Ready(McpServerReadyState {}));
+                let mut ready = state_changed(
+                    &id,
+                    McpServerState::Ready(McpServerReadyState {
+                        extra: Default::default(),
+                    }),
+                );
                 if let StateAction::SessionMcpServerStateChanged(a) = &mut ready {
                     a.channel = uri;
                 }
@@ -538,7 +558,10 @@ impl Hub {
     /// It stays after the server leaves `ready` (what it could do when last seen), while its
     /// `channel` goes.
     fn mcp_set_app(&mut self, channel: &str, id: &str, caps: Option<AhpMcpUiHostCapabilities>) {
-        let app = caps.map(|capabilities| McpServerCustomizationApps { capabilities });
+        let app = caps.map(|capabilities| McpServerCustomizationApps {
+            capabilities,
+            extra: Default::default(),
+        });
         let current = self.mcp_servers(channel).find(|m| m.id == id);
         let Some(entry) = current.filter(|m| m.mcp_app != app) else {
             return;
@@ -549,6 +572,7 @@ impl Hub {
             channel,
             StateAction::SessionCustomizationUpdated(Box::new(SessionCustomizationUpdatedAction {
                 customization: Customization::McpServer(entry),
+                extra: Default::default(),
             })),
         );
     }
@@ -570,12 +594,19 @@ impl Hub {
             self.mcp_refresh_tools(channel);
             self.apply_server(
                 channel,
-                state_changed(id, McpServerState::Stopped(McpServerStoppedState {})),
+                state_changed(
+                    id,
+                    McpServerState::Stopped(McpServerStoppedState {
+                        extra: Default::default(),
+                    }),
+                ),
             );
             return;
         }
         let state = match &run.spec {
-            Ok(_) => McpServerState::Starting(McpServerStartingState {}),
+            Ok(_) => McpServerState::Starting(McpServerStartingState {
+                extra: Default::default(),
+            }),
             Err(reason) => error_state(reason),
         };
         self.apply_server(channel, state_changed(id, state));
@@ -603,7 +634,10 @@ impl Hub {
         if current != Some(&tools) {
             self.apply_server(
                 channel,
-                StateAction::SessionServerToolsChanged(SessionServerToolsChangedAction { tools }),
+                StateAction::SessionServerToolsChanged(SessionServerToolsChangedAction {
+                    tools,
+                    extra: Default::default(),
+                }),
             );
         }
     }

@@ -296,6 +296,7 @@ impl Hub {
                 active_sessions: Some(loaded.sessions.len() as f64),
                 terminals: None,
                 config: None,
+                extra: Default::default(),
             },
             root_subs: Vec::new(),
             sessions: HashMap::new(),
@@ -521,6 +522,7 @@ impl Hub {
             server_seq: self.seq,
             origin,
             rejection_reason,
+            extra: Default::default(),
         };
         let json = serde_json::to_string(&envelope).expect("envelopes always serialize");
         (action_frame(&json), envelope.action)

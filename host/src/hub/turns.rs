@@ -20,7 +20,9 @@ pub(super) fn interrupted(turn_id: &str) -> StateAction {
             error_type: "HostRestarted".into(),
             message: "the host restarted while this turn was in progress".into(),
             stack: None,
+            extra: Default::default(),
         },
+        extra: Default::default(),
     })
 }
 
@@ -89,6 +91,7 @@ impl Hub {
                     AgentEvent::Steering(PendingMessage {
                         id: a.id.clone(),
                         message: a.message.clone(),
+                        extra: Default::default(),
                     }),
                 ),
                 PendingMessageKind::Queued => self.start_queued(channel),
@@ -183,12 +186,14 @@ impl Hub {
             StateAction::SessionPendingMessageRemoved(SessionPendingMessageRemovedAction {
                 kind: PendingMessageKind::Queued,
                 id: next.id.clone(),
+                extra: Default::default(),
             }),
         );
         let mut message = next.message;
         if message.origin.kind.is_empty() {
             message.origin = MessageOrigin {
                 kind: "user".into(),
+                extra: Default::default(),
             };
         }
         self.apply_server(
@@ -197,6 +202,7 @@ impl Hub {
                 turn_id: new_turn_id(),
                 message,
                 queued_message_id: Some(next.id),
+                extra: Default::default(),
             })),
         );
     }
@@ -236,6 +242,7 @@ impl Hub {
                 &uri,
                 StateAction::SessionActiveClientChanged(SessionActiveClientChangedAction {
                     active_client: None,
+                    extra: Default::default(),
                 }),
             );
         }
