@@ -446,8 +446,15 @@ fn check_fixture(name: &str, fixture: &Value, seed: u64, density: u64) -> Result
         let ctx = |what: String| ctx(format!("action {step}: {what}"));
         let plain_after = run(kind, &plain, std::slice::from_ref(action)).map_err(|e| ctx(e))?;
         let ext_after = run(kind, &extended, &[action_ext]).map_err(|e| ctx(e))?;
-        check_step(&plain, &extended, action, &action_members, &plain_after, &ext_after)
-            .map_err(|e| ctx(e))?;
+        check_step(
+            &plain,
+            &extended,
+            action,
+            &action_members,
+            &plain_after,
+            &ext_after,
+        )
+        .map_err(|e| ctx(e))?;
         // 3. Members keep their values, and none is made up.
         let mut found = Vec::new();
         found_members(&ext_after, &mut Vec::new(), &mut found);
@@ -460,7 +467,12 @@ fn check_fixture(name: &str, fixture: &Value, seed: u64, density: u64) -> Result
                         m.name, m.path, m.value
                     )))
                 }
-                None => return Err(ctx(format!("{} at {:?} was never inserted", m.name, m.path))),
+                None => {
+                    return Err(ctx(format!(
+                        "{} at {:?} was never inserted",
+                        m.name, m.path
+                    )))
+                }
             }
         }
         plain = plain_after;
@@ -531,11 +543,7 @@ fn check_step(
     objects(action, &mut Vec::new(), &mut action_objects);
     let replaced: Vec<&Vec<Step>> = result_objects
         .iter()
-        .filter(|(_, o)| {
-            action_objects
-                .iter()
-                .any(|(p, a)| !p.is_empty() && a == o)
-        })
+        .filter(|(_, o)| action_objects.iter().any(|(p, a)| !p.is_empty() && a == o))
         .map(|(p, _)| p)
         .collect();
     // 4b. State objects that survive in place.

@@ -7,6 +7,8 @@
 //! Mapping rules:
 //! - an object definition becomes a struct; optional properties become `Option<T>` that are
 //!   skipped when absent (TypeScript `name?:`), `_meta`-style open objects become `JsonObject`;
+//!   every struct ends with `#[serde(flatten)] pub extra: Extra`, the members this version does
+//!   not know (a newer peer's), kept verbatim (`Extra` is `{}` in TypeScript);
 //! - a `oneOf` whose members share a constant-valued property (`type`, `kind`, `status`,
 //!   `state`) becomes an internally tagged enum with an `Unknown` variant for forward
 //!   compatibility; the tag property is carried by the enum, not the member struct;
