@@ -427,7 +427,7 @@ fn check_fixture(name: &str, fixture: &Value, seed: u64, density: u64) -> Result
         inserted.insert(m.name, m.value);
     }
     // The decode -> encode round trip of the extended initial state.
-    run(kind, &extended, &[]).map_err(|e| ctx(e))?;
+    run(kind, &extended, &[]).map_err(&ctx)?;
 
     for (step, action) in actions.iter().enumerate() {
         if step > 0 {
@@ -444,8 +444,8 @@ fn check_fixture(name: &str, fixture: &Value, seed: u64, density: u64) -> Result
             inserted.insert(m.name.clone(), m.value.clone());
         }
         let ctx = |what: String| ctx(format!("action {step}: {what}"));
-        let plain_after = run(kind, &plain, std::slice::from_ref(action)).map_err(|e| ctx(e))?;
-        let ext_after = run(kind, &extended, &[action_ext]).map_err(|e| ctx(e))?;
+        let plain_after = run(kind, &plain, std::slice::from_ref(action)).map_err(&ctx)?;
+        let ext_after = run(kind, &extended, &[action_ext]).map_err(&ctx)?;
         check_step(
             &plain,
             &extended,
@@ -454,7 +454,7 @@ fn check_fixture(name: &str, fixture: &Value, seed: u64, density: u64) -> Result
             &plain_after,
             &ext_after,
         )
-        .map_err(|e| ctx(e))?;
+        .map_err(&ctx)?;
         // 3. Members keep their values, and none is made up.
         let mut found = Vec::new();
         found_members(&ext_after, &mut Vec::new(), &mut found);

@@ -601,7 +601,8 @@ fn resource_watch_reducer_returns_its_input() {
 /// nested unknown members of the state.
 #[wasm_bindgen_test]
 fn session_reducer_keeps_unknown_members() {
-    let transform = json!({"sections": [{"id": "intro", "mode": "replace", "content": "Be brief."}]});
+    let transform =
+        json!({"sections": [{"id": "intro", "mode": "replace", "content": "Be brief."}]});
     let initial = json!({"summary": {"resource": "copilot:/s", "provider": "copilot", "title": "S",
         "status": 1, "createdAt": 1000, "modifiedAt": 1000, "zzSummaryExt": [1, {"a": null}]},
         "lifecycle": "ready", "turns": [], "zzStateExt": {"nested": true},
@@ -626,7 +627,12 @@ fn session_reducer_keeps_unknown_members() {
         let third = session_js(second, to_js(&title)).expect("title");
         // Replacing the active client brings the new one's members, not the old one's.
         let fourth = session_js(third.clone(), to_js(&other)).expect("reduced");
-        (to_json(&first), to_json(&third), is_deeply_frozen(&third), to_json(&fourth))
+        (
+            to_json(&first),
+            to_json(&third),
+            is_deeply_frozen(&third),
+            to_json(&fourth),
+        )
     };
 
     let out = first;

@@ -6794,7 +6794,7 @@ pub enum StateAction {
     #[serde(rename = "session/turnCancelled")]
     SessionTurnCancelled(SessionTurnCancelledAction),
     #[serde(rename = "session/error")]
-    SessionError(SessionErrorAction),
+    SessionError(Box<SessionErrorAction>),
     #[serde(rename = "session/titleChanged")]
     SessionTitleChanged(SessionTitleChangedAction),
     #[serde(rename = "session/usage")]
@@ -6808,7 +6808,7 @@ pub enum StateAction {
     #[serde(rename = "session/serverToolsChanged")]
     SessionServerToolsChanged(SessionServerToolsChangedAction),
     #[serde(rename = "session/activeClientChanged")]
-    SessionActiveClientChanged(SessionActiveClientChangedAction),
+    SessionActiveClientChanged(Box<SessionActiveClientChangedAction>),
     #[serde(rename = "session/activeClientToolsChanged")]
     SessionActiveClientToolsChanged(SessionActiveClientToolsChangedAction),
     #[serde(rename = "session/pendingMessageSet")]
@@ -7016,7 +7016,7 @@ impl TaggedUnion for StateAction {
             "session/turnCancelled" => {
                 Self::SessionTurnCancelled(SessionTurnCancelledAction::deserialize(rest)?)
             }
-            "session/error" => Self::SessionError(SessionErrorAction::deserialize(rest)?),
+            "session/error" => Self::SessionError(Box::new(SessionErrorAction::deserialize(rest)?)),
             "session/titleChanged" => {
                 Self::SessionTitleChanged(SessionTitleChangedAction::deserialize(rest)?)
             }
@@ -7033,9 +7033,9 @@ impl TaggedUnion for StateAction {
             "session/serverToolsChanged" => {
                 Self::SessionServerToolsChanged(SessionServerToolsChangedAction::deserialize(rest)?)
             }
-            "session/activeClientChanged" => Self::SessionActiveClientChanged(
+            "session/activeClientChanged" => Self::SessionActiveClientChanged(Box::new(
                 SessionActiveClientChangedAction::deserialize(rest)?,
-            ),
+            )),
             "session/activeClientToolsChanged" => Self::SessionActiveClientToolsChanged(
                 SessionActiveClientToolsChangedAction::deserialize(rest)?,
             ),

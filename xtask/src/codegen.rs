@@ -426,18 +426,21 @@ impl<'a> Generator<'a> {
             return *size;
         }
         match self.items.iter().find(|i| i.name() == name) {
-            Some(Item::Struct { fields, .. }) => fields
-                .iter()
-                .map(|f| match &f.ty {
-                    Ty::Named(n) if n != name => {
-                        self.estimated_size(n, depth + 1) + if f.required { 0 } else { 8 }
-                    }
-                    Ty::Any | Ty::Object => 72,
-                    Ty::F64 | Ty::U64 => 16,
-                    Ty::U32 | Ty::Bool => 8,
-                    _ => 24,
-                })
-                .sum(),
+            // The unknown members (`Extra`, one pointer) plus the fields.
+            Some(Item::Struct { fields, .. }) => {
+                8 + fields
+                    .iter()
+                    .map(|f| match &f.ty {
+                        Ty::Named(n) if n != name => {
+                            self.estimated_size(n, depth + 1) + if f.required { 0 } else { 8 }
+                        }
+                        Ty::Any | Ty::Object => 72,
+                        Ty::F64 | Ty::U64 => 16,
+                        Ty::U32 | Ty::Bool => 8,
+                        _ => 24,
+                    })
+                    .sum::<usize>()
+            }
             Some(Item::Tagged { variants, .. }) => {
                 8 + variants
                     .iter()

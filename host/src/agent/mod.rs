@@ -216,16 +216,18 @@ impl Turn {
             } => self.mcp_tool(server, tool, input).await?,
             Directive::Ask(question) => self.ask(question).await?,
             Directive::Fail(message) => {
-                self.emit(vec![StateAction::SessionError(SessionErrorAction {
-                    turn_id: self.job.turn_id.clone(),
-                    error: ErrorInfo {
-                        error_type: "AgentError".into(),
-                        message,
-                        stack: None,
+                self.emit(vec![StateAction::SessionError(Box::new(
+                    SessionErrorAction {
+                        turn_id: self.job.turn_id.clone(),
+                        error: ErrorInfo {
+                            error_type: "AgentError".into(),
+                            message,
+                            stack: None,
+                            extra: Default::default(),
+                        },
                         extra: Default::default(),
                     },
-                    extra: Default::default(),
-                })])
+                ))])
                 .await?;
                 return Ok(true);
             }

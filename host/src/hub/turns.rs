@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 
 /// The `session/error` that fails a turn interrupted by a host restart.
 pub(super) fn interrupted(turn_id: &str) -> StateAction {
-    StateAction::SessionError(SessionErrorAction {
+    StateAction::SessionError(Box::new(SessionErrorAction {
         turn_id: turn_id.to_owned(),
         error: ErrorInfo {
             error_type: "HostRestarted".into(),
@@ -23,7 +23,7 @@ pub(super) fn interrupted(turn_id: &str) -> StateAction {
             extra: Default::default(),
         },
         extra: Default::default(),
-    })
+    }))
 }
 
 fn new_turn_id() -> String {
@@ -240,10 +240,12 @@ impl Hub {
         for uri in held {
             self.apply_server(
                 &uri,
-                StateAction::SessionActiveClientChanged(SessionActiveClientChangedAction {
-                    active_client: None,
-                    extra: Default::default(),
-                }),
+                StateAction::SessionActiveClientChanged(Box::new(
+                    SessionActiveClientChangedAction {
+                        active_client: None,
+                        extra: Default::default(),
+                    },
+                )),
             );
         }
     }
