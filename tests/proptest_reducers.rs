@@ -668,6 +668,7 @@ fn mirror_batch(
             ActionOrigin {
                 client_id: "me".into(),
                 client_seq: *client_seq,
+                extra: Default::default(),
             }
         });
         if let Some(origin) = &origin {
@@ -686,6 +687,7 @@ fn mirror_batch(
             server_seq: *server_seq,
             origin,
             rejection_reason: None,
+            extra: Default::default(),
         });
     }
     let out = mirror.apply_batch(&envelopes, "me", &clock);

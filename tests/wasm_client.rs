@@ -149,3 +149,75 @@ async fn a_wrong_token_is_a_transport_error() {
     assert_eq!(get(&error, "transportKind"), "connect");
     assert_eq!(get(&error, "name"), "TransportError");
 }
+
+#[wasm_bindgen(
+    inline_js = "export function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }"
+)]
+extern "C" {
+    fn sleep(ms: u32) -> Promise;
+}
+
+/// Our extension's opt-in (`activeClient.systemMessageTransform`, with a newer peer's member
+/// inside it) and an unknown top-level member
+/// of an action survive the whole way: the subscription's optimistic state, the host's reducer
+/// and echo (the confirmed state), and a fresh client's snapshot.
+#[wasm_bindgen_test]
+async fn unknown_members_survive_the_round_trip_through_a_real_host() {
+    let Some((url, token)) = host() else {
+        return;
+    };
+    let client = connect(url, token).await.expect("connect");
+    let channel = format!("ahp-session:/wasm-extras-{}", js_sys::Date::now());
+    call(
+        &client,
+        "createSession",
+        &[json(&format!(r#"{{"channel":"{channel}"}}"#))],
+    )
+    .await
+    .expect("createSession");
+    let sub = call(&client, "subscribe", &[channel.as_str().into()])
+        .await
+        .expect("subscribe");
+    let client_id = get(&client, "clientId").as_string().expect("clientId");
+    let transform = r#"{"sections":["tone"],"zzExtMode":"replace"}"#;
+    let action = json(&format!(
+        r#"{{"type":"session/activeClientChanged","zzActionExt":1,
+            "activeClient":{{"clientId":"{client_id}","tools":[],"systemMessageTransform":{transform}}}}}"#
+    ));
+    call(&sub, "dispatch", &[action]).await.expect("dispatch");
+    let expected: Value = serde_json::from_str(transform).unwrap();
+    let member = |state: &JsValue| -> Value {
+        let text = JSON::stringify(state).unwrap().as_string().unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        value["activeClient"]["systemMessageTransform"].clone()
+    };
+    assert_eq!(member(&get(&sub, "state")), expected, "optimistic state");
+    for _ in 0..200 {
+        if get(&sub, "pendingCount").as_f64() == Some(0.0) {
+            break;
+        }
+        JsFuture::from(sleep(10)).await.unwrap();
+    }
+    assert_eq!(get(&sub, "pendingCount").as_f64(), Some(0.0), "echoed");
+    assert_eq!(
+        member(&get(&sub, "confirmedState")),
+        expected,
+        "confirmed state"
+    );
+    assert_eq!(
+        member(&get(&sub, "state")),
+        expected,
+        "state after the echo"
+    );
+
+    let fresh = connect(url, token).await.expect("second client");
+    let snapshot = get(
+        &call(&fresh, "subscribe", &[channel.as_str().into()])
+            .await
+            .unwrap(),
+        "state",
+    );
+    assert_eq!(member(&snapshot), expected, "a fresh snapshot");
+    call(&client, "close", &[]).await.unwrap();
+    call(&fresh, "close", &[]).await.unwrap();
+}

@@ -590,3 +590,80 @@ fn resource_watch_reducer_returns_its_input() {
         },
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Unknown members (a newer peer's fields) survive the JS conversion
+// ---------------------------------------------------------------------------------------------
+
+/// `session/activeClientChanged` whose `activeClient` carries our extension's
+/// `systemMessageTransform` with a newer peer's member inside it: `sessionReducer` keeps it, from the caller's own object (full
+/// conversion) and chained from its own output (the render path), and keeps top-level and
+/// nested unknown members of the state.
+#[wasm_bindgen_test]
+fn session_reducer_keeps_unknown_members() {
+    let transform = json!({"sections": ["tone"], "zzExtMode": "replace"});
+    let initial = json!({"summary": {"resource": "copilot:/s", "provider": "copilot", "title": "S",
+        "status": 1, "createdAt": 1000, "modifiedAt": 1000, "zzSummaryExt": [1, {"a": null}]},
+        "lifecycle": "ready", "turns": [], "zzStateExt": {"nested": true},
+        "activeTurn": {"id": "t1", "message": {"text": "x", "origin": {"kind": "user"}, "zzMsgExt": 1},
+            "responseParts": [{"kind": "markdown", "id": "m", "content": "", "zzPartExt": "p"}],
+            "zzTurnExt": "t"}});
+    let claim = json!({"type": "session/activeClientChanged", "activeClient": {
+        "clientId": "c1", "tools": [], "systemMessageTransform": transform}});
+    let delta = json!({"type": "session/delta", "turnId": "t1", "partId": "m", "content": "hi"});
+    let title = json!({"type": "session/titleChanged", "title": "T"});
+    let other = json!({"type": "session/activeClientChanged", "activeClient": {
+        "clientId": "c2", "tools": [], "zzOther": 2}});
+
+    // Date.now() is stubbed only while the reducers run (a failed assertion aborts: the stub
+    // would stay and stall the browser test harness).
+    let (first, third, third_frozen, fourth) = {
+        let _now = FixedNow::new();
+        // From the caller's own object: converted whole.
+        let first = session_js(to_js(&initial), to_js(&claim)).expect("reduced");
+        // Chained: the cached Rust state and the render path (a fine delta step, whole fields).
+        let second = session_js(first.clone(), to_js(&delta)).expect("delta");
+        let third = session_js(second, to_js(&title)).expect("title");
+        // Replacing the active client brings the new one's members, not the old one's.
+        let fourth = session_js(third.clone(), to_js(&other)).expect("reduced");
+        (
+            to_json(&first),
+            to_json(&third),
+            is_deeply_frozen(&third),
+            to_json(&fourth),
+        )
+    };
+
+    let out = first;
+    assert_eq!(out["activeClient"]["systemMessageTransform"], transform);
+    assert_eq!(out["zzStateExt"], json!({"nested": true}));
+    assert_eq!(out["summary"]["zzSummaryExt"], json!([1, {"a": null}]));
+    assert_eq!(out["activeTurn"]["zzTurnExt"], "t");
+    assert_eq!(out["activeTurn"]["message"]["zzMsgExt"], 1);
+    assert_eq!(out["activeTurn"]["responseParts"][0]["zzPartExt"], "p");
+
+    let out = third;
+    assert_eq!(out["activeClient"]["systemMessageTransform"], transform);
+    assert_eq!(out["activeTurn"]["responseParts"][0]["content"], "hi");
+    assert_eq!(out["activeTurn"]["responseParts"][0]["zzPartExt"], "p");
+    assert_eq!(out["summary"]["title"], "T");
+    assert_eq!(out["summary"]["zzSummaryExt"], json!([1, {"a": null}]));
+    assert_eq!(out["zzStateExt"], json!({"nested": true}));
+    assert!(third_frozen);
+
+    // The same as the Rust reducer, member for member.
+    let mut rust: SessionState = serde_json::from_value(initial).expect("state");
+    for action in [&claim, &delta, &title] {
+        let action: StateAction = serde_json::from_value(action.clone()).expect("action");
+        rust.reduce(&action, &FixedClock(NOW));
+    }
+    assert_eq!(
+        common::normalize(&out),
+        common::normalize(&serde_json::to_value(&rust).unwrap())
+    );
+
+    assert_eq!(
+        fourth["activeClient"],
+        json!({"clientId": "c2", "tools": [], "zzOther": 2})
+    );
+}

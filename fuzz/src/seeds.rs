@@ -82,8 +82,10 @@ fn frame_seeds(fixtures: &[Fixture]) -> Vec<(String, Vec<u8>)> {
                         origin: (i % 2 == 0).then(|| ActionOrigin {
                             client_id: "c".into(),
                             client_seq: 3,
+                            extra: Default::default(),
                         }),
                         rejection_reason: None,
+                        extra: Default::default(),
                     };
                     jsonrpc::notification_text(methods::ACTION, &envelope)
                 }

@@ -63,6 +63,14 @@ pub struct Cli {
     /// `resourceRead` of a plugin it published), in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     pub client_request_timeout_ms: u64,
+    /// How long the active client may take to answer a `systemMessageTransform` request (our
+    /// extension) before the turn uses the rendered sections, in milliseconds.
+    #[arg(long, default_value_t = 5_000)]
+    pub transform_timeout_ms: u64,
+    /// Print debug lines on stderr: the audit of every `systemMessageTransform` (section ids and
+    /// content hashes, never the content).
+    #[arg(long, env = "AHP_HOST_DEBUG")]
+    pub debug: bool,
     /// How long an MCP server may take to start and answer `initialize`, in milliseconds.
     #[arg(long, default_value_t = 30_000)]
     pub mcp_init_timeout_ms: u64,
@@ -211,6 +219,10 @@ pub struct Config {
     pub plugins: Vec<PathBuf>,
     /// Longest wait for a client's answer to a host request.
     pub client_request_timeout: Duration,
+    /// Longest wait for the active client's `systemMessageTransform` answer.
+    pub transform_timeout: Duration,
+    /// `--debug`: debug lines on stderr.
+    pub debug: bool,
     /// Bounds of MCP servers.
     pub mcp: McpLimits,
 }
@@ -235,6 +247,8 @@ impl Config {
             mcp_config: None,
             plugins: Vec::new(),
             client_request_timeout: Duration::from_secs(10),
+            transform_timeout: crate::agent::transform::DEFAULT_TIMEOUT,
+            debug: false,
             mcp: McpLimits::default(),
         }
     }
@@ -272,6 +286,8 @@ impl From<Cli> for Config {
             mcp_config: cli.mcp_config,
             plugins: cli.plugins,
             client_request_timeout: Duration::from_millis(cli.client_request_timeout_ms.max(1)),
+            transform_timeout: Duration::from_millis(cli.transform_timeout_ms.max(1)),
+            debug: cli.debug,
             mcp: McpLimits {
                 init_timeout: Duration::from_millis(cli.mcp_init_timeout_ms),
                 request_timeout: Duration::from_millis(cli.mcp_request_timeout_ms),

@@ -299,7 +299,7 @@ impl Reader<'_> {
                 "send `initialize` (or `reconnect`) first",
             )),
             "subscribe" => typed(params, Request::Subscribe),
-            "createSession" => typed(params, Request::CreateSession),
+            "createSession" => typed(params, |p| Request::CreateSession(Box::new(p))),
             "disposeSession" => typed(params, Request::DisposeSession),
             "fetchTurns" => typed(params, Request::FetchTurns),
             // The token is checked and wrapped here, before anything could print it.

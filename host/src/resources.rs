@@ -239,6 +239,7 @@ impl Sandbox {
                 data: text,
                 encoding: ContentEncoding::Utf8,
                 content_type: Some("text/plain".into()),
+                extra: Default::default(),
             },
             Ok(text) => base64_result(text.into_bytes()),
             Err(e) => base64_result(e.into_bytes()),
@@ -300,7 +301,9 @@ impl Sandbox {
                 file.write_all(&data).map_err(io)?;
             }
         }
-        Ok(ResourceWriteResult {})
+        Ok(ResourceWriteResult {
+            extra: Default::default(),
+        })
     }
 
     /// `resourceList`.
@@ -308,6 +311,7 @@ impl Sandbox {
         let path = self.existing(&uri_path(&p.uri)?)?;
         Ok(ResourceListResult {
             entries: list_dir(&path).map_err(|e| io_error(e, "directory"))?,
+            extra: Default::default(),
         })
     }
 }
@@ -327,6 +331,7 @@ pub fn list_dir(path: &Path) -> std::io::Result<Vec<DirectoryEntry>> {
             } else {
                 DirectoryEntryType::File
             },
+            extra: Default::default(),
         });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
@@ -348,6 +353,7 @@ fn base64_result(bytes: Vec<u8>) -> ResourceReadResult {
         data: base64::engine::general_purpose::STANDARD.encode(bytes),
         encoding: ContentEncoding::Base64,
         content_type: Some("application/octet-stream".into()),
+        extra: Default::default(),
     }
 }
 

@@ -256,7 +256,10 @@ impl Actor {
             let title = format!("title {}-{}", self.id, rng.below(1000));
             ledger.titles.insert(title.clone());
             let target = SESSIONS[rng.below(SESSIONS.len() as u64) as usize];
-            let action = StateAction::SessionTitleChanged(SessionTitleChangedAction { title });
+            let action = StateAction::SessionTitleChanged(SessionTitleChangedAction {
+                title,
+                extra: Default::default(),
+            });
             self.dispatch(target, action).await;
         } else if r < 63 {
             // Cancels the own turn; with none in progress the reducer rejects it.
@@ -264,7 +267,10 @@ impl Actor {
                 .active_turn
                 .as_ref()
                 .map_or_else(|| "no-such-turn".to_owned(), |t| t.id.clone());
-            let action = StateAction::SessionTurnCancelled(SessionTurnCancelledAction { turn_id });
+            let action = StateAction::SessionTurnCancelled(SessionTurnCancelledAction {
+                turn_id,
+                extra: Default::default(),
+            });
             self.dispatch(own, action).await;
         } else {
             let kind = rng.below(4);
@@ -283,6 +289,7 @@ impl Actor {
                     turn_id: "forged".into(),
                     part_id: "forged".into(),
                     content: "forged".into(),
+                    extra: Default::default(),
                 }),
             ),
             // Claiming the active-client role for another client.
@@ -374,6 +381,7 @@ async fn observe(
         .request::<jsonrpc::ListSessions>(ListSessionsParams {
             channel: ROOT_CHANNEL.into(),
             filter: None,
+            extra: Default::default(),
         })
         .await
         .expect("listSessions");
@@ -415,6 +423,7 @@ async fn observe(
                     channel: uri.into(),
                     before: before.clone(),
                     limit: Some(500.0),
+                    extra: Default::default(),
                 })
                 .await
                 .unwrap_or_else(|e| panic!("generation {g}: {uri}: fetchTurns: {e:?}"));

@@ -64,13 +64,18 @@ async fn malformed_input_gets_errors_and_the_connection_survives() {
         turn_id: "t1".into(),
         part_id: "p".into(),
         content: "forged".into(),
+        extra: Default::default(),
     });
     let root_forged = StateAction::RootActiveSessionsChanged(RootActiveSessionsChangedAction {
         active_sessions: 99.0,
+        extra: Default::default(),
     });
     c.dispatch(
         "ahp-session:/nowhere",
-        StateAction::SessionTitleChanged(SessionTitleChangedAction { title: "x".into() }),
+        StateAction::SessionTitleChanged(SessionTitleChangedAction {
+            title: "x".into(),
+            extra: Default::default(),
+        }),
     )
     .await;
     let s1 = c.dispatch(S, unknown).await;

@@ -36,6 +36,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
         .request::<jsonrpc::ListSessions>(ListSessionsParams {
             channel: ROOT_CHANNEL.into(),
             filter: None,
+            extra: Default::default(),
         })
         .await
         .unwrap();
@@ -68,6 +69,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
         .request::<jsonrpc::ListSessions>(ListSessionsParams {
             channel: ROOT_CHANNEL.into(),
             filter: None,
+            extra: Default::default(),
         })
         .await
         .unwrap();
@@ -86,6 +88,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
                 channel: s.to_string(),
                 before: None,
                 limit: Some(100.0),
+                extra: Default::default(),
             })
             .await
             .unwrap();
@@ -175,6 +178,7 @@ async fn server_seq_of_a_rejection_is_never_reused_after_kill_9() {
         turn_id: "t".into(),
         part_id: "p".into(),
         content: "forged".into(),
+        extra: Default::default(),
     });
     let mut last_rejected = 0;
     for _ in 0..3 {
@@ -197,6 +201,7 @@ async fn server_seq_of_a_rejection_is_never_reused_after_kill_9() {
     c.subscribe(s).await;
     let title = StateAction::SessionTitleChanged(SessionTitleChangedAction {
         title: "after restart".into(),
+        extra: Default::default(),
     });
     c.dispatch(s, title).await;
     let e = c.envelope().await;

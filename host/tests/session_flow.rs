@@ -39,7 +39,8 @@ async fn a_turn_streams_and_two_clients_converge_on_the_hosts_state() {
         echo.origin,
         Some(ActionOrigin {
             client_id: "client-a".into(),
-            client_seq: seq
+            client_seq: seq,
+            extra: Default::default()
         })
     );
     assert!(env_a[1..].iter().all(|e| e.origin.is_none()));
@@ -81,6 +82,7 @@ async fn a_turn_streams_and_two_clients_converge_on_the_hosts_state() {
         .request::<jsonrpc::ListSessions>(ListSessionsParams {
             channel: ROOT_CHANNEL.into(),
             filter: None,
+            extra: Default::default(),
         })
         .await
         .unwrap();
@@ -107,9 +109,11 @@ async fn a_second_turn_while_one_is_active_is_rejected_and_queued_messages_run_a
             text: "queued one".into(),
             origin: MessageOrigin {
                 kind: "user".into(),
+                extra: Default::default(),
             },
             ..Default::default()
         },
+        extra: Default::default(),
     }));
     a.dispatch(S, queued).await;
     let mut envelopes = a.until_turn_end("t1").await;
@@ -155,6 +159,7 @@ async fn cancel_stops_the_stream_and_fail_ask_title_steering_work() {
         S,
         StateAction::SessionTurnCancelled(SessionTurnCancelledAction {
             turn_id: "t1".into(),
+            extra: Default::default(),
         }),
     )
     .await;
@@ -192,9 +197,11 @@ async fn cancel_stops_the_stream_and_fail_ask_title_steering_work() {
             text: "be brief".into(),
             origin: MessageOrigin {
                 kind: "user".into(),
+                extra: Default::default(),
             },
             ..Default::default()
         },
+        extra: Default::default(),
     }));
     a.dispatch(S, steer).await;
     let answer: StateAction = serde_json::from_value(json!({
@@ -257,6 +264,7 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
             channel: S.into(),
             before: None,
             limit: Some(2.0),
+            extra: Default::default(),
         })
         .await
         .unwrap();
@@ -270,6 +278,7 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
             channel: S.into(),
             before: Some("t2".into()),
             limit: Some(5.0),
+            extra: Default::default(),
         })
         .await
         .unwrap();
@@ -279,9 +288,12 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
     );
     assert!(!page.has_more);
 
-    a.request::<jsonrpc::DisposeSession>(DisposeSessionParams { channel: S.into() })
-        .await
-        .unwrap();
+    a.request::<jsonrpc::DisposeSession>(DisposeSessionParams {
+        channel: S.into(),
+        extra: Default::default(),
+    })
+    .await
+    .unwrap();
     let removed = a
         .notification_named(jsonrpc::methods::SESSION_REMOVED)
         .await;

@@ -88,6 +88,7 @@ async fn server_tool_waits_for_confirmation_then_runs() {
         .filter_map(|p| match p {
             ResponsePart::ToolCall(ToolCallResponsePart {
                 tool_call: ToolCallState::Completed(c),
+                ..
             }) => Some(c),
             _ => None,
         })
@@ -195,7 +196,8 @@ async fn only_the_owning_client_completes_its_client_tool() {
     assert_eq!(
         start.contributor,
         Some(ToolCallContributor::Client(ToolCallClientContributor {
-            client_id: "client-a".into()
+            client_id: "client-a".into(),
+            extra: Default::default()
         }))
     );
     let complete = |text: &str| -> StateAction {

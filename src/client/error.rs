@@ -178,6 +178,7 @@ mod tests {
             offered: vec!["0.3.0".into()],
             server_data: Some(UnsupportedProtocolVersionErrorData {
                 supported_versions: vec!["0.1.0".into()],
+                extra: Default::default(),
             }),
         };
         assert_eq!(

@@ -45,10 +45,12 @@ impl StateAction {
                 text: text.into(),
                 origin: MessageOrigin {
                     kind: "user".into(),
+                    extra: Default::default(),
                 },
                 ..Default::default()
             },
             queued_message_id: None,
+            extra: Default::default(),
         }))
     }
 

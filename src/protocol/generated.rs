@@ -5,7 +5,7 @@
 
 use super::manual::*;
 use super::tagged::{TaggedUnion, UnknownVariant};
-use super::wire::{self, JsonObject, JsonValue};
+use super::wire::{self, Extra, JsonObject, JsonValue};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
@@ -89,6 +89,10 @@ pub struct Icon {
     /// If not provided, the client should assume the icon can be used with any theme.
     #[serde(rename = "theme", default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<IconTheme>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a protected resource's authentication requirements using
@@ -187,6 +191,10 @@ pub struct ProtectedResourceMetadata {
     /// Clients SHOULD treat an absent field the same as `true`.
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `ConfigPropertySchemaType`.
@@ -312,6 +320,10 @@ pub struct ConfigPropertySchema {
     /// JSON Schema: list of required property ids (used when `type` is `'object'`)
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A JSON Schema object describing available configuration properties.
@@ -335,6 +347,10 @@ pub struct ConfigSchema {
     /// JSON Schema: list of required property ids
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A zero-based position within a textual document.
@@ -347,6 +363,10 @@ pub struct TextPosition {
     /// Zero-based character offset within the line.
     #[serde(rename = "character", serialize_with = "wire::ser_f64")]
     pub character: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A range within a textual document.
@@ -359,6 +379,10 @@ pub struct TextRange {
     /// End position of the range.
     #[serde(rename = "end")]
     pub end: TextPosition,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A selection within a textual resource.
@@ -372,6 +396,10 @@ pub struct TextSelection {
     /// The range covered by the selection.
     #[serde(rename = "range")]
     pub range: TextRange,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to large content stored outside the state tree.
@@ -396,6 +424,10 @@ pub struct ContentRef {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -406,6 +438,10 @@ pub struct FileEditBefore {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: ContentRef,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state after the edit. Absent for file deletions.
@@ -416,6 +452,10 @@ pub struct FileEditAfter {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: ContentRef,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional diff display metadata
@@ -436,6 +476,10 @@ pub struct FileEditDiff {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub removed: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a file modification with before/after state and diff metadata.
@@ -454,6 +498,10 @@ pub struct FileEdit {
     /// Optional diff display metadata
     #[serde(rename = "diff", default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<FileEditDiff>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -491,6 +539,10 @@ pub struct UsageInfo {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -505,6 +557,10 @@ pub struct ErrorInfo {
     /// Stack trace
     #[serde(rename = "stack", default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A point-in-time snapshot of a subscribed resource's state, returned by
@@ -521,6 +577,10 @@ pub struct Snapshot {
     /// The `serverSeq` at which this snapshot was taken. Subsequent actions will have `serverSeq > fromSeq`.
     #[serde(rename = "fromSeq")]
     pub from_seq: u64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Global state shared with every client subscribed to `ahp-root://`.
@@ -544,6 +604,10 @@ pub struct RootState {
     /// Agent host configuration schema and current values
     #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
     pub config: Option<RootConfigState>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`RootState`], for reporting which ones an action changed.
@@ -649,6 +713,10 @@ pub struct AgentInfo {
         skip_serializing_if = "Option::is_none"
     )]
     pub system_message_sections: Option<Vec<SystemMessageSection>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -701,6 +769,10 @@ pub struct SessionModelInfo {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A model selection: the chosen model ID together with any model-specific
@@ -716,6 +788,10 @@ pub struct ModelSelection {
     #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string>"))]
     pub config: Option<BTreeMap<String, String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Live agent-host configuration metadata.
@@ -732,6 +808,10 @@ pub struct RootConfigState {
     #[serde(rename = "values")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub values: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A message queued for future delivery to the agent.
@@ -748,6 +828,10 @@ pub struct PendingMessage {
     /// The message that will start the next turn
     #[serde(rename = "message")]
     pub message: Message,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single session, loaded when a client subscribes to the session's URI.
@@ -859,6 +943,10 @@ pub struct SessionState {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`SessionState`], for reporting which ones an action changed.
@@ -999,6 +1087,10 @@ pub struct SessionActiveClient {
         skip_serializing_if = "Option::is_none"
     )]
     pub system_message_transform: Option<SessionActiveClientSystemMessageTransform>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server-owned project metadata for a session.
@@ -1011,6 +1103,10 @@ pub struct ProjectInfo {
     /// Human-readable project name
     #[serde(rename = "displayName")]
     pub display_name: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1062,6 +1158,10 @@ pub struct SessionSummary {
     /// client to subscribe to a changeset.
     #[serde(rename = "changes", default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangesSummary>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Aggregate counts describing the file changes associated with a session.
@@ -1095,6 +1195,10 @@ pub struct ChangesSummary {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub files: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A selected custom agent for a session.
@@ -1111,6 +1215,10 @@ pub struct AgentSelection {
     /// Stable agent URI (matches an {@link AgentCustomization.uri}).
     #[serde(rename = "uri")]
     pub uri: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `SessionConfigPropertySchemaType`.
@@ -1248,6 +1356,10 @@ pub struct SessionConfigPropertySchema {
         skip_serializing_if = "Option::is_none"
     )]
     pub session_mutable: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A JSON Schema object describing available session configuration metadata.
@@ -1268,6 +1380,10 @@ pub struct SessionConfigSchema {
     /// JSON Schema: list of required property ids
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Live session configuration metadata.
@@ -1284,6 +1400,10 @@ pub struct SessionConfigState {
     #[serde(rename = "values")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub values: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A choice in a select-style question.
@@ -1310,6 +1430,10 @@ pub struct SessionInputOption {
         skip_serializing_if = "Option::is_none"
     )]
     pub recommended: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1327,6 +1451,10 @@ pub struct SessionInputQuestionBase {
     /// Whether the user must answer this question to accept the request
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Text question within a session input request.
@@ -1371,6 +1499,10 @@ pub struct SessionInputTextQuestion {
         skip_serializing_if = "Option::is_none"
     )]
     pub default_value: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Numeric question within a session input request.
@@ -1413,6 +1545,10 @@ pub struct SessionInputNumberQuestion {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub default_value: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Boolean question within a session input request.
@@ -1438,6 +1574,10 @@ pub struct SessionInputBooleanQuestion {
         skip_serializing_if = "Option::is_none"
     )]
     pub default_value: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Single-select question within a session input request.
@@ -1466,6 +1606,10 @@ pub struct SessionInputSingleSelectQuestion {
         skip_serializing_if = "Option::is_none"
     )]
     pub allow_freeform_input: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Multi-select question within a session input request.
@@ -1510,6 +1654,10 @@ pub struct SessionInputMultiSelectQuestion {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub max: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A live request for user input.
@@ -1539,6 +1687,10 @@ pub struct SessionInputRequest {
         tsify(type = "Record<string, SessionInputAnswer>")
     )]
     pub answers: Option<BTreeMap<String, SessionInputAnswer>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Value captured for one answer.
@@ -1547,6 +1699,10 @@ pub struct SessionInputRequest {
 pub struct SessionInputTextAnswerValue {
     #[serde(rename = "value")]
     pub value: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1554,6 +1710,10 @@ pub struct SessionInputTextAnswerValue {
 pub struct SessionInputNumberAnswerValue {
     #[serde(rename = "value", serialize_with = "wire::ser_f64")]
     pub value: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1561,6 +1721,10 @@ pub struct SessionInputNumberAnswerValue {
 pub struct SessionInputBooleanAnswerValue {
     #[serde(rename = "value")]
     pub value: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1575,6 +1739,10 @@ pub struct SessionInputSelectedAnswerValue {
         skip_serializing_if = "Option::is_none"
     )]
     pub freeform_values: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1589,6 +1757,10 @@ pub struct SessionInputSelectedManyAnswerValue {
         skip_serializing_if = "Option::is_none"
     )]
     pub freeform_values: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1597,6 +1769,10 @@ pub struct SessionInputAnswered {
     /// Answer value
     #[serde(rename = "value")]
     pub value: SessionInputAnswerValue,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1609,6 +1785,10 @@ pub struct SessionInputSkipped {
         skip_serializing_if = "Option::is_none"
     )]
     pub freeform_values: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A completed request/response cycle.
@@ -1636,6 +1816,10 @@ pub struct Turn {
     /// Error details if state is `'error'`
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An in-progress turn — the assistant is actively streaming.
@@ -1656,6 +1840,10 @@ pub struct ActiveTurn {
     /// Token usage info
     #[serde(rename = "usage", default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The origin of the message
@@ -1664,6 +1852,10 @@ pub struct ActiveTurn {
 pub struct MessageOrigin {
     #[serde(rename = "kind")]
     pub kind: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A message that initiates or steers a turn. Messages can originate from the
@@ -1697,6 +1889,10 @@ pub struct Message {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Common fields shared by all {@link MessageAttachment} variants.
@@ -1736,6 +1932,10 @@ pub struct MessageAttachmentBase {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A simple, opaque attachment whose model representation is described by
@@ -1788,6 +1988,10 @@ pub struct SimpleMessageAttachment {
         skip_serializing_if = "Option::is_none"
     )]
     pub model_representation: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An attachment whose data is embedded inline as a base64 string.
@@ -1841,6 +2045,10 @@ pub struct MessageEmbeddedResourceAttachment {
     /// Only meaningful for textual resources.
     #[serde(rename = "selection", default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<TextSelection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An attachment that references a resource by URI. The content is not
@@ -1904,6 +2112,10 @@ pub struct MessageResourceAttachment {
     /// Only meaningful for textual resources.
     #[serde(rename = "selection", default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<TextSelection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -1915,6 +2127,10 @@ pub struct MarkdownResponsePart {
     /// Markdown content
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A content part that's a reference to large content stored outside the state tree.
@@ -1939,6 +2155,10 @@ pub struct ResourceReponsePart {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A tool call represented as a response part.
@@ -1952,6 +2172,10 @@ pub struct ToolCallResponsePart {
     /// Full tool call lifecycle state
     #[serde(rename = "toolCall")]
     pub tool_call: ToolCallState,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reasoning/thinking content from the model.
@@ -1964,6 +2188,10 @@ pub struct ReasoningResponsePart {
     /// Accumulated reasoning text
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A system notification surfaced as part of the response stream.
@@ -1978,6 +2206,10 @@ pub struct SystemNotificationResponsePart {
     /// The text of the system notification
     #[serde(rename = "content")]
     pub content: StringOrMarkdown,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A confirmation option that the server offers for a tool call awaiting
@@ -2007,6 +2239,10 @@ pub struct ConfirmationOption {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub group: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -2019,6 +2255,10 @@ pub struct ToolCallClientContributor {
     /// dispatching `session/toolCallComplete` with the result.
     #[serde(rename = "clientId")]
     pub client_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -2027,6 +2267,10 @@ pub struct ToolCallMcpContributor {
     /// Customization ID of the corresponding MCP server in {@link SessionState.customizations}.
     #[serde(rename = "customizationId")]
     pub customization_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Metadata common to all tool call states.
@@ -2057,6 +2301,10 @@ pub struct ToolCallBase {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Properties available once tool call parameters are fully received.
@@ -2069,6 +2317,10 @@ pub struct ToolCallParameterFields {
     /// Raw tool input
     #[serde(rename = "toolInput", default, skip_serializing_if = "Option::is_none")]
     pub tool_input: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Error details if the tool failed
@@ -2079,6 +2331,10 @@ pub struct ToolCallResultError {
     pub message: String,
     #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool execution result details, available after execution completes.
@@ -2109,6 +2365,10 @@ pub struct ToolCallResult {
     /// Error details if the tool failed
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ToolCallResultError>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// LM is streaming the tool call parameters.
@@ -2153,6 +2413,10 @@ pub struct ToolCallStreamingState {
         skip_serializing_if = "Option::is_none"
     )]
     pub invocation_message: Option<StringOrMarkdown>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// File edits that this tool call will perform, for preview before confirmation
@@ -2161,6 +2425,10 @@ pub struct ToolCallStreamingState {
 pub struct ToolCallPendingConfirmationStateEdits {
     #[serde(rename = "items")]
     pub items: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Parameters are complete, or a running tool requires re-confirmation
@@ -2217,6 +2485,10 @@ pub struct ToolCallPendingConfirmationState {
     /// categorise the choices.
     #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<ConfirmationOption>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool is actively executing.
@@ -2269,6 +2541,10 @@ pub struct ToolCallRunningState {
     /// output before the tool completes.
     #[serde(rename = "content", default, skip_serializing_if = "Option::is_none")]
     pub content: Option<Vec<ToolResultContent>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool finished executing, waiting for client to approve the result.
@@ -2339,6 +2615,10 @@ pub struct ToolCallPendingResultConfirmationState {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option: Option<ConfirmationOption>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool completed successfully or with an error.
@@ -2409,6 +2689,10 @@ pub struct ToolCallCompletedState {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option: Option<ConfirmationOption>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool call was cancelled before execution.
@@ -2469,6 +2753,10 @@ pub struct ToolCallCancelledState {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option: Option<ConfirmationOption>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a tool available in a session, provided by either the server or the active client.
@@ -2522,6 +2810,10 @@ pub struct ToolDefinition {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Behavioral hints about a tool. All properties are advisory and not
@@ -2562,6 +2854,10 @@ pub struct ToolAnnotations {
         skip_serializing_if = "Option::is_none"
     )]
     pub open_world_hint: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Text content in a tool result.
@@ -2573,6 +2869,10 @@ pub struct ToolResultTextContent {
     /// The text content
     #[serde(rename = "text")]
     pub text: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Base64-encoded binary content embedded in a tool result.
@@ -2587,6 +2887,10 @@ pub struct ToolResultEmbeddedResourceContent {
     /// Content type (e.g. `"image/png"`, `"application/pdf"`)
     #[serde(rename = "contentType")]
     pub content_type: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to a resource stored outside the tool result.
@@ -2613,6 +2917,10 @@ pub struct ToolResultResourceContent {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -2623,6 +2931,10 @@ pub struct ToolResultFileEditContentBefore {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The file state after the edit. Absent for file deletions.
@@ -2633,6 +2945,10 @@ pub struct ToolResultFileEditContentAfter {
     pub uri: String,
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Describes a file modification performed by a tool.
@@ -2648,6 +2964,10 @@ pub struct ToolResultFileEditContent {
     /// Optional diff display metadata
     #[serde(rename = "diff", default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<FileEditDiff>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to a terminal whose output is relevant to this tool result.
@@ -2663,6 +2983,10 @@ pub struct ToolResultTerminalContent {
     /// Display title for the terminal content
     #[serde(rename = "title")]
     pub title: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A reference to a subagent session spawned by a tool.
@@ -2688,6 +3012,10 @@ pub struct ToolResultSubagentContent {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fields shared by every customization variant.
@@ -2720,17 +3048,31 @@ pub struct CustomizationBase {
     /// Absent when the customization covers the whole resource.
     #[serde(rename = "range", default, skip_serializing_if = "Option::is_none")]
     pub range: Option<TextRange>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Container is being loaded by the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct CustomizationLoadingState {}
+pub struct CustomizationLoadingState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Container loaded successfully.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct CustomizationLoadedState {}
+pub struct CustomizationLoadedState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Container partially loaded but has warnings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -2739,6 +3081,10 @@ pub struct CustomizationDegradedState {
     /// Human-readable description of the warning.
     #[serde(rename = "message")]
     pub message: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Container failed to load.
@@ -2748,6 +3094,10 @@ pub struct CustomizationErrorState {
     /// Human-readable error message.
     #[serde(rename = "message")]
     pub message: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fields shared by container customizations.
@@ -2798,6 +3148,10 @@ pub struct ContainerCustomizationBase {
     /// nothing.
     #[serde(rename = "children", default, skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<ChildCustomization>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An [Open Plugins](https://open-plugins.com/) plugin.
@@ -2848,6 +3202,10 @@ pub struct PluginCustomization {
     /// nothing.
     #[serde(rename = "children", default, skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<ChildCustomization>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A {@link PluginCustomization} as published by a client. Extends the
@@ -2912,6 +3270,10 @@ pub struct ClientPluginCustomization {
     /// Opaque version token used by the host to detect changes.
     #[serde(rename = "nonce", default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A directory the host watches for this session.
@@ -2976,6 +3338,10 @@ pub struct DirectoryCustomization {
     /// Whether clients may write into this directory.
     #[serde(rename = "writable")]
     pub writable: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A custom agent contributed by a plugin or directory.
@@ -3026,6 +3392,10 @@ pub struct AgentCustomization {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A skill contributed by a plugin or directory.
@@ -3080,6 +3450,10 @@ pub struct SkillCustomization {
         skip_serializing_if = "Option::is_none"
     )]
     pub disable_model_invocation: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A prompt contributed by a plugin or directory.
@@ -3119,6 +3493,10 @@ pub struct PromptCustomization {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A rule contributed by a plugin or directory.
@@ -3179,6 +3557,10 @@ pub struct RuleCustomization {
     /// active for matching files.
     #[serde(rename = "globs", default, skip_serializing_if = "Option::is_none")]
     pub globs: Option<Vec<String>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A hook manifest contributed by a plugin or directory.
@@ -3211,6 +3593,10 @@ pub struct HookCustomization {
     /// Absent when the customization covers the whole resource.
     #[serde(rename = "range", default, skip_serializing_if = "Option::is_none")]
     pub range: Option<TextRange>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// An MCP server contributed by a plugin or directory.
@@ -3277,6 +3663,10 @@ pub struct McpServerCustomization {
     /// which support apps.
     #[serde(rename = "mcpApp", default, skip_serializing_if = "Option::is_none")]
     pub mcp_app: Option<McpServerCustomizationApps>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Information from the agent host needed to render MCP Apps served
@@ -3291,6 +3681,10 @@ pub struct McpServerCustomizationApps {
     /// the `ui/initialize` response delivered to the View.
     #[serde(rename = "capabilities")]
     pub capabilities: AhpMcpUiHostCapabilities,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Producer proxies the MCP `tools/*` methods to the upstream server.
@@ -3303,6 +3697,10 @@ pub struct AhpMcpUiHostCapabilitiesServerTools {
         skip_serializing_if = "Option::is_none"
     )]
     pub list_changed: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Producer proxies the MCP `resources/*` methods to the upstream server.
@@ -3315,6 +3713,10 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
         skip_serializing_if = "Option::is_none"
     )]
     pub list_changed: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
@@ -3323,6 +3725,10 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
 pub struct AhpMcpUiHostCapabilitiesSampling {
     #[serde(rename = "tools", default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The subset of MCP App
@@ -3383,17 +3789,31 @@ pub struct AhpMcpUiHostCapabilities {
     /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
     #[serde(rename = "sampling", default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<AhpMcpUiHostCapabilitiesSampling>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server is registered with the host but has not yet started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct McpServerStartingState {}
+pub struct McpServerStartingState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Server is running and serving requests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct McpServerReadyState {}
+pub struct McpServerReadyState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Server is reachable but cannot serve requests until the client
 /// authenticates. Mirrors the discovery flow defined by
@@ -3446,6 +3866,10 @@ pub struct McpServerAuthRequiredState {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server failed to start, crashed, or otherwise transitioned to a
@@ -3457,13 +3881,22 @@ pub struct McpServerErrorState {
     /// Error details.
     #[serde(rename = "error")]
     pub error: ErrorInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server has been shut down. The host MAY remove the server from the
 /// session entirely shortly after this state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct McpServerStoppedState {}
+pub struct McpServerStoppedState {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Lightweight terminal metadata exposed on the root state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -3486,6 +3919,10 @@ pub struct TerminalInfo {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub exit_code: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A terminal claimed by a connected client.
@@ -3495,6 +3932,10 @@ pub struct TerminalClientClaim {
     /// The `clientId` of the claiming client
     #[serde(rename = "clientId")]
     pub client_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A terminal claimed by a session, optionally scoped to a specific turn or tool call.
@@ -3514,6 +3955,10 @@ pub struct TerminalSessionClaim {
         skip_serializing_if = "Option::is_none"
     )]
     pub tool_call_id: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single terminal, loaded when a client subscribes to the terminal's URI.
@@ -3573,6 +4018,10 @@ pub struct TerminalState {
         skip_serializing_if = "Option::is_none"
     )]
     pub supports_command_detection: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`TerminalState`], for reporting which ones an action changed.
@@ -3650,6 +4099,10 @@ pub struct TerminalUnclassifiedPart {
     /// Accumulated VT output. Appended to by `terminal/data` when no command is executing.
     #[serde(rename = "value")]
     pub value: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A single command: its command line and the output it produced.
@@ -3693,6 +4146,10 @@ pub struct TerminalCommandPart {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub duration_ms: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Catalogue entry describing one changeset the server can produce for a
@@ -3751,6 +4208,10 @@ pub struct Changeset {
     /// to a reasonable default when an unknown value is encountered.
     #[serde(rename = "changeKind")]
     pub change_kind: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single changeset, returned when a client subscribes to
@@ -3780,6 +4241,10 @@ pub struct ChangesetState {
         skip_serializing_if = "Option::is_none"
     )]
     pub operations: Option<Vec<ChangesetOperation>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`ChangesetState`], for reporting which ones an action changed.
@@ -3843,6 +4308,10 @@ pub struct ChangesetFile {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A server-declared invokable verb the client can run against a
@@ -3900,6 +4369,10 @@ pub struct ChangesetOperation {
     /// `status === ChangesetOperationStatus.Error`; otherwise omitted.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// OTLP telemetry channels the agent host emits.
@@ -3952,6 +4425,10 @@ pub struct TelemetryCapabilities {
     /// version.
     #[serde(rename = "metrics", default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional glob patterns or paths relative to `root` to exclude from
@@ -3961,6 +4438,10 @@ pub struct TelemetryCapabilities {
 pub struct ResourceWatchStateExcludes {
     #[serde(rename = "items")]
     pub items: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional glob patterns or paths relative to `root` to restrict
@@ -3971,6 +4452,10 @@ pub struct ResourceWatchStateExcludes {
 pub struct ResourceWatchStateIncludes {
     #[serde(rename = "items")]
     pub items: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Full state for a single resource watch, returned when a client subscribes
@@ -4002,6 +4487,10 @@ pub struct ResourceWatchState {
     /// subject to `excludes`.
     #[serde(rename = "includes", default, skip_serializing_if = "Option::is_none")]
     pub includes: Option<ResourceWatchStateIncludes>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The top-level properties of [`ResourceWatchState`], for reporting which ones an action changed.
@@ -4058,6 +4547,10 @@ pub struct ResourceChange {
     /// The kind of change observed.
     #[serde(rename = "type")]
     pub r#type: ResourceChangeType,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// One question within a session input request.
@@ -4896,6 +5389,10 @@ pub struct ActionOrigin {
     pub client_id: String,
     #[serde(rename = "clientSeq")]
     pub client_seq: u64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Every action is wrapped in an `ActionEnvelope`.
@@ -4923,6 +5420,10 @@ pub struct ActionEnvelope {
         skip_serializing_if = "Option::is_none"
     )]
     pub rejection_reason: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when available agent backends or their models change.
@@ -4932,6 +5433,10 @@ pub struct RootAgentsChangedAction {
     /// Updated agent list
     #[serde(rename = "agents")]
     pub agents: Vec<AgentInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when the number of active sessions changes.
@@ -4941,6 +5446,10 @@ pub struct RootActiveSessionsChangedAction {
     /// Current count of active sessions
     #[serde(rename = "activeSessions", serialize_with = "wire::ser_f64")]
     pub active_sessions: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when the list of known terminals changes.
@@ -4953,6 +5462,10 @@ pub struct RootTerminalsChangedAction {
     /// Updated terminal list (full replacement)
     #[serde(rename = "terminals")]
     pub terminals: Vec<TerminalInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fired when agent-host configuration values change.
@@ -4969,6 +5482,10 @@ pub struct RootConfigChangedAction {
     /// When `true`, replaces all config values instead of merging
     #[serde(rename = "replace", default, skip_serializing_if = "Option::is_none")]
     pub replace: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Base interface for all tool-call-scoped actions, carrying the common turn
@@ -4992,12 +5509,21 @@ pub struct ToolCallActionBase {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Session backend initialized successfully.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct SessionReadyAction {}
+pub struct SessionReadyAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Session backend failed to initialize.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -5006,6 +5532,10 @@ pub struct SessionCreationFailedAction {
     /// Error details
     #[serde(rename = "error")]
     pub error: ErrorInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A new message has been sent to the agent, and a new turn starts.
@@ -5027,6 +5557,10 @@ pub struct SessionTurnStartedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub queued_message_id: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Streaming text chunk from the assistant, appended to a specific response part.
@@ -5045,6 +5579,10 @@ pub struct SessionDeltaAction {
     /// Text chunk
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Structured content appended to the response.
@@ -5057,6 +5595,10 @@ pub struct SessionResponsePartAction {
     /// Response part (markdown or content ref)
     #[serde(rename = "part")]
     pub part: ResponsePart,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A tool call begins — parameters are streaming from the LM.
@@ -5098,6 +5640,10 @@ pub struct SessionToolCallStartAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub contributor: Option<ToolCallContributor>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Streaming partial parameters for a tool call.
@@ -5129,6 +5675,10 @@ pub struct SessionToolCallDeltaAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub invocation_message: Option<StringOrMarkdown>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool call parameters are complete, or a running tool requires re-confirmation.
@@ -5190,6 +5740,10 @@ pub struct SessionToolCallReadyAction {
     /// categorise the choices.
     #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<ConfirmationOption>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Tool execution finished. Transitions to `completed` or `pending-result-confirmation`
@@ -5230,6 +5784,10 @@ pub struct SessionToolCallCompleteAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub requires_result_confirmation: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Client approves or denies a tool's result.
@@ -5256,6 +5814,10 @@ pub struct SessionToolCallResultConfirmedAction {
     /// Whether the result was approved
     #[serde(rename = "approved")]
     pub approved: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Partial content produced while a tool is still executing.
@@ -5289,6 +5851,10 @@ pub struct SessionToolCallContentChangedAction {
     /// The current partial content for the running tool call
     #[serde(rename = "content")]
     pub content: Vec<ToolResultContent>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Turn finished — the assistant is idle.
@@ -5298,6 +5864,10 @@ pub struct SessionTurnCompleteAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
     pub turn_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Turn was aborted; server stops processing.
@@ -5307,6 +5877,10 @@ pub struct SessionTurnCancelledAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
     pub turn_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Error during turn processing.
@@ -5319,6 +5893,10 @@ pub struct SessionErrorAction {
     /// Error details
     #[serde(rename = "error")]
     pub error: ErrorInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Session title updated. Fired by the server when the title is auto-generated
@@ -5329,6 +5907,10 @@ pub struct SessionTitleChangedAction {
     /// New title
     #[serde(rename = "title")]
     pub title: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Token usage report for a turn.
@@ -5341,6 +5923,10 @@ pub struct SessionUsageAction {
     /// Token usage data
     #[serde(rename = "usage")]
     pub usage: UsageInfo,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reasoning/thinking text from the model, appended to a specific reasoning response part.
@@ -5359,6 +5945,10 @@ pub struct SessionReasoningAction {
     /// Reasoning text chunk
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Model changed for this session.
@@ -5368,6 +5958,10 @@ pub struct SessionModelChangedAction {
     /// New model selection
     #[serde(rename = "model")]
     pub model: ModelSelection,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Custom agent selection changed for this session.
@@ -5385,6 +5979,10 @@ pub struct SessionAgentChangedAction {
     /// session to no selected custom agent.
     #[serde(rename = "agent", default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentSelection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The read state of the session changed.
@@ -5397,6 +5995,10 @@ pub struct SessionIsReadChangedAction {
     /// Whether the session has been read
     #[serde(rename = "isRead")]
     pub is_read: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The archived state of the session changed.
@@ -5409,6 +6011,10 @@ pub struct SessionIsArchivedChangedAction {
     /// Whether the session is archived
     #[serde(rename = "isArchived")]
     pub is_archived: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The activity description of the session changed.
@@ -5421,6 +6027,10 @@ pub struct SessionActivityChangedAction {
     /// Human-readable description of current activity, or `undefined` to clear
     #[serde(rename = "activity", default, skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The {@link Changeset | catalogue of changesets} the agent host
@@ -5443,6 +6053,10 @@ pub struct SessionChangesetsChangedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub changesets: Option<Vec<Changeset>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server tools for this session have changed.
@@ -5454,6 +6068,10 @@ pub struct SessionServerToolsChangedAction {
     /// Updated server tools list (full replacement)
     #[serde(rename = "tools")]
     pub tools: Vec<ToolDefinition>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The active client for this session has changed.
@@ -5469,6 +6087,10 @@ pub struct SessionActiveClientChangedAction {
     #[serde(rename = "activeClient", default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "SessionActiveClient | null"))]
     pub active_client: Option<SessionActiveClient>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The active client's tool list has changed.
@@ -5482,6 +6104,10 @@ pub struct SessionActiveClientToolsChangedAction {
     /// Updated client tools list (full replacement)
     #[serde(rename = "tools")]
     pub tools: Vec<ToolDefinition>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The session's customizations have changed.
@@ -5494,6 +6120,10 @@ pub struct SessionCustomizationsChangedAction {
     /// Updated customization list (full replacement).
     #[serde(rename = "customizations")]
     pub customizations: Vec<Customization>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A client toggled a container customization on or off.
@@ -5511,6 +6141,10 @@ pub struct SessionCustomizationToggledAction {
     /// Whether to enable or disable the container.
     #[serde(rename = "enabled")]
     pub enabled: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Upserts a top-level customization (plugin or directory).
@@ -5527,6 +6161,10 @@ pub struct SessionCustomizationUpdatedAction {
     /// The customization to upsert (matched by `customization.id`).
     #[serde(rename = "customization")]
     pub customization: Customization,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Removes a customization by id.
@@ -5540,6 +6178,10 @@ pub struct SessionCustomizationRemovedAction {
     /// The id of the customization to remove.
     #[serde(rename = "id")]
     pub id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Updates the runtime fields of an existing
@@ -5576,6 +6218,10 @@ pub struct SessionMcpServerStateChangedAction {
     /// {@link McpServerStatus.Ready | `Ready`}).
     #[serde(rename = "channel", default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Client changed a mutable config value mid-session.
@@ -5593,6 +6239,10 @@ pub struct SessionConfigChangedAction {
     /// When `true`, replaces all config values instead of merging
     #[serde(rename = "replace", default, skip_serializing_if = "Option::is_none")]
     pub replace: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The session's `_meta` side-channel changed. Replaces `state._meta`
@@ -5605,6 +6255,10 @@ pub struct SessionMetaChangedAction {
     #[serde(rename = "_meta")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Truncates a session's history. If `turnId` is provided, all turns after that
@@ -5622,6 +6276,10 @@ pub struct SessionTruncatedAction {
     /// Keep turns up to and including this turn. Omit to clear all turns.
     #[serde(rename = "turnId", default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A pending message was set (upsert semantics: creates or replaces).
@@ -5645,6 +6303,10 @@ pub struct SessionPendingMessageSetAction {
     /// The message content
     #[serde(rename = "message")]
     pub message: Message,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A pending message was removed (steering or queued).
@@ -5661,6 +6323,10 @@ pub struct SessionPendingMessageRemovedAction {
     /// Identifier of the pending message to remove
     #[serde(rename = "id")]
     pub id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reorder the queued messages.
@@ -5676,6 +6342,10 @@ pub struct SessionQueuedMessagesReorderedAction {
     /// Queued message IDs in the desired order
     #[serde(rename = "order")]
     pub order: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A session requested input from the user.
@@ -5689,6 +6359,10 @@ pub struct SessionInputRequestedAction {
     /// Input request to create or replace
     #[serde(rename = "request")]
     pub request: SessionInputRequest,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A client updated, submitted, skipped, or removed a single in-progress answer.
@@ -5706,6 +6380,10 @@ pub struct SessionInputAnswerChangedAction {
     /// Updated answer, or `undefined` to clear an answer draft
     #[serde(rename = "answer", default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<SessionInputAnswer>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A client accepted, declined, or cancelled a session input request.
@@ -5728,6 +6406,10 @@ pub struct SessionInputCompletedAction {
         tsify(type = "Record<string, SessionInputAnswer>")
     )]
     pub answers: Option<BTreeMap<String, SessionInputAnswer>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal output data (pty → client direction).
@@ -5746,6 +6428,10 @@ pub struct TerminalDataAction {
     /// Output data (may contain ANSI escape sequences)
     #[serde(rename = "data")]
     pub data: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Keyboard input sent to the terminal process (client → pty direction).
@@ -5761,6 +6447,10 @@ pub struct TerminalInputAction {
     /// Input data to send to the pty
     #[serde(rename = "data")]
     pub data: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal dimensions changed.
@@ -5776,6 +6466,10 @@ pub struct TerminalResizedAction {
     /// Terminal height in rows
     #[serde(rename = "rows", serialize_with = "wire::ser_f64")]
     pub rows: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal claim changed. A client or session transfers ownership of the terminal.
@@ -5788,6 +6482,10 @@ pub struct TerminalClaimedAction {
     /// The new claim
     #[serde(rename = "claim")]
     pub claim: TerminalClaim,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal title changed.
@@ -5800,6 +6498,10 @@ pub struct TerminalTitleChangedAction {
     /// New terminal title
     #[serde(rename = "title")]
     pub title: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal working directory changed.
@@ -5809,6 +6511,10 @@ pub struct TerminalCwdChangedAction {
     /// New working directory
     #[serde(rename = "cwd")]
     pub cwd: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal process exited.
@@ -5823,12 +6529,21 @@ pub struct TerminalExitedAction {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub exit_code: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Terminal scrollback buffer cleared.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct TerminalClearedAction {}
+pub struct TerminalClearedAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Shell integration has loaded and the terminal now supports command
 /// detection. The server dispatches this when shell integration becomes
@@ -5838,7 +6553,12 @@ pub struct TerminalClearedAction {}
 /// (or `terminal/commandExecuted`) has been received.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct TerminalCommandDetectionAvailableAction {}
+pub struct TerminalCommandDetectionAvailableAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// A command has been submitted to the shell and is now executing.
 /// All subsequent `terminal/data` actions (until the matching
@@ -5857,6 +6577,10 @@ pub struct TerminalCommandExecutedAction {
     /// on the server.
     #[serde(rename = "timestamp", serialize_with = "wire::ser_f64")]
     pub timestamp: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A command has finished executing.
@@ -5887,6 +6611,10 @@ pub struct TerminalCommandFinishedAction {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub duration_ms: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The {@link ChangesetState.status} for this changeset transitioned (e.g.
@@ -5901,6 +6629,10 @@ pub struct ChangesetStatusChangedAction {
     /// Cause when `status === ChangesetStatus.Error`; otherwise omitted.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Upsert a {@link ChangesetFile} in the changeset — adds a new entry, or
@@ -5911,6 +6643,10 @@ pub struct ChangesetFileSetAction {
     /// The new or replacement file entry.
     #[serde(rename = "file")]
     pub file: ChangesetFile,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Remove a {@link ChangesetFile} from the changeset by its id.
@@ -5923,6 +6659,10 @@ pub struct ChangesetFileRemovedAction {
     /// The {@link ChangesetFile.id} of the file to remove.
     #[serde(rename = "fileId")]
     pub file_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The set of operations available on this changeset changed. Full
@@ -5938,6 +6678,10 @@ pub struct ChangesetOperationsChangedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub operations: Option<Vec<ChangesetOperation>>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The {@link ChangesetOperation.status} for a single operation transitioned
@@ -5962,6 +6706,10 @@ pub struct ChangesetOperationStatusChangedAction {
     /// Cause when `status === ChangesetOperationStatus.Error`; otherwise omitted.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Drop every file from the changeset.
@@ -5980,7 +6728,12 @@ pub struct ChangesetOperationStatusChangedAction {
 /// `root/sessionRemoved`) for the "going away" case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ChangesetClearedAction {}
+pub struct ChangesetClearedAction {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// The set of changes in this batch, wrapped for forward compatibility.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -5988,6 +6741,10 @@ pub struct ChangesetClearedAction {}
 pub struct ResourceWatchChangedActionChanges {
     #[serde(rename = "items")]
     pub items: Vec<ResourceChange>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A batch of resource changes observed by the watcher.
@@ -6003,6 +6760,10 @@ pub struct ResourceWatchChangedAction {
     /// The set of changes in this batch, wrapped for forward compatibility.
     #[serde(rename = "changes")]
     pub changes: ResourceWatchChangedActionChanges,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Discriminated union of all state actions.
@@ -6047,7 +6808,7 @@ pub enum StateAction {
     #[serde(rename = "session/turnCancelled")]
     SessionTurnCancelled(SessionTurnCancelledAction),
     #[serde(rename = "session/error")]
-    SessionError(SessionErrorAction),
+    SessionError(Box<SessionErrorAction>),
     #[serde(rename = "session/titleChanged")]
     SessionTitleChanged(SessionTitleChangedAction),
     #[serde(rename = "session/usage")]
@@ -6269,7 +7030,7 @@ impl TaggedUnion for StateAction {
             "session/turnCancelled" => {
                 Self::SessionTurnCancelled(SessionTurnCancelledAction::deserialize(rest)?)
             }
-            "session/error" => Self::SessionError(SessionErrorAction::deserialize(rest)?),
+            "session/error" => Self::SessionError(Box::new(SessionErrorAction::deserialize(rest)?)),
             "session/titleChanged" => {
                 Self::SessionTitleChanged(SessionTitleChangedAction::deserialize(rest)?)
             }
@@ -6420,6 +7181,10 @@ pub struct BaseParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Establishes a new connection and negotiates the protocol version.
@@ -6465,6 +7230,10 @@ pub struct InitializeParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub capabilities: Option<ClientCapabilities>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional capabilities a client declares during `initialize`.
@@ -6489,6 +7258,10 @@ pub struct ClientCapabilities {
     #[serde(rename = "mcpApps", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub mcp_apps: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `initialize` command.
@@ -6536,6 +7309,10 @@ pub struct InitializeResult {
     /// filtering). Clients MAY ignore signals they cannot process.
     #[serde(rename = "telemetry", default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<TelemetryCapabilities>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Verifies that the AHP connection is still alive and keeps it from being
@@ -6550,6 +7327,10 @@ pub struct PingParams {
     #[serde(rename = "channel")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "\"ahp-root://\""))]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Re-establishes a dropped connection. The server replays missed actions or
@@ -6569,6 +7350,10 @@ pub struct ReconnectParams {
     /// URIs the client was subscribed to
     #[serde(rename = "subscriptions")]
     pub subscriptions: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reconnect result when the server can replay from the requested sequence.
@@ -6590,6 +7375,10 @@ pub struct ReconnectReplayResult {
     /// observe. Clients SHOULD drop these from their local subscription set.
     #[serde(rename = "missing")]
     pub missing: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reconnect result when the gap exceeds the replay buffer.
@@ -6603,6 +7392,10 @@ pub struct ReconnectSnapshotResult {
     /// Fresh snapshots for each subscription
     #[serde(rename = "snapshots")]
     pub snapshots: Vec<Snapshot>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Subscribe to a URI-identified channel.
@@ -6617,6 +7410,10 @@ pub struct SubscribeParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `subscribe` command.
@@ -6629,6 +7426,10 @@ pub struct SubscribeResult {
     /// Snapshot of the subscribed channel's state (omitted for stateless channels)
     #[serde(rename = "snapshot", default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<Snapshot>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Stop receiving updates for a channel.
@@ -6638,6 +7439,10 @@ pub struct UnsubscribeParams {
     /// Channel URI to unsubscribe from
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fire-and-forget action dispatch (write-ahead). The client applies actions
@@ -6659,6 +7464,10 @@ pub struct DispatchActionParams {
     /// The action to dispatch
     #[serde(rename = "action")]
     pub action: StateAction,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Reads the content of a resource by URI.
@@ -6686,6 +7495,10 @@ pub struct ResourceReadParams {
     /// Preferred encoding for the returned data (default: server-chosen)
     #[serde(rename = "encoding", default, skip_serializing_if = "Option::is_none")]
     pub encoding: Option<ContentEncoding>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceRead` command.
@@ -6709,6 +7522,10 @@ pub struct ResourceReadResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub content_type: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Writes content to a file on the server's filesystem.
@@ -6779,6 +7596,10 @@ pub struct ResourceWriteParams {
     /// updates between a `resourceResolve` and a subsequent `resourceWrite`.
     #[serde(rename = "ifMatch", default, skip_serializing_if = "Option::is_none")]
     pub if_match: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceWrite` command.
@@ -6786,7 +7607,12 @@ pub struct ResourceWriteParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceWriteResult {}
+pub struct ResourceWriteResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Lists directory entries at a file URI on the server's filesystem.
 ///
@@ -6808,6 +7634,10 @@ pub struct ResourceListParams {
     /// Directory URI on the server filesystem
     #[serde(rename = "uri")]
     pub uri: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `DirectoryEntryType`.
@@ -6865,6 +7695,10 @@ pub struct DirectoryEntry {
     /// Whether the entry is a file or directory
     #[serde(rename = "type")]
     pub r#type: DirectoryEntryType,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceList` command.
@@ -6874,6 +7708,10 @@ pub struct ResourceListResult {
     /// Entries directly contained in the requested directory
     #[serde(rename = "entries")]
     pub entries: Vec<DirectoryEntry>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Copies a resource from one URI to another on the server's filesystem.
@@ -6903,6 +7741,10 @@ pub struct ResourceCopyParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub fail_if_exists: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceCopy` command.
@@ -6910,7 +7752,12 @@ pub struct ResourceCopyParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceCopyResult {}
+pub struct ResourceCopyResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Deletes a resource at a URI on the server's filesystem.
 ///
@@ -6929,6 +7776,10 @@ pub struct ResourceDeleteParams {
     /// recursively. If `false` (default), deleting a non-empty directory MUST fail.
     #[serde(rename = "recursive", default, skip_serializing_if = "Option::is_none")]
     pub recursive: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceDelete` command.
@@ -6936,7 +7787,12 @@ pub struct ResourceDeleteParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceDeleteResult {}
+pub struct ResourceDeleteResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Requests permission to access a resource on the receiver's filesystem.
 ///
@@ -6976,6 +7832,10 @@ pub struct ResourceRequestParams {
     /// Whether the caller needs write access to the resource.
     #[serde(rename = "write", default, skip_serializing_if = "Option::is_none")]
     pub write: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceRequest` command.
@@ -6983,7 +7843,12 @@ pub struct ResourceRequestParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceRequestResult {}
+pub struct ResourceRequestResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Moves (renames) a resource from one URI to another on the server's filesystem.
 ///
@@ -7012,6 +7877,10 @@ pub struct ResourceMoveParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub fail_if_exists: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceMove` command.
@@ -7019,7 +7888,12 @@ pub struct ResourceMoveParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceMoveResult {}
+pub struct ResourceMoveResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Resolves a resource — the combination of POSIX `stat` and `realpath`.
 ///
@@ -7051,6 +7925,10 @@ pub struct ResourceResolveParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub follow_symlinks: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceResolve` command.
@@ -7091,6 +7969,10 @@ pub struct ResourceResolveResult {
     /// detect concurrent modifications.
     #[serde(rename = "etag", default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a directory on the server's filesystem with `mkdir -p` semantics.
@@ -7111,6 +7993,10 @@ pub struct ResourceMkdirParams {
     /// Directory URI to create (parents created as needed).
     #[serde(rename = "uri")]
     pub uri: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resourceMkdir` command.
@@ -7118,7 +8004,12 @@ pub struct ResourceMkdirParams {
 /// An empty object on success.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct ResourceMkdirResult {}
+pub struct ResourceMkdirResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Pushes a Bearer token for a protected resource. The `resource` field MUST
 /// match a `ProtectedResourceMetadata.resource` value declared by an agent
@@ -7141,6 +8032,10 @@ pub struct AuthenticateParams {
     /// Bearer token obtained from the resource's authorization server
     #[serde(rename = "token")]
     pub token: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `authenticate` command.
@@ -7150,7 +8045,12 @@ pub struct AuthenticateParams {
 /// `-32007` or `InvalidParams` `-32602`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct AuthenticateResult {}
+pub struct AuthenticateResult {
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
 
 /// Returns a list of session summaries. Used to populate session lists and sidebars.
 ///
@@ -7167,6 +8067,10 @@ pub struct ListSessionsParams {
     #[serde(rename = "filter", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub filter: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `listSessions` command.
@@ -7176,6 +8080,10 @@ pub struct ListSessionsResult {
     /// The list of session summaries.
     #[serde(rename = "items")]
     pub items: Vec<SessionSummary>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Iteratively resolves the session configuration schema. The client sends the
@@ -7207,6 +8115,10 @@ pub struct ResolveSessionConfigParams {
     #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub config: Option<JsonObject>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `resolveSessionConfig` command.
@@ -7220,6 +8132,10 @@ pub struct ResolveSessionConfigResult {
     #[serde(rename = "values")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub values: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A single value item returned by `sessionConfigCompletions`.
@@ -7239,6 +8155,10 @@ pub struct SessionConfigValueItem {
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Queries the server for allowed values of a dynamic session config property.
@@ -7272,6 +8192,10 @@ pub struct SessionConfigCompletionsParams {
     /// Search filter text (empty or omitted returns default/recent values)
     #[serde(rename = "query", default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `sessionConfigCompletions` command.
@@ -7281,6 +8205,10 @@ pub struct SessionConfigCompletionsResult {
     /// Matching value items
     #[serde(rename = "items")]
     pub items: Vec<SessionConfigValueItem>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a new session with the specified agent provider.
@@ -7300,6 +8228,10 @@ pub struct SessionForkSource {
     /// Turn ID in the source session; content up to and including this turn's response is copied
     #[serde(rename = "turnId")]
     pub turn_id: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -7347,6 +8279,10 @@ pub struct CreateSessionParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub active_client: Option<SessionActiveClient>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Disposes a session and cleans up server-side resources.
@@ -7358,6 +8294,10 @@ pub struct DisposeSessionParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Fetches historical turns for a session. Used for lazy loading of conversation
@@ -7379,6 +8319,10 @@ pub struct FetchTurnsParams {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub limit: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `fetchTurns` command.
@@ -7391,6 +8335,10 @@ pub struct FetchTurnsResult {
     /// Whether more turns exist before the returned range
     #[serde(rename = "hasMore")]
     pub has_more: bool,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Requests completion items for a partially-typed input (e.g. a user message
@@ -7417,6 +8365,10 @@ pub struct CompletionsParams {
     /// measured in UTF-16 code units. MUST satisfy `0 <= offset <= text.length`.
     #[serde(rename = "offset", serialize_with = "wire::ser_f64")]
     pub offset: f64,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A single completion item returned by the `completions` command.
@@ -7461,6 +8413,10 @@ pub struct CompletionItem {
     /// The attachment associated with this completion item.
     #[serde(rename = "attachment")]
     pub attachment: MessageAttachment,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `completions` command.
@@ -7470,6 +8426,10 @@ pub struct CompletionsResult {
     /// The completion items, in the order the server suggests displaying them.
     #[serde(rename = "items")]
     pub items: Vec<CompletionItem>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a new terminal on the server.
@@ -7508,6 +8468,10 @@ pub struct CreateTerminalParams {
         serialize_with = "wire::ser_opt_f64"
     )]
     pub rows: Option<f64>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Disposes a terminal and kills its process if still running.
@@ -7520,6 +8484,10 @@ pub struct DisposeTerminalParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Optional follow-up surfaced by the server after an operation completes —
@@ -7536,6 +8504,10 @@ pub struct ChangesetOperationFollowUp {
     /// When `true`, open in an external handler rather than inline.
     #[serde(rename = "external", default, skip_serializing_if = "Option::is_none")]
     pub external: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Invokes a server-defined {@link ChangesetOperation} against a changeset,
@@ -7563,6 +8535,10 @@ pub struct InvokeChangesetOperationParams {
     /// `'resource'` or `'range'`. Omit for changeset-scoped operations.
     #[serde(rename = "target", default, skip_serializing_if = "Option::is_none")]
     pub target: Option<ChangesetOperationTarget>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the {@link InvokeChangesetOperationParams | `invokeChangesetOperation`}
@@ -7582,6 +8558,10 @@ pub struct InvokeChangesetOperationResult {
     /// Optional follow-up: a URI to open (e.g. a PR), a content ref, etc.
     #[serde(rename = "followUp", default, skip_serializing_if = "Option::is_none")]
     pub follow_up: Option<ChangesetOperationFollowUp>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Creates a resource watcher on the receiver's filesystem.
@@ -7622,6 +8602,10 @@ pub struct CreateResourceWatchParams {
     /// Wrapped in `{ items }` for forward compatibility.
     #[serde(rename = "includes", default, skip_serializing_if = "Option::is_none")]
     pub includes: Option<ResourceWatchStateIncludes>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Result of the `createResourceWatch` command.
@@ -7633,6 +8617,10 @@ pub struct CreateResourceWatchResult {
     /// unsubscribes to release the watcher.
     #[serde(rename = "channel")]
     pub channel: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Sent by the server when a protected resource requires (re-)authentication.
@@ -7657,6 +8645,10 @@ pub struct AuthRequiredParams {
     /// Why authentication is required
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<AuthRequiredReason>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Broadcast to all clients subscribed to the root channel when a new session
@@ -7670,6 +8662,10 @@ pub struct SessionAddedParams {
     /// Summary of the new session
     #[serde(rename = "summary")]
     pub summary: SessionSummary,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Broadcast to all clients subscribed to the root channel when a session is
@@ -7683,6 +8679,10 @@ pub struct SessionRemovedParams {
     /// URI of the removed session
     #[serde(rename = "session")]
     pub session: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Mutable summary fields that changed; omitted fields are unchanged.
@@ -7748,6 +8748,10 @@ pub struct SessionSummaryChangedParamsChanges {
     /// client to subscribe to a changeset.
     #[serde(rename = "changes", default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangesSummary>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Broadcast to all clients subscribed to the root channel when an existing
@@ -7793,6 +8797,10 @@ pub struct SessionSummaryChangedParams {
     /// MUST be omitted by senders; receivers SHOULD ignore them if present.
     #[serde(rename = "changes")]
     pub changes: SessionSummaryChangedParamsChanges,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Delivers a batch of OTLP log records to a client subscribed to the host's
@@ -7819,6 +8827,10 @@ pub struct OtlpExportLogsParams {
     #[serde(rename = "payload")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub payload: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Delivers a batch of OTLP spans to a client subscribed to the host's
@@ -7839,6 +8851,10 @@ pub struct OtlpExportTracesParams {
     #[serde(rename = "payload")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub payload: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Delivers a batch of OTLP metric data points to a client subscribed to
@@ -7859,6 +8875,10 @@ pub struct OtlpExportMetricsParams {
     #[serde(rename = "payload")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub payload: JsonObject,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Details carried in the `data` field of an `AuthRequired` (-32007) error.
@@ -7872,6 +8892,10 @@ pub struct AuthRequiredErrorData {
     /// Protected resources that require authentication.
     #[serde(rename = "resources")]
     pub resources: Vec<ProtectedResourceMetadata>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Details carried in the `data` field of a `PermissionDenied` (-32009) error.
@@ -7887,6 +8911,10 @@ pub struct PermissionDeniedErrorData {
     /// denial (for example, when the resource is fundamentally inaccessible).
     #[serde(rename = "request", default, skip_serializing_if = "Option::is_none")]
     pub request: Option<ResourceRequestParams>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Details carried in the `data` field of an `UnsupportedProtocolVersion`
@@ -7901,6 +8929,10 @@ pub struct UnsupportedProtocolVersionErrorData {
     /// constraint (e.g. `">=0.1.0 <0.3.0"` or `"^0.2.0"`).
     #[serde(rename = "supportedVersions")]
     pub supported_versions: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A system-prompt section an agent exposes to `systemMessageTransform` (advertise-only catalogue).
@@ -7927,6 +8959,10 @@ pub struct SystemMessageSection {
         skip_serializing_if = "Option::is_none"
     )]
     pub restricted: Option<bool>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The section ids the active client wants to transform.
@@ -7936,6 +8972,10 @@ pub struct SessionActiveClientSystemMessageTransform {
     /// Section ids (see `AgentInfo.systemMessageSections`).
     #[serde(rename = "sections")]
     pub sections: Vec<String>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// One section in a transform request or answer.
@@ -7945,6 +8985,10 @@ pub struct SystemMessageTransformSection {
     /// The section's rendered content (opaque text).
     #[serde(rename = "content")]
     pub content: String,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Server -> client request `systemMessageTransform`: rewrite these system-prompt sections.
@@ -7961,6 +9005,10 @@ pub struct SystemMessageTransformParams {
         tsify(type = "Record<string, SystemMessageTransformSection>")
     )]
     pub sections: BTreeMap<String, SystemMessageTransformSection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Answer to `systemMessageTransform`: rewritten sections (omitted ones pass through; ids not in the request are ignored).
@@ -7974,6 +9022,10 @@ pub struct SystemMessageTransformResult {
         tsify(type = "Record<string, SystemMessageTransformSection>")
     )]
     pub sections: BTreeMap<String, SystemMessageTransformSection>,
+    /// Members this protocol version does not know (from a newer peer or an extension),
+    /// kept verbatim so they survive decoding, reducing and encoding.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// Wire values of `AuthRequiredReason`.

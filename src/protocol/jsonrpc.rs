@@ -527,6 +527,7 @@ mod tests {
             Ping::METHOD,
             &PingParams {
                 channel: ROOT_CHANNEL.into(),
+                extra: Default::default(),
             },
         );
         assert_eq!(

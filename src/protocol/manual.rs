@@ -5,7 +5,7 @@ use super::generated::{
     ChangesetState, Message, RootState, SessionState, TerminalState, TextRange,
     ToolCallCancellationReason, ToolCallConfirmationReason,
 };
-use super::wire::{JsonObject, JsonValue};
+use super::wire::{Extra, JsonObject, JsonValue};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -22,6 +22,9 @@ pub enum StringOrMarkdown {
     Markdown {
         /// The Markdown source.
         markdown: String,
+        /// Members this protocol version does not know, kept verbatim.
+        #[serde(flatten)]
+        extra: Extra,
     },
 }
 
@@ -53,15 +56,16 @@ impl<'de> Deserialize<'de> for StringOrMarkdown {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut markdown = None;
+                let mut extra = Extra::default();
                 while let Some(key) = map.next_key::<String>()? {
                     if key == "markdown" {
                         markdown = Some(map.next_value::<String>()?);
                     } else {
-                        map.next_value::<de::IgnoredAny>()?;
+                        extra.insert(key, map.next_value::<JsonValue>()?);
                     }
                 }
                 markdown
-                    .map(|markdown| StringOrMarkdown::Markdown { markdown })
+                    .map(|markdown| StringOrMarkdown::Markdown { markdown, extra })
                     .ok_or_else(|| de::Error::missing_field("markdown"))
             }
         }
@@ -137,6 +141,9 @@ pub struct SessionToolCallApprovedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option_id: Option<String>,
+    /// Members this protocol version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// The client denies a pending tool call.
@@ -180,6 +187,9 @@ pub struct SessionToolCallDeniedAction {
         skip_serializing_if = "Option::is_none"
     )]
     pub selected_option_id: Option<String>,
+    /// Members this protocol version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 fn ser_true<S: serde::Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {

@@ -15,7 +15,7 @@ pub mod wire;
 
 pub use generated::*;
 pub use manual::*;
-pub use wire::{JsonObject, JsonValue};
+pub use wire::{Extra, JsonObject, JsonValue};
 
 /// The protocol version this crate implements.
 pub const PROTOCOL_VERSION: &str = "0.3.0";

@@ -123,6 +123,7 @@ mod tests {
         let mut state = RootState::default();
         let a = StateAction::RootAgentsChanged(crate::protocol::RootAgentsChangedAction {
             agents: vec![agent("copilot")],
+            extra: Default::default(),
         });
         let out = root_reducer(&mut state, &a, &CLOCK);
         assert_eq!(out, Outcome::Applied(Changed::one(RootStateField::Agents)));
@@ -178,7 +179,8 @@ mod tests {
         assert_eq!(
             terminals.get(1).map(|t| &t.claim),
             Some(&TerminalClaim::Client(TerminalClientClaim {
-                client_id: "c".into()
+                client_id: "c".into(),
+                extra: Default::default()
             }))
         );
         let json = serde_json::to_value(&state).expect("serializes");

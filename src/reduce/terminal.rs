@@ -98,6 +98,7 @@ pub fn terminal_reducer(
                     is_complete: false,
                     exit_code: None,
                     duration_ms: None,
+                    extra: Default::default(),
                 }));
             bound_after_append(&mut state.content);
             let mut changed = Changed::one(F::Content);
@@ -141,6 +142,7 @@ fn append_data(content: &mut Vec<TerminalContentPart>, data: &str) {
         _ => content.push(TerminalContentPart::Unclassified(
             TerminalUnclassifiedPart {
                 value: data.to_owned(),
+                extra: Default::default(),
             },
         )),
     }
@@ -509,7 +511,8 @@ mod tests {
         assert_eq!(
             s.claim,
             TerminalClaim::Client(TerminalClientClaim {
-                client_id: "c1".into()
+                client_id: "c1".into(),
+                extra: Default::default()
             })
         );
     }
@@ -545,6 +548,7 @@ mod tests {
         let mut content = vec![TerminalContentPart::Unclassified(
             TerminalUnclassifiedPart {
                 value: "ééé".into(), // 2 bytes each
+                extra: Default::default(),
             },
         )];
         assert!(trim_scrollback(&mut content, PART_OVERHEAD + 3));

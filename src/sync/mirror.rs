@@ -343,9 +343,9 @@ impl<S: ChannelState> Mirror<S> {
     pub fn reset(&mut self, state: S, from_seq: u64, clock: &dyn Clock) -> Changed<S::Field> {
         self.confirmed = state;
         self.last_server_seq = from_seq;
-        if self.pending.is_empty() {
-            self.optimistic = None;
-        } else {
+        // Rebuilt from the new snapshot whole (its unknown top-level members too).
+        self.optimistic = None;
+        if !self.pending.is_empty() {
             self.replay(all_fields::<S>().bits(), clock);
         }
         all_fields::<S>()

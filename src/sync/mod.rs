@@ -23,8 +23,9 @@
 //!     channel: "ahp-root://".into(),
 //!     action,
 //!     server_seq: 11,
-//!     origin: Some(ActionOrigin { client_id: "me".into(), client_seq: 1 }),
+//!     origin: Some(ActionOrigin { client_id: "me".into(), client_seq: 1, ..Default::default() }),
 //!     rejection_reason: None,
+//!     extra: Default::default(),
 //! };
 //! let outcome = mirror.apply_batch([&echo], "me", &clock);
 //! assert_eq!(outcome.resolved, vec![1]);

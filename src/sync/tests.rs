@@ -28,8 +28,10 @@ fn env(seq: u64, action: StateAction, origin: Option<(&str, u64)>) -> ActionEnve
         origin: origin.map(|(id, s)| ActionOrigin {
             client_id: id.into(),
             client_seq: s,
+            extra: Default::default(),
         }),
         rejection_reason: None,
+        extra: Default::default(),
     }
 }
 
@@ -183,9 +185,12 @@ fn reset_keeps_pending_and_drop_pending_rebuilds() {
     m.mark_sent(1);
     let mut fresh = terminal();
     fresh.title = "server".into();
+    // A member of a newer protocol version comes with the snapshot.
+    fresh.extra.insert("newerField".into(), json!({"a": 1}));
     m.reset(fresh, 40, &CLOCK);
     assert_eq!(m.last_server_seq(), 40);
     assert_eq!(m.state().title, "x");
+    assert_eq!(m.state().extra.get("newerField"), Some(&json!({"a": 1})));
     assert_eq!(m.confirmed().title, "server");
     check(&m);
     let (dropped, changed) = m.drop_pending(|p| p.sent, &CLOCK);

@@ -17,8 +17,9 @@
 //! appends to one part, a tool-call update replaces one part, other actions name the top-level
 //! fields they changed), and [`apply_patch`] copies only the path to what changed; everything
 //! else keeps its identity. A state the cache does not know (the caller's own object, an older
-//! state) is converted in full, and the result is entirely new and frozen (unknown top-level
-//! properties of the caller's object are carried over). Freezing is what makes the cache sound:
+//! state) is converted in full, and the result is entirely new and frozen (unknown members of
+//! the caller's objects, at any depth, are kept: the wire types carry them, see
+//! [`Extra`](crate::protocol::Extra)). Freezing is what makes the cache sound:
 //! a frozen state cannot have changed since it was returned.
 
 use super::convert::from_js;

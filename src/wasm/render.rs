@@ -75,12 +75,20 @@ pub fn apply_patch<S: ChannelState>(
             fine => apply_from_session(&value, state, fine)?,
         };
     }
-    if !fields.is_empty() {
-        let next = patch_struct(&value, state, &fields)?;
-        freeze_fields(&next, fields.iter().map(|n| n.to_string()).collect());
-        value = next;
+    if fields.is_empty() {
+        return Ok(value);
     }
-    Ok(value)
+    if S::fields()
+        .iter()
+        .all(|&field| fields.contains(&S::field_name(field)))
+    {
+        // Every field (a new snapshot, a state converted in full): a new value, whole, so that
+        // the state's unknown top-level members are the state's too (a snapshot may change them).
+        return frozen_value(state);
+    }
+    let next = patch_struct(&value, state, &fields)?;
+    freeze_fields(&next, fields.iter().map(|n| n.to_string()).collect());
+    Ok(next)
 }
 
 /// A fine step whose new values are read from the (session) state.

@@ -104,6 +104,7 @@ impl<S: ChannelState> SimServer<S> {
         let origin = ActionOrigin {
             client_id: FOREIGN.into(),
             client_seq,
+            extra: Default::default(),
         };
         self.apply(channel, action, Some(origin));
     }
@@ -136,6 +137,7 @@ impl<S: ChannelState> SimServer<S> {
                     let origin = ActionOrigin {
                         client_id,
                         client_seq: p.client_seq,
+                        extra: Default::default(),
                     };
                     self.apply(&p.channel, p.action, Some(origin));
                 }
@@ -238,6 +240,7 @@ impl<S: ChannelState> SimServer<S> {
             server_seq: self.seq,
             origin,
             rejection_reason: rejection,
+            extra: Default::default(),
         };
         if let Some((client_id, subs)) = &self.client {
             let own = envelope

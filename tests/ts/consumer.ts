@@ -67,6 +67,9 @@ function partText(part: ResponsePart): string | undefined {
 // @ts-expect-error missing required field `summary`
 const noSummary: SessionState = { lifecycle: 'ready', turns: [] };
 
+// @ts-expect-error a member the types do not declare (kept at run time, not typed)
+const undeclared: SessionState = { summary, lifecycle: 'ready', turns: [], newerField: 1 };
+
 // @ts-expect-error wrong literal in `lifecycle`
 const badLifecycle: SessionState = { summary, lifecycle: 'sleeping', turns: [] };
 

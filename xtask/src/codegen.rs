@@ -7,6 +7,8 @@
 //! Mapping rules:
 //! - an object definition becomes a struct; optional properties become `Option<T>` that are
 //!   skipped when absent (TypeScript `name?:`), `_meta`-style open objects become `JsonObject`;
+//!   every struct ends with `#[serde(flatten)] pub extra: Extra`, the members this version does
+//!   not know (a newer peer's), kept verbatim (`Extra` is `{}` in TypeScript);
 //! - a `oneOf` whose members share a constant-valued property (`type`, `kind`, `status`,
 //!   `state`) becomes an internally tagged enum with an `Unknown` variant for forward
 //!   compatibility; the tag property is carried by the enum, not the member struct;
@@ -465,18 +467,21 @@ impl<'a> Generator<'a> {
             return *size;
         }
         match self.items.iter().find(|i| i.name() == name) {
-            Some(Item::Struct { fields, .. }) => fields
-                .iter()
-                .map(|f| match &f.ty {
-                    Ty::Named(n) if n != name => {
-                        self.estimated_size(n, depth + 1) + if f.required { 0 } else { 8 }
-                    }
-                    Ty::Any | Ty::Object => 72,
-                    Ty::F64 | Ty::U64 => 16,
-                    Ty::U32 | Ty::Bool => 8,
-                    _ => 24,
-                })
-                .sum(),
+            // The unknown members (`Extra`, one pointer) plus the fields.
+            Some(Item::Struct { fields, .. }) => {
+                8 + fields
+                    .iter()
+                    .map(|f| match &f.ty {
+                        Ty::Named(n) if n != name => {
+                            self.estimated_size(n, depth + 1) + if f.required { 0 } else { 8 }
+                        }
+                        Ty::Any | Ty::Object => 72,
+                        Ty::F64 | Ty::U64 => 16,
+                        Ty::U32 | Ty::Bool => 8,
+                        _ => 24,
+                    })
+                    .sum::<usize>()
+            }
             Some(Item::Tagged { variants, .. }) => {
                 8 + variants
                     .iter()
@@ -612,6 +617,12 @@ impl<'a> Generator<'a> {
                     doc: description(&prop),
                 });
             }
+        }
+        if let Some(f) = fields.iter().find(|f| f.rust == EXTRA_FIELD) {
+            return Err(format!(
+                "{name}.{}: the Rust name `{EXTRA_FIELD}` is taken by the unknown members",
+                f.wire
+            ));
         }
         self.push(Item::Struct {
             name: name.to_string(),
@@ -777,7 +788,7 @@ impl<'a> Generator<'a> {
              #![allow(clippy::all, missing_docs)]\n\n\
              use super::manual::*;\n\
              use super::tagged::{TaggedUnion, UnknownVariant};\n\
-             use super::wire::{self, JsonObject, JsonValue};\n\
+             use super::wire::{self, Extra, JsonObject, JsonValue};\n\
              use serde::{Deserialize, Deserializer, Serialize, Serializer};\n\
              use std::collections::BTreeMap;\n\n",
         );
@@ -858,6 +869,10 @@ fn render_doc(out: &mut String, indent: &str, doc: &str) {
     }
 }
 
+/// The field of every generated struct that keeps the object's unknown members
+/// (`protocol::wire::Extra`, flattened). No wire property may map to this name.
+const EXTRA_FIELD: &str = "extra";
+
 const DERIVE_TSIFY: &str = "#[cfg_attr(target_arch = \"wasm32\", derive(tsify::Tsify))]\n";
 
 fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], default: bool) {
@@ -909,6 +924,12 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
         }
         let _ = writeln!(out, "    pub {}: {ty},", f.rust);
     }
+    let _ = writeln!(
+        out,
+        "    /// Members this protocol version does not know (from a newer peer or an extension),\n    \
+         /// kept verbatim so they survive decoding, reducing and encoding.\n    \
+         #[serde(flatten)]\n    pub {EXTRA_FIELD}: Extra,"
+    );
     out.push_str("}\n\n");
 }
 

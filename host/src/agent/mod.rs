@@ -6,6 +6,7 @@
 pub mod directives;
 pub mod prompt;
 pub mod tools;
+pub mod transform;
 
 use crate::hub::{HubMsg, HubSender};
 use crate::mcp::CallError;
@@ -43,6 +44,7 @@ pub fn default_model() -> ModelSelection {
     ModelSelection {
         id: "echo".into(),
         config: None,
+        extra: Default::default(),
     }
 }
 
@@ -103,11 +105,15 @@ pub struct TurnJob {
     pub chunk_delay: Duration,
     /// The session's ready MCP servers when the turn started.
     pub mcp: Vec<crate::mcp::ServerHandle>,
-    /// The system prompt of this turn (sections after any `systemMessageTransform`).
+    /// The system prompt of this turn (sections as rendered; [`run_turn`] applies the
+    /// `systemMessageTransform` first).
     pub prompt: Vec<prompt::Section>,
     /// The children of the session's enabled customization containers (rules, skills,
     /// prompts, agents, hooks) with their bodies, when the turn started.
     pub customizations: Vec<crate::customize::ActiveCustomization>,
+    /// Where this turn's `systemMessageTransform` goes (the active client when the prompt was
+    /// rendered), when it opted into any rendered section.
+    pub transform: Option<transform::Target>,
 }
 
 /// The hub is gone or the turn was stopped.
@@ -116,7 +122,15 @@ struct Stopped;
 type Step = Result<(), Stopped>;
 
 /// Runs one turn to its end (`session/turnComplete` or `session/error`).
-pub async fn run_turn(job: TurnJob, hub: HubSender, events: mpsc::UnboundedReceiver<AgentEvent>) {
+pub async fn run_turn(
+    mut job: TurnJob,
+    hub: HubSender,
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+) {
+    if let Some(target) = job.transform.take() {
+        let rendered = std::mem::take(&mut job.prompt);
+        job.prompt = transform::apply(&job.channel, rendered, target).await;
+    }
     let parsed = directives::parse(&job.text);
     let mut turn = Turn {
         delay: job.chunk_delay,
@@ -155,7 +169,9 @@ impl Turn {
                 part: ResponsePart::Reasoning(ReasoningResponsePart {
                     id: reasoning.clone(),
                     content: String::new(),
+                    extra: Default::default(),
                 }),
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -173,6 +189,7 @@ impl Turn {
                     turn_id: turn_id.clone(),
                     part_id: reasoning.clone(),
                     content: chunk,
+                    extra: Default::default(),
                 },
             )])
             .await?;
@@ -205,8 +222,12 @@ impl Turn {
                     model: Some(default_model().id),
                     ..Default::default()
                 },
+                extra: Default::default(),
             })),
-            StateAction::SessionTurnComplete(SessionTurnCompleteAction { turn_id }),
+            StateAction::SessionTurnComplete(SessionTurnCompleteAction {
+                turn_id,
+                extra: Default::default(),
+            }),
         ])
         .await
     }
@@ -224,20 +245,27 @@ impl Turn {
             } => self.mcp_tool(server, tool, input).await?,
             Directive::Ask(question) => self.ask(question).await?,
             Directive::Fail(message) => {
-                self.emit(vec![StateAction::SessionError(SessionErrorAction {
-                    turn_id: self.job.turn_id.clone(),
-                    error: ErrorInfo {
-                        error_type: "AgentError".into(),
-                        message,
-                        stack: None,
+                self.emit(vec![StateAction::SessionError(Box::new(
+                    SessionErrorAction {
+                        turn_id: self.job.turn_id.clone(),
+                        error: ErrorInfo {
+                            error_type: "AgentError".into(),
+                            message,
+                            stack: None,
+                            extra: Default::default(),
+                        },
+                        extra: Default::default(),
                     },
-                })])
+                ))])
                 .await?;
                 return Ok(true);
             }
             Directive::Title(title) => {
                 self.emit(vec![StateAction::SessionTitleChanged(
-                    SessionTitleChangedAction { title },
+                    SessionTitleChangedAction {
+                        title,
+                        extra: Default::default(),
+                    },
                 )])
                 .await?
             }
@@ -283,6 +311,7 @@ impl Turn {
                 editable: None,
                 confirmed: None,
                 options: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -335,14 +364,18 @@ impl Turn {
                     past_tense_message: StringOrMarkdown::Plain(out.summary.clone()),
                     content: Some(vec![ToolResultContent::Text(ToolResultTextContent {
                         text: out.text.clone(),
+                        extra: Default::default(),
                     })]),
                     structured_content: None,
                     error: (!out.success).then(|| ToolCallResultError {
                         message: out.summary.clone(),
                         code: None,
+                        extra: Default::default(),
                     }),
+                    extra: Default::default(),
                 },
                 requires_result_confirmation: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -392,6 +425,7 @@ impl Turn {
         let name = crate::mcp::tool_name(&server, &tool);
         let contributor = ToolCallContributor::MCP(ToolCallMcpContributor {
             customization_id: handle.customization_id.clone(),
+            extra: Default::default(),
         });
         let id = self
             .tool_start(&name, &tool, Some(contributor), meta)
@@ -415,6 +449,7 @@ impl Turn {
                 meta: None,
                 result: result.clone(),
                 requires_result_confirmation: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -483,7 +518,10 @@ impl Turn {
                 ))
                 .await;
         };
-        let contributor = ToolCallContributor::Client(ToolCallClientContributor { client_id });
+        let contributor = ToolCallContributor::Client(ToolCallClientContributor {
+            client_id,
+            extra: Default::default(),
+        });
         let id = self
             .tool_start(&name, &name, Some(contributor), None)
             .await?;
@@ -501,6 +539,7 @@ impl Turn {
                 editable: None,
                 confirmed: Some(ToolCallConfirmationReason::NotNeeded),
                 options: None,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -536,7 +575,9 @@ impl Turn {
                         ..Default::default()
                     })]),
                     answers: None,
+                    extra: Default::default(),
                 },
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -588,6 +629,7 @@ impl Turn {
                 tool_name: name.into(),
                 display_name: display.into(),
                 contributor,
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -607,7 +649,9 @@ impl Turn {
                 part: ResponsePart::Markdown(MarkdownResponsePart {
                     id: id.clone(),
                     content: String::new(),
+                    extra: Default::default(),
                 }),
+                extra: Default::default(),
             },
         ))])
         .await?;
@@ -634,6 +678,7 @@ impl Turn {
                 turn_id: self.job.turn_id.clone(),
                 part_id: part.clone(),
                 content: format!("{i} {micros}\n"),
+                extra: Default::default(),
             })])
             .await?;
             self.chunks += 1;
@@ -649,6 +694,7 @@ impl Turn {
                 turn_id: self.job.turn_id.clone(),
                 part_id: part.clone(),
                 content: chunk.to_owned(),
+                extra: Default::default(),
             })])
             .await?;
             self.chunks += 1;
@@ -669,6 +715,7 @@ impl Turn {
             SessionPendingMessageRemovedAction {
                 kind: PendingMessageKind::Steering,
                 id: message.id,
+                extra: Default::default(),
             },
         )])
         .await?;

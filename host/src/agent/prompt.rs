@@ -4,7 +4,8 @@
 //! `protocol/extensions/`). The agent has no model: the `/prompt` directive shows the final
 //! prompt, so people and tests can see what customizations and transforms did.
 
-use ahp_wasm::protocol::{Customization, SessionState, SystemMessageSection};
+use crate::customize::{ActiveCustomization, ChildKind};
+use ahp_wasm::protocol::{SessionState, SystemMessageSection};
 
 /// One rendered section.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +56,7 @@ pub fn catalogue() -> Vec<SystemMessageSection> {
                 label: label.into(),
                 description: Some(description.into()),
                 restricted: restricted.then_some(true),
+                extra: Default::default(),
             },
         )
         .collect()
@@ -65,8 +67,13 @@ pub fn is_restricted(id: &str) -> bool {
     SECTIONS.iter().any(|&(s, _, _, r)| s == id && r)
 }
 
-/// Renders the sections for a turn of the session in `state` (working directory `workdir`).
-pub fn render(state: &SessionState, workdir: &str) -> Vec<Section> {
+/// Renders the sections for a turn of the session in `state` (working directory `workdir`,
+/// the children of its enabled customization containers `customizations`).
+pub fn render(
+    state: &SessionState,
+    workdir: &str,
+    customizations: &[ActiveCustomization],
+) -> Vec<Section> {
     let mut out = Vec::with_capacity(SECTIONS.len());
     let mut push = |id: &'static str, content: String| {
         if !content.is_empty() {
@@ -114,45 +121,59 @@ pub fn render(state: &SessionState, workdir: &str) -> Vec<Section> {
         );
     }
     push("tool_instructions", tools.join("\n"));
-    push(
-        "custom_instructions",
-        custom_instructions(state.customizations.as_deref().unwrap_or_default()),
-    );
+    push("custom_instructions", custom_instructions(customizations));
     out
 }
 
-/// One line per child of an enabled container that carries instructions (rules, prompts,
-/// skills, agents): its kind, name and description.
-fn custom_instructions(customizations: &[Customization]) -> String {
-    let mut lines = Vec::new();
+/// Longest rule body put in the prompt (a longer one is cut).
+const MAX_RULE_BYTES: usize = 4 * 1024;
+/// Longest `custom_instructions` section (later children are left out).
+const MAX_CUSTOM_BYTES: usize = 32 * 1024;
+
+/// The children of the session's enabled containers that carry instructions: a rule with its
+/// body (the agent follows it every turn), a skill, agent or prompt as one line with its
+/// description (loaded when asked for). Hooks add nothing.
+fn custom_instructions(customizations: &[ActiveCustomization]) -> String {
+    let mut out = String::new();
     for c in customizations {
-        let (enabled, children) = match c {
-            Customization::Plugin(p) => (p.enabled, p.children.as_deref()),
-            Customization::Directory(d) => (d.enabled, d.children.as_deref()),
-            _ => continue,
-        };
-        if !enabled {
-            continue;
-        }
-        for child in children.unwrap_or_default() {
-            let value = serde_json::to_value(child).unwrap_or_default();
-            let kind = value.get("type").and_then(|v| v.as_str()).unwrap_or("");
-            if !matches!(kind, "rule" | "prompt" | "skill" | "agent") {
-                continue;
+        let entry = match c.kind {
+            ChildKind::Hook => continue,
+            ChildKind::Rule => {
+                let mut text = format!("- rule {} (from {})", c.name, c.container);
+                let body = cut(c.body.trim(), MAX_RULE_BYTES);
+                for line in body.lines() {
+                    text.push_str("\n  ");
+                    text.push_str(line);
+                }
+                text
             }
-            let name = value.get("name").and_then(|v| v.as_str()).unwrap_or("");
-            let description = value
-                .get("description")
-                .and_then(|v| v.as_str())
-                .unwrap_or("");
-            lines.push(
-                format!("- {kind} {name}: {description}")
-                    .trim_end()
-                    .to_owned(),
-            );
+            kind => match c.meta.description.as_deref().filter(|d| !d.is_empty()) {
+                Some(d) => format!("- {} {}: {d}", kind.as_str(), c.name),
+                None => format!("- {} {}", kind.as_str(), c.name),
+            },
+        };
+        if out.len() + entry.len() + 1 > MAX_CUSTOM_BYTES {
+            out.push_str("\n(more customizations left out: the section is full)");
+            break;
         }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&entry);
     }
-    lines.join("\n")
+    out
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, marked when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 /// The final prompt: the sections under their ids.
@@ -168,6 +189,26 @@ pub fn assemble(sections: &[Section]) -> String {
 mod tests {
     use super::*;
 
+    fn child(
+        kind: ChildKind,
+        name: &str,
+        description: Option<&str>,
+        body: &str,
+    ) -> ActiveCustomization {
+        ActiveCustomization {
+            container_id: "p".into(),
+            container: "P".into(),
+            id: format!("p:{name}"),
+            kind,
+            name: name.into(),
+            meta: crate::customize::frontmatter::Meta {
+                description: description.map(Into::into),
+                ..Default::default()
+            },
+            body: body.into(),
+        }
+    }
+
     #[test]
     fn sections_render_from_state_and_safety_is_restricted() {
         let state: SessionState = serde_json::from_value(serde_json::json!({
@@ -176,16 +217,25 @@ mod tests {
             "lifecycle": "ready",
             "serverTools": [{"name": "read_file"}],
             "activeClient": {"clientId": "c", "displayName": "IDE", "tools": [{"name": "clock"}]},
-            "turns": [],
-            "customizations": [{"type": "plugin", "id": "p", "uri": "file:///p", "name": "P",
-                "enabled": true, "children": [
-                    {"type": "rule", "id": "r", "uri": "file:///p/rules/a.md", "name": "tests-first",
-                     "description": "Write the test first"}]},
-                {"type": "plugin", "id": "q", "uri": "file:///q", "name": "Q", "enabled": false,
-                 "children": [{"type": "rule", "id": "r2", "uri": "file:///q/r.md", "name": "off"}]}]
+            "turns": []
         }))
         .unwrap();
-        let sections = render(&state, "/w");
+        let customizations = [
+            child(
+                ChildKind::Rule,
+                "tests-first",
+                Some("ignored"),
+                "Write the test first.\nThen the code.",
+            ),
+            child(
+                ChildKind::Skill,
+                "pdf",
+                Some("Reads PDF files"),
+                "long skill body",
+            ),
+            child(ChildKind::Hook, "PreToolUse", None, "hook"),
+        ];
+        let sections = render(&state, "/w", &customizations);
         let ids: Vec<_> = sections.iter().map(|s| s.id).collect();
         assert_eq!(ids, SECTIONS.map(|s| s.0));
         let text = assemble(&sections);
@@ -194,14 +244,36 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("- rule tests-first: Write the test first"),
+            text.contains("- rule tests-first (from P)\n  Write the test first.\n  Then the code.\n- skill pdf: Reads PDF files"),
             "{text}"
         );
         assert!(
-            !text.contains("off"),
-            "a disabled container adds nothing: {text}"
+            !text.contains("long skill body") && !text.contains("PreToolUse"),
+            "{text}"
         );
         assert!(is_restricted("safety") && !is_restricted("tone"));
         assert_eq!(catalogue()[2].restricted, Some(true));
+        let none = render(&state, "/w", &[]);
+        assert!(
+            none.iter().all(|s| s.id != "custom_instructions"),
+            "an empty section is left out"
+        );
+    }
+
+    #[test]
+    fn custom_instructions_are_bounded() {
+        let huge = "é".repeat(MAX_RULE_BYTES);
+        let one = custom_instructions(&[child(ChildKind::Rule, "big", None, &huge)]);
+        assert!(
+            one.len() < MAX_RULE_BYTES + 64 && one.ends_with('…'),
+            "{}",
+            one.len()
+        );
+        let many: Vec<_> = (0..100)
+            .map(|i| child(ChildKind::Rule, &format!("r{i}"), None, &huge))
+            .collect();
+        let all = custom_instructions(&many);
+        assert!(all.len() <= MAX_CUSTOM_BYTES + 64, "{}", all.len());
+        assert!(all.ends_with("the section is full)"), "{all}");
     }
 }

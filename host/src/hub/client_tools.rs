@@ -256,7 +256,9 @@ impl Hub {
             error: Some(ToolCallResultError {
                 message,
                 code: Some(reason.code().to_owned()),
+                extra: Default::default(),
             }),
+            extra: Default::default(),
         };
         let action =
             StateAction::SessionToolCallComplete(Box::new(SessionToolCallCompleteAction {
@@ -265,6 +267,7 @@ impl Hub {
                 meta: None,
                 result: result.clone(),
                 requires_result_confirmation: None,
+                extra: Default::default(),
             }));
         if self.apply_server(&channel, action) {
             self.tell_agent(

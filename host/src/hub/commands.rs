@@ -85,7 +85,7 @@ impl Hub {
             Request::Subscribe(p) => self.subscribe(conn, &p.channel).map(|snapshot| {
                 self.respond(conn, &id, &SubscribeOut { snapshot });
             }),
-            Request::CreateSession(p) => self.create_session(conn, &id, p),
+            Request::CreateSession(p) => self.create_session(conn, &id, *p),
             Request::DisposeSession(p) => self.dispose_session(conn, &id, &p.channel),
             Request::ListSessions => {
                 let mut items: Vec<SessionSummary> = self
@@ -94,7 +94,14 @@ impl Hub {
                     .map(|s| s.state.summary.clone())
                     .collect();
                 items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
-                self.respond(conn, &id, &ListSessionsResult { items });
+                self.respond(
+                    conn,
+                    &id,
+                    &ListSessionsResult {
+                        items,
+                        extra: Default::default(),
+                    },
+                );
                 Ok(())
             }
             Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
@@ -273,6 +280,7 @@ impl Hub {
                     .iter()
                     .map(|v| v.to_string())
                     .collect(),
+                extra: Default::default(),
             };
             let mut error = ErrorObject::new(
                 errors::UNSUPPORTED_PROTOCOL_VERSION,
@@ -492,6 +500,7 @@ impl Hub {
             customizations: None,
             changesets: None,
             meta: None,
+            extra: Default::default(),
         };
         let mut session = Session::new(state);
         session.record_turns(&mut self.ops);
@@ -499,7 +508,12 @@ impl Hub {
         self.sessions.insert(uri.clone(), session);
         self.respond(conn, id, &EmptyResult);
         // The backend needs no initialisation: the session is ready at once.
-        self.apply_server(&uri, StateAction::SessionReady(SessionReadyAction {}));
+        self.apply_server(
+            &uri,
+            StateAction::SessionReady(SessionReadyAction {
+                extra: Default::default(),
+            }),
+        );
         self.mcp_open(&uri);
         self.custom_open(&uri);
         let summary = self.sessions[&uri].state.summary.clone();
@@ -508,6 +522,7 @@ impl Hub {
             &SessionAddedParams {
                 channel: ROOT_CHANNEL.into(),
                 summary,
+                extra: Default::default(),
             },
         );
         self.update_active_sessions();
@@ -542,6 +557,7 @@ impl Hub {
             &SessionRemovedParams {
                 channel: ROOT_CHANNEL.into(),
                 session: uri.to_owned(),
+                extra: Default::default(),
             },
         );
         self.update_active_sessions();
@@ -552,6 +568,7 @@ impl Hub {
         let count = self.sessions.len() as f64;
         let action = StateAction::RootActiveSessionsChanged(RootActiveSessionsChangedAction {
             active_sessions: count,
+            extra: Default::default(),
         });
         let _ = self.apply(ROOT_CHANNEL, action, None);
     }
@@ -575,7 +592,15 @@ impl Hub {
             .map_err(|e| ErrorObject::new(errors::INTERNAL_ERROR, e.to_string()))?;
         let (turns, has_more) =
             fetched.ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no turn with that id"))?;
-        self.respond(conn, id, &FetchTurnsResult { turns, has_more });
+        self.respond(
+            conn,
+            id,
+            &FetchTurnsResult {
+                turns,
+                has_more,
+                extra: Default::default(),
+            },
+        );
         Ok(())
     }
 }

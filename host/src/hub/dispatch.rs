@@ -182,6 +182,7 @@ impl Hub {
         let origin = ActionOrigin {
             client_id: client_id.clone(),
             client_seq: p.client_seq,
+            extra: Default::default(),
         };
         let channel = p.channel;
         let action = p.action;

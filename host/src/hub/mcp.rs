@@ -148,6 +148,7 @@ pub(super) fn state_changed(id: &str, state: McpServerState) -> StateAction {
         id: id.to_owned(),
         state,
         channel: None,
+        extra: Default::default(),
     }))
 }
 
@@ -224,7 +225,9 @@ fn error_state(reason: &str) -> McpServerState {
             error_type: "McpServerError".into(),
             message: reason.to_owned(),
             stack: None,
+            extra: Default::default(),
         },
+        extra: Default::default(),
     })
 }
 
@@ -275,7 +278,12 @@ impl Hub {
         for id in running {
             self.apply_server(
                 channel,
-                state_changed(&id, McpServerState::Stopped(McpServerStoppedState {})),
+                state_changed(
+                    &id,
+                    McpServerState::Stopped(McpServerStoppedState {
+                        extra: Default::default(),
+                    }),
+                ),
             );
         }
         self.mcp.lazy.insert(channel.to_owned());
@@ -302,6 +310,7 @@ impl Hub {
                     channel,
                     StateAction::SessionCustomizationRemoved(SessionCustomizationRemovedAction {
                         id: id.clone(),
+                        extra: Default::default(),
                     }),
                 );
             }
@@ -323,8 +332,12 @@ impl Hub {
                 .is_none_or(|(_, e)| *e);
             let state = match (&spec, enabled) {
                 (Err(reason), _) => error_state(reason),
-                (Ok(_), true) => McpServerState::Starting(McpServerStartingState {}),
-                (Ok(_), false) => McpServerState::Stopped(McpServerStoppedState {}),
+                (Ok(_), true) => McpServerState::Starting(McpServerStartingState {
+                    extra: Default::default(),
+                }),
+                (Ok(_), false) => McpServerState::Stopped(McpServerStoppedState {
+                    extra: Default::default(),
+                }),
             };
             let entry = McpServerCustomization {
                 id: id.clone(),
@@ -336,12 +349,14 @@ impl Hub {
                 state,
                 channel: None,
                 mcp_app: None,
+                extra: Default::default(),
             };
             self.apply_server(
                 channel,
                 StateAction::SessionCustomizationUpdated(Box::new(
                     SessionCustomizationUpdatedAction {
                         customization: Customization::McpServer(entry),
+                        extra: Default::default(),
                     },
                 )),
             );
@@ -571,7 +586,12 @@ impl Hub {
                 // Tools first: a client that sees `ready` finds them listed (and `mcpApp`).
                 self.mcp_refresh_tools(&channel);
                 self.mcp_set_app(&channel, &id, caps);
-                let mut ready = state_changed(&id, McpServerState::Ready(McpServerReadyState {}));
+                let mut ready = state_changed(
+                    &id,
+                    McpServerState::Ready(McpServerReadyState {
+                        extra: Default::default(),
+                    }),
+                );
                 if let StateAction::SessionMcpServerStateChanged(a) = &mut ready {
                     a.channel = uri;
                 }
@@ -631,7 +651,12 @@ impl Hub {
         self.mcp_refresh_tools(channel);
         self.mcp_set_app(channel, id, caps);
         if had_channel != uri.is_some() {
-            let mut ready = state_changed(id, McpServerState::Ready(McpServerReadyState {}));
+            let mut ready = state_changed(
+                id,
+                McpServerState::Ready(McpServerReadyState {
+                    extra: Default::default(),
+                }),
+            );
             if let StateAction::SessionMcpServerStateChanged(a) = &mut ready {
                 a.channel = uri;
             }
@@ -643,7 +668,10 @@ impl Hub {
     /// It stays after the server leaves `ready` (what it could do when last seen), while its
     /// `channel` goes.
     fn mcp_set_app(&mut self, channel: &str, id: &str, caps: Option<AhpMcpUiHostCapabilities>) {
-        let app = caps.map(|capabilities| McpServerCustomizationApps { capabilities });
+        let app = caps.map(|capabilities| McpServerCustomizationApps {
+            capabilities,
+            extra: Default::default(),
+        });
         let current = self.mcp_servers(channel).find(|m| m.id == id);
         let Some(entry) = current.filter(|m| m.mcp_app != app) else {
             return;
@@ -654,6 +682,7 @@ impl Hub {
             channel,
             StateAction::SessionCustomizationUpdated(Box::new(SessionCustomizationUpdatedAction {
                 customization: Customization::McpServer(entry),
+                extra: Default::default(),
             })),
         );
     }
@@ -675,12 +704,19 @@ impl Hub {
             self.mcp_refresh_tools(channel);
             self.apply_server(
                 channel,
-                state_changed(id, McpServerState::Stopped(McpServerStoppedState {})),
+                state_changed(
+                    id,
+                    McpServerState::Stopped(McpServerStoppedState {
+                        extra: Default::default(),
+                    }),
+                ),
             );
             return;
         }
         let state = match &run.spec {
-            Ok(_) => McpServerState::Starting(McpServerStartingState {}),
+            Ok(_) => McpServerState::Starting(McpServerStartingState {
+                extra: Default::default(),
+            }),
             Err(reason) => error_state(reason),
         };
         self.apply_server(channel, state_changed(id, state));
@@ -708,7 +744,10 @@ impl Hub {
         if current != Some(&tools) {
             self.apply_server(
                 channel,
-                StateAction::SessionServerToolsChanged(SessionServerToolsChangedAction { tools }),
+                StateAction::SessionServerToolsChanged(SessionServerToolsChangedAction {
+                    tools,
+                    extra: Default::default(),
+                }),
             );
         }
     }

@@ -134,7 +134,9 @@ impl Hub {
         for (session, sid) in asking {
             match self.mcp_state(&session, &sid) {
                 Some(McpServerState::AuthRequired(_)) => {
-                    let starting = McpServerState::Starting(McpServerStartingState {});
+                    let starting = McpServerState::Starting(McpServerStartingState {
+                        extra: Default::default(),
+                    });
                     self.apply_server(&session, state_changed(&sid, starting));
                     self.mcp_start(&session, &sid);
                 }
@@ -146,7 +148,13 @@ impl Hub {
             servers.push((session, sid));
         }
         if servers.is_empty() {
-            self.respond(conn, id, &AuthenticateResult {});
+            self.respond(
+                conn,
+                id,
+                &AuthenticateResult {
+                    extra: Default::default(),
+                },
+            );
         } else {
             self.mcp.auth.pending.push(Pending {
                 conn,
@@ -187,7 +195,13 @@ impl Hub {
                 continue;
             }
             match verdict(&p.resource, &states) {
-                Ok(()) => self.respond(p.conn, &p.id, &AuthenticateResult {}),
+                Ok(()) => self.respond(
+                    p.conn,
+                    &p.id,
+                    &AuthenticateResult {
+                        extra: Default::default(),
+                    },
+                ),
                 Err(e) => self.respond_error(p.conn, &p.id, e),
             }
         }
@@ -220,7 +234,9 @@ impl Hub {
         if let Some((serial, accepted)) = stored {
             if attempt != Some(serial) {
                 if during_call {
-                    let starting = McpServerState::Starting(McpServerStartingState {});
+                    let starting = McpServerState::Starting(McpServerStartingState {
+                        extra: Default::default(),
+                    });
                     self.apply_server(channel, state_changed(id, starting));
                 }
                 self.mcp_start(channel, id);
@@ -264,6 +280,7 @@ fn verdict(resource: &str, states: &[(String, Option<McpServerState>)]) -> Resul
         );
         e.data = serde_json::to_value(AuthRequiredErrorData {
             resources: vec![first.resource.clone()],
+            extra: Default::default(),
         })
         .ok();
         return Err(e);

@@ -283,7 +283,9 @@ impl Hub {
                             url: None,
                             questions: None,
                             answers: None,
+                            extra: Default::default(),
                         },
+                        extra: Default::default(),
                     })),
                 );
             }
@@ -315,6 +317,7 @@ impl Hub {
                     request_id,
                     response,
                     answers: None,
+                    extra: Default::default(),
                 }),
             );
         }
@@ -343,6 +346,7 @@ mod tests {
             },
             required_scopes: Some(vec!["files:write".into()]),
             description: None,
+            extra: Default::default(),
         };
         let m = request_message("files", "save", &needs);
         for part in [

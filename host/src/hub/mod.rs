@@ -154,7 +154,7 @@ pub enum Request {
     /// `subscribe`.
     Subscribe(SubscribeParams),
     /// `createSession`.
-    CreateSession(CreateSessionParams),
+    CreateSession(Box<CreateSessionParams>),
     /// `disposeSession`.
     DisposeSession(DisposeSessionParams),
     /// `listSessions`.
@@ -309,6 +309,8 @@ pub struct Hub {
     peer: Arc<crate::peer::PeerRequests>,
     /// How long one of them may wait for its answer.
     client_request_timeout: Duration,
+    transform_timeout: Duration,
+    debug: bool,
 }
 
 impl Hub {
@@ -331,6 +333,7 @@ impl Hub {
                 active_sessions: Some(loaded.sessions.len() as f64),
                 terminals: None,
                 config: None,
+                extra: Default::default(),
             },
             root_subs: Vec::new(),
             sessions: HashMap::new(),
@@ -361,6 +364,8 @@ impl Hub {
             customs: customizations::Customs::default(),
             peer,
             client_request_timeout: config.client_request_timeout,
+            transform_timeout: config.transform_timeout,
+            debug: config.debug,
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -570,6 +575,7 @@ impl Hub {
             server_seq: self.seq,
             origin,
             rejection_reason,
+            extra: Default::default(),
         };
         let json = serde_json::to_string(&envelope).expect("envelopes always serialize");
         (action_frame(&json), envelope.action)

@@ -177,6 +177,7 @@ impl Session {
             channel: ROOT_CHANNEL.into(),
             session: self.uri.to_string(),
             changes,
+            extra: Default::default(),
         })
     }
 

@@ -14,14 +14,16 @@ use tokio::sync::mpsc;
 
 /// The `session/error` that fails a turn interrupted by a host restart.
 pub(super) fn interrupted(turn_id: &str) -> StateAction {
-    StateAction::SessionError(SessionErrorAction {
+    StateAction::SessionError(Box::new(SessionErrorAction {
         turn_id: turn_id.to_owned(),
         error: ErrorInfo {
             error_type: "HostRestarted".into(),
             message: "the host restarted while this turn was in progress".into(),
             stack: None,
+            extra: Default::default(),
         },
-    })
+        extra: Default::default(),
+    }))
 }
 
 fn new_turn_id() -> String {
@@ -94,6 +96,7 @@ impl Hub {
                     AgentEvent::Steering(PendingMessage {
                         id: a.id.clone(),
                         message: a.message.clone(),
+                        extra: Default::default(),
                     }),
                 ),
                 PendingMessageKind::Queued => self.start_queued(channel),
@@ -116,7 +119,12 @@ impl Hub {
         let session = &self.sessions[channel];
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let workdir = self.session_workdir(&session.state);
-        let prompt = crate::agent::prompt::render(&session.state, &workdir.to_string_lossy());
+        let prompt = crate::agent::prompt::render(
+            &session.state,
+            &workdir.to_string_lossy(),
+            &customizations,
+        );
+        let transform = self.transform_target(&session.state, &prompt);
         let job = TurnJob {
             channel: channel.to_owned(),
             turn_id: turn_id.to_owned(),
@@ -128,6 +136,7 @@ impl Hub {
             chunk_delay: self.chunk_delay,
             mcp,
             customizations,
+            transform,
         };
         let task = self
             .rt
@@ -139,6 +148,33 @@ impl Hub {
                 task,
             });
         }
+    }
+
+    /// Where a render's `systemMessageTransform` goes: the active client now (its connection
+    /// now), when it opted into a rendered, unrestricted section and is connected.
+    fn transform_target(
+        &self,
+        state: &SessionState,
+        rendered: &[crate::agent::prompt::Section],
+    ) -> Option<crate::agent::transform::Target> {
+        let client = state.active_client.as_ref()?;
+        let ids = crate::agent::transform::asked(client, rendered);
+        if ids.is_empty() {
+            return None;
+        }
+        let (conn, c) = self
+            .conns
+            .iter()
+            .find(|(_, c)| c.client_id.as_deref() == Some(client.client_id.as_str()))?;
+        Some(crate::agent::transform::Target {
+            client_id: client.client_id.clone(),
+            conn: *conn,
+            handle: c.handle.clone(),
+            peer: self.peer.clone(),
+            timeout: self.transform_timeout,
+            ids,
+            audit: self.debug,
+        })
     }
 
     /// A session's working directory (the sandbox root when it has none or it is unusable).
@@ -195,12 +231,14 @@ impl Hub {
             StateAction::SessionPendingMessageRemoved(SessionPendingMessageRemovedAction {
                 kind: PendingMessageKind::Queued,
                 id: next.id.clone(),
+                extra: Default::default(),
             }),
         );
         let mut message = next.message;
         if message.origin.kind.is_empty() {
             message.origin = MessageOrigin {
                 kind: "user".into(),
+                extra: Default::default(),
             };
         }
         self.apply_server(
@@ -209,6 +247,7 @@ impl Hub {
                 turn_id: new_turn_id(),
                 message,
                 queued_message_id: Some(next.id),
+                extra: Default::default(),
             })),
         );
     }
@@ -249,6 +288,7 @@ impl Hub {
                 StateAction::SessionActiveClientChanged(Box::new(
                     SessionActiveClientChangedAction {
                         active_client: None,
+                        extra: Default::default(),
                     },
                 )),
             );

@@ -65,12 +65,15 @@ pub fn host_capabilities(server: &Value, tools: &[McpTool]) -> Option<AhpMcpUiHo
             .get("tools")
             .map(|t| AhpMcpUiHostCapabilitiesServerTools {
                 list_changed: list_changed(t),
+                extra: Default::default(),
             }),
         server_resources: Some(AhpMcpUiHostCapabilitiesServerResources {
             list_changed: list_changed(resources),
+            extra: Default::default(),
         }),
         logging: None,
         sampling: None,
+        extra: Default::default(),
     })
 }
 
@@ -233,15 +236,20 @@ mod tests {
             icons: None,
             range: None,
             enabled: true,
-            state: McpServerState::Ready(McpServerReadyState {}),
+            state: McpServerState::Ready(McpServerReadyState {
+                extra: Default::default(),
+            }),
             channel: Some("mcp://ahp-host/1".into()),
             mcp_app: Some(McpServerCustomizationApps {
                 capabilities: AhpMcpUiHostCapabilities::default(),
+                extra: Default::default(),
             }),
+            extra: Default::default(),
         };
         let updated = StateAction::SessionCustomizationUpdated(Box::new(
             ahp_wasm::protocol::SessionCustomizationUpdatedAction {
                 customization: Customization::McpServer(entry.clone()),
+                extra: Default::default(),
             },
         ));
         let Some(StateAction::SessionCustomizationUpdated(p)) = plain_action(&updated) else {
@@ -254,8 +262,11 @@ mod tests {
         let changed = StateAction::SessionMcpServerStateChanged(Box::new(
             SessionMcpServerStateChangedAction {
                 id: "mcp/x".into(),
-                state: McpServerState::Ready(McpServerReadyState {}),
+                state: McpServerState::Ready(McpServerReadyState {
+                    extra: Default::default(),
+                }),
                 channel: Some("mcp://ahp-host/1".into()),
+                extra: Default::default(),
             },
         ));
         assert!(matches!(plain_action(&changed),
@@ -263,6 +274,7 @@ mod tests {
         let changed_all = StateAction::SessionCustomizationsChanged(
             ahp_wasm::protocol::SessionCustomizationsChangedAction {
                 customizations: vec![Customization::McpServer(entry)],
+                extra: Default::default(),
             },
         );
         let Some(StateAction::SessionCustomizationsChanged(p)) = plain_action(&changed_all) else {
@@ -273,8 +285,11 @@ mod tests {
             plain_action(&StateAction::SessionMcpServerStateChanged(Box::new(
                 SessionMcpServerStateChangedAction {
                     id: "mcp/x".into(),
-                    state: McpServerState::Ready(McpServerReadyState {}),
+                    state: McpServerState::Ready(McpServerReadyState {
+                        extra: Default::default(),
+                    }),
                     channel: None,
+                    extra: Default::default(),
                 }
             )))
             .is_none()

@@ -243,6 +243,7 @@ pub async fn auth_required(
         },
         resource,
         description: challenge.error_description.map(|d| clip(&d, 500)),
+        extra: Default::default(),
     }
 }
 

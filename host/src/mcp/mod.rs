@@ -137,6 +137,7 @@ pub fn tool_definition(server: &str, customization_id: &str, tool: &McpTool) -> 
             .get("annotations")
             .and_then(|a| serde_json::from_value::<ToolAnnotations>(a.clone()).ok()),
         meta: Some(meta),
+        extra: Default::default(),
     }
 }
 
@@ -179,7 +180,9 @@ pub fn map_result(tool: &str, result: &Value) -> ToolCallResult {
                 client::clip(&text.join("\n"), 1000)
             },
             code: Some("McpToolError".into()),
+            extra: Default::default(),
         }),
+        extra: Default::default(),
     }
 }
 
@@ -188,12 +191,14 @@ fn map_content(c: &Value) -> Option<ToolResultContent> {
     Some(match s("type")? {
         "text" => ToolResultContent::Text(ToolResultTextContent {
             text: s("text")?.to_owned(),
+            extra: Default::default(),
         }),
         "image" | "audio" => embedded(s("data")?.to_owned(), s("mimeType")),
         "resource_link" => ToolResultContent::Resource(ToolResultResourceContent {
             uri: s("uri")?.to_owned(),
             size_hint: c.get("size").and_then(Value::as_f64),
             content_type: s("mimeType").map(str::to_owned),
+            extra: Default::default(),
         }),
         "resource" => {
             let r = c.get("resource")?;
@@ -215,6 +220,7 @@ fn embedded(data: String, mime: Option<&str>) -> ToolResultContent {
     ToolResultContent::EmbeddedResource(ToolResultEmbeddedResourceContent {
         data,
         content_type: mime.unwrap_or("application/octet-stream").to_owned(),
+        extra: Default::default(),
     })
 }
 
@@ -225,12 +231,15 @@ pub fn failed_result(tool: &str, code: &str, message: String) -> ToolCallResult 
         past_tense_message: StringOrMarkdown::Plain(format!("`{tool}` failed")),
         content: Some(vec![ToolResultContent::Text(ToolResultTextContent {
             text: message.clone(),
+            extra: Default::default(),
         })]),
         structured_content: None,
         error: Some(ToolCallResultError {
             message,
             code: Some(code.into()),
+            extra: Default::default(),
         }),
+        extra: Default::default(),
     }
 }
 

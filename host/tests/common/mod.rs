@@ -371,6 +371,7 @@ impl Client {
             client_id: self.client_id.clone(),
             last_seen_server_seq,
             subscriptions,
+            extra: Default::default(),
         })
         .unwrap();
         if let Some(secret) = self.secret() {
@@ -398,6 +399,7 @@ impl Client {
         let r = self
             .request::<jsonrpc::Subscribe>(SubscribeParams {
                 channel: uri.into(),
+                extra: Default::default(),
             })
             .await
             .expect("subscribe succeeds");
@@ -412,6 +414,7 @@ impl Client {
             channel: channel.into(),
             client_seq: seq,
             action,
+            extra: Default::default(),
         };
         self.send_text(jsonrpc::notification_text(
             jsonrpc::methods::DISPATCH_ACTION,
@@ -429,6 +432,7 @@ impl Client {
             channel: channel.into(),
             client_seq: seq,
             action,
+            extra: Default::default(),
         };
         let text = jsonrpc::notification_text(jsonrpc::methods::DISPATCH_ACTION, &params);
         self.ws.send(WsMessage::text(text)).await.ok().map(|_| seq)

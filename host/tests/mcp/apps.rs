@@ -7,6 +7,7 @@ async fn apps_client(host: &ahp_host::RunningHost, client_id: &str) -> Client {
     let mut c = Client::connect(host, client_id).await;
     let capabilities = ClientCapabilities {
         mcp_apps: Some(JsonObject::new()),
+        extra: Default::default(),
     };
     c.try_initialize_with(&[], Some(capabilities))
         .await

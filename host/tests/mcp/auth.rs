@@ -311,6 +311,7 @@ async fn a_call_refused_mid_session_waits_for_a_token_with_an_input_request() {
         request_id: request.id.clone(),
         response: SessionInputResponseKind::Decline,
         answers: None,
+        extra: Default::default(),
     });
     c.dispatch(S, decline).await;
     let envs = c.until_turn_end("t2").await;

@@ -293,6 +293,7 @@ fn toggle(id: &str, enabled: bool) -> StateAction {
     StateAction::SessionCustomizationToggled(SessionCustomizationToggledAction {
         id: id.into(),
         enabled,
+        extra: Default::default(),
     })
 }
 

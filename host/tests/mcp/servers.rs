@@ -32,7 +32,8 @@ async fn the_basic_example_server_runs_and_the_agent_calls_get_time() {
     assert_eq!(
         start.contributor,
         Some(ToolCallContributor::MCP(ToolCallMcpContributor {
-            customization_id: "mcp/basic".into()
+            customization_id: "mcp/basic".into(),
+            extra: Default::default(),
         }))
     );
     assert!(result.success, "{result:?}");
@@ -210,6 +211,7 @@ async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
         StateAction::SessionCustomizationToggled(SessionCustomizationToggledAction {
             id: "mcp/t".into(),
             enabled,
+            extra: Default::default(),
         })
     };
     c.dispatch(S, toggle(false)).await;
@@ -257,6 +259,7 @@ async fn toggles_stop_and_start_servers_and_disposal_kills_them() {
     assert!(alive(third));
     c.request::<ahp_wasm::protocol::jsonrpc::DisposeSession>(DisposeSessionParams {
         channel: S.into(),
+        extra: Default::default(),
     })
     .await
     .expect("disposeSession");

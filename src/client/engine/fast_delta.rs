@@ -34,6 +34,7 @@ pub(super) fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
         Some(ActionOrigin {
             client_id,
             client_seq,
+            extra: Default::default(),
         })
     } else {
         None
@@ -45,10 +46,12 @@ pub(super) fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
             turn_id,
             part_id,
             content,
+            extra: Default::default(),
         }),
         server_seq,
         origin,
         rejection_reason: None,
+        extra: Default::default(),
     };
     Some((envelope, scan.at))
 }
@@ -153,13 +156,16 @@ mod tests {
                 turn_id: "t".into(),
                 part_id: "p".into(),
                 content: content.into(),
+                extra: Default::default(),
             }),
             server_seq: 7,
             origin: origin.map(|(id, seq)| ActionOrigin {
                 client_id: id.into(),
                 client_seq: seq,
+                extra: Default::default(),
             }),
             rejection_reason: None,
+            extra: Default::default(),
         }
     }
 

@@ -55,6 +55,7 @@ impl Engine {
             initial_subscriptions: (!subscriptions.is_empty()).then_some(subscriptions),
             locale: self.config.locale.clone(),
             capabilities: self.config.capabilities.clone(),
+            extra: Default::default(),
         };
         let purpose = Purpose::Initialize { resume };
         let params = WithSecret {
@@ -70,6 +71,7 @@ impl Engine {
             client_id: self.config.client_id.clone(),
             last_seen_server_seq: self.last_seen_server_seq,
             subscriptions: self.subscriptions(),
+            extra: Default::default(),
         };
         let params = WithSecret {
             params: &params,

@@ -320,6 +320,7 @@ impl Engine {
         }
         let params = SubscribeParams {
             channel: channel.to_string(),
+            extra: Default::default(),
         };
         let purpose = Purpose::Resync {
             channel: channel.to_string(),

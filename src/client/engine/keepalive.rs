@@ -19,6 +19,7 @@ impl Engine {
         if self.keepalive_due().is_some_and(|due| now >= due) {
             let params = PingParams {
                 channel: ROOT_CHANNEL.to_string(),
+                extra: Default::default(),
             };
             self.keepalive_in_flight = true;
             self.start_request(Ping::METHOD, &params, Purpose::Keepalive, now);

@@ -394,6 +394,7 @@ impl Engine {
         }
         let params = SubscribeParams {
             channel: channel.to_string(),
+            extra: Default::default(),
         };
         let purpose = Purpose::Subscribe {
             channel: channel.to_string(),
@@ -411,6 +412,7 @@ impl Engine {
         if known && self.state == ConnectionState::Connected {
             let params = UnsubscribeParams {
                 channel: channel.to_string(),
+                extra: Default::default(),
             };
             self.outgoing.push_back(jsonrpc::notification_text(
                 jsonrpc::methods::UNSUBSCRIBE,

@@ -76,6 +76,7 @@ fn ping(engine: &mut Engine, now: f64) -> u64 {
     engine.request::<jsonrpc::Ping>(
         &PingParams {
             channel: ROOT_CHANNEL.into(),
+            extra: Default::default(),
         },
         now,
     )

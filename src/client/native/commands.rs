@@ -46,6 +46,7 @@ macro_rules! native_method {
         pub async fn $rust_name(&self) -> Result<output_type!($result), Error> {
             let params = $params {
                 channel: ROOT_CHANNEL.to_string(),
+                extra: Default::default(),
             };
             self.request::<rpc::$marker>(params)
                 .await

@@ -13,6 +13,7 @@ pub(super) fn set(state: &mut SessionState, action: &SessionPendingMessageSetAct
     let message = || PendingMessage {
         id: action.id.clone(),
         message: action.message.clone(),
+        extra: Default::default(),
     };
     match action.kind {
         PendingMessageKind::Steering => {

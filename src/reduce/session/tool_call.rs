@@ -20,7 +20,7 @@ use super::target::tool_call_index;
 use super::{active_turn_mut, status, Field, Handled};
 use crate::protocol::tagged::UnknownVariant;
 use crate::protocol::{
-    ConfirmationOption, JsonObject, Message, ResponsePart, SessionState,
+    ConfirmationOption, Extra, JsonObject, Message, ResponsePart, SessionState,
     SessionToolCallApprovedAction, SessionToolCallCompleteAction,
     SessionToolCallContentChangedAction, SessionToolCallDeltaAction, SessionToolCallDeniedAction,
     SessionToolCallReadyAction, SessionToolCallResultConfirmedAction, SessionToolCallStartAction,
@@ -43,10 +43,12 @@ pub(super) fn start(state: &mut SessionState, action: &SessionToolCallStartActio
         meta: action.meta.clone(),
         partial_input: None,
         invocation_message: None,
+        extra: Default::default(),
     };
     turn.response_parts
         .push(ResponsePart::ToolCall(ToolCallResponsePart {
             tool_call: ToolCallState::Streaming(streaming),
+            extra: Default::default(),
         }));
     Ok(Changed::one(Field::ActiveTurn))
 }
@@ -287,6 +289,9 @@ struct Carried {
     invocation_message: StringOrMarkdown,
     tool_input: Option<String>,
     selected_option: Option<ConfirmationOption>,
+    /// The unknown members: a tool call keeps them across its states (as the TypeScript
+    /// reducers' `{ ...toolCall, status }` does).
+    extra: Extra,
 }
 
 /// Builds a [`Carried`] from any tool-call state struct (they share the base field names):
@@ -302,6 +307,7 @@ macro_rules! carried_from {
             invocation_message: $invocation_message,
             tool_input: $tool_input,
             selected_option: $selected_option,
+            extra: $state.extra,
         }
     };
 }
@@ -344,6 +350,7 @@ impl Carried {
             content: s.content,
             structured_content: s.structured_content,
             error: s.error,
+            extra: Default::default(),
         };
         let confirmed = s.confirmed;
         let carried = carried_from!(s, s.invocation_message, s.tool_input, s.selected_option);
@@ -365,9 +372,11 @@ impl Carried {
                 .as_ref()
                 .map(|edits| ToolCallPendingConfirmationStateEdits {
                     items: edits.items.clone(),
+                    extra: edits.extra.clone(),
                 }),
             editable: ready.editable,
             options: ready.options.clone(),
+            extra: self.extra,
         })
     }
 
@@ -383,6 +392,7 @@ impl Carried {
             confirmed,
             selected_option: self.selected_option,
             content: None,
+            extra: self.extra,
         })
     }
 
@@ -406,6 +416,7 @@ impl Carried {
             error: result.error,
             confirmed,
             selected_option: self.selected_option,
+            extra: self.extra,
         })
     }
 
@@ -429,6 +440,7 @@ impl Carried {
             error: result.error,
             confirmed,
             selected_option: self.selected_option,
+            extra: self.extra,
         })
     }
 
@@ -450,6 +462,7 @@ impl Carried {
             reason_message,
             user_suggestion,
             selected_option: self.selected_option,
+            extra: self.extra,
         })
     }
 }

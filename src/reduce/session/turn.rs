@@ -100,6 +100,7 @@ pub(super) fn started(
         message: action.message.clone(),
         response_parts: Vec::new(),
         usage: None,
+        extra: Default::default(),
     });
     let activity = if status::has_open_input(&state.input_requests) {
         status::INPUT_NEEDED
@@ -148,6 +149,8 @@ pub(super) fn end(
         usage: active.usage,
         state: turn_state,
         error,
+        // The turn keeps its unknown members into history.
+        extra: active.extra,
     });
     let mut changed = Changed::one(Field::Turns)
         .with(Field::ActiveTurn)

@@ -116,6 +116,7 @@ macro_rules! wasm_method {
             pub fn $rust_name(&self) -> Promise {
                 let params = $params {
                     channel: ROOT_CHANNEL.to_string(),
+                    extra: Default::default(),
                 };
                 self.send::<rpc::$marker>(params, is_void!($result))
             }
