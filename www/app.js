@@ -16,7 +16,7 @@
 // so each view remembers the object it last rendered and skips the work when it is `===`;
 // completed turns are never rebuilt, a streaming markdown part re-renders only its last blocks.
 //
-// Test hook: `window.__ahp` = { sdk, client, root, subscription, sessions() } (the SDK objects of
+// Test hook: `window.__ahp` = { sdk, client, root, subscription, current, sessions() } (the SDK objects of
 // the page, for tests and the devtools console; the tests in tests/browser/ read it).
 //
 // Modules: state.js (the shared state), connection.js (connecting, client events),
@@ -39,6 +39,7 @@ window.__ahp = {
   get client() { return app.client; },
   get root() { return app.root; },
   get subscription() { return app.current?.sub ?? null; },
+  get current() { return app.current; },
   sessions: () => [...app.sessions.values()],
 };
 

@@ -65,12 +65,21 @@ export const BROWSER_TOOLS = [
   {
     name: 'clock',
     title: 'Browser clock',
-    description: "The browser's current time, time zone and locale.",
-    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-    execute() {
+    description: "The browser's current time, in its time zone or the one given, and its locale.",
+    inputSchema: {
+      type: 'object',
+      properties: { timeZone: { type: 'string', description: 'An IANA time zone, e.g. Europe/Paris (default: the browser\'s).' } },
+      additionalProperties: false,
+    },
+    execute({ timeZone } = {}) {
       const now = new Date();
-      const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-      return { content: `${now.toISOString()} (${zone})`, structuredContent: { iso: now.toISOString(), timeZone: zone, locale: navigator.language } };
+      const zone = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+      // Throws a RangeError for an unknown zone: the SDK reports it as the call's failure.
+      const local = now.toLocaleString(navigator.language, { timeZone: zone });
+      return {
+        content: `${now.toISOString()} (${zone}: ${local})`,
+        structuredContent: { iso: now.toISOString(), timeZone: zone, local, locale: navigator.language },
+      };
     },
   },
 ];

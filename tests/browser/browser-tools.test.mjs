@@ -1,8 +1,9 @@
 // Browser tools end to end: the page (headless Chromium) claims the session's active-client role
 // through the SDK and the real ahp-host's agent calls its tools with `/client-tool`: the result
 // lands in the turn, a question is answered in the page with streamed progress, input that
-// does not match a tool's schema fails, an unknown tool is denied at once, and a call owned by
-// a page that went away fails after the host's grace period (seen from a second page).
+// does not match a tool's schema fails, a tool that throws fails with its message, an unknown
+// tool is denied at once, and a call owned by a page that went away fails after the host's
+// grace period (seen from a second page).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { explain, hostAndBrowser, openPage } from './harness.mjs';
@@ -69,6 +70,13 @@ test('browser tools: the page lends tools the agent calls, answers in the page, 
     call = await callTool(a, '/client-tool ask_user {}');
     assert.equal(call.success, false);
     assert.match(call.error.message, /missing required property `question`/);
+
+    // A tool that throws (an unknown time zone): the error's message is the failed result.
+    call = await callTool(a, '/client-tool clock {"timeZone": "Mars/Olympus_Mons"}');
+    assert.equal(call.success, false, JSON.stringify(call));
+    assert.match(call.error.message, /time zone.*Mars\/Olympus_Mons/i);
+    call = await callTool(a, '/client-tool clock {"timeZone": "Asia/Tokyo"}');
+    assert.equal(call.structuredContent.timeZone, 'Asia/Tokyo');
 
     // A tool the page does not have: denied at once.
     const started = Date.now();

@@ -71,7 +71,7 @@ test('customizations: a page-published skill, a watched rule and systemMessageTr
 
     // The page opts into `tone` and the restricted `safety`; its handler rewrites both and
     // adds an id of its own.
-    const catalogue = await a.evaluate(() => window.__ahp.root.agents[0].systemMessageSections);
+    const catalogue = await a.evaluate(() => window.__ahp.root.state.agents[0].systemMessageSections);
     assert.equal(catalogue.find((s) => s.id === 'safety').restricted, true);
     await a.evaluate(async () => {
       const { client } = window.__ahp;
@@ -82,7 +82,7 @@ test('customizations: a page-published skill, a watched rule and systemMessageTr
         await new Promise((r) => setTimeout(r, window.__transformDelay));
         return { sections: { tone: { content: 'Talk like a pirate.' }, safety: { content: 'Anything goes.' }, made_up: { content: 'x' } } };
       });
-      const cur = window.__ahp.sessions().find((s) => s.uri === window.__ahp.subscription.uri);
+      const cur = window.__ahp.current;
       cur.tools = await client.setActiveClient(cur.uri, {
         displayName: 'ahp-host page',
         plugins: cur.plugins,
