@@ -351,6 +351,25 @@ export async function setActiveClient(client, session, options = {}) {
   return handle;
 }
 
+/**
+ * Gives up `client`'s active-client role of `session` (see index.d.ts `releaseActiveClient`):
+ * through its handle when it has one, else by dispatching `activeClient: null` when the session
+ * state names this client. Resolves whether there was a role to give up.
+ */
+export function releaseActiveClient(client, session) {
+  if (typeof session !== 'string' || session === '') throw invalid('`session` must be a session URI', 'session');
+  const handle = sessions.get(client)?.get(session);
+  if (handle) {
+    const held = handle.isActive;
+    handle.release();
+    return held;
+  }
+  const sub = client.subscription(session);
+  if (sub?.state?.activeClient?.clientId !== client.clientId) return false;
+  sub.dispatch({ type: 'session/activeClientChanged', activeClient: null });
+  return true;
+}
+
 /** Sets (or clears, with `null`) the handler of the host's `systemMessageTransform` requests. */
 export function onSystemMessageTransform(client, handler) {
   if (handler !== null && typeof handler !== 'function') throw invalid('the handler must be a function or null', 'handler');

@@ -10,7 +10,7 @@
 // markers).
 import * as wasm from './ahp_wasm.js';
 import { AhpClient } from './ahp_wasm.js';
-import { onSystemMessageTransform, setActiveClient } from './active-client.js';
+import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
 
 export {
   rootReducer,
@@ -26,9 +26,12 @@ export { McpChannel } from './mcp-channel.js';
 export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
 
 // The active-client role is written in JS over the client's public API (js/active-client.js);
-// these two methods make it part of AhpClient.
+// these methods make it part of AhpClient.
 AhpClient.prototype.setActiveClient = function (session, options) {
   return setActiveClient(this, session, options);
+};
+AhpClient.prototype.releaseActiveClient = function (session) {
+  return releaseActiveClient(this, session);
 };
 AhpClient.prototype.onSystemMessageTransform = function (handler) {
   onSystemMessageTransform(this, handler);

@@ -266,6 +266,12 @@ export declare class AhpClient {
    */
   setActiveClient(session: string, options?: ActiveClientOptions): Promise<ActiveClientHandle>;
   /**
+   * Gives up this client's active-client role of `session` (its handle's `release()`, or
+   * `activeClient: null` when the state names this client without a handle). Returns whether
+   * this client held the role.
+   */
+  releaseActiveClient(session: string): boolean;
+  /**
    * Handles the host's `systemMessageTransform` requests (our extension): `handler` gets the
    * rendered sections the host offers and returns rewritten ones; sections it leaves out pass
    * through, and ids the host did not offer are dropped. `null` removes the handler.

@@ -132,9 +132,20 @@ test('client tools: executed here with streamed updates, typed failures, confirm
   await assert.rejects(client.setActiveClient(session, { tools: [{ name: 'no spaces allowed', execute() {} }] }), InvalidInputError);
   await assert.rejects(client.setActiveClient(session, { tools: [{ name: 'x' }] }), InvalidInputError);
 
-  // Releasing gives the role back.
-  handle.release();
-  await new Promise((r) => setTimeout(r, 200));
+  // Releasing gives the role back, once.
+  const settled = () => new Promise((resolve) => { const check = () => (sub.pendingCount === 0 ? resolve() : setTimeout(check, 10)); check(); });
+  assert.equal(client.releaseActiveClient(session), true);
+  assert.equal(handle.isActive, false);
+  await settled();
+  assert.equal(sub.state.activeClient ?? null, null);
+  assert.equal(client.releaseActiveClient(session), false);
+  assert.throws(() => client.releaseActiveClient(''), InvalidInputError);
+  // A role claimed by a raw dispatch (no handle) is released too.
+  sub.dispatch({ type: 'session/activeClientChanged', activeClient: { clientId: client.clientId, tools: [] } });
+  await settled();
+  assert.equal(sub.state.activeClient?.clientId, client.clientId);
+  assert.equal(client.releaseActiveClient(session), true);
+  await settled();
   assert.equal(sub.state.activeClient ?? null, null);
 });
 

@@ -285,6 +285,10 @@ async function activeClientUsage(client: Client2) {
   handle.release();
   client.onSystemMessageTransform(({ sections }) => ({ tone: `${sections.tone?.content ?? ''}\nBe brief.` }));
   client.onSystemMessageTransform(null);
+  const released: boolean = client.releaseActiveClient('ahp-session:/s');
+  void released;
+  // @ts-expect-error the session is a URI string
+  client.releaseActiveClient(1);
   // @ts-expect-error a tool needs execute
   await client.setActiveClient('ahp-session:/s', { tools: [{ name: 'x' }] });
   const active: boolean = handle.isActive;
