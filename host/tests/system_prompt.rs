@@ -88,6 +88,20 @@ async fn transform_request(c: &mut Client) -> (Value, Value) {
     }
 }
 
+/// Reads `c`'s frames until turn `turn_id` ends, asserting the host asks `c` no transform.
+async fn until_turn_end_unasked(c: &mut Client, turn_id: &str) {
+    loop {
+        let frame = c.notification().await.expect("connection open");
+        assert_ne!(frame["method"], "systemMessageTransform", "{frame}");
+        if frame["method"] == "action" {
+            let e: ActionEnvelope = serde_json::from_value(frame["params"].clone()).unwrap();
+            if ends_turn(&e, turn_id) {
+                return;
+            }
+        }
+    }
+}
+
 async fn answer(c: &mut Client, id: &Value, result: Value) {
     c.send_text(json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
         .await;
@@ -140,16 +154,7 @@ async fn the_active_client_rewrites_the_sections_it_opted_into() {
     // Without an opt-in there is no request at all.
     c.dispatch(S, claim("ide", &[])).await;
     c.send_message(S, "t2", "/prompt").await;
-    loop {
-        let frame = c.notification().await.expect("connection open");
-        assert_ne!(frame["method"], "systemMessageTransform", "{frame}");
-        if frame["method"] == "action" {
-            let e: ActionEnvelope = serde_json::from_value(frame["params"].clone()).unwrap();
-            if ends_turn(&e, "t2") {
-                break;
-            }
-        }
-    }
+    until_turn_end_unasked(&mut c, "t2").await;
     assert!(prompt_of_turn(&t, 1).await.contains(TONE));
 }
 
@@ -233,16 +238,7 @@ async fn the_request_stays_with_the_client_snapshotted_at_render() {
         json!({"sections": {"tone": {"content": "Talk like a pirate."}}}),
     )
     .await;
-    loop {
-        let frame = b.notification().await.expect("connection open");
-        assert_ne!(frame["method"], "systemMessageTransform", "not redirected");
-        if frame["method"] == "action" {
-            let e: ActionEnvelope = serde_json::from_value(frame["params"].clone()).unwrap();
-            if ends_turn(&e, "t2") {
-                break;
-            }
-        }
-    }
+    until_turn_end_unasked(&mut b, "t2").await; // not redirected to b
     assert!(prompt_of_turn(&t, 1)
         .await
         .contains("## tone\nTalk like a pirate."));
