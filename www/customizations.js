@@ -2,7 +2,7 @@
 // load state, an on/off toggle, and its children (agents, skills, prompts, rules, hooks, MCP
 // servers). Top-level MCP servers are in the MCP panel (mcp.js).
 
-import { $, h, syncChildren } from './dom.js';
+import { $, h, syncKeyed } from './dom.js';
 
 const LOAD_TEXT = { loading: 'loading…', loaded: 'loaded', degraded: 'degraded', error: 'error' };
 
@@ -54,15 +54,9 @@ class ContainerView {
 /** Renders the containers of `state` (views kept per id in `views`). */
 export function renderCustomizations(state, views, dispatch) {
   const containers = (state?.customizations ?? []).filter((c) => c?.type === 'plugin' || c?.type === 'directory');
-  const seen = new Set();
-  const nodes = containers.map((c) => {
-    seen.add(c.id);
-    let view = views.get(c.id);
-    if (!view) views.set(c.id, (view = new ContainerView(c.id, dispatch)));
+  syncKeyed($('customizations'), views, containers, (c) => c.id, (c, view = new ContainerView(c.id, dispatch)) => {
     view.update(c);
-    return view.el;
+    return view;
   });
-  for (const id of views.keys()) if (!seen.has(id)) views.delete(id);
-  syncChildren($('customizations'), nodes);
   $('customizations-empty').hidden = containers.length > 0;
 }

@@ -1,4 +1,5 @@
-// Small helpers of the page: building DOM nodes, keeping a parent's children in order, ids.
+// Small helpers of the page: building DOM nodes, keeping a parent's children in order, keyed
+// views, ids.
 
 /** The element with id `id`. */
 export const $ = (id) => document.getElementById(id);
@@ -36,4 +37,22 @@ export function syncChildren(parent, nodes) {
     i += 1;
   }
   while (parent.childNodes.length > nodes.length) parent.lastChild.remove();
+}
+
+/**
+ * Keeps one view (an object with `el`) per key under `parent`: `render(item, view)` returns the
+ * view of `item` (given its previous one, `undefined` the first time), views whose key is gone
+ * are dropped from `views` (a Map), and `parent`'s children become the views' elements in order.
+ */
+export function syncKeyed(parent, views, items, keyOf, render) {
+  const seen = new Set();
+  const nodes = items.map((item) => {
+    const key = keyOf(item);
+    seen.add(key);
+    const view = render(item, views.get(key));
+    views.set(key, view);
+    return view.el;
+  });
+  for (const key of views.keys()) if (!seen.has(key)) views.delete(key);
+  syncChildren(parent, nodes);
 }

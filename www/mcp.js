@@ -3,7 +3,7 @@
 // `ahp-wasm/mcp-apps` entry (loaded the first time an App call is shown).
 
 import { app } from './state.js';
-import { $, h, syncChildren } from './dom.js';
+import { $, h, syncKeyed } from './dom.js';
 import { showError } from './errors.js';
 
 const STATE_TEXT = {
@@ -88,16 +88,10 @@ class ServerView {
 /** Renders the MCP servers panel of `state` (views kept per server id in `views`). */
 export function renderMcpServers(state, views, dispatch) {
   const servers = mcpServers(state);
-  const seen = new Set();
-  const nodes = servers.map((server) => {
-    seen.add(server.id);
-    let view = views.get(server.id);
-    if (!view) views.set(server.id, (view = new ServerView(server.id, dispatch)));
+  syncKeyed($('mcp-servers'), views, servers, (s) => s.id, (server, view = new ServerView(server.id, dispatch)) => {
     view.update(server);
-    return view.el;
+    return view;
   });
-  for (const id of views.keys()) if (!seen.has(id)) views.delete(id);
-  syncChildren($('mcp-servers'), nodes);
   $('mcp-panel').hidden = servers.length === 0;
 }
 

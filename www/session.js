@@ -3,7 +3,7 @@
 // (tool confirmations, answers, cancel) are dispatched to it. One session is open at a time.
 
 import { app } from './state.js';
-import { $, h, syncChildren } from './dom.js';
+import { $, h, syncKeyed } from './dom.js';
 import { showError } from './errors.js';
 import { renderSessions } from './session-list.js';
 import { InputRequestView, TurnView } from './turns.js';
@@ -134,22 +134,15 @@ function renderSession(cur) {
   const active = state.activeTurn ?? null;
   const turns = state.turns ?? [];
   if (turns !== last.state?.turns || active !== last.state?.activeTurn || cur.sub.pendingCount !== last.pendingCount) {
-    const nodes = [];
-    const seen = new Set();
-    const show = (turn, live) => {
-      seen.add(turn.id);
-      let view = cur.turnViews.get(turn.id);
-      if (!view) cur.turnViews.set(turn.id, (view = new TurnView(turn.id)));
-      const pending = live && confirmed?.activeTurn?.id !== turn.id;
-      view.update(turn, { live, pending, ctx: sessionCtx });
-      nodes.push(view.el);
-    };
-    for (const turn of turns) show(turn, false);
-    if (active) show(active, true);
-    for (const id of cur.turnViews.keys()) if (!seen.has(id)) cur.turnViews.delete(id);
+    const shown = turns.map((turn) => ({ turn, live: false }));
+    if (active) shown.push({ turn: active, live: true });
     const log = $('log');
     const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-    syncChildren(log, nodes);
+    syncKeyed(log, cur.turnViews, shown, (s) => s.turn.id, ({ turn, live }, view = new TurnView(turn.id)) => {
+      const pending = live && confirmed?.activeTurn?.id !== turn.id;
+      view.update(turn, { live, pending, ctx: sessionCtx });
+      return view;
+    });
     if (atBottom) log.scrollTop = log.scrollHeight;
     cur.last.pendingCount = cur.sub.pendingCount;
   }
@@ -157,15 +150,8 @@ function renderSession(cur) {
 
   // Input requests.
   if (state.inputRequests !== last.state?.inputRequests) {
-    const seen = new Set();
-    const nodes = (state.inputRequests ?? []).map((request) => {
-      seen.add(request.id);
-      let view = cur.inputViews.get(request.id);
-      if (!view || view.request !== request) cur.inputViews.set(request.id, (view = new InputRequestView(request, sessionCtx)));
-      return view.el;
-    });
-    for (const id of cur.inputViews.keys()) if (!seen.has(id)) cur.inputViews.delete(id);
-    syncChildren($('inputs'), nodes);
+    syncKeyed($('inputs'), cur.inputViews, state.inputRequests ?? [], (r) => r.id,
+      (request, view) => (view?.request === request ? view : new InputRequestView(request, sessionCtx)));
   }
 
   // Queued and steering messages.
