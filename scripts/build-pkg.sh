@@ -75,7 +75,7 @@ cp js/node.js js/web.js js/api.js js/mcp-channel.js js/active-client.js js/schem
 ESBUILD=node_modules/.bin/esbuild
 [ -x "$ESBUILD" ] || die "$ESBUILD missing; run scripts/install-tools.sh"
 "$ESBUILD" js/mcp-apps.js --bundle --format=esm --platform=browser --target=es2022 --minify \
-  --legal-comments=eof --external:./api.js --log-level=warning --outfile=pkg/mcp-apps.js
+  --legal-comments=eof --external:./web.js --log-level=warning --outfile=pkg/mcp-apps.js
 cp js/mcp-apps.d.ts js/mcp-app-sandbox.html pkg/
 cp LICENSE pkg/LICENSE
 cp node_modules/@modelcontextprotocol/ext-apps/LICENSE pkg/LICENSE.ext-apps
