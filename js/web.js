@@ -15,8 +15,8 @@ let loading = null;
  * the bytes, or a compiled `WebAssembly.Module`); default: `ahp_wasm_bg.wasm` beside this file.
  */
 export function init(options) {
-  if (options !== undefined && (options === null || Object.getPrototypeOf(options) !== Object.prototype)) {
-    return Promise.reject(new InvalidInputError('init(options): options must be an object like { wasm: url }', 'options', ''));
+  if (options !== undefined && !isOptions(options)) {
+    return Promise.reject(new InvalidInputError('init(options): options must be an object like { wasm: url }, not the source itself', 'options', ''));
   }
   if (loading === null) {
     setWasmState('loading');
@@ -31,6 +31,13 @@ export function init(options) {
     );
   }
   return loading;
+}
+
+/** An options object, not a wasm source passed by mistake in its place (`init(url)`). */
+function isOptions(o) {
+  if (typeof o !== 'object' || o === null || typeof o.then === 'function') return false;
+  const is = (name) => typeof globalThis[name] === 'function' && o instanceof globalThis[name];
+  return !(is('URL') || is('Request') || is('Response') || is('ArrayBuffer') || ArrayBuffer.isView(o) || o instanceof WebAssembly.Module);
 }
 
 async function load(source) {

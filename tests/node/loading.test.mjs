@@ -30,7 +30,10 @@ test('the browser entry: nothing before init(), then init() loads the module onc
       .map((name) => error(() => ahp[name]({}, { type: 'x' })));
     r.multi = error(() => new ahp.MultiHostClient());
     r.connect = await ahp.AhpClient.connect('ws://127.0.0.1:9/ahp').then(() => null, (e) => ({ ahp: e instanceof ahp.AhpError, kind: e.kind }));
-    r.badOptions = await ahp.init('/x.wasm').then(() => null, (e) => ({ invalid: e instanceof ahp.InvalidInputError }));
+    r.badOptions = [];
+    for (const bad of ['/x.wasm', new URL('file:///x.wasm'), new Uint8Array([0]), null, Promise.resolve()]) {
+      r.badOptions.push(await ahp.init(bad).then(() => null, (e) => ({ invalid: e instanceof ahp.InvalidInputError })));
+    }
     r.bad = await ahp.init({ wasm: new Uint8Array([0, 1, 2]) }).then(() => null, (e) => ({ ahp: e instanceof ahp.AhpError, kind: e.kind, message: e.message }));
     r.afterBad = error(() => ahp.rootReducer({}, { type: 'x' }));
     const first = ahp.init({ wasm: readFileSync('ahp_wasm_bg.wasm') });
@@ -54,7 +57,7 @@ test('the browser entry: nothing before init(), then init() loads the module onc
     assert.match(e.message, /called before init\(\).*await init\(\)/);
   }
   assert.deepEqual(r.connect, { ahp: true, kind: 'notInitialized' });
-  assert.deepEqual(r.badOptions, { invalid: true });
+  assert.deepEqual(r.badOptions, Array(5).fill({ invalid: true }));
   assert.equal(r.bad?.kind, 'wasmLoad');
   assert.equal(r.bad.ahp, true);
   assert.equal(r.afterBad.kind, 'notInitialized');
