@@ -29,39 +29,38 @@ esac
 command -v node >/dev/null || die "node not found"
 
 if [ -z "$js_only" ]; then
+  # The wasm-bindgen CLI must match the library version exactly.
+  want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+  [ -n "$want" ] || die "no wasm-bindgen in Cargo.lock"
+  command -v wasm-bindgen >/dev/null || die "wasm-bindgen not found; run scripts/install-tools.sh"
+  have=$(wasm-bindgen --version | awk '{ print $2 }')
+  [ "$have" = "$want" ] || die "wasm-bindgen CLI is $have, Cargo.lock wants $want; run scripts/install-tools.sh"
 
-# The wasm-bindgen CLI must match the library version exactly.
-want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-[ -n "$want" ] || die "no wasm-bindgen in Cargo.lock"
-command -v wasm-bindgen >/dev/null || die "wasm-bindgen not found; run scripts/install-tools.sh"
-have=$(wasm-bindgen --version | awk '{ print $2 }')
-[ "$have" = "$want" ] || die "wasm-bindgen CLI is $have, Cargo.lock wants $want; run scripts/install-tools.sh"
+  WASM_OPT=node_modules/.bin/wasm-opt
+  [ -x "$WASM_OPT" ] || die "$WASM_OPT missing (npm binaryen); run scripts/install-tools.sh"
 
-WASM_OPT=node_modules/.bin/wasm-opt
-[ -x "$WASM_OPT" ] || die "$WASM_OPT missing (npm binaryen); run scripts/install-tools.sh"
+  target_dir=$(cargo metadata --format-version 1 --no-deps | node -e \
+    'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
 
-target_dir=$(cargo metadata --format-version 1 --no-deps | node -e \
-  'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
+  echo "build-pkg: cargo build --release --target wasm32-unknown-unknown"
+  cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm
+  wasm_in="$target_dir/wasm32-unknown-unknown/release/ahp_wasm.wasm"
+  [ -f "$wasm_in" ] || die "missing $wasm_in"
 
-echo "build-pkg: cargo build --release --target wasm32-unknown-unknown"
-cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm
-wasm_in="$target_dir/wasm32-unknown-unknown/release/ahp_wasm.wasm"
-[ -f "$wasm_in" ] || die "missing $wasm_in"
+  # Remove the previous generated output, keeping the committed files.
+  mkdir -p pkg
+  find pkg -mindepth 1 -maxdepth 1 ! -name package.json ! -name README.md -exec rm -rf {} +
 
-# Remove the previous generated output, keeping the committed files.
-mkdir -p pkg
-find pkg -mindepth 1 -maxdepth 1 ! -name package.json ! -name README.md -exec rm -rf {} +
+  echo "build-pkg: wasm-bindgen $have --target web"
+  wasm-bindgen --target web --out-dir pkg --out-name ahp_wasm "$wasm_in"
 
-echo "build-pkg: wasm-bindgen $have --target web"
-wasm-bindgen --target web --out-dir pkg --out-name ahp_wasm "$wasm_in"
-
-echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
-# The features rustc enables by default for wasm32-unknown-unknown.
-"$WASM_OPT" -Oz \
-  --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-reference-types --enable-multivalue \
-  pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
-mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
+  echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
+  # The features rustc enables by default for wasm32-unknown-unknown.
+  "$WASM_OPT" -Oz \
+    --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-reference-types --enable-multivalue \
+    pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
+  mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
 
 else
   [ -f pkg/ahp_wasm_bg.wasm ] && [ -f pkg/ahp_wasm.js ] || die "--js-only: pkg/ has no built wasm; run scripts/build-pkg.sh"
