@@ -66,8 +66,9 @@ async function memoryOf(browser, n) {
     await page.goto(`${origin}/`);
     return await page.evaluate(async ({ n, count }) => {
       const sdk = await import('/pkg/web.js');
+      await sdk.init();
       const core = await import('/bench/client-core.mjs');
-      // The glue's init returns the exports web.js already initialized; they hold the memory.
+      // The glue's init returns the exports sdk.init() already loaded; they hold the memory.
       const memory = (await (await import('/pkg/ahp_wasm.js')).default()).memory;
       if (!(memory instanceof WebAssembly.Memory)) throw new Error('the package exposes no wasm memory');
       const initialText = await (await fetch(`/workload/${n}/initial.json`)).text();
@@ -100,6 +101,7 @@ try {
   for (const n of sizes) {
     const row = await page.evaluate(async ({ n, runs }) => {
       const sdk = await import('/pkg/web.js');
+      await sdk.init();
       const core = await import('/bench/client-core.mjs');
       const initialText = await (await fetch(`/workload/${n}/initial.json`)).text();
       const lines = (await (await fetch(`/workload/${n}/envelopes.jsonl`)).text()).split('\n').filter((l) => l);

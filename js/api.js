@@ -1,44 +1,27 @@
 // The package's public API, listed once for both entries (js/node.js, js/web.js). Each entry
-// loads the WebAssembly module its own way, calls this module's default export (`loaded`), then
-// re-exports everything here with `export *` (which leaves the default export out).
+// defines `init()` (its own way of instantiating the WebAssembly module), reports the module's
+// state through this module's default export (`setWasmState`), and re-exports everything here
+// with `export *` (which leaves the default export out).
 //
-// The values read from the module (the version constants, the error classes of js/errors.js,
-// exported through `__errorClasses()` so `instanceof` works with the classes users import) are
-// live bindings set by `loaded()`: an entry calls it before its own evaluation ends, so no
-// importer ever sees them unset. Hand-written; scripts/build-pkg.sh copies it into pkg/. Keep in
-// sync with js/index.d.ts; the error classes are listed by the codegen (between the `generated`
-// markers).
+// Loading contract: nothing here needs the WebAssembly module to be imported. The error classes
+// (js/errors.js, a wasm-bindgen snippet: plain JavaScript) and the version constants come from
+// ./generated.js, written by scripts/build-pkg.sh, so they work before `init()`. What does need
+// the module (the reducers, `AhpClient.connect`, `new MultiHostClient()`) throws, or rejects
+// with, an `AhpError` of kind 'notInitialized' until `init()` has resolved. Every other wasm
+// object (a client, a subscription) can only come from those, so they need no check.
+//
+// Hand-written; scripts/build-pkg.sh copies it into pkg/. Keep in sync with js/index.d.ts; the
+// error classes are listed by the codegen (between the `generated` markers).
 import * as wasm from './ahp_wasm.js';
 import { AhpClient } from './ahp_wasm.js';
+import { errorClasses } from './generated.js';
 import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
 
-export {
-  rootReducer,
-  sessionReducer,
-  terminalReducer,
-  changesetReducer,
-  resourceWatchReducer,
-  AhpClient,
-  Subscription,
-  MultiHostClient,
-} from './ahp_wasm.js';
+export { AhpClient, Subscription } from './ahp_wasm.js';
+export { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './generated.js';
 export { McpChannel } from './mcp-channel.js';
 export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
 
-// The active-client role is written in JS over the client's public API (js/active-client.js);
-// these methods make it part of AhpClient.
-AhpClient.prototype.setActiveClient = function (session, options) {
-  return setActiveClient(this, session, options);
-};
-AhpClient.prototype.releaseActiveClient = function (session) {
-  return releaseActiveClient(this, session);
-};
-AhpClient.prototype.onSystemMessageTransform = function (handler) {
-  onSystemMessageTransform(this, handler);
-};
-
-export let PROTOCOL_VERSION;
-export let SUPPORTED_PROTOCOL_VERSIONS;
 // <generated: error class exports> from src/client/error_classes.rs: cargo run -p xtask -- codegen
 export let AhpError;
 export let InvalidInputError;
@@ -52,10 +35,10 @@ export let InvalidResponseError;
 export let ChannelUnavailableError;
 // </generated: error class exports>
 
-/** Reads the values above from the module, once it is instantiated (the entries call it). */
-export default function loaded() {
-  PROTOCOL_VERSION = wasm.__protocolVersion();
-  SUPPORTED_PROTOCOL_VERSIONS = wasm.__supportedProtocolVersions();
+// The classes are set at once, before any `init()`, from the snippet the bindings use too (so
+// `instanceof` works with what the SDK throws). The generated lines read `wasm.__errorClasses()`:
+// here `wasm` is the snippet's list, which needs no WebAssembly.
+(function setErrorClasses(wasm) {
   // <generated: error classes> from src/client/error_classes.rs: cargo run -p xtask -- codegen
   ({
     AhpError,
@@ -70,4 +53,84 @@ export default function loaded() {
     ChannelUnavailableError,
   } = wasm.__errorClasses());
   // </generated: error classes>
+})({ __errorClasses: errorClasses });
+
+// ---------------------------------------------------------------------------------------------
+// The WebAssembly module's state, as the entry reports it.
+// ---------------------------------------------------------------------------------------------
+
+/** 'idle' (no `init()` yet), 'loading', 'ready' or 'failed' (the last `init()` rejected). */
+let wasmState = 'idle';
+let wasmError;
+
+/** For the entries only (not exported by `export *`): the module is loading, ready or failed. */
+export default function setWasmState(state, error) {
+  wasmState = state;
+  wasmError = error;
 }
+
+/** The `AhpError` (kind 'notInitialized') of a call that needs the module before it is ready. */
+function notInitialized(what) {
+  let message;
+  if (wasmState === 'loading') {
+    message = `${what} called while the WebAssembly module is loading: wait for \`await init()\` first`;
+  } else if (wasmState === 'failed') {
+    const reason = wasmError?.cause?.message ?? wasmError?.message ?? String(wasmError);
+    message = `${what} called, but loading the WebAssembly module failed (${reason}): call \`await init()\` again`;
+  } else {
+    message = `${what} called before init(): call \`await init()\` (import { init } from 'ahp-wasm') first; it loads the WebAssembly module`;
+  }
+  return new AhpError(`ahp-wasm: ${message}`, {
+    kind: 'notInitialized',
+    cause: wasmState === 'failed' ? wasmError : undefined,
+  });
+}
+
+// The entry points into the module. Reducers: one comparison more per call.
+
+export function rootReducer(state, action) {
+  if (wasmState !== 'ready') throw notInitialized('rootReducer');
+  return wasm.rootReducer(state, action);
+}
+export function sessionReducer(state, action) {
+  if (wasmState !== 'ready') throw notInitialized('sessionReducer');
+  return wasm.sessionReducer(state, action);
+}
+export function terminalReducer(state, action) {
+  if (wasmState !== 'ready') throw notInitialized('terminalReducer');
+  return wasm.terminalReducer(state, action);
+}
+export function changesetReducer(state, action) {
+  if (wasmState !== 'ready') throw notInitialized('changesetReducer');
+  return wasm.changesetReducer(state, action);
+}
+export function resourceWatchReducer(state, action) {
+  if (wasmState !== 'ready') throw notInitialized('resourceWatchReducer');
+  return wasm.resourceWatchReducer(state, action);
+}
+
+const wasmConnect = AhpClient.connect;
+AhpClient.connect = function connect(url, options) {
+  if (wasmState !== 'ready') return Promise.reject(notInitialized('AhpClient.connect'));
+  return wasmConnect.call(this, url, options);
+};
+
+/** The bindings' class, with the check in its constructor. */
+export class MultiHostClient extends wasm.MultiHostClient {
+  constructor() {
+    if (wasmState !== 'ready') throw notInitialized('new MultiHostClient()');
+    super();
+  }
+}
+
+// The active-client role is written in JS over the client's public API (js/active-client.js);
+// these methods make it part of AhpClient.
+AhpClient.prototype.setActiveClient = function (session, options) {
+  return setActiveClient(this, session, options);
+};
+AhpClient.prototype.releaseActiveClient = function (session) {
+  return releaseActiveClient(this, session);
+};
+AhpClient.prototype.onSystemMessageTransform = function (handler) {
+  onSystemMessageTransform(this, handler);
+};

@@ -16,6 +16,38 @@ export {
 // StateAction and everything they reference.
 export type * from './ahp_wasm.js';
 
+/**
+ * Where `init()` finds the WebAssembly module: its URL (a `string` is resolved like `fetch`
+ * does), a `Request`, a `Response` (or a promise of one; streaming compilation when it is
+ * served as `application/wasm`), its bytes, or an already compiled `WebAssembly.Module`.
+ */
+export type WasmSource =
+  | string
+  | URL
+  | Request
+  | Response
+  | PromiseLike<Response>
+  | BufferSource
+  | WebAssembly.Module;
+
+export interface InitOptions {
+  /** Default: `ahp_wasm_bg.wasm` beside the package's entry (`new URL(..., import.meta.url)`). */
+  wasm?: WasmSource;
+}
+
+/**
+ * Loads the WebAssembly module. Call it, and wait for it, before anything that needs the module:
+ * the reducers, `AhpClient.connect` and `new MultiHostClient()` throw (or reject with) an
+ * `AhpError` of kind `'notInitialized'` until it has resolved. The error classes and the version
+ * constants work before it.
+ *
+ * Idempotent: every call returns the same promise (later `options` are ignored), until a call
+ * fails: that promise rejects with an `AhpError` of kind `'wasmLoad'` and the next call retries.
+ * In Node (the `node` export condition) the module is loaded synchronously on import and `init()`
+ * resolves at once.
+ */
+export declare function init(options?: InitOptions): Promise<void>;
+
 /** The protocol version this SDK implements: `'0.3.0'`. */
 export declare const PROTOCOL_VERSION: string;
 
@@ -25,7 +57,10 @@ export declare const SUPPORTED_PROTOCOL_VERSIONS: string[];
 /** Base class of every error the SDK throws. */
 export declare class AhpError extends Error {
   constructor(message: string, options?: { kind?: string; code?: number; cause?: unknown });
-  /** Stable machine-readable category, e.g. `'invalid-input'`, `'internal'`. */
+  /**
+   * Stable machine-readable category, e.g. `'invalid-input'`, `'internal'`; `'notInitialized'`
+   * (called before `init()` resolved) and `'wasmLoad'` (`init()` failed) on a plain `AhpError`.
+   */
   readonly kind: string;
   /** JSON-RPC / AHP error code when one applies. */
   readonly code: number | undefined;

@@ -14,8 +14,10 @@
 // entry does not load it: apps that render no Apps pay nothing).
 import './zod-jitless.js';
 import { AppBridge, PostMessageTransport, buildAllowAttribute } from '@modelcontextprotocol/ext-apps/app-bridge';
-// The browser entry of the package: the same module instance as the app's `ahp-wasm` import
-// (loaded first, so the error classes exist when this module evaluates).
+// The browser entry of the package: its API module is the same instance as the app's `ahp-wasm`
+// import (the error classes exist as soon as it evaluates; loading the WebAssembly module is the
+// app's `init()`: mounting an App needs a connected client, which needs it anyway). Kept external
+// by the build under this name (`./api.js` would also match zod's own `./api.js` imports).
 import { AhpError, McpChannel } from './web.js';
 
 const UI_MIME = 'text/html;profile=mcp-app';

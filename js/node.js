@@ -1,12 +1,20 @@
-// Package entry for Node (ES module, no bundler needed). Reads the WebAssembly module next to
-// this file synchronously (no top-level await), then exports the public API (js/api.js).
-// Hand-written; the build script (scripts/build-pkg.sh) copies it into pkg/.
+// Package entry for Node (ES module, no bundler needed, no top-level await). Reads and
+// instantiates the WebAssembly module next to this file synchronously when imported; `init()`
+// exists as in the browser entry (js/web.js) and resolves at once, so code written for both runs
+// unchanged. Hand-written; the build script (scripts/build-pkg.sh) copies it into pkg/.
 import { readFileSync } from 'node:fs';
 import { initSync } from './ahp_wasm.js';
-import loaded from './api.js';
+import setWasmState from './api.js';
 
 initSync({ module: readFileSync(new URL('./ahp_wasm_bg.wasm', import.meta.url)) });
-loaded();
+setWasmState('ready');
+
+const ready = Promise.resolve();
+
+/** The module is loaded when this entry is imported: resolves at once (`options` are ignored). */
+export function init() {
+  return ready;
+}
 
 // Node 20/21 have a WebSocket (with --experimental-websocket) but no CloseEvent. The default
 // transport (gloo-net) dispatches a CloseEvent when it lets go of a socket, so that its 'close'

@@ -4,9 +4,14 @@
 #   2. wasm-bindgen (the CLI at the exact version locked in Cargo.lock) --target web
 #   3. wasm-opt -Oz from the npm `binaryen` package (NOT Debian's binaryen, whose output fails to load)
 #   4. copies the hand-written entries from js/ (node.js, web.js over api.js and mcp-channel.js;
-#      index.d.ts) and bundles the `ahp-wasm/mcp-apps` entry (js/mcp-apps.js with the official
-#      @modelcontextprotocol/ext-apps AppBridge, by esbuild) beside its sandbox proxy page
+#      index.d.ts), writes generated.js (what the entries export without the WebAssembly module:
+#      the error classes of the errors.js snippet, the protocol version constants) and bundles
+#      the `ahp-wasm/mcp-apps` entry (js/mcp-apps.js with the official
+#      @modelcontextprotocol/ext-apps AppBridge, by esbuild) beside its sandbox proxy page;
+#      copies LICENSE
 #   5. checks the package loads in Node and works, and prints its size (raw and gzip).
+#   scripts/build-pkg.sh             all of it
+#   scripts/build-pkg.sh --js-only   4 and 5 only, over the wasm already in pkg/ (after editing js/)
 # Everything in pkg/ except package.json and README.md is generated (git-ignored).
 # Tools: scripts/install-tools.sh installs them on a fresh machine.
 set -euo pipefail
@@ -15,39 +20,52 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 die() { echo "build-pkg: $*" >&2; exit 1; }
 
-# The wasm-bindgen CLI must match the library version exactly.
-want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-[ -n "$want" ] || die "no wasm-bindgen in Cargo.lock"
-command -v wasm-bindgen >/dev/null || die "wasm-bindgen not found; run scripts/install-tools.sh"
-have=$(wasm-bindgen --version | awk '{ print $2 }')
-[ "$have" = "$want" ] || die "wasm-bindgen CLI is $have, Cargo.lock wants $want; run scripts/install-tools.sh"
-
-WASM_OPT=node_modules/.bin/wasm-opt
-[ -x "$WASM_OPT" ] || die "$WASM_OPT missing (npm binaryen); run scripts/install-tools.sh"
+js_only=
+case "${1:-}" in
+  --js-only) js_only=1 ;;
+  "") ;;
+  *) die "unknown argument '$1' (--js-only)" ;;
+esac
 command -v node >/dev/null || die "node not found"
 
-target_dir=$(cargo metadata --format-version 1 --no-deps | node -e \
-  'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
+if [ -z "$js_only" ]; then
+  # The wasm-bindgen CLI must match the library version exactly.
+  want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+  [ -n "$want" ] || die "no wasm-bindgen in Cargo.lock"
+  command -v wasm-bindgen >/dev/null || die "wasm-bindgen not found; run scripts/install-tools.sh"
+  have=$(wasm-bindgen --version | awk '{ print $2 }')
+  [ "$have" = "$want" ] || die "wasm-bindgen CLI is $have, Cargo.lock wants $want; run scripts/install-tools.sh"
 
-echo "build-pkg: cargo build --release --target wasm32-unknown-unknown"
-cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm
-wasm_in="$target_dir/wasm32-unknown-unknown/release/ahp_wasm.wasm"
-[ -f "$wasm_in" ] || die "missing $wasm_in"
+  WASM_OPT=node_modules/.bin/wasm-opt
+  [ -x "$WASM_OPT" ] || die "$WASM_OPT missing (npm binaryen); run scripts/install-tools.sh"
 
-# Remove the previous generated output, keeping the committed files.
-mkdir -p pkg
-find pkg -mindepth 1 -maxdepth 1 ! -name package.json ! -name README.md -exec rm -rf {} +
+  target_dir=$(cargo metadata --format-version 1 --no-deps | node -e \
+    'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
 
-echo "build-pkg: wasm-bindgen $have --target web"
-wasm-bindgen --target web --out-dir pkg --out-name ahp_wasm "$wasm_in"
+  echo "build-pkg: cargo build --release --target wasm32-unknown-unknown"
+  cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm
+  wasm_in="$target_dir/wasm32-unknown-unknown/release/ahp_wasm.wasm"
+  [ -f "$wasm_in" ] || die "missing $wasm_in"
 
-echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
-# The features rustc enables by default for wasm32-unknown-unknown.
-"$WASM_OPT" -Oz \
-  --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-reference-types --enable-multivalue \
-  pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
-mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
+  # Remove the previous generated output, keeping the committed files.
+  mkdir -p pkg
+  find pkg -mindepth 1 -maxdepth 1 ! -name package.json ! -name README.md -exec rm -rf {} +
+
+  echo "build-pkg: wasm-bindgen $have --target web"
+  wasm-bindgen --target web --out-dir pkg --out-name ahp_wasm "$wasm_in"
+
+  echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
+  # The features rustc enables by default for wasm32-unknown-unknown.
+  "$WASM_OPT" -Oz \
+    --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-reference-types --enable-multivalue \
+    pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
+  mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
+
+else
+  [ -f pkg/ahp_wasm_bg.wasm ] && [ -f pkg/ahp_wasm.js ] || die "--js-only: pkg/ has no built wasm; run scripts/build-pkg.sh"
+  echo "build-pkg: --js-only: the entries from js/ over the wasm already in pkg/"
+fi
 
 cp js/node.js js/web.js js/api.js js/mcp-channel.js js/active-client.js js/schema-check.js js/index.d.ts pkg/
 
@@ -58,11 +76,33 @@ ESBUILD=node_modules/.bin/esbuild
 "$ESBUILD" js/mcp-apps.js --bundle --format=esm --platform=browser --target=es2022 --minify \
   --legal-comments=eof --external:./web.js --log-level=warning --outfile=pkg/mcp-apps.js
 cp js/mcp-apps.d.ts js/mcp-app-sandbox.html pkg/
+cp LICENSE pkg/LICENSE
 cp node_modules/@modelcontextprotocol/ext-apps/LICENSE pkg/LICENSE.ext-apps
+
+# generated.js: the entries' exports that need no WebAssembly (js/api.js), so they work before
+# init(). The error classes are re-exported from the very module the bindings import (the
+# errors.js snippet, under a directory whose name wasm-bindgen derives from the crate), so that
+# `instanceof` holds; the version constants are read from the module now.
+mapfile -t errors_snippet < <(cd pkg && find snippets -path '*/js/errors.js')
+[ ${#errors_snippet[@]} -eq 1 ] || die "expected one errors.js snippet in pkg/snippets, found ${#errors_snippet[@]}"
+versions=$(node --input-type=module -e '
+  import { readFileSync } from "node:fs";
+  const glue = await import(new URL("pkg/ahp_wasm.js", "file://" + process.cwd() + "/").href);
+  glue.initSync({ module: readFileSync("pkg/ahp_wasm_bg.wasm") });
+  const out = (name, value) => console.log(`export const ${name} = ${JSON.stringify(value)};`);
+  out("PROTOCOL_VERSION", glue.__protocolVersion());
+  out("SUPPORTED_PROTOCOL_VERSIONS", glue.__supportedProtocolVersions());
+') || die "reading the protocol versions from the module failed"
+{
+  echo "// Generated by scripts/build-pkg.sh: what the package exports without the WebAssembly module."
+  echo "export { errorClasses } from './${errors_snippet[0]}';"
+  echo "$versions"
+} >pkg/generated.js
 
 # The optimized module must load and work (an optimizer bug shows up here, not in a user's app).
 node --input-type=module -e '
   const m = await import(new URL("pkg/node.js", "file://" + process.cwd() + "/").href);
+  await m.init();
   if (m.PROTOCOL_VERSION !== "0.3.0") throw new Error("PROTOCOL_VERSION is " + m.PROTOCOL_VERSION);
   const state = { root: "file:///w", recursive: true };
   const out = m.resourceWatchReducer(state, { type: "no/such-action" });

@@ -5,7 +5,7 @@
 #   - wasm-bindgen-cli (wasm-bindgen, wasm-bindgen-test-runner) at the exact version of the
 #     wasm-bindgen crate in Cargo.lock (without --locked: the registry lacks one pinned dependency)
 #   - the repository's npm dev tools (package-lock.json: binaryen's wasm-opt, typescript, esbuild;
-#     @modelcontextprotocol/ext-apps for the mcp-apps entry)
+#     @modelcontextprotocol/ext-apps for the mcp-apps entry; vite and webpack for the bundler test)
 #   - Debian's chromium and chromium-driver, for the headless browser tests
 # Set VERBOSE=1 to see what it does.
 set -euo pipefail
@@ -52,6 +52,7 @@ fi
 
 # 3. npm dev tools, exactly as locked. Reinstalled when package-lock.json changed since.
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/esbuild ] ||
+  [ ! -x node_modules/.bin/vite ] || [ ! -f node_modules/webpack/package.json ] ||
   [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "npm ci"
   quiet npm ci --no-audit --no-fund --loglevel=error

@@ -7,9 +7,10 @@
 #      real ahp-host (wasm-bindgen-test; the host's URL and token are compiled in)
 #   3. a TypeScript consumer type-checked against the package's .d.ts (tsc --strict)
 #   4. the built package through node's test runner: in Node 20 (the 163 fixtures, bad input,
-#      errors, limits, the client classes against a scripted peer and the real ahp-host) and in
-#      pages in headless Chromium (the browser entry; the client against the real host, with a
-#      reconnect through a cut proxy)
+#      errors, limits, the client classes against a scripted peer and the real ahp-host; the
+#      loading contract of both entries; the `npm pack` file list) and in pages in headless
+#      Chromium (the browser entry; the client against the real host, with a reconnect through a
+#      cut proxy; the package built into an app by Vite, esbuild and webpack 5)
 # Builds ahp-host first (cargo build -p ahp-host; AHP_HOST_BIN points the tests at it).
 #   scripts/test-wasm.sh          all of it
 #   scripts/test-wasm.sh wasm     1-3 and the Node half of 4 (tests/node)

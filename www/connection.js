@@ -32,7 +32,12 @@ export async function connect() {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ahp`;
   let client;
   try {
-    app.sdk ??= await import('/pkg/web.js');
+    if (!app.sdk) {
+      // The SDK's browser entry; init() compiles its WebAssembly module while it downloads.
+      const sdk = await import('/pkg/web.js');
+      await sdk.init();
+      app.sdk = sdk;
+    }
     // capabilities.mcpApps: the host then serves MCP servers' `mcp://` channels to this page.
     client = await app.sdk.AhpClient.connect(url, { token, initialSubscriptions: [ROOT], capabilities: { mcpApps: {} } });
   } catch (e) {

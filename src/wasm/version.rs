@@ -1,6 +1,7 @@
-//! The protocol version constants. wasm-bindgen cannot export constants, so the package
-//! entries read these once at load and export `PROTOCOL_VERSION` and
-//! `SUPPORTED_PROTOCOL_VERSIONS` as real constants (see `js/node.js`, `js/web.js`).
+//! The protocol version constants. wasm-bindgen cannot export constants, so
+//! `scripts/build-pkg.sh` reads these once from the built module into `pkg/generated.js`, and the
+//! package exports `PROTOCOL_VERSION` and `SUPPORTED_PROTOCOL_VERSIONS` as real constants that
+//! work before `init()` (see `js/api.js`).
 
 use crate::protocol::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use wasm_bindgen::prelude::*;

@@ -22,7 +22,9 @@ const ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-
 // The page only loads the package; the tests drive it with page.evaluate.
 const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm client test</title>
 <script type="module">
-  window.ahp = await import('/pkg/web.js');
+  const ahp = await import('/pkg/web.js');
+  await ahp.init();
+  window.ahp = ahp;
   window.ready = true;
 </script>`;
 

@@ -1,6 +1,7 @@
-// The package's browser entry (pkg/web.js: ES module, top-level await, the .wasm fetched next to
-// it) loaded by a page in headless Chromium, with no bundler. The page reports back to this
-// test's loopback server. Run: node --test tests/browser/   (after scripts/build-pkg.sh)
+// The package's browser entry (pkg/web.js: ES module without top-level await; `init()` fetches
+// and compiles the .wasm next to it) loaded by a page in headless Chromium, with no bundler: the
+// import loads no wasm, calls before init() throw the typed error, init() is idempotent. The
+// page reports back to this test's loopback server, which records the order of requests. Run: node --test tests/browser/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -19,6 +20,26 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm web entry</ti
   const report = (result) => fetch('/result', { method: 'POST', body: JSON.stringify(result) });
   try {
     const ahp = await import('/pkg/web.js');
+    await fetch('/imported'); // the server sees whether the wasm was requested before this
+    const before = {
+      version: ahp.PROTOCOL_VERSION,
+      errorClass: typeof ahp.AhpError === 'function' && new ahp.InvalidInputError('m', 'a', 'p') instanceof ahp.AhpError,
+    };
+    try {
+      ahp.sessionReducer({}, { type: 'session/titleChanged', title: 'x' });
+      before.threw = false;
+    } catch (e) {
+      before.threw = { ahp: e instanceof ahp.AhpError, kind: e.kind, message: e.message };
+    }
+    before.connect = await ahp.AhpClient.connect('ws://127.0.0.1:9/ahp').then(() => 'connected', (e) => e.kind);
+    const first = ahp.init();
+    before.samePromise = first === ahp.init() && first === ahp.init({ wasm: '/nowhere.wasm' });
+    try {
+      ahp.rootReducer({}, { type: 'x' });
+    } catch (e) {
+      before.whileLoading = e.message;
+    }
+    await first;
     const state = {
       summary: { resource: 'copilot:/s', provider: 'copilot', title: 'Old', status: 1, createdAt: 1, modifiedAt: 2 },
       lifecycle: 'ready',
@@ -32,6 +53,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm web entry</ti
       error = { invalid: e instanceof ahp.InvalidInputError, ahp: e instanceof ahp.AhpError, path: e.path, message: e.message };
     }
     await report({
+      before,
       version: ahp.PROTOCOL_VERSION,
       supported: ahp.SUPPORTED_PROTOCOL_VERSIONS,
       title: next.summary.title,
@@ -49,8 +71,14 @@ test('the browser entry loads and works in headless Chromium without a bundler',
   assert.ok(existsSync(join(PKG, 'web.js')), 'pkg/ is not built; run scripts/build-pkg.sh');
   let resolveResult;
   const result = new Promise((resolve) => (resolveResult = resolve));
+  const requests = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
+    requests.push(url.pathname);
+    if (url.pathname === '/imported') {
+      res.end('ok');
+      return;
+    }
     if (req.method === 'POST' && url.pathname === '/result') {
       let body = '';
       req.on('data', (d) => (body += d)).on('end', () => {
@@ -97,6 +125,18 @@ test('the browser entry loads and works in headless Chromium without a bundler',
   );
   const r = await Promise.race([result, timeout]);
   assert.equal(r.failed, undefined, r.failed);
+  // No top-level await: the import resolved before the wasm was even requested.
+  const wasmAt = requests.indexOf('/pkg/ahp_wasm_bg.wasm');
+  assert.ok(wasmAt > requests.indexOf('/imported') && requests.indexOf('/imported') >= 0, `requests: ${requests.join(' ')}`);
+  assert.equal(requests.filter((p) => p.endsWith('.wasm')).length, 1, `one wasm request: ${requests.join(' ')}`);
+  assert.equal(r.before.version, '0.3.0');
+  assert.equal(r.before.errorClass, true);
+  assert.equal(r.before.threw.ahp, true);
+  assert.equal(r.before.threw.kind, 'notInitialized');
+  assert.match(r.before.threw.message, /sessionReducer called before init\(\).*await init\(\)/);
+  assert.equal(r.before.connect, 'notInitialized');
+  assert.equal(r.before.samePromise, true);
+  assert.match(r.before.whileLoading, /rootReducer called while the WebAssembly module is loading/);
   assert.equal(r.version, '0.3.0');
   assert.ok(r.supported.includes('0.3.0'));
   assert.equal(r.title, 'New');

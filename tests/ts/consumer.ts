@@ -19,8 +19,25 @@ import {
   type ResourceWatchState,
   type ResponsePart,
   type SessionSummary,
+  init,
+  type InitOptions,
+  type WasmSource,
 } from 'ahp-wasm';
 import * as ahp from 'ahp-wasm';
+
+// Loading: `init()` before anything that needs the WebAssembly module; no top-level await in
+// the package, so the app decides when to wait.
+const loaded: Promise<void> = init();
+await init({ wasm: new URL('https://cdn.example/ahp_wasm_bg.wasm') });
+await init({ wasm: '/assets/ahp_wasm_bg.wasm' });
+await init({ wasm: fetch('/assets/ahp_wasm_bg.wasm') });
+await init({ wasm: new Uint8Array(8) });
+declare const compiled: WebAssembly.Module;
+const fromModule: InitOptions = { wasm: compiled };
+const source: WasmSource = new ArrayBuffer(8);
+// (WebAssembly.Module is an empty interface in lib.dom, so any non-null value type-checks.)
+// @ts-expect-error null is no wasm source
+await init({ wasm: null });
 
 const version: string = PROTOCOL_VERSION;
 const versions: string[] = SUPPORTED_PROTOCOL_VERSIONS;

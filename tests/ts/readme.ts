@@ -1,12 +1,17 @@
 // The client quick start of pkg/README.md, verbatim (tests/node/readme.test.mjs checks they
 // match); type-checked with the consumer (tsc --strict).
 import {
+  init,
   AhpClient,
   RpcError,
   TransportError,
   InvalidInputError,
   type SessionState,
 } from 'ahp-wasm';
+
+// Load the WebAssembly module first (once; later calls return the same promise). Until it has
+// resolved, what needs the module throws an AhpError of kind 'notInitialized'.
+await init();
 
 // Connect (the browser WebSocket; Node 20 needs `node --experimental-websocket`, or pass a
 // `transport` factory). `initialize` is done when the promise resolves.

@@ -1,0 +1,99 @@
+// The loading contract of both entries (pkg/README.md, "Loading"), each in a fresh Node process
+// (the entries share one module instance within a process): no top-level await; before init()
+// the error classes and version constants work and what needs the module throws an AhpError of
+// kind 'notInitialized'; init() is idempotent, reports a failed load as kind 'wasmLoad' and can
+// be retried. The browser entry gets its module as bytes here (Node's fetch has no file: URLs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const PKG = new URL('../../pkg/', import.meta.url);
+
+/** Runs `body` as an ES module in a fresh node; its last line of output, parsed. */
+function runModule(body) {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', body], {
+    cwd: fileURLToPath(PKG),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+test('the browser entry: nothing before init(), then init() loads the module once', () => {
+  const r = runModule(`
+    import { readFileSync } from 'node:fs';
+    const ahp = await import(new URL('./web.js', 'file://' + process.cwd() + '/').href);
+    const r = { version: ahp.PROTOCOL_VERSION, supported: ahp.SUPPORTED_PROTOCOL_VERSIONS };
+    const error = (f) => { try { f(); return null; } catch (e) { return { ahp: e instanceof ahp.AhpError, kind: e.kind, message: e.message }; } };
+    r.reducers = ['rootReducer', 'sessionReducer', 'terminalReducer', 'changesetReducer', 'resourceWatchReducer']
+      .map((name) => error(() => ahp[name]({}, { type: 'x' })));
+    r.multi = error(() => new ahp.MultiHostClient());
+    r.connect = await ahp.AhpClient.connect('ws://127.0.0.1:9/ahp').then(() => null, (e) => ({ ahp: e instanceof ahp.AhpError, kind: e.kind }));
+    r.badOptions = [];
+    for (const bad of ['/x.wasm', new URL('file:///x.wasm'), new Uint8Array([0]), null, Promise.resolve()]) {
+      r.badOptions.push(await ahp.init(bad).then(() => null, (e) => ({ invalid: e instanceof ahp.InvalidInputError })));
+    }
+    r.bad = await ahp.init({ wasm: new Uint8Array([0, 1, 2]) }).then(() => null, (e) => ({ ahp: e instanceof ahp.AhpError, kind: e.kind, message: e.message }));
+    r.afterBad = error(() => ahp.rootReducer({}, { type: 'x' }));
+    const first = ahp.init({ wasm: readFileSync('ahp_wasm_bg.wasm') });
+    r.loading = error(() => ahp.rootReducer({}, { type: 'x' }));
+    r.same = first === ahp.init() && first === ahp.init({ wasm: new Uint8Array([0]) });
+    r.resolved = await first;
+    r.sameAfter = ahp.init() === first;
+    const state = { root: 'file:///w', recursive: true };
+    r.works = ahp.resourceWatchReducer(state, { type: 'no/such-action' }) === state;
+    const multi = new ahp.MultiHostClient();
+    r.multiOk = multi instanceof ahp.MultiHostClient && multi.hostNames().length === 0;
+    multi.close();
+    r.invalid = error(() => ahp.sessionReducer({}, { type: 'session/ready' }));
+    console.log(JSON.stringify(r));
+  `);
+  assert.equal(r.version, '0.3.0');
+  assert.deepEqual(r.supported, ['0.3.0']);
+  for (const e of [...r.reducers, r.multi]) {
+    assert.equal(e?.ahp, true);
+    assert.equal(e.kind, 'notInitialized');
+    assert.match(e.message, /called before init\(\).*await init\(\)/);
+  }
+  assert.deepEqual(r.connect, { ahp: true, kind: 'notInitialized' });
+  assert.deepEqual(r.badOptions, Array(5).fill({ invalid: true }));
+  assert.equal(r.bad?.kind, 'wasmLoad');
+  assert.equal(r.bad.ahp, true);
+  assert.equal(r.afterBad.kind, 'notInitialized');
+  assert.match(r.afterBad.message, /loading the WebAssembly module failed .*again/);
+  assert.match(r.loading.message, /while the WebAssembly module is loading/);
+  assert.equal(r.same, true);
+  assert.equal(r.resolved, undefined);
+  assert.equal(r.sameAfter, true);
+  assert.equal(r.works, true);
+  assert.equal(r.multiOk, true);
+  assert.equal(r.invalid.kind, 'invalid-input');
+});
+
+test('the Node entry: loaded on import; init() exists and resolves at once', () => {
+  const r = runModule(`
+    const ahp = await import(new URL('./node.js', 'file://' + process.cwd() + '/').href);
+    const state = { root: 'file:///w', recursive: true };
+    const r = { before: ahp.resourceWatchReducer(state, { type: 'x' }) === state };
+    const p = ahp.init();
+    r.same = p === ahp.init({ wasm: 'ignored' });
+    r.resolved = await p;
+    console.log(JSON.stringify(r));
+  `);
+  assert.deepEqual(r, { before: true, same: true });
+});
+
+test('no module of the package uses top-level await', async () => {
+  // esbuild refuses top-level await when it converts a module to CommonJS.
+  const { transformSync } = await import('esbuild');
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const files = readdirSync(PKG, { recursive: true }).filter((f) => f.endsWith('.js'));
+  assert.ok(files.includes('web.js') && files.includes('node.js') && files.includes('mcp-apps.js'));
+  for (const file of files) {
+    const text = readFileSync(new URL(file, PKG), 'utf8');
+    assert.doesNotThrow(() => transformSync(text, { format: 'cjs', logLevel: 'silent' }), `${file}: top-level await`);
+  }
+  // The check can fail.
+  assert.throws(() => transformSync('await 1; export {};', { format: 'cjs', logLevel: 'silent' }), /[Tt]op-level await/);
+});

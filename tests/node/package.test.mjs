@@ -1,0 +1,91 @@
+// What `npm publish` would put in the tarball (`npm pack --dry-run --json` in pkg/): exactly the
+// package's files, every one that package.json names exists, the license is there, and every
+// target of `exports` is in it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const PKG = fileURLToPath(new URL('../../pkg/', import.meta.url));
+const manifest = JSON.parse(readFileSync(`${PKG}package.json`, 'utf8'));
+
+// The tarball, but for the wasm-bindgen snippets (their directory is named after the crate).
+const EXPECTED = [
+  'LICENSE',
+  'LICENSE.ext-apps',
+  'README.md',
+  'active-client.js',
+  'ahp_wasm.d.ts',
+  'ahp_wasm.js',
+  'ahp_wasm_bg.wasm',
+  'ahp_wasm_bg.wasm.d.ts',
+  'api.js',
+  'generated.js',
+  'index.d.ts',
+  'mcp-app-sandbox.html',
+  'mcp-apps.d.ts',
+  'mcp-apps.js',
+  'mcp-channel.js',
+  'node.js',
+  'package.json',
+  'schema-check.js',
+  'web.js',
+];
+const SNIPPETS = ['checks.js', 'errors.js', 'glue.js', 'render.js'];
+
+function packedFiles() {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const out = execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: PKG,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+  });
+  const [pack] = JSON.parse(out);
+  return pack.files.map((f) => f.path).sort();
+}
+
+test('npm pack: exactly the package files, LICENSE included', () => {
+  const files = packedFiles();
+  const snippets = files.filter((f) => f.startsWith('snippets/'));
+  assert.deepEqual(files.filter((f) => !f.startsWith('snippets/')), EXPECTED);
+  const dirs = new Set(snippets.map((f) => f.split('/').slice(0, 3).join('/')));
+  assert.equal(dirs.size, 1, `one snippet directory: ${[...dirs]}`);
+  const [dir] = dirs;
+  assert.match(dir, /^snippets\/ahp-wasm-[0-9a-f]+\/js$/);
+  assert.deepEqual(snippets, SNIPPETS.map((f) => `${dir}/${f}`));
+  // generated.js imports the snippet that is packed.
+  assert.ok(readFileSync(`${PKG}generated.js`, 'utf8').includes(`from './${dir}/errors.js'`));
+  const license = readFileSync(`${PKG}LICENSE`, 'utf8');
+  assert.match(license, /^MIT License/);
+  assert.equal(manifest.license, 'MIT');
+});
+
+test('package.json: every file it names exists and is packed', () => {
+  const files = new Set(packedFiles());
+  for (const entry of manifest.files) {
+    const path = `${PKG}${entry}`;
+    assert.ok(existsSync(path), `files: ${entry} missing`);
+    if (statSync(path).isDirectory()) assert.ok(readdirSync(path).length > 0, `files: ${entry} is empty`);
+    else assert.ok(files.has(entry), `files: ${entry} not packed`);
+  }
+  const targets = [];
+  const walk = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(walk));
+  walk(manifest.exports);
+  for (const t of [...targets, manifest.main, manifest.browser, manifest.types]) {
+    assert.ok(files.has(t.replace(/^\.\//, '')), `${t} (exports/main/browser/types) is not packed`);
+  }
+  for (const f of manifest.sideEffects) assert.ok(files.has(f.replace(/^\.\//, '')), `sideEffects: ${f} not packed`);
+});
+
+test('package.json: export conditions (types first, node, browser, default)', () => {
+  const main = manifest.exports['.'];
+  assert.deepEqual(Object.keys(main), ['types', 'node', 'browser', 'default']);
+  assert.deepEqual(main, { types: './index.d.ts', node: './node.js', browser: './web.js', default: './web.js' });
+  for (const [key, value] of Object.entries(manifest.exports)) {
+    if (typeof value === 'object') assert.equal(Object.keys(value)[0], 'types', `${key}: types first`);
+  }
+  // The modules that do something when evaluated (the entries' loading, the prototype methods).
+  assert.deepEqual(manifest.sideEffects, ['./api.js', './node.js']);
+});
