@@ -170,7 +170,8 @@ fn api_error_exports() -> String {
         .collect()
 }
 
-/// `js/api.js`: `loaded()` sets them from `__errorClasses()`.
+/// `js/api.js`: set when the module loads, from `__errorClasses()` (the classes `pkg/generated.js`
+/// re-exports from the bindings' snippet), so they work before `init()`.
 fn api_error_classes() -> String {
     let mut out = String::from("  ({\n");
     for class in ERROR_CLASSES {
