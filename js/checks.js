@@ -1,6 +1,8 @@
 // Input checks run before Rust converts a JS value (src/wasm/convert.rs): JSON-like data
-// within the depth, size and length limits, walked without recursion. wasm-bindgen copies this
-// file into the package as a snippet.
+// within the depth, size and length limits, walked without recursion, then written as JSON text
+// for Rust to decode. wasm-bindgen copies this file into the package as a snippet.
+
+const NOT_JSON = 'expected JSON data (plain objects, arrays, strings, numbers, booleans, null)';
 
 function pathOf(frames, key) {
   let path = '';
@@ -30,11 +32,19 @@ export function inspectInput(root, maxDepth, maxNodes, maxChars) {
     if (nodes > maxNodes) {
       return [pathOf(frames, key), `more than ${maxNodes} values in total`];
     }
-    if (typeof value === 'string') {
+    const type = typeof value;
+    if (type === 'string') {
       chars += value.length;
       if (chars > maxChars) {
         return [pathOf(frames, key), `more than ${maxChars} characters of strings in total`];
       }
+    } else if (type === 'number') {
+      if (!Number.isFinite(value)) {
+        return [pathOf(frames, key), `expected a finite number, got ${value}`];
+      }
+    } else if (type === 'bigint' || type === 'function' || type === 'symbol') {
+      // JSON has none of these (a bigint makes JSON.stringify throw, the others are dropped).
+      return [pathOf(frames, key), `${NOT_JSON}, got a ${type}`];
     } else if (typeof value === 'object' && value !== null) {
       if (frames.length >= maxDepth) {
         return [pathOf(frames, key), `nested deeper than ${maxDepth} levels`];
@@ -47,7 +57,7 @@ export function inspectInput(root, maxDepth, maxNodes, maxChars) {
         value instanceof ArrayBuffer
       ) {
         const what = value.constructor?.name ?? 'iterable';
-        return [pathOf(frames, key), `expected JSON data (plain objects, arrays, strings, numbers, booleans, null), got a ${what}`];
+        return [pathOf(frames, key), `${NOT_JSON}, got a ${what}`];
       } else {
         frames.push({ value, keys: Object.keys(value), i: 0, key });
       }
@@ -70,4 +80,16 @@ export function inspectInput(root, maxDepth, maxNodes, maxChars) {
       frames.pop();
     }
   }
+}
+
+/**
+ * `root` as JSON text, once `inspectInput` found nothing wrong with it; members whose value is
+ * `undefined` are left out (and `undefined` array elements are `null`), as JSON.stringify does.
+ * @returns {string | [string, string]} the text, else [path, reason].
+ */
+export function jsonText(root, maxDepth, maxNodes, maxChars) {
+  const found = inspectInput(root, maxDepth, maxNodes, maxChars);
+  if (found !== null) return found;
+  const text = JSON.stringify(root);
+  return text === undefined ? ['', `${NOT_JSON}, got undefined`] : text;
 }

@@ -285,21 +285,18 @@ impl<'a> Incoming<'a> {
 }
 
 /// Decodes raw params (absent params decode as `null`), naming the offending field on failure.
+///
+/// One plain `serde_json` decode; only a failure looks for the path, in the text
+/// ([`json_path`](super::json_path): tracking it while decoding would take a second copy of
+/// every params type's deserializer).
 pub fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
     let text = params.map_or("null", RawValue::get);
-    // Fast path: plain serde. Only a failure is parsed again, tracking the path to name the
-    // offending field (tracking every value costs on every message).
-    if let Ok(value) = serde_json::from_str(text) {
-        return Ok(value);
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let message = if path == "." || path.is_empty() {
-            format!("invalid params: {inner}")
+    serde_json::from_str(text).map_err(|e| {
+        let path = super::json_path::error_path(text, &e);
+        let message = if path.is_root() {
+            format!("invalid params: {e}")
         } else {
-            format!("invalid params at `{path}`: {inner}")
+            format!("invalid params at `{path}`: {e}")
         };
         ErrorObject::new(errors::INVALID_PARAMS, message)
     })

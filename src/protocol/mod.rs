@@ -8,6 +8,7 @@ mod accessors;
 mod command_table;
 pub mod errors;
 mod generated;
+pub(crate) mod json_path;
 pub mod jsonrpc;
 mod manual;
 pub mod tagged;

@@ -4,9 +4,10 @@
 //! before picking the variant, which costs several times the parse itself. Wire objects almost
 //! always put their discriminator first, so [`deserialize`] reads the first key and, when it is
 //! the tag, streams the remaining fields straight into the variant's struct. Otherwise it
-//! buffers the object (the slow path), and a tag this version does not know yields the
-//! union's `Unknown` variant instead of an error.
+//! buffers the object and decodes it again as JSON text with the tag first (the slow path).
+//! A tag this version does not know yields the union's `Unknown` variant instead of an error.
 
+use super::json_path::message_of;
 use super::wire::{JsonObject, JsonValue};
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
@@ -52,13 +53,16 @@ impl<'de, T: TaggedUnion> Visitor<'de> for TaggedVisitor<T> {
             let tag = map.next_value_seed(StrSeed)?;
             return T::deserialize_variant(&tag, MapAccessDeserializer::new(map));
         }
-        // Slow path: the tag is not the first property.
+        // Slow path: the tag is not the first property. Buffer the object, then decode it
+        // again as JSON text with the tag first, through the fast path: every wire type has one
+        // deserializer (`serde_json`'s on text); decoding the buffered value with another
+        // (`serde_json::Value`'s) would add a second copy of every variant's.
         let mut object = JsonObject::new();
         object.insert(first.into_owned(), map.next_value()?);
         while let Some((key, value)) = map.next_entry::<String, JsonValue>()? {
             object.insert(key, value);
         }
-        let tag = match object.remove(T::TAG) {
+        let tag = match object.shift_remove(T::TAG) {
             Some(JsonValue::String(tag)) => tag,
             Some(other) => {
                 return Err(de::Error::custom(format_args!(
@@ -68,7 +72,13 @@ impl<'de, T: TaggedUnion> Visitor<'de> for TaggedVisitor<T> {
             }
             None => return Err(de::Error::missing_field(T::TAG)),
         };
-        T::deserialize_variant(&tag, JsonValue::Object(object)).map_err(de::Error::custom)
+        let mut ordered = JsonObject::new();
+        ordered.insert(T::TAG.to_owned(), JsonValue::String(tag));
+        ordered.extend(object);
+        let text = serde_json::to_string(&ordered).map_err(de::Error::custom)?;
+        let mut text_de = serde_json::Deserializer::from_str(&text);
+        // The error is about this object (the caller's position); its message stands alone.
+        deserialize::<_, T>(&mut text_de).map_err(|e| de::Error::custom(message_of(&e)))
     }
 }
 

@@ -1,13 +1,17 @@
 //! JS <-> Rust conversion for the bindings.
 //!
-//! In: a JS value is first checked by an iterative walk in JS (`inspectInput` in
-//! `js/checks.js`: JSON-like data, at most [`MAX_DEPTH`] levels, [`MAX_VALUES`] values and
-//! [`MAX_STRING_UNITS`] string characters), so a deep, cyclic or huge value is an
-//! `InvalidInputError` instead of a stack overflow or an out-of-memory trap in the recursive
-//! conversion (measured without the check: from about 5,000 levels the conversion overflows the
-//! wasm stack, traps with "memory access out of bounds" and leaves the module unusable). Then
-//! serde-wasm-bindgen converts it under `serde_path_to_error`, so an error names the offending
-//! field (`activeTurn.responseParts[0].kind`).
+//! In: a JS value is checked and turned into JSON text by one call into JS (`jsonText` in
+//! `js/checks.js`): an iterative walk first checks it is JSON-like data (plain objects and
+//! arrays, strings, finite numbers, booleans, null; `undefined` members are left out as
+//! `JSON.stringify` does) within [`MAX_DEPTH`] levels, [`MAX_VALUES`] values and
+//! [`MAX_STRING_UNITS`] string characters, so a deep, cyclic or huge value is an
+//! `InvalidInputError` naming the offending path instead of a stack overflow or an
+//! out-of-memory trap; then `JSON.stringify` writes it. The text is decoded with plain
+//! `serde_json`, the one deserializer every wire type is decoded with (frames, snapshots,
+//! params): a second one (serde-wasm-bindgen's, or a path-tracking wrapper) would add a copy
+//! of every wire type's `Deserialize` to the module, about a megabyte. On failure the path of
+//! the offending value (`activeTurn.responseParts[0].kind`) is found in the text
+//! ([`json_path`](crate::protocol::json_path)).
 //!
 //! Out: [`SERIALIZER`] produces exactly the JSON wire form as plain JS values (objects, not
 //! `Map`s; numbers, not `BigInt`s; absent optional fields omitted, JSON `null` kept as `null`).
@@ -16,10 +20,10 @@
 //! reducers.
 
 use super::errors::invalid_input;
+use crate::protocol::json_path;
 use serde::de::DeserializeOwned;
 use serde::ser::{self, Impossible, Serialize};
-use serde_path_to_error::Segment;
-use serde_wasm_bindgen::{Deserializer, Error, Serializer};
+use serde_wasm_bindgen::{Error, Serializer};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -47,6 +51,14 @@ extern "C" {
         max_values: u32,
         max_chars: u32,
     ) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_name = jsonText, catch)]
+    fn json_text(
+        value: &JsValue,
+        max_depth: u32,
+        max_values: u32,
+        max_chars: u32,
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// Checks `value` against the input limits (see the module docs).
@@ -55,15 +67,23 @@ pub fn check_limits(value: &JsValue, argument: &str) -> Result<(), JsValue> {
     if !value.is_object() {
         return Ok(());
     }
-    match inspect_input(value, MAX_DEPTH, MAX_VALUES, MAX_STRING_UNITS) {
+    let found = inspect_input(value, MAX_DEPTH, MAX_VALUES, MAX_STRING_UNITS);
+    match found {
         Ok(found) if found.is_null() => Ok(()),
+        other => Err(rejected(other, argument)),
+    }
+}
+
+/// The `InvalidInputError` for what `inspectInput` or `jsonText` found (`[path, reason]`) or
+/// threw (a getter, a proxy or a `toJSON` method).
+fn rejected(found: Result<JsValue, JsValue>, argument: &str) -> JsValue {
+    match found {
         Ok(found) => {
             let found: js_sys::Array = found.unchecked_into();
             let path = found.get(0).as_string().unwrap_or_default();
             let reason = found.get(1).as_string().unwrap_or_default();
-            Err(invalid_input(argument, &path, &reason))
+            invalid_input(argument, &path, &reason)
         }
-        // A getter or proxy threw while we looked at the value.
         Err(thrown) => {
             let reason = match thrown.dyn_ref::<js_sys::Error>() {
                 Some(error) => String::from(error.message()),
@@ -71,55 +91,74 @@ pub fn check_limits(value: &JsValue, argument: &str) -> Result<(), JsValue> {
                     .as_string()
                     .unwrap_or_else(|| "reading the value threw".to_owned()),
             };
-            Err(invalid_input(argument, "", &reason))
+            invalid_input(argument, "", &reason)
         }
     }
 }
 
-/// Converts a JS value to `T`, or returns an `InvalidInputError` naming `argument` and the
-/// offending field path. Checks the input limits first.
-///
-/// The conversion always tracks the path (`serde_path_to_error`): a second, untracked
-/// instantiation of every wire type's deserializer would add about a megabyte to the module,
-/// and the tracking costs little next to the JS <-> wasm crossings of the conversion.
+/// `value` as JSON text, checked against the input limits (see the module docs).
+pub fn to_json_text(value: &JsValue, argument: &str) -> Result<String, JsValue> {
+    match json_text(value, MAX_DEPTH, MAX_VALUES, MAX_STRING_UNITS) {
+        Ok(text) => match text.as_string() {
+            Some(text) => Ok(text),
+            None => Err(rejected(Ok(text), argument)),
+        },
+        thrown => Err(rejected(thrown, argument)),
+    }
+}
+
+/// Converts a JS value to `T` (through JSON text, see the module docs), or returns an
+/// `InvalidInputError` naming `argument` and the offending field path.
 pub fn from_js<T: DeserializeOwned>(value: &JsValue, argument: &str) -> Result<T, JsValue> {
-    check_limits(value, argument)?;
-    serde_path_to_error::deserialize(Deserializer::from(value.clone()))
-        .map_err(|e| invalid_input(argument, &format_path(e.path()), &e.inner().to_string()))
+    let text = to_json_text(value, argument)?;
+    match serde_json::from_str(&text) {
+        Ok(value) => Ok(value),
+        // Valid JSON from `JSON.stringify` fails to parse only for a string with a lone
+        // surrogate (escaped as `\udXXX`), which serde_json rejects: replace those by U+FFFD,
+        // as a conversion of the string would.
+        Err(e) if e.is_syntax() => {
+            let text = replace_lone_surrogates(&text);
+            serde_json::from_str(&text).map_err(|e| decode_error(argument, &text, &e))
+        }
+        Err(e) => Err(decode_error(argument, &text, &e)),
+    }
 }
 
-/// `a.b[0].c`; keys that are not identifiers as `["a b"]`; `""` for the value itself.
-pub fn format_path(path: &serde_path_to_error::Path) -> String {
-    let mut out = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => {
-                out.push('[');
-                out.push_str(&index.to_string());
-                out.push(']');
-            }
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                if is_identifier(key) {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(key);
-                } else {
-                    out.push('[');
-                    out.push_str(&serde_json::to_string(key).unwrap_or_default());
-                    out.push(']');
-                }
-            }
-            Segment::Unknown => out.push_str("[?]"),
+/// The `InvalidInputError` for a failed decode of `text`.
+fn decode_error(argument: &str, text: &str, error: &serde_json::Error) -> JsValue {
+    let path = json_path::error_path(text, error).to_js_string();
+    invalid_input(argument, &path, &json_path::message_of(error))
+}
+
+/// `text` (from `JSON.stringify`) with every `\u` escape of a surrogate replaced by
+/// `\ufffd`: `JSON.stringify` writes surrogate pairs as they are and escapes only lone ones.
+fn replace_lone_surrogates(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let escape = &bytes[i..(i + 6).min(bytes.len())];
+        let lone = escape.len() == 6
+            && escape[1] == b'u'
+            && escape[2].eq_ignore_ascii_case(&b'd')
+            && matches!(escape[3].to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f');
+        if lone {
+            out.push_str(&text[copied..i]);
+            out.push_str("\\ufffd");
+            copied = i + 6;
+            i += 6;
+        } else {
+            // Any other escape (`\\` among them) is two characters at least.
+            i += 2;
         }
     }
+    out.push_str(&text[copied..]);
     out
-}
-
-fn is_identifier(key: &str) -> bool {
-    let mut chars = key.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// Serializes `value` to a plain JS value (see [`SERIALIZER`]).

@@ -288,6 +288,46 @@ test('non-JSON objects (Map, typed arrays) are rejected with their path', () => 
   assertInvalid(() => sessionReducer(bytes, { type: 'session/titleChanged', title: 'x' }), { path: '_meta.b' });
 });
 
+test('values JSON cannot carry are rejected with their path; undefined members are left out', () => {
+  const title = (t) => ({ type: 'session/titleChanged', title: t });
+  const withMeta = (meta) => Object.assign(session(), { _meta: meta });
+  assertInvalid(() => sessionReducer(withMeta({ n: 10n }), title('x')), { argument: 'state', path: '_meta.n', message: /bigint/ });
+  assertInvalid(() => sessionReducer(withMeta({ list: [1, NaN] }), title('x')), { path: '_meta.list[1]', message: /finite number/ });
+  assertInvalid(() => sessionReducer(session(), { type: 'session/metaChanged', _meta: { 'a b': Infinity } }), {
+    argument: 'action',
+    path: '_meta["a b"]',
+    message: /finite number, got Infinity/,
+  });
+  assertInvalid(() => sessionReducer(withMeta({ f() {} }), title('x')), { path: '_meta.f', message: /function/ });
+  assertInvalid(() => sessionReducer(session(), { type: 'session/titleChanged', title: Symbol('t') }), { path: 'title', message: /symbol/ });
+  // `undefined` members are absent, as in JSON (the optional `_meta` too).
+  const out = sessionReducer(withMeta({ kept: 1, dropped: undefined }), title('x'));
+  assert.deepEqual(out._meta, { kept: 1 });
+  assert.equal('dropped' in out._meta, false);
+  assert.equal(sessionReducer(withMeta(undefined), title('y'))._meta, undefined);
+});
+
+test('a lone surrogate in a string becomes U+FFFD; pairs are kept', () => {
+  const out = sessionReducer(session(), { type: 'session/titleChanged', title: 'a\uD800b\uDC00\\uD800 \u{1F642}' });
+  assert.equal(out.summary.title, 'a\uFFFDb\uFFFD\\uD800 \u{1F642}');
+});
+
+test('the path of a wrong value in a deep array, and of a wrong kind of value', () => {
+  const state = session();
+  state.activeTurn.responseParts = [{ kind: 'markdown', id: 'md-1', content: '' }, { kind: 'markdown', id: 'md-2', content: { no: 1 } }];
+  assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), {
+    argument: 'state',
+    path: 'activeTurn.responseParts[1].content',
+    message: /invalid type: map, expected a string/,
+  });
+  // The tag after other members (the buffered path): the object is named.
+  assertInvalid(() => sessionReducer(session(), { turnId: 'turn-1', partId: 7, type: 'session/delta', content: 'x' }), {
+    argument: 'action',
+    path: '',
+    message: /invalid type: integer `7`, expected a string/,
+  });
+});
+
 test('a throwing getter is an error, not a crash', () => {
   const state = session();
   Object.defineProperty(state.summary, 'title', {

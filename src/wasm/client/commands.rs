@@ -5,6 +5,7 @@
 
 use super::client::AhpClient;
 use super::driver::Decode;
+use crate::protocol::json_path;
 use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
 use crate::protocol::*;
 use crate::wasm::convert::check_limits;
@@ -64,16 +65,15 @@ fn params_text<C: Command>(params: &JsValue, root: bool) -> Result<Box<RawValue>
         .ok()
         .and_then(|t| t.as_string())
         .ok_or_else(|| invalid_input("params", "", "not JSON data"))?;
-    // Untracked (no field path): tracking every params type's deserializer costs about
-    // 250 KiB of wasm. The message quotes the JSON around the offending value instead.
+    // The path of a failure is found in the text (`json_path`), and the message quotes the
+    // JSON around the offending value.
     if let Err(e) = serde_json::from_str::<C::Params>(&text) {
-        let message = e.to_string();
-        let message = message.split(" at line ").next().unwrap_or(&message);
+        let message = json_path::message_of(&e);
         let end = e.column().min(text.len());
         let near = &text[floor_boundary(&text, end.saturating_sub(40))..floor_boundary(&text, end)];
         return Err(invalid_input(
             "params",
-            "",
+            &json_path::error_path(&text, &e).to_js_string(),
             &format!("{message} (near `{near}`)"),
         ));
     }
