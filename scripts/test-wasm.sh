@@ -2,7 +2,8 @@
 # Tests of the wasm build and the npm package (run scripts/build-pkg.sh first):
 #   1. the 163 conformance fixtures through the JS API, compiled to wasm, in headless Chromium,
 #      and the JS reducers chained over random sequences against the Rust reducers
-#      (wasm-bindgen-test; browser options in webdriver.json)
+#      (wasm-bindgen-test, driven by scripts/wasm-test-runner.sh; webdriver.json configures
+#      wasm-bindgen-test-runner when it is run headless by hand)
 #   2. the wasm client (AhpClient over the browser WebSocket) in headless Chromium against a
 #      real ahp-host (wasm-bindgen-test; the host's URL and token are compiled in)
 #   3. a TypeScript consumer type-checked against the package's .d.ts (tsc --strict)
