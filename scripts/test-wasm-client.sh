@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/wasm_client.rs: the wasm client (AhpClient over the browser WebSocket) in headless
 # Chromium against a real ahp-host (wasm-bindgen-test-runner serves the page,
-# scripts/wasm-test-runner.sh drives it). Starts the host on a free port, allowing the test page's origin (the runner serves it at
-# WASM_BINDGEN_TEST_ADDRESS), compiles the host's URL and token into the test, runs it, stops
-# the host. Needs ahp-host built ($AHP_HOST_BIN, default target/debug/ahp-host).
+# scripts/wasm-test-runner.sh drives it). Starts the host on a free port, allowing the test
+# page's origin (scripts/wasm-test-runner.sh serves it at WASM_BINDGEN_TEST_ADDRESS), compiles
+# the host's URL and token into the test, runs it, stops the host. Needs ahp-host built ($AHP_HOST_BIN, default target/debug/ahp-host).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
