@@ -6,7 +6,7 @@
 // grace period (seen from a second page).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { explain, hostAndBrowser, openPage } from './harness.mjs';
+import { assertNoProblems, explain, hostAndBrowser, newSessionLendingTools, openPage } from './harness.mjs';
 
 /** Sends `text` from the page and resolves with the last tool call of the finished turn. */
 async function callTool(page, text) {
@@ -29,9 +29,7 @@ test('browser tools: the page lends tools the agent calls, answers in the page, 
   try {
     const A = await openPage(browser, url, 'A', pages);
     const a = A.page;
-    await a.click('[data-testid=new-session]');
-    await a.locator('[data-testid=tools-status][data-state=active]').waitFor();
-    const clientId = await a.evaluate(() => window.__ahp.client.clientId);
+    const { clientId } = await newSessionLendingTools(a);
     const claimed = await a.evaluate(() => window.__ahp.subscription.state.activeClient);
     assert.equal(claimed.clientId, clientId);
     assert.deepEqual(claimed.tools.map((x) => x.name), ['page_selection', 'ask_user', 'clock']);
@@ -106,10 +104,7 @@ test('browser tools: the page lends tools the agent calls, answers in the page, 
     await b.click('[data-testid=tools-toggle]');
     await b.locator('[data-testid=tools-status][data-state=active]').waitFor();
 
-    for (const p of pages) {
-      p.problems.splice(0, p.problems.length, ...p.problems.filter((m) => !/WebSocket connection to .* failed/.test(m)));
-    }
-    assert.deepEqual(pages.flatMap((p) => p.problems), [], 'no page errors or CSP reports');
+    assertNoProblems(pages);
   } catch (e) {
     throw explain(e, ctx);
   }

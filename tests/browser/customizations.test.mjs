@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WAIT, explain, hostAndBrowser, openPage } from './harness.mjs';
+import { WAIT, assertNoProblems, explain, hostAndBrowser, newSessionLendingTools, openPage } from './harness.mjs';
 
 /** Sends `/prompt` from `page` and resolves with the prompt the agent showed (its markdown). */
 async function prompt(page) {
@@ -38,10 +38,7 @@ test('customizations: a page-published skill, a watched rule and systemMessageTr
   try {
     const A = await openPage(browser, url, 'A', pages);
     const a = A.page;
-    await a.click('[data-testid=new-session]');
-    await a.locator('[data-testid=tools-status][data-state=active]').waitFor();
-    const clientId = await a.evaluate(() => window.__ahp.client.clientId);
-    const session = await a.evaluate(() => window.__ahp.subscription.uri);
+    const { clientId, session } = await newSessionLendingTools(a);
 
     // A skill written in the page: published, read back through resourceList/resourceRead,
     // expanded with the page's clientId, listed in the panel and in the prompt.
@@ -122,10 +119,7 @@ test('customizations: a page-published skill, a watched rule and systemMessageTr
     assert.doesNotMatch(text, /skill review/);
     assert.match(text, /- rule tabs/);
 
-    for (const p of pages) {
-      p.problems.splice(0, p.problems.length, ...p.problems.filter((m) => !/WebSocket connection to .* failed/.test(m)));
-    }
-    assert.deepEqual(pages.flatMap((p) => p.problems), [], 'no page errors or CSP reports');
+    assertNoProblems(pages);
   } catch (e) {
     throw explain(e, ctx);
   }

@@ -105,6 +105,21 @@ export async function openPage(browser, url, name, pages, beforeLoad = () => {})
   return entry;
 }
 
+/** Opens a new session in `page` and waits until the page lends it its browser tools. */
+export async function newSessionLendingTools(page) {
+  await page.click('[data-testid=new-session]');
+  await page.locator('[data-testid=tools-status][data-state=active]').waitFor();
+  return page.evaluate(() => ({ clientId: window.__ahp.client.clientId, session: window.__ahp.subscription.uri }));
+}
+
+/** No page had errors or CSP reports (a closed page's failed WebSocket aside). */
+export function assertNoProblems(pages) {
+  for (const p of pages) {
+    p.problems.splice(0, p.problems.length, ...p.problems.filter((m) => !/WebSocket connection to .* failed/.test(m)));
+  }
+  assert.deepEqual(pages.flatMap((p) => p.problems), [], 'no page errors or CSP reports');
+}
+
 /** Debian's Chromium, headless, with the flags this machine needs. */
 export function launchChromium() {
   return chromium.launch({
