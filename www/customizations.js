@@ -13,6 +13,17 @@ function childLine(child) {
   return h('li', { dataset: { testid: 'customization-child', type: String(child.type ?? ''), name: String(child.name ?? '') } }, ...bits);
 }
 
+/** The on/off checkbox of customization `id`: dispatches `session/customizationToggled`. */
+export function customizationToggle(id, enabled, label, testid, dispatch) {
+  return h('input', {
+    type: 'checkbox',
+    checked: enabled !== false,
+    'aria-label': label,
+    dataset: { testid },
+    onchange: (e) => dispatch({ type: 'session/customizationToggled', id, enabled: e.target.checked }),
+  });
+}
+
 class ContainerView {
   constructor(id, dispatch) {
     this.id = id;
@@ -27,13 +38,7 @@ class ContainerView {
     const load = c.load?.kind ?? 'unknown';
     this.el.dataset.load = load;
     this.el.dataset.type = String(c.type);
-    const toggle = h('input', {
-      type: 'checkbox',
-      checked: c.enabled !== false,
-      'aria-label': `Use ${String(c.name ?? this.id)}`,
-      dataset: { testid: 'customization-toggle' },
-      onchange: (e) => this.dispatch({ type: 'session/customizationToggled', id: this.id, enabled: e.target.checked }),
-    });
+    const toggle = customizationToggle(this.id, c.enabled, `Use ${String(c.name ?? this.id)}`, 'customization-toggle', this.dispatch);
     const head = [
       h('label', null, toggle, ' ', h('strong', null, String(c.name ?? this.id))), ' ',
       h('span', { class: 'badge' }, String(c.type)), ' ',

@@ -5,6 +5,7 @@
 import { app } from './state.js';
 import { $, h, syncKeyed } from './dom.js';
 import { showError } from './errors.js';
+import { customizationToggle } from './customizations.js';
 
 const STATE_TEXT = {
   starting: 'starting…',
@@ -37,13 +38,7 @@ class ServerView {
     this.server = server;
     const kind = server.state?.kind ?? 'unknown';
     this.el.dataset.state = kind;
-    const toggle = h('input', {
-      type: 'checkbox',
-      checked: server.enabled !== false,
-      'aria-label': `Run ${String(server.name ?? this.id)}`,
-      dataset: { testid: 'mcp-toggle' },
-      onchange: (e) => this.dispatch({ type: 'session/customizationToggled', id: this.id, enabled: e.target.checked }),
-    });
+    const toggle = customizationToggle(this.id, server.enabled, `Run ${String(server.name ?? this.id)}`, 'mcp-toggle', this.dispatch);
     const children = [
       h('label', null, toggle, ' ', h('strong', null, String(server.name ?? this.id))),
       ' ',
