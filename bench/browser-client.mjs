@@ -123,6 +123,10 @@ try {
   }
   await page.close();
   for (const r of rows) {
+    if (memorySubs <= 0) {
+      r.memoryError = 'not measured (AHP_BENCH_MEMORY_SUBS=0)';
+      continue;
+    }
     try {
       r.memory = await memoryOf(browser, r.n);
     } catch (e) {

@@ -55,7 +55,7 @@ impl<'de> Deserialize<'de> for IconTheme {
 }
 
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Icon {
     /// A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
@@ -95,12 +95,46 @@ pub struct Icon {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for Icon {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for Icon {
+    const NAME: &'static str = "Icon";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut src = None;
+        let mut content_type = None;
+        let mut sizes = None;
+        let mut theme = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "src" => wire::field(&mut __map, &mut src, "src")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                "sizes" => wire::field(&mut __map, &mut sizes, "sizes")?,
+                "theme" => wire::field(&mut __map, &mut theme, "theme")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            src: wire::required(src, "src")?,
+            content_type: content_type.unwrap_or_default(),
+            sizes: sizes.unwrap_or_default(),
+            theme: theme.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Describes a protected resource's authentication requirements using
 /// [RFC 9728](https://datatracker.ietf.org/doc/html/rfc9728) (OAuth 2.0
 /// Protected Resource Metadata) semantics.
 ///
 /// Field names use snake_case to match the RFC 9728 JSON format.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ProtectedResourceMetadata {
     /// REQUIRED. The protected resource's resource identifier, a URL using the
@@ -197,6 +231,100 @@ pub struct ProtectedResourceMetadata {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ProtectedResourceMetadata {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ProtectedResourceMetadata {
+    const NAME: &'static str = "ProtectedResourceMetadata";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resource = None;
+        let mut resource_name = None;
+        let mut authorization_servers = None;
+        let mut jwks_uri = None;
+        let mut scopes_supported = None;
+        let mut bearer_methods_supported = None;
+        let mut resource_signing_alg_values_supported = None;
+        let mut resource_encryption_alg_values_supported = None;
+        let mut resource_encryption_enc_values_supported = None;
+        let mut resource_documentation = None;
+        let mut resource_policy_uri = None;
+        let mut resource_tos_uri = None;
+        let mut required = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "resource_name" => wire::field(&mut __map, &mut resource_name, "resource_name")?,
+                "authorization_servers" => wire::field(
+                    &mut __map,
+                    &mut authorization_servers,
+                    "authorization_servers",
+                )?,
+                "jwks_uri" => wire::field(&mut __map, &mut jwks_uri, "jwks_uri")?,
+                "scopes_supported" => {
+                    wire::field(&mut __map, &mut scopes_supported, "scopes_supported")?
+                }
+                "bearer_methods_supported" => wire::field(
+                    &mut __map,
+                    &mut bearer_methods_supported,
+                    "bearer_methods_supported",
+                )?,
+                "resource_signing_alg_values_supported" => wire::field(
+                    &mut __map,
+                    &mut resource_signing_alg_values_supported,
+                    "resource_signing_alg_values_supported",
+                )?,
+                "resource_encryption_alg_values_supported" => wire::field(
+                    &mut __map,
+                    &mut resource_encryption_alg_values_supported,
+                    "resource_encryption_alg_values_supported",
+                )?,
+                "resource_encryption_enc_values_supported" => wire::field(
+                    &mut __map,
+                    &mut resource_encryption_enc_values_supported,
+                    "resource_encryption_enc_values_supported",
+                )?,
+                "resource_documentation" => wire::field(
+                    &mut __map,
+                    &mut resource_documentation,
+                    "resource_documentation",
+                )?,
+                "resource_policy_uri" => {
+                    wire::field(&mut __map, &mut resource_policy_uri, "resource_policy_uri")?
+                }
+                "resource_tos_uri" => {
+                    wire::field(&mut __map, &mut resource_tos_uri, "resource_tos_uri")?
+                }
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resource: wire::required(resource, "resource")?,
+            resource_name: resource_name.unwrap_or_default(),
+            authorization_servers: authorization_servers.unwrap_or_default(),
+            jwks_uri: jwks_uri.unwrap_or_default(),
+            scopes_supported: scopes_supported.unwrap_or_default(),
+            bearer_methods_supported: bearer_methods_supported.unwrap_or_default(),
+            resource_signing_alg_values_supported: resource_signing_alg_values_supported
+                .unwrap_or_default(),
+            resource_encryption_alg_values_supported: resource_encryption_alg_values_supported
+                .unwrap_or_default(),
+            resource_encryption_enc_values_supported: resource_encryption_enc_values_supported
+                .unwrap_or_default(),
+            resource_documentation: resource_documentation.unwrap_or_default(),
+            resource_policy_uri: resource_policy_uri.unwrap_or_default(),
+            resource_tos_uri: resource_tos_uri.unwrap_or_default(),
+            required: required.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Wire values of `ConfigPropertySchemaType`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -263,7 +391,7 @@ impl<'de> Deserialize<'de> for ConfigPropertySchemaType {
 ///
 /// This is the generic base type. See {@link SessionConfigPropertySchema} for
 /// session-specific extensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfigPropertySchema {
     /// JSON Schema: property type
@@ -326,11 +454,68 @@ pub struct ConfigPropertySchema {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ConfigPropertySchema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ConfigPropertySchema {
+    const NAME: &'static str = "ConfigPropertySchema";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut r#type = None;
+        let mut title = None;
+        let mut description = None;
+        let mut default = None;
+        let mut r#enum = None;
+        let mut enum_labels = None;
+        let mut enum_descriptions = None;
+        let mut read_only = None;
+        let mut items = None;
+        let mut properties = None;
+        let mut required = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "default" => wire::field(&mut __map, &mut default, "default")?,
+                "enum" => wire::field(&mut __map, &mut r#enum, "enum")?,
+                "enumLabels" => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
+                "enumDescriptions" => {
+                    wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?
+                }
+                "readOnly" => wire::field(&mut __map, &mut read_only, "readOnly")?,
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            r#type: wire::required(r#type, "type")?,
+            title: wire::required(title, "title")?,
+            description: description.unwrap_or_default(),
+            default: default.unwrap_or_default(),
+            r#enum: r#enum.unwrap_or_default(),
+            enum_labels: enum_labels.unwrap_or_default(),
+            enum_descriptions: enum_descriptions.unwrap_or_default(),
+            read_only: read_only.unwrap_or_default(),
+            items: items.unwrap_or_default(),
+            properties: properties.unwrap_or_default(),
+            required: required.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A JSON Schema object describing available configuration properties.
 ///
 /// This is the generic base type. See {@link SessionConfigSchema} for
 /// session-specific usage.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfigSchema {
     /// JSON Schema: always `'object'`
@@ -353,8 +538,39 @@ pub struct ConfigSchema {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ConfigSchema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ConfigSchema {
+    const NAME: &'static str = "ConfigSchema";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut r#type = None;
+        let mut properties = None;
+        let mut required = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            r#type: wire::required(r#type, "type")?,
+            properties: wire::required(properties, "properties")?,
+            required: required.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A zero-based position within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextPosition {
     /// Zero-based line number.
@@ -369,8 +585,36 @@ pub struct TextPosition {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TextPosition {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TextPosition {
+    const NAME: &'static str = "TextPosition";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut line = None;
+        let mut character = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "line" => wire::field(&mut __map, &mut line, "line")?,
+                "character" => wire::field(&mut __map, &mut character, "character")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            line: wire::required(line, "line")?,
+            character: wire::required(character, "character")?,
+            extra,
+        })
+    }
+}
+
 /// A range within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextRange {
     /// Start position of the range.
@@ -385,12 +629,40 @@ pub struct TextRange {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TextRange {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TextRange {
+    const NAME: &'static str = "TextRange";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut start = None;
+        let mut end = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "start" => wire::field(&mut __map, &mut start, "start")?,
+                "end" => wire::field(&mut __map, &mut end, "end")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            start: wire::required(start, "start")?,
+            end: wire::required(end, "end")?,
+            extra,
+        })
+    }
+}
+
 /// A selection within a textual resource.
 ///
 /// This is only meaningful for textual resources. Binary resources may still
 /// use resource or embedded resource attachments, but they should not use this
 /// text selection field.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextSelection {
     /// The range covered by the selection.
@@ -402,8 +674,33 @@ pub struct TextSelection {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TextSelection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TextSelection {
+    const NAME: &'static str = "TextSelection";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut range = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            range: wire::required(range, "range")?,
+            extra,
+        })
+    }
+}
+
 /// A reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ContentRef {
     /// Content URI
@@ -430,8 +727,39 @@ pub struct ContentRef {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ContentRef {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ContentRef {
+    const NAME: &'static str = "ContentRef";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut size_hint = None;
+        let mut content_type = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            size_hint: size_hint.unwrap_or_default(),
+            content_type: content_type.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The file state before the edit. Absent for file creations or for in-place file edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditBefore {
     #[serde(rename = "uri")]
@@ -444,8 +772,36 @@ pub struct FileEditBefore {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for FileEditBefore {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for FileEditBefore {
+    const NAME: &'static str = "FileEditBefore";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// The file state after the edit. Absent for file deletions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditAfter {
     #[serde(rename = "uri")]
@@ -458,8 +814,36 @@ pub struct FileEditAfter {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for FileEditAfter {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for FileEditAfter {
+    const NAME: &'static str = "FileEditAfter";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// Optional diff display metadata
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditDiff {
     #[serde(
@@ -482,11 +866,39 @@ pub struct FileEditDiff {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for FileEditDiff {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for FileEditDiff {
+    const NAME: &'static str = "FileEditDiff";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut added = None;
+        let mut removed = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "added" => wire::field(&mut __map, &mut added, "added")?,
+                "removed" => wire::field(&mut __map, &mut removed, "removed")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            added: added.unwrap_or_default(),
+            removed: removed.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Describes a file modification with before/after state and diff metadata.
 ///
 /// Supports creates (only `after`), deletes (only `before`), renames/moves
 /// (different `uri` in `before` and `after`), and edits (same `uri`, different content).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEdit {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -504,7 +916,38 @@ pub struct FileEdit {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for FileEdit {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for FileEdit {
+    const NAME: &'static str = "FileEdit";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut before = None;
+        let mut after = None;
+        let mut diff = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "before" => wire::field(&mut __map, &mut before, "before")?,
+                "after" => wire::field(&mut __map, &mut after, "after")?,
+                "diff" => wire::field(&mut __map, &mut diff, "diff")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            before: before.unwrap_or_default(),
+            after: after.unwrap_or_default(),
+            diff: diff.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UsageInfo {
     /// Input tokens consumed
@@ -545,7 +988,46 @@ pub struct UsageInfo {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for UsageInfo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for UsageInfo {
+    const NAME: &'static str = "UsageInfo";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut input_tokens = None;
+        let mut output_tokens = None;
+        let mut model = None;
+        let mut cache_read_tokens = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "inputTokens" => wire::field(&mut __map, &mut input_tokens, "inputTokens")?,
+                "outputTokens" => wire::field(&mut __map, &mut output_tokens, "outputTokens")?,
+                "model" => wire::field(&mut __map, &mut model, "model")?,
+                "cacheReadTokens" => {
+                    wire::field(&mut __map, &mut cache_read_tokens, "cacheReadTokens")?
+                }
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            input_tokens: input_tokens.unwrap_or_default(),
+            output_tokens: output_tokens.unwrap_or_default(),
+            model: model.unwrap_or_default(),
+            cache_read_tokens: cache_read_tokens.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ErrorInfo {
     /// Error type identifier
@@ -563,9 +1045,40 @@ pub struct ErrorInfo {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ErrorInfo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ErrorInfo {
+    const NAME: &'static str = "ErrorInfo";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut error_type = None;
+        let mut message = None;
+        let mut stack = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "errorType" => wire::field(&mut __map, &mut error_type, "errorType")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "stack" => wire::field(&mut __map, &mut stack, "stack")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            error_type: wire::required(error_type, "errorType")?,
+            message: wire::required(message, "message")?,
+            stack: stack.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A point-in-time snapshot of a subscribed resource's state, returned by
 /// `initialize`, `reconnect`, and `subscribe`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Snapshot {
     /// The subscribed channel URI (e.g. `ahp-root://` or `ahp-session:/<uuid>`)
@@ -583,8 +1096,39 @@ pub struct Snapshot {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for Snapshot {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for Snapshot {
+    const NAME: &'static str = "Snapshot";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resource = None;
+        let mut state = None;
+        let mut from_seq = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "state" => wire::field(&mut __map, &mut state, "state")?,
+                "fromSeq" => wire::field(&mut __map, &mut from_seq, "fromSeq")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resource: wire::required(resource, "resource")?,
+            state: wire::required(state, "state")?,
+            from_seq: wire::required(from_seq, "fromSeq")?,
+            extra,
+        })
+    }
+}
+
 /// Global state shared with every client subscribed to `ahp-root://`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootState {
     /// Available agent backends and their models
@@ -608,6 +1152,42 @@ pub struct RootState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for RootState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for RootState {
+    const NAME: &'static str = "RootState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut agents = None;
+        let mut active_sessions = None;
+        let mut terminals = None;
+        let mut config = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "agents" => wire::field(&mut __map, &mut agents, "agents")?,
+                "activeSessions" => {
+                    wire::field(&mut __map, &mut active_sessions, "activeSessions")?
+                }
+                "terminals" => wire::field(&mut __map, &mut terminals, "terminals")?,
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            agents: wire::required(agents, "agents")?,
+            active_sessions: active_sessions.unwrap_or_default(),
+            terminals: terminals.unwrap_or_default(),
+            config: config.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// The top-level properties of [`RootState`], for reporting which ones an action changed.
@@ -661,7 +1241,7 @@ impl RootState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentInfo {
     /// Agent provider ID (e.g. `'copilot'`)
@@ -719,7 +1299,56 @@ pub struct AgentInfo {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for AgentInfo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AgentInfo {
+    const NAME: &'static str = "AgentInfo";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut provider = None;
+        let mut display_name = None;
+        let mut description = None;
+        let mut models = None;
+        let mut protected_resources = None;
+        let mut customizations = None;
+        let mut system_message_sections = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "models" => wire::field(&mut __map, &mut models, "models")?,
+                "protectedResources" => {
+                    wire::field(&mut __map, &mut protected_resources, "protectedResources")?
+                }
+                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
+                "systemMessageSections" => wire::field(
+                    &mut __map,
+                    &mut system_message_sections,
+                    "systemMessageSections",
+                )?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            provider: wire::required(provider, "provider")?,
+            display_name: wire::required(display_name, "displayName")?,
+            description: wire::required(description, "description")?,
+            models: wire::required(models, "models")?,
+            protected_resources: protected_resources.unwrap_or_default(),
+            customizations: customizations.unwrap_or_default(),
+            system_message_sections: system_message_sections.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionModelInfo {
     /// Model identifier
@@ -775,10 +1404,60 @@ pub struct SessionModelInfo {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionModelInfo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionModelInfo {
+    const NAME: &'static str = "SessionModelInfo";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut provider = None;
+        let mut name = None;
+        let mut max_context_window = None;
+        let mut supports_vision = None;
+        let mut policy_state = None;
+        let mut config_schema = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "maxContextWindow" => {
+                    wire::field(&mut __map, &mut max_context_window, "maxContextWindow")?
+                }
+                "supportsVision" => {
+                    wire::field(&mut __map, &mut supports_vision, "supportsVision")?
+                }
+                "policyState" => wire::field(&mut __map, &mut policy_state, "policyState")?,
+                "configSchema" => wire::field(&mut __map, &mut config_schema, "configSchema")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            provider: wire::required(provider, "provider")?,
+            name: wire::required(name, "name")?,
+            max_context_window: max_context_window.unwrap_or_default(),
+            supports_vision: supports_vision.unwrap_or_default(),
+            policy_state: policy_state.unwrap_or_default(),
+            config_schema: config_schema.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A model selection: the chosen model ID together with any model-specific
 /// configuration values whose keys correspond to the model's
 /// {@link SessionModelInfo.configSchema}.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ModelSelection {
     /// Model identifier
@@ -794,11 +1473,39 @@ pub struct ModelSelection {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ModelSelection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ModelSelection {
+    const NAME: &'static str = "ModelSelection";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut config = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            config: config.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Live agent-host configuration metadata.
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootConfigState {
     /// JSON Schema describing available configuration properties
@@ -814,12 +1521,40 @@ pub struct RootConfigState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for RootConfigState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for RootConfigState {
+    const NAME: &'static str = "RootConfigState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut schema = None;
+        let mut values = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "schema" => wire::field(&mut __map, &mut schema, "schema")?,
+                "values" => wire::field(&mut __map, &mut values, "values")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            schema: wire::required(schema, "schema")?,
+            values: wire::required(values, "values")?,
+            extra,
+        })
+    }
+}
+
 /// A message queued for future delivery to the agent.
 ///
 /// Steering messages are injected into the current turn mid-flight.
 /// Queued messages are automatically started as new turns after the
 /// current turn naturally finishes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PendingMessage {
     /// Unique identifier for this pending message
@@ -834,8 +1569,36 @@ pub struct PendingMessage {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for PendingMessage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for PendingMessage {
+    const NAME: &'static str = "PendingMessage";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut message = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            message: wire::required(message, "message")?,
+            extra,
+        })
+    }
+}
+
 /// Full state for a single session, loaded when a client subscribes to the session's URI.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionState {
     /// Lightweight session metadata
@@ -949,6 +1712,74 @@ pub struct SessionState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionState {
+    const NAME: &'static str = "SessionState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut summary = None;
+        let mut lifecycle = None;
+        let mut creation_error = None;
+        let mut server_tools = None;
+        let mut active_client = None;
+        let mut turns = None;
+        let mut active_turn = None;
+        let mut steering_message = None;
+        let mut queued_messages = None;
+        let mut input_requests = None;
+        let mut config = None;
+        let mut customizations = None;
+        let mut changesets = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "summary" => wire::field(&mut __map, &mut summary, "summary")?,
+                "lifecycle" => wire::field(&mut __map, &mut lifecycle, "lifecycle")?,
+                "creationError" => wire::field(&mut __map, &mut creation_error, "creationError")?,
+                "serverTools" => wire::field(&mut __map, &mut server_tools, "serverTools")?,
+                "activeClient" => wire::field(&mut __map, &mut active_client, "activeClient")?,
+                "turns" => wire::field(&mut __map, &mut turns, "turns")?,
+                "activeTurn" => wire::field(&mut __map, &mut active_turn, "activeTurn")?,
+                "steeringMessage" => {
+                    wire::field(&mut __map, &mut steering_message, "steeringMessage")?
+                }
+                "queuedMessages" => {
+                    wire::field(&mut __map, &mut queued_messages, "queuedMessages")?
+                }
+                "inputRequests" => wire::field(&mut __map, &mut input_requests, "inputRequests")?,
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
+                "changesets" => wire::field(&mut __map, &mut changesets, "changesets")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            summary: wire::required(summary, "summary")?,
+            lifecycle: wire::required(lifecycle, "lifecycle")?,
+            creation_error: creation_error.unwrap_or_default(),
+            server_tools: server_tools.unwrap_or_default(),
+            active_client: active_client.unwrap_or_default(),
+            turns: wire::required(turns, "turns")?,
+            active_turn: active_turn.unwrap_or_default(),
+            steering_message: steering_message.unwrap_or_default(),
+            queued_messages: queued_messages.unwrap_or_default(),
+            input_requests: input_requests.unwrap_or_default(),
+            config: config.unwrap_or_default(),
+            customizations: customizations.unwrap_or_default(),
+            changesets: changesets.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The top-level properties of [`SessionState`], for reporting which ones an action changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -1052,7 +1883,7 @@ impl SessionState {
 ///
 /// Only one client may be active per session at a time. The server SHOULD
 /// automatically unset the active client if that client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClient {
     /// Client identifier (matches `clientId` from `initialize`)
@@ -1093,8 +1924,49 @@ pub struct SessionActiveClient {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionActiveClient {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionActiveClient {
+    const NAME: &'static str = "SessionActiveClient";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut client_id = None;
+        let mut display_name = None;
+        let mut tools = None;
+        let mut customizations = None;
+        let mut system_message_transform = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
+                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
+                "systemMessageTransform" => wire::field(
+                    &mut __map,
+                    &mut system_message_transform,
+                    "systemMessageTransform",
+                )?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            client_id: wire::required(client_id, "clientId")?,
+            display_name: display_name.unwrap_or_default(),
+            tools: wire::required(tools, "tools")?,
+            customizations: customizations.unwrap_or_default(),
+            system_message_transform: system_message_transform.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Server-owned project metadata for a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ProjectInfo {
     /// Project URI
@@ -1109,7 +1981,35 @@ pub struct ProjectInfo {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for ProjectInfo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ProjectInfo {
+    const NAME: &'static str = "ProjectInfo";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut display_name = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            display_name: wire::required(display_name, "displayName")?,
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummary {
     /// Session URI
@@ -1164,11 +2064,71 @@ pub struct SessionSummary {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionSummary {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionSummary {
+    const NAME: &'static str = "SessionSummary";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resource = None;
+        let mut provider = None;
+        let mut title = None;
+        let mut status = None;
+        let mut activity = None;
+        let mut created_at = None;
+        let mut modified_at = None;
+        let mut project = None;
+        let mut model = None;
+        let mut agent = None;
+        let mut working_directory = None;
+        let mut changes = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "status" => wire::field(&mut __map, &mut status, "status")?,
+                "activity" => wire::field(&mut __map, &mut activity, "activity")?,
+                "createdAt" => wire::field(&mut __map, &mut created_at, "createdAt")?,
+                "modifiedAt" => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
+                "project" => wire::field(&mut __map, &mut project, "project")?,
+                "model" => wire::field(&mut __map, &mut model, "model")?,
+                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
+                "workingDirectory" => {
+                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
+                }
+                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resource: wire::required(resource, "resource")?,
+            provider: wire::required(provider, "provider")?,
+            title: wire::required(title, "title")?,
+            status: wire::required(status, "status")?,
+            activity: activity.unwrap_or_default(),
+            created_at: wire::required(created_at, "createdAt")?,
+            modified_at: wire::required(modified_at, "modifiedAt")?,
+            project: project.unwrap_or_default(),
+            model: model.unwrap_or_default(),
+            agent: agent.unwrap_or_default(),
+            working_directory: working_directory.unwrap_or_default(),
+            changes: changes.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Aggregate counts describing the file changes associated with a session.
 ///
 /// All fields are optional so servers can populate only the metrics they
 /// cheaply have available.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesSummary {
     /// Total number of inserted lines across all changed files.
@@ -1201,6 +2161,37 @@ pub struct ChangesSummary {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesSummary {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesSummary {
+    const NAME: &'static str = "ChangesSummary";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut additions = None;
+        let mut deletions = None;
+        let mut files = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "additions" => wire::field(&mut __map, &mut additions, "additions")?,
+                "deletions" => wire::field(&mut __map, &mut deletions, "deletions")?,
+                "files" => wire::field(&mut __map, &mut files, "files")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            additions: additions.unwrap_or_default(),
+            deletions: deletions.unwrap_or_default(),
+            files: files.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A selected custom agent for a session.
 ///
 /// The `uri` identifies a specific custom agent (matching an
@@ -1209,7 +2200,7 @@ pub struct ChangesSummary {
 /// display name by looking up `uri` in the session's customization tree.
 ///
 /// A session with no `agent` selected uses the provider's default behavior.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentSelection {
     /// Stable agent URI (matches an {@link AgentCustomization.uri}).
@@ -1219,6 +2210,31 @@ pub struct AgentSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for AgentSelection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AgentSelection {
+    const NAME: &'static str = "AgentSelection";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            extra,
+        })
+    }
 }
 
 /// Wire values of `SessionConfigPropertySchemaType`.
@@ -1282,7 +2298,7 @@ impl<'de> Deserialize<'de> for SessionConfigPropertySchemaType {
 ///
 /// Extends the generic {@link ConfigPropertySchema} with session-specific
 /// display extensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigPropertySchema {
     /// JSON Schema: property type
@@ -1362,8 +2378,73 @@ pub struct SessionConfigPropertySchema {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionConfigPropertySchema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionConfigPropertySchema {
+    const NAME: &'static str = "SessionConfigPropertySchema";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut r#type = None;
+        let mut title = None;
+        let mut description = None;
+        let mut default = None;
+        let mut r#enum = None;
+        let mut enum_labels = None;
+        let mut enum_descriptions = None;
+        let mut read_only = None;
+        let mut items = None;
+        let mut properties = None;
+        let mut required = None;
+        let mut enum_dynamic = None;
+        let mut session_mutable = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "default" => wire::field(&mut __map, &mut default, "default")?,
+                "enum" => wire::field(&mut __map, &mut r#enum, "enum")?,
+                "enumLabels" => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
+                "enumDescriptions" => {
+                    wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?
+                }
+                "readOnly" => wire::field(&mut __map, &mut read_only, "readOnly")?,
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                "enumDynamic" => wire::field(&mut __map, &mut enum_dynamic, "enumDynamic")?,
+                "sessionMutable" => {
+                    wire::field(&mut __map, &mut session_mutable, "sessionMutable")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            r#type: wire::required(r#type, "type")?,
+            title: wire::required(title, "title")?,
+            description: description.unwrap_or_default(),
+            default: default.unwrap_or_default(),
+            r#enum: r#enum.unwrap_or_default(),
+            enum_labels: enum_labels.unwrap_or_default(),
+            enum_descriptions: enum_descriptions.unwrap_or_default(),
+            read_only: read_only.unwrap_or_default(),
+            items: items.unwrap_or_default(),
+            properties: properties.unwrap_or_default(),
+            required: required.unwrap_or_default(),
+            enum_dynamic: enum_dynamic.unwrap_or_default(),
+            session_mutable: session_mutable.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A JSON Schema object describing available session configuration metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigSchema {
     /// JSON Schema: always `'object'`
@@ -1386,11 +2467,42 @@ pub struct SessionConfigSchema {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionConfigSchema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionConfigSchema {
+    const NAME: &'static str = "SessionConfigSchema";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut r#type = None;
+        let mut properties = None;
+        let mut required = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            r#type: wire::required(r#type, "type")?,
+            properties: wire::required(properties, "properties")?,
+            required: required.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Live session configuration metadata.
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigState {
     /// JSON Schema describing available configuration properties
@@ -1406,8 +2518,36 @@ pub struct SessionConfigState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionConfigState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionConfigState {
+    const NAME: &'static str = "SessionConfigState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut schema = None;
+        let mut values = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "schema" => wire::field(&mut __map, &mut schema, "schema")?,
+                "values" => wire::field(&mut __map, &mut values, "values")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            schema: wire::required(schema, "schema")?,
+            values: wire::required(values, "values")?,
+            extra,
+        })
+    }
+}
+
 /// A choice in a select-style question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputOption {
     /// Stable option identifier; for MCP enum values this is the enum string
@@ -1436,7 +2576,41 @@ pub struct SessionInputOption {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for SessionInputOption {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputOption {
+    const NAME: &'static str = "SessionInputOption";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut label = None;
+        let mut description = None;
+        let mut recommended = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "recommended" => wire::field(&mut __map, &mut recommended, "recommended")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            label: wire::required(label, "label")?,
+            description: description.unwrap_or_default(),
+            recommended: recommended.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputQuestionBase {
     /// Stable question identifier used as the key in `answers`
@@ -1457,8 +2631,42 @@ pub struct SessionInputQuestionBase {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputQuestionBase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputQuestionBase {
+    const NAME: &'static str = "SessionInputQuestionBase";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut title = None;
+        let mut message = None;
+        let mut required = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            title: title.unwrap_or_default(),
+            message: wire::required(message, "message")?,
+            required: required.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Text question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputTextQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -1505,8 +2713,54 @@ pub struct SessionInputTextQuestion {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputTextQuestion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputTextQuestion {
+    const NAME: &'static str = "SessionInputTextQuestion";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut title = None;
+        let mut message = None;
+        let mut required = None;
+        let mut format = None;
+        let mut min = None;
+        let mut max = None;
+        let mut default_value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                "format" => wire::field(&mut __map, &mut format, "format")?,
+                "min" => wire::field(&mut __map, &mut min, "min")?,
+                "max" => wire::field(&mut __map, &mut max, "max")?,
+                "defaultValue" => wire::field(&mut __map, &mut default_value, "defaultValue")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            title: title.unwrap_or_default(),
+            message: wire::required(message, "message")?,
+            required: required.unwrap_or_default(),
+            format: format.unwrap_or_default(),
+            min: min.unwrap_or_default(),
+            max: max.unwrap_or_default(),
+            default_value: default_value.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Numeric question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputNumberQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -1551,8 +2805,51 @@ pub struct SessionInputNumberQuestion {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputNumberQuestion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputNumberQuestion {
+    const NAME: &'static str = "SessionInputNumberQuestion";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut title = None;
+        let mut message = None;
+        let mut required = None;
+        let mut min = None;
+        let mut max = None;
+        let mut default_value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                "min" => wire::field(&mut __map, &mut min, "min")?,
+                "max" => wire::field(&mut __map, &mut max, "max")?,
+                "defaultValue" => wire::field(&mut __map, &mut default_value, "defaultValue")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            title: title.unwrap_or_default(),
+            message: wire::required(message, "message")?,
+            required: required.unwrap_or_default(),
+            min: min.unwrap_or_default(),
+            max: max.unwrap_or_default(),
+            default_value: default_value.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Boolean question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputBooleanQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -1580,8 +2877,45 @@ pub struct SessionInputBooleanQuestion {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputBooleanQuestion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputBooleanQuestion {
+    const NAME: &'static str = "SessionInputBooleanQuestion";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut title = None;
+        let mut message = None;
+        let mut required = None;
+        let mut default_value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                "defaultValue" => wire::field(&mut __map, &mut default_value, "defaultValue")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            title: title.unwrap_or_default(),
+            message: wire::required(message, "message")?,
+            required: required.unwrap_or_default(),
+            default_value: default_value.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Single-select question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSingleSelectQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -1612,8 +2946,50 @@ pub struct SessionInputSingleSelectQuestion {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputSingleSelectQuestion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputSingleSelectQuestion {
+    const NAME: &'static str = "SessionInputSingleSelectQuestion";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut title = None;
+        let mut message = None;
+        let mut required = None;
+        let mut options = None;
+        let mut allow_freeform_input = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                "options" => wire::field(&mut __map, &mut options, "options")?,
+                "allowFreeformInput" => {
+                    wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            title: title.unwrap_or_default(),
+            message: wire::required(message, "message")?,
+            required: required.unwrap_or_default(),
+            options: wire::required(options, "options")?,
+            allow_freeform_input: allow_freeform_input.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Multi-select question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputMultiSelectQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -1660,12 +3036,60 @@ pub struct SessionInputMultiSelectQuestion {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputMultiSelectQuestion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputMultiSelectQuestion {
+    const NAME: &'static str = "SessionInputMultiSelectQuestion";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut title = None;
+        let mut message = None;
+        let mut required = None;
+        let mut options = None;
+        let mut allow_freeform_input = None;
+        let mut min = None;
+        let mut max = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "required" => wire::field(&mut __map, &mut required, "required")?,
+                "options" => wire::field(&mut __map, &mut options, "options")?,
+                "allowFreeformInput" => {
+                    wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?
+                }
+                "min" => wire::field(&mut __map, &mut min, "min")?,
+                "max" => wire::field(&mut __map, &mut max, "max")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            title: title.unwrap_or_default(),
+            message: wire::required(message, "message")?,
+            required: required.unwrap_or_default(),
+            options: wire::required(options, "options")?,
+            allow_freeform_input: allow_freeform_input.unwrap_or_default(),
+            min: min.unwrap_or_default(),
+            max: max.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A live request for user input.
 ///
 /// The server creates or replaces requests with `session/inputRequested`.
 /// Clients sync drafts with `session/inputAnswerChanged` and complete requests
 /// with `session/inputCompleted`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputRequest {
     /// Stable request identifier
@@ -1693,8 +3117,45 @@ pub struct SessionInputRequest {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputRequest {
+    const NAME: &'static str = "SessionInputRequest";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut message = None;
+        let mut url = None;
+        let mut questions = None;
+        let mut answers = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "url" => wire::field(&mut __map, &mut url, "url")?,
+                "questions" => wire::field(&mut __map, &mut questions, "questions")?,
+                "answers" => wire::field(&mut __map, &mut answers, "answers")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            message: message.unwrap_or_default(),
+            url: url.unwrap_or_default(),
+            questions: questions.unwrap_or_default(),
+            answers: answers.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Value captured for one answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputTextAnswerValue {
     #[serde(rename = "value")]
@@ -1705,7 +3166,32 @@ pub struct SessionInputTextAnswerValue {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for SessionInputTextAnswerValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputTextAnswerValue {
+    const NAME: &'static str = "SessionInputTextAnswerValue";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputNumberAnswerValue {
     #[serde(rename = "value", serialize_with = "wire::ser_f64")]
@@ -1716,7 +3202,32 @@ pub struct SessionInputNumberAnswerValue {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for SessionInputNumberAnswerValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputNumberAnswerValue {
+    const NAME: &'static str = "SessionInputNumberAnswerValue";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputBooleanAnswerValue {
     #[serde(rename = "value")]
@@ -1727,7 +3238,32 @@ pub struct SessionInputBooleanAnswerValue {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for SessionInputBooleanAnswerValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputBooleanAnswerValue {
+    const NAME: &'static str = "SessionInputBooleanAnswerValue";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSelectedAnswerValue {
     #[serde(rename = "value")]
@@ -1745,7 +3281,37 @@ pub struct SessionInputSelectedAnswerValue {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for SessionInputSelectedAnswerValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputSelectedAnswerValue {
+    const NAME: &'static str = "SessionInputSelectedAnswerValue";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut freeform_values = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                "freeformValues" => {
+                    wire::field(&mut __map, &mut freeform_values, "freeformValues")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            freeform_values: freeform_values.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSelectedManyAnswerValue {
     #[serde(rename = "value")]
@@ -1763,7 +3329,37 @@ pub struct SessionInputSelectedManyAnswerValue {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+impl<'de> Deserialize<'de> for SessionInputSelectedManyAnswerValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
+    const NAME: &'static str = "SessionInputSelectedManyAnswerValue";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut freeform_values = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                "freeformValues" => {
+                    wire::field(&mut __map, &mut freeform_values, "freeformValues")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            freeform_values: freeform_values.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputAnswered {
     /// Answer value
@@ -1775,7 +3371,32 @@ pub struct SessionInputAnswered {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for SessionInputAnswered {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputAnswered {
+    const NAME: &'static str = "SessionInputAnswered";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSkipped {
     /// Free-form reason or value captured while skipping, if any
@@ -1791,8 +3412,35 @@ pub struct SessionInputSkipped {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputSkipped {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputSkipped {
+    const NAME: &'static str = "SessionInputSkipped";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut freeform_values = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "freeformValues" => {
+                    wire::field(&mut __map, &mut freeform_values, "freeformValues")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            freeform_values: freeform_values.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A completed request/response cycle.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Turn {
     /// Turn identifier
@@ -1822,8 +3470,48 @@ pub struct Turn {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for Turn {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for Turn {
+    const NAME: &'static str = "Turn";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut message = None;
+        let mut response_parts = None;
+        let mut usage = None;
+        let mut state = None;
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "responseParts" => wire::field(&mut __map, &mut response_parts, "responseParts")?,
+                "usage" => wire::field(&mut __map, &mut usage, "usage")?,
+                "state" => wire::field(&mut __map, &mut state, "state")?,
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            message: wire::required(message, "message")?,
+            response_parts: wire::required(response_parts, "responseParts")?,
+            usage: usage.unwrap_or_default(),
+            state: wire::required(state, "state")?,
+            error: error.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// An in-progress turn — the assistant is actively streaming.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActiveTurn {
     /// Turn identifier
@@ -1846,8 +3534,42 @@ pub struct ActiveTurn {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ActiveTurn {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ActiveTurn {
+    const NAME: &'static str = "ActiveTurn";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut message = None;
+        let mut response_parts = None;
+        let mut usage = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "responseParts" => wire::field(&mut __map, &mut response_parts, "responseParts")?,
+                "usage" => wire::field(&mut __map, &mut usage, "usage")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            message: wire::required(message, "message")?,
+            response_parts: wire::required(response_parts, "responseParts")?,
+            usage: usage.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The origin of the message
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageOrigin {
     #[serde(rename = "kind")]
@@ -1858,6 +3580,31 @@ pub struct MessageOrigin {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for MessageOrigin {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for MessageOrigin {
+    const NAME: &'static str = "MessageOrigin";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut kind = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            kind: wire::required(kind, "kind")?,
+            extra,
+        })
+    }
+}
+
 /// A message that initiates or steers a turn. Messages can originate from the
 /// user or be system-generated (see {@link MessageKind}).
 ///
@@ -1865,7 +3612,7 @@ pub struct MessageOrigin {
 /// {@link MessageAttachmentBase.range} field. Attachments without a range are
 /// still associated with the message but do not correspond to a specific span
 /// in the text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Message {
     /// Message text
@@ -1895,8 +3642,42 @@ pub struct Message {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for Message {
+    const NAME: &'static str = "Message";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut text = None;
+        let mut origin = None;
+        let mut attachments = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "text" => wire::field(&mut __map, &mut text, "text")?,
+                "origin" => wire::field(&mut __map, &mut origin, "origin")?,
+                "attachments" => wire::field(&mut __map, &mut attachments, "attachments")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            text: wire::required(text, "text")?,
+            origin: wire::required(origin, "origin")?,
+            attachments: attachments.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Common fields shared by all {@link MessageAttachment} variants.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageAttachmentBase {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -1938,9 +3719,43 @@ pub struct MessageAttachmentBase {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for MessageAttachmentBase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for MessageAttachmentBase {
+    const NAME: &'static str = "MessageAttachmentBase";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut label = None;
+        let mut range = None;
+        let mut display_kind = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            label: wire::required(label, "label")?,
+            range: range.unwrap_or_default(),
+            display_kind: display_kind.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A simple, opaque attachment whose model representation is described by
 /// the producer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SimpleMessageAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -1994,11 +3809,50 @@ pub struct SimpleMessageAttachment {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SimpleMessageAttachment {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SimpleMessageAttachment {
+    const NAME: &'static str = "SimpleMessageAttachment";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut label = None;
+        let mut range = None;
+        let mut display_kind = None;
+        let mut meta = None;
+        let mut model_representation = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "modelRepresentation" => {
+                    wire::field(&mut __map, &mut model_representation, "modelRepresentation")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            label: wire::required(label, "label")?,
+            range: range.unwrap_or_default(),
+            display_kind: display_kind.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            model_representation: model_representation.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// An attachment whose data is embedded inline as a base64 string.
 ///
 /// Use this for small binary payloads (e.g. a pasted image) that should be
 /// delivered with the user message itself rather than fetched separately.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageEmbeddedResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -2051,9 +3905,52 @@ pub struct MessageEmbeddedResourceAttachment {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for MessageEmbeddedResourceAttachment {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for MessageEmbeddedResourceAttachment {
+    const NAME: &'static str = "MessageEmbeddedResourceAttachment";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut label = None;
+        let mut range = None;
+        let mut display_kind = None;
+        let mut meta = None;
+        let mut data = None;
+        let mut content_type = None;
+        let mut selection = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "data" => wire::field(&mut __map, &mut data, "data")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                "selection" => wire::field(&mut __map, &mut selection, "selection")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            label: wire::required(label, "label")?,
+            range: range.unwrap_or_default(),
+            display_kind: display_kind.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            data: wire::required(data, "data")?,
+            content_type: wire::required(content_type, "contentType")?,
+            selection: selection.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// An attachment that references a resource by URI. The content is not
 /// delivered inline; consumers can fetch it via `resourceRead` when needed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -2118,7 +4015,53 @@ pub struct MessageResourceAttachment {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for MessageResourceAttachment {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for MessageResourceAttachment {
+    const NAME: &'static str = "MessageResourceAttachment";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut label = None;
+        let mut range = None;
+        let mut display_kind = None;
+        let mut meta = None;
+        let mut uri = None;
+        let mut size_hint = None;
+        let mut content_type = None;
+        let mut selection = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                "selection" => wire::field(&mut __map, &mut selection, "selection")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            label: wire::required(label, "label")?,
+            range: range.unwrap_or_default(),
+            display_kind: display_kind.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            uri: wire::required(uri, "uri")?,
+            size_hint: size_hint.unwrap_or_default(),
+            content_type: content_type.unwrap_or_default(),
+            selection: selection.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MarkdownResponsePart {
     /// Part identifier, used by `session/delta` to target this part for content appends
@@ -2133,8 +4076,36 @@ pub struct MarkdownResponsePart {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for MarkdownResponsePart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for MarkdownResponsePart {
+    const NAME: &'static str = "MarkdownResponsePart";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// A content part that's a reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReponsePart {
     /// Content URI
@@ -2161,12 +4132,43 @@ pub struct ResourceReponsePart {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceReponsePart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceReponsePart {
+    const NAME: &'static str = "ResourceReponsePart";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut size_hint = None;
+        let mut content_type = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            size_hint: size_hint.unwrap_or_default(),
+            content_type: content_type.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A tool call represented as a response part.
 ///
 /// Tool calls are part of the response stream, interleaved with text and
 /// reasoning. The `toolCall.toolCallId` serves as the part identifier for
 /// actions that target this part.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResponsePart {
     /// Full tool call lifecycle state
@@ -2178,8 +4180,33 @@ pub struct ToolCallResponsePart {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallResponsePart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallResponsePart {
+    const NAME: &'static str = "ToolCallResponsePart";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCall" => wire::field(&mut __map, &mut tool_call, "toolCall")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call: wire::required(tool_call, "toolCall")?,
+            extra,
+        })
+    }
+}
+
 /// Reasoning/thinking content from the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReasoningResponsePart {
     /// Part identifier, used by `session/reasoning` to target this part for content appends
@@ -2194,13 +4221,41 @@ pub struct ReasoningResponsePart {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ReasoningResponsePart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ReasoningResponsePart {
+    const NAME: &'static str = "ReasoningResponsePart";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// A system notification surfaced as part of the response stream.
 ///
 /// System notifications are messages authored by the agent harness
 /// that need to be visible to both the agent (for situational awareness) and
 /// the user (for transcript continuity). Examples include "background subagent
 /// X completed" or "task Y was cancelled".
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemNotificationResponsePart {
     /// The text of the system notification
@@ -2212,10 +4267,35 @@ pub struct SystemNotificationResponsePart {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SystemNotificationResponsePart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SystemNotificationResponsePart {
+    const NAME: &'static str = "SystemNotificationResponsePart";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// A confirmation option that the server offers for a tool call awaiting
 /// approval. Allows richer choices beyond simple approve/deny — for example,
 /// "Approve in this Session" or "Deny with reason."
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfirmationOption {
     /// Unique identifier for the option, returned in the confirmed action
@@ -2245,7 +4325,41 @@ pub struct ConfirmationOption {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for ConfirmationOption {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ConfirmationOption {
+    const NAME: &'static str = "ConfirmationOption";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut label = None;
+        let mut kind = None;
+        let mut group = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
+                "group" => wire::field(&mut __map, &mut group, "group")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            label: wire::required(label, "label")?,
+            kind: wire::required(kind, "kind")?,
+            group: group.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallClientContributor {
     /// If this tool is provided by a client, the `clientId` of the owning client.
@@ -2261,7 +4375,32 @@ pub struct ToolCallClientContributor {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for ToolCallClientContributor {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallClientContributor {
+    const NAME: &'static str = "ToolCallClientContributor";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut client_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            client_id: wire::required(client_id, "clientId")?,
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallMcpContributor {
     /// Customization ID of the corresponding MCP server in {@link SessionState.customizations}.
@@ -2273,8 +4412,35 @@ pub struct ToolCallMcpContributor {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallMcpContributor {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallMcpContributor {
+    const NAME: &'static str = "ToolCallMcpContributor";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut customization_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "customizationId" => {
+                    wire::field(&mut __map, &mut customization_id, "customizationId")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            customization_id: wire::required(customization_id, "customizationId")?,
+            extra,
+        })
+    }
+}
+
 /// Metadata common to all tool call states.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallBase {
     /// Unique tool call identifier
@@ -2307,8 +4473,45 @@ pub struct ToolCallBase {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallBase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallBase {
+    const NAME: &'static str = "ToolCallBase";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call_id = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Properties available once tool call parameters are fully received.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallParameterFields {
     /// Message describing what the tool will do
@@ -2323,8 +4526,38 @@ pub struct ToolCallParameterFields {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallParameterFields {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallParameterFields {
+    const NAME: &'static str = "ToolCallParameterFields";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut invocation_message = None;
+        let mut tool_input = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            tool_input: tool_input.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Error details if the tool failed
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResultError {
     #[serde(rename = "message")]
@@ -2337,8 +4570,36 @@ pub struct ToolCallResultError {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallResultError {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallResultError {
+    const NAME: &'static str = "ToolCallResultError";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut message = None;
+        let mut code = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "code" => wire::field(&mut __map, &mut code, "code")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            message: wire::required(message, "message")?,
+            code: code.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Tool execution result details, available after execution completes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResult {
     /// Whether the tool succeeded
@@ -2371,8 +4632,49 @@ pub struct ToolCallResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallResult {
+    const NAME: &'static str = "ToolCallResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut success = None;
+        let mut past_tense_message = None;
+        let mut content = None;
+        let mut structured_content = None;
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "success" => wire::field(&mut __map, &mut success, "success")?,
+                "pastTenseMessage" => {
+                    wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?
+                }
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                "structuredContent" => {
+                    wire::field(&mut __map, &mut structured_content, "structuredContent")?
+                }
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            success: wire::required(success, "success")?,
+            past_tense_message: wire::required(past_tense_message, "pastTenseMessage")?,
+            content: content.unwrap_or_default(),
+            structured_content: structured_content.unwrap_or_default(),
+            error: error.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// LM is streaming the tool call parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallStreamingState {
     /// Unique tool call identifier
@@ -2419,8 +4721,53 @@ pub struct ToolCallStreamingState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallStreamingState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallStreamingState {
+    const NAME: &'static str = "ToolCallStreamingState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call_id = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut meta = None;
+        let mut partial_input = None;
+        let mut invocation_message = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "partialInput" => wire::field(&mut __map, &mut partial_input, "partialInput")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            partial_input: partial_input.unwrap_or_default(),
+            invocation_message: invocation_message.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// File edits that this tool call will perform, for preview before confirmation
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingConfirmationStateEdits {
     #[serde(rename = "items")]
@@ -2431,9 +4778,34 @@ pub struct ToolCallPendingConfirmationStateEdits {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallPendingConfirmationStateEdits {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
+    const NAME: &'static str = "ToolCallPendingConfirmationStateEdits";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut items = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            items: wire::required(items, "items")?,
+            extra,
+        })
+    }
+}
+
 /// Parameters are complete, or a running tool requires re-confirmation
 /// (e.g. a mid-execution permission check).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingConfirmationState {
     /// Unique tool call identifier
@@ -2491,8 +4863,67 @@ pub struct ToolCallPendingConfirmationState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallPendingConfirmationState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallPendingConfirmationState {
+    const NAME: &'static str = "ToolCallPendingConfirmationState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call_id = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut meta = None;
+        let mut invocation_message = None;
+        let mut tool_input = None;
+        let mut confirmation_title = None;
+        let mut edits = None;
+        let mut editable = None;
+        let mut options = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                "confirmationTitle" => {
+                    wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?
+                }
+                "edits" => wire::field(&mut __map, &mut edits, "edits")?,
+                "editable" => wire::field(&mut __map, &mut editable, "editable")?,
+                "options" => wire::field(&mut __map, &mut options, "options")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            tool_input: tool_input.unwrap_or_default(),
+            confirmation_title: confirmation_title.unwrap_or_default(),
+            edits: edits.unwrap_or_default(),
+            editable: editable.unwrap_or_default(),
+            options: options.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Tool is actively executing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallRunningState {
     /// Unique tool call identifier
@@ -2547,8 +4978,64 @@ pub struct ToolCallRunningState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallRunningState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallRunningState {
+    const NAME: &'static str = "ToolCallRunningState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call_id = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut meta = None;
+        let mut invocation_message = None;
+        let mut tool_input = None;
+        let mut confirmed = None;
+        let mut selected_option = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                "selectedOption" => {
+                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
+                }
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            tool_input: tool_input.unwrap_or_default(),
+            confirmed: wire::required(confirmed, "confirmed")?,
+            selected_option: selected_option.unwrap_or_default(),
+            content: content.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Tool finished executing, waiting for client to approve the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingResultConfirmationState {
     /// Unique tool call identifier
@@ -2621,8 +5108,80 @@ pub struct ToolCallPendingResultConfirmationState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallPendingResultConfirmationState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallPendingResultConfirmationState {
+    const NAME: &'static str = "ToolCallPendingResultConfirmationState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call_id = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut meta = None;
+        let mut invocation_message = None;
+        let mut tool_input = None;
+        let mut success = None;
+        let mut past_tense_message = None;
+        let mut content = None;
+        let mut structured_content = None;
+        let mut error = None;
+        let mut confirmed = None;
+        let mut selected_option = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                "success" => wire::field(&mut __map, &mut success, "success")?,
+                "pastTenseMessage" => {
+                    wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?
+                }
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                "structuredContent" => {
+                    wire::field(&mut __map, &mut structured_content, "structuredContent")?
+                }
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                "selectedOption" => {
+                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            tool_input: tool_input.unwrap_or_default(),
+            success: wire::required(success, "success")?,
+            past_tense_message: wire::required(past_tense_message, "pastTenseMessage")?,
+            content: content.unwrap_or_default(),
+            structured_content: structured_content.unwrap_or_default(),
+            error: error.unwrap_or_default(),
+            confirmed: wire::required(confirmed, "confirmed")?,
+            selected_option: selected_option.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Tool completed successfully or with an error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallCompletedState {
     /// Unique tool call identifier
@@ -2695,8 +5254,80 @@ pub struct ToolCallCompletedState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallCompletedState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallCompletedState {
+    const NAME: &'static str = "ToolCallCompletedState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call_id = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut meta = None;
+        let mut invocation_message = None;
+        let mut tool_input = None;
+        let mut success = None;
+        let mut past_tense_message = None;
+        let mut content = None;
+        let mut structured_content = None;
+        let mut error = None;
+        let mut confirmed = None;
+        let mut selected_option = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                "success" => wire::field(&mut __map, &mut success, "success")?,
+                "pastTenseMessage" => {
+                    wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?
+                }
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                "structuredContent" => {
+                    wire::field(&mut __map, &mut structured_content, "structuredContent")?
+                }
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                "selectedOption" => {
+                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            tool_input: tool_input.unwrap_or_default(),
+            success: wire::required(success, "success")?,
+            past_tense_message: wire::required(past_tense_message, "pastTenseMessage")?,
+            content: content.unwrap_or_default(),
+            structured_content: structured_content.unwrap_or_default(),
+            error: error.unwrap_or_default(),
+            confirmed: wire::required(confirmed, "confirmed")?,
+            selected_option: selected_option.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Tool call was cancelled before execution.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallCancelledState {
     /// Unique tool call identifier
@@ -2759,8 +5390,69 @@ pub struct ToolCallCancelledState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallCancelledState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallCancelledState {
+    const NAME: &'static str = "ToolCallCancelledState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tool_call_id = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut meta = None;
+        let mut invocation_message = None;
+        let mut tool_input = None;
+        let mut reason = None;
+        let mut reason_message = None;
+        let mut user_suggestion = None;
+        let mut selected_option = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                "reason" => wire::field(&mut __map, &mut reason, "reason")?,
+                "reasonMessage" => wire::field(&mut __map, &mut reason_message, "reasonMessage")?,
+                "userSuggestion" => {
+                    wire::field(&mut __map, &mut user_suggestion, "userSuggestion")?
+                }
+                "selectedOption" => {
+                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            tool_input: tool_input.unwrap_or_default(),
+            reason: wire::required(reason, "reason")?,
+            reason_message: reason_message.unwrap_or_default(),
+            user_suggestion: user_suggestion.unwrap_or_default(),
+            selected_option: selected_option.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Describes a tool available in a session, provided by either the server or the active client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolDefinition {
     /// Unique tool identifier
@@ -2816,11 +5508,54 @@ pub struct ToolDefinition {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolDefinition {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolDefinition {
+    const NAME: &'static str = "ToolDefinition";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut name = None;
+        let mut title = None;
+        let mut description = None;
+        let mut input_schema = None;
+        let mut output_schema = None;
+        let mut annotations = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "inputSchema" => wire::field(&mut __map, &mut input_schema, "inputSchema")?,
+                "outputSchema" => wire::field(&mut __map, &mut output_schema, "outputSchema")?,
+                "annotations" => wire::field(&mut __map, &mut annotations, "annotations")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            name: wire::required(name, "name")?,
+            title: title.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            input_schema: input_schema.unwrap_or_default(),
+            output_schema: output_schema.unwrap_or_default(),
+            annotations: annotations.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Behavioral hints about a tool. All properties are advisory and not
 /// guaranteed to faithfully describe tool behavior.
 ///
 /// Mirrors MCP `ToolAnnotations` from the Model Context Protocol specification.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolAnnotations {
     /// Alternate human-readable title
@@ -2860,10 +5595,51 @@ pub struct ToolAnnotations {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolAnnotations {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolAnnotations {
+    const NAME: &'static str = "ToolAnnotations";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut title = None;
+        let mut read_only_hint = None;
+        let mut destructive_hint = None;
+        let mut idempotent_hint = None;
+        let mut open_world_hint = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "readOnlyHint" => wire::field(&mut __map, &mut read_only_hint, "readOnlyHint")?,
+                "destructiveHint" => {
+                    wire::field(&mut __map, &mut destructive_hint, "destructiveHint")?
+                }
+                "idempotentHint" => {
+                    wire::field(&mut __map, &mut idempotent_hint, "idempotentHint")?
+                }
+                "openWorldHint" => wire::field(&mut __map, &mut open_world_hint, "openWorldHint")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            title: title.unwrap_or_default(),
+            read_only_hint: read_only_hint.unwrap_or_default(),
+            destructive_hint: destructive_hint.unwrap_or_default(),
+            idempotent_hint: idempotent_hint.unwrap_or_default(),
+            open_world_hint: open_world_hint.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Text content in a tool result.
 ///
 /// Mirrors MCP `TextContent`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultTextContent {
     /// The text content
@@ -2875,10 +5651,35 @@ pub struct ToolResultTextContent {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultTextContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultTextContent {
+    const NAME: &'static str = "ToolResultTextContent";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut text = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "text" => wire::field(&mut __map, &mut text, "text")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            text: wire::required(text, "text")?,
+            extra,
+        })
+    }
+}
+
 /// Base64-encoded binary content embedded in a tool result.
 ///
 /// Mirrors MCP `EmbeddedResource` for inline binary data.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultEmbeddedResourceContent {
     /// Base64-encoded data
@@ -2893,10 +5694,38 @@ pub struct ToolResultEmbeddedResourceContent {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultEmbeddedResourceContent {
+    const NAME: &'static str = "ToolResultEmbeddedResourceContent";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut data = None;
+        let mut content_type = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "data" => wire::field(&mut __map, &mut data, "data")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            data: wire::required(data, "data")?,
+            content_type: wire::required(content_type, "contentType")?,
+            extra,
+        })
+    }
+}
+
 /// A reference to a resource stored outside the tool result.
 ///
 /// Wraps {@link ContentRef} for lazy-loading large results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultResourceContent {
     /// Content URI
@@ -2923,8 +5752,39 @@ pub struct ToolResultResourceContent {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultResourceContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultResourceContent {
+    const NAME: &'static str = "ToolResultResourceContent";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut size_hint = None;
+        let mut content_type = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            size_hint: size_hint.unwrap_or_default(),
+            content_type: content_type.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The file state before the edit. Absent for file creations or for in-place file edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContentBefore {
     #[serde(rename = "uri")]
@@ -2937,8 +5797,36 @@ pub struct ToolResultFileEditContentBefore {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultFileEditContentBefore {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultFileEditContentBefore {
+    const NAME: &'static str = "ToolResultFileEditContentBefore";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// The file state after the edit. Absent for file deletions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContentAfter {
     #[serde(rename = "uri")]
@@ -2951,8 +5839,36 @@ pub struct ToolResultFileEditContentAfter {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultFileEditContentAfter {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultFileEditContentAfter {
+    const NAME: &'static str = "ToolResultFileEditContentAfter";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// Describes a file modification performed by a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContent {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -2970,11 +5886,42 @@ pub struct ToolResultFileEditContent {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultFileEditContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultFileEditContent {
+    const NAME: &'static str = "ToolResultFileEditContent";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut before = None;
+        let mut after = None;
+        let mut diff = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "before" => wire::field(&mut __map, &mut before, "before")?,
+                "after" => wire::field(&mut __map, &mut after, "after")?,
+                "diff" => wire::field(&mut __map, &mut diff, "diff")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            before: before.unwrap_or_default(),
+            after: after.unwrap_or_default(),
+            diff: diff.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A reference to a terminal whose output is relevant to this tool result.
 ///
 /// Clients can subscribe to the terminal's URI to stream its output in real
 /// time, providing live feedback while a tool is executing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultTerminalContent {
     /// Terminal URI (subscribable for full terminal state)
@@ -2989,11 +5936,39 @@ pub struct ToolResultTerminalContent {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultTerminalContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultTerminalContent {
+    const NAME: &'static str = "ToolResultTerminalContent";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resource = None;
+        let mut title = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resource: wire::required(resource, "resource")?,
+            title: wire::required(title, "title")?,
+            extra,
+        })
+    }
+}
+
 /// A reference to a subagent session spawned by a tool.
 ///
 /// Clients can subscribe to the subagent's session URI to stream its
 /// progress in real time, including inner tool calls and responses.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultSubagentContent {
     /// Subagent session URI (subscribable for full session state)
@@ -3018,8 +5993,42 @@ pub struct ToolResultSubagentContent {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolResultSubagentContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolResultSubagentContent {
+    const NAME: &'static str = "ToolResultSubagentContent";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resource = None;
+        let mut title = None;
+        let mut agent_name = None;
+        let mut description = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "agentName" => wire::field(&mut __map, &mut agent_name, "agentName")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resource: wire::required(resource, "resource")?,
+            title: wire::required(title, "title")?,
+            agent_name: agent_name.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Fields shared by every customization variant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationBase {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3054,8 +6063,45 @@ pub struct CustomizationBase {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CustomizationBase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CustomizationBase {
+    const NAME: &'static str = "CustomizationBase";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Container is being loaded by the host.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationLoadingState {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -3064,8 +6110,28 @@ pub struct CustomizationLoadingState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CustomizationLoadingState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CustomizationLoadingState {
+    const NAME: &'static str = "CustomizationLoadingState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Container loaded successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationLoadedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -3074,8 +6140,28 @@ pub struct CustomizationLoadedState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CustomizationLoadedState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CustomizationLoadedState {
+    const NAME: &'static str = "CustomizationLoadedState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Container partially loaded but has warnings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationDegradedState {
     /// Human-readable description of the warning.
@@ -3087,8 +6173,33 @@ pub struct CustomizationDegradedState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CustomizationDegradedState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CustomizationDegradedState {
+    const NAME: &'static str = "CustomizationDegradedState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut message = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            message: wire::required(message, "message")?,
+            extra,
+        })
+    }
+}
+
 /// Container failed to load.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationErrorState {
     /// Human-readable error message.
@@ -3100,8 +6211,33 @@ pub struct CustomizationErrorState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CustomizationErrorState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CustomizationErrorState {
+    const NAME: &'static str = "CustomizationErrorState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut message = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            message: wire::required(message, "message")?,
+            extra,
+        })
+    }
+}
+
 /// Fields shared by container customizations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ContainerCustomizationBase {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3154,8 +6290,57 @@ pub struct ContainerCustomizationBase {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ContainerCustomizationBase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ContainerCustomizationBase {
+    const NAME: &'static str = "ContainerCustomizationBase";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut enabled = None;
+        let mut client_id = None;
+        let mut load = None;
+        let mut children = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "load" => wire::field(&mut __map, &mut load, "load")?,
+                "children" => wire::field(&mut __map, &mut children, "children")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            enabled: wire::required(enabled, "enabled")?,
+            client_id: client_id.unwrap_or_default(),
+            load: load.unwrap_or_default(),
+            children: children.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// An [Open Plugins](https://open-plugins.com/) plugin.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3208,6 +6393,55 @@ pub struct PluginCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for PluginCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for PluginCustomization {
+    const NAME: &'static str = "PluginCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut enabled = None;
+        let mut client_id = None;
+        let mut load = None;
+        let mut children = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "load" => wire::field(&mut __map, &mut load, "load")?,
+                "children" => wire::field(&mut __map, &mut children, "children")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            enabled: wire::required(enabled, "enabled")?,
+            client_id: client_id.unwrap_or_default(),
+            load: load.unwrap_or_default(),
+            children: children.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A {@link PluginCustomization} as published by a client. Extends the
 /// server-facing shape with an opaque `nonce` so the host can detect when
 /// the client's view of a plugin has changed and re-parse only as needed.
@@ -3217,7 +6451,7 @@ pub struct PluginCustomization {
 /// {@link ContainerCustomizationBase.load | `load`} are typically left
 /// absent on publication and populated by the host when the resolved
 /// plugin appears in {@link SessionState.customizations}.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ClientPluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3276,6 +6510,61 @@ pub struct ClientPluginCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ClientPluginCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ClientPluginCustomization {
+    const NAME: &'static str = "ClientPluginCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut enabled = None;
+        let mut client_id = None;
+        let mut load = None;
+        let mut children = None;
+        let mut r#type = None;
+        let mut nonce = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "load" => wire::field(&mut __map, &mut load, "load")?,
+                "children" => wire::field(&mut __map, &mut children, "children")?,
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "nonce" => wire::field(&mut __map, &mut nonce, "nonce")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            enabled: wire::required(enabled, "enabled")?,
+            client_id: client_id.unwrap_or_default(),
+            load: load.unwrap_or_default(),
+            children: children.unwrap_or_default(),
+            r#type: wire::required(r#type, "type")?,
+            nonce: nonce.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A directory the host watches for this session.
 ///
 /// Presence in the customization list signals that the host may discover
@@ -3285,7 +6574,7 @@ pub struct ClientPluginCustomization {
 /// then surface the resulting child via the customization actions.
 ///
 /// The directory may not yet exist on disk.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DirectoryCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3344,12 +6633,67 @@ pub struct DirectoryCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for DirectoryCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for DirectoryCustomization {
+    const NAME: &'static str = "DirectoryCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut enabled = None;
+        let mut client_id = None;
+        let mut load = None;
+        let mut children = None;
+        let mut contents = None;
+        let mut writable = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "load" => wire::field(&mut __map, &mut load, "load")?,
+                "children" => wire::field(&mut __map, &mut children, "children")?,
+                "contents" => wire::field(&mut __map, &mut contents, "contents")?,
+                "writable" => wire::field(&mut __map, &mut writable, "writable")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            enabled: wire::required(enabled, "enabled")?,
+            client_id: client_id.unwrap_or_default(),
+            load: load.unwrap_or_default(),
+            children: children.unwrap_or_default(),
+            contents: wire::required(contents, "contents")?,
+            writable: wire::required(writable, "writable")?,
+            extra,
+        })
+    }
+}
+
 /// A custom agent contributed by a plugin or directory.
 ///
 /// Mirrors the [Open Plugins agent](https://open-plugins.com/agent-builders/components/agents)
 /// format: a markdown file with YAML frontmatter, where the body is the
 /// agent's system prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3398,13 +6742,56 @@ pub struct AgentCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AgentCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AgentCustomization {
+    const NAME: &'static str = "AgentCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut description = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A skill contributed by a plugin or directory.
 ///
 /// Covers both [Open Plugins skill formats](https://open-plugins.com/agent-builders/components/skills)
 /// — the `skills/` directory layout (one subdirectory per skill, each with
 /// a `SKILL.md`) and the flatter `commands/` directory of slash-command
 /// skills.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SkillCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3456,8 +6843,55 @@ pub struct SkillCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SkillCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SkillCustomization {
+    const NAME: &'static str = "SkillCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut description = None;
+        let mut disable_model_invocation = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "disableModelInvocation" => wire::field(
+                    &mut __map,
+                    &mut disable_model_invocation,
+                    "disableModelInvocation",
+                )?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            disable_model_invocation: disable_model_invocation.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A prompt contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PromptCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3499,6 +6933,46 @@ pub struct PromptCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for PromptCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for PromptCustomization {
+    const NAME: &'static str = "PromptCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut description = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A rule contributed by a plugin or directory.
 ///
 /// Mirrors the [Open Plugins rule](https://open-plugins.com/agent-builders/components/rules)
@@ -3508,7 +6982,7 @@ pub struct PromptCustomization {
 /// `.github/instructions/*.md`), which differ only in naming — they
 /// share the same semantics of `description`, optional always-on
 /// activation, and optional glob scoping.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RuleCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3563,8 +7037,54 @@ pub struct RuleCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for RuleCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for RuleCustomization {
+    const NAME: &'static str = "RuleCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut description = None;
+        let mut always_apply = None;
+        let mut globs = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "alwaysApply" => wire::field(&mut __map, &mut always_apply, "alwaysApply")?,
+                "globs" => wire::field(&mut __map, &mut globs, "globs")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            always_apply: always_apply.unwrap_or_default(),
+            globs: globs.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A hook manifest contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct HookCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3599,6 +7119,43 @@ pub struct HookCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for HookCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for HookCustomization {
+    const NAME: &'static str = "HookCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// An MCP server contributed by a plugin or directory.
 ///
 /// When the server is declared inline in the containing plugin manifest,
@@ -3607,7 +7164,7 @@ pub struct HookCustomization {
 /// declaration's span.
 ///
 /// The MCP server customization also reflects its current status.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -3669,9 +7226,58 @@ pub struct McpServerCustomization {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for McpServerCustomization {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for McpServerCustomization {
+    const NAME: &'static str = "McpServerCustomization";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut uri = None;
+        let mut name = None;
+        let mut icons = None;
+        let mut range = None;
+        let mut enabled = None;
+        let mut state = None;
+        let mut channel = None;
+        let mut mcp_app = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
+                "range" => wire::field(&mut __map, &mut range, "range")?,
+                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
+                "state" => wire::field(&mut __map, &mut state, "state")?,
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "mcpApp" => wire::field(&mut __map, &mut mcp_app, "mcpApp")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            uri: wire::required(uri, "uri")?,
+            name: wire::required(name, "name")?,
+            icons: icons.unwrap_or_default(),
+            range: range.unwrap_or_default(),
+            enabled: wire::required(enabled, "enabled")?,
+            state: wire::required(state, "state")?,
+            channel: channel.unwrap_or_default(),
+            mcp_app: mcp_app.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Information from the agent host needed to render MCP Apps served
 /// by this MCP server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerCustomizationApps {
     /// The subset of MCP App
@@ -3687,8 +7293,33 @@ pub struct McpServerCustomizationApps {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for McpServerCustomizationApps {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for McpServerCustomizationApps {
+    const NAME: &'static str = "McpServerCustomizationApps";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut capabilities = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "capabilities" => wire::field(&mut __map, &mut capabilities, "capabilities")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            capabilities: wire::required(capabilities, "capabilities")?,
+            extra,
+        })
+    }
+}
+
 /// Producer proxies the MCP `tools/*` methods to the upstream server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesServerTools {
     #[serde(
@@ -3703,8 +7334,33 @@ pub struct AhpMcpUiHostCapabilitiesServerTools {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerTools {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
+    const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerTools";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut list_changed = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "listChanged" => wire::field(&mut __map, &mut list_changed, "listChanged")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            list_changed: list_changed.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Producer proxies the MCP `resources/*` methods to the upstream server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesServerResources {
     #[serde(
@@ -3719,8 +7375,33 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerResources {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
+    const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerResources";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut list_changed = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "listChanged" => wire::field(&mut __map, &mut list_changed, "listChanged")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            list_changed: list_changed.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesSampling {
     #[serde(rename = "tools", default, skip_serializing_if = "Option::is_none")]
@@ -3729,6 +7410,31 @@ pub struct AhpMcpUiHostCapabilitiesSampling {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesSampling {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
+    const NAME: &'static str = "AhpMcpUiHostCapabilitiesSampling";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tools = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tools: tools.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// The subset of MCP App
@@ -3765,7 +7471,7 @@ pub struct AhpMcpUiHostCapabilitiesSampling {
 ///   `mcpMethodCall`. When `sampling.tools` is present, the host also
 ///   accepts SEP-1577 `tools` / `toolChoice` / `tool_use` content blocks
 ///   inside `CreateMessageRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilities {
     /// Producer proxies the MCP `tools/*` methods to the upstream server.
@@ -3795,8 +7501,44 @@ pub struct AhpMcpUiHostCapabilities {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilities {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AhpMcpUiHostCapabilities {
+    const NAME: &'static str = "AhpMcpUiHostCapabilities";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut server_tools = None;
+        let mut server_resources = None;
+        let mut logging = None;
+        let mut sampling = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "serverTools" => wire::field(&mut __map, &mut server_tools, "serverTools")?,
+                "serverResources" => {
+                    wire::field(&mut __map, &mut server_resources, "serverResources")?
+                }
+                "logging" => wire::field(&mut __map, &mut logging, "logging")?,
+                "sampling" => wire::field(&mut __map, &mut sampling, "sampling")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            server_tools: server_tools.unwrap_or_default(),
+            server_resources: server_resources.unwrap_or_default(),
+            logging: logging.unwrap_or_default(),
+            sampling: sampling.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Server is registered with the host but has not yet started.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerStartingState {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -3805,14 +7547,54 @@ pub struct McpServerStartingState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for McpServerStartingState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for McpServerStartingState {
+    const NAME: &'static str = "McpServerStartingState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Server is running and serving requests.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerReadyState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for McpServerReadyState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for McpServerReadyState {
+    const NAME: &'static str = "McpServerReadyState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
 }
 
 /// Server is reachable but cannot serve requests until the client
@@ -3836,7 +7618,7 @@ pub struct McpServerReadyState {
 /// affordance (e.g. a "grant additional access" prompt) tied to that
 /// tool call, rather than relying on the user to notice the
 /// customization’s status badge.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerAuthRequiredState {
     /// Why authentication is required.
@@ -3872,10 +7654,46 @@ pub struct McpServerAuthRequiredState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for McpServerAuthRequiredState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for McpServerAuthRequiredState {
+    const NAME: &'static str = "McpServerAuthRequiredState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut reason = None;
+        let mut resource = None;
+        let mut required_scopes = None;
+        let mut description = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "reason" => wire::field(&mut __map, &mut reason, "reason")?,
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "requiredScopes" => {
+                    wire::field(&mut __map, &mut required_scopes, "requiredScopes")?
+                }
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            reason: wire::required(reason, "reason")?,
+            resource: wire::required(resource, "resource")?,
+            required_scopes: required_scopes.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Server failed to start, crashed, or otherwise transitioned to a
 /// non-recoverable error. Use {@link McpServerStatus.AuthRequired}
 /// for authentication failures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerErrorState {
     /// Error details.
@@ -3887,9 +7705,34 @@ pub struct McpServerErrorState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for McpServerErrorState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for McpServerErrorState {
+    const NAME: &'static str = "McpServerErrorState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            error: wire::required(error, "error")?,
+            extra,
+        })
+    }
+}
+
 /// Server has been shut down. The host MAY remove the server from the
 /// session entirely shortly after this state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerStoppedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -3898,8 +7741,28 @@ pub struct McpServerStoppedState {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for McpServerStoppedState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for McpServerStoppedState {
+    const NAME: &'static str = "McpServerStoppedState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Lightweight terminal metadata exposed on the root state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalInfo {
     /// Terminal URI (subscribable for full terminal state)
@@ -3925,8 +7788,42 @@ pub struct TerminalInfo {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalInfo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalInfo {
+    const NAME: &'static str = "TerminalInfo";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resource = None;
+        let mut title = None;
+        let mut claim = None;
+        let mut exit_code = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
+                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resource: wire::required(resource, "resource")?,
+            title: wire::required(title, "title")?,
+            claim: wire::required(claim, "claim")?,
+            exit_code: exit_code.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A terminal claimed by a connected client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClientClaim {
     /// The `clientId` of the claiming client
@@ -3938,8 +7835,33 @@ pub struct TerminalClientClaim {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalClientClaim {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalClientClaim {
+    const NAME: &'static str = "TerminalClientClaim";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut client_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            client_id: wire::required(client_id, "clientId")?,
+            extra,
+        })
+    }
+}
+
 /// A terminal claimed by a session, optionally scoped to a specific turn or tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalSessionClaim {
     /// Session URI that claimed the terminal
@@ -3961,8 +7883,39 @@ pub struct TerminalSessionClaim {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalSessionClaim {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalSessionClaim {
+    const NAME: &'static str = "TerminalSessionClaim";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut session = None;
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "session" => wire::field(&mut __map, &mut session, "session")?,
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            session: wire::required(session, "session")?,
+            turn_id: turn_id.unwrap_or_default(),
+            tool_call_id: tool_call_id.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Full state for a single terminal, loaded when a client subscribes to the terminal's URI.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalState {
     /// Human-readable terminal title
@@ -4022,6 +7975,56 @@ pub struct TerminalState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for TerminalState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalState {
+    const NAME: &'static str = "TerminalState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut title = None;
+        let mut cwd = None;
+        let mut cols = None;
+        let mut rows = None;
+        let mut content = None;
+        let mut exit_code = None;
+        let mut claim = None;
+        let mut supports_command_detection = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "cwd" => wire::field(&mut __map, &mut cwd, "cwd")?,
+                "cols" => wire::field(&mut __map, &mut cols, "cols")?,
+                "rows" => wire::field(&mut __map, &mut rows, "rows")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
+                "supportsCommandDetection" => wire::field(
+                    &mut __map,
+                    &mut supports_command_detection,
+                    "supportsCommandDetection",
+                )?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            title: wire::required(title, "title")?,
+            cwd: cwd.unwrap_or_default(),
+            cols: cols.unwrap_or_default(),
+            rows: rows.unwrap_or_default(),
+            content: wire::required(content, "content")?,
+            exit_code: exit_code.unwrap_or_default(),
+            claim: wire::required(claim, "claim")?,
+            supports_command_detection: supports_command_detection.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// The top-level properties of [`TerminalState`], for reporting which ones an action changed.
@@ -4093,7 +8096,7 @@ impl TerminalState {
 
 /// Unstructured terminal output — content before, between, or after commands,
 /// or from terminals that do not support command detection.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalUnclassifiedPart {
     /// Accumulated VT output. Appended to by `terminal/data` when no command is executing.
@@ -4105,12 +8108,37 @@ pub struct TerminalUnclassifiedPart {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalUnclassifiedPart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalUnclassifiedPart {
+    const NAME: &'static str = "TerminalUnclassifiedPart";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            extra,
+        })
+    }
+}
+
 /// A single command: its command line and the output it produced.
 ///
 /// While `isComplete` is false the command is still executing; `output` grows
 /// as `terminal/data` actions arrive. At `terminal/commandFinished` the part
 /// is mutated in-place with `isComplete: true` and the completion metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandPart {
     /// Stable id matching the `commandId` on the corresponding
@@ -4152,6 +8180,49 @@ pub struct TerminalCommandPart {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalCommandPart {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalCommandPart {
+    const NAME: &'static str = "TerminalCommandPart";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut command_id = None;
+        let mut command_line = None;
+        let mut output = None;
+        let mut timestamp = None;
+        let mut is_complete = None;
+        let mut exit_code = None;
+        let mut duration_ms = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "commandId" => wire::field(&mut __map, &mut command_id, "commandId")?,
+                "commandLine" => wire::field(&mut __map, &mut command_line, "commandLine")?,
+                "output" => wire::field(&mut __map, &mut output, "output")?,
+                "timestamp" => wire::field(&mut __map, &mut timestamp, "timestamp")?,
+                "isComplete" => wire::field(&mut __map, &mut is_complete, "isComplete")?,
+                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                "durationMs" => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            command_id: wire::required(command_id, "commandId")?,
+            command_line: wire::required(command_line, "commandLine")?,
+            output: wire::required(output, "output")?,
+            timestamp: wire::required(timestamp, "timestamp")?,
+            is_complete: wire::required(is_complete, "isComplete")?,
+            exit_code: exit_code.unwrap_or_default(),
+            duration_ms: duration_ms.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Catalogue entry describing one changeset the server can produce for a
 /// session.
 ///
@@ -4159,7 +8230,7 @@ pub struct TerminalCommandPart {
 /// chip or list row without subscribing. Full per-changeset detail
 /// ({@link ChangesetState}) lives on the subscribable URI obtained by
 /// expanding {@link uriTemplate}.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Changeset {
     /// Human-readable label, e.g. `"Uncommitted Changes"`.
@@ -4214,6 +8285,40 @@ pub struct Changeset {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for Changeset {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for Changeset {
+    const NAME: &'static str = "Changeset";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut label = None;
+        let mut uri_template = None;
+        let mut description = None;
+        let mut change_kind = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "uriTemplate" => wire::field(&mut __map, &mut uri_template, "uriTemplate")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "changeKind" => wire::field(&mut __map, &mut change_kind, "changeKind")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            label: wire::required(label, "label")?,
+            uri_template: wire::required(uri_template, "uriTemplate")?,
+            description: description.unwrap_or_default(),
+            change_kind: wire::required(change_kind, "changeKind")?,
+            extra,
+        })
+    }
+}
+
 /// Full state for a single changeset, returned when a client subscribes to
 /// an expanded changeset URI.
 ///
@@ -4221,7 +8326,7 @@ pub struct Changeset {
 /// not redundantly carry it (or the catalogue's `id`, `label`, etc.).
 /// Aggregate counts (`additions`, `deletions`, `files`) are likewise
 /// omitted: clients trivially compute them from `files[].edit.diff`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetState {
     /// Computation lifecycle.
@@ -4245,6 +8350,40 @@ pub struct ChangesetState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ChangesetState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetState {
+    const NAME: &'static str = "ChangesetState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut status = None;
+        let mut error = None;
+        let mut files = None;
+        let mut operations = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "status" => wire::field(&mut __map, &mut status, "status")?,
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                "files" => wire::field(&mut __map, &mut files, "files")?,
+                "operations" => wire::field(&mut __map, &mut operations, "operations")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            status: wire::required(status, "status")?,
+            error: error.unwrap_or_default(),
+            files: wire::required(files, "files")?,
+            operations: operations.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// The top-level properties of [`ChangesetState`], for reporting which ones an action changed.
@@ -4292,7 +8431,7 @@ impl ChangesetState {
 }
 
 /// One file entry within a {@link ChangesetState}.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFile {
     /// Stable identifier within the changeset. Typically `after.uri`
@@ -4314,13 +8453,44 @@ pub struct ChangesetFile {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetFile {
+    const NAME: &'static str = "ChangesetFile";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut edit = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "edit" => wire::field(&mut __map, &mut edit, "edit")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            edit: wire::required(edit, "edit")?,
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A server-declared invokable verb the client can run against a
 /// changeset, a file, or a range — `"stage"`, `"revert"`, `"create-pr"`,
 /// and so on.
 ///
 /// The term "operation" is used deliberately to avoid colliding with the
 /// protocol-level [Actions](/guide/actions) that mutate state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperation {
     /// Stable identifier, unique within this changeset.
@@ -4375,6 +8545,52 @@ pub struct ChangesetOperation {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetOperation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetOperation {
+    const NAME: &'static str = "ChangesetOperation";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut label = None;
+        let mut description = None;
+        let mut scopes = None;
+        let mut confirmation = None;
+        let mut icon = None;
+        let mut status = None;
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "scopes" => wire::field(&mut __map, &mut scopes, "scopes")?,
+                "confirmation" => wire::field(&mut __map, &mut confirmation, "confirmation")?,
+                "icon" => wire::field(&mut __map, &mut icon, "icon")?,
+                "status" => wire::field(&mut __map, &mut status, "status")?,
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            label: wire::required(label, "label")?,
+            description: description.unwrap_or_default(),
+            scopes: wire::required(scopes, "scopes")?,
+            confirmation: confirmation.unwrap_or_default(),
+            icon: icon.unwrap_or_default(),
+            status: wire::required(status, "status")?,
+            error: error.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// OTLP telemetry channels the agent host emits.
 ///
 /// Each field, when present, is either a literal channel URI or an
@@ -4393,7 +8609,7 @@ pub struct ChangesetOperation {
 /// [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto)
 /// for the wire shapes (`ExportLogsServiceRequest`,
 /// `ExportTraceServiceRequest`, `ExportMetricsServiceRequest`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TelemetryCapabilities {
     /// Channel URI (or RFC 6570 URI template) for OTLP log records
@@ -4431,9 +8647,40 @@ pub struct TelemetryCapabilities {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TelemetryCapabilities {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TelemetryCapabilities {
+    const NAME: &'static str = "TelemetryCapabilities";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut logs = None;
+        let mut traces = None;
+        let mut metrics = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "logs" => wire::field(&mut __map, &mut logs, "logs")?,
+                "traces" => wire::field(&mut __map, &mut traces, "traces")?,
+                "metrics" => wire::field(&mut __map, &mut metrics, "metrics")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            logs: logs.unwrap_or_default(),
+            traces: traces.unwrap_or_default(),
+            metrics: metrics.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Optional glob patterns or paths relative to `root` to exclude from
 /// change reporting.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchStateExcludes {
     #[serde(rename = "items")]
@@ -4444,10 +8691,35 @@ pub struct ResourceWatchStateExcludes {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceWatchStateExcludes {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceWatchStateExcludes {
+    const NAME: &'static str = "ResourceWatchStateExcludes";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut items = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            items: wire::required(items, "items")?,
+            extra,
+        })
+    }
+}
+
 /// Optional glob patterns or paths relative to `root` to restrict
 /// change reporting to. Omit to report every change under `root`
 /// subject to `excludes`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchStateIncludes {
     #[serde(rename = "items")]
@@ -4458,6 +8730,31 @@ pub struct ResourceWatchStateIncludes {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceWatchStateIncludes {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceWatchStateIncludes {
+    const NAME: &'static str = "ResourceWatchStateIncludes";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut items = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            items: wire::required(items, "items")?,
+            extra,
+        })
+    }
+}
+
 /// Full state for a single resource watch, returned when a client subscribes
 /// to an `ahp-resource-watch:` URI.
 ///
@@ -4465,7 +8762,7 @@ pub struct ResourceWatchStateIncludes {
 /// {@link ResourceWatchChangedAction} events. The state carries only the
 /// descriptor of what is being watched so a re-subscribing client can
 /// recover the watch configuration after reconnecting.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchState {
     /// The URI being watched. For recursive watches this is the root of the
@@ -4491,6 +8788,40 @@ pub struct ResourceWatchState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceWatchState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceWatchState {
+    const NAME: &'static str = "ResourceWatchState";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut root = None;
+        let mut recursive = None;
+        let mut excludes = None;
+        let mut includes = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "root" => wire::field(&mut __map, &mut root, "root")?,
+                "recursive" => wire::field(&mut __map, &mut recursive, "recursive")?,
+                "excludes" => wire::field(&mut __map, &mut excludes, "excludes")?,
+                "includes" => wire::field(&mut __map, &mut includes, "includes")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            root: wire::required(root, "root")?,
+            recursive: wire::required(recursive, "recursive")?,
+            excludes: excludes.unwrap_or_default(),
+            includes: includes.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// The top-level properties of [`ResourceWatchState`], for reporting which ones an action changed.
@@ -4538,7 +8869,7 @@ impl ResourceWatchState {
 }
 
 /// A single change observed by a resource watcher.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceChange {
     /// The URI of the resource that changed.
@@ -4551,6 +8882,34 @@ pub struct ResourceChange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceChange {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceChange {
+    const NAME: &'static str = "ResourceChange";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut r#type = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            r#type: wire::required(r#type, "type")?,
+            extra,
+        })
+    }
 }
 
 /// One question within a session input request.
@@ -4591,21 +8950,29 @@ impl TaggedUnion for SessionInputQuestion {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "text" => Self::Text(SessionInputTextQuestion::deserialize(rest)?),
-            "number" => Self::Number(SessionInputNumberQuestion::deserialize(rest)?),
-            "integer" => Self::Integer(SessionInputNumberQuestion::deserialize(rest)?),
-            "boolean" => Self::Boolean(SessionInputBooleanQuestion::deserialize(rest)?),
-            "single-select" => {
-                Self::SingleSelect(SessionInputSingleSelectQuestion::deserialize(rest)?)
-            }
-            "multi-select" => {
-                Self::MultiSelect(SessionInputMultiSelectQuestion::deserialize(rest)?)
-            }
+            "text" => Self::Text(<SessionInputTextQuestion as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "number" => Self::Number(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "integer" => Self::Integer(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "boolean" => Self::Boolean(
+                <SessionInputBooleanQuestion as wire::WireStruct>::from_map(rest)?,
+            ),
+            "single-select" => Self::SingleSelect(
+                <SessionInputSingleSelectQuestion as wire::WireStruct>::from_map(rest)?,
+            ),
+            "multi-select" => Self::MultiSelect(
+                <SessionInputMultiSelectQuestion as wire::WireStruct>::from_map(rest)?,
+            ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -4651,18 +9018,26 @@ impl TaggedUnion for SessionInputAnswerValue {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "text" => Self::Text(SessionInputTextAnswerValue::deserialize(rest)?),
-            "number" => Self::Number(SessionInputNumberAnswerValue::deserialize(rest)?),
-            "boolean" => Self::Boolean(SessionInputBooleanAnswerValue::deserialize(rest)?),
-            "selected" => Self::Selected(SessionInputSelectedAnswerValue::deserialize(rest)?),
-            "selected-many" => {
-                Self::SelectedMany(SessionInputSelectedManyAnswerValue::deserialize(rest)?)
+            "text" => Self::Text(<SessionInputTextAnswerValue as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "number" => {
+                Self::Number(<SessionInputNumberAnswerValue as wire::WireStruct>::from_map(rest)?)
             }
+            "boolean" => {
+                Self::Boolean(<SessionInputBooleanAnswerValue as wire::WireStruct>::from_map(rest)?)
+            }
+            "selected" => Self::Selected(
+                <SessionInputSelectedAnswerValue as wire::WireStruct>::from_map(rest)?,
+            ),
+            "selected-many" => Self::SelectedMany(
+                <SessionInputSelectedManyAnswerValue as wire::WireStruct>::from_map(rest)?,
+            ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -4703,14 +9078,16 @@ impl TaggedUnion for SessionInputAnswer {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "draft" => Self::Draft(SessionInputAnswered::deserialize(rest)?),
-            "submitted" => Self::Submitted(SessionInputAnswered::deserialize(rest)?),
-            "skipped" => Self::Skipped(SessionInputSkipped::deserialize(rest)?),
+            "draft" => Self::Draft(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?),
+            "submitted" => {
+                Self::Submitted(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?)
+            }
+            "skipped" => Self::Skipped(<SessionInputSkipped as wire::WireStruct>::from_map(rest)?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -4751,16 +9128,20 @@ impl TaggedUnion for MessageAttachment {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "simple" => Self::Simple(SimpleMessageAttachment::deserialize(rest)?),
-            "embeddedResource" => {
-                Self::EmbeddedResource(MessageEmbeddedResourceAttachment::deserialize(rest)?)
-            }
-            "resource" => Self::Resource(MessageResourceAttachment::deserialize(rest)?),
+            "simple" => Self::Simple(<SimpleMessageAttachment as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "embeddedResource" => Self::EmbeddedResource(
+                <MessageEmbeddedResourceAttachment as wire::WireStruct>::from_map(rest)?,
+            ),
+            "resource" => Self::Resource(
+                <MessageResourceAttachment as wire::WireStruct>::from_map(rest)?,
+            ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -4806,18 +9187,26 @@ impl TaggedUnion for ResponsePart {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "markdown" => Self::Markdown(MarkdownResponsePart::deserialize(rest)?),
-            "contentRef" => Self::ContentRef(ResourceReponsePart::deserialize(rest)?),
-            "toolCall" => Self::ToolCall(ToolCallResponsePart::deserialize(rest)?),
-            "reasoning" => Self::Reasoning(ReasoningResponsePart::deserialize(rest)?),
-            "systemNotification" => {
-                Self::SystemNotification(SystemNotificationResponsePart::deserialize(rest)?)
+            "markdown" => {
+                Self::Markdown(<MarkdownResponsePart as wire::WireStruct>::from_map(rest)?)
             }
+            "contentRef" => {
+                Self::ContentRef(<ResourceReponsePart as wire::WireStruct>::from_map(rest)?)
+            }
+            "toolCall" => {
+                Self::ToolCall(<ToolCallResponsePart as wire::WireStruct>::from_map(rest)?)
+            }
+            "reasoning" => {
+                Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::from_map(rest)?)
+            }
+            "systemNotification" => Self::SystemNotification(
+                <SystemNotificationResponsePart as wire::WireStruct>::from_map(rest)?,
+            ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -4854,13 +9243,17 @@ impl TaggedUnion for ToolCallContributor {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "client" => Self::Client(ToolCallClientContributor::deserialize(rest)?),
-            "mcp" => Self::MCP(ToolCallMcpContributor::deserialize(rest)?),
+            "client" => Self::Client(<ToolCallClientContributor as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "mcp" => Self::MCP(<ToolCallMcpContributor as wire::WireStruct>::from_map(
+                rest,
+            )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -4913,21 +9306,27 @@ impl TaggedUnion for ToolCallState {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "streaming" => Self::Streaming(ToolCallStreamingState::deserialize(rest)?),
-            "pending-confirmation" => {
-                Self::PendingConfirmation(ToolCallPendingConfirmationState::deserialize(rest)?)
-            }
-            "running" => Self::Running(ToolCallRunningState::deserialize(rest)?),
-            "pending-result-confirmation" => Self::PendingResultConfirmation(
-                ToolCallPendingResultConfirmationState::deserialize(rest)?,
+            "streaming" => Self::Streaming(<ToolCallStreamingState as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "pending-confirmation" => Self::PendingConfirmation(
+                <ToolCallPendingConfirmationState as wire::WireStruct>::from_map(rest)?,
             ),
-            "completed" => Self::Completed(ToolCallCompletedState::deserialize(rest)?),
-            "cancelled" => Self::Cancelled(ToolCallCancelledState::deserialize(rest)?),
+            "running" => Self::Running(<ToolCallRunningState as wire::WireStruct>::from_map(rest)?),
+            "pending-result-confirmation" => Self::PendingResultConfirmation(
+                <ToolCallPendingResultConfirmationState as wire::WireStruct>::from_map(rest)?,
+            ),
+            "completed" => Self::Completed(<ToolCallCompletedState as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "cancelled" => Self::Cancelled(<ToolCallCancelledState as wire::WireStruct>::from_map(
+                rest,
+            )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -4983,19 +9382,27 @@ impl TaggedUnion for ToolResultContent {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "text" => Self::Text(ToolResultTextContent::deserialize(rest)?),
-            "embeddedResource" => {
-                Self::EmbeddedResource(ToolResultEmbeddedResourceContent::deserialize(rest)?)
-            }
-            "resource" => Self::Resource(ToolResultResourceContent::deserialize(rest)?),
-            "fileEdit" => Self::FileEdit(ToolResultFileEditContent::deserialize(rest)?),
-            "terminal" => Self::Terminal(ToolResultTerminalContent::deserialize(rest)?),
-            "subagent" => Self::Subagent(ToolResultSubagentContent::deserialize(rest)?),
+            "text" => Self::Text(<ToolResultTextContent as wire::WireStruct>::from_map(rest)?),
+            "embeddedResource" => Self::EmbeddedResource(
+                <ToolResultEmbeddedResourceContent as wire::WireStruct>::from_map(rest)?,
+            ),
+            "resource" => Self::Resource(
+                <ToolResultResourceContent as wire::WireStruct>::from_map(rest)?,
+            ),
+            "fileEdit" => Self::FileEdit(
+                <ToolResultFileEditContent as wire::WireStruct>::from_map(rest)?,
+            ),
+            "terminal" => Self::Terminal(
+                <ToolResultTerminalContent as wire::WireStruct>::from_map(rest)?,
+            ),
+            "subagent" => Self::Subagent(
+                <ToolResultSubagentContent as wire::WireStruct>::from_map(rest)?,
+            ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -5102,15 +9509,23 @@ impl TaggedUnion for CustomizationLoadState {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "loading" => Self::Loading(CustomizationLoadingState::deserialize(rest)?),
-            "loaded" => Self::Loaded(CustomizationLoadedState::deserialize(rest)?),
-            "degraded" => Self::Degraded(CustomizationDegradedState::deserialize(rest)?),
-            "error" => Self::Error(CustomizationErrorState::deserialize(rest)?),
+            "loading" => Self::Loading(<CustomizationLoadingState as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "loaded" => Self::Loaded(<CustomizationLoadedState as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "degraded" => Self::Degraded(
+                <CustomizationDegradedState as wire::WireStruct>::from_map(rest)?,
+            ),
+            "error" => Self::Error(<CustomizationErrorState as wire::WireStruct>::from_map(
+                rest,
+            )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -5161,17 +9576,19 @@ impl TaggedUnion for ChildCustomization {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "agent" => Self::Agent(AgentCustomization::deserialize(rest)?),
-            "skill" => Self::Skill(SkillCustomization::deserialize(rest)?),
-            "prompt" => Self::Prompt(PromptCustomization::deserialize(rest)?),
-            "rule" => Self::Rule(RuleCustomization::deserialize(rest)?),
-            "hook" => Self::Hook(HookCustomization::deserialize(rest)?),
-            "mcpServer" => Self::McpServer(McpServerCustomization::deserialize(rest)?),
+            "agent" => Self::Agent(<AgentCustomization as wire::WireStruct>::from_map(rest)?),
+            "skill" => Self::Skill(<SkillCustomization as wire::WireStruct>::from_map(rest)?),
+            "prompt" => Self::Prompt(<PromptCustomization as wire::WireStruct>::from_map(rest)?),
+            "rule" => Self::Rule(<RuleCustomization as wire::WireStruct>::from_map(rest)?),
+            "hook" => Self::Hook(<HookCustomization as wire::WireStruct>::from_map(rest)?),
+            "mcpServer" => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
+                rest,
+            )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -5216,14 +9633,18 @@ impl TaggedUnion for Customization {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "plugin" => Self::Plugin(PluginCustomization::deserialize(rest)?),
-            "directory" => Self::Directory(DirectoryCustomization::deserialize(rest)?),
-            "mcpServer" => Self::McpServer(McpServerCustomization::deserialize(rest)?),
+            "plugin" => Self::Plugin(<PluginCustomization as wire::WireStruct>::from_map(rest)?),
+            "directory" => Self::Directory(<DirectoryCustomization as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "mcpServer" => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
+                rest,
+            )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -5271,16 +9692,22 @@ impl TaggedUnion for McpServerState {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "starting" => Self::Starting(McpServerStartingState::deserialize(rest)?),
-            "ready" => Self::Ready(McpServerReadyState::deserialize(rest)?),
-            "authRequired" => Self::AuthRequired(McpServerAuthRequiredState::deserialize(rest)?),
-            "error" => Self::Error(McpServerErrorState::deserialize(rest)?),
-            "stopped" => Self::Stopped(McpServerStoppedState::deserialize(rest)?),
+            "starting" => Self::Starting(<McpServerStartingState as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            "ready" => Self::Ready(<McpServerReadyState as wire::WireStruct>::from_map(rest)?),
+            "authRequired" => Self::AuthRequired(
+                <McpServerAuthRequiredState as wire::WireStruct>::from_map(rest)?,
+            ),
+            "error" => Self::Error(<McpServerErrorState as wire::WireStruct>::from_map(rest)?),
+            "stopped" => {
+                Self::Stopped(<McpServerStoppedState as wire::WireStruct>::from_map(rest)?)
+            }
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -5319,13 +9746,13 @@ impl TaggedUnion for TerminalClaim {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "client" => Self::Client(TerminalClientClaim::deserialize(rest)?),
-            "session" => Self::Session(TerminalSessionClaim::deserialize(rest)?),
+            "client" => Self::Client(<TerminalClientClaim as wire::WireStruct>::from_map(rest)?),
+            "session" => Self::Session(<TerminalSessionClaim as wire::WireStruct>::from_map(rest)?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -5363,13 +9790,15 @@ impl TaggedUnion for TerminalContentPart {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "unclassified" => Self::Unclassified(TerminalUnclassifiedPart::deserialize(rest)?),
-            "command" => Self::Command(TerminalCommandPart::deserialize(rest)?),
+            "unclassified" => Self::Unclassified(
+                <TerminalUnclassifiedPart as wire::WireStruct>::from_map(rest)?,
+            ),
+            "command" => Self::Command(<TerminalCommandPart as wire::WireStruct>::from_map(rest)?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -5382,7 +9811,7 @@ impl<'de> Deserialize<'de> for TerminalContentPart {
 }
 
 /// Identifies the client that originally dispatched an action.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActionOrigin {
     #[serde(rename = "clientId")]
@@ -5395,6 +9824,34 @@ pub struct ActionOrigin {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ActionOrigin {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ActionOrigin {
+    const NAME: &'static str = "ActionOrigin";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut client_id = None;
+        let mut client_seq = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "clientSeq" => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            client_id: wire::required(client_id, "clientId")?,
+            client_seq: wire::required(client_seq, "clientSeq")?,
+            extra,
+        })
+    }
+}
+
 /// Every action is wrapped in an `ActionEnvelope`.
 ///
 /// The envelope identifies the channel the action belongs to (e.g.
@@ -5402,7 +9859,7 @@ pub struct ActionOrigin {
 /// terminal URI for terminal actions). Individual action payloads carry only
 /// fields that are intrinsic to the action; the channel comes from the
 /// envelope so that any subscribable resource can route its actions uniformly.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActionEnvelope {
     /// Channel URI this action belongs to.
@@ -5426,8 +9883,47 @@ pub struct ActionEnvelope {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ActionEnvelope {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ActionEnvelope {
+    const NAME: &'static str = "ActionEnvelope";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut action = None;
+        let mut server_seq = None;
+        let mut origin = None;
+        let mut rejection_reason = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "action" => wire::field(&mut __map, &mut action, "action")?,
+                "serverSeq" => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
+                "origin" => wire::field(&mut __map, &mut origin, "origin")?,
+                "rejectionReason" => {
+                    wire::field(&mut __map, &mut rejection_reason, "rejectionReason")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            action: wire::required(action, "action")?,
+            server_seq: wire::required(server_seq, "serverSeq")?,
+            origin: origin.unwrap_or_default(),
+            rejection_reason: rejection_reason.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Fired when available agent backends or their models change.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootAgentsChangedAction {
     /// Updated agent list
@@ -5439,8 +9935,33 @@ pub struct RootAgentsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for RootAgentsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for RootAgentsChangedAction {
+    const NAME: &'static str = "RootAgentsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut agents = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "agents" => wire::field(&mut __map, &mut agents, "agents")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            agents: wire::required(agents, "agents")?,
+            extra,
+        })
+    }
+}
+
 /// Fired when the number of active sessions changes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootActiveSessionsChangedAction {
     /// Current count of active sessions
@@ -5452,11 +9973,38 @@ pub struct RootActiveSessionsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for RootActiveSessionsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for RootActiveSessionsChangedAction {
+    const NAME: &'static str = "RootActiveSessionsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut active_sessions = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "activeSessions" => {
+                    wire::field(&mut __map, &mut active_sessions, "activeSessions")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            active_sessions: wire::required(active_sessions, "activeSessions")?,
+            extra,
+        })
+    }
+}
+
 /// Fired when the list of known terminals changes.
 ///
 /// Full-replacement semantics: the `terminals` array replaces the previous
 /// `terminals` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootTerminalsChangedAction {
     /// Updated terminal list (full replacement)
@@ -5468,11 +10016,36 @@ pub struct RootTerminalsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for RootTerminalsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for RootTerminalsChangedAction {
+    const NAME: &'static str = "RootTerminalsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut terminals = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "terminals" => wire::field(&mut __map, &mut terminals, "terminals")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            terminals: wire::required(terminals, "terminals")?,
+            extra,
+        })
+    }
+}
+
 /// Fired when agent-host configuration values change.
 ///
 /// By default, the reducer merges the new values into `state.config.values`.
 /// Set `replace` to `true` to replace all values instead of merging.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootConfigChangedAction {
     /// Updated config values
@@ -5488,10 +10061,38 @@ pub struct RootConfigChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for RootConfigChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for RootConfigChangedAction {
+    const NAME: &'static str = "RootConfigChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut config = None;
+        let mut replace = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                "replace" => wire::field(&mut __map, &mut replace, "replace")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            config: wire::required(config, "config")?,
+            replace: replace.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Base interface for all tool-call-scoped actions, carrying the common turn
 /// and tool call identifiers. The owning session URI is identified by the
 /// enclosing {@link ActionEnvelope}'s `channel` field.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallActionBase {
     /// Turn identifier
@@ -5515,8 +10116,39 @@ pub struct ToolCallActionBase {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ToolCallActionBase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ToolCallActionBase {
+    const NAME: &'static str = "ToolCallActionBase";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            meta: meta.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Session backend initialized successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionReadyAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -5525,8 +10157,28 @@ pub struct SessionReadyAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionReadyAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionReadyAction {
+    const NAME: &'static str = "SessionReadyAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Session backend failed to initialize.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCreationFailedAction {
     /// Error details
@@ -5538,10 +10190,35 @@ pub struct SessionCreationFailedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionCreationFailedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionCreationFailedAction {
+    const NAME: &'static str = "SessionCreationFailedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            error: wire::required(error, "error")?,
+            extra,
+        })
+    }
+}
+
 /// A new message has been sent to the agent, and a new turn starts.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnStartedAction {
     /// Turn identifier
@@ -5563,11 +10240,44 @@ pub struct SessionTurnStartedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionTurnStartedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionTurnStartedAction {
+    const NAME: &'static str = "SessionTurnStartedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut message = None;
+        let mut queued_message_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "queuedMessageId" => {
+                    wire::field(&mut __map, &mut queued_message_id, "queuedMessageId")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            message: wire::required(message, "message")?,
+            queued_message_id: queued_message_id.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Streaming text chunk from the assistant, appended to a specific response part.
 ///
 /// The server MUST first emit a `session/responsePart` to create the target
 /// part (markdown or reasoning), then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionDeltaAction {
     /// Turn identifier
@@ -5585,8 +10295,39 @@ pub struct SessionDeltaAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionDeltaAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionDeltaAction {
+    const NAME: &'static str = "SessionDeltaAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut part_id = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "partId" => wire::field(&mut __map, &mut part_id, "partId")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            part_id: wire::required(part_id, "partId")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// Structured content appended to the response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionResponsePartAction {
     /// Turn identifier
@@ -5601,6 +10342,34 @@ pub struct SessionResponsePartAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionResponsePartAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionResponsePartAction {
+    const NAME: &'static str = "SessionResponsePartAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut part = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "part" => wire::field(&mut __map, &mut part, "part")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            part: wire::required(part, "part")?,
+            extra,
+        })
+    }
+}
+
 /// A tool call begins — parameters are streaming from the LM.
 ///
 /// The server sets {@link ToolCallContributor | `contributor`} to identify
@@ -5608,7 +10377,7 @@ pub struct SessionResponsePartAction {
 /// responsible for executing the tool once it reaches the `running` state
 /// and dispatching `session/toolCallComplete`. For MCP-served tools, the
 /// server executes the call against the named `McpServerCustomization`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallStartAction {
     /// Turn identifier
@@ -5646,8 +10415,48 @@ pub struct SessionToolCallStartAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionToolCallStartAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallStartAction {
+    const NAME: &'static str = "SessionToolCallStartAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut tool_name = None;
+        let mut display_name = None;
+        let mut contributor = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            meta: meta.unwrap_or_default(),
+            tool_name: wire::required(tool_name, "toolName")?,
+            display_name: wire::required(display_name, "displayName")?,
+            contributor: contributor.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Streaming partial parameters for a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallDeltaAction {
     /// Turn identifier
@@ -5681,6 +10490,45 @@ pub struct SessionToolCallDeltaAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionToolCallDeltaAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallDeltaAction {
+    const NAME: &'static str = "SessionToolCallDeltaAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut content = None;
+        let mut invocation_message = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            meta: meta.unwrap_or_default(),
+            content: wire::required(content, "content")?,
+            invocation_message: invocation_message.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Tool call parameters are complete, or a running tool requires re-confirmation.
 ///
 /// When dispatched for a `streaming` tool call, transitions to `pending-confirmation`
@@ -5694,7 +10542,7 @@ pub struct SessionToolCallDeltaAction {
 /// For client-provided tools, the server typically sets `confirmed` to
 /// `'not-needed'` so the tool transitions directly to `running`, where the
 /// owning client can begin execution immediately.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallReadyAction {
     /// Turn identifier
@@ -5746,6 +10594,62 @@ pub struct SessionToolCallReadyAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionToolCallReadyAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallReadyAction {
+    const NAME: &'static str = "SessionToolCallReadyAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut invocation_message = None;
+        let mut tool_input = None;
+        let mut confirmation_title = None;
+        let mut edits = None;
+        let mut editable = None;
+        let mut confirmed = None;
+        let mut options = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "invocationMessage" => {
+                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
+                }
+                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                "confirmationTitle" => {
+                    wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?
+                }
+                "edits" => wire::field(&mut __map, &mut edits, "edits")?,
+                "editable" => wire::field(&mut __map, &mut editable, "editable")?,
+                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                "options" => wire::field(&mut __map, &mut options, "options")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            meta: meta.unwrap_or_default(),
+            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            tool_input: tool_input.unwrap_or_default(),
+            confirmation_title: confirmation_title.unwrap_or_default(),
+            edits: edits.unwrap_or_default(),
+            editable: editable.unwrap_or_default(),
+            confirmed: confirmed.unwrap_or_default(),
+            options: options.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Tool execution finished. Transitions to `completed` or `pending-result-confirmation`
 /// if `requiresResultConfirmation` is `true`.
 ///
@@ -5756,7 +10660,7 @@ pub struct SessionToolCallReadyAction {
 /// Servers waiting on a client tool call MAY time out after a reasonable duration
 /// if the implementing client disconnects or becomes unresponsive, and dispatch
 /// this action with `result.success = false` and an appropriate error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallCompleteAction {
     /// Turn identifier
@@ -5790,10 +10694,51 @@ pub struct SessionToolCallCompleteAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionToolCallCompleteAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallCompleteAction {
+    const NAME: &'static str = "SessionToolCallCompleteAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut result = None;
+        let mut requires_result_confirmation = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "result" => wire::field(&mut __map, &mut result, "result")?,
+                "requiresResultConfirmation" => wire::field(
+                    &mut __map,
+                    &mut requires_result_confirmation,
+                    "requiresResultConfirmation",
+                )?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            meta: meta.unwrap_or_default(),
+            result: wire::required(result, "result")?,
+            requires_result_confirmation: requires_result_confirmation.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Client approves or denies a tool's result.
 ///
 /// If `approved` is `false`, the tool transitions to `cancelled` with reason `result-denied`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallResultConfirmedAction {
     /// Turn identifier
@@ -5820,6 +10765,40 @@ pub struct SessionToolCallResultConfirmedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionToolCallResultConfirmedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallResultConfirmedAction {
+    const NAME: &'static str = "SessionToolCallResultConfirmedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut approved = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "approved" => wire::field(&mut __map, &mut approved, "approved")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            meta: meta.unwrap_or_default(),
+            approved: wire::required(approved, "approved")?,
+            extra,
+        })
+    }
+}
+
 /// Partial content produced while a tool is still executing.
 ///
 /// Replaces the `content` array on the running tool call state. Clients can
@@ -5830,7 +10809,7 @@ pub struct SessionToolCallResultConfirmedAction {
 /// the owning client dispatches this action to stream intermediate content while
 /// executing. The server SHOULD reject this action if the dispatching client does
 /// not match `toolClientId`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallContentChangedAction {
     /// Turn identifier
@@ -5857,8 +10836,42 @@ pub struct SessionToolCallContentChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionToolCallContentChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallContentChangedAction {
+    const NAME: &'static str = "SessionToolCallContentChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            meta: meta.unwrap_or_default(),
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// Turn finished — the assistant is idle.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnCompleteAction {
     /// Turn identifier
@@ -5870,8 +10883,33 @@ pub struct SessionTurnCompleteAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionTurnCompleteAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionTurnCompleteAction {
+    const NAME: &'static str = "SessionTurnCompleteAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            extra,
+        })
+    }
+}
+
 /// Turn was aborted; server stops processing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnCancelledAction {
     /// Turn identifier
@@ -5883,8 +10921,33 @@ pub struct SessionTurnCancelledAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionTurnCancelledAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionTurnCancelledAction {
+    const NAME: &'static str = "SessionTurnCancelledAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            extra,
+        })
+    }
+}
+
 /// Error during turn processing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionErrorAction {
     /// Turn identifier
@@ -5899,9 +10962,37 @@ pub struct SessionErrorAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionErrorAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionErrorAction {
+    const NAME: &'static str = "SessionErrorAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            error: wire::required(error, "error")?,
+            extra,
+        })
+    }
+}
+
 /// Session title updated. Fired by the server when the title is auto-generated
 /// from conversation, or dispatched by a client to rename a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTitleChangedAction {
     /// New title
@@ -5913,8 +11004,33 @@ pub struct SessionTitleChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionTitleChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionTitleChangedAction {
+    const NAME: &'static str = "SessionTitleChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut title = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            title: wire::required(title, "title")?,
+            extra,
+        })
+    }
+}
+
 /// Token usage report for a turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionUsageAction {
     /// Turn identifier
@@ -5929,11 +11045,39 @@ pub struct SessionUsageAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionUsageAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionUsageAction {
+    const NAME: &'static str = "SessionUsageAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut usage = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "usage" => wire::field(&mut __map, &mut usage, "usage")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            usage: wire::required(usage, "usage")?,
+            extra,
+        })
+    }
+}
+
 /// Reasoning/thinking text from the model, appended to a specific reasoning response part.
 ///
 /// The server MUST first emit a `session/responsePart` to create the target
 /// reasoning part, then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionReasoningAction {
     /// Turn identifier
@@ -5951,8 +11095,39 @@ pub struct SessionReasoningAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionReasoningAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionReasoningAction {
+    const NAME: &'static str = "SessionReasoningAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut part_id = None;
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                "partId" => wire::field(&mut __map, &mut part_id, "partId")?,
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: wire::required(turn_id, "turnId")?,
+            part_id: wire::required(part_id, "partId")?,
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// Model changed for this session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionModelChangedAction {
     /// New model selection
@@ -5964,6 +11139,31 @@ pub struct SessionModelChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionModelChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionModelChangedAction {
+    const NAME: &'static str = "SessionModelChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut model = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "model" => wire::field(&mut __map, &mut model, "model")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            model: wire::required(model, "model")?,
+            extra,
+        })
+    }
+}
+
 /// Custom agent selection changed for this session.
 ///
 /// Omitting `agent` (or setting it to `undefined`) clears the selection and
@@ -5972,7 +11172,7 @@ pub struct SessionModelChangedAction {
 /// When a turn is currently active, the server MUST defer the change until
 /// the active turn completes, then apply it for the next turn (same rule as
 /// {@link SessionModelChangedAction | `session/modelChanged`}).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionAgentChangedAction {
     /// New agent selection, or `undefined` to clear the selection and reset the
@@ -5985,11 +11185,36 @@ pub struct SessionAgentChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionAgentChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionAgentChangedAction {
+    const NAME: &'static str = "SessionAgentChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut agent = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            agent: agent.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The read state of the session changed.
 ///
 /// Dispatched by a client to mark a session as read (e.g. after viewing it)
 /// or unread (e.g. after new activity since the client last looked at it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionIsReadChangedAction {
     /// Whether the session has been read
@@ -6001,11 +11226,36 @@ pub struct SessionIsReadChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionIsReadChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionIsReadChangedAction {
+    const NAME: &'static str = "SessionIsReadChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut is_read = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "isRead" => wire::field(&mut __map, &mut is_read, "isRead")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            is_read: wire::required(is_read, "isRead")?,
+            extra,
+        })
+    }
+}
+
 /// The archived state of the session changed.
 ///
 /// Dispatched by a client to archive a session (e.g. the task is
 /// complete) or to unarchive it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionIsArchivedChangedAction {
     /// Whether the session is archived
@@ -6017,11 +11267,36 @@ pub struct SessionIsArchivedChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionIsArchivedChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionIsArchivedChangedAction {
+    const NAME: &'static str = "SessionIsArchivedChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut is_archived = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "isArchived" => wire::field(&mut __map, &mut is_archived, "isArchived")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            is_archived: wire::required(is_archived, "isArchived")?,
+            extra,
+        })
+    }
+}
+
 /// The activity description of the session changed.
 ///
 /// Dispatched by the server to indicate what the session is currently doing
 /// (e.g. running a tool, thinking). Clear activity by setting it to `undefined`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActivityChangedAction {
     /// Human-readable description of current activity, or `undefined` to clear
@@ -6031,6 +11306,31 @@ pub struct SessionActivityChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for SessionActivityChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionActivityChangedAction {
+    const NAME: &'static str = "SessionActivityChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut activity = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "activity" => wire::field(&mut __map, &mut activity, "activity")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            activity: activity.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// The {@link Changeset | catalogue of changesets} the agent host
@@ -6043,7 +11343,7 @@ pub struct SessionActivityChangedAction {
 /// fan-out happens through this action so observers see catalogue
 /// mutations in the same {@link ChangesetAction | per-changeset} action
 /// stream they already follow for file-level updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionChangesetsChangedAction {
     /// New catalogue, or `undefined` to clear it
@@ -6059,10 +11359,35 @@ pub struct SessionChangesetsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionChangesetsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionChangesetsChangedAction {
+    const NAME: &'static str = "SessionChangesetsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut changesets = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "changesets" => wire::field(&mut __map, &mut changesets, "changesets")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            changesets: changesets.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Server tools for this session have changed.
 ///
 /// Full-replacement semantics: the `tools` array replaces the previous `serverTools` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionServerToolsChangedAction {
     /// Updated server tools list (full replacement)
@@ -6074,13 +11399,38 @@ pub struct SessionServerToolsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionServerToolsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionServerToolsChangedAction {
+    const NAME: &'static str = "SessionServerToolsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tools = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tools: wire::required(tools, "tools")?,
+            extra,
+        })
+    }
+}
+
 /// The active client for this session has changed.
 ///
 /// A client dispatches this action with its own `SessionActiveClient` to claim
 /// the active role, or with `null` to release it. The server SHOULD reject if
 /// another client is already active. The server SHOULD automatically dispatch
 /// this action with `activeClient: null` when the active client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientChangedAction {
     /// The new active client, or `null` to unset
@@ -6093,12 +11443,37 @@ pub struct SessionActiveClientChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionActiveClientChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionActiveClientChangedAction {
+    const NAME: &'static str = "SessionActiveClientChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut active_client = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "activeClient" => wire::field(&mut __map, &mut active_client, "activeClient")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            active_client: active_client.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The active client's tool list has changed.
 ///
 /// Full-replacement semantics: the `tools` array replaces the active client's
 /// previous tools entirely. The server SHOULD reject if the dispatching client
 /// is not the current active client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientToolsChangedAction {
     /// Updated client tools list (full replacement)
@@ -6110,11 +11485,36 @@ pub struct SessionActiveClientToolsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionActiveClientToolsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionActiveClientToolsChangedAction {
+    const NAME: &'static str = "SessionActiveClientToolsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut tools = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            tools: wire::required(tools, "tools")?,
+            extra,
+        })
+    }
+}
+
 /// The session's customizations have changed.
 ///
 /// Full-replacement semantics: the `customizations` array replaces the
 /// previous `customizations` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationsChangedAction {
     /// Updated customization list (full replacement).
@@ -6126,13 +11526,38 @@ pub struct SessionCustomizationsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionCustomizationsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionCustomizationsChangedAction {
+    const NAME: &'static str = "SessionCustomizationsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut customizations = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            customizations: wire::required(customizations, "customizations")?,
+            extra,
+        })
+    }
+}
+
 /// A client toggled a container customization on or off.
 ///
 /// Targets a top-level container (plugin or directory) by `id`. Only
 /// containers have an `enabled` flag; children are always active when
 /// their container is enabled. Is a no-op when no matching container is
 /// found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationToggledAction {
     /// The id of the container to toggle.
@@ -6147,6 +11572,34 @@ pub struct SessionCustomizationToggledAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionCustomizationToggledAction {
+    const NAME: &'static str = "SessionCustomizationToggledAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut enabled = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            enabled: wire::required(enabled, "enabled")?,
+            extra,
+        })
+    }
+}
+
 /// Upserts a top-level customization (plugin or directory).
 ///
 /// The reducer locates the existing entry by `customization.id`:
@@ -6155,7 +11608,7 @@ pub struct SessionCustomizationToggledAction {
 ///   including its `children` array. To preserve existing children, the
 ///   host must include them on the payload.
 /// - If not found, the entry is appended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationUpdatedAction {
     /// The customization to upsert (matched by `customization.id`).
@@ -6167,12 +11620,37 @@ pub struct SessionCustomizationUpdatedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionCustomizationUpdatedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionCustomizationUpdatedAction {
+    const NAME: &'static str = "SessionCustomizationUpdatedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut customization = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "customization" => wire::field(&mut __map, &mut customization, "customization")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            customization: wire::required(customization, "customization")?,
+            extra,
+        })
+    }
+}
+
 /// Removes a customization by id.
 ///
 /// Searches every container and its children for the entry. If the entry
 /// is a container, its children are removed with it. Is a no-op when no
 /// matching id is found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationRemovedAction {
     /// The id of the customization to remove.
@@ -6182,6 +11660,31 @@ pub struct SessionCustomizationRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for SessionCustomizationRemovedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionCustomizationRemovedAction {
+    const NAME: &'static str = "SessionCustomizationRemovedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            extra,
+        })
+    }
 }
 
 /// Updates the runtime fields of an existing
@@ -6204,7 +11707,7 @@ pub struct SessionCustomizationRemovedAction {
 /// because of a request issued mid-turn, the host SHOULD also raise
 /// {@link SessionStatus.InputNeeded} on the session — see
 /// {@link McpServerAuthRequiredState} for the rationale.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionMcpServerStateChangedAction {
     /// The id of the {@link McpServerCustomization} to update.
@@ -6224,12 +11727,43 @@ pub struct SessionMcpServerStateChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionMcpServerStateChangedAction {
+    const NAME: &'static str = "SessionMcpServerStateChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut state = None;
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "state" => wire::field(&mut __map, &mut state, "state")?,
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            state: wire::required(state, "state")?,
+            channel: channel.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Client changed a mutable config value mid-session.
 ///
 /// Only properties with `sessionMutable: true` in the config schema may be
 /// changed. The server validates and broadcasts the action; the reducer merges
 /// the new values into `state.config.values`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigChangedAction {
     /// Updated config values
@@ -6245,10 +11779,38 @@ pub struct SessionConfigChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionConfigChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionConfigChangedAction {
+    const NAME: &'static str = "SessionConfigChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut config = None;
+        let mut replace = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                "replace" => wire::field(&mut __map, &mut replace, "replace")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            config: wire::required(config, "config")?,
+            replace: replace.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The session's `_meta` side-channel changed. Replaces `state._meta`
 /// entirely (full-replacement semantics). Producers SHOULD merge any
 /// keys they wish to preserve into the new value before dispatching.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionMetaChangedAction {
     /// New `_meta` payload, or `undefined` to clear it
@@ -6261,6 +11823,31 @@ pub struct SessionMetaChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionMetaChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionMetaChangedAction {
+    const NAME: &'static str = "SessionMetaChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut meta = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            meta: wire::required(meta, "_meta")?,
+            extra,
+        })
+    }
+}
+
 /// Truncates a session's history. If `turnId` is provided, all turns after that
 /// turn are removed and the specified turn is kept. If `turnId` is omitted, all
 /// turns are removed.
@@ -6270,7 +11857,7 @@ pub struct SessionMetaChangedAction {
 ///
 /// Common use-case: truncate old data then dispatch a new
 /// `session/turnStarted` with an edited message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTruncatedAction {
     /// Keep turns up to and including this turn. Omit to clear all turns.
@@ -6282,6 +11869,31 @@ pub struct SessionTruncatedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionTruncatedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionTruncatedAction {
+    const NAME: &'static str = "SessionTruncatedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turn_id: turn_id.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A pending message was set (upsert semantics: creates or replaces).
 ///
 /// For steering messages, this always replaces the single steering message.
@@ -6291,7 +11903,7 @@ pub struct SessionTruncatedAction {
 /// and start a new turn.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionPendingMessageSetAction {
     /// Whether this is a steering or queued message
@@ -6309,12 +11921,43 @@ pub struct SessionPendingMessageSetAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionPendingMessageSetAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionPendingMessageSetAction {
+    const NAME: &'static str = "SessionPendingMessageSetAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut kind = None;
+        let mut id = None;
+        let mut message = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            kind: wire::required(kind, "kind")?,
+            id: wire::required(id, "id")?,
+            message: wire::required(message, "message")?,
+            extra,
+        })
+    }
+}
+
 /// A pending message was removed (steering or queued).
 ///
 /// Dispatched by clients to cancel a pending message, or by the server when
 /// it consumes a message (e.g. starting a turn from a queued message or
 /// injecting a steering message into the current turn).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionPendingMessageRemovedAction {
     /// Whether this is a steering or queued message
@@ -6329,6 +11972,34 @@ pub struct SessionPendingMessageRemovedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionPendingMessageRemovedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionPendingMessageRemovedAction {
+    const NAME: &'static str = "SessionPendingMessageRemovedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut kind = None;
+        let mut id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            kind: wire::required(kind, "kind")?,
+            id: wire::required(id, "id")?,
+            extra,
+        })
+    }
+}
+
 /// Reorder the queued messages.
 ///
 /// The `order` array contains the IDs of queued messages in their new
@@ -6336,7 +12007,7 @@ pub struct SessionPendingMessageRemovedAction {
 /// Queued messages whose IDs are absent from `order` are appended at
 /// the end in their original relative order (so a client with a stale
 /// view of the queue never silently drops messages).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionQueuedMessagesReorderedAction {
     /// Queued message IDs in the desired order
@@ -6348,12 +12019,37 @@ pub struct SessionQueuedMessagesReorderedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionQueuedMessagesReorderedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
+    const NAME: &'static str = "SessionQueuedMessagesReorderedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut order = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "order" => wire::field(&mut __map, &mut order, "order")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            order: wire::required(order, "order")?,
+            extra,
+        })
+    }
+}
+
 /// A session requested input from the user.
 ///
 /// Full-request upsert semantics: the `request` replaces any existing request
 /// with the same `id`, or is appended if it is new. Answer drafts are preserved
 /// unless `request.answers` is provided.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputRequestedAction {
     /// Input request to create or replace
@@ -6365,10 +12061,35 @@ pub struct SessionInputRequestedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputRequestedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputRequestedAction {
+    const NAME: &'static str = "SessionInputRequestedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut request = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "request" => wire::field(&mut __map, &mut request, "request")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            request: wire::required(request, "request")?,
+            extra,
+        })
+    }
+}
+
 /// A client updated, submitted, skipped, or removed a single in-progress answer.
 ///
 /// Dispatching with `answer: undefined` removes that question's answer draft.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputAnswerChangedAction {
     /// Input request identifier
@@ -6386,11 +12107,42 @@ pub struct SessionInputAnswerChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputAnswerChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputAnswerChangedAction {
+    const NAME: &'static str = "SessionInputAnswerChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut request_id = None;
+        let mut question_id = None;
+        let mut answer = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "requestId" => wire::field(&mut __map, &mut request_id, "requestId")?,
+                "questionId" => wire::field(&mut __map, &mut question_id, "questionId")?,
+                "answer" => wire::field(&mut __map, &mut answer, "answer")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            request_id: wire::required(request_id, "requestId")?,
+            question_id: wire::required(question_id, "questionId")?,
+            answer: answer.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// A client accepted, declined, or cancelled a session input request.
 ///
 /// If accepted, the server uses `answers` (when provided) plus the request's
 /// synced answer state to resume the blocked operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputCompletedAction {
     /// Input request identifier
@@ -6412,6 +12164,37 @@ pub struct SessionInputCompletedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionInputCompletedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionInputCompletedAction {
+    const NAME: &'static str = "SessionInputCompletedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut request_id = None;
+        let mut response = None;
+        let mut answers = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "requestId" => wire::field(&mut __map, &mut request_id, "requestId")?,
+                "response" => wire::field(&mut __map, &mut response, "response")?,
+                "answers" => wire::field(&mut __map, &mut answers, "answers")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            request_id: wire::required(request_id, "requestId")?,
+            response: wire::required(response, "response")?,
+            answers: answers.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Terminal output data (pty → client direction).
 ///
 /// Appends `data` to the terminal's `content` in the reducer.
@@ -6422,7 +12205,7 @@ pub struct SessionInputCompletedAction {
 /// predicting output would produce incorrect state. Instead, `terminal/input`
 /// is a side-effect-only action (client → server → pty), and `terminal/data`
 /// is server-authoritative output (pty → server → client).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalDataAction {
     /// Output data (may contain ANSI escape sequences)
@@ -6434,6 +12217,31 @@ pub struct TerminalDataAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalDataAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalDataAction {
+    const NAME: &'static str = "TerminalDataAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut data = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "data" => wire::field(&mut __map, &mut data, "data")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            data: wire::required(data, "data")?,
+            extra,
+        })
+    }
+}
+
 /// Keyboard input sent to the terminal process (client → pty direction).
 ///
 /// This is a side-effect-only action: the server forwards the data to the
@@ -6441,7 +12249,7 @@ pub struct TerminalDataAction {
 /// actions will reflect any resulting output.
 ///
 /// See `terminal/data` for why these two actions are kept separate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalInputAction {
     /// Input data to send to the pty
@@ -6453,11 +12261,36 @@ pub struct TerminalInputAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalInputAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalInputAction {
+    const NAME: &'static str = "TerminalInputAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut data = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "data" => wire::field(&mut __map, &mut data, "data")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            data: wire::required(data, "data")?,
+            extra,
+        })
+    }
+}
+
 /// Terminal dimensions changed.
 ///
 /// Dispatchable by clients to request a resize, or by the server to inform
 /// clients of the actual terminal dimensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalResizedAction {
     /// Terminal width in columns
@@ -6472,11 +12305,39 @@ pub struct TerminalResizedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalResizedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalResizedAction {
+    const NAME: &'static str = "TerminalResizedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut cols = None;
+        let mut rows = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "cols" => wire::field(&mut __map, &mut cols, "cols")?,
+                "rows" => wire::field(&mut __map, &mut rows, "rows")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            cols: wire::required(cols, "cols")?,
+            rows: wire::required(rows, "rows")?,
+            extra,
+        })
+    }
+}
+
 /// Terminal claim changed. A client or session transfers ownership of the terminal.
 ///
 /// The server SHOULD reject if the dispatching client does not currently hold
 /// the claim.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClaimedAction {
     /// The new claim
@@ -6488,11 +12349,36 @@ pub struct TerminalClaimedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalClaimedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalClaimedAction {
+    const NAME: &'static str = "TerminalClaimedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut claim = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            claim: wire::required(claim, "claim")?,
+            extra,
+        })
+    }
+}
+
 /// Terminal title changed.
 ///
 /// Fired by the server when the terminal process updates its title (e.g. via
 /// escape sequences), or dispatched by a client to rename a terminal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalTitleChangedAction {
     /// New terminal title
@@ -6504,8 +12390,33 @@ pub struct TerminalTitleChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalTitleChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalTitleChangedAction {
+    const NAME: &'static str = "TerminalTitleChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut title = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            title: wire::required(title, "title")?,
+            extra,
+        })
+    }
+}
+
 /// Terminal working directory changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCwdChangedAction {
     /// New working directory
@@ -6517,8 +12428,33 @@ pub struct TerminalCwdChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalCwdChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalCwdChangedAction {
+    const NAME: &'static str = "TerminalCwdChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut cwd = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "cwd" => wire::field(&mut __map, &mut cwd, "cwd")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            cwd: wire::required(cwd, "cwd")?,
+            extra,
+        })
+    }
+}
+
 /// Terminal process exited.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalExitedAction {
     /// Process exit code. `undefined` if the process was killed without an exit code.
@@ -6535,8 +12471,33 @@ pub struct TerminalExitedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalExitedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalExitedAction {
+    const NAME: &'static str = "TerminalExitedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut exit_code = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            exit_code: exit_code.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Terminal scrollback buffer cleared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -6545,13 +12506,33 @@ pub struct TerminalClearedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalClearedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalClearedAction {
+    const NAME: &'static str = "TerminalClearedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Shell integration has loaded and the terminal now supports command
 /// detection. The server dispatches this when shell integration becomes
 /// available (which may happen asynchronously after the terminal is created).
 ///
 /// Clients MUST NOT assume command detection is available until this action
 /// (or `terminal/commandExecuted`) has been received.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandDetectionAvailableAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -6560,10 +12541,30 @@ pub struct TerminalCommandDetectionAvailableAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalCommandDetectionAvailableAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
+    const NAME: &'static str = "TerminalCommandDetectionAvailableAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// A command has been submitted to the shell and is now executing.
 /// All subsequent `terminal/data` actions (until the matching
 /// `terminal/commandFinished`) constitute this command's output.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandExecutedAction {
     /// Stable identifier for this command, scoped to the terminal URI.
@@ -6583,12 +12584,43 @@ pub struct TerminalCommandExecutedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalCommandExecutedAction {
+    const NAME: &'static str = "TerminalCommandExecutedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut command_id = None;
+        let mut command_line = None;
+        let mut timestamp = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "commandId" => wire::field(&mut __map, &mut command_id, "commandId")?,
+                "commandLine" => wire::field(&mut __map, &mut command_line, "commandLine")?,
+                "timestamp" => wire::field(&mut __map, &mut timestamp, "timestamp")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            command_id: wire::required(command_id, "commandId")?,
+            command_line: wire::required(command_line, "commandLine")?,
+            timestamp: wire::required(timestamp, "timestamp")?,
+            extra,
+        })
+    }
+}
+
 /// A command has finished executing.
 ///
 /// The sequence of `terminal/data` actions between the preceding
 /// `terminal/commandExecuted` (same `commandId`) and this action constitutes
 /// the complete output of the command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandFinishedAction {
     /// Matches the `commandId` from the corresponding `commandExecuted`
@@ -6617,10 +12649,41 @@ pub struct TerminalCommandFinishedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for TerminalCommandFinishedAction {
+    const NAME: &'static str = "TerminalCommandFinishedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut command_id = None;
+        let mut exit_code = None;
+        let mut duration_ms = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "commandId" => wire::field(&mut __map, &mut command_id, "commandId")?,
+                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                "durationMs" => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            command_id: wire::required(command_id, "commandId")?,
+            exit_code: exit_code.unwrap_or_default(),
+            duration_ms: duration_ms.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The {@link ChangesetState.status} for this changeset transitioned (e.g.
 /// `computing → ready`). The error payload is set together with `status`
 /// whenever it transitions to {@link ChangesetStatus.Error | Error}.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetStatusChangedAction {
     /// New computation lifecycle status.
@@ -6635,9 +12698,37 @@ pub struct ChangesetStatusChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetStatusChangedAction {
+    const NAME: &'static str = "ChangesetStatusChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut status = None;
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "status" => wire::field(&mut __map, &mut status, "status")?,
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            status: wire::required(status, "status")?,
+            error: error.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Upsert a {@link ChangesetFile} in the changeset — adds a new entry, or
 /// replaces an existing one identified by {@link ChangesetFile.id}.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFileSetAction {
     /// The new or replacement file entry.
@@ -6649,11 +12740,36 @@ pub struct ChangesetFileSetAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetFileSetAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetFileSetAction {
+    const NAME: &'static str = "ChangesetFileSetAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut file = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "file" => wire::field(&mut __map, &mut file, "file")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            file: wire::required(file, "file")?,
+            extra,
+        })
+    }
+}
+
 /// Remove a {@link ChangesetFile} from the changeset by its id.
 ///
 /// Typically dispatched when a file is reverted, staged out, or otherwise
 /// no longer in scope (e.g. a renamed file is replaced by a new entry).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFileRemovedAction {
     /// The {@link ChangesetFile.id} of the file to remove.
@@ -6665,10 +12781,35 @@ pub struct ChangesetFileRemovedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetFileRemovedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetFileRemovedAction {
+    const NAME: &'static str = "ChangesetFileRemovedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut file_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "fileId" => wire::field(&mut __map, &mut file_id, "fileId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            file_id: wire::required(file_id, "fileId")?,
+            extra,
+        })
+    }
+}
+
 /// The set of operations available on this changeset changed. Full
 /// replacement semantics: `operations` replaces the previous list (or
 /// removes it entirely when `operations` is `undefined`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationsChangedAction {
     /// Updated operation list. Pass `undefined` to clear all operations.
@@ -6684,6 +12825,31 @@ pub struct ChangesetOperationsChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetOperationsChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetOperationsChangedAction {
+    const NAME: &'static str = "ChangesetOperationsChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut operations = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "operations" => wire::field(&mut __map, &mut operations, "operations")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            operations: operations.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The {@link ChangesetOperation.status} for a single operation transitioned
 /// (e.g. `idle → running → idle`, or `running → error`). The error payload
 /// is set together with `status` whenever it transitions to
@@ -6694,7 +12860,7 @@ pub struct ChangesetOperationsChangedAction {
 /// operation with that id is currently present in the changeset, the action
 /// is a no-op. Use {@link ChangesetOperationsChangedAction} to add, remove,
 /// or otherwise replace the operation list itself.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationStatusChangedAction {
     /// The {@link ChangesetOperation.id} whose status changed.
@@ -6712,6 +12878,37 @@ pub struct ChangesetOperationStatusChangedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetOperationStatusChangedAction {
+    const NAME: &'static str = "ChangesetOperationStatusChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut operation_id = None;
+        let mut status = None;
+        let mut error = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "operationId" => wire::field(&mut __map, &mut operation_id, "operationId")?,
+                "status" => wire::field(&mut __map, &mut status, "status")?,
+                "error" => wire::field(&mut __map, &mut error, "error")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            operation_id: wire::required(operation_id, "operationId")?,
+            status: wire::required(status, "status")?,
+            error: error.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Drop every file from the changeset.
 ///
 /// Two cases use this:
@@ -6726,7 +12923,7 @@ pub struct ChangesetOperationStatusChangedAction {
 /// distinguish the two cases from the action alone — instead, react to
 /// the corresponding session-level lifecycle signal (e.g.
 /// `root/sessionRemoved`) for the "going away" case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -6735,8 +12932,28 @@ pub struct ChangesetClearedAction {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ChangesetClearedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetClearedAction {
+    const NAME: &'static str = "ChangesetClearedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// The set of changes in this batch, wrapped for forward compatibility.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchChangedActionChanges {
     #[serde(rename = "items")]
@@ -6747,6 +12964,31 @@ pub struct ResourceWatchChangedActionChanges {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceWatchChangedActionChanges {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceWatchChangedActionChanges {
+    const NAME: &'static str = "ResourceWatchChangedActionChanges";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut items = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            items: wire::required(items, "items")?,
+            extra,
+        })
+    }
+}
+
 /// A batch of resource changes observed by the watcher.
 ///
 /// Watch events are coalesced into batches by the server to keep the
@@ -6754,7 +12996,7 @@ pub struct ResourceWatchChangedActionChanges {
 /// dispatched. The reducer does not retain change history — these
 /// actions exist purely to deliver events to subscribers, who consume
 /// them directly off the action stream and apply their own logic.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchChangedAction {
     /// The set of changes in this batch, wrapped for forward compatibility.
@@ -6764,6 +13006,31 @@ pub struct ResourceWatchChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceWatchChangedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceWatchChangedAction {
+    const NAME: &'static str = "ResourceWatchChangedAction";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut changes = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            changes: wire::required(changes, "changes")?,
+            extra,
+        })
+    }
 }
 
 /// Discriminated union of all state actions.
@@ -6975,180 +13242,202 @@ impl TaggedUnion for StateAction {
         }
     }
 
-    fn deserialize_variant<'de, D: Deserializer<'de>>(
+    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
+        rest: A,
+    ) -> Result<Self, A::Error> {
         Ok(match tag {
-            "root/agentsChanged" => {
-                Self::RootAgentsChanged(RootAgentsChangedAction::deserialize(rest)?)
+            "root/agentsChanged" => Self::RootAgentsChanged(
+                <RootAgentsChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "root/activeSessionsChanged" => Self::RootActiveSessionsChanged(
+                <RootActiveSessionsChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "root/terminalsChanged" => Self::RootTerminalsChanged(
+                <RootTerminalsChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "root/configChanged" => Self::RootConfigChanged(
+                <RootConfigChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/ready" => {
+                Self::SessionReady(<SessionReadyAction as wire::WireStruct>::from_map(rest)?)
             }
-            "root/activeSessionsChanged" => {
-                Self::RootActiveSessionsChanged(RootActiveSessionsChangedAction::deserialize(rest)?)
+            "session/creationFailed" => Self::SessionCreationFailed(
+                <SessionCreationFailedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/turnStarted" => Self::SessionTurnStarted(Box::new(
+                <SessionTurnStartedAction as wire::WireStruct>::from_map(rest)?,
+            )),
+            "session/delta" => {
+                Self::SessionDelta(<SessionDeltaAction as wire::WireStruct>::from_map(rest)?)
             }
-            "root/terminalsChanged" => {
-                Self::RootTerminalsChanged(RootTerminalsChangedAction::deserialize(rest)?)
-            }
-            "root/configChanged" => {
-                Self::RootConfigChanged(RootConfigChangedAction::deserialize(rest)?)
-            }
-            "session/ready" => Self::SessionReady(SessionReadyAction::deserialize(rest)?),
-            "session/creationFailed" => {
-                Self::SessionCreationFailed(SessionCreationFailedAction::deserialize(rest)?)
-            }
-            "session/turnStarted" => {
-                Self::SessionTurnStarted(Box::new(SessionTurnStartedAction::deserialize(rest)?))
-            }
-            "session/delta" => Self::SessionDelta(SessionDeltaAction::deserialize(rest)?),
-            "session/responsePart" => {
-                Self::SessionResponsePart(Box::new(SessionResponsePartAction::deserialize(rest)?))
-            }
-            "session/toolCallStart" => {
-                Self::SessionToolCallStart(Box::new(SessionToolCallStartAction::deserialize(rest)?))
-            }
-            "session/toolCallDelta" => {
-                Self::SessionToolCallDelta(Box::new(SessionToolCallDeltaAction::deserialize(rest)?))
-            }
-            "session/toolCallReady" => {
-                Self::SessionToolCallReady(Box::new(SessionToolCallReadyAction::deserialize(rest)?))
-            }
+            "session/responsePart" => Self::SessionResponsePart(Box::new(
+                <SessionResponsePartAction as wire::WireStruct>::from_map(rest)?,
+            )),
+            "session/toolCallStart" => Self::SessionToolCallStart(Box::new(
+                <SessionToolCallStartAction as wire::WireStruct>::from_map(rest)?,
+            )),
+            "session/toolCallDelta" => Self::SessionToolCallDelta(Box::new(
+                <SessionToolCallDeltaAction as wire::WireStruct>::from_map(rest)?,
+            )),
+            "session/toolCallReady" => Self::SessionToolCallReady(Box::new(
+                <SessionToolCallReadyAction as wire::WireStruct>::from_map(rest)?,
+            )),
             "session/toolCallConfirmed" => Self::SessionToolCallConfirmed(Box::new(
-                SessionToolCallConfirmedAction::deserialize(rest)?,
+                SessionToolCallConfirmedAction::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(rest),
+                )?,
             )),
             "session/toolCallComplete" => Self::SessionToolCallComplete(Box::new(
-                SessionToolCallCompleteAction::deserialize(rest)?,
+                <SessionToolCallCompleteAction as wire::WireStruct>::from_map(rest)?,
             )),
             "session/toolCallResultConfirmed" => Self::SessionToolCallResultConfirmed(Box::new(
-                SessionToolCallResultConfirmedAction::deserialize(rest)?,
+                <SessionToolCallResultConfirmedAction as wire::WireStruct>::from_map(rest)?,
             )),
             "session/toolCallContentChanged" => Self::SessionToolCallContentChanged(Box::new(
-                SessionToolCallContentChangedAction::deserialize(rest)?,
+                <SessionToolCallContentChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/turnComplete" => {
-                Self::SessionTurnComplete(SessionTurnCompleteAction::deserialize(rest)?)
-            }
-            "session/turnCancelled" => {
-                Self::SessionTurnCancelled(SessionTurnCancelledAction::deserialize(rest)?)
-            }
-            "session/error" => Self::SessionError(Box::new(SessionErrorAction::deserialize(rest)?)),
-            "session/titleChanged" => {
-                Self::SessionTitleChanged(SessionTitleChangedAction::deserialize(rest)?)
-            }
-            "session/usage" => Self::SessionUsage(Box::new(SessionUsageAction::deserialize(rest)?)),
-            "session/reasoning" => {
-                Self::SessionReasoning(SessionReasoningAction::deserialize(rest)?)
-            }
-            "session/modelChanged" => {
-                Self::SessionModelChanged(SessionModelChangedAction::deserialize(rest)?)
-            }
-            "session/agentChanged" => {
-                Self::SessionAgentChanged(SessionAgentChangedAction::deserialize(rest)?)
-            }
-            "session/serverToolsChanged" => {
-                Self::SessionServerToolsChanged(SessionServerToolsChangedAction::deserialize(rest)?)
-            }
+            "session/turnComplete" => Self::SessionTurnComplete(
+                <SessionTurnCompleteAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/turnCancelled" => Self::SessionTurnCancelled(
+                <SessionTurnCancelledAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/error" => Self::SessionError(Box::new(
+                <SessionErrorAction as wire::WireStruct>::from_map(rest)?,
+            )),
+            "session/titleChanged" => Self::SessionTitleChanged(
+                <SessionTitleChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/usage" => Self::SessionUsage(Box::new(
+                <SessionUsageAction as wire::WireStruct>::from_map(rest)?,
+            )),
+            "session/reasoning" => Self::SessionReasoning(
+                <SessionReasoningAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/modelChanged" => Self::SessionModelChanged(
+                <SessionModelChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/agentChanged" => Self::SessionAgentChanged(
+                <SessionAgentChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/serverToolsChanged" => Self::SessionServerToolsChanged(
+                <SessionServerToolsChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
             "session/activeClientChanged" => Self::SessionActiveClientChanged(Box::new(
-                SessionActiveClientChangedAction::deserialize(rest)?,
+                <SessionActiveClientChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
             "session/activeClientToolsChanged" => Self::SessionActiveClientToolsChanged(
-                SessionActiveClientToolsChangedAction::deserialize(rest)?,
+                <SessionActiveClientToolsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
             "session/pendingMessageSet" => Self::SessionPendingMessageSet(Box::new(
-                SessionPendingMessageSetAction::deserialize(rest)?,
+                <SessionPendingMessageSetAction as wire::WireStruct>::from_map(rest)?,
             )),
             "session/pendingMessageRemoved" => Self::SessionPendingMessageRemoved(
-                SessionPendingMessageRemovedAction::deserialize(rest)?,
+                <SessionPendingMessageRemovedAction as wire::WireStruct>::from_map(rest)?,
             ),
             "session/queuedMessagesReordered" => Self::SessionQueuedMessagesReordered(
-                SessionQueuedMessagesReorderedAction::deserialize(rest)?,
+                <SessionQueuedMessagesReorderedAction as wire::WireStruct>::from_map(rest)?,
             ),
             "session/inputRequested" => Self::SessionInputRequested(Box::new(
-                SessionInputRequestedAction::deserialize(rest)?,
+                <SessionInputRequestedAction as wire::WireStruct>::from_map(rest)?,
             )),
             "session/inputAnswerChanged" => Self::SessionInputAnswerChanged(Box::new(
-                SessionInputAnswerChangedAction::deserialize(rest)?,
+                <SessionInputAnswerChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/inputCompleted" => {
-                Self::SessionInputCompleted(SessionInputCompletedAction::deserialize(rest)?)
-            }
+            "session/inputCompleted" => Self::SessionInputCompleted(
+                <SessionInputCompletedAction as wire::WireStruct>::from_map(rest)?,
+            ),
             "session/customizationsChanged" => Self::SessionCustomizationsChanged(
-                SessionCustomizationsChangedAction::deserialize(rest)?,
+                <SessionCustomizationsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
             "session/customizationToggled" => Self::SessionCustomizationToggled(
-                SessionCustomizationToggledAction::deserialize(rest)?,
+                <SessionCustomizationToggledAction as wire::WireStruct>::from_map(rest)?,
             ),
             "session/customizationUpdated" => Self::SessionCustomizationUpdated(Box::new(
-                SessionCustomizationUpdatedAction::deserialize(rest)?,
+                <SessionCustomizationUpdatedAction as wire::WireStruct>::from_map(rest)?,
             )),
             "session/customizationRemoved" => Self::SessionCustomizationRemoved(
-                SessionCustomizationRemovedAction::deserialize(rest)?,
+                <SessionCustomizationRemovedAction as wire::WireStruct>::from_map(rest)?,
             ),
             "session/mcpServerStateChanged" => Self::SessionMcpServerStateChanged(Box::new(
-                SessionMcpServerStateChangedAction::deserialize(rest)?,
+                <SessionMcpServerStateChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/truncated" => {
-                Self::SessionTruncated(SessionTruncatedAction::deserialize(rest)?)
-            }
-            "session/isReadChanged" => {
-                Self::SessionIsReadChanged(SessionIsReadChangedAction::deserialize(rest)?)
-            }
-            "session/isArchivedChanged" => {
-                Self::SessionIsArchivedChanged(SessionIsArchivedChangedAction::deserialize(rest)?)
-            }
-            "session/activityChanged" => {
-                Self::SessionActivityChanged(SessionActivityChangedAction::deserialize(rest)?)
-            }
-            "session/changesetsChanged" => {
-                Self::SessionChangesetsChanged(SessionChangesetsChangedAction::deserialize(rest)?)
-            }
-            "session/configChanged" => {
-                Self::SessionConfigChanged(SessionConfigChangedAction::deserialize(rest)?)
-            }
-            "session/metaChanged" => {
-                Self::SessionMetaChanged(SessionMetaChangedAction::deserialize(rest)?)
-            }
+            "session/truncated" => Self::SessionTruncated(
+                <SessionTruncatedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/isReadChanged" => Self::SessionIsReadChanged(
+                <SessionIsReadChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/isArchivedChanged" => Self::SessionIsArchivedChanged(
+                <SessionIsArchivedChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/activityChanged" => Self::SessionActivityChanged(
+                <SessionActivityChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/changesetsChanged" => Self::SessionChangesetsChanged(
+                <SessionChangesetsChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/configChanged" => Self::SessionConfigChanged(
+                <SessionConfigChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "session/metaChanged" => Self::SessionMetaChanged(
+                <SessionMetaChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
             "changeset/statusChanged" => Self::ChangesetStatusChanged(Box::new(
-                ChangesetStatusChangedAction::deserialize(rest)?,
+                <ChangesetStatusChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "changeset/fileSet" => {
-                Self::ChangesetFileSet(Box::new(ChangesetFileSetAction::deserialize(rest)?))
-            }
-            "changeset/fileRemoved" => {
-                Self::ChangesetFileRemoved(ChangesetFileRemovedAction::deserialize(rest)?)
-            }
+            "changeset/fileSet" => Self::ChangesetFileSet(Box::new(
+                <ChangesetFileSetAction as wire::WireStruct>::from_map(rest)?,
+            )),
+            "changeset/fileRemoved" => Self::ChangesetFileRemoved(
+                <ChangesetFileRemovedAction as wire::WireStruct>::from_map(rest)?,
+            ),
             "changeset/operationsChanged" => Self::ChangesetOperationsChanged(
-                ChangesetOperationsChangedAction::deserialize(rest)?,
+                <ChangesetOperationsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
             "changeset/operationStatusChanged" => Self::ChangesetOperationStatusChanged(Box::new(
-                ChangesetOperationStatusChangedAction::deserialize(rest)?,
+                <ChangesetOperationStatusChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "changeset/cleared" => {
-                Self::ChangesetCleared(ChangesetClearedAction::deserialize(rest)?)
-            }
-            "terminal/data" => Self::TerminalData(TerminalDataAction::deserialize(rest)?),
-            "terminal/input" => Self::TerminalInput(TerminalInputAction::deserialize(rest)?),
-            "terminal/resized" => Self::TerminalResized(TerminalResizedAction::deserialize(rest)?),
-            "terminal/claimed" => Self::TerminalClaimed(TerminalClaimedAction::deserialize(rest)?),
-            "terminal/titleChanged" => {
-                Self::TerminalTitleChanged(TerminalTitleChangedAction::deserialize(rest)?)
-            }
-            "terminal/cwdChanged" => {
-                Self::TerminalCwdChanged(TerminalCwdChangedAction::deserialize(rest)?)
-            }
-            "terminal/exited" => Self::TerminalExited(TerminalExitedAction::deserialize(rest)?),
-            "terminal/cleared" => Self::TerminalCleared(TerminalClearedAction::deserialize(rest)?),
-            "terminal/commandDetectionAvailable" => Self::TerminalCommandDetectionAvailable(
-                TerminalCommandDetectionAvailableAction::deserialize(rest)?,
+            "changeset/cleared" => Self::ChangesetCleared(
+                <ChangesetClearedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "terminal/commandExecuted" => {
-                Self::TerminalCommandExecuted(TerminalCommandExecutedAction::deserialize(rest)?)
+            "terminal/data" => {
+                Self::TerminalData(<TerminalDataAction as wire::WireStruct>::from_map(rest)?)
             }
-            "terminal/commandFinished" => {
-                Self::TerminalCommandFinished(TerminalCommandFinishedAction::deserialize(rest)?)
+            "terminal/input" => {
+                Self::TerminalInput(<TerminalInputAction as wire::WireStruct>::from_map(rest)?)
             }
-            "resourceWatch/changed" => {
-                Self::ResourceWatchChanged(ResourceWatchChangedAction::deserialize(rest)?)
+            "terminal/resized" => {
+                Self::TerminalResized(<TerminalResizedAction as wire::WireStruct>::from_map(rest)?)
             }
+            "terminal/claimed" => {
+                Self::TerminalClaimed(<TerminalClaimedAction as wire::WireStruct>::from_map(rest)?)
+            }
+            "terminal/titleChanged" => Self::TerminalTitleChanged(
+                <TerminalTitleChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "terminal/cwdChanged" => Self::TerminalCwdChanged(
+                <TerminalCwdChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "terminal/exited" => {
+                Self::TerminalExited(<TerminalExitedAction as wire::WireStruct>::from_map(rest)?)
+            }
+            "terminal/cleared" => {
+                Self::TerminalCleared(<TerminalClearedAction as wire::WireStruct>::from_map(rest)?)
+            }
+            "terminal/commandDetectionAvailable" => Self::TerminalCommandDetectionAvailable(
+                <TerminalCommandDetectionAvailableAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "terminal/commandExecuted" => Self::TerminalCommandExecuted(
+                <TerminalCommandExecutedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "terminal/commandFinished" => Self::TerminalCommandFinished(
+                <TerminalCommandFinishedAction as wire::WireStruct>::from_map(rest)?,
+            ),
+            "resourceWatch/changed" => Self::ResourceWatchChanged(
+                <ResourceWatchChangedAction as wire::WireStruct>::from_map(rest)?,
+            ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -7175,7 +13464,7 @@ impl<'de> Deserialize<'de> for StateAction {
 /// This invariant lets implementations route every incoming message —
 /// request, response, or notification — by inspecting `params.channel`
 /// without needing to know the per-method param shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct BaseParams {
     /// Channel URI this command targets.
@@ -7187,9 +13476,34 @@ pub struct BaseParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for BaseParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for BaseParams {
+    const NAME: &'static str = "BaseParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            extra,
+        })
+    }
+}
+
 /// Establishes a new connection and negotiates the protocol version.
 /// This MUST be the first message sent by the client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InitializeParams {
     #[serde(rename = "channel")]
@@ -7236,12 +13550,58 @@ pub struct InitializeParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for InitializeParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for InitializeParams {
+    const NAME: &'static str = "InitializeParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut protocol_versions = None;
+        let mut client_id = None;
+        let mut initial_subscriptions = None;
+        let mut locale = None;
+        let mut capabilities = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "protocolVersions" => {
+                    wire::field(&mut __map, &mut protocol_versions, "protocolVersions")?
+                }
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "initialSubscriptions" => wire::field(
+                    &mut __map,
+                    &mut initial_subscriptions,
+                    "initialSubscriptions",
+                )?,
+                "locale" => wire::field(&mut __map, &mut locale, "locale")?,
+                "capabilities" => wire::field(&mut __map, &mut capabilities, "capabilities")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            protocol_versions: wire::required(protocol_versions, "protocolVersions")?,
+            client_id: wire::required(client_id, "clientId")?,
+            initial_subscriptions: initial_subscriptions.unwrap_or_default(),
+            locale: locale.unwrap_or_default(),
+            capabilities: capabilities.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Optional capabilities a client declares during `initialize`.
 ///
 /// Each field is a presence flag: an empty object `{}` means "supported",
 /// absence means "not supported". Sub-fields on individual capabilities
 /// are reserved for future per-capability options.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ClientCapabilities {
     /// Client can render
@@ -7264,6 +13624,31 @@ pub struct ClientCapabilities {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ClientCapabilities {
+    const NAME: &'static str = "ClientCapabilities";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut mcp_apps = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "mcpApps" => wire::field(&mut __map, &mut mcp_apps, "mcpApps")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            mcp_apps: mcp_apps.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `initialize` command.
 ///
 /// `protocolVersion` is the version the server has selected from the client's
@@ -7271,7 +13656,7 @@ pub struct ClientCapabilities {
 /// the rest of the connection. If the server cannot speak any of the offered
 /// versions it MUST return error code `-32005` (`UnsupportedProtocolVersion`)
 /// instead of a result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InitializeResult {
     /// Protocol version selected by the server. MUST be one of the entries in
@@ -7315,13 +13700,61 @@ pub struct InitializeResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for InitializeResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for InitializeResult {
+    const NAME: &'static str = "InitializeResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut protocol_version = None;
+        let mut server_seq = None;
+        let mut snapshots = None;
+        let mut default_directory = None;
+        let mut completion_trigger_characters = None;
+        let mut telemetry = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "protocolVersion" => {
+                    wire::field(&mut __map, &mut protocol_version, "protocolVersion")?
+                }
+                "serverSeq" => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
+                "snapshots" => wire::field(&mut __map, &mut snapshots, "snapshots")?,
+                "defaultDirectory" => {
+                    wire::field(&mut __map, &mut default_directory, "defaultDirectory")?
+                }
+                "completionTriggerCharacters" => wire::field(
+                    &mut __map,
+                    &mut completion_trigger_characters,
+                    "completionTriggerCharacters",
+                )?,
+                "telemetry" => wire::field(&mut __map, &mut telemetry, "telemetry")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            protocol_version: wire::required(protocol_version, "protocolVersion")?,
+            server_seq: wire::required(server_seq, "serverSeq")?,
+            snapshots: wire::required(snapshots, "snapshots")?,
+            default_directory: default_directory.unwrap_or_default(),
+            completion_trigger_characters: completion_trigger_characters.unwrap_or_default(),
+            telemetry: telemetry.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Verifies that the AHP connection is still alive and keeps it from being
 /// closed by idle-timeout intermediaries (proxies, load balancers, etc.).
 ///
 /// The server MUST respond regardless of whether the client has completed
 /// `initialize` or holds any subscriptions. Ping carries no payload in either
 /// direction; the response itself is the signal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PingParams {
     #[serde(rename = "channel")]
@@ -7333,9 +13766,34 @@ pub struct PingParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for PingParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for PingParams {
+    const NAME: &'static str = "PingParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            extra,
+        })
+    }
+}
+
 /// Re-establishes a dropped connection. The server replays missed actions or
 /// provides fresh snapshots.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectParams {
     #[serde(rename = "channel")]
@@ -7356,10 +13814,46 @@ pub struct ReconnectParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ReconnectParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ReconnectParams {
+    const NAME: &'static str = "ReconnectParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut client_id = None;
+        let mut last_seen_server_seq = None;
+        let mut subscriptions = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+                "lastSeenServerSeq" => {
+                    wire::field(&mut __map, &mut last_seen_server_seq, "lastSeenServerSeq")?
+                }
+                "subscriptions" => wire::field(&mut __map, &mut subscriptions, "subscriptions")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            client_id: wire::required(client_id, "clientId")?,
+            last_seen_server_seq: wire::required(last_seen_server_seq, "lastSeenServerSeq")?,
+            subscriptions: wire::required(subscriptions, "subscriptions")?,
+            extra,
+        })
+    }
+}
+
 /// Reconnect result when the server can replay from the requested sequence.
 ///
 /// The server MUST include all replayed data in the response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectReplayResult {
     /// Discriminant
@@ -7381,8 +13875,39 @@ pub struct ReconnectReplayResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ReconnectReplayResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ReconnectReplayResult {
+    const NAME: &'static str = "ReconnectReplayResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut r#type = None;
+        let mut actions = None;
+        let mut missing = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "actions" => wire::field(&mut __map, &mut actions, "actions")?,
+                "missing" => wire::field(&mut __map, &mut missing, "missing")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            r#type: wire::required(r#type, "type")?,
+            actions: wire::required(actions, "actions")?,
+            missing: wire::required(missing, "missing")?,
+            extra,
+        })
+    }
+}
+
 /// Reconnect result when the gap exceeds the replay buffer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectSnapshotResult {
     /// Discriminant
@@ -7398,13 +13923,41 @@ pub struct ReconnectSnapshotResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ReconnectSnapshotResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ReconnectSnapshotResult {
+    const NAME: &'static str = "ReconnectSnapshotResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut r#type = None;
+        let mut snapshots = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "snapshots" => wire::field(&mut __map, &mut snapshots, "snapshots")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            r#type: wire::required(r#type, "type")?,
+            snapshots: wire::required(snapshots, "snapshots")?,
+            extra,
+        })
+    }
+}
+
 /// Subscribe to a URI-identified channel.
 ///
 /// A channel MAY have state associated with it (e.g. root, sessions,
 /// terminals) or be stateless (pure pub/sub for streaming data). For
 /// state-bearing channels the result includes a snapshot; for stateless
 /// channels `snapshot` is omitted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SubscribeParams {
     /// Channel URI this command targets.
@@ -7416,11 +13969,36 @@ pub struct SubscribeParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SubscribeParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SubscribeParams {
+    const NAME: &'static str = "SubscribeParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            extra,
+        })
+    }
+}
+
 /// Result of the `subscribe` command.
 ///
 /// `snapshot` is present when the subscribed channel has associated state, and
 /// absent for stateless channels.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SubscribeResult {
     /// Snapshot of the subscribed channel's state (omitted for stateless channels)
@@ -7432,8 +14010,33 @@ pub struct SubscribeResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SubscribeResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SubscribeResult {
+    const NAME: &'static str = "SubscribeResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut snapshot = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "snapshot" => wire::field(&mut __map, &mut snapshot, "snapshot")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            snapshot: snapshot.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Stop receiving updates for a channel.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UnsubscribeParams {
     /// Channel URI to unsubscribe from
@@ -7445,6 +14048,31 @@ pub struct UnsubscribeParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for UnsubscribeParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for UnsubscribeParams {
+    const NAME: &'static str = "UnsubscribeParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            extra,
+        })
+    }
+}
+
 /// Fire-and-forget action dispatch (write-ahead). The client applies actions
 /// optimistically to local state and the server echoes them back as an
 /// {@link ActionEnvelope} once accepted.
@@ -7452,7 +14080,7 @@ pub struct UnsubscribeParams {
 /// The client → server method is named `dispatchAction`; the server's reply
 /// arrives on the server → client `action` notification (params:
 /// {@link ActionEnvelope}).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DispatchActionParams {
     /// Channel URI this action targets
@@ -7470,6 +14098,37 @@ pub struct DispatchActionParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for DispatchActionParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for DispatchActionParams {
+    const NAME: &'static str = "DispatchActionParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut client_seq = None;
+        let mut action = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "clientSeq" => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
+                "action" => wire::field(&mut __map, &mut action, "action")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            client_seq: wire::required(client_seq, "clientSeq")?,
+            action: wire::required(action, "action")?,
+            extra,
+        })
+    }
+}
+
 /// Reads the content of a resource by URI.
 ///
 /// Content references keep the state tree small by storing large data (images,
@@ -7483,7 +14142,7 @@ pub struct DispatchActionParams {
 /// client-published URI (e.g. `virtual://my-client/...` plugins); clients
 /// use it to read host-side files. The receiver enforces access via the
 /// same permission/`resourceRequest` flow regardless of which peer initiated.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReadParams {
     #[serde(rename = "channel")]
@@ -7501,12 +14160,43 @@ pub struct ResourceReadParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceReadParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceReadParams {
+    const NAME: &'static str = "ResourceReadParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut encoding = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "encoding" => wire::field(&mut __map, &mut encoding, "encoding")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            encoding: encoding.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceRead` command.
 ///
 /// The server SHOULD honor the `encoding` requested in the params. If the
 /// server cannot provide the requested encoding, it MUST fall back to either
 /// `base64` or `utf-8`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReadResult {
     /// Content encoded as a string
@@ -7528,6 +14218,37 @@ pub struct ResourceReadResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceReadResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceReadResult {
+    const NAME: &'static str = "ResourceReadResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut data = None;
+        let mut encoding = None;
+        let mut content_type = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "data" => wire::field(&mut __map, &mut data, "data")?,
+                "encoding" => wire::field(&mut __map, &mut encoding, "encoding")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            data: wire::required(data, "data")?,
+            encoding: wire::required(encoding, "encoding")?,
+            content_type: content_type.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Writes content to a file on the server's filesystem.
 ///
 /// Binary content (images, etc.) MUST use `base64` encoding. Text content MAY
@@ -7542,7 +14263,7 @@ pub struct ResourceReadResult {
 ///
 /// Like all `resource*` methods, `resourceWrite` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWriteParams {
     #[serde(rename = "channel")]
@@ -7602,16 +14323,85 @@ pub struct ResourceWriteParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceWriteParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceWriteParams {
+    const NAME: &'static str = "ResourceWriteParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut data = None;
+        let mut encoding = None;
+        let mut content_type = None;
+        let mut create_only = None;
+        let mut mode = None;
+        let mut position = None;
+        let mut if_match = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "data" => wire::field(&mut __map, &mut data, "data")?,
+                "encoding" => wire::field(&mut __map, &mut encoding, "encoding")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                "createOnly" => wire::field(&mut __map, &mut create_only, "createOnly")?,
+                "mode" => wire::field(&mut __map, &mut mode, "mode")?,
+                "position" => wire::field(&mut __map, &mut position, "position")?,
+                "ifMatch" => wire::field(&mut __map, &mut if_match, "ifMatch")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            data: wire::required(data, "data")?,
+            encoding: wire::required(encoding, "encoding")?,
+            content_type: content_type.unwrap_or_default(),
+            create_only: create_only.unwrap_or_default(),
+            mode: mode.unwrap_or_default(),
+            position: position.unwrap_or_default(),
+            if_match: if_match.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceWrite` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWriteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceWriteResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceWriteResult {
+    const NAME: &'static str = "ResourceWriteResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
 }
 
 /// Lists directory entries at a file URI on the server's filesystem.
@@ -7625,7 +14415,7 @@ pub struct ResourceWriteResult {
 ///
 /// Like all `resource*` methods, `resourceList` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceListParams {
     #[serde(rename = "channel")]
@@ -7638,6 +14428,34 @@ pub struct ResourceListParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceListParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceListParams {
+    const NAME: &'static str = "ResourceListParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            extra,
+        })
+    }
 }
 
 /// Wire values of `DirectoryEntryType`.
@@ -7686,7 +14504,7 @@ impl<'de> Deserialize<'de> for DirectoryEntryType {
 }
 
 /// Directory entry returned by `resourceList`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DirectoryEntry {
     /// Base name of the entry
@@ -7701,8 +14519,36 @@ pub struct DirectoryEntry {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for DirectoryEntry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for DirectoryEntry {
+    const NAME: &'static str = "DirectoryEntry";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut name = None;
+        let mut r#type = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            name: wire::required(name, "name")?,
+            r#type: wire::required(r#type, "type")?,
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceList` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceListResult {
     /// Entries directly contained in the requested directory
@@ -7714,6 +14560,31 @@ pub struct ResourceListResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceListResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceListResult {
+    const NAME: &'static str = "ResourceListResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut entries = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "entries" => wire::field(&mut __map, &mut entries, "entries")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            entries: wire::required(entries, "entries")?,
+            extra,
+        })
+    }
+}
+
 /// Copies a resource from one URI to another on the server's filesystem.
 ///
 /// If the destination already exists, it is overwritten unless `failIfExists`
@@ -7721,7 +14592,7 @@ pub struct ResourceListResult {
 ///
 /// Like all `resource*` methods, `resourceCopy` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceCopyParams {
     #[serde(rename = "channel")]
@@ -7747,10 +14618,44 @@ pub struct ResourceCopyParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceCopyParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceCopyParams {
+    const NAME: &'static str = "ResourceCopyParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut source = None;
+        let mut destination = None;
+        let mut fail_if_exists = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "source" => wire::field(&mut __map, &mut source, "source")?,
+                "destination" => wire::field(&mut __map, &mut destination, "destination")?,
+                "failIfExists" => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            source: wire::required(source, "source")?,
+            destination: wire::required(destination, "destination")?,
+            fail_if_exists: fail_if_exists.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceCopy` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceCopyResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -7759,11 +14664,31 @@ pub struct ResourceCopyResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceCopyResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceCopyResult {
+    const NAME: &'static str = "ResourceCopyResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Deletes a resource at a URI on the server's filesystem.
 ///
 /// Like all `resource*` methods, `resourceDelete` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceDeleteParams {
     #[serde(rename = "channel")]
@@ -7782,16 +14707,67 @@ pub struct ResourceDeleteParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceDeleteParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceDeleteParams {
+    const NAME: &'static str = "ResourceDeleteParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut recursive = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "recursive" => wire::field(&mut __map, &mut recursive, "recursive")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            recursive: recursive.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceDelete` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceDeleteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceDeleteResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceDeleteResult {
+    const NAME: &'static str = "ResourceDeleteResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
 }
 
 /// Requests permission to access a resource on the receiver's filesystem.
@@ -7815,7 +14791,7 @@ pub struct ResourceDeleteResult {
 ///
 /// Either `read`, `write`, or both SHOULD be set to `true`. A request with
 /// neither flag set is treated as `read: true` by receivers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceRequestParams {
     #[serde(rename = "channel")]
@@ -7838,16 +14814,70 @@ pub struct ResourceRequestParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceRequestParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceRequestParams {
+    const NAME: &'static str = "ResourceRequestParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut read = None;
+        let mut write = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "read" => wire::field(&mut __map, &mut read, "read")?,
+                "write" => wire::field(&mut __map, &mut write, "write")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            read: read.unwrap_or_default(),
+            write: write.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceRequest` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceRequestResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceRequestResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceRequestResult {
+    const NAME: &'static str = "ResourceRequestResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
 }
 
 /// Moves (renames) a resource from one URI to another on the server's filesystem.
@@ -7857,7 +14887,7 @@ pub struct ResourceRequestResult {
 ///
 /// Like all `resource*` methods, `resourceMove` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMoveParams {
     #[serde(rename = "channel")]
@@ -7883,16 +14913,70 @@ pub struct ResourceMoveParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceMoveParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceMoveParams {
+    const NAME: &'static str = "ResourceMoveParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut source = None;
+        let mut destination = None;
+        let mut fail_if_exists = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "source" => wire::field(&mut __map, &mut source, "source")?,
+                "destination" => wire::field(&mut __map, &mut destination, "destination")?,
+                "failIfExists" => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            source: wire::required(source, "source")?,
+            destination: wire::required(destination, "destination")?,
+            fail_if_exists: fail_if_exists.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceMove` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMoveResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceMoveResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceMoveResult {
+    const NAME: &'static str = "ResourceMoveResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
 }
 
 /// Resolves a resource — the combination of POSIX `stat` and `realpath`.
@@ -7906,7 +14990,7 @@ pub struct ResourceMoveResult {
 ///
 /// Like all `resource*` methods, `resourceResolve` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceResolveParams {
     #[serde(rename = "channel")]
@@ -7931,8 +15015,41 @@ pub struct ResourceResolveParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceResolveParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceResolveParams {
+    const NAME: &'static str = "ResourceResolveParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut follow_symlinks = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "followSymlinks" => {
+                    wire::field(&mut __map, &mut follow_symlinks, "followSymlinks")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            follow_symlinks: follow_symlinks.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceResolve` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceResolveResult {
     /// Canonical URI after symlink resolution. Equal to the requested URI when
@@ -7975,6 +15092,49 @@ pub struct ResourceResolveResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceResolveResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceResolveResult {
+    const NAME: &'static str = "ResourceResolveResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut uri = None;
+        let mut r#type = None;
+        let mut size = None;
+        let mut mtime = None;
+        let mut ctime = None;
+        let mut content_type = None;
+        let mut etag = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+                "size" => wire::field(&mut __map, &mut size, "size")?,
+                "mtime" => wire::field(&mut __map, &mut mtime, "mtime")?,
+                "ctime" => wire::field(&mut __map, &mut ctime, "ctime")?,
+                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+                "etag" => wire::field(&mut __map, &mut etag, "etag")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            uri: wire::required(uri, "uri")?,
+            r#type: wire::required(r#type, "type")?,
+            size: size.unwrap_or_default(),
+            mtime: mtime.unwrap_or_default(),
+            ctime: ctime.unwrap_or_default(),
+            content_type: content_type.unwrap_or_default(),
+            etag: etag.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Creates a directory on the server's filesystem with `mkdir -p` semantics.
 ///
 /// The server MUST create any missing parent directories. Creating a
@@ -7984,7 +15144,7 @@ pub struct ResourceResolveResult {
 ///
 /// Like all `resource*` methods, `resourceMkdir` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMkdirParams {
     #[serde(rename = "channel")]
@@ -7999,16 +15159,64 @@ pub struct ResourceMkdirParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResourceMkdirParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceMkdirParams {
+    const NAME: &'static str = "ResourceMkdirParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            extra,
+        })
+    }
+}
+
 /// Result of the `resourceMkdir` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMkdirResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ResourceMkdirResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResourceMkdirResult {
+    const NAME: &'static str = "ResourceMkdirResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
 }
 
 /// Pushes a Bearer token for a protected resource. The `resource` field MUST
@@ -8019,7 +15227,7 @@ pub struct ResourceMkdirResult {
 /// (Bearer Token Usage) semantics. The client obtains the token from the
 /// authorization server(s) listed in the resource's metadata and pushes it
 /// to the server via this command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthenticateParams {
     #[serde(rename = "channel")]
@@ -8038,12 +15246,43 @@ pub struct AuthenticateParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AuthenticateParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AuthenticateParams {
+    const NAME: &'static str = "AuthenticateParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut resource = None;
+        let mut token = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "token" => wire::field(&mut __map, &mut token, "token")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            resource: wire::required(resource, "resource")?,
+            token: wire::required(token, "token")?,
+            extra,
+        })
+    }
+}
+
 /// Result of the `authenticate` command.
 ///
 /// An empty object on success. If the token is invalid or the resource is
 /// unrecognized, the server MUST return a JSON-RPC error (e.g. `AuthRequired`
 /// `-32007` or `InvalidParams` `-32602`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthenticateResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
@@ -8052,12 +15291,32 @@ pub struct AuthenticateResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AuthenticateResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AuthenticateResult {
+    const NAME: &'static str = "AuthenticateResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self { extra })
+    }
+}
+
 /// Returns a list of session summaries. Used to populate session lists and sidebars.
 ///
 /// The session list is **not** part of the state tree because it can be arbitrarily
 /// large. Clients fetch it imperatively and maintain a local cache updated by
 /// `root/sessionAdded` and `root/sessionRemoved` notifications.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ListSessionsParams {
     #[serde(rename = "channel")]
@@ -8073,8 +15332,36 @@ pub struct ListSessionsParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ListSessionsParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ListSessionsParams {
+    const NAME: &'static str = "ListSessionsParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut filter = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "filter" => wire::field(&mut __map, &mut filter, "filter")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            filter: filter.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `listSessions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ListSessionsResult {
     /// The list of session summaries.
@@ -8086,6 +15373,31 @@ pub struct ListSessionsResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ListSessionsResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ListSessionsResult {
+    const NAME: &'static str = "ListSessionsResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut items = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            items: wire::required(items, "items")?,
+            extra,
+        })
+    }
+}
+
 /// Iteratively resolves the session configuration schema. The client sends the
 /// current partial session config and any user-filled metadata values. The server
 /// returns a property schema describing what additional metadata is needed,
@@ -8095,7 +15407,7 @@ pub struct ListSessionsResult {
 /// (e.g. picks a working directory, toggles a property). Each response returns
 /// the full current property set (not a delta). The returned `values` contain
 /// server-resolved defaults to pass to `createSession`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResolveSessionConfigParams {
     #[serde(rename = "channel")]
@@ -8121,8 +15433,44 @@ pub struct ResolveSessionConfigParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResolveSessionConfigParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResolveSessionConfigParams {
+    const NAME: &'static str = "ResolveSessionConfigParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut provider = None;
+        let mut working_directory = None;
+        let mut config = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
+                "workingDirectory" => {
+                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
+                }
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            provider: provider.unwrap_or_default(),
+            working_directory: working_directory.unwrap_or_default(),
+            config: config.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `resolveSessionConfig` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResolveSessionConfigResult {
     /// JSON Schema describing available configuration properties given the current context
@@ -8138,8 +15486,36 @@ pub struct ResolveSessionConfigResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ResolveSessionConfigResult {
+    const NAME: &'static str = "ResolveSessionConfigResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut schema = None;
+        let mut values = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "schema" => wire::field(&mut __map, &mut schema, "schema")?,
+                "values" => wire::field(&mut __map, &mut values, "values")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            schema: wire::required(schema, "schema")?,
+            values: wire::required(values, "values")?,
+            extra,
+        })
+    }
+}
+
 /// A single value item returned by `sessionConfigCompletions`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigValueItem {
     /// The value to store in config
@@ -8161,12 +15537,43 @@ pub struct SessionConfigValueItem {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionConfigValueItem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionConfigValueItem {
+    const NAME: &'static str = "SessionConfigValueItem";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut value = None;
+        let mut label = None;
+        let mut description = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "value" => wire::field(&mut __map, &mut value, "value")?,
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            value: wire::required(value, "value")?,
+            label: wire::required(label, "label")?,
+            description: description.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Queries the server for allowed values of a dynamic session config property.
 ///
 /// Used when a property in the schema returned by `resolveSessionConfig` has
 /// `enumDynamic: true`. The client sends a search query and receives matching
 /// values with display metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigCompletionsParams {
     #[serde(rename = "channel")]
@@ -8198,8 +15605,50 @@ pub struct SessionConfigCompletionsParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionConfigCompletionsParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionConfigCompletionsParams {
+    const NAME: &'static str = "SessionConfigCompletionsParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut provider = None;
+        let mut working_directory = None;
+        let mut config = None;
+        let mut property = None;
+        let mut query = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
+                "workingDirectory" => {
+                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
+                }
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                "property" => wire::field(&mut __map, &mut property, "property")?,
+                "query" => wire::field(&mut __map, &mut query, "query")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            provider: provider.unwrap_or_default(),
+            working_directory: working_directory.unwrap_or_default(),
+            config: config.unwrap_or_default(),
+            property: wire::required(property, "property")?,
+            query: query.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `sessionConfigCompletions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigCompletionsResult {
     /// Matching value items
@@ -8211,6 +15660,31 @@ pub struct SessionConfigCompletionsResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionConfigCompletionsResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionConfigCompletionsResult {
+    const NAME: &'static str = "SessionConfigCompletionsResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut items = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            items: wire::required(items, "items")?,
+            extra,
+        })
+    }
+}
+
 /// Creates a new session with the specified agent provider.
 ///
 /// If the session URI already exists, the server MUST return an error with code
@@ -8219,7 +15693,7 @@ pub struct SessionConfigCompletionsResult {
 /// After creation, the client should subscribe to the session URI to receive state
 /// updates. The server also broadcasts a `root/sessionAdded` notification to all
 /// clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionForkSource {
     /// URI of the existing session to fork from
@@ -8234,7 +15708,35 @@ pub struct SessionForkSource {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+impl<'de> Deserialize<'de> for SessionForkSource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionForkSource {
+    const NAME: &'static str = "SessionForkSource";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut session = None;
+        let mut turn_id = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "session" => wire::field(&mut __map, &mut session, "session")?,
+                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            session: wire::required(session, "session")?,
+            turn_id: wire::required(turn_id, "turnId")?,
+            extra,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateSessionParams {
     /// Session URI (client-chosen, e.g. `ahp-session:/<uuid>`)
@@ -8285,10 +15787,58 @@ pub struct CreateSessionParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CreateSessionParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CreateSessionParams {
+    const NAME: &'static str = "CreateSessionParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut provider = None;
+        let mut model = None;
+        let mut agent = None;
+        let mut working_directory = None;
+        let mut fork = None;
+        let mut config = None;
+        let mut active_client = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
+                "model" => wire::field(&mut __map, &mut model, "model")?,
+                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
+                "workingDirectory" => {
+                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
+                }
+                "fork" => wire::field(&mut __map, &mut fork, "fork")?,
+                "config" => wire::field(&mut __map, &mut config, "config")?,
+                "activeClient" => wire::field(&mut __map, &mut active_client, "activeClient")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            provider: provider.unwrap_or_default(),
+            model: model.unwrap_or_default(),
+            agent: agent.unwrap_or_default(),
+            working_directory: working_directory.unwrap_or_default(),
+            fork: fork.unwrap_or_default(),
+            config: config.unwrap_or_default(),
+            active_client: active_client.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Disposes a session and cleans up server-side resources.
 ///
 /// The server broadcasts a `root/sessionRemoved` notification to all clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DisposeSessionParams {
     /// Channel URI this command targets.
@@ -8300,9 +15850,34 @@ pub struct DisposeSessionParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for DisposeSessionParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for DisposeSessionParams {
+    const NAME: &'static str = "DisposeSessionParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            extra,
+        })
+    }
+}
+
 /// Fetches historical turns for a session. Used for lazy loading of conversation
 /// history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FetchTurnsParams {
     /// Session URI
@@ -8325,8 +15900,39 @@ pub struct FetchTurnsParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for FetchTurnsParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for FetchTurnsParams {
+    const NAME: &'static str = "FetchTurnsParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut before = None;
+        let mut limit = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "before" => wire::field(&mut __map, &mut before, "before")?,
+                "limit" => wire::field(&mut __map, &mut limit, "limit")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            before: before.unwrap_or_default(),
+            limit: limit.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `fetchTurns` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FetchTurnsResult {
     /// The requested turns, ordered oldest-first
@@ -8341,6 +15947,34 @@ pub struct FetchTurnsResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for FetchTurnsResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for FetchTurnsResult {
+    const NAME: &'static str = "FetchTurnsResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut turns = None;
+        let mut has_more = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "turns" => wire::field(&mut __map, &mut turns, "turns")?,
+                "hasMore" => wire::field(&mut __map, &mut has_more, "hasMore")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            turns: wire::required(turns, "turns")?,
+            has_more: wire::required(has_more, "hasMore")?,
+            extra,
+        })
+    }
+}
+
 /// Requests completion items for a partially-typed input (e.g. a user message
 /// the user is currently composing). Used to power `@`-mention pickers,
 /// file/symbol references, and similar inline-completion experiences.
@@ -8348,7 +15982,7 @@ pub struct FetchTurnsResult {
 /// Servers SHOULD treat this command as best-effort and return promptly. The
 /// client SHOULD debounce calls to avoid flooding the server with requests on
 /// every keystroke.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionsParams {
     /// The session URI the completion is being requested for.
@@ -8371,13 +16005,47 @@ pub struct CompletionsParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CompletionsParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CompletionsParams {
+    const NAME: &'static str = "CompletionsParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut kind = None;
+        let mut text = None;
+        let mut offset = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
+                "text" => wire::field(&mut __map, &mut text, "text")?,
+                "offset" => wire::field(&mut __map, &mut offset, "offset")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            kind: wire::required(kind, "kind")?,
+            text: wire::required(text, "text")?,
+            offset: wire::required(offset, "offset")?,
+            extra,
+        })
+    }
+}
+
 /// A single completion item returned by the `completions` command.
 ///
 /// When the user accepts an item, the client SHOULD:
 /// 1. Replace the range `[rangeStart, rangeEnd)` in the input with `insertText`
 ///    (or insert `insertText` at the cursor when the range is omitted).
 /// 2. Associate the item's `attachment` with the resulting {@link Message}.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionItem {
     /// The text inserted into the input when this item is accepted.
@@ -8419,8 +16087,42 @@ pub struct CompletionItem {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CompletionItem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CompletionItem {
+    const NAME: &'static str = "CompletionItem";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut insert_text = None;
+        let mut range_start = None;
+        let mut range_end = None;
+        let mut attachment = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "insertText" => wire::field(&mut __map, &mut insert_text, "insertText")?,
+                "rangeStart" => wire::field(&mut __map, &mut range_start, "rangeStart")?,
+                "rangeEnd" => wire::field(&mut __map, &mut range_end, "rangeEnd")?,
+                "attachment" => wire::field(&mut __map, &mut attachment, "attachment")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            insert_text: wire::required(insert_text, "insertText")?,
+            range_start: range_start.unwrap_or_default(),
+            range_end: range_end.unwrap_or_default(),
+            attachment: wire::required(attachment, "attachment")?,
+            extra,
+        })
+    }
+}
+
 /// Result of the `completions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionsResult {
     /// The completion items, in the order the server suggests displaying them.
@@ -8432,12 +16134,37 @@ pub struct CompletionsResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CompletionsResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CompletionsResult {
+    const NAME: &'static str = "CompletionsResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut items = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "items" => wire::field(&mut __map, &mut items, "items")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            items: wire::required(items, "items")?,
+            extra,
+        })
+    }
+}
+
 /// Creates a new terminal on the server.
 ///
 /// After creation, the client should subscribe to the terminal URI to receive
 /// state updates. The server dispatches `root/terminalsChanged` to update the
 /// root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateTerminalParams {
     /// Terminal URI (client-chosen).
@@ -8474,11 +16201,51 @@ pub struct CreateTerminalParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CreateTerminalParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CreateTerminalParams {
+    const NAME: &'static str = "CreateTerminalParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut claim = None;
+        let mut name = None;
+        let mut cwd = None;
+        let mut cols = None;
+        let mut rows = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
+                "name" => wire::field(&mut __map, &mut name, "name")?,
+                "cwd" => wire::field(&mut __map, &mut cwd, "cwd")?,
+                "cols" => wire::field(&mut __map, &mut cols, "cols")?,
+                "rows" => wire::field(&mut __map, &mut rows, "rows")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            claim: wire::required(claim, "claim")?,
+            name: name.unwrap_or_default(),
+            cwd: cwd.unwrap_or_default(),
+            cols: cols.unwrap_or_default(),
+            rows: rows.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Disposes a terminal and kills its process if still running.
 ///
 /// The server dispatches `root/terminalsChanged` to remove the terminal from
 /// the root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DisposeTerminalParams {
     /// Channel URI this command targets.
@@ -8490,13 +16257,38 @@ pub struct DisposeTerminalParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for DisposeTerminalParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for DisposeTerminalParams {
+    const NAME: &'static str = "DisposeTerminalParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            extra,
+        })
+    }
+}
+
 /// Optional follow-up surfaced by the server after an operation completes —
 /// a {@link ContentRef} the client can fetch and display.
 ///
 /// Set `external` to `true` to open the content in the user's preferred
 /// external handler (e.g. browser); otherwise the client is expected to
 /// surface it inline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationFollowUp {
     #[serde(rename = "content")]
@@ -8508,6 +16300,34 @@ pub struct ChangesetOperationFollowUp {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for ChangesetOperationFollowUp {
+    const NAME: &'static str = "ChangesetOperationFollowUp";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut content = None;
+        let mut external = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                "external" => wire::field(&mut __map, &mut external, "external")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            content: wire::required(content, "content")?,
+            external: external.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// Invokes a server-defined {@link ChangesetOperation} against a changeset,
@@ -8522,7 +16342,7 @@ pub struct ChangesetOperationFollowUp {
 /// `changeset/*` action stream on the relevant changeset URIs. Clients
 /// SHOULD NOT synthesise local optimistic changes for invocations unless
 /// the server explicitly opts in via a future capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InvokeChangesetOperationParams {
     /// The expanded changeset URI.
@@ -8541,6 +16361,37 @@ pub struct InvokeChangesetOperationParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for InvokeChangesetOperationParams {
+    const NAME: &'static str = "InvokeChangesetOperationParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut operation_id = None;
+        let mut target = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "operationId" => wire::field(&mut __map, &mut operation_id, "operationId")?,
+                "target" => wire::field(&mut __map, &mut target, "target")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            operation_id: wire::required(operation_id, "operationId")?,
+            target: target.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the {@link InvokeChangesetOperationParams | `invokeChangesetOperation`}
 /// command.
 ///
@@ -8549,7 +16400,7 @@ pub struct InvokeChangesetOperationParams {
 /// with an appropriate error code, not by any field on this result. The
 /// operation MAY still produce subsequent failure feedback through the
 /// {@link ChangesetStatusChangedAction | `changeset/statusChanged`} stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InvokeChangesetOperationResult {
     /// Optional human-readable message describing the result.
@@ -8562,6 +16413,34 @@ pub struct InvokeChangesetOperationResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for InvokeChangesetOperationResult {
+    const NAME: &'static str = "InvokeChangesetOperationResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut message = None;
+        let mut follow_up = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "message" => wire::field(&mut __map, &mut message, "message")?,
+                "followUp" => wire::field(&mut __map, &mut follow_up, "followUp")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            message: message.unwrap_or_default(),
+            follow_up: follow_up.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// Creates a resource watcher on the receiver's filesystem.
@@ -8579,7 +16458,7 @@ pub struct InvokeChangesetOperationResult {
 /// Like the rest of the `resource*` family, `createResourceWatch` is
 /// symmetrical and MAY be sent in either direction. Access is gated through
 /// the same permission flow as `resourceRead`/`resourceWrite`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateResourceWatchParams {
     #[serde(rename = "channel")]
@@ -8608,8 +16487,45 @@ pub struct CreateResourceWatchParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CreateResourceWatchParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CreateResourceWatchParams {
+    const NAME: &'static str = "CreateResourceWatchParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut uri = None;
+        let mut recursive = None;
+        let mut excludes = None;
+        let mut includes = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+                "recursive" => wire::field(&mut __map, &mut recursive, "recursive")?,
+                "excludes" => wire::field(&mut __map, &mut excludes, "excludes")?,
+                "includes" => wire::field(&mut __map, &mut includes, "includes")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            uri: wire::required(uri, "uri")?,
+            recursive: recursive.unwrap_or_default(),
+            excludes: excludes.unwrap_or_default(),
+            includes: includes.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Result of the `createResourceWatch` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateResourceWatchResult {
     /// Receiver-assigned watch channel URI (`ahp-resource-watch:/<id>`). The
@@ -8623,6 +16539,31 @@ pub struct CreateResourceWatchResult {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for CreateResourceWatchResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for CreateResourceWatchResult {
+    const NAME: &'static str = "CreateResourceWatchResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            extra,
+        })
+    }
+}
+
 /// Sent by the server when a protected resource requires (re-)authentication.
 ///
 /// This notification MAY be associated with any channel — for example, an
@@ -8633,7 +16574,7 @@ pub struct CreateResourceWatchResult {
 ///
 /// Clients should obtain a fresh token and push it via the `authenticate`
 /// command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthRequiredParams {
     /// Channel URI this notification belongs to
@@ -8651,9 +16592,40 @@ pub struct AuthRequiredParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AuthRequiredParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AuthRequiredParams {
+    const NAME: &'static str = "AuthRequiredParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut resource = None;
+        let mut reason = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "reason" => wire::field(&mut __map, &mut reason, "reason")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            resource: wire::required(resource, "resource")?,
+            reason: reason.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Broadcast to all clients subscribed to the root channel when a new session
 /// is created.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionAddedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -8668,9 +16640,37 @@ pub struct SessionAddedParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionAddedParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionAddedParams {
+    const NAME: &'static str = "SessionAddedParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut summary = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "summary" => wire::field(&mut __map, &mut summary, "summary")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            summary: wire::required(summary, "summary")?,
+            extra,
+        })
+    }
+}
+
 /// Broadcast to all clients subscribed to the root channel when a session is
 /// disposed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionRemovedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -8685,11 +16685,39 @@ pub struct SessionRemovedParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionRemovedParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionRemovedParams {
+    const NAME: &'static str = "SessionRemovedParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut session = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "session" => wire::field(&mut __map, &mut session, "session")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            session: wire::required(session, "session")?,
+            extra,
+        })
+    }
+}
+
 /// Mutable summary fields that changed; omitted fields are unchanged.
 ///
 /// Identity fields (`resource`, `provider`, `createdAt`) never change and
 /// MUST be omitted by senders; receivers SHOULD ignore them if present.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummaryChangedParamsChanges {
     /// Session URI
@@ -8754,6 +16782,66 @@ pub struct SessionSummaryChangedParamsChanges {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionSummaryChangedParamsChanges {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionSummaryChangedParamsChanges {
+    const NAME: &'static str = "SessionSummaryChangedParamsChanges";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resource = None;
+        let mut provider = None;
+        let mut title = None;
+        let mut status = None;
+        let mut activity = None;
+        let mut created_at = None;
+        let mut modified_at = None;
+        let mut project = None;
+        let mut model = None;
+        let mut agent = None;
+        let mut working_directory = None;
+        let mut changes = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
+                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
+                "title" => wire::field(&mut __map, &mut title, "title")?,
+                "status" => wire::field(&mut __map, &mut status, "status")?,
+                "activity" => wire::field(&mut __map, &mut activity, "activity")?,
+                "createdAt" => wire::field(&mut __map, &mut created_at, "createdAt")?,
+                "modifiedAt" => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
+                "project" => wire::field(&mut __map, &mut project, "project")?,
+                "model" => wire::field(&mut __map, &mut model, "model")?,
+                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
+                "workingDirectory" => {
+                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
+                }
+                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resource: resource.unwrap_or_default(),
+            provider: provider.unwrap_or_default(),
+            title: title.unwrap_or_default(),
+            status: status.unwrap_or_default(),
+            activity: activity.unwrap_or_default(),
+            created_at: created_at.unwrap_or_default(),
+            modified_at: modified_at.unwrap_or_default(),
+            project: project.unwrap_or_default(),
+            model: model.unwrap_or_default(),
+            agent: agent.unwrap_or_default(),
+            working_directory: working_directory.unwrap_or_default(),
+            changes: changes.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Broadcast to all clients subscribed to the root channel when an existing
 /// session's summary changes (title, status, `modifiedAt`, model, working
 /// directory, read/done state, or diff statistics).
@@ -8782,7 +16870,7 @@ pub struct SessionSummaryChangedParamsChanges {
 ///   `modifiedAt` bumps while a turn is streaming) at their discretion.
 /// - Clients that have no cached entry for `session` MAY ignore the
 ///   notification; it is not a substitute for `root/sessionAdded`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummaryChangedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -8803,6 +16891,37 @@ pub struct SessionSummaryChangedParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionSummaryChangedParams {
+    const NAME: &'static str = "SessionSummaryChangedParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut session = None;
+        let mut changes = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "session" => wire::field(&mut __map, &mut session, "session")?,
+                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            session: wire::required(session, "session")?,
+            changes: wire::required(changes, "changes")?,
+            extra,
+        })
+    }
+}
+
 /// Delivers a batch of OTLP log records to a client subscribed to the host's
 /// logs channel (advertised on `TelemetryCapabilities.logs`).
 ///
@@ -8815,7 +16934,7 @@ pub struct SessionSummaryChangedParams {
 /// Like all stateless-channel notifications, this is ephemeral: it is not
 /// replayed on reconnect. Subscribers receive only batches emitted after
 /// their `subscribe` succeeds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportLogsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.logs`).
@@ -8833,13 +16952,41 @@ pub struct OtlpExportLogsParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for OtlpExportLogsParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for OtlpExportLogsParams {
+    const NAME: &'static str = "OtlpExportLogsParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut payload = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "payload" => wire::field(&mut __map, &mut payload, "payload")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            payload: wire::required(payload, "payload")?,
+            extra,
+        })
+    }
+}
+
 /// Delivers a batch of OTLP spans to a client subscribed to the host's
 /// traces channel (advertised on `TelemetryCapabilities.traces`).
 ///
 /// The `payload` field is an OTLP/JSON `ExportTraceServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceSpans: ResourceSpans[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/trace/v1/trace_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportTracesParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.traces`).
@@ -8857,13 +17004,41 @@ pub struct OtlpExportTracesParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for OtlpExportTracesParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for OtlpExportTracesParams {
+    const NAME: &'static str = "OtlpExportTracesParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut payload = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "payload" => wire::field(&mut __map, &mut payload, "payload")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            payload: wire::required(payload, "payload")?,
+            extra,
+        })
+    }
+}
+
 /// Delivers a batch of OTLP metric data points to a client subscribed to
 /// the host's metrics channel (advertised on `TelemetryCapabilities.metrics`).
 ///
 /// The `payload` field is an OTLP/JSON `ExportMetricsServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceMetrics: ResourceMetrics[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/metrics/v1/metrics_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportMetricsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.metrics`).
@@ -8881,12 +17056,40 @@ pub struct OtlpExportMetricsParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for OtlpExportMetricsParams {
+    const NAME: &'static str = "OtlpExportMetricsParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut payload = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "payload" => wire::field(&mut __map, &mut payload, "payload")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            payload: wire::required(payload, "payload")?,
+            extra,
+        })
+    }
+}
+
 /// Details carried in the `data` field of an `AuthRequired` (-32007) error.
 ///
 /// Wraps the protected resource list in `{ resources: [...] }` rather than
 /// returning a bare array, so additional fields can be added in future
 /// versions without breaking the wire shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthRequiredErrorData {
     /// Protected resources that require authentication.
@@ -8898,12 +17101,37 @@ pub struct AuthRequiredErrorData {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for AuthRequiredErrorData {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for AuthRequiredErrorData {
+    const NAME: &'static str = "AuthRequiredErrorData";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut resources = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "resources" => wire::field(&mut __map, &mut resources, "resources")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            resources: wire::required(resources, "resources")?,
+            extra,
+        })
+    }
+}
+
 /// Details carried in the `data` field of a `PermissionDenied` (-32009) error.
 ///
 /// The receiver MAY advertise a `resourceRequest` payload describing the
 /// access that, if granted, would unlock the operation. The caller MAY then
 /// issue `resourceRequest` with that payload to negotiate access.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PermissionDeniedErrorData {
     /// The resource access that, if granted via `resourceRequest`, would unlock
@@ -8917,9 +17145,34 @@ pub struct PermissionDeniedErrorData {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for PermissionDeniedErrorData {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for PermissionDeniedErrorData {
+    const NAME: &'static str = "PermissionDeniedErrorData";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut request = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "request" => wire::field(&mut __map, &mut request, "request")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            request: request.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// Details carried in the `data` field of an `UnsupportedProtocolVersion`
 /// (-32005) error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UnsupportedProtocolVersionErrorData {
     /// Protocol versions the server is willing to speak.
@@ -8935,8 +17188,35 @@ pub struct UnsupportedProtocolVersionErrorData {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for UnsupportedProtocolVersionErrorData {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
+    const NAME: &'static str = "UnsupportedProtocolVersionErrorData";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut supported_versions = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "supportedVersions" => {
+                    wire::field(&mut __map, &mut supported_versions, "supportedVersions")?
+                }
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            supported_versions: wire::required(supported_versions, "supportedVersions")?,
+            extra,
+        })
+    }
+}
+
 /// A system-prompt section an agent exposes to `systemMessageTransform` (advertise-only catalogue).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageSection {
     /// Provider-defined opaque id; the key in transform requests.
@@ -8965,8 +17245,42 @@ pub struct SystemMessageSection {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SystemMessageSection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SystemMessageSection {
+    const NAME: &'static str = "SystemMessageSection";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut id = None;
+        let mut label = None;
+        let mut description = None;
+        let mut restricted = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "id" => wire::field(&mut __map, &mut id, "id")?,
+                "label" => wire::field(&mut __map, &mut label, "label")?,
+                "description" => wire::field(&mut __map, &mut description, "description")?,
+                "restricted" => wire::field(&mut __map, &mut restricted, "restricted")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            id: wire::required(id, "id")?,
+            label: wire::required(label, "label")?,
+            description: description.unwrap_or_default(),
+            restricted: restricted.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 /// The section ids the active client wants to transform.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientSystemMessageTransform {
     /// Section ids (see `AgentInfo.systemMessageSections`).
@@ -8978,8 +17292,33 @@ pub struct SessionActiveClientSystemMessageTransform {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SessionActiveClientSystemMessageTransform {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
+    const NAME: &'static str = "SessionActiveClientSystemMessageTransform";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut sections = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "sections" => wire::field(&mut __map, &mut sections, "sections")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            sections: wire::required(sections, "sections")?,
+            extra,
+        })
+    }
+}
+
 /// One section in a transform request or answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformSection {
     /// The section's rendered content (opaque text).
@@ -8991,8 +17330,33 @@ pub struct SystemMessageTransformSection {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SystemMessageTransformSection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SystemMessageTransformSection {
+    const NAME: &'static str = "SystemMessageTransformSection";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut content = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "content" => wire::field(&mut __map, &mut content, "content")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            content: wire::required(content, "content")?,
+            extra,
+        })
+    }
+}
+
 /// Server -> client request `systemMessageTransform`: rewrite these system-prompt sections.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformParams {
     /// The session URI.
@@ -9011,8 +17375,36 @@ pub struct SystemMessageTransformParams {
     pub extra: Extra,
 }
 
+impl<'de> Deserialize<'de> for SystemMessageTransformParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SystemMessageTransformParams {
+    const NAME: &'static str = "SystemMessageTransformParams";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut channel = None;
+        let mut sections = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+                "sections" => wire::field(&mut __map, &mut sections, "sections")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            channel: wire::required(channel, "channel")?,
+            sections: wire::required(sections, "sections")?,
+            extra,
+        })
+    }
+}
+
 /// Answer to `systemMessageTransform`: rewritten sections (omitted ones pass through; ids not in the request are ignored).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformResult {
     /// Rewritten sections by id.
@@ -9026,6 +17418,31 @@ pub struct SystemMessageTransformResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl<'de> Deserialize<'de> for SystemMessageTransformResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SystemMessageTransformResult {
+    const NAME: &'static str = "SystemMessageTransformResult";
+
+    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+        let mut sections = None;
+        let mut extra = Extra::default();
+        while let Some(__key) = wire::next_key(&mut __map)? {
+            match &*__key {
+                "sections" => wire::field(&mut __map, &mut sections, "sections")?,
+                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+            }
+        }
+        Ok(Self {
+            sections: wire::required(sections, "sections")?,
+            extra,
+        })
+    }
 }
 
 /// Wire values of `AuthRequiredReason`.

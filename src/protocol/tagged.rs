@@ -9,8 +9,7 @@
 
 use super::json_path::message_of;
 use super::wire::{JsonObject, JsonValue};
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
@@ -24,9 +23,9 @@ pub trait TaggedUnion: Sized {
     const NAME: &'static str;
     /// The discriminator value of this variant.
     fn variant_tag(&self) -> &str;
-    /// Builds the variant for `tag` from the object's other properties.
-    fn deserialize_variant<'de, D: Deserializer<'de>>(tag: &str, rest: D)
-        -> Result<Self, D::Error>;
+    /// Builds the variant for `tag` from the object's other properties (the rest of the
+    /// decoder's own map: a variant's struct is decoded by the same code either way).
+    fn deserialize_variant<'de, A: MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error>;
 }
 
 /// Deserializes a [`TaggedUnion`] (see the module docs).
@@ -51,7 +50,7 @@ impl<'de, T: TaggedUnion> Visitor<'de> for TaggedVisitor<T> {
         };
         if first == T::TAG {
             let tag = map.next_value_seed(StrSeed)?;
-            return T::deserialize_variant(&tag, MapAccessDeserializer::new(map));
+            return T::deserialize_variant(&tag, map);
         }
         // Slow path: the tag is not the first property. Buffer the object, then decode it
         // again as JSON text with the tag first, through the fast path: every wire type has one
@@ -83,7 +82,7 @@ impl<'de, T: TaggedUnion> Visitor<'de> for TaggedVisitor<T> {
 }
 
 /// Reads a string, borrowing from the input when it can.
-struct StrSeed;
+pub struct StrSeed;
 
 impl<'de> de::DeserializeSeed<'de> for StrSeed {
     type Value = Cow<'de, str>;
@@ -115,15 +114,16 @@ pub struct UnknownVariant(pub JsonObject);
 
 impl UnknownVariant {
     /// Rebuilds the object from its tag and the remaining properties.
-    pub fn from_rest<'de, D: Deserializer<'de>>(
+    pub fn from_rest<'de, A: MapAccess<'de>>(
         tag_key: &str,
         tag: &str,
-        rest: D,
-    ) -> Result<Self, D::Error> {
-        let rest = JsonObject::deserialize(rest)?;
+        mut rest: A,
+    ) -> Result<Self, A::Error> {
         let mut object = JsonObject::new();
         object.insert(tag_key.to_owned(), JsonValue::String(tag.to_owned()));
-        object.extend(rest);
+        while let Some((key, value)) = rest.next_entry::<String, JsonValue>()? {
+            object.insert(key, value);
+        }
         Ok(UnknownVariant(object))
     }
 

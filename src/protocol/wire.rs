@@ -160,3 +160,71 @@ where
     }
     deserializer.deserialize_str(V(from_wire))
 }
+
+/// A wire struct decoded from the entries of a JSON object. The impls are generated (see the
+/// `xtask` crate) instead of derived: serde's derive with a flattened [`Extra`] buffers every
+/// unknown member as `Content` and adds a field visitor of a dozen methods per struct, and
+/// tagged unions would instantiate each variant's struct a second time behind a
+/// `MapAccessDeserializer`. Here each struct has one function over the decoder's own
+/// `MapAccess`, shared by both paths ([`StructVisitor`] and
+/// [`TaggedUnion`](super::tagged::TaggedUnion)), which keeps the wasm module small.
+pub trait WireStruct: Sized {
+    /// The schema name, for messages (`invalid type: string, expected struct Name`).
+    const NAME: &'static str;
+    /// Reads the remaining entries of an object: known members into fields (each at most
+    /// once), unknown ones into `extra`; fails on a missing required member.
+    fn from_map<'de, A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+}
+
+/// Deserializes a [`WireStruct`] from a JSON object.
+pub fn deserialize_struct<'de, D: Deserializer<'de>, T: WireStruct>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    struct V<T>(std::marker::PhantomData<T>);
+    impl<'de, T: WireStruct> Visitor<'de> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "struct {}", T::NAME)
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::from_map(map)
+        }
+    }
+    deserializer.deserialize_map(V(std::marker::PhantomData))
+}
+
+/// Reads an object key, borrowing from the input when it can.
+pub fn next_key<'de, A: de::MapAccess<'de>>(
+    map: &mut A,
+) -> Result<Option<std::borrow::Cow<'de, str>>, A::Error> {
+    map.next_key_seed(super::tagged::StrSeed)
+}
+
+/// Reads the value of a known member into its slot; a member given twice is an error.
+pub fn field<'de, T: Deserialize<'de>, A: de::MapAccess<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// Reads the value of an unknown member into `extra`.
+pub fn unknown<'de, A: de::MapAccess<'de>>(
+    map: &mut A,
+    extra: &mut Extra,
+    key: std::borrow::Cow<'de, str>,
+) -> Result<(), A::Error> {
+    let value: JsonValue = map.next_value()?;
+    extra.insert(key.into_owned(), value);
+    Ok(())
+}
+
+/// The value of a required member, or the error naming it.
+pub fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
+    slot.ok_or_else(|| de::Error::missing_field(name))
+}

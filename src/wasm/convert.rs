@@ -13,17 +13,19 @@
 //! the offending value (`activeTurn.responseParts[0].kind`) is found in the text
 //! ([`json_path`](crate::protocol::json_path)).
 //!
-//! Out: [`SERIALIZER`] produces exactly the JSON wire form as plain JS values (objects, not
-//! `Map`s; numbers, not `BigInt`s; absent optional fields omitted, JSON `null` kept as `null`).
-//! [`patch_struct`] writes only the top-level fields an action changed onto a shallow copy of
-//! the input object, so everything else keeps its identity, as with the official TypeScript
-//! reducers.
+//! Out: a value is written as JSON text by `serde_json` (the one `Serialize` instantiation every
+//! wire type needs anyway, for frames) and turned into plain JS values by one `JSON.parse`:
+//! exactly the wire form (absent optional fields omitted, `null` kept), in one call across the
+//! boundary instead of one per property, and without a second copy of every wire type's
+//! `Serialize` in the module. [`patch_struct`] writes only the top-level fields an action
+//! changed onto a shallow copy of the input object, so everything else keeps its identity, as
+//! with the official TypeScript reducers.
 
 use super::errors::invalid_input;
 use crate::protocol::json_path;
 use serde::de::DeserializeOwned;
 use serde::ser::{self, Impossible, Serialize};
-use serde_wasm_bindgen::{Error, Serializer};
+use serde_json::Error;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -33,14 +35,6 @@ pub const MAX_DEPTH: u32 = 128;
 pub const MAX_VALUES: u32 = 2_000_000;
 /// Most string characters (UTF-16 code units), summed over one argument.
 pub const MAX_STRING_UNITS: u32 = 64 * 1024 * 1024;
-
-/// Rust -> JS: plain objects, JSON-compatible numbers, `None`/unit as `null` (fields that are
-/// absent on the wire are skipped by the types' `skip_serializing_if`).
-pub const SERIALIZER: Serializer = Serializer::new()
-    .serialize_missing_as_null(true)
-    .serialize_maps_as_objects(true)
-    .serialize_large_number_types_as_bigints(false)
-    .serialize_bytes_as_arrays(true);
 
 #[wasm_bindgen(module = "/js/checks.js")]
 extern "C" {
@@ -161,11 +155,23 @@ fn replace_lone_surrogates(text: &str) -> String {
     out
 }
 
-/// Serializes `value` to a plain JS value (see [`SERIALIZER`]).
+/// Serializes `value` to a plain JS value (JSON text, then `JSON.parse`; see the module docs).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&SERIALIZER)
-        .map_err(|e| super::errors::internal(&e.to_string()))
+    to_js_inner(value).map_err(|e| super::errors::internal(&e.to_string()))
+}
+
+fn to_js_inner<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
+    let text = serde_json::to_string(value)?;
+    js_sys::JSON::parse(&text).map_err(js_error)
+}
+
+/// A JS exception (from `JSON.parse` or `Reflect`) as a serialization error.
+fn js_error(thrown: JsValue) -> Error {
+    let message = match thrown.dyn_ref::<js_sys::Error>() {
+        Some(error) => String::from(error.message()),
+        None => "a JS call threw".to_owned(),
+    };
+    ser::Error::custom(message)
 }
 
 /// A shallow copy of the JS object `base` with the top-level fields named in `fields` replaced
@@ -219,7 +225,7 @@ impl ser::SerializeStruct for PatchStruct<'_> {
     fn skip_field(&mut self, key: &'static str) -> Result<(), Error> {
         if self.fields.contains(&key) {
             js_sys::Reflect::delete_property(self.target, &JsValue::from_str(key))
-                .map_err(Error::from)?;
+                .map_err(js_error)?;
         }
         Ok(())
     }
@@ -235,12 +241,12 @@ fn write_field<V: ?Sized + Serialize>(
     key: &str,
     value: &V,
 ) -> Result<(), Error> {
-    let value = value.serialize(&SERIALIZER)?;
+    let value = to_js_inner(value)?;
     let key = JsValue::from_str(key);
     if value.is_undefined() {
-        js_sys::Reflect::delete_property(target, &key).map_err(Error::from)?;
+        js_sys::Reflect::delete_property(target, &key).map_err(js_error)?;
     } else {
-        js_sys::Reflect::set(target, &key, &value).map_err(Error::from)?;
+        js_sys::Reflect::set(target, &key, &value).map_err(js_error)?;
     }
     Ok(())
 }
@@ -283,7 +289,7 @@ impl ser::SerializeMap for PatchMap<'_> {
         for (field, written) in self.fields.iter().zip(self.written) {
             if !written {
                 js_sys::Reflect::delete_property(self.target, &JsValue::from_str(field))
-                    .map_err(Error::from)?;
+                    .map_err(js_error)?;
             }
         }
         Ok(())

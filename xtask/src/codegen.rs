@@ -793,6 +793,14 @@ impl<'a> Generator<'a> {
              use std::collections::BTreeMap;\n\n",
         );
         let defaultable = self.defaultable();
+        let structs: BTreeSet<&str> = self
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Struct { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
         for item in &self.items {
             match item {
                 Item::Struct { name, doc, fields } => {
@@ -806,7 +814,7 @@ impl<'a> Generator<'a> {
                     doc,
                     tag,
                     variants,
-                } => render_tagged(&mut out, name, doc, tag, variants),
+                } => render_tagged(&mut out, name, doc, tag, variants, &structs),
                 Item::StrEnum { name, doc, values } => render_str_enum(&mut out, name, doc, values),
             }
         }
@@ -880,7 +888,7 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
     let default = if default { ", Default" } else { "" };
     let _ = write!(
         out,
-        "#[derive(Debug, Clone, PartialEq, Serialize, Deserialize{default})]\n{DERIVE_TSIFY}pub struct {name} {{\n"
+        "#[derive(Debug, Clone, PartialEq, Serialize{default})]\n{DERIVE_TSIFY}pub struct {name} {{\n"
     );
     for f in fields {
         render_doc(out, "    ", &f.doc);
@@ -931,6 +939,55 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
          #[serde(flatten)]\n    pub {EXTRA_FIELD}: Extra,"
     );
     out.push_str("}\n\n");
+    render_struct_decode(out, name, fields);
+}
+
+/// `Deserialize` through [`wire::WireStruct`] (see `protocol/wire.rs` for why not derived):
+/// one slot per field, unknown members into `extra`, required ones checked at the end.
+fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
+    let _ = writeln!(
+        out,
+        "impl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        wire::deserialize_struct(deserializer)\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
+        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {{"
+    );
+    for f in fields {
+        let _ = writeln!(out, "        let mut {} = None;", f.rust);
+    }
+    let _ = writeln!(
+        out,
+        "        let mut {EXTRA_FIELD} = Extra::default();\n        while let Some(__key) = wire::next_key(&mut __map)? {{\n            match &*__key {{"
+    );
+    for f in fields {
+        let _ = writeln!(
+            out,
+            "                {:?} => wire::field(&mut __map, &mut {}, {:?})?,",
+            f.wire, f.rust, f.wire
+        );
+    }
+    let _ = writeln!(
+        out,
+        "                _ => wire::unknown(&mut __map, &mut {EXTRA_FIELD}, __key)?,\n            }}\n        }}\n        Ok(Self {{"
+    );
+    for f in fields {
+        if !f.required || f.nullable {
+            // An absent optional member is `None`, as is an explicit `null`.
+            let _ = writeln!(
+                out,
+                "            {}: {}.unwrap_or_default(),",
+                f.rust, f.rust
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "            {}: wire::required({}, {:?})?,",
+                f.rust, f.rust, f.wire
+            );
+        }
+    }
+    let _ = writeln!(out, "            {EXTRA_FIELD},\n        }})\n    }}\n}}\n");
 }
 
 fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
@@ -984,7 +1041,14 @@ fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
     let _ = writeln!(out, "        }}\n    }}\n}}\n");
 }
 
-fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &[Variant]) {
+fn render_tagged(
+    out: &mut String,
+    name: &str,
+    doc: &str,
+    tag: &str,
+    variants: &[Variant],
+    structs: &BTreeSet<&str>,
+) {
     render_doc(out, "", doc);
     let _ = write!(
         out,
@@ -1015,10 +1079,17 @@ fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &
     }
     let _ = writeln!(
         out,
-        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn deserialize_variant<'de, D: Deserializer<'de>>(tag: &str, rest: D) -> Result<Self, D::Error> {{\n        Ok(match tag {{"
+        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error> {{\n        Ok(match tag {{"
     );
     for v in variants {
-        let parse = format!("{}::deserialize(rest)?", v.payload);
+        let parse = if structs.contains(v.payload.as_str()) {
+            format!("<{} as wire::WireStruct>::from_map(rest)?", v.payload)
+        } else {
+            format!(
+                "{}::deserialize(serde::de::value::MapAccessDeserializer::new(rest))?",
+                v.payload
+            )
+        };
         let parse = if v.boxed {
             format!("Box::new({parse})")
         } else {
