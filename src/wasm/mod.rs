@@ -7,8 +7,9 @@
 //!   sans-IO engine.
 //! - [`render`]: the one render path, turning a `StatePatch` into a new frozen, structurally
 //!   shared JS state; both the reducers and each subscription's state go through it.
-//! - [`convert`]: JS <-> Rust conversion (in: JSON text decoded by serde_json; out:
-//!   serde-wasm-bindgen), input limits, error paths.
+//! - [`convert`]: JS <-> Rust conversion through JSON text both ways (in: `JSON.stringify`
+//!   after the input limits, decoded by serde_json; out: serde_json, then `JSON.parse`),
+//!   error paths.
 //! - [`errors`]: the JS error classes (`AhpError`, `InvalidInputError`) thrown to callers.
 //! - [`version`]: the protocol version constants the package entry re-exports.
 //!

@@ -31,9 +31,8 @@ impl AhpClient {
     /// filled in when absent).
     ///
     /// Params go out as JSON text checked against the command's params type with serde_json
-    /// (one deserializer per type; converting them to Rust values through serde-wasm-bindgen
-    /// and serializing them again would add a second and a serializer, about doubling the
-    /// module's size).
+    /// (one deserializer per type; converting them to Rust values with a second deserializer
+    /// and serializing them again would about double the module's size).
     fn command<C: Command>(&self, params: &JsValue, void: bool, call: CommandCall) -> Promise {
         match params_text::<C>(params, call.fills_root()) {
             Ok(text) => self.send::<C>(text, void),
