@@ -16,6 +16,7 @@ import * as wasm from './ahp_wasm.js';
 import { AhpClient } from './ahp_wasm.js';
 import { errorClasses } from './generated.js';
 import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
+import { connectOptions, webSocketTransport as makeWebSocketTransport } from './websocket.js';
 
 export { AhpClient, Subscription } from './ahp_wasm.js';
 export { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './generated.js';
@@ -109,9 +110,21 @@ export function resourceWatchReducer(state, action) {
   return wasm.resourceWatchReducer(state, action);
 }
 
+const errors = { InvalidInputError, TransportError };
+
+/** A `TransportFactory` over a WebSocket constructor (e.g. the `ws` package's, in Node 20). */
+export function webSocketTransport(WebSocketImpl) {
+  return makeWebSocketTransport(WebSocketImpl, errors);
+}
+
 const wasmConnect = AhpClient.connect;
 AhpClient.connect = function connect(url, options) {
   if (wasmState !== 'ready') return Promise.reject(notInitialized('AhpClient.connect'));
+  try {
+    options = connectOptions(options, errors);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return wasmConnect.call(this, url, options);
 };
 
@@ -120,6 +133,15 @@ export class MultiHostClient extends wasm.MultiHostClient {
   constructor() {
     if (wasmState !== 'ready') throw notInitialized('new MultiHostClient()');
     super();
+  }
+
+  addHost(name, url, options) {
+    try {
+      options = connectOptions(options, errors);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return super.addHost(name, url, options);
   }
 }
 

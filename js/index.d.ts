@@ -221,7 +221,25 @@ export interface ConnectOptions {
   pendingPolicy?: 'resendUnseen' | 'dropInFlight';
   /** Opens connections (default: the browser/Node `WebSocket`). */
   transport?: TransportFactory;
+  /**
+   * The WebSocket constructor to connect with, where there is no global one (Node 20 without
+   * `--experimental-websocket`): e.g. `import WebSocket from 'ws'`. Not together with `transport`.
+   */
+  WebSocket?: WebSocketConstructorLike;
 }
+
+/** A WHATWG-style WebSocket constructor: the global one, or the `ws` package's. */
+export type WebSocketConstructorLike = new (url: string) => {
+  onopen: ((event: any) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+};
+
+/** A `TransportFactory` over a WebSocket constructor (what the `WebSocket` option uses). */
+export declare function webSocketTransport(WebSocket: WebSocketConstructorLike): TransportFactory;
 
 /** What the server said in the handshake. */
 export interface ServerInfo {

@@ -31,6 +31,7 @@ const EXPECTED = [
   'package.json',
   'schema-check.js',
   'web.js',
+  'websocket.js',
 ];
 const SNIPPETS = ['checks.js', 'errors.js', 'glue.js', 'render.js'];
 

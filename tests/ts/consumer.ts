@@ -166,6 +166,7 @@ import {
   type ChangeInfo,
   type ConnectionState,
   type TransportFactory,
+  webSocketTransport,
 } from 'ahp-wasm';
 
 async function clientUsage(): Promise<void> {
@@ -223,6 +224,10 @@ async function clientUsage(): Promise<void> {
   };
   const multi = new MultiHostClient();
   const other: AhpClient = await multi.addHost('b', 'ws://b/ahp', { transport: custom });
+  // Any WHATWG-style WebSocket constructor: the DOM's here, the `ws` package's in Node 20.
+  await multi.addHost('c', 'ws://c/ahp', { WebSocket });
+  const viaFactory: TransportFactory = webSocketTransport(WebSocket);
+  await multi.addHost('d', 'ws://d/ahp', { transport: viaFactory });
   multi.onEvent((host: string, event: ClientEvent) => console.log(host, event.type));
   console.log(stateNow, firstTitle, seq, other.url, multi.hostNames());
   client.close();

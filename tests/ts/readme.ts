@@ -13,8 +13,8 @@ import {
 // resolved, what needs the module throws an AhpError of kind 'notInitialized'.
 await init();
 
-// Connect (the browser WebSocket; Node 20 needs `node --experimental-websocket`, or pass a
-// `transport` factory). `initialize` is done when the promise resolves.
+// Connect (the global WebSocket; in Node 20, pass one: `{ WebSocket }` from the `ws` package,
+// or run `node --experimental-websocket`). `initialize` is done when the promise resolves.
 const client = await AhpClient.connect('ws://127.0.0.1:8787/ahp', { token: 'the host token' });
 
 // Subscribe: a live mirror of the channel.

@@ -1,0 +1,124 @@
+// Connecting from Node without a global WebSocket (Node 20 without `--experimental-websocket`):
+// the `WebSocket` option with the `ws` package against the real `ahp-host`, the error that says
+// what to do when there is no WebSocket at all, and misspelled or conflicting options.
+// Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh and
+// `cargo build -p ahp-host`). The no-global cases run in a child `node` started without the flag.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import * as ahp from 'ahp-wasm';
+import { startHost } from './host.mjs';
+
+const { AhpClient, MultiHostClient, InvalidInputError, webSocketTransport } = ahp;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Runs `script` (an ES module body) in a child `node` without `--experimental-websocket`. */
+function runWithoutGlobalWebSocket(script, env = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`child failed: ${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').pop()));
+      },
+    );
+  });
+}
+
+test('Node without a global WebSocket: connect rejects with a TransportError that says what to do', async () => {
+  const out = await runWithoutGlobalWebSocket(`
+    import { init, AhpClient, TransportError } from 'ahp-wasm';
+    await init();
+    const global = typeof globalThis.WebSocket;
+    try {
+      await AhpClient.connect('ws://127.0.0.1:9/ahp', { reconnect: false });
+      console.log(JSON.stringify({ global, connected: true }));
+    } catch (e) {
+      console.log(JSON.stringify({ global, isTransportError: e instanceof TransportError, kind: e.kind, transportKind: e.transportKind, message: e.message }));
+    }
+  `);
+  if (out.global === 'function') {
+    // A Node with a global WebSocket (>= 22): the case cannot arise there.
+    assert.equal(out.connected, undefined, 'nothing listens on port 9');
+    return;
+  }
+  assert.equal(out.global, 'undefined');
+  assert.equal(out.isTransportError, true, JSON.stringify(out));
+  assert.equal(out.kind, 'transport');
+  assert.equal(out.transportKind, 'connect');
+  assert.match(out.message, /no WebSocket implementation/);
+  assert.match(out.message, /from 'ws'/);
+  assert.match(out.message, /--experimental-websocket/);
+});
+
+test('Node without a global WebSocket: the WebSocket option (the ws package) connects to the real host', async (t) => {
+  const host = await startHost(t);
+  const out = await runWithoutGlobalWebSocket(
+    `
+    import WebSocket from 'ws';
+    import { init, AhpClient } from 'ahp-wasm';
+    await init();
+    const client = await AhpClient.connect(process.env.URL, { token: process.env.TOKEN, WebSocket, reconnect: false });
+    const root = client.subscription('ahp-root://');
+    const agents = (root?.state?.agents ?? []).map((a) => a.provider);
+    const session = 'ahp-session:/ws-package-' + Date.now();
+    await client.createSession({ channel: session });
+    const sub = await client.subscribe(session);
+    const lifecycle = sub.state.lifecycle;
+    client.close();
+    console.log(JSON.stringify({ global: typeof globalThis.WebSocket, agents, session, lifecycle }));
+  `,
+    { URL: host.wsUrl, TOKEN: host.token },
+  );
+  assert.equal(out.global, process.versions.node.split('.')[0] >= 22 ? 'function' : 'undefined');
+  assert.ok(out.agents.length > 0, 'the root state lists the host agents');
+  assert.ok(['creating', 'ready'].includes(out.lifecycle), `lifecycle ${out.lifecycle}`);
+});
+
+test('webSocketTransport works in-process too, and a wrong token closes with the reason', async (t) => {
+  const host = await startHost(t);
+  const client = await AhpClient.connect(host.wsUrl, { token: host.token, transport: webSocketTransport(WebSocket), reconnect: false });
+  assert.ok(client.subscription('ahp-root://').state.agents.length > 0);
+  client.close();
+  await assert.rejects(
+    AhpClient.connect(host.wsUrl, { token: 'wrong-token-0123456789abcdef', WebSocket, reconnect: false }),
+    (e) => e instanceof ahp.TransportError && e.transportKind === 'connect',
+  );
+});
+
+test('a misspelled option is an InvalidInputError naming it, with the closest option', async () => {
+  await assert.rejects(
+    AhpClient.connect('ws://127.0.0.1:9/ahp', { trasnport: () => {} }),
+    (e) => {
+      assert.ok(e instanceof InvalidInputError, String(e));
+      assert.equal(e.argument, 'options');
+      assert.equal(e.path, 'trasnport');
+      assert.match(e.message, /unknown connect option `trasnport` \(did you mean `transport`\?\)/);
+      return true;
+    },
+  );
+  await assert.rejects(AhpClient.connect('ws://127.0.0.1:9/ahp', { websocket: WebSocket }), /did you mean `WebSocket`/);
+  await assert.rejects(AhpClient.connect('ws://127.0.0.1:9/ahp', { zzzzzzzz: 1 }), (e) => {
+    assert.ok(e instanceof InvalidInputError);
+    assert.doesNotMatch(e.message, /did you mean/);
+    return true;
+  });
+  const multi = new MultiHostClient();
+  await assert.rejects(multi.addHost('a', 'ws://127.0.0.1:9/ahp', { reconect: false }), /did you mean `reconnect`/);
+  multi.close();
+});
+
+test('WebSocket and transport together, or a WebSocket that is not a constructor, are refused', async () => {
+  await assert.rejects(
+    AhpClient.connect('ws://127.0.0.1:9/ahp', { WebSocket, transport: webSocketTransport(WebSocket) }),
+    (e) => e instanceof InvalidInputError && e.path === 'WebSocket' && /not both/.test(e.message),
+  );
+  await assert.rejects(
+    AhpClient.connect('ws://127.0.0.1:9/ahp', { WebSocket: 'ws' }),
+    (e) => e instanceof InvalidInputError && e.argument === 'WebSocket' && /WebSocket constructor/.test(e.message),
+  );
+});
