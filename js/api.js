@@ -16,7 +16,7 @@ import * as wasm from './ahp_wasm.js';
 import { AhpClient } from './ahp_wasm.js';
 import { errorClasses } from './generated.js';
 import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
-import { connectOptions, webSocketTransport as makeWebSocketTransport } from './websocket.js';
+import { connectError, connectOptions, webSocketTransport as makeWebSocketTransport } from './websocket.js';
 
 export { AhpClient, Subscription } from './ahp_wasm.js';
 export { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './generated.js';
@@ -117,15 +117,24 @@ export function webSocketTransport(WebSocketImpl) {
   return makeWebSocketTransport(WebSocketImpl, errors);
 }
 
+/**
+ * Runs a connection (`connect(options)`, the module's) with checked options; a failure of the
+ * WebSocket transport (not of a custom one) is explained (`TransportError.reason`).
+ */
+async function connecting(url, options, connect) {
+  const checked = connectOptions(options, errors);
+  const usedWebSocket = options?.transport === undefined;
+  try {
+    return await connect(checked);
+  } catch (error) {
+    throw await connectError(error, url, options, usedWebSocket, errors);
+  }
+}
+
 const wasmConnect = AhpClient.connect;
 AhpClient.connect = function connect(url, options) {
   if (wasmState !== 'ready') return Promise.reject(notInitialized('AhpClient.connect'));
-  try {
-    options = connectOptions(options, errors);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return wasmConnect.call(this, url, options);
+  return connecting(url, options, (checked) => wasmConnect.call(this, url, checked));
 };
 
 /** The bindings' class, with the check in its constructor. */
@@ -136,12 +145,7 @@ export class MultiHostClient extends wasm.MultiHostClient {
   }
 
   addHost(name, url, options) {
-    try {
-      options = connectOptions(options, errors);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return super.addHost(name, url, options);
+    return connecting(url, options, (checked) => super.addHost(name, url, checked));
   }
 }
 

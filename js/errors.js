@@ -59,13 +59,23 @@ export class RpcTimeoutError extends AhpError {
   }
 }
 
-/** The transport failed (`transportKind`: 'connect' | 'connectionLost' | 'send' | 'receive'). */
+/**
+ * The transport failed (`transportKind`: 'connect' | 'connectionLost' | 'send' | 'receive').
+ * A failed connection of the WebSocket transport has a `reason` ('unauthorized',
+ * 'forbidden-origin', 'not-found', 'unavailable', 'unreachable', 'handshake' or 'unknown') and,
+ * when the host answered, its HTTP `status`.
+ */
 export class TransportError extends AhpError {
-  /** @param {string} message @param {{ transportKind: string }} options */
+  /**
+   * @param {string} message
+   * @param {{ transportKind: string, reason?: string, status?: number, cause?: unknown }} options
+   */
   constructor(message, options) {
-    super(message, { kind: 'transport' });
+    super(message, { kind: 'transport', cause: options.cause });
     this.name = 'TransportError';
     this.transportKind = options.transportKind;
+    if (options.reason !== undefined) this.reason = options.reason;
+    if (options.status !== undefined) this.status = options.status;
   }
 }
 

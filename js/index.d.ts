@@ -430,11 +430,32 @@ export declare class RpcTimeoutError extends AhpError {
   readonly kind: 'timeout';
   readonly method: string;
 }
+/** Why the WebSocket transport could not connect (asked of the host over plain HTTP). */
+export type ConnectFailureReason =
+  | 'unauthorized'
+  | 'forbidden-origin'
+  | 'not-found'
+  | 'unavailable'
+  | 'unreachable'
+  | 'handshake'
+  | 'unknown';
 /** The transport failed: `transportKind` is `'connect' | 'connectionLost' | 'send' | 'receive'`. */
 export declare class TransportError extends AhpError {
-  constructor(message: string, options: { transportKind: 'connect' | 'connectionLost' | 'send' | 'receive' });
+  constructor(
+    message: string,
+    options: {
+      transportKind: 'connect' | 'connectionLost' | 'send' | 'receive';
+      reason?: ConnectFailureReason;
+      status?: number;
+      cause?: unknown;
+    },
+  );
   readonly kind: 'transport';
   readonly transportKind: 'connect' | 'connectionLost' | 'send' | 'receive';
+  /** Set when the WebSocket transport (not a custom one) failed to connect. */
+  readonly reason?: ConnectFailureReason;
+  /** The host's HTTP status when it answered (401, 403, 404, 503, 426). */
+  readonly status?: number;
 }
 /** The client was closed. */
 export declare class ClientClosedError extends AhpError {

@@ -146,3 +146,72 @@ function withDefaultWebSocket(options, errors) {
     transportKind: 'connect',
   });
 }
+
+/** Why a WebSocket could not open, by the status of a plain GET of the same URL (see below). */
+const REASON_OF_STATUS = {
+  401: ['unauthorized', 'the host refused the access token (HTTP 401): check the `token` option'],
+  403: ['forbidden-origin', "the host refused this page's Origin (HTTP 403): start ahp-host with --allow-origin for it"],
+  404: ['not-found', 'nothing answers at this path (HTTP 404): the AHP endpoint of ahp-host is /ahp'],
+  503: ['unavailable', 'the host is at its connection limit (HTTP 503): try again later'],
+  426: ['handshake', 'the host accepts the token and Origin, but the WebSocket handshake failed'],
+};
+
+/** `url` without its `tkn` parameter (for messages: a token is never shown). */
+function redacted(url) {
+  try {
+    const u = new URL(url);
+    if (u.searchParams.has('tkn')) u.searchParams.set('tkn', '…');
+    return u.href;
+  } catch {
+    return String(url).replace(/([?&]tkn=)[^&]*/g, '$1…');
+  }
+}
+
+/**
+ * After a failed WebSocket connection: asks `url` over plain HTTP why (browsers do not tell why
+ * an upgrade failed; ahp-host answers a GET of its endpoint with the reason as JSON, readable
+ * cross-origin). Returns `{ reason, status?, detail }`; never throws.
+ */
+export async function explainConnectFailure(url, token) {
+  let probe;
+  try {
+    probe = new URL(url);
+    probe.protocol = probe.protocol === 'wss:' ? 'https:' : 'http:';
+    if (token !== undefined && !probe.searchParams.has('tkn')) probe.searchParams.set('tkn', token);
+  } catch {
+    return { reason: 'unknown', detail: 'the URL is not valid' };
+  }
+  if (typeof globalThis.fetch !== 'function') return { reason: 'unknown', detail: 'no fetch() here to ask why' };
+  let response;
+  try {
+    response = await fetch(probe, { signal: AbortSignal.timeout(5000), cache: 'no-store' });
+  } catch {
+    // A page may not read a foreign server's answer (CORS): an opaque answer still proves the
+    // server is there.
+    try {
+      await fetch(probe, { mode: 'no-cors', signal: AbortSignal.timeout(5000), cache: 'no-store' });
+      return { reason: 'unknown', detail: 'a server answers at this address, but not as ahp-host does' };
+    } catch {
+      return { reason: 'unreachable', detail: 'nothing answers at this address (is the host running?)' };
+    }
+  }
+  const known = REASON_OF_STATUS[response.status];
+  if (known) return { reason: known[0], status: response.status, detail: known[1] };
+  return { reason: 'unknown', status: response.status, detail: `the server answered HTTP ${response.status}` };
+}
+
+/**
+ * The error `connect` rejects with: a connection failure of the WebSocket transport becomes a
+ * `TransportError` with a `reason` (see `explainConnectFailure`); anything else is kept.
+ */
+export async function connectError(error, url, options, usedWebSocket, errors) {
+  if (!(error instanceof errors.TransportError) || error.transportKind !== 'connect' || !usedWebSocket) return error;
+  const { reason, status, detail } = await explainConnectFailure(url, options?.token);
+  const explained = new errors.TransportError(`cannot connect to ${redacted(url)}: ${detail}`, {
+    transportKind: 'connect',
+    reason,
+    status,
+    cause: error,
+  });
+  return explained;
+}

@@ -11,7 +11,8 @@
 #      copies LICENSE
 #   5. checks the package loads in Node and works, and prints its size (raw and gzip).
 #   scripts/build-pkg.sh             all of it
-#   scripts/build-pkg.sh --js-only   4 and 5 only, over the wasm already in pkg/ (after editing js/)
+#   scripts/build-pkg.sh --js-only   4 and 5 only, over the wasm already in pkg/ (after editing js/;
+#                                    the snippets wasm-bindgen copied from js/ are refreshed too)
 # Everything in pkg/ except package.json and README.md is generated (git-ignored).
 # Tools: scripts/install-tools.sh installs them on a fresh machine.
 set -euo pipefail
@@ -70,6 +71,10 @@ if [ -z "$js_only" ]; then
 else
   [ -f pkg/ahp_wasm_bg.wasm ] && [ -f pkg/ahp_wasm.js ] || die "--js-only: pkg/ has no built wasm; run scripts/build-pkg.sh"
   echo "build-pkg: --js-only: the entries from js/ over the wasm already in pkg/"
+  # The snippets are verbatim copies of js/ files (wasm-bindgen copies them): refresh them too.
+  for snippet in pkg/snippets/*/js/*.js; do
+    [ -f "js/$(basename "$snippet")" ] && cp "js/$(basename "$snippet")" "$snippet"
+  done
 fi
 
 cp js/node.js js/web.js js/api.js js/websocket.js js/mcp-channel.js js/active-client.js js/schema-check.js js/index.d.ts pkg/

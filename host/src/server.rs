@@ -7,7 +7,7 @@ use crate::hub::{Hub, HubMsg, HubSender};
 use crate::resources::Sandbox;
 use crate::security::{origin_allowed, presented_token, Token};
 use crate::store::Store;
-use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::{rejection::WebSocketUpgradeRejection, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -295,7 +295,7 @@ async fn upgrade(
     State(app): State<Arc<App>>,
     Query(query): Query<AuthQuery>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let authorization = headers
         .get(header::AUTHORIZATION)
@@ -303,24 +303,43 @@ async fn upgrade(
     let authorized =
         presented_token(query.tkn.as_deref(), authorization).is_some_and(|t| app.token.matches(t));
     if !authorized {
-        return (
+        let mut response = refusal(
             StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "unauthorized",
             "a valid access token is required (tkn query parameter or Authorization: Bearer)",
-        )
-            .into_response();
+        );
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+        return response;
     }
     let origin = match headers.get(header::ORIGIN).map(|v| v.to_str()) {
         None => None,
         Some(Ok(o)) => Some(o),
-        Some(Err(_)) => return (StatusCode::FORBIDDEN, "bad Origin").into_response(),
+        Some(Err(_)) => return refusal(StatusCode::FORBIDDEN, "forbiddenOrigin", "bad Origin"),
     };
     if !origin_allowed(origin, &app.origins) {
-        return (StatusCode::FORBIDDEN, "this Origin may not connect").into_response();
+        return refusal(
+            StatusCode::FORBIDDEN,
+            "forbiddenOrigin",
+            "this Origin may not connect (ahp-host --allow-origin)",
+        );
     }
     if app.ctx.live.load(Ordering::Relaxed) >= app.max_connections {
-        return (StatusCode::SERVICE_UNAVAILABLE, "too many connections").into_response();
+        return refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "too many connections",
+        );
     }
+    let Ok(ws) = ws else {
+        return refusal(
+            StatusCode::UPGRADE_REQUIRED,
+            "upgradeRequired",
+            "this is the AHP WebSocket endpoint: the token and Origin are accepted, connect with a WebSocket",
+        );
+    };
     let limits = &app.ctx.limits;
     let conn = app.next_conn.fetch_add(1, Ordering::Relaxed);
     let ctx = app.ctx.clone();
@@ -329,6 +348,23 @@ async fn upgrade(
         .read_buffer_size(8 * 1024)
         .write_buffer_size(8 * 1024)
         .on_upgrade(move |socket| connection::serve(socket, conn, ctx))
+}
+
+/// A refusal of `/ahp` as JSON (`{"error": kind, "message": ...}`). Browsers hide why a
+/// WebSocket upgrade failed, so the SDK asks the same URL again with a plain GET to tell a wrong
+/// token from a refused Origin, a wrong path or a host that is down; any page may read the
+/// answer (it holds nothing secret and no credentials are involved).
+fn refusal(status: StatusCode, error: &str, message: &str) -> Response {
+    let body = serde_json::json!({ "error": error, "message": message }).to_string();
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 #[cfg(all(test, unix))]

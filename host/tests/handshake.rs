@@ -152,3 +152,72 @@ async fn the_page_is_served() {
     assert!(body.starts_with("HTTP/1.1 200"), "{body}");
     assert!(body.contains("<html"), "{body}");
 }
+
+/// A plain GET of `/ahp` (what the SDK sends after a failed upgrade, since browsers hide the
+/// status): `(status, error, allow-origin header)`.
+async fn plain_get(
+    host: &ahp_host::RunningHost,
+    query: &str,
+    origin: Option<&str>,
+) -> (u16, String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(host.addr).await.unwrap();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "GET /ahp{query} HTTP/1.1\r\nHost: {}\r\n{origin}Connection: close\r\n\r\n",
+        host.addr
+    );
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    tcp.read_to_string(&mut response).await.unwrap();
+    let status: u16 = response[9..12].parse().unwrap();
+    let header = |name: &str| {
+        response
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix(&format!("{name}: "))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default()
+    };
+    let allow_origin = header("access-control-allow-origin");
+    let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let json: serde_json::Value =
+        serde_json::from_str(body).unwrap_or_else(|_| panic!("JSON body, got {response}"));
+    (
+        status,
+        json["error"].as_str().unwrap().to_string(),
+        allow_origin,
+    )
+}
+
+#[tokio::test]
+async fn a_plain_get_of_the_endpoint_says_why_in_json() {
+    let t = start_host().await;
+    let token = format!("?tkn={}", t.host.token().expose());
+    let cases = [
+        ("", None, 401, "unauthorized"),
+        ("?tkn=not-the-token-at-all", None, 401, "unauthorized"),
+        (
+            token.as_str(),
+            Some("http://evil.example"),
+            403,
+            "forbiddenOrigin",
+        ),
+        (token.as_str(), None, 426, "upgradeRequired"),
+    ];
+    for (query, origin, status, error) in cases {
+        let got = plain_get(&t.host, query, origin).await;
+        assert_eq!(
+            (got.0, got.1.as_str(), got.2.as_str()),
+            (status, error, "*"),
+            "{query} {origin:?}"
+        );
+    }
+    // The answer names no token.
+    let (_, error, _) = plain_get(&t.host, &token, None).await;
+    assert!(!error.contains(t.host.token().expose()));
+}

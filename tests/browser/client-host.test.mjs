@@ -183,3 +183,43 @@ test('Chromium: the connection is cut mid-stream; after the reconnect the mirror
   assert.deepEqual(withoutModifiedAt(r.state), withoutModifiedAt(r.snapshot));
   assert.deepEqual(withoutModifiedAt(r.confirmed), withoutModifiedAt(r.snapshot));
 });
+
+test('Chromium: a failed connection says why (refused Origin, wrong token, nothing there)', async (t) => {
+  const { host, page, errors } = await setup(t);
+  // A second real host: the page's origin (the first host's) is not one it admits.
+  const other = await startHost(t);
+  const reasons = await page.evaluate(async ({ own, ownToken, foreign, foreignToken }) => {
+    const attempt = async (url, token) => {
+      try {
+        const client = await window.ahp.AhpClient.connect(url, { token, reconnect: false });
+        client.close();
+        return { connected: true };
+      } catch (e) {
+        return {
+          isTransportError: e instanceof window.ahp.TransportError,
+          reason: e.reason,
+          status: e.status,
+          message: e.message,
+        };
+      }
+    };
+    return {
+      foreignOrigin: await attempt(foreign, foreignToken),
+      wrongToken: await attempt(own, 'not-the-token-0123456789abcdef'),
+      nothingThere: await attempt('ws://127.0.0.1:9/ahp', ownToken),
+      fine: await attempt(own, ownToken),
+    };
+  }, { own: host.wsUrl, ownToken: host.token, foreign: other.wsUrl, foreignToken: other.token });
+  assert.deepEqual(reasons.fine, { connected: true });
+  assert.equal(reasons.foreignOrigin.reason, 'forbidden-origin', JSON.stringify(reasons.foreignOrigin));
+  assert.equal(reasons.foreignOrigin.status, 403);
+  assert.match(reasons.foreignOrigin.message, /--allow-origin/);
+  assert.equal(reasons.wrongToken.reason, 'unauthorized', JSON.stringify(reasons.wrongToken));
+  assert.equal(reasons.wrongToken.status, 401);
+  assert.equal(reasons.nothingThere.reason, 'unreachable', JSON.stringify(reasons.nothingThere));
+  for (const r of [reasons.foreignOrigin, reasons.wrongToken, reasons.nothingThere]) {
+    assert.equal(r.isTransportError, true);
+    assert.ok(!r.message.includes(host.token) && !r.message.includes(other.token), r.message);
+  }
+  assert.deepEqual(errors, []);
+});

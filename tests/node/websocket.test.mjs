@@ -122,3 +122,50 @@ test('WebSocket and transport together, or a WebSocket that is not a constructor
     (e) => e instanceof InvalidInputError && e.argument === 'WebSocket' && /WebSocket constructor/.test(e.message),
   );
 });
+
+test('a failed connection says why: wrong token, wrong path, host down (never showing the token)', async (t) => {
+  const host = await startHost(t);
+  const secret = 'not-the-token-0123456789abcdef';
+  const cases = [
+    [host.wsUrl, { token: secret }, 'unauthorized', 401, /access token/],
+    [host.wsUrl.replace('/ahp', '/nope'), { token: host.token }, 'not-found', 404, /\/ahp/],
+    ['ws://127.0.0.1:9/ahp', { token: host.token }, 'unreachable', undefined, /is the host running/],
+    // The same through the WebSocket option (the ws package).
+    [host.wsUrl, { token: secret, WebSocket }, 'unauthorized', 401, /access token/],
+  ];
+  for (const [url, options, reason, status, detail] of cases) {
+    await assert.rejects(AhpClient.connect(url, { ...options, reconnect: false }), (e) => {
+      assert.ok(e instanceof ahp.TransportError, String(e));
+      assert.equal(e.transportKind, 'connect');
+      assert.equal(e.reason, reason, e.message);
+      assert.equal(e.status, status);
+      assert.match(e.message, detail);
+      assert.ok(!e.message.includes(options.token), 'the token is not in the message');
+      assert.ok(e.cause instanceof ahp.TransportError, 'the original error is the cause');
+      return true;
+    });
+  }
+  // A token in the URL itself is not shown either.
+  await assert.rejects(AhpClient.connect(`${host.wsUrl}?tkn=${secret}`, { reconnect: false }), (e) => {
+    assert.equal(e.reason, 'unauthorized');
+    assert.ok(!e.message.includes(secret), e.message);
+    return true;
+  });
+  // MultiHostClient.addHost explains the same way.
+  const multi = new MultiHostClient();
+  await assert.rejects(multi.addHost('h', host.wsUrl, { token: secret, reconnect: false }), (e) => e.reason === 'unauthorized');
+  multi.close();
+});
+
+test('a custom transport that fails is not second-guessed (no reason, no probe)', async () => {
+  const failing = (_url, callbacks) => {
+    setTimeout(() => callbacks.close('the custom transport could not connect'), 0);
+    return { send() {}, close() {} };
+  };
+  await assert.rejects(AhpClient.connect('ws://127.0.0.1:9/ahp', { transport: failing, reconnect: false }), (e) => {
+    assert.ok(e instanceof ahp.TransportError);
+    assert.equal(e.reason, undefined);
+    assert.match(e.message, /the custom transport could not connect/);
+    return true;
+  });
+});
