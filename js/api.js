@@ -149,6 +149,25 @@ export class MultiHostClient extends wasm.MultiHostClient {
   }
 }
 
+// `console.log(client)` in Node: what the object is, not its wasm pointer.
+const nodeInspect = Symbol.for('nodejs.util.inspect.custom');
+function describe(name, fields) {
+  return function (depth, options, inspect) {
+    const shown = fields(this);
+    return inspect ? `${name} ${inspect(shown, options)}` : `${name} ${JSON.stringify(shown)}`;
+  };
+}
+AhpClient.prototype[nodeInspect] = describe('AhpClient', (c) => ({
+  url: c.url,
+  clientId: c.clientId,
+  connectionState: c.connectionState,
+}));
+wasm.Subscription.prototype[nodeInspect] = describe('Subscription', (s) => ({
+  uri: s.uri,
+  active: s.active,
+  pendingCount: s.pendingCount,
+}));
+
 // The active-client role is written in JS over the client's public API (js/active-client.js);
 // these methods make it part of AhpClient.
 AhpClient.prototype.setActiveClient = function (session, options) {

@@ -42,6 +42,14 @@ pub fn internal(reason: &str) -> JsValue {
     AhpError::new_ahp_error(&format!("internal error: {reason}"), &options).into()
 }
 
+/// Builds an `AhpError` with `kind: 'usage'`: an API used in a way it cannot work (a class
+/// constructed with `new` that only factories make).
+pub fn usage(message: &str) -> JsValue {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"kind".into(), &"usage".into());
+    AhpError::new_ahp_error(message, &options).into()
+}
+
 /// The error classes, for the package entries to re-export (`{ AhpError, InvalidInputError }`).
 /// Internal: not part of the public API.
 #[wasm_bindgen(js_name = "__errorClasses", skip_typescript)]

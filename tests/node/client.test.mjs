@@ -475,6 +475,17 @@ test('unsubscribe: the subscription ends, its pending actions are reported dropp
   client.close();
 });
 
+test('AhpClient and Subscription: no public constructors; console.log shows what they are', async () => {
+  for (const [Class, hint] of [[AhpClient, /AhpClient\.connect/], [ahp.Subscription, /client\.subscribe/]]) {
+    assert.throws(() => new Class(), (e) => e instanceof AhpError && e.kind === 'usage' && hint.test(e.message));
+  }
+  const { client, sub } = await subscribed();
+  const { inspect } = await import('node:util');
+  assert.equal(inspect(client, { breakLength: Infinity }), `AhpClient { url: 'ws://peer.test/ahp', clientId: 'me', connectionState: 'connected' }`);
+  assert.equal(inspect(sub, { breakLength: Infinity }), `Subscription { uri: '${SESSION}', active: true, pendingCount: 0 }`);
+  client.close();
+});
+
 test('keep-alive: an unanswered ping drops the connection and the client reconnects', async () => {
   let answerPings = false;
   const { peer, client } = await connected(

@@ -65,6 +65,14 @@ impl AhpClient {
 
 #[wasm_bindgen]
 impl AhpClient {
+    /// `new AhpClient()` cannot make a connected client: say what does.
+    #[wasm_bindgen(constructor)]
+    pub fn no_constructor() -> Result<AhpClient, JsValue> {
+        Err(crate::wasm::errors::usage(
+            "ahp-wasm: AhpClient has no public constructor: use `await AhpClient.connect(url, options)`",
+        ))
+    }
+
     /// Opens the connection and performs `initialize`.
     pub fn connect(url: JsValue, options: JsValue) -> Promise {
         match Self::connect_inner(&url, &options) {

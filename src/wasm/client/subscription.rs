@@ -27,6 +27,14 @@ impl Subscription {
 
 #[wasm_bindgen]
 impl Subscription {
+    /// Subscriptions come from `client.subscribe(uri)`: say so to `new Subscription()`.
+    #[wasm_bindgen(constructor)]
+    pub fn no_constructor() -> Result<Subscription, JsValue> {
+        Err(crate::wasm::errors::usage(
+            "ahp-wasm: Subscription has no public constructor: use `await client.subscribe(uri)`",
+        ))
+    }
+
     #[wasm_bindgen(getter)]
     pub fn uri(&self) -> String {
         self.uri.clone()
