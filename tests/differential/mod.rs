@@ -128,3 +128,4 @@ where
     }
     Ok(())
 }
+pub mod session;
