@@ -292,3 +292,34 @@ fn hand_made_root_cases_match_the_reference() {
             .unwrap_or_else(|e| panic!("{action} on {initial}: {e}"));
     }
 }
+
+#[test]
+fn the_vocabulary_has_every_root_and_terminal_action_type() {
+    differential::assert_covers(
+        &[root_action()],
+        &[
+            "root/agentsChanged",
+            "root/activeSessionsChanged",
+            "root/terminalsChanged",
+            "root/configChanged",
+            "root/nonExistentAction",
+        ],
+    );
+    differential::assert_covers(
+        &[terminal_action()],
+        &[
+            "terminal/data",
+            "terminal/input",
+            "terminal/resized",
+            "terminal/claimed",
+            "terminal/titleChanged",
+            "terminal/cwdChanged",
+            "terminal/exited",
+            "terminal/cleared",
+            "terminal/commandDetectionAvailable",
+            "terminal/commandExecuted",
+            "terminal/commandFinished",
+            "terminal/nonExistentAction",
+        ],
+    );
+}

@@ -494,3 +494,54 @@ fn hand_made_session_level_collisions_match_the_reference() {
             .unwrap_or_else(|e| panic!("{action} on {initial}: {e}"));
     }
 }
+
+#[test]
+fn the_vocabulary_has_every_session_action_type() {
+    let types = [
+        "ready",
+        "creationFailed",
+        "turnStarted",
+        "delta",
+        "responsePart",
+        "toolCallStart",
+        "toolCallDelta",
+        "toolCallReady",
+        "toolCallConfirmed",
+        "toolCallComplete",
+        "toolCallResultConfirmed",
+        "toolCallContentChanged",
+        "turnComplete",
+        "turnCancelled",
+        "error",
+        "titleChanged",
+        "usage",
+        "reasoning",
+        "modelChanged",
+        "agentChanged",
+        "isReadChanged",
+        "isArchivedChanged",
+        "activityChanged",
+        "changesetsChanged",
+        "configChanged",
+        "metaChanged",
+        "serverToolsChanged",
+        "activeClientChanged",
+        "activeClientToolsChanged",
+        "pendingMessageSet",
+        "pendingMessageRemoved",
+        "queuedMessagesReordered",
+        "inputRequested",
+        "inputAnswerChanged",
+        "inputCompleted",
+        "customizationsChanged",
+        "customizationToggled",
+        "customizationUpdated",
+        "customizationRemoved",
+        "mcpServerStateChanged",
+        "truncated",
+        "nonExistentAction",
+    ]
+    .map(|t| format!("session/{t}"));
+    let expected: Vec<&str> = types.iter().map(String::as_str).collect();
+    differential::assert_covers(&[action(false), action(true)], &expected);
+}

@@ -129,3 +129,25 @@ where
     Ok(())
 }
 pub mod session;
+
+/// Asserts that `strategy` generates every action type in `expected` (a sample of 4,000 from a
+/// fixed seed), so the vocabulary cannot silently lose an action type.
+pub fn assert_covers(strategies: &[BoxedStrategy<Value>], expected: &[&str]) {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(
+        ProptestConfig::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+    );
+    let mut seen = std::collections::BTreeSet::new();
+    for strategy in strategies {
+        for _ in 0..4_000 {
+            let tree = strategy.new_tree(&mut runner).expect("a value");
+            if let Some(ty) = tree.current()["type"].as_str() {
+                seen.insert(ty.to_owned());
+            }
+        }
+    }
+    let missing: Vec<&&str> = expected.iter().filter(|t| !seen.contains(**t)).collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
+}
