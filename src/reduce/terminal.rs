@@ -38,8 +38,11 @@ pub fn terminal_reducer(
     use TerminalStateField as F;
     match action {
         StateAction::TerminalData(a) => {
-            if a.data.is_empty() {
-                // Appending nothing changes nothing; in particular no empty part is created.
+            // Empty data appended to a part that can take it changes nothing. On any other tail
+            // it still creates an (empty) `unclassified` part, as the reference reducers do and
+            // as the terminals guide says ("Otherwise, a new unclassified part is created"), so
+            // a mirror keeps the server's part structure.
+            if a.data.is_empty() && appendable(&state.content) {
                 return nothing();
             }
             append_data(&mut state.content, &a.data);
@@ -134,6 +137,15 @@ fn set<T: PartialEq + Clone>(
     applied(field)
 }
 
+/// Whether `terminal/data` appends to the tail part (rather than creating a new part).
+fn appendable(content: &[TerminalContentPart]) -> bool {
+    match content.last() {
+        Some(TerminalContentPart::Command(part)) => !part.is_complete,
+        Some(TerminalContentPart::Unclassified(_)) => true,
+        _ => false,
+    }
+}
+
 fn append_data(content: &mut Vec<TerminalContentPart>, data: &str) {
     match content.last_mut() {
         Some(TerminalContentPart::Command(part)) if !part.is_complete => part.output.push_str(data),
@@ -148,31 +160,32 @@ fn append_data(content: &mut Vec<TerminalContentPart>, data: &str) {
     }
 }
 
-/// Completes the most recent executing command part with the action's `commandId`. A finish
-/// for a command that already finished is [`NoOp::InvalidTransition`]; for an id with no part
-/// (e.g. trimmed from scrollback, or cleared) [`NoOp::UnknownTarget`].
+/// Completes the first command part with the action's `commandId`, as the reference reducers
+/// do: command ids are unique per terminal, so with a repeated id the first part is the one
+/// the finish names. A finish for a command that already finished overwrites its exit code and
+/// duration (a no-op only when they are the same); for an id with no part (e.g. trimmed from
+/// scrollback, or cleared) it is [`NoOp::UnknownTarget`].
 fn command_finished(
     content: &mut [TerminalContentPart],
     action: &TerminalCommandFinishedAction,
 ) -> Outcome<TerminalStateField> {
-    let mut seen_complete = false;
-    let executing = content.iter_mut().rev().find_map(|part| match part {
-        TerminalContentPart::Command(c) if c.command_id == action.command_id => {
-            seen_complete |= c.is_complete;
-            (!c.is_complete).then_some(c)
-        }
+    let part = content.iter_mut().find_map(|part| match part {
+        TerminalContentPart::Command(c) if c.command_id == action.command_id => Some(c),
         _ => None,
     });
-    match executing {
-        Some(part) => {
-            part.is_complete = true;
-            part.exit_code = action.exit_code;
-            part.duration_ms = action.duration_ms;
-            applied(TerminalStateField::Content)
-        }
-        None if seen_complete => Outcome::NoOp(NoOp::InvalidTransition),
-        None => Outcome::NoOp(NoOp::UnknownTarget),
+    let Some(part) = part else {
+        return Outcome::NoOp(NoOp::UnknownTarget);
+    };
+    if part.is_complete
+        && part.exit_code == action.exit_code
+        && part.duration_ms == action.duration_ms
+    {
+        return nothing();
     }
+    part.is_complete = true;
+    part.exit_code = action.exit_code;
+    part.duration_ms = action.duration_ms;
+    applied(TerminalStateField::Content)
 }
 
 fn bound_after_append(content: &mut Vec<TerminalContentPart>) {
@@ -314,7 +327,7 @@ mod tests {
 
     #[test]
     fn input_and_empty_data_change_nothing() {
-        let mut s = state(json!([]));
+        let mut s = state(json!([{"type": "unclassified", "value": "$ "}]));
         assert_noop(
             &mut s,
             json!({"type": "terminal/input", "data": "ls\r"}),
@@ -325,7 +338,23 @@ mod tests {
             json!({"type": "terminal/data", "data": ""}),
             NoOp::NothingToChange,
         );
-        assert!(s.content.is_empty());
+        assert_eq!(s.content.len(), 1);
+    }
+
+    #[test]
+    fn empty_data_on_a_tail_it_cannot_extend_opens_an_empty_part() {
+        // As in the reference reducers: the part structure follows the server's.
+        let mut s = state(json!([]));
+        let empty = json!({"type": "terminal/data", "data": ""});
+        assert_eq!(
+            reduce(&mut s, empty.clone()),
+            Outcome::Applied(Changed::one(F::Content))
+        );
+        assert_eq!(
+            content_json(&s),
+            json!([{"type": "unclassified", "value": ""}])
+        );
+        assert_noop(&mut s, empty, NoOp::NothingToChange);
     }
 
     #[test]
@@ -474,9 +503,9 @@ mod tests {
     }
 
     #[test]
-    fn command_finished_targets_the_executing_part() {
+    fn command_finished_targets_the_first_part_with_its_id() {
         let mut s = state(json!([
-            {"type": "command", "commandId": "c", "commandLine": "x", "output": "", "timestamp": 1, "isComplete": true, "exitCode": 0},
+            {"type": "command", "commandId": "c", "commandLine": "x", "output": "", "timestamp": 1, "isComplete": false},
             {"type": "command", "commandId": "c", "commandLine": "y", "output": "", "timestamp": 2, "isComplete": false},
             {"type": "unclassified", "value": "$ "}
         ]));
@@ -486,10 +515,14 @@ mod tests {
             Outcome::Applied(Changed::one(F::Content))
         );
         let content = content_json(&s);
-        assert_eq!(content[0]["exitCode"], json!(0));
-        assert_eq!(content[1]["isComplete"], json!(true));
-        assert_eq!(content[1]["exitCode"], json!(3));
-        assert_noop(&mut s, finish, NoOp::InvalidTransition);
+        assert_eq!(content[0]["isComplete"], json!(true));
+        assert_eq!(content[0]["exitCode"], json!(3));
+        assert_eq!(content[1]["isComplete"], json!(false));
+        // The same finish again changes nothing; another exit code is rewritten.
+        assert_noop(&mut s, finish, NoOp::NothingToChange);
+        let again = json!({"type": "terminal/commandFinished", "commandId": "c", "exitCode": 4});
+        assert!(reduce(&mut s, again).is_applied());
+        assert_eq!(content_json(&s)[0]["exitCode"], json!(4));
         assert_noop(
             &mut s,
             json!({"type": "terminal/commandFinished", "commandId": "nope"}),

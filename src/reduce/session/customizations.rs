@@ -89,6 +89,10 @@ pub(super) fn removed(
 
 /// `session/mcpServerStateChanged`: replaces the runtime `state` and `channel` of an MCP server,
 /// top-level or inside a container; every other field is kept.
+///
+/// Ids are session-unique; should several entries share one, the target is the one the
+/// reference reducers pick: the first top-level entry with the id, else the first child with
+/// it (containers in order). If that entry is not an MCP server the action does not apply.
 pub(super) fn mcp_server_state_changed(
     state: &mut SessionState,
     action: &SessionMcpServerStateChangedAction,
@@ -97,30 +101,40 @@ pub(super) fn mcp_server_state_changed(
         .customizations
         .as_mut()
         .and_then(|list| find_mcp_server(list, &action.id))
-        .ok_or(NoOp::UnknownTarget)?;
+        .ok_or(NoOp::UnknownTarget)??;
     server.state = action.state.clone();
     server.channel = action.channel.clone();
     Ok(Changed::one(Field::Customizations))
 }
 
+/// The entry `id` names (see [`mcp_server_state_changed`]): `None` if no entry has the id,
+/// `Some(Err)` if the one it names is not an MCP server.
 fn find_mcp_server<'a>(
     list: &'a mut [Customization],
     id: &str,
-) -> Option<&'a mut McpServerCustomization> {
-    list.iter_mut().find_map(|entry| match entry {
-        Customization::McpServer(server) => (server.id == id).then_some(server),
-        Customization::Plugin(_) | Customization::Directory(_) => children_mut(entry)?
-            .iter_mut()
-            .find_map(|child| match child {
-                ChildCustomization::McpServer(server) if server.id == id => Some(server),
-                _ => None,
-            }),
-        Customization::Unknown(_) => None,
-    })
+) -> Option<Result<&'a mut McpServerCustomization, NoOp>> {
+    let wanted = Some(id);
+    if let Some(index) = list.iter().position(|entry| id_of(entry) == wanted) {
+        return list.get_mut(index).map(|entry| match entry {
+            Customization::McpServer(server) => Ok(server),
+            _ => Err(NoOp::InvalidTransition),
+        });
+    }
+    list.iter_mut()
+        .filter_map(children_mut)
+        .flat_map(|children| children.iter_mut())
+        .find(|child| child_id_of(child) == wanted)
+        .map(|child| match child {
+            ChildCustomization::McpServer(server) => Ok(server),
+            _ => Err(NoOp::InvalidTransition),
+        })
 }
 
 /// A top-level entry's id. Entries of an unknown (newer-version) type are matched by their raw
-/// `id`, so they can still be replaced or removed as a whole.
+/// `id`, so they can still be replaced or removed as a whole (as in the TypeScript reference,
+/// whose entries are plain objects). A deliberate difference from the official Rust reducers
+/// (`ahp` 0.3.0), which never match them: there a `customizationUpdated` carrying one is a
+/// no-op (`tests/reference_reducers.rs`).
 fn id_of(entry: &Customization) -> Option<&str> {
     match entry {
         Customization::Plugin(plugin) => Some(&plugin.id),

@@ -58,10 +58,11 @@ pub(super) fn answer_changed(
                 .insert(action.question_id.clone(), answer.clone());
         }
         None => {
+            // An empty map (as a peer may send it) is emptied too, as in the reference reducers.
             let answers = request
                 .answers
                 .as_mut()
-                .filter(|answers| answers.contains_key(&action.question_id))
+                .filter(|answers| answers.is_empty() || answers.contains_key(&action.question_id))
                 .ok_or(NoOp::NothingToChange)?;
             answers.remove(&action.question_id);
             if answers.is_empty() {
@@ -72,15 +73,16 @@ pub(super) fn answer_changed(
     Ok(Changed::one(Field::InputRequests))
 }
 
-/// `session/inputCompleted`: the request is answered, declined or cancelled, so it is removed;
+/// `session/inputCompleted`: the request is answered, declined or cancelled, so it is removed
+/// (every request with its id, should a snapshot hold several, as the reference reducers do);
 /// the session stops waiting unless something else still needs the user.
 pub(super) fn completed(state: &mut SessionState, action: &SessionInputCompletedAction) -> Handled {
     let requests = state.input_requests.as_mut().ok_or(NoOp::UnknownTarget)?;
-    let index = requests
-        .iter()
-        .position(|request| request.id == action.request_id)
-        .ok_or(NoOp::UnknownTarget)?;
-    requests.remove(index);
+    let before = requests.len();
+    requests.retain(|request| request.id != action.request_id);
+    if requests.len() == before {
+        return Err(NoOp::UnknownTarget);
+    }
     if requests.is_empty() {
         state.input_requests = None;
     }

@@ -60,16 +60,18 @@ pub(super) fn removed(
     }
 }
 
-/// Removes the queued message `id`; an emptied queue becomes absent, as on the wire. Returns
-/// whether a message was removed.
+/// Removes the queued message `id` (every one with that id, should a snapshot hold several, as
+/// the reference reducers do); an emptied queue becomes absent, as on the wire. Returns whether
+/// a message was removed.
 pub(super) fn remove_queued(queue: &mut Option<Vec<PendingMessage>>, id: &str) -> bool {
     let Some(messages) = queue else {
         return false;
     };
-    let Some(index) = messages.iter().position(|queued| queued.id == id) else {
+    let before = messages.len();
+    messages.retain(|queued| queued.id != id);
+    if messages.len() == before {
         return false;
-    };
-    messages.remove(index);
+    }
     if messages.is_empty() {
         *queue = None;
     }
@@ -79,6 +81,12 @@ pub(super) fn remove_queued(queue: &mut Option<Vec<PendingMessage>>, id: &str) -
 /// `session/queuedMessagesReordered`: the queue takes the order of `order`; unknown ids are
 /// ignored and messages `order` does not mention keep their relative order at the end, so a
 /// client with a stale view of the queue never drops messages.
+///
+/// A deliberate difference from the official Rust reducers (`ahp` 0.3.0), which go through a
+/// `HashMap`: they append the unmentioned messages sorted by id (their comment says "in their
+/// original iteration order") and keep only one of several messages sharing an id. We keep the
+/// original order, as fixtures 054 and 056 name it, and every message
+/// (`tests/reference_reducers.rs`).
 pub(super) fn reordered(
     state: &mut SessionState,
     action: &SessionQueuedMessagesReorderedAction,

@@ -56,7 +56,10 @@ pub(super) fn awaits_user(tool_call: &ToolCallState) -> bool {
 
 /// The activity the rest of the state implies. Open input requests mean input is needed (with
 /// or without a turn, as the elicitation guide says); without a turn an `error` outcome of the
-/// last turn stays visible until something else replaces it.
+/// last turn stays visible until something else replaces it (the state-model guide: `Error` is
+/// "the most recent turn ended with an error"). A deliberate difference from the official Rust
+/// reducers (`ahp` 0.3.0), which recompute it to idle; it shows only from a snapshot holding
+/// both the error and open input requests (`tests/reference_reducers.rs`).
 fn implied_activity(state: &SessionState) -> u32 {
     let input_open = has_open_input(&state.input_requests);
     match &state.active_turn {

@@ -170,9 +170,10 @@ pub(super) fn truncated(
     action: &SessionTruncatedAction,
     clock: &dyn Clock,
 ) -> Handled {
-    // Truncation usually targets a recent turn, so search from the back.
+    // Turn ids are unique; should several turns share one, the first is the one named, as in
+    // the reference reducers.
     let keep = match &action.turn_id {
-        Some(id) => match state.turns.iter().rposition(|turn| &turn.id == id) {
+        Some(id) => match state.turns.iter().position(|turn| &turn.id == id) {
             Some(index) => index.saturating_add(1),
             None => return Err(NoOp::UnknownTarget),
         },
