@@ -74,12 +74,20 @@ fn cache_put<S: 'static>(js: JsValue, state: S) {
 /// Converts (or finds in the cache), reduces (probe, reduce, describe), and renders the change.
 pub fn reduce_js<S: ChannelState>(state: &JsValue, action: &JsValue) -> Result<JsValue, JsValue> {
     let action: StateAction = from_js(action, "action")?;
+    reduce_typed::<S>(state, &action)
+}
+
+/// [`reduce_js`] with the action already decoded.
+fn reduce_typed<S: ChannelState>(
+    state: &JsValue,
+    action: &StateAction,
+) -> Result<JsValue, JsValue> {
     let (mut typed, cached) = match cache_take::<S>(state) {
         Some(typed) => (typed, true),
         None => (from_js::<S>(state, "state")?, false),
     };
     let before = typed.probe();
-    match typed.reduce(&action, &SystemClock) {
+    match typed.reduce(action, &SystemClock) {
         Outcome::NoOp(_) => {
             // The caller gets its own object back; only a state we froze can be cached.
             if cached {
@@ -92,7 +100,7 @@ pub fn reduce_js<S: ChannelState>(state: &JsValue, action: &JsValue) -> Result<J
             // it. Any other input is rebuilt entirely, so that the output is all ours and frozen.
             let patch = if cached {
                 let mut patch = PatchBuilder::default();
-                typed.describe(before, &action, changed, &mut patch);
+                typed.describe(before, action, changed, &mut patch);
                 patch.finish()
             } else {
                 StatePatch::fields(S::fields().iter().map(|&field| S::field_name(field)))
@@ -128,6 +136,26 @@ pub fn session_reducer(
     action: Ts<StateAction>,
 ) -> Result<Ts<SessionState>, JsValue> {
     run(state, action)
+}
+
+/// `sessionReducer` for a `session/delta` of exactly `{type, turnId, partId, content}` (the
+/// streaming case), called by the package entry with the strings already taken out of the
+/// action: no JSON round trip for the most frequent action. The entry has checked the shape
+/// and the string limits; `action` is the caller's object, for errors.
+#[wasm_bindgen(js_name = "__sessionReducerDelta", skip_typescript)]
+pub fn session_reducer_delta(
+    state: JsValue,
+    turn_id: String,
+    part_id: String,
+    content: String,
+) -> Result<JsValue, JsValue> {
+    let action = StateAction::SessionDelta(crate::protocol::SessionDeltaAction {
+        turn_id,
+        part_id,
+        content,
+        extra: Default::default(),
+    });
+    reduce_typed::<SessionState>(&state, &action)
 }
 
 /// Applies `action` to a terminal's state: returns a new, deeply frozen state, or `state`

@@ -373,3 +373,27 @@ test('returned states are deeply frozen and share unchanged parts; inputs stay u
   // A state passed to another channel's reducer is a wrong shape there, not a cache mix-up.
   assertInvalid(() => terminalReducer(s3, { type: 'terminal/data', data: 'x' }), { argument: 'state' });
 });
+
+test('session/delta: the direct path (plain deltas) and the general one agree, extra members and bad input included', () => {
+  const fixture = loadFixture('010-session-delta-appends-content.json');
+  const [part, delta1, delta2] = fixture.actions;
+  assert.deepEqual(Object.keys(delta1).sort(), ['content', 'partId', 'turnId', 'type'], 'a plain delta');
+  const base = sessionReducer(structuredClone(fixture.initial), part);
+  // Plain deltas (direct) and the same deltas with an unknown member (general path).
+  const direct = sessionReducer(sessionReducer(base, delta1), delta2);
+  const extra = (a) => ({ ...a, futureMember: { x: 1 } });
+  const general = sessionReducer(sessionReducer(base, extra(delta1)), extra(delta2));
+  assert.deepEqual(direct, general);
+  assert.equal(direct.activeTurn.responseParts[0].content, 'Hello world');
+  // A delta on a caller's own (not cached) state converts it, as the general path does.
+  const fromPlain = sessionReducer(structuredClone(base), delta1);
+  assert.deepEqual(fromPlain, sessionReducer(base, delta1));
+  // Bad input is still an InvalidInputError naming the argument and path.
+  assertInvalid(() => sessionReducer({ summary: 1 }, delta1), { argument: 'state' });
+  assertInvalid(() => sessionReducer(base, { ...delta1, content: 5 }), { argument: 'action', path: 'content' });
+  // A getter that throws takes the general path and is reported there.
+  const getter = { type: 'session/delta', turnId: delta1.turnId, partId: delta1.partId, get content() { throw new Error('no'); } };
+  assert.throws(() => sessionReducer(base, getter), InvalidInputError);
+  // Unknown part: no-op, the same state back.
+  assert.equal(sessionReducer(base, { ...delta1, partId: 'no-such-part' }), base);
+});
