@@ -397,3 +397,24 @@ test('session/delta: the direct path (plain deltas) and the general one agree, e
   // Unknown part: no-op, the same state back.
   assert.equal(sessionReducer(base, { ...delta1, partId: 'no-such-part' }), base);
 });
+
+test('a large state (megabytes of text with multi-byte characters) converts exactly', () => {
+  const fixture = loadFixture('010-session-delta-appends-content.json');
+  const [part, delta1] = fixture.actions;
+  const big = structuredClone(fixture.initial);
+  // 1-, 3-, 4- (a surrogate pair) and 2-byte characters.
+  const long = 'a€😀é'.repeat(40_000);
+  const chars = [...long];
+  big.summary = { ...big.summary, title: long };
+  big.turns = Array.from({ length: 20 }, (_, i) => ({
+    id: `t${i}`,
+    message: { text: `${i} ${chars.slice(i, i + 5000).join('')}`, origin: { kind: 'user' } },
+    responseParts: [],
+    state: 'complete',
+  }));
+  const expected = structuredClone(big);
+  const out = sessionReducer(sessionReducer(big, part), delta1);
+  assert.equal(out.summary.title, long);
+  assert.deepEqual(out.turns, expected.turns);
+  assert.equal(out.activeTurn.responseParts[0].content, 'Hello ');
+});
