@@ -98,6 +98,21 @@ pub(crate) fn error_path(text: &str, error: &serde_json::Error) -> JsonPath {
     }
 }
 
+/// [`error_path`], down to the member itself when the error is a missing field (`summary`
+/// rather than the object lacking it): what `InvalidInputError.path` names.
+#[cfg(any(target_arch = "wasm32", test))]
+pub(crate) fn field_path(text: &str, error: &serde_json::Error) -> JsonPath {
+    let mut path = error_path(text, error);
+    let message = error.to_string();
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        path.0.push(Segment::Key(field.to_owned()));
+    }
+    path
+}
+
 /// The error's message without `serde_json`'s ` at line L column C` (a position in a text
 /// the caller may never have seen).
 pub(crate) fn message_of(error: &serde_json::Error) -> String {

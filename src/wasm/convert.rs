@@ -120,7 +120,7 @@ pub fn from_js<T: DeserializeOwned>(value: &JsValue, argument: &str) -> Result<T
 
 /// The `InvalidInputError` for a failed decode of `text`.
 fn decode_error(argument: &str, text: &str, error: &serde_json::Error) -> JsValue {
-    let path = json_path::error_path(text, error).to_js_string();
+    let path = json_path::field_path(text, error).to_js_string();
     invalid_input(argument, &path, &json_path::message_of(error))
 }
 

@@ -187,14 +187,14 @@ test('a missing required field is named', () => {
   delete state.summary;
   assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), {
     argument: 'state',
-    path: '',
-    message: /summary/,
+    path: 'summary',
+    message: /missing field `summary`/,
   });
   const nested = session();
   delete nested.summary.provider;
   assertInvalid(() => sessionReducer(nested, { type: 'session/titleChanged', title: 'x' }), {
     argument: 'state',
-    path: 'summary',
+    path: 'summary.provider',
     message: /provider/,
   });
 });

@@ -19,9 +19,19 @@ fn names_the_offending_value_of_wire_types() {
     assert_eq!(fails_at::<DispatchActionParams>(params), "action.title");
     let params = r#"{"channel":"c","clientSeq":"one","action":{}}"#;
     assert_eq!(fails_at::<DispatchActionParams>(params), "clientSeq");
-    // A missing field: the object that lacks it.
+    // A missing field: the object that lacks it; `field_path` names the member itself.
     let params = r#"{"channel":"c","clientSeq":1,"action":{"type":"session/delta"}}"#;
     assert_eq!(fails_at::<DispatchActionParams>(params), "action");
+    let error = serde_json::from_str::<DispatchActionParams>(params).unwrap_err();
+    assert_eq!(
+        super::field_path(params, &error).to_js_string(),
+        "action.turnId"
+    );
+    let error = serde_json::from_str::<DispatchActionParams>(r#"{"channel":"c"}"#).unwrap_err();
+    assert_eq!(
+        super::field_path(r#"{"channel":"c"}"#, &error).to_js_string(),
+        "clientSeq"
+    );
     assert_eq!(fails_at::<DispatchActionParams>(r#"{"channel":"c"}"#), "");
     // The tag is not the first member (the buffered path): the object is named.
     let action = r#"{"partId":7,"type":"session/delta","turnId":"t","content":"x"}"#;

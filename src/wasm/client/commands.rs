@@ -72,7 +72,7 @@ fn params_text<C: Command>(params: &JsValue, root: bool) -> Result<Box<RawValue>
         let near = &text[floor_boundary(&text, end.saturating_sub(40))..floor_boundary(&text, end)];
         return Err(invalid_input(
             "params",
-            &json_path::error_path(&text, &e).to_js_string(),
+            &json_path::field_path(&text, &e).to_js_string(),
             &format!("{message} (near `{near}`)"),
         ));
     }
