@@ -17,9 +17,11 @@ await init();
 // or run `node --experimental-websocket`). `initialize` is done when the promise resolves.
 const client = await AhpClient.connect('ws://127.0.0.1:8787/ahp', { token: 'the host token' });
 
-// Subscribe: a live mirror of the channel.
-await client.createSession({ channel: 'ahp-session:/demo' });
-const session = await client.subscribe<SessionState>('ahp-session:/demo');
+// Create a session (a new URI each run: creating an existing one is an error) and subscribe:
+// a live mirror of the channel.
+const uri = `ahp-session:/demo-${crypto.randomUUID()}`;
+await client.createSession({ channel: uri });
+const session = await client.subscribe<SessionState>(uri);
 
 // `state` is deeply frozen and structurally shared: what did not change keeps its identity,
 // so `prev.turns === next.turns` while a reply streams into the active turn.
