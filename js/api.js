@@ -146,11 +146,10 @@ export function webSocketTransport(WebSocketImpl) {
  */
 async function connecting(url, options, connect) {
   const checked = connectOptions(options, errors);
-  const usedWebSocket = options?.transport === undefined;
   try {
     return await connect(checked);
   } catch (error) {
-    throw await connectError(error, url, options, usedWebSocket, errors);
+    throw await connectError(error, url, options, errors);
   }
 }
 

@@ -204,14 +204,14 @@ export async function explainConnectFailure(url, token) {
  * The error `connect` rejects with: a connection failure of the WebSocket transport becomes a
  * `TransportError` with a `reason` (see `explainConnectFailure`); anything else is kept.
  */
-export async function connectError(error, url, options, usedWebSocket, errors) {
+export async function connectError(error, url, options, errors) {
+  const usedWebSocket = options?.transport === undefined; // the default, or the `WebSocket` option
   if (!(error instanceof errors.TransportError) || error.transportKind !== 'connect' || !usedWebSocket) return error;
   const { reason, status, detail } = await explainConnectFailure(url, options?.token);
-  const explained = new errors.TransportError(`cannot connect to ${redacted(url)}: ${detail}`, {
+  return new errors.TransportError(`cannot connect to ${redacted(url)}: ${detail}`, {
     transportKind: 'connect',
     reason,
     status,
     cause: error,
   });
-  return explained;
 }

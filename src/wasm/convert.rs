@@ -235,19 +235,15 @@ impl ser::SerializeStruct for PatchStruct<'_> {
     }
 }
 
-/// Writes one selected field onto `target` (deletes it when it serializes to `undefined`).
+/// Writes one selected field onto `target` (`JSON.parse` never gives `undefined`: a field to
+/// leave out is skipped by its `Serialize`, and deleted by the caller).
 fn write_field<V: ?Sized + Serialize>(
     target: &js_sys::Object,
     key: &str,
     value: &V,
 ) -> Result<(), Error> {
     let value = to_js_inner(value)?;
-    let key = JsValue::from_str(key);
-    if value.is_undefined() {
-        js_sys::Reflect::delete_property(target, &key).map_err(js_error)?;
-    } else {
-        js_sys::Reflect::set(target, &key, &value).map_err(js_error)?;
-    }
+    js_sys::Reflect::set(target, &JsValue::from_str(key), &value).map_err(js_error)?;
     Ok(())
 }
 

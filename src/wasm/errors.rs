@@ -35,19 +35,22 @@ pub fn invalid_input(argument: &str, path: &str, reason: &str) -> JsValue {
     InvalidInputError::new_invalid_input(&message, argument, path).into()
 }
 
+/// An `AhpError` of `kind`.
+fn ahp_error(kind: &str, message: &str) -> JsValue {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"kind".into(), &kind.into());
+    AhpError::new_ahp_error(message, &options).into()
+}
+
 /// Builds an `AhpError` with `kind: 'internal'`: a failure that is not the caller's fault.
 pub fn internal(reason: &str) -> JsValue {
-    let options = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&options, &"kind".into(), &"internal".into());
-    AhpError::new_ahp_error(&format!("internal error: {reason}"), &options).into()
+    ahp_error("internal", &format!("internal error: {reason}"))
 }
 
 /// Builds an `AhpError` with `kind: 'usage'`: an API used in a way it cannot work (a class
 /// constructed with `new` that only factories make).
 pub fn usage(message: &str) -> JsValue {
-    let options = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&options, &"kind".into(), &"usage".into());
-    AhpError::new_ahp_error(message, &options).into()
+    ahp_error("usage", message)
 }
 
 /// The error classes, for the package entries to re-export (`{ AhpError, InvalidInputError }`).

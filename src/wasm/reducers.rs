@@ -141,7 +141,7 @@ pub fn session_reducer(
 /// `sessionReducer` for a `session/delta` of exactly `{type, turnId, partId, content}` (the
 /// streaming case), called by the package entry with the strings already taken out of the
 /// action: no JSON round trip for the most frequent action. The entry has checked the shape
-/// and the string limits; `action` is the caller's object, for errors.
+/// and the string limits.
 #[wasm_bindgen(js_name = "__sessionReducerDelta", skip_typescript)]
 pub fn session_reducer_delta(
     state: JsValue,
