@@ -7,42 +7,55 @@ use super::client::AhpClient;
 use super::driver::Decode;
 use crate::protocol::json_path;
 use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
-use crate::protocol::*;
 use crate::wasm::convert::check_limits;
 use crate::wasm::errors::invalid_input;
 use js_sys::Promise;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+/// Checks params text against one command's params type.
+type ParamsCheck = fn(&str) -> Result<(), serde_json::Error>;
+
+/// The [`ParamsCheck`] of command `C`: the only code instantiated per command, so each
+/// method's binding stays a call of the shared, non-generic [`AhpClient::command`].
+fn check_params<C: Command>(text: &str) -> Result<(), serde_json::Error> {
+    serde_json::from_str::<C::Params>(text).map(drop)
+}
+
 impl AhpClient {
-    /// Sends command `C` with checked params; `void`: resolves `undefined`.
-    fn send<C: Command>(&self, params: impl Serialize, void: bool) -> Promise {
-        let decode = Decode::Json {
-            method: C::METHOD,
-            void,
-        };
+    /// Sends `method` with params already checked; `void`: resolves `undefined`.
+    #[inline(never)]
+    fn send(&self, method: &'static str, params: Box<RawValue>, void: bool) -> Promise {
+        let decode = Decode::Json { method, void };
         self.inner
-            .request(move |e, now| e.request_raw(C::METHOD, &params, now), decode)
+            .request(move |e, now| e.request_raw(method, &params, now), decode)
     }
 
-    /// Sends command `C` with params from JavaScript (`call`: whether the root channel is
-    /// filled in when absent).
+    /// Sends `method` with params from JavaScript (`root`: whether the root channel is filled
+    /// in when absent).
     ///
     /// Params go out as JSON text checked against the command's params type with serde_json
     /// (one deserializer per type; converting them to Rust values with a second deserializer
     /// and serializing them again would about double the module's size).
-    fn command<C: Command>(&self, params: &JsValue, void: bool, call: CommandCall) -> Promise {
-        match params_text::<C>(params, call.fills_root()) {
-            Ok(text) => self.send::<C>(text, void),
+    #[inline(never)]
+    fn command(
+        &self,
+        method: &'static str,
+        check: ParamsCheck,
+        params: &JsValue,
+        void: bool,
+        root: bool,
+    ) -> Promise {
+        match params_text(check, params, root) {
+            Ok(text) => self.send(method, text, void),
             Err(e) => Promise::reject(&e),
         }
     }
 }
 
 /// The params as checked JSON text.
-fn params_text<C: Command>(params: &JsValue, root: bool) -> Result<Box<RawValue>, JsValue> {
+fn params_text(check: ParamsCheck, params: &JsValue, root: bool) -> Result<Box<RawValue>, JsValue> {
     let params = if params.is_undefined() {
         js_sys::Object::new().into()
     } else {
@@ -66,7 +79,7 @@ fn params_text<C: Command>(params: &JsValue, root: bool) -> Result<Box<RawValue>
         .ok_or_else(|| invalid_input("params", "", "not JSON data"))?;
     // The path of a failure is found in the text (`json_path`), and the message quotes the
     // JSON around the offending value.
-    if let Err(e) = serde_json::from_str::<C::Params>(&text) {
+    if let Err(e) = check(&text) {
         let message = json_path::message_of(&e);
         let end = e.column().min(text.len());
         let near = &text[floor_boundary(&text, end.saturating_sub(40))..floor_boundary(&text, end)];
@@ -86,6 +99,12 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// `{"channel": ROOT_CHANNEL}`: the params of the commands that take none but the channel.
+fn root_params() -> Box<RawValue> {
+    let text = format!("{{\"channel\":\"{ROOT_CHANNEL}\"}}");
+    RawValue::from_string(text).expect("valid JSON")
 }
 
 /// `true` for a row's `void` result.
@@ -113,11 +132,7 @@ macro_rules! wasm_method {
             #[doc = concat!("`", $method, "`: ", $doc)]
             #[wasm_bindgen(js_name = $method)]
             pub fn $rust_name(&self) -> Promise {
-                let params = $params {
-                    channel: ROOT_CHANNEL.to_string(),
-                    extra: Default::default(),
-                };
-                self.send::<rpc::$marker>(params, is_void!($result))
+                self.send(rpc::$marker::METHOD, root_params(), is_void!($result))
             }
         }
     };
@@ -127,7 +142,13 @@ macro_rules! wasm_method {
             #[doc = concat!("`", $method, "`: ", $doc)]
             #[wasm_bindgen(js_name = $method)]
             pub fn $rust_name(&self, params: JsValue) -> Promise {
-                self.command::<rpc::$marker>(&params, is_void!($result), rpc::command_call!($call))
+                self.command(
+                    rpc::$marker::METHOD,
+                    check_params::<rpc::$marker>,
+                    &params,
+                    is_void!($result),
+                    rpc::command_call!($call).fills_root(),
+                )
             }
         }
     };
