@@ -20,6 +20,7 @@ import { connectError, connectOptions, webSocketTransport as makeWebSocketTransp
 
 export { AhpClient, Subscription } from './ahp_wasm.js';
 export { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './generated.js';
+export * from './protocol.js';
 export { McpChannel } from './mcp-channel.js';
 export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
 

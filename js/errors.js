@@ -51,11 +51,13 @@ export class RpcError extends AhpError {
 
 /** No response within the request timeout. */
 export class RpcTimeoutError extends AhpError {
-  /** @param {string} message @param {{ method: string }} options */
+  /** @param {string} message @param {{ method: string, timeoutMs?: number }} options */
   constructor(message, options) {
     super(message, { kind: 'timeout' });
     this.name = 'RpcTimeoutError';
     this.method = options.method;
+    /** The timeout the request exceeded (`requestTimeoutMs`), in milliseconds. */
+    this.timeoutMs = options.timeoutMs;
   }
 }
 

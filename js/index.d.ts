@@ -54,6 +54,337 @@ export declare const PROTOCOL_VERSION: string;
 /** Every protocol version this SDK speaks, most preferred first. */
 export declare const SUPPORTED_PROTOCOL_VERSIONS: string[];
 
+// The protocol's named values under the official names (js/protocol.js; they work before
+// `init()`).
+// <generated: protocol names> from protocol/ahp-0.3.0-overlay.json: cargo run -p xtask -- codegen
+export declare const ActionType: {
+  readonly ChangesetCleared: 'changeset/cleared';
+  readonly ChangesetFileRemoved: 'changeset/fileRemoved';
+  readonly ChangesetFileSet: 'changeset/fileSet';
+  readonly ChangesetOperationStatusChanged: 'changeset/operationStatusChanged';
+  readonly ChangesetOperationsChanged: 'changeset/operationsChanged';
+  readonly ChangesetStatusChanged: 'changeset/statusChanged';
+  readonly ResourceWatchChanged: 'resourceWatch/changed';
+  readonly RootActiveSessionsChanged: 'root/activeSessionsChanged';
+  readonly RootAgentsChanged: 'root/agentsChanged';
+  readonly RootConfigChanged: 'root/configChanged';
+  readonly RootTerminalsChanged: 'root/terminalsChanged';
+  readonly SessionActiveClientChanged: 'session/activeClientChanged';
+  readonly SessionActiveClientToolsChanged: 'session/activeClientToolsChanged';
+  readonly SessionActivityChanged: 'session/activityChanged';
+  readonly SessionAgentChanged: 'session/agentChanged';
+  readonly SessionChangesetsChanged: 'session/changesetsChanged';
+  readonly SessionConfigChanged: 'session/configChanged';
+  readonly SessionCreationFailed: 'session/creationFailed';
+  readonly SessionCustomizationRemoved: 'session/customizationRemoved';
+  readonly SessionCustomizationToggled: 'session/customizationToggled';
+  readonly SessionCustomizationUpdated: 'session/customizationUpdated';
+  readonly SessionCustomizationsChanged: 'session/customizationsChanged';
+  readonly SessionDelta: 'session/delta';
+  readonly SessionError: 'session/error';
+  readonly SessionInputAnswerChanged: 'session/inputAnswerChanged';
+  readonly SessionInputCompleted: 'session/inputCompleted';
+  readonly SessionInputRequested: 'session/inputRequested';
+  readonly SessionIsArchivedChanged: 'session/isArchivedChanged';
+  readonly SessionIsReadChanged: 'session/isReadChanged';
+  readonly SessionMcpServerStateChanged: 'session/mcpServerStateChanged';
+  readonly SessionMetaChanged: 'session/metaChanged';
+  readonly SessionModelChanged: 'session/modelChanged';
+  readonly SessionPendingMessageRemoved: 'session/pendingMessageRemoved';
+  readonly SessionPendingMessageSet: 'session/pendingMessageSet';
+  readonly SessionQueuedMessagesReordered: 'session/queuedMessagesReordered';
+  readonly SessionReady: 'session/ready';
+  readonly SessionReasoning: 'session/reasoning';
+  readonly SessionResponsePart: 'session/responsePart';
+  readonly SessionServerToolsChanged: 'session/serverToolsChanged';
+  readonly SessionTitleChanged: 'session/titleChanged';
+  readonly SessionToolCallComplete: 'session/toolCallComplete';
+  readonly SessionToolCallConfirmed: 'session/toolCallConfirmed';
+  readonly SessionToolCallContentChanged: 'session/toolCallContentChanged';
+  readonly SessionToolCallDelta: 'session/toolCallDelta';
+  readonly SessionToolCallReady: 'session/toolCallReady';
+  readonly SessionToolCallResultConfirmed: 'session/toolCallResultConfirmed';
+  readonly SessionToolCallStart: 'session/toolCallStart';
+  readonly SessionTruncated: 'session/truncated';
+  readonly SessionTurnCancelled: 'session/turnCancelled';
+  readonly SessionTurnComplete: 'session/turnComplete';
+  readonly SessionTurnStarted: 'session/turnStarted';
+  readonly SessionUsage: 'session/usage';
+  readonly TerminalClaimed: 'terminal/claimed';
+  readonly TerminalCleared: 'terminal/cleared';
+  readonly TerminalCommandDetectionAvailable: 'terminal/commandDetectionAvailable';
+  readonly TerminalCommandExecuted: 'terminal/commandExecuted';
+  readonly TerminalCommandFinished: 'terminal/commandFinished';
+  readonly TerminalCwdChanged: 'terminal/cwdChanged';
+  readonly TerminalData: 'terminal/data';
+  readonly TerminalExited: 'terminal/exited';
+  readonly TerminalInput: 'terminal/input';
+  readonly TerminalResized: 'terminal/resized';
+  readonly TerminalTitleChanged: 'terminal/titleChanged';
+};
+export type ActionType = (typeof ActionType)[keyof typeof ActionType];
+export declare const AhpErrorCodes: {
+  readonly SessionNotFound: -32001;
+  readonly ProviderNotFound: -32002;
+  readonly SessionAlreadyExists: -32003;
+  readonly TurnInProgress: -32004;
+  readonly UnsupportedProtocolVersion: -32005;
+  readonly ContentNotFound: -32006;
+  readonly AuthRequired: -32007;
+  readonly NotFound: -32008;
+  readonly PermissionDenied: -32009;
+  readonly AlreadyExists: -32010;
+};
+export type AhpErrorCodes = number;
+export declare const AuthRequiredReason: {
+  readonly Required: 'required';
+  readonly Expired: 'expired';
+};
+export type AuthRequiredReason = (typeof AuthRequiredReason)[keyof typeof AuthRequiredReason];
+export declare const ChangesetOperationScope: {
+  readonly Changeset: 'changeset';
+  readonly Resource: 'resource';
+  readonly Range: 'range';
+};
+export type ChangesetOperationScope = (typeof ChangesetOperationScope)[keyof typeof ChangesetOperationScope];
+export declare const ChangesetOperationStatus: {
+  readonly Idle: 'idle';
+  readonly Running: 'running';
+  readonly Error: 'error';
+};
+export type ChangesetOperationStatus = (typeof ChangesetOperationStatus)[keyof typeof ChangesetOperationStatus];
+export declare const ChangesetStatus: {
+  readonly Computing: 'computing';
+  readonly Ready: 'ready';
+  readonly Error: 'error';
+};
+export type ChangesetStatus = (typeof ChangesetStatus)[keyof typeof ChangesetStatus];
+export declare const CompletionItemKind: {
+  readonly UserMessage: 'userMessage';
+};
+export type CompletionItemKind = (typeof CompletionItemKind)[keyof typeof CompletionItemKind];
+export declare const ConfirmationOptionKind: {
+  readonly Approve: 'approve';
+  readonly Deny: 'deny';
+};
+export type ConfirmationOptionKind = (typeof ConfirmationOptionKind)[keyof typeof ConfirmationOptionKind];
+export declare const ContentEncoding: {
+  readonly Base64: 'base64';
+  readonly Utf8: 'utf-8';
+};
+export type ContentEncoding = (typeof ContentEncoding)[keyof typeof ContentEncoding];
+export declare const CustomizationLoadStatus: {
+  readonly Degraded: 'degraded';
+  readonly Error: 'error';
+  readonly Loaded: 'loaded';
+  readonly Loading: 'loading';
+};
+export type CustomizationLoadStatus = (typeof CustomizationLoadStatus)[keyof typeof CustomizationLoadStatus];
+export declare const CustomizationType: {
+  readonly Agent: 'agent';
+  readonly Directory: 'directory';
+  readonly Hook: 'hook';
+  readonly McpServer: 'mcpServer';
+  readonly Plugin: 'plugin';
+  readonly Prompt: 'prompt';
+  readonly Rule: 'rule';
+  readonly Skill: 'skill';
+};
+export type CustomizationType = (typeof CustomizationType)[keyof typeof CustomizationType];
+export declare const JsonRpcErrorCodes: {
+  readonly ParseError: -32700;
+  readonly InvalidRequest: -32600;
+  readonly MethodNotFound: -32601;
+  readonly InvalidParams: -32602;
+  readonly InternalError: -32603;
+};
+export type JsonRpcErrorCodes = number;
+export declare const McpAuthRequiredReason: {
+  readonly Required: 'required';
+  readonly Expired: 'expired';
+  readonly InsufficientScope: 'insufficientScope';
+};
+export type McpAuthRequiredReason = (typeof McpAuthRequiredReason)[keyof typeof McpAuthRequiredReason];
+export declare const McpServerStatus: {
+  readonly AuthRequired: 'authRequired';
+  readonly Error: 'error';
+  readonly Ready: 'ready';
+  readonly Starting: 'starting';
+  readonly Stopped: 'stopped';
+};
+export type McpServerStatus = (typeof McpServerStatus)[keyof typeof McpServerStatus];
+export declare const MessageAttachmentKind: {
+  readonly EmbeddedResource: 'embeddedResource';
+  readonly Resource: 'resource';
+  readonly Simple: 'simple';
+};
+export type MessageAttachmentKind = (typeof MessageAttachmentKind)[keyof typeof MessageAttachmentKind];
+export declare const PendingMessageKind: {
+  readonly Steering: 'steering';
+  readonly Queued: 'queued';
+};
+export type PendingMessageKind = (typeof PendingMessageKind)[keyof typeof PendingMessageKind];
+export declare const PolicyState: {
+  readonly Enabled: 'enabled';
+  readonly Disabled: 'disabled';
+  readonly Unconfigured: 'unconfigured';
+};
+export type PolicyState = (typeof PolicyState)[keyof typeof PolicyState];
+export declare const ReconnectResultType: {
+  readonly Replay: 'replay';
+  readonly Snapshot: 'snapshot';
+};
+export type ReconnectResultType = (typeof ReconnectResultType)[keyof typeof ReconnectResultType];
+export declare const ResourceChangeType: {
+  readonly Added: 'added';
+  readonly Updated: 'updated';
+  readonly Deleted: 'deleted';
+};
+export type ResourceChangeType = (typeof ResourceChangeType)[keyof typeof ResourceChangeType];
+export declare const ResourceType: {
+  readonly File: 'file';
+  readonly Directory: 'directory';
+  readonly Symlink: 'symlink';
+};
+export type ResourceType = (typeof ResourceType)[keyof typeof ResourceType];
+export declare const ResourceWriteMode: {
+  readonly Truncate: 'truncate';
+  readonly Append: 'append';
+  readonly Insert: 'insert';
+};
+export type ResourceWriteMode = (typeof ResourceWriteMode)[keyof typeof ResourceWriteMode];
+export declare const ResponsePartKind: {
+  readonly ContentRef: 'contentRef';
+  readonly Markdown: 'markdown';
+  readonly Reasoning: 'reasoning';
+  readonly SystemNotification: 'systemNotification';
+  readonly ToolCall: 'toolCall';
+};
+export type ResponsePartKind = (typeof ResponsePartKind)[keyof typeof ResponsePartKind];
+export declare const SessionInputAnswerState: {
+  readonly Draft: 'draft';
+  readonly Skipped: 'skipped';
+  readonly Submitted: 'submitted';
+};
+export type SessionInputAnswerState = (typeof SessionInputAnswerState)[keyof typeof SessionInputAnswerState];
+export declare const SessionInputAnswerValueKind: {
+  readonly Boolean: 'boolean';
+  readonly Number: 'number';
+  readonly Selected: 'selected';
+  readonly SelectedMany: 'selected-many';
+  readonly Text: 'text';
+};
+export type SessionInputAnswerValueKind = (typeof SessionInputAnswerValueKind)[keyof typeof SessionInputAnswerValueKind];
+export declare const SessionInputQuestionKind: {
+  readonly Boolean: 'boolean';
+  readonly Integer: 'integer';
+  readonly MultiSelect: 'multi-select';
+  readonly Number: 'number';
+  readonly SingleSelect: 'single-select';
+  readonly Text: 'text';
+};
+export type SessionInputQuestionKind = (typeof SessionInputQuestionKind)[keyof typeof SessionInputQuestionKind];
+export declare const SessionInputResponseKind: {
+  readonly Accept: 'accept';
+  readonly Decline: 'decline';
+  readonly Cancel: 'cancel';
+};
+export type SessionInputResponseKind = (typeof SessionInputResponseKind)[keyof typeof SessionInputResponseKind];
+export declare const SessionLifecycle: {
+  readonly Creating: 'creating';
+  readonly Ready: 'ready';
+  readonly CreationFailed: 'creationFailed';
+};
+export type SessionLifecycle = (typeof SessionLifecycle)[keyof typeof SessionLifecycle];
+export declare const SessionStatus: {
+  readonly Error: 2;
+  readonly Idle: 1;
+  readonly InProgress: 8;
+  readonly InputNeeded: 24;
+  readonly IsArchived: 64;
+  readonly IsRead: 32;
+};
+export type SessionStatus = number;
+export declare const TerminalClaimKind: {
+  readonly Client: 'client';
+  readonly Session: 'session';
+};
+export type TerminalClaimKind = (typeof TerminalClaimKind)[keyof typeof TerminalClaimKind];
+export declare const ToolCallCancellationReason: {
+  readonly Denied: 'denied';
+  readonly Skipped: 'skipped';
+  readonly ResultDenied: 'result-denied';
+};
+export type ToolCallCancellationReason = (typeof ToolCallCancellationReason)[keyof typeof ToolCallCancellationReason];
+export declare const ToolCallConfirmationReason: {
+  readonly NotNeeded: 'not-needed';
+  readonly UserAction: 'user-action';
+  readonly Setting: 'setting';
+};
+export type ToolCallConfirmationReason = (typeof ToolCallConfirmationReason)[keyof typeof ToolCallConfirmationReason];
+export declare const ToolCallContributorKind: {
+  readonly Client: 'client';
+  readonly MCP: 'mcp';
+};
+export type ToolCallContributorKind = (typeof ToolCallContributorKind)[keyof typeof ToolCallContributorKind];
+export declare const ToolCallStatus: {
+  readonly Cancelled: 'cancelled';
+  readonly Completed: 'completed';
+  readonly PendingConfirmation: 'pending-confirmation';
+  readonly PendingResultConfirmation: 'pending-result-confirmation';
+  readonly Running: 'running';
+  readonly Streaming: 'streaming';
+};
+export type ToolCallStatus = (typeof ToolCallStatus)[keyof typeof ToolCallStatus];
+export declare const ToolResultContentType: {
+  readonly EmbeddedResource: 'embeddedResource';
+  readonly FileEdit: 'fileEdit';
+  readonly Resource: 'resource';
+  readonly Subagent: 'subagent';
+  readonly Terminal: 'terminal';
+  readonly Text: 'text';
+};
+export type ToolResultContentType = (typeof ToolResultContentType)[keyof typeof ToolResultContentType];
+export declare const TurnState: {
+  readonly Complete: 'complete';
+  readonly Cancelled: 'cancelled';
+  readonly Error: 'error';
+};
+export type TurnState = (typeof TurnState)[keyof typeof TurnState];
+/** The action types clients may dispatch. */
+export type ClientDispatchableActionType =
+  | 'root/configChanged'
+  | 'session/turnStarted'
+  | 'session/turnCancelled'
+  | 'session/truncated'
+  | 'session/toolCallConfirmed'
+  | 'session/toolCallComplete'
+  | 'session/toolCallResultConfirmed'
+  | 'session/toolCallContentChanged'
+  | 'session/titleChanged'
+  | 'session/modelChanged'
+  | 'session/agentChanged'
+  | 'session/isReadChanged'
+  | 'session/isArchivedChanged'
+  | 'session/configChanged'
+  | 'session/activeClientChanged'
+  | 'session/activeClientToolsChanged'
+  | 'session/pendingMessageSet'
+  | 'session/pendingMessageRemoved'
+  | 'session/queuedMessagesReordered'
+  | 'session/inputAnswerChanged'
+  | 'session/inputCompleted'
+  | 'session/customizationToggled'
+  | 'terminal/input'
+  | 'terminal/resized'
+  | 'terminal/claimed'
+  | 'terminal/titleChanged'
+  | 'terminal/cleared'
+  ;
+/** Whether clients may dispatch this action (or action type) at all. */
+export declare function isClientDispatchable(action: StateAction | string): boolean;
+// </generated: protocol names>
+
 /** Base class of every error the SDK throws. */
 export declare class AhpError extends Error {
   constructor(message: string, options?: { kind?: string; code?: number; cause?: unknown });
@@ -102,6 +433,7 @@ import type {
 } from './ahp_wasm.js';
 // <generated: command types> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
 import type {
+  PingParams,
   CreateSessionParams,
   DisposeSessionParams,
   ListSessionsParams,
@@ -141,6 +473,32 @@ import type {
   InvokeChangesetOperationParams,
   InvokeChangesetOperationResult,
 } from './ahp_wasm.js';
+
+/** Each command's wire params and result by method name, for `request<M>()`. */
+export interface CommandMap {
+  ping: { params: PingParams; result: unknown };
+  createSession: { params: CreateSessionParams; result: unknown };
+  disposeSession: { params: DisposeSessionParams; result: unknown };
+  listSessions: { params: ListSessionsParams; result: ListSessionsResult };
+  fetchTurns: { params: FetchTurnsParams; result: FetchTurnsResult };
+  resourceRead: { params: ResourceReadParams; result: ResourceReadResult };
+  resourceWrite: { params: ResourceWriteParams; result: ResourceWriteResult };
+  resourceList: { params: ResourceListParams; result: ResourceListResult };
+  resourceCopy: { params: ResourceCopyParams; result: ResourceCopyResult };
+  resourceDelete: { params: ResourceDeleteParams; result: ResourceDeleteResult };
+  resourceMove: { params: ResourceMoveParams; result: ResourceMoveResult };
+  resourceResolve: { params: ResourceResolveParams; result: ResourceResolveResult };
+  resourceMkdir: { params: ResourceMkdirParams; result: ResourceMkdirResult };
+  resourceRequest: { params: ResourceRequestParams; result: ResourceRequestResult };
+  createResourceWatch: { params: CreateResourceWatchParams; result: CreateResourceWatchResult };
+  authenticate: { params: AuthenticateParams; result: AuthenticateResult };
+  completions: { params: CompletionsParams; result: CompletionsResult };
+  resolveSessionConfig: { params: ResolveSessionConfigParams; result: ResolveSessionConfigResult };
+  sessionConfigCompletions: { params: SessionConfigCompletionsParams; result: SessionConfigCompletionsResult };
+  createTerminal: { params: CreateTerminalParams; result: unknown };
+  disposeTerminal: { params: DisposeTerminalParams; result: unknown };
+  invokeChangesetOperation: { params: InvokeChangesetOperationParams; result: InvokeChangesetOperationResult };
+}
 // </generated: command types>
 
 /**
@@ -307,8 +665,13 @@ export declare class AhpClient {
   onConnectionStateChange(listener: (state: ConnectionState) => void): () => void;
   /** Answers server→client requests of `method` (e.g. `'resourceRequest'`); others get -32601. */
   setRequestHandler(method: string, handler: (params: unknown) => unknown | Promise<unknown>): void;
-  /** Sends any request by method name (for methods this SDK does not know). */
-  request(method: string, params: unknown): Promise<unknown>;
+  /**
+   * Sends a request by method name, params as they go on the wire (the typed command methods
+   * above fill in the root channel and check the params first). A method of `CommandMap` is
+   * typed by it; any other method name takes and gives `unknown`.
+   */
+  request<M extends keyof CommandMap>(method: M, params: CommandMap[M]['params']): Promise<CommandMap[M]['result']>;
+  request<M extends string>(method: M extends keyof CommandMap ? never : M, params?: unknown): Promise<unknown>;
   /**
    * Claims the active-client role of `session` (`session/activeClientChanged`) with tools the
    * agent can call, plugins, and the `systemMessageTransform` opt-in; subscribes to the session
@@ -426,9 +789,11 @@ export declare class RpcError extends AhpError {
 }
 /** No response within the request timeout. */
 export declare class RpcTimeoutError extends AhpError {
-  constructor(message: string, options: { method: string });
+  constructor(message: string, options: { method: string; timeoutMs?: number });
   readonly kind: 'timeout';
   readonly method: string;
+  /** The timeout the request exceeded (`requestTimeoutMs`), in milliseconds. */
+  readonly timeoutMs: number | undefined;
 }
 /** Why the WebSocket transport could not connect (asked of the host over plain HTTP). */
 export type ConnectFailureReason =

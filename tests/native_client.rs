@@ -230,7 +230,7 @@ async fn timeouts_and_server_requests() {
     let started = std::time::Instant::now();
     let err = client.ping().await.unwrap_err();
     assert!(
-        matches!(&err, Error::Timeout { method } if method == "ping"),
+        matches!(&err, Error::Timeout { method, .. } if method == "ping"),
         "{err}"
     );
     assert!(started.elapsed() >= Duration::from_millis(90));

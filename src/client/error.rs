@@ -46,6 +46,8 @@ pub enum Error {
     Timeout {
         /// The method of the request.
         method: String,
+        /// The timeout it exceeded, in milliseconds.
+        timeout_ms: f64,
     },
     /// The transport failed.
     Transport {
@@ -128,7 +130,10 @@ impl fmt::Display for Error {
                 Some(name) => write!(f, "server error {code} ({name}): {message}"),
                 None => write!(f, "server error {code}: {message}"),
             },
-            Error::Timeout { method } => write!(f, "`{method}` timed out waiting for a response"),
+            Error::Timeout { method, timeout_ms } => write!(
+                f,
+                "`{method}` got no response within {timeout_ms} ms (requestTimeoutMs)"
+            ),
             Error::Transport { kind, message } => {
                 write!(f, "transport error ({}): {message}", kind.name())
             }
@@ -187,10 +192,11 @@ mod tests {
         );
         assert_eq!(
             Error::Timeout {
-                method: "ping".into()
+                method: "ping".into(),
+                timeout_ms: 30000.0,
             }
             .to_string(),
-            "`ping` timed out waiting for a response"
+            "`ping` got no response within 30000 ms (requestTimeoutMs)"
         );
         let e: Box<dyn std::error::Error> = Box::new(Error::Closed);
         assert_eq!(e.to_string(), "the client is closed");
@@ -202,7 +208,10 @@ mod tests {
         use crate::protocol::errors::{INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
         let errors = [
             Error::rpc(ErrorObject::new(-32001, "no")),
-            Error::Timeout { method: "m".into() },
+            Error::Timeout {
+                method: "m".into(),
+                timeout_ms: 1.0,
+            },
             Error::transport(TransportErrorKind::Send, "x"),
             Error::Closed,
             Error::UnsupportedProtocolVersion {

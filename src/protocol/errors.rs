@@ -32,6 +32,29 @@ pub const PERMISSION_DENIED: i64 = -32009;
 /// A resource already exists.
 pub const ALREADY_EXISTS: i64 = -32010;
 
+/// The JSON-RPC 2.0 codes (`JsonRpcErrorCode`), in the schema's order.
+pub const JSON_RPC_ERROR_CODES: [i64; 5] = [
+    PARSE_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    INVALID_PARAMS,
+    INTERNAL_ERROR,
+];
+
+/// The AHP codes (`AhpErrorCode`), in the schema's order.
+pub const AHP_ERROR_CODES: [i64; 10] = [
+    SESSION_NOT_FOUND,
+    PROVIDER_NOT_FOUND,
+    SESSION_ALREADY_EXISTS,
+    TURN_IN_PROGRESS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    CONTENT_NOT_FOUND,
+    AUTH_REQUIRED,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    ALREADY_EXISTS,
+];
+
 /// The symbolic name of an error code, for messages (`"SessionNotFound"`), if it is known.
 pub fn error_code_name(code: i64) -> Option<&'static str> {
     Some(match code {

@@ -137,6 +137,8 @@ test('request timeout: RpcTimeoutError with the method', async () => {
     assert.ok(e instanceof RpcTimeoutError);
     assert.equal(e.kind, 'timeout');
     assert.equal(e.method, 'listSessions');
+    assert.equal(e.timeoutMs, 40);
+    assert.match(e.message, /`listSessions` got no response within 40 ms \(requestTimeoutMs\)/);
     return true;
   });
   assert.ok(Date.now() - started >= 35);

@@ -25,6 +25,17 @@ test('the browser entry: nothing before init(), then init() loads the module onc
     import { readFileSync } from 'node:fs';
     const ahp = await import(new URL('./web.js', 'file://' + process.cwd() + '/').href);
     const r = { version: ahp.PROTOCOL_VERSION, supported: ahp.SUPPORTED_PROTOCOL_VERSIONS };
+    r.names = {
+      delta: ahp.ActionType.SessionDelta,
+      inputNeeded: ahp.SessionStatus.InputNeeded,
+      markdown: ahp.ResponsePartKind.Markdown,
+      sessionNotFound: ahp.AhpErrorCodes.SessionNotFound,
+      invalidParams: ahp.JsonRpcErrorCodes.InvalidParams,
+      frozen: Object.isFrozen(ahp.ActionType),
+      dispatchable: [ahp.isClientDispatchable({ type: 'session/titleChanged', title: 't' }),
+        ahp.isClientDispatchable('terminal/input'), ahp.isClientDispatchable('session/delta'),
+        ahp.isClientDispatchable({}), ahp.isClientDispatchable(null)],
+    };
     const error = (f) => { try { f(); return null; } catch (e) { return { ahp: e instanceof ahp.AhpError, kind: e.kind, message: e.message }; } };
     r.reducers = ['rootReducer', 'sessionReducer', 'terminalReducer', 'changesetReducer', 'resourceWatchReducer']
       .map((name) => error(() => ahp[name]({}, { type: 'x' })));
@@ -51,6 +62,16 @@ test('the browser entry: nothing before init(), then init() loads the module onc
   `);
   assert.equal(r.version, '0.3.0');
   assert.deepEqual(r.supported, ['0.3.0']);
+  // The protocol's named values work before init(), under the official names.
+  assert.deepEqual(r.names, {
+    delta: 'session/delta',
+    inputNeeded: 24,
+    markdown: 'markdown',
+    sessionNotFound: -32001,
+    invalidParams: -32602,
+    frozen: true,
+    dispatchable: [true, true, false, false, false],
+  });
   for (const e of [...r.reducers, r.multi]) {
     assert.equal(e?.ahp, true);
     assert.equal(e.kind, 'notInitialized');

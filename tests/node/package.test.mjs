@@ -29,6 +29,7 @@ const EXPECTED = [
   'mcp-channel.js',
   'node.js',
   'package.json',
+  'protocol.js',
   'schema-check.js',
   'web.js',
   'websocket.js',

@@ -39,6 +39,19 @@ const source: WasmSource = new ArrayBuffer(8);
 // @ts-expect-error null is no wasm source
 await init({ wasm: null });
 
+// The protocol's named values, under the official names: values and types.
+const deltaType: ahp.ActionType = ahp.ActionType.SessionDelta;
+const namedDelta: StateAction = { type: ahp.ActionType.SessionDelta, turnId: 't', partId: 'p', content: 'x' };
+// @ts-expect-error a string that is no action type
+const notAnActionType: ahp.ActionType = 'session/nope';
+const turnState: ahp.TurnState = ahp.TurnState.Complete;
+const waiting = (s: SessionSummary): boolean => (s.status & ahp.SessionStatus.InputNeeded) !== 0;
+const notFound: number = ahp.AhpErrorCodes.SessionNotFound;
+const mayDispatch: boolean = ahp.isClientDispatchable(namedDelta) || ahp.isClientDispatchable('terminal/input');
+const dispatchableType: ahp.ClientDispatchableActionType = 'session/titleChanged';
+// @ts-expect-error servers alone send deltas
+const serverOnly: ahp.ClientDispatchableActionType = 'session/delta';
+
 const version: string = PROTOCOL_VERSION;
 const versions: string[] = SUPPORTED_PROTOCOL_VERSIONS;
 // @ts-expect-error PROTOCOL_VERSION is a string
@@ -179,6 +192,12 @@ async function clientUsage(): Promise<void> {
   const stateNow: ConnectionState = client.connectionState;
   const sessions = await client.listSessions();
   const firstTitle: string | undefined = sessions.items[0]?.title;
+  // request<M>(): typed by CommandMap for the protocol's methods, unknown for others.
+  const raw = await client.request('listSessions', { channel: 'ahp-root://' });
+  const rawTitle: string | undefined = raw.items[0]?.title;
+  // @ts-expect-error fetchTurns needs its params
+  await client.request('fetchTurns', { nope: 1 });
+  const customResult: unknown = await client.request('x/custom', { anything: 1 });
   await client.createSession({ channel: 'ahp-session:/1' });
   const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
   const seq: number = sub.dispatch({ type: 'session/titleChanged', title: 'Hi' });

@@ -29,13 +29,14 @@ use std::path::Path;
 type Section = (&'static str, String);
 
 /// The files with generated sections, and the sections.
-fn files() -> Result<Vec<(&'static str, Vec<Section>)>, String> {
+fn files(root: &Path) -> Result<Vec<(&'static str, Vec<Section>)>, String> {
     Ok(vec![
         (
             "js/index.d.ts",
             vec![
                 ("command types", command_types()),
                 ("command methods", command_methods()?),
+                ("protocol names", crate::names::declarations(root)?),
             ],
         ),
         ("js/errors.js", vec![("error classes", errors_js_lists())]),
@@ -52,7 +53,7 @@ fn files() -> Result<Vec<(&'static str, Vec<Section>)>, String> {
 /// Rewrites (or with `check`, compares) every generated section, then checks the error classes.
 pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let mut stale = Vec::new();
-    for (path, sections) in files()? {
+    for (path, sections) in files(root)? {
         let current =
             std::fs::read_to_string(root.join(path)).map_err(|e| format!("reading {path}: {e}"))?;
         let mut text = current.clone();
@@ -127,7 +128,7 @@ fn methods() -> impl Iterator<Item = &'static CommandInfo> {
 fn command_types() -> String {
     let mut names: Vec<&str> = Vec::new();
     for command in methods() {
-        let params = params_arg(command).map(|_| command.params);
+        let params = Some(command.params);
         let result = Some(command.result).filter(|r| *r != "void");
         for name in [params, result].into_iter().flatten() {
             if !names.contains(&name) {
@@ -139,7 +140,23 @@ fn command_types() -> String {
     for name in names {
         let _ = writeln!(out, "  {name},");
     }
-    out.push_str("} from './ahp_wasm.js';\n");
+    out.push_str("} from './ahp_wasm.js';\n\n");
+    out.push_str(
+        "/** Each command's wire params and result by method name, for `request<M>()`. */\n\
+         export interface CommandMap {\n",
+    );
+    for command in methods() {
+        let result = match command.result {
+            "void" => "unknown",
+            result => result,
+        };
+        let _ = writeln!(
+            out,
+            "  {}: {{ params: {}; result: {result} }};",
+            command.method, command.params
+        );
+    }
+    out.push_str("}\n");
     out
 }
 
@@ -334,7 +351,7 @@ mod tests {
     #[test]
     fn the_checked_in_files_are_current() {
         let root = root();
-        for (path, sections) in files().unwrap() {
+        for (path, sections) in files(&root).unwrap() {
             let text = std::fs::read_to_string(root.join(path)).unwrap();
             let mut regenerated = text.clone();
             for (name, body) in &sections {
@@ -352,7 +369,7 @@ mod tests {
             "listSessions(params: ListSessionsParams)",
         );
         assert_ne!(edited, text);
-        let (_, sections) = files().unwrap().swap_remove(0);
+        let (_, sections) = files(&root()).unwrap().swap_remove(0);
         let mut regenerated = edited;
         for (name, body) in &sections {
             regenerated = replace_section(&regenerated, name, body).unwrap();

@@ -1,12 +1,14 @@
 //! Project tasks. `cargo run -p xtask -- codegen` regenerates the AHP wire types in
 //! `src/protocol/generated.rs` from the vendored JSON Schema, and the generated sections of the
-//! npm package's hand-written files (`js/`) from the command and error class tables;
+//! npm package's hand-written files (`js/`) from the command and error class tables, and
+//! `js/protocol.js` (the protocol's named values);
 //! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
 
 #![forbid(unsafe_code)]
 
 mod bindings;
 mod codegen;
+mod names;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +22,10 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("codegen") => {
             let check = args.iter().any(|a| a == "--check");
-            match codegen::run(&root, check).and_then(|()| bindings::run(&root, check)) {
+            let result = codegen::run(&root, check)
+                .and_then(|()| names::run(&root, check))
+                .and_then(|()| bindings::run(&root, check));
+            match result {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("codegen: {e}");

@@ -359,7 +359,10 @@ impl Engine {
     pub fn on_tick(&mut self, now: f64) {
         self.keepalive_tick(now);
         for (id, method, purpose) in self.requests.expire(now) {
-            let error = Error::Timeout { method };
+            let error = Error::Timeout {
+                method,
+                timeout_ms: self.config.request_timeout_ms,
+            };
             match purpose {
                 Purpose::User | Purpose::Subscribe { .. } => self.complete(id, Err(error)),
                 Purpose::Initialize { .. } | Purpose::Reconnect => {

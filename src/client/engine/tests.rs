@@ -180,7 +180,7 @@ fn requests_time_out_and_late_answers_are_ignored() {
     engine.on_tick(100.0 + DEFAULT_REQUEST_TIMEOUT_MS);
     let evs = events(&mut engine);
     assert!(
-        matches!(&evs[..], [Event::Response { id: i, result: Err(Error::Timeout { method }) }]
+        matches!(&evs[..], [Event::Response { id: i, result: Err(Error::Timeout { method, .. }) }]
         if *i == id && method == "ping")
     );
     assert_eq!(engine.next_deadline(), None);

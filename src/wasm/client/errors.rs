@@ -37,9 +37,11 @@ pub fn to_js_error(error: &Error) -> JsValue {
                 }
             }
         }
-        Error::Timeout { method } | Error::InvalidResponse { method, .. } => {
+        Error::Timeout { method, timeout_ms } => {
             set(&options, "method", method.as_str());
+            set(&options, "timeoutMs", *timeout_ms);
         }
+        Error::InvalidResponse { method, .. } => set(&options, "method", method.as_str()),
         Error::Transport { kind, .. } => set(&options, "transportKind", kind.name()),
         Error::Closed => {}
         Error::UnsupportedProtocolVersion {
