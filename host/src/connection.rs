@@ -308,7 +308,8 @@ impl Reader<'_> {
                 .and_then(crate::hub::Authenticate::from_params)
                 .map(Request::Authenticate),
             "listSessions" => decode_params::<ahp_wasm::protocol::ListSessionsParams>(params)
-                .map(|_| Request::ListSessions),
+                .and_then(crate::hub::SessionFilter::from_params)
+                .map(Request::ListSessions),
             m if SANDBOX_METHODS.contains(&m) => return self.resource(id, m, params).await,
             methods::DISPATCH_ACTION => {
                 // Accepted as a request too; the echo arrives as an `action` notification.
