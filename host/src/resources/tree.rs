@@ -152,6 +152,16 @@ fn empty<T: Default>() -> T {
     T::default()
 }
 
+/// `rel` under `base`; the empty `rel` is `base` itself (`join` would add a `/`, which a file
+/// does not take).
+fn under(base: &Path, rel: &Path) -> PathBuf {
+    if rel.as_os_str().is_empty() {
+        base.to_path_buf()
+    } else {
+        base.join(rel)
+    }
+}
+
 /// The entries of the tree at `top` (not following links), checked: at most
 /// [`MAX_COPY_ENTRIES`], and only directories, regular files and links.
 fn plan(top: &Path) -> Result<Vec<Node>, ErrorObject> {
@@ -163,7 +173,7 @@ fn plan(top: &Path) -> Result<Vec<Node>, ErrorObject> {
                 "more than {MAX_COPY_ENTRIES} entries to copy"
             )));
         }
-        let path = top.join(&rel);
+        let path = under(top, &rel);
         let meta = fs::symlink_metadata(&path).map_err(|e| io_error(e, "source"))?;
         let kind = meta.file_type();
         if kind.is_symlink() {
@@ -214,13 +224,13 @@ fn copy_plan(source: &Path, plan: &[Node], to: &Path) -> std::io::Result<()> {
     for node in plan {
         match node {
             Node::Dir(rel) => {
-                fs::create_dir(to.join(rel))?;
-                dirs.push((rel, fs::metadata(source.join(rel))?.permissions()));
+                fs::create_dir(under(to, rel))?;
+                dirs.push((rel, fs::metadata(under(source, rel))?.permissions()));
             }
-            Node::File(rel) => copy_file(&source.join(rel), &to.join(rel))?,
+            Node::File(rel) => copy_file(&under(source, rel), &under(to, rel))?,
             Node::Link(rel, target) => {
                 #[cfg(unix)]
-                std::os::unix::fs::symlink(target, to.join(rel))?;
+                std::os::unix::fs::symlink(target, under(to, rel))?;
                 #[cfg(not(unix))]
                 return Err(std::io::Error::other(format!(
                     "cannot copy the link {} to {}",
@@ -231,7 +241,7 @@ fn copy_plan(source: &Path, plan: &[Node], to: &Path) -> std::io::Result<()> {
         }
     }
     for (rel, perms) in dirs.into_iter().rev() {
-        fs::set_permissions(to.join(rel), perms)?;
+        fs::set_permissions(under(to, rel), perms)?;
     }
     Ok(())
 }
