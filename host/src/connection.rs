@@ -16,7 +16,11 @@ use ahp_wasm::protocol::jsonrpc::{
     RequestId, ResourceCopy, ResourceDelete, ResourceList, ResourceMkdir, ResourceMove,
     ResourceRead, ResourceRequest, ResourceResolve, ResourceWrite, REQUEST_METHODS, ROOT_CHANNEL,
 };
-use ahp_wasm::protocol::{DispatchActionParams, UnsubscribeParams};
+use ahp_wasm::protocol::{
+    DispatchActionParams, ResourceCopyParams, ResourceDeleteParams, ResourceListParams,
+    ResourceMkdirParams, ResourceMoveParams, ResourceReadParams, ResourceRequestParams,
+    ResourceResolveParams, ResourceWriteParams, UnsubscribeParams,
+};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use bytes::Bytes;
 use futures_util::stream::{SplitSink, SplitStream};
@@ -427,6 +431,34 @@ const SANDBOX_METHODS: [&str; 9] = [
 /// A sandbox command with its decoded params, answering its result as JSON.
 type SandboxJob = Box<dyn FnOnce(&Sandbox) -> Result<String, ErrorObject> + Send>;
 
+/// Params sent on the root channel: every `resource*` command's `channel` is the literal
+/// `ahp-root://`.
+trait OnRoot {
+    fn channel(&self) -> &str;
+}
+
+macro_rules! on_root {
+    ($($params:ty),*) => {
+        $(impl OnRoot for $params {
+            fn channel(&self) -> &str {
+                &self.channel
+            }
+        })*
+    };
+}
+
+on_root!(
+    ResourceReadParams,
+    ResourceWriteParams,
+    ResourceListParams,
+    ResourceCopyParams,
+    ResourceDeleteParams,
+    ResourceMoveParams,
+    ResourceResolveParams,
+    ResourceMkdirParams,
+    ResourceRequestParams
+);
+
 /// Decodes the params of the sandbox command `method` (one of [`SANDBOX_METHODS`]).
 fn sandbox_job(method: &str, params: Option<&RawValue>) -> Result<SandboxJob, ErrorObject> {
     fn job<C: Command>(
@@ -434,26 +466,22 @@ fn sandbox_job(method: &str, params: Option<&RawValue>) -> Result<SandboxJob, Er
         run: fn(&Sandbox, &C::Params) -> Result<C::Result, ErrorObject>,
     ) -> Result<SandboxJob, ErrorObject>
     where
-        C::Params: Send + 'static,
+        C::Params: OnRoot + Send + 'static,
         C::Result: 'static,
     {
         let p = decode_params::<C::Params>(params)?;
+        if p.channel() != ROOT_CHANNEL {
+            return Err(ErrorObject::new(
+                errors::INVALID_PARAMS,
+                format!(
+                    "invalid params at `channel`: `{}` is sent on `{ROOT_CHANNEL}`",
+                    C::METHOD
+                ),
+            ));
+        }
         Ok(Box::new(move |sandbox| {
             run(sandbox, &p).map(|r| to_json(&r))
         }))
-    }
-    /// `channel` is the literal `ahp-root://` for every `resource*` command.
-    #[derive(serde::Deserialize)]
-    struct Channel {
-        channel: serde_json::Value,
-    }
-    if let Ok(Channel { channel }) = decode_params::<Channel>(params) {
-        if channel != ROOT_CHANNEL {
-            return Err(ErrorObject::new(
-                errors::INVALID_PARAMS,
-                format!("invalid params at `channel`: `{method}` is sent on `{ROOT_CHANNEL}`"),
-            ));
-        }
     }
     match method {
         m if m == ResourceRead::METHOD => job::<ResourceRead>(params, Sandbox::read),
