@@ -12,10 +12,15 @@ use crate::resources::Sandbox;
 use crate::security::json_depth_within;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{
-    decode_params, error_text, methods, result_text, EmptyResult, ErrorObject, Incoming, RequestId,
-    REQUEST_METHODS,
+    decode_params, error_text, methods, result_text, Command, EmptyResult, ErrorObject, Incoming,
+    RequestId, ResourceCopy, ResourceDelete, ResourceList, ResourceMkdir, ResourceMove,
+    ResourceRead, ResourceRequest, ResourceResolve, ResourceWrite, REQUEST_METHODS, ROOT_CHANNEL,
 };
-use ahp_wasm::protocol::{DispatchActionParams, UnsubscribeParams};
+use ahp_wasm::protocol::{
+    DispatchActionParams, ResourceCopyParams, ResourceDeleteParams, ResourceListParams,
+    ResourceMkdirParams, ResourceMoveParams, ResourceReadParams, ResourceRequestParams,
+    ResourceResolveParams, ResourceWriteParams, UnsubscribeParams,
+};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use bytes::Bytes;
 use futures_util::stream::{SplitSink, SplitStream};
@@ -307,10 +312,9 @@ impl Reader<'_> {
                 .and_then(crate::hub::Authenticate::from_params)
                 .map(Request::Authenticate),
             "listSessions" => decode_params::<ahp_wasm::protocol::ListSessionsParams>(params)
-                .map(|_| Request::ListSessions),
-            "resourceRead" | "resourceWrite" | "resourceList" => {
-                return self.resource(id, method, params).await
-            }
+                .and_then(crate::hub::SessionFilter::from_params)
+                .map(Request::ListSessions),
+            m if SANDBOX_METHODS.contains(&m) => return self.resource(id, m, params).await,
             methods::DISPATCH_ACTION => {
                 // Accepted as a request too; the echo arrives as an `action` notification.
                 return match decode_params::<DispatchActionParams>(params) {
@@ -385,27 +389,19 @@ impl Reader<'_> {
 
     /// The `resource*` commands run here, off the hub, on the blocking pool.
     async fn resource(&mut self, id: RequestId, method: &str, params: Option<&RawValue>) -> bool {
-        let sandbox = self.ctx.sandbox.clone();
-        let job: Box<dyn FnOnce() -> Result<String, ErrorObject> + Send> = match method {
-            "resourceRead" => match decode_params(params) {
-                Ok(p) => Box::new(move || sandbox.read(&p).map(|r| to_json(&r))),
-                Err(e) => return self.reply_error(Some(&id), e),
-            },
-            "resourceWrite" => match decode_params(params) {
-                Ok(p) => Box::new(move || sandbox.write(&p).map(|r| to_json(&r))),
-                Err(e) => return self.reply_error(Some(&id), e),
-            },
-            _ => match decode_params(params) {
-                Ok(p) => Box::new(move || sandbox.list(&p).map(|r| to_json(&r))),
-                Err(e) => return self.reply_error(Some(&id), e),
-            },
+        let job = match sandbox_job(method, params) {
+            Ok(job) => job,
+            Err(e) => return self.reply_error(Some(&id), e),
         };
-        let outcome = tokio::task::spawn_blocking(job).await.unwrap_or_else(|_| {
-            Err(ErrorObject::new(
-                errors::INTERNAL_ERROR,
-                "resource operation failed",
-            ))
-        });
+        let sandbox = self.ctx.sandbox.clone();
+        let outcome = tokio::task::spawn_blocking(move || job(&sandbox))
+            .await
+            .unwrap_or_else(|_| {
+                Err(ErrorObject::new(
+                    errors::INTERNAL_ERROR,
+                    "resource operation failed",
+                ))
+            });
         match outcome {
             Ok(json) => match RawValue::from_string(json) {
                 Ok(raw) => self.reply(result_text(&id, &raw)),
@@ -416,6 +412,87 @@ impl Reader<'_> {
             },
             Err(e) => self.reply_error(Some(&id), e),
         }
+    }
+}
+
+/// The `resource*` commands the sandbox serves.
+const SANDBOX_METHODS: [&str; 9] = [
+    ResourceRead::METHOD,
+    ResourceWrite::METHOD,
+    ResourceList::METHOD,
+    ResourceCopy::METHOD,
+    ResourceDelete::METHOD,
+    ResourceMove::METHOD,
+    ResourceResolve::METHOD,
+    ResourceMkdir::METHOD,
+    ResourceRequest::METHOD,
+];
+
+/// A sandbox command with its decoded params, answering its result as JSON.
+type SandboxJob = Box<dyn FnOnce(&Sandbox) -> Result<String, ErrorObject> + Send>;
+
+/// Params sent on the root channel: every `resource*` command's `channel` is the literal
+/// `ahp-root://`.
+trait OnRoot {
+    fn channel(&self) -> &str;
+}
+
+macro_rules! on_root {
+    ($($params:ty),*) => {
+        $(impl OnRoot for $params {
+            fn channel(&self) -> &str {
+                &self.channel
+            }
+        })*
+    };
+}
+
+on_root!(
+    ResourceReadParams,
+    ResourceWriteParams,
+    ResourceListParams,
+    ResourceCopyParams,
+    ResourceDeleteParams,
+    ResourceMoveParams,
+    ResourceResolveParams,
+    ResourceMkdirParams,
+    ResourceRequestParams
+);
+
+/// Decodes the params of the sandbox command `method` (one of [`SANDBOX_METHODS`]).
+fn sandbox_job(method: &str, params: Option<&RawValue>) -> Result<SandboxJob, ErrorObject> {
+    fn job<C: Command>(
+        params: Option<&RawValue>,
+        run: fn(&Sandbox, &C::Params) -> Result<C::Result, ErrorObject>,
+    ) -> Result<SandboxJob, ErrorObject>
+    where
+        C::Params: OnRoot + Send + 'static,
+        C::Result: 'static,
+    {
+        let p = decode_params::<C::Params>(params)?;
+        if p.channel() != ROOT_CHANNEL {
+            return Err(ErrorObject::new(
+                errors::INVALID_PARAMS,
+                format!(
+                    "invalid params at `channel`: `{}` is sent on `{ROOT_CHANNEL}`",
+                    C::METHOD
+                ),
+            ));
+        }
+        Ok(Box::new(move |sandbox| {
+            run(sandbox, &p).map(|r| to_json(&r))
+        }))
+    }
+    match method {
+        m if m == ResourceRead::METHOD => job::<ResourceRead>(params, Sandbox::read),
+        m if m == ResourceWrite::METHOD => job::<ResourceWrite>(params, Sandbox::write),
+        m if m == ResourceList::METHOD => job::<ResourceList>(params, Sandbox::list),
+        m if m == ResourceCopy::METHOD => job::<ResourceCopy>(params, Sandbox::copy),
+        m if m == ResourceDelete::METHOD => job::<ResourceDelete>(params, Sandbox::delete),
+        m if m == ResourceMove::METHOD => job::<ResourceMove>(params, Sandbox::rename),
+        m if m == ResourceResolve::METHOD => job::<ResourceResolve>(params, Sandbox::resolve),
+        m if m == ResourceMkdir::METHOD => job::<ResourceMkdir>(params, Sandbox::mkdir),
+        _ => job::<ResourceRequest>(params, Sandbox::request),
     }
 }
 

@@ -87,11 +87,13 @@ impl Hub {
             }),
             Request::CreateSession(p) => self.create_session(conn, &id, *p),
             Request::DisposeSession(p) => self.dispose_session(conn, &id, &p.channel),
-            Request::ListSessions => {
+            Request::ListSessions(filter) => {
                 let mut items: Vec<SessionSummary> = self
                     .sessions
                     .values()
-                    .map(|s| s.state.summary.clone())
+                    .map(|s| &s.state.summary)
+                    .filter(|summary| filter.matches(summary))
+                    .cloned()
                     .collect();
                 items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
                 self.respond(

@@ -11,6 +11,7 @@
 //! - `dispatch.rs`: authorization of client-dispatched actions;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
+//!   `session_filter.rs`: the `listSessions` filter;
 //! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
 //! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
 //! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
@@ -28,6 +29,7 @@ mod mcp;
 mod mcp_auth;
 mod mcp_channel;
 mod mcp_step_up;
+mod session_filter;
 mod sessions;
 mod turns;
 
@@ -48,6 +50,7 @@ pub use mcp_auth::Authenticate;
 pub use mcp_channel::ChannelMessage;
 pub use mcp_step_up::StepUp;
 use serde::Serialize;
+pub use session_filter::SessionFilter;
 use sessions::Session;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -157,8 +160,8 @@ pub enum Request {
     CreateSession(Box<CreateSessionParams>),
     /// `disposeSession`.
     DisposeSession(DisposeSessionParams),
-    /// `listSessions`.
-    ListSessions,
+    /// `listSessions`, with its checked filter.
+    ListSessions(SessionFilter),
     /// `fetchTurns`.
     FetchTurns(FetchTurnsParams),
     /// `authenticate` (a token for an MCP server's resource).

@@ -1,32 +1,48 @@
-//! `resourceRead`, `resourceWrite` and `resourceList`, confined to the sessions' working
-//! directory.
+//! The `resource*` commands, confined to the sessions' working directory.
 //!
 //! Confinement: a `file://` URI is decoded, and the path is resolved with the real file system
 //! (`canonicalize`, which follows every symlink and `..`) before it is compared with the
 //! canonical sandbox root; a write resolves the parent directory the same way and refuses to
 //! follow a symlink in the final component (`O_NOFOLLOW`). Anything outside is `PermissionDenied`.
 //! A write creates the missing directories of its path (inside only, each level checked).
+//! Commands that act on a directory entry itself (delete, move, `followSymlinks: false`) resolve
+//! its parent and keep its name ([`Sandbox::entry`]): a link is removed or moved, never what it
+//! points to.
+//!
+//! - `mod.rs`: URIs, errors and the confinement (`existing`, `entry`, `for_write`);
+//! - `content.rs`: `resourceRead`, `resourceWrite` (`ifMatch`), `resourceList`, the etag;
+//! - `tree.rs`: `resourceMkdir`, `resourceDelete`, `resourceCopy`, `resourceMove`;
+//! - `meta.rs`: `resourceResolve`, `resourceRequest`.
+
+mod content;
+mod meta;
+mod tree;
 
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::ErrorObject;
-use ahp_wasm::protocol::{
-    ContentEncoding, DirectoryEntry, DirectoryEntryType, ResourceListParams, ResourceListResult,
-    ResourceReadParams, ResourceReadResult, ResourceWriteMode, ResourceWriteParams,
-    ResourceWriteResult,
-};
-use base64::Engine;
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub use content::list_dir;
+
+/// `Conflict`: an `ifMatch` precondition failed. The 0.3.0 schema names the error
+/// (`ResourceWriteParams.ifMatch`: "the server MUST fail with `Conflict`") but its
+/// `AhpErrorCode` list stops at -32010; the protocol's next release assigns `Conflict` -32011,
+/// which this host answers.
+pub const CONFLICT: i64 = -32011;
 
 /// A directory tree that file access is confined to.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     root: PathBuf,
     max_read: u64,
+    /// Held by every command that changes the tree, so an `ifMatch` check and its write are
+    /// one step for the host's own writers.
+    mutations: Arc<Mutex<()>>,
 }
 
-/// Most directories one `resourceWrite` creates.
+/// Most directories one `resourceWrite` or `resourceMkdir` creates.
 const MAX_NEW_DIRS: usize = 16;
 
 fn denied(msg: impl Into<String>) -> ErrorObject {
@@ -37,8 +53,20 @@ fn outside() -> ErrorObject {
     denied("the resource is outside the working directory")
 }
 
+fn invalid(msg: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(errors::INVALID_PARAMS, msg)
+}
+
 fn not_a_file() -> ErrorObject {
-    ErrorObject::new(errors::INVALID_PARAMS, "not a regular file")
+    invalid("not a regular file")
+}
+
+fn already_exists(msg: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(errors::ALREADY_EXISTS, msg)
+}
+
+fn not_found(what: &str) -> ErrorObject {
+    ErrorObject::new(errors::NOT_FOUND, format!("{what}: not found"))
 }
 
 /// Open options that never block: opening a FIFO (or a device) must not hang the caller; the
@@ -53,14 +81,15 @@ fn nonblocking(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions 
 }
 
 fn io_error(e: std::io::Error, what: &str) -> ErrorObject {
+    use std::io::ErrorKind as K;
     match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            ErrorObject::new(errors::NOT_FOUND, format!("{what}: not found"))
-        }
-        std::io::ErrorKind::AlreadyExists => {
-            ErrorObject::new(errors::ALREADY_EXISTS, format!("{what}: already exists"))
-        }
-        std::io::ErrorKind::PermissionDenied => denied(format!("{what}: permission denied")),
+        K::NotFound => not_found(what),
+        K::AlreadyExists => already_exists(format!("{what}: already exists")),
+        K::PermissionDenied => denied(format!("{what}: permission denied")),
+        K::NotADirectory => invalid(format!("{what}: a parent is not a directory")),
+        K::DirectoryNotEmpty => invalid(format!(
+            "{what}: the directory is not empty (pass `recursive: true`)"
+        )),
         _ => ErrorObject::new(errors::INTERNAL_ERROR, format!("{what}: {e}")),
     }
 }
@@ -90,20 +119,17 @@ pub fn file_uri(path: &Path) -> String {
 pub fn uri_path(uri: &str) -> Result<PathBuf, ErrorObject> {
     let rest = uri
         .strip_prefix("file://")
-        .ok_or_else(|| ErrorObject::new(errors::INVALID_PARAMS, "only file:// URIs are served"))?;
+        .ok_or_else(|| invalid("only file:// URIs are served"))?;
     let rest = rest.strip_prefix("localhost").unwrap_or(rest);
     if !rest.starts_with('/') {
-        return Err(ErrorObject::new(
-            errors::INVALID_PARAMS,
-            "the file URI has a host",
-        ));
+        return Err(invalid("the file URI has a host"));
     }
     let rest = rest.split(['?', '#']).next().unwrap_or(rest);
     let decoded = percent_decode_str(rest)
         .decode_utf8()
-        .map_err(|_| ErrorObject::new(errors::INVALID_PARAMS, "the file URI is not UTF-8"))?;
+        .map_err(|_| invalid("the file URI is not UTF-8"))?;
     if decoded.contains('\0') {
-        return Err(ErrorObject::new(errors::INVALID_PARAMS, "NUL in path"));
+        return Err(invalid("NUL in path"));
     }
     Ok(PathBuf::from(decoded.into_owned()))
 }
@@ -114,12 +140,21 @@ impl Sandbox {
         Ok(Sandbox {
             root: root.canonicalize()?,
             max_read,
+            mutations: Arc::default(),
         })
     }
 
     /// The canonical root.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Taken by the commands that change the tree (a poisoned lock guards nothing in memory,
+    /// so it is still taken).
+    fn lock(&self) -> MutexGuard<'_, ()> {
+        self.mutations
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Resolves an existing path inside the sandbox (after following every link).
@@ -164,6 +199,27 @@ impl Sandbox {
         self.existing(&self.root.join(rel))
     }
 
+    /// The directory entry `path` names, without following a link in its last component: its
+    /// parent resolved inside the sandbox (it must exist), its name kept. The entry itself need
+    /// not exist. A path that resolves to the root is the root (callers refuse to remove or
+    /// replace it); any other result is strictly inside.
+    pub fn entry(&self, path: &Path) -> Result<PathBuf, ErrorObject> {
+        let (Some(Component::Normal(name)), Some(parent)) =
+            (path.components().next_back(), path.parent())
+        else {
+            // Ends in `..` or is `/`: there is no name to keep.
+            return self.existing(path);
+        };
+        match self.existing(parent) {
+            Ok(dir) => Ok(dir.join(name)),
+            // The root named through its parent (which is outside).
+            Err(_) if path.canonicalize().is_ok_and(|real| real == self.root) => {
+                Ok(self.root.clone())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Resolves a path that may not exist yet for writing: its parent must exist inside the
     /// sandbox and its last component must be a plain name.
     pub fn for_write(&self, path: &Path) -> Result<PathBuf, ErrorObject> {
@@ -185,7 +241,8 @@ impl Sandbox {
     }
 
     /// Creates the missing directories of `dir` (which would land inside the sandbox), one
-    /// level at a time from its deepest existing ancestor, at most [`MAX_NEW_DIRS`] of them.
+    /// level at a time from its deepest existing ancestor, at most [`MAX_NEW_DIRS`] of them
+    /// (counted before anything is created).
     fn create_dirs(&self, dir: &Path) -> Result<(), ErrorObject> {
         let mut missing = Vec::new();
         let mut at = Some(dir);
@@ -212,149 +269,6 @@ impl Sandbox {
         }
         Ok(())
     }
-
-    /// `resourceRead`.
-    pub fn read(&self, p: &ResourceReadParams) -> Result<ResourceReadResult, ErrorObject> {
-        let path = self.existing(&uri_path(&p.uri)?)?;
-        let file = nonblocking(std::fs::OpenOptions::new().read(true))
-            .open(&path)
-            .map_err(|e| io_error(e, "resource"))?;
-        let meta = file.metadata().map_err(|e| io_error(e, "resource"))?;
-        if !meta.is_file() {
-            return Err(not_a_file());
-        }
-        if meta.len() > self.max_read {
-            return Err(ErrorObject::new(
-                errors::INVALID_PARAMS,
-                "file too large to read",
-            ));
-        }
-        let mut data = Vec::with_capacity(meta.len() as usize);
-        file.take(self.max_read)
-            .read_to_end(&mut data)
-            .map_err(|e| io_error(e, "resource"))?;
-        let want_base64 = matches!(p.encoding, Some(ContentEncoding::Base64));
-        Ok(match String::from_utf8(data) {
-            Ok(text) if !want_base64 => ResourceReadResult {
-                data: text,
-                encoding: ContentEncoding::Utf8,
-                content_type: Some("text/plain".into()),
-                extra: Default::default(),
-            },
-            Ok(text) => base64_result(text.into_bytes()),
-            Err(e) => base64_result(e.into_bytes()),
-        })
-    }
-
-    /// `resourceWrite`.
-    pub fn write(&self, p: &ResourceWriteParams) -> Result<ResourceWriteResult, ErrorObject> {
-        if p.if_match.is_some() {
-            return Err(ErrorObject::new(
-                errors::INVALID_PARAMS,
-                "ifMatch is not supported",
-            ));
-        }
-        let data = match p.encoding {
-            ContentEncoding::Base64 => base64::engine::general_purpose::STANDARD
-                .decode(&p.data)
-                .map_err(|_| ErrorObject::new(errors::INVALID_PARAMS, "data is not base64"))?,
-            _ => p.data.as_bytes().to_vec(),
-        };
-        let path = self.for_write(&uri_path(&p.uri)?)?;
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true).write(true);
-        if p.create_only == Some(true) {
-            options.create_new(true);
-        } else {
-            options.create(true);
-        }
-        let mut file =
-            nonblocking(&mut options)
-                .open(&path)
-                .map_err(|e| match e.raw_os_error() {
-                    #[cfg(unix)]
-                    Some(libc::ELOOP) => denied("refusing to write through a symlink"),
-                    // A FIFO nobody reads.
-                    #[cfg(unix)]
-                    Some(libc::ENXIO) => not_a_file(),
-                    _ => io_error(e, "resource"),
-                })?;
-        let meta = file.metadata().map_err(|e| io_error(e, "resource"))?;
-        if !meta.is_file() {
-            return Err(not_a_file());
-        }
-        let len = meta.len();
-        let position = p.position.unwrap_or(0.0).max(0.0) as u64;
-        let io = |e| io_error(e, "resource");
-        match p.mode.clone().unwrap_or(ResourceWriteMode::Truncate) {
-            ResourceWriteMode::Append => {
-                let at = len.saturating_sub(position);
-                splice(&mut file, at, &data).map_err(io)?;
-            }
-            ResourceWriteMode::Insert => {
-                splice(&mut file, position.min(len), &data).map_err(io)?;
-            }
-            _ => {
-                let at = position.min(len);
-                file.set_len(at).map_err(io)?;
-                file.seek(SeekFrom::Start(at)).map_err(io)?;
-                file.write_all(&data).map_err(io)?;
-            }
-        }
-        Ok(ResourceWriteResult {
-            extra: Default::default(),
-        })
-    }
-
-    /// `resourceList`.
-    pub fn list(&self, p: &ResourceListParams) -> Result<ResourceListResult, ErrorObject> {
-        let path = self.existing(&uri_path(&p.uri)?)?;
-        Ok(ResourceListResult {
-            entries: list_dir(&path).map_err(|e| io_error(e, "directory"))?,
-            extra: Default::default(),
-        })
-    }
-}
-
-/// The entries of a directory, sorted by name (symlinks are reported as what they point to).
-pub fn list_dir(path: &Path) -> std::io::Result<Vec<DirectoryEntry>> {
-    let mut entries = Vec::new();
-    for entry in std::fs::read_dir(path)? {
-        let entry = entry?;
-        let is_dir = std::fs::metadata(entry.path())
-            .map(|m| m.is_dir())
-            .unwrap_or(false);
-        entries.push(DirectoryEntry {
-            name: entry.file_name().to_string_lossy().into_owned(),
-            r#type: if is_dir {
-                DirectoryEntryType::Directory
-            } else {
-                DirectoryEntryType::File
-            },
-            extra: Default::default(),
-        });
-    }
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(entries)
-}
-
-/// Writes `data` at `at`, keeping the bytes that were there after it.
-fn splice(file: &mut std::fs::File, at: u64, data: &[u8]) -> std::io::Result<()> {
-    let mut tail = Vec::new();
-    file.seek(SeekFrom::Start(at))?;
-    file.read_to_end(&mut tail)?;
-    file.seek(SeekFrom::Start(at))?;
-    file.write_all(data)?;
-    file.write_all(&tail)
-}
-
-fn base64_result(bytes: Vec<u8>) -> ResourceReadResult {
-    ResourceReadResult {
-        data: base64::engine::general_purpose::STANDARD.encode(bytes),
-        encoding: ContentEncoding::Base64,
-        content_type: Some("application/octet-stream".into()),
-        extra: Default::default(),
-    }
 }
 
 #[cfg(test)]
@@ -371,5 +285,27 @@ mod tests {
         assert!(uri_path("http://x/y").is_err());
         assert!(uri_path("file://evil/x").is_err());
         assert!(uri_path("file:///a%00b").is_err());
+    }
+
+    #[test]
+    fn entries_keep_their_name_and_the_root_is_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        let sandbox = Sandbox::new(&root, 1024).unwrap();
+        assert_eq!(sandbox.entry(&root).unwrap(), root);
+        assert_eq!(sandbox.entry(&root.join("sub/..")).unwrap(), root);
+        assert_eq!(
+            sandbox.entry(&root.join("sub/../x")).unwrap(),
+            root.join("x")
+        );
+        assert_eq!(
+            sandbox.entry(&root.join("..")).unwrap_err().code,
+            errors::PERMISSION_DENIED
+        );
+        assert_eq!(
+            sandbox.entry(&root.join("nodir/x")).unwrap_err().code,
+            errors::NOT_FOUND
+        );
     }
 }
