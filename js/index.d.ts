@@ -673,6 +673,12 @@ export declare class AhpClient {
   request<M extends keyof CommandMap>(method: M, params: CommandMap[M]['params']): Promise<CommandMap[M]['result']>;
   request<M extends string>(method: M extends keyof CommandMap ? never : M, params?: unknown): Promise<unknown>;
   /**
+   * Sends a notification by method name (no answer), at once: throws `TransportError` while
+   * not connected (notifications are not queued), and for `dispatchAction` and `unsubscribe`
+   * (use `dispatch()` and `unsubscribe()`, which keep the mirrors right).
+   */
+  notify(method: string, params?: unknown): void;
+  /**
    * Claims the active-client role of `session` (`session/activeClientChanged`) with tools the
    * agent can call, plugins, and the `systemMessageTransform` opt-in; subscribes to the session
    * if needed. The SDK then runs the tools' `execute` for calls this client owns (see

@@ -146,6 +146,21 @@ test('request timeout: RpcTimeoutError with the method', async () => {
   client.close();
 });
 
+test('notify(): sent at once when connected; refused for the SDK-managed ones, offline and after close', async () => {
+  const { peer, client } = await connected();
+  client.notify('x/custom', { n: 1 });
+  client.notify('x/empty');
+  assert.deepEqual(peer.sent('x/custom').map((m) => [m.params, m.id]), [[{ n: 1 }, undefined]]);
+  assert.deepEqual(peer.sent('x/empty').map((m) => m.params), [{}]);
+  for (const method of ['dispatchAction', 'unsubscribe']) {
+    assert.throws(() => client.notify(method, {}), (e) => e instanceof TransportError && /dispatch\(\) or unsubscribe\(\)/.test(e.message));
+  }
+  assert.throws(() => client.notify(42, {}), (e) => e instanceof InvalidInputError);
+  assert.throws(() => client.notify('x/big', { n: 10n }), (e) => e instanceof InvalidInputError);
+  client.close();
+  assert.throws(() => client.notify('x/custom', {}), (e) => e instanceof ClientClosedError);
+});
+
 test('RpcError carries code, message, data and method; typed results resolve', async () => {
   const { client } = await connected({}, {
     handlers: {

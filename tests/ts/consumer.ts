@@ -198,6 +198,7 @@ async function clientUsage(): Promise<void> {
   // @ts-expect-error fetchTurns needs its params
   await client.request('fetchTurns', { nope: 1 });
   const customResult: unknown = await client.request('x/custom', { anything: 1 });
+  client.notify('x/custom', { anything: 1 });
   await client.createSession({ channel: 'ahp-session:/1' });
   const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
   const seq: number = sub.dispatch({ type: 'session/titleChanged', title: 'Hi' });

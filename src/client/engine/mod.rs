@@ -153,6 +153,19 @@ pub enum ConnectionState {
     Closed,
 }
 
+impl ConnectionState {
+    /// Its name in the JS API and in messages (`"reconnecting"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ConnectionState::Idle => "idle",
+            ConnectionState::Connecting => "connecting",
+            ConnectionState::Connected => "connected",
+            ConnectionState::Reconnecting => "reconnecting",
+            ConnectionState::Closed => "closed",
+        }
+    }
+}
+
 /// The sans-IO client engine; see the module docs.
 pub struct Engine {
     config: EngineConfig,
@@ -422,6 +435,31 @@ impl Engine {
                 &params,
             ));
         }
+    }
+
+    /// Sends a notification by method name, now: notifications are not queued, so one sent
+    /// while the client is not connected is an error ([`Error::Transport`], kind `Send`), as
+    /// are the two the engine sends itself (`dispatchAction`, `unsubscribe`: use
+    /// [`Engine::dispatch`] and [`Engine::unsubscribe`], which keep the mirrors right).
+    pub fn notify_raw<P: Serialize>(&mut self, method: &str, params: &P) -> Result<(), Error> {
+        if self.state == ConnectionState::Closed {
+            return Err(Error::Closed);
+        }
+        if method == jsonrpc::methods::DISPATCH_ACTION || method == jsonrpc::methods::UNSUBSCRIBE {
+            return Err(Error::transport(
+                super::TransportErrorKind::Send,
+                format!("`{method}` is sent by the client itself: use dispatch() or unsubscribe()"),
+            ));
+        }
+        if self.state != ConnectionState::Connected || !self.transport_open {
+            return Err(Error::transport(
+                super::TransportErrorKind::Send,
+                format!("`{method}` not sent: the client is {}", self.state.name()),
+            ));
+        }
+        self.outgoing
+            .push_back(jsonrpc::notification_text(method, params));
+        Ok(())
     }
 
     /// Dispatches an own action: applied to the channel's optimistic state at once

@@ -202,6 +202,22 @@ impl AhpClient {
             .request(move |e, now| e.request_raw(&method, &params, now), decode)
     }
 
+    /// Sends a notification by method name (no answer). Throws `TransportError` when not
+    /// connected, `ClientClosedError` after `close()`.
+    pub fn notify(&self, method: JsValue, params: JsValue) -> Result<(), JsValue> {
+        let method = string_arg(&method, "method")?;
+        let params = if params.is_undefined() {
+            serde_json::Value::Object(Default::default())
+        } else {
+            from_js::<serde_json::Value>(&params, "params")?
+        };
+        self.inner
+            .with_engine(|e, _| e.notify_raw(&method, &params))
+            .map_err(|e| to_js_error(&e))?;
+        self.inner.run();
+        Ok(())
+    }
+
     /// Closes for good.
     pub fn close(&self) {
         self.inner.close();

@@ -69,13 +69,7 @@ fn object(kind: &str) -> Object {
 }
 
 pub fn state_name(state: ConnectionState) -> &'static str {
-    match state {
-        ConnectionState::Idle => "idle",
-        ConnectionState::Connecting => "connecting",
-        ConnectionState::Connected => "connected",
-        ConnectionState::Reconnecting => "reconnecting",
-        ConnectionState::Closed => "closed",
-    }
+    state.name()
 }
 
 pub fn connection_state(name: &str) -> JsValue {
