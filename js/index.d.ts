@@ -756,8 +756,10 @@ export declare class Subscription<S = ChannelState> {
   readonly uri: string;
   /**
    * Optimistic state: deeply frozen; unchanged parts keep their identity across updates
-   * (reading it twice without a change in between gives the same object). `undefined` once
-   * the subscription is no longer active, or for a channel the server gave no state.
+   * (reading it twice without a change in between gives the same object). Once the
+   * subscription has ended (`unsubscribe()`, or a `subscriptionLost` event), the last state it
+   * had, without the pending actions that were dropped with it. (`undefined` only for a
+   * channel whose state was lost before it was ever read.)
    */
   readonly state: S;
   /** The last server-acknowledged state (frozen; built on first read after a change). */

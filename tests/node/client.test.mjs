@@ -476,10 +476,16 @@ test('unsubscribe: the subscription ends, its pending actions are reported dropp
   const { peer, client, sub } = await subscribed();
   const dropped = [];
   client.onEvent((e) => e.type === 'pendingDropped' && dropped.push(e));
+  const before = sub.state.summary.title;
   const seq = sub.dispatch(title('never echoed'));
+  assert.equal(sub.state.summary.title, 'never echoed');
   sub.unsubscribe();
   assert.equal(sub.active, false);
-  assert.equal(sub.state, undefined);
+  // An ended subscription keeps its last state, without the dropped pending action.
+  assert.equal(sub.state.summary.title, before);
+  assert.equal(sub.confirmedState.summary.title, before);
+  assert.ok(Object.isFrozen(sub.state));
+  assert.equal(sub.pendingCount, 0);
   assert.equal(client.subscription(SESSION), undefined);
   assert.throws(() => sub.dispatch(title('x')), NotSubscribedError);
   await settle();
@@ -489,6 +495,9 @@ test('unsubscribe: the subscription ends, its pending actions are reported dropp
   assert.notEqual(again, sub, 'a new subscription object');
   assert.equal(again.active, true);
   assert.equal(sub.active, false);
+  again.dispatch(title('on the new one'));
+  assert.equal(again.state.summary.title, 'on the new one');
+  assert.equal(sub.state.summary.title, before, 'the ended one keeps its own last state');
   client.close();
 });
 

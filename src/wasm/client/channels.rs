@@ -37,6 +37,12 @@ impl Channel {
     }
 }
 
+/// The last states of a channel whose subscription ended (unsubscribed or lost).
+struct Retired {
+    state: JsValue,
+    confirmed: JsValue,
+}
+
 /// The handed-out objects of a closed client's channels, to drop with no borrow held.
 pub type LetGo = Vec<(JsValue, Vec<(u32, Function)>)>;
 
@@ -48,6 +54,10 @@ pub struct Channels {
     map: RefCell<BTreeMap<String, Channel>>,
     /// [`Changes`]' storage between drains (kept for its capacity: a drain runs per frame).
     scratch: RefCell<Vec<Gathered>>,
+    /// The last states of ended subscriptions by channel and serial, so an ended
+    /// `Subscription` keeps answering `state` with what it last showed; dropped with the object.
+    /// (A list: few ended objects are alive at once.)
+    retired: RefCell<Vec<(String, u32, Retired)>>,
 }
 
 impl Channels {
@@ -68,9 +78,63 @@ impl Channels {
         self.map.borrow_mut().insert(channel.to_string(), entry);
     }
 
-    /// Forgets the channel (unsubscribed, or its subscription was lost).
-    pub fn remove(&self, channel: &str) {
-        self.map.borrow_mut().remove(channel);
+    /// Forgets the channel (unsubscribed, or its subscription was lost), keeping its last
+    /// states for its `Subscription` object: rendered now from the mirror when `engine` is
+    /// given and the channel still has one, otherwise the renderings made so far.
+    pub fn retire(&self, channel: &str, engine: Option<&RefCell<Engine>>) {
+        let (state, confirmed) = match engine {
+            Some(engine) => {
+                // Its pending actions are dropped with it: what remains is the confirmed state.
+                let confirmed = self.confirmed(channel, engine);
+                let pending = engine
+                    .borrow()
+                    .mirror(channel)
+                    .map_or(0, |m| m.pending_count());
+                let state = if pending == 0 {
+                    self.state(channel, engine)
+                } else {
+                    confirmed.clone()
+                };
+                (state, confirmed)
+            }
+            None => self.map.borrow().get(channel).map_or_else(
+                || (JsValue::UNDEFINED, JsValue::UNDEFINED),
+                |c| {
+                    (
+                        c.render
+                            .as_ref()
+                            .map(RenderedState::value)
+                            .unwrap_or_default(),
+                        c.confirmed.clone().unwrap_or_default(),
+                    )
+                },
+            ),
+        };
+        let removed = self.map.borrow_mut().remove(channel);
+        if let Some(entry) = removed {
+            let retired = Retired { state, confirmed };
+            let mut list = self.retired.borrow_mut();
+            list.retain(|(c, s, _)| !(c == channel && *s == entry.serial));
+            list.push((channel.to_string(), entry.serial, retired));
+        }
+    }
+
+    /// The last optimistic (`confirmed`: confirmed) state of an ended subscription.
+    pub fn retired(&self, channel: &str, serial: u32, confirmed: bool) -> JsValue {
+        self.retired
+            .borrow()
+            .iter()
+            .find(|(c, s, _)| c == channel && *s == serial)
+            .map(|(_, _, r)| if confirmed { &r.confirmed } else { &r.state })
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The `Subscription` object of an ended subscription is gone: so are its last states.
+    pub fn drop_retired(&self, channel: &str, serial: u32) {
+        if let Ok(mut retired) = self.retired.try_borrow_mut() {
+            retired.retain(|(c, s, _)| !(c == channel && *s == serial));
+        }
     }
 
     /// Whether the object of serial `serial` is still the channel's `Subscription`.
@@ -101,13 +165,6 @@ impl Channels {
         self.map.borrow().get(channel).map_or_else(Vec::new, |c| {
             c.listeners.iter().map(|(_, f)| f.clone()).collect()
         })
-    }
-
-    /// The channel's mirror is gone: `state` must not read a stale rendering.
-    pub fn forget_renderings(&self, channel: &str) {
-        if let Some(entry) = self.map.borrow_mut().get_mut(channel) {
-            entry.forget_renderings();
-        }
     }
 
     /// The client closed: lets the handed-out objects and listeners go (they hold the client:

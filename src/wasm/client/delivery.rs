@@ -52,7 +52,8 @@ impl Inner {
             }
             Delivery::Event(Event::ServerRequest(request)) => self.serve_request(request),
             Delivery::Event(Event::SubscriptionLost { channel, reason }) => {
-                self.channels.remove(&channel);
+                // Its `Subscription` keeps the last rendering as its `state`.
+                self.channels.retire(&channel, None);
                 self.publish(&events::subscription_lost(&channel, &reason));
             }
             Delivery::Event(event) => {

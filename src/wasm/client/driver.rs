@@ -256,12 +256,6 @@ impl Inner {
                     changes.rejected(channel.clone(), rejection.clone());
                     queue.push_back(Delivery::Event(Event::Rejected { channel, rejection }));
                 }
-                Event::SubscriptionLost { ref channel, .. } => {
-                    // `state` reads the rendering without asking the engine: drop it with the
-                    // mirror, before any listener runs.
-                    self.channels.forget_renderings(channel);
-                    queue.push_back(Delivery::Event(event));
-                }
                 other => queue.push_back(Delivery::Event(other)),
             }
         }

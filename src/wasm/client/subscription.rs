@@ -40,15 +40,22 @@ impl Subscription {
         self.uri.clone()
     }
 
-    /// The optimistic state: deeply frozen, structurally shared across updates.
+    /// The optimistic state: deeply frozen, structurally shared across updates. Once the
+    /// subscription has ended, the last one it had.
     #[wasm_bindgen(getter)]
     pub fn state(&self) -> JsValue {
+        if !self.is_current() {
+            return self.inner.channels.retired(&self.uri, self.serial, false);
+        }
         self.inner.channels.state(&self.uri, &self.inner.engine)
     }
 
-    /// The last server-acknowledged state (frozen).
+    /// The last server-acknowledged state (frozen); once ended, the last one it had.
     #[wasm_bindgen(getter, js_name = confirmedState)]
     pub fn confirmed_state(&self) -> JsValue {
+        if !self.is_current() {
+            return self.inner.channels.retired(&self.uri, self.serial, true);
+        }
         self.inner.channels.confirmed(&self.uri, &self.inner.engine)
     }
 
@@ -98,10 +105,18 @@ impl Subscription {
         if !self.is_current() {
             return;
         }
-        self.inner.channels.remove(&self.uri);
+        self.inner
+            .channels
+            .retire(&self.uri, Some(&self.inner.engine));
         let uri = self.uri.clone();
         self.inner.with_engine(|e, now| e.unsubscribe(&uri, now));
         self.inner.run();
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.inner.channels.drop_retired(&self.uri, self.serial);
     }
 }
 
