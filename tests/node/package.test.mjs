@@ -91,3 +91,33 @@ test('package.json: export conditions (types first, node, browser, default)', ()
   // The modules that do something when evaluated (the entries' loading, the prototype methods).
   assert.deepEqual(manifest.sideEffects, ['./api.js', './node.js']);
 });
+
+// CommonJS: Node >= 20.19 (and >= 22.12) `require`s an ES module without top-level await, and
+// the package has none, so a CommonJS program gets the same module (pkg/README.md, "Loading").
+test('CommonJS: require("ahp-wasm") gives the Node entry, loaded and working', () => {
+  const program = `
+    const ahp = require('ahp-wasm');
+    const state = { root: 'file:///w', recursive: true };
+    let invalid = null;
+    try { ahp.sessionReducer({}, { type: 'session/ready' }); } catch (e) { invalid = e instanceof ahp.InvalidInputError && e instanceof Error; }
+    console.log(JSON.stringify({
+      same: ahp.resourceWatchReducer(state, { type: 'no/such-action' }) === state,
+      version: ahp.PROTOCOL_VERSION,
+      delta: ahp.ActionType.SessionDelta,
+      client: typeof ahp.AhpClient.connect,
+      invalid,
+    }));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=commonjs', '-e', program], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()), {
+    same: true,
+    version: '0.3.0',
+    delta: 'session/delta',
+    client: 'function',
+    invalid: true,
+  });
+});
