@@ -430,6 +430,7 @@ import type {
   TerminalState,
   ChangesetState,
   ResourceWatchState,
+  TelemetryCapabilities,
 } from './ahp_wasm.js';
 // <generated: command types> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
 import type {
@@ -605,6 +606,8 @@ export interface ServerInfo {
   serverSeq: number;
   defaultDirectory?: string;
   completionTriggerCharacters?: string[];
+  /** The host's OTLP telemetry channels, when it has any. */
+  telemetry?: TelemetryCapabilities;
 }
 
 /** An own action the server rejected (its optimistic effect is reverted). */

@@ -146,6 +146,21 @@ test('request timeout: RpcTimeoutError with the method', async () => {
   client.close();
 });
 
+test('serverInfo carries the handshake facts, telemetry channels included', async () => {
+  const telemetry = { logs: 'ahp-otlp:/logs{?level}', traces: 'ahp-otlp:/traces' };
+  const { client } = await connected({}, {
+    handlers: {
+      initialize: () => ({
+        result: { protocolVersion: '0.3.0', serverSeq: 3, snapshots: [], defaultDirectory: 'file:///w', completionTriggerCharacters: ['@'], telemetry },
+      }),
+    },
+  });
+  assert.deepEqual(client.serverInfo, {
+    protocolVersion: '0.3.0', serverSeq: 3, defaultDirectory: 'file:///w', completionTriggerCharacters: ['@'], telemetry,
+  });
+  client.close();
+});
+
 test('notify(): sent at once when connected; refused for the SDK-managed ones, offline and after close', async () => {
   const { peer, client } = await connected();
   client.notify('x/custom', { n: 1 });
