@@ -16,7 +16,7 @@ import * as wasm from './ahp_wasm.js';
 import { AhpClient } from './ahp_wasm.js';
 import { errorClasses } from './generated.js';
 import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
-import { connectError, connectOptions, webSocketTransport as makeWebSocketTransport } from './websocket.js';
+import { connectError, connectOptions, watchReconnects, webSocketTransport as makeWebSocketTransport } from './websocket.js';
 
 export { AhpClient, Subscription } from './ahp_wasm.js';
 export { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './generated.js';
@@ -143,15 +143,18 @@ export function webSocketTransport(WebSocketImpl) {
 
 /**
  * Runs a connection (`connect(options)`, the module's) with checked options; a failure of the
- * WebSocket transport (not of a custom one) is explained (`TransportError.reason`).
+ * WebSocket transport (not of a custom one) is explained (`TransportError.reason`), and so are
+ * failed reconnection attempts later (reconnecting stops on a permanent failure).
  */
 async function connecting(url, options, connect) {
   const checked = connectOptions(options, errors);
+  let client;
   try {
-    return await connect(checked);
+    client = await connect(checked);
   } catch (error) {
     throw await connectError(error, url, options, errors);
   }
+  return watchReconnects(client, url, options, errors);
 }
 
 const wasmConnect = AhpClient.connect;

@@ -635,6 +635,11 @@ export type ClientEvent =
   | { type: 'connectionState'; state: ConnectionState }
   | { type: 'connected'; info: ServerInfo; resumed: boolean }
   | { type: 'reconnectFailed'; attempt: number; error: AhpError }
+  /**
+   * Reconnecting stopped for a failure no retry can fix (WebSocket transport: `error.reason` is
+   * `'unauthorized'`, `'forbidden-origin'` or `'not-found'`); the client closes next.
+   */
+  | { type: 'reconnectAborted'; error: TransportError }
   | { type: 'notification'; method: string; params: unknown }
   | { type: 'rejected'; channel: string; rejection: Rejection }
   | { type: 'pendingDropped'; channel: string; actions: { clientSeq: number; action: StateAction }[]; reason: DropReason }

@@ -215,3 +215,36 @@ export async function connectError(error, url, options, errors) {
     cause: error,
   });
 }
+
+/** Failures no retry can fix: reconnecting stops on them. */
+const PERMANENT = new Set(['unauthorized', 'forbidden-origin', 'not-found']);
+
+/**
+ * While a client of the WebSocket transport reconnects, asks (once per failed attempt, one
+ * question at a time) why the attempt failed; when retrying cannot help (a revoked token, a
+ * refused Origin, a wrong path), the client stops: `{ type: 'reconnectAborted', error }` with a
+ * `TransportError` whose `reason` says why, then the client closes.
+ */
+export function watchReconnects(client, url, options, errors) {
+  if (options?.transport !== undefined) return client; // a custom transport explains itself
+  let asking = false;
+  client.onEvent(async (event) => {
+    if (event.type !== 'reconnectFailed' || asking) return;
+    asking = true;
+    try {
+      const { reason, status, detail } = await explainConnectFailure(url, options?.token);
+      if (PERMANENT.has(reason) && client.connectionState === 'reconnecting') {
+        const error = new errors.TransportError(`stopped reconnecting to ${redacted(url)}: ${detail}`, {
+          transportKind: 'connect',
+          reason,
+          status,
+          cause: event.error,
+        });
+        client.__abortReconnect(error);
+      }
+    } finally {
+      asking = false;
+    }
+  });
+  return client;
+}

@@ -16,15 +16,16 @@ export function hostBinary() {
 }
 
 /**
- * Starts a host; stops it (and removes its data) when the test ends.
+ * Starts a host; stops it (and removes its data) when the test ends. `at`: a fixed `port` and
+ * `token` instead of fresh ones (a host restarted in place).
  * @returns {Promise<{ port: number, wsUrl: string, httpUrl: string, token: string, stop(): Promise<void> }>}
  */
-export async function startHost(t, extraArgs = []) {
+export async function startHost(t, extraArgs = [], at = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'ahp-host-test-'));
-  const token = `test-token-${Math.random().toString(16).slice(2)}-0123456789`;
+  const token = at.token ?? `test-token-${Math.random().toString(16).slice(2)}-0123456789`;
   const child = spawn(
     hostBinary(),
-    ['--port', '0', '--data-dir', dataDir, '--token', token, '--workdir', dataDir, ...(extraArgs.includes('--chunk-delay-ms') ? [] : ['--chunk-delay-ms', '2']), ...extraArgs],
+    ['--port', String(at.port ?? 0), '--data-dir', dataDir, '--token', token, '--workdir', dataDir, ...(extraArgs.includes('--chunk-delay-ms') ? [] : ['--chunk-delay-ms', '2']), ...extraArgs],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -157,6 +157,36 @@ test('a failed connection says why: wrong token, wrong path, host down (never sh
   multi.close();
 });
 
+test('reconnecting stops when the host refuses the token (a permanent failure), not while it is down', async (t) => {
+  const first = await startHost(t);
+  const client = await AhpClient.connect(first.wsUrl, {
+    token: first.token,
+    WebSocket,
+    reconnect: { initialDelayMs: 20, maxDelayMs: 40 },
+  });
+  const events = [];
+  client.onEvent((e) => events.push(e));
+  await first.stop();
+  // Down: attempts fail as unreachable, and reconnecting goes on.
+  while (events.filter((e) => e.type === 'reconnectFailed').length < 3) await new Promise((ok) => setTimeout(ok, 20));
+  assert.equal(client.connectionState, 'reconnecting');
+  // Back on the same port with another token: the next failure is explained and ends it.
+  await startHost(t, [], { port: first.port, token: `${first.token}-rotated` });
+  const deadline = Date.now() + 20_000;
+  while (client.connectionState !== 'closed' && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 20));
+  assert.equal(client.connectionState, 'closed');
+  const aborted = events.filter((e) => e.type === 'reconnectAborted');
+  assert.equal(aborted.length, 1);
+  const { error } = aborted[0];
+  assert.ok(error instanceof ahp.TransportError);
+  assert.equal(error.reason, 'unauthorized');
+  assert.equal(error.status, 401);
+  assert.match(error.message, /stopped reconnecting to .*HTTP 401/);
+  assert.ok(!error.message.includes(first.token), 'the token is never shown');
+  const closedAt = events.findIndex((e) => e.type === 'connectionState' && e.state === 'closed');
+  assert.ok(closedAt > events.indexOf(aborted[0]), 'the event comes before the client closes');
+});
+
 test('a custom transport that fails is not second-guessed (no reason, no probe)', async () => {
   const failing = (_url, callbacks) => {
     setTimeout(() => callbacks.close('the custom transport could not connect'), 0);

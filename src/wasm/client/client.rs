@@ -222,6 +222,17 @@ impl AhpClient {
     pub fn close(&self) {
         self.inner.close();
     }
+
+    /// Stops reconnecting for a failure retrying cannot fix (the package's entry found it out,
+    /// js/websocket.js): publishes `{ type: 'reconnectAborted', error }`, then closes.
+    #[wasm_bindgen(js_name = __abortReconnect)]
+    pub fn abort_reconnect(&self, error: JsValue) {
+        if self.inner.is_closed() {
+            return;
+        }
+        self.inner.publish(&events::reconnect_aborted(error));
+        self.inner.close();
+    }
 }
 
 pub(crate) fn add_listener(inner: &Rc<Inner>, listener: Listener) -> JsValue {

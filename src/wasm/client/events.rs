@@ -110,6 +110,12 @@ pub fn reconnect_failed(attempt: u32, error: &Error) -> JsValue {
     o.into()
 }
 
+pub fn reconnect_aborted(error: JsValue) -> JsValue {
+    let o = object("reconnectAborted");
+    set(&o, "error", error);
+    o.into()
+}
+
 pub fn subscription_lost(channel: &str, reason: &str) -> JsValue {
     let o = object("subscriptionLost");
     set(&o, "channel", channel);
