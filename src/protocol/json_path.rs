@@ -113,17 +113,76 @@ pub(crate) fn field_path(text: &str, error: &serde_json::Error) -> JsonPath {
     path
 }
 
-/// The error's message without `serde_json`'s ` at line L column C` (a position in a text
-/// the caller may never have seen).
+/// The error's message in JSON terms (see [`json_terms`]) without `serde_json`'s
+/// ` at line L column C` (a position in a text the caller may never have seen).
 pub(crate) fn message_of(error: &serde_json::Error) -> String {
     let message = error.to_string();
     if error.line() == 0 {
-        return message;
+        return json_terms(&message);
     }
     let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match message.strip_suffix(&suffix) {
-        Some(bare) => bare.to_owned(),
-        None => message,
+    json_terms(message.strip_suffix(&suffix).unwrap_or(&message))
+}
+
+/// A serde message in the terms of JSON (and JavaScript), not Rust: `invalid type: floating
+/// point `1.5`, expected u32` becomes `expected a whole number from 0 to 4294967295, got the
+/// number 1.5`; `missing field` becomes `missing property`. Other messages are kept.
+pub(crate) fn json_terms(message: &str) -> String {
+    if let Some(field) = message.strip_prefix("missing field ") {
+        return format!("missing property {field}");
+    }
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "));
+    let Some((got, expected)) = rest.and_then(|r| r.rsplit_once(", expected ")) else {
+        return message.to_owned();
+    };
+    format!(
+        "expected {}, got {}",
+        expected_term(expected),
+        got_term(got)
+    )
+}
+
+/// serde's `Unexpected` in JSON terms.
+fn got_term(got: &str) -> String {
+    let quoted = |prefix: &str| {
+        got.strip_prefix(prefix)
+            .map(|v| v.trim_matches('`').to_owned())
+    };
+    if let Some(n) = quoted("floating point ").or_else(|| quoted("integer ")) {
+        return format!("the number {n}");
+    }
+    if let Some(b) = quoted("boolean ") {
+        return b;
+    }
+    if let Some(s) = got.strip_prefix("string ") {
+        return format!("the string {s}");
+    }
+    match got {
+        "map" => "an object".into(),
+        "sequence" => "an array".into(),
+        "unit value" | "unit" | "null" => "null".into(),
+        other => other.into(),
+    }
+}
+
+/// What serde expected, in JSON terms.
+fn expected_term(expected: &str) -> String {
+    let whole = |max: &str| format!("a whole number from 0 to {max}");
+    match expected {
+        "u8" => whole("255"),
+        "u16" => whole("65535"),
+        "u32" => whole("4294967295"),
+        "u64" | "usize" => whole("18446744073709551615"),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".into(),
+        "f32" | "f64" => "a number".into(),
+        "a sequence" => "an array".into(),
+        "a map" => "an object".into(),
+        other => match other.strip_prefix("struct ") {
+            Some(name) => format!("an object ({name})"),
+            None => other.into(),
+        },
     }
 }
 

@@ -445,7 +445,7 @@ test('wrong argument types throw InvalidInputError (never a string, never a trap
   assert.throws(() => client.onEvent(null), invalid('listener'));
   await assert.rejects(client.subscribe(5), invalid('uri'));
   await assert.rejects(client.fetchTurns({ channel: 3 }), (e) => invalid('params', 'channel')(e) && /channel.*3/.test(e.message));
-  await assert.rejects(client.fetchTurns({}), (e) => invalid('params')(e) && /missing field `channel`/.test(e.message));
+  await assert.rejects(client.fetchTurns({}), (e) => invalid('params')(e) && /missing property `channel`/.test(e.message));
   await assert.rejects(client.createSession('x'), invalid('params'));
   await assert.rejects(AhpClient.connect(1), invalid('url'));
   await assert.rejects(AhpClient.connect('ws://x', { requestTimeoutMs: 'soon' }), invalid('options', 'requestTimeoutMs'));

@@ -188,7 +188,7 @@ test('a missing required field is named', () => {
   assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), {
     argument: 'state',
     path: 'summary',
-    message: /missing field `summary`/,
+    message: /missing property `summary`/,
   });
   const nested = session();
   delete nested.summary.provider;
@@ -318,13 +318,13 @@ test('the path of a wrong value in a deep array, and of a wrong kind of value', 
   assertInvalid(() => sessionReducer(state, { type: 'session/titleChanged', title: 'x' }), {
     argument: 'state',
     path: 'activeTurn.responseParts[1].content',
-    message: /invalid type: map, expected a string/,
+    message: /expected a string, got an object/,
   });
   // The tag after other members (the buffered path): the object is named.
   assertInvalid(() => sessionReducer(session(), { turnId: 'turn-1', partId: 7, type: 'session/delta', content: 'x' }), {
     argument: 'action',
     path: '',
-    message: /invalid type: integer `7`, expected a string/,
+    message: /expected a string, got the number 7/,
   });
 });
 

@@ -85,11 +85,11 @@ fn deep_state_paths_and_odd_keys() {
 }
 
 #[test]
-fn messages_lose_only_the_position() {
+fn messages_lose_the_position_and_speak_json() {
     let error = serde_json::from_str::<u32>("\"x\"").unwrap_err();
     assert_eq!(
         message_of(&error),
-        "invalid type: string \"x\", expected u32"
+        "expected a whole number from 0 to 4294967295, got the string \"x\""
     );
     assert!(error.to_string().ends_with("at line 1 column 3"));
     let error: serde_json::Error = de::Error::custom("no position");
@@ -403,4 +403,48 @@ fn same_paths_as_serde_path_to_error_on_every_fixture() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[test]
+fn messages_are_in_json_terms() {
+    use super::json_terms;
+    let cases = [
+        (
+            "invalid type: floating point `1.5`, expected u32",
+            "expected a whole number from 0 to 4294967295, got the number 1.5",
+        ),
+        (
+            "invalid value: integer `-1`, expected u32",
+            "expected a whole number from 0 to 4294967295, got the number -1",
+        ),
+        (
+            "invalid type: string \"idle\", expected u32",
+            "expected a whole number from 0 to 4294967295, got the string \"idle\"",
+        ),
+        (
+            "invalid type: integer `5`, expected a string",
+            "expected a string, got the number 5",
+        ),
+        ("missing field `title`", "missing property `title`"),
+        (
+            "invalid type: null, expected struct SessionState",
+            "expected an object (SessionState), got null",
+        ),
+        (
+            "invalid type: map, expected a sequence",
+            "expected an array, got an object",
+        ),
+        (
+            "invalid type: boolean `true`, expected f64",
+            "expected a number, got true",
+        ),
+        (
+            "unknown variant `x`, expected `a` or `b`",
+            "unknown variant `x`, expected `a` or `b`",
+        ),
+    ];
+    for (serde, json) in cases {
+        assert_eq!(json_terms(serde), json, "{serde}");
+        assert_eq!(json_terms(json), json, "idempotent: {json}");
+    }
 }
