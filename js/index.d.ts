@@ -4,13 +4,31 @@
 // the Rust types (tsify + wasm-bindgen) into ahp_wasm.d.ts. The error classes must match
 // src/client/error_classes.rs (`codegen --check` checks them).
 
-export {
-  rootReducer,
-  sessionReducer,
-  terminalReducer,
-  changesetReducer,
-  resourceWatchReducer,
-} from './ahp_wasm.js';
+/**
+ * `T` as the SDK hands it out: deeply frozen at runtime, so read-only at every level. A mutable
+ * `T` is assignable to it; the other way round needs a copy (`structuredClone`).
+ */
+export type DeepReadonly<T> = T extends (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/**
+ * The reducers: `action` applied to `state`, a new deeply frozen state (or `state` itself when
+ * the action does not apply); the input is never mutated. The result has the type of the
+ * input: a `DeepReadonly` state (a subscription's, a reducer's result) stays read-only, and a
+ * mutable one keeps the official client's signature (`(state: SessionState, action) =>
+ * SessionState`). Throws `InvalidInputError` for a value of the wrong shape.
+ */
+export declare function rootReducer<S extends DeepReadonly<RootState>>(state: S, action: StateAction): S;
+export declare function sessionReducer<S extends DeepReadonly<SessionState>>(state: S, action: StateAction): S;
+export declare function terminalReducer<S extends DeepReadonly<TerminalState>>(state: S, action: StateAction): S;
+export declare function changesetReducer<S extends DeepReadonly<ChangesetState>>(state: S, action: StateAction): S;
+export declare function resourceWatchReducer<S extends DeepReadonly<ResourceWatchState>>(
+  state: S,
+  action: StateAction,
+): S;
 
 // Every wire type: RootState, SessionState, TerminalState, ChangesetState, ResourceWatchState,
 // StateAction and everything they reference.
@@ -769,14 +787,14 @@ export declare class Subscription<S = ChannelState> {
    * had, without the pending actions that were dropped with it. (`undefined` only for a
    * channel whose state was lost before it was ever read.)
    */
-  readonly state: S;
+  readonly state: DeepReadonly<S>;
   /** The last server-acknowledged state (frozen; built on first read after a change). */
-  readonly confirmedState: S;
+  readonly confirmedState: DeepReadonly<S>;
   readonly pendingCount: number;
   /** Whether the subscription is still live. */
   readonly active: boolean;
   /** Called once per incoming batch (and per own dispatch), after reconciliation. */
-  onChange(listener: (state: S, info: ChangeInfo) => void): () => void;
+  onChange(listener: (state: DeepReadonly<S>, info: ChangeInfo) => void): () => void;
   /** Same as `client.dispatch(this.uri, action)`. */
   dispatch(action: StateAction): number;
   unsubscribe(): void;

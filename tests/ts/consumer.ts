@@ -202,8 +202,14 @@ async function clientUsage(): Promise<void> {
   await client.createSession({ channel: 'ahp-session:/1' });
   const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
   const seq: number = sub.dispatch({ type: 'session/titleChanged', title: 'Hi' });
-  const stop: () => void = sub.onChange((state: SessionState, info: ChangeInfo) => {
+  const stop: () => void = sub.onChange((state: ahp.DeepReadonly<SessionState>, info: ChangeInfo) => {
     const turns: number = state.turns.length;
+    // @ts-expect-error states are frozen: read-only at every level
+    state.turns.push(state.turns[0]!);
+    // @ts-expect-error ... and so are their objects
+    state.summary.title = 'changed';
+    // A reducer keeps the type it is given: read-only stays read-only.
+    const next: ahp.DeepReadonly<SessionState> = sessionReducer(state, { type: 'session/titleChanged', title: 'x' });
     const rejected: string[] = info.rejections.map((r) => r.reason);
     console.log(turns, rejected, info.changed, info.pendingCount);
   });

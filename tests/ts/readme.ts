@@ -7,6 +7,7 @@ import {
   TransportError,
   InvalidInputError,
   type SessionState,
+  type DeepReadonly,
 } from 'ahp-wasm';
 
 // Load the WebAssembly module first (once; later calls return the same promise). Until it has
@@ -51,4 +52,4 @@ client.onConnectionStateChange((s) => console.log(s)); // connecting/connected/r
 stop();
 client.close(); // the client keeps itself alive until closed, like a WebSocket
 
-declare function render(state: SessionState): void;
+declare function render(state: DeepReadonly<SessionState>): void;
