@@ -399,6 +399,8 @@ export type ClientDispatchableActionType =
   | 'terminal/titleChanged'
   | 'terminal/cleared'
   ;
+/** The actions clients may dispatch (what `dispatch` accepts). */
+export type ClientDispatchableAction = Extract<StateAction, { type: ClientDispatchableActionType }>;
 /** Whether clients may dispatch this action (or action type) at all. */
 export declare function isClientDispatchable(action: StateAction | string): boolean;
 // </generated: protocol names>
@@ -684,7 +686,7 @@ export declare class AhpClient {
   /** The live subscription of `uri`, if any. */
   subscription<S = ChannelState>(uri: string): Subscription<S> | undefined;
   /** Applies `action` optimistically, sends `dispatchAction`; returns its `clientSeq`. Throws NotSubscribedError / ClientClosedError / InvalidInputError. */
-  dispatch(uri: string, action: StateAction): number;
+  dispatch(uri: string, action: ClientDispatchableAction): number;
   /** Listens to client events; returns the function that removes the listener. */
   onEvent(listener: (event: ClientEvent) => void): () => void;
   /** Listens to connection state changes. */
@@ -796,7 +798,7 @@ export declare class Subscription<S = ChannelState> {
   /** Called once per incoming batch (and per own dispatch), after reconciliation. */
   onChange(listener: (state: DeepReadonly<S>, info: ChangeInfo) => void): () => void;
   /** Same as `client.dispatch(this.uri, action)`. */
-  dispatch(action: StateAction): number;
+  dispatch(action: ClientDispatchableAction): number;
   unsubscribe(): void;
 }
 

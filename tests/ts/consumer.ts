@@ -202,6 +202,8 @@ async function clientUsage(): Promise<void> {
   await client.createSession({ channel: 'ahp-session:/1' });
   const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
   const seq: number = sub.dispatch({ type: 'session/titleChanged', title: 'Hi' });
+  // @ts-expect-error a server-only action cannot be dispatched
+  sub.dispatch({ type: 'session/delta', turnId: 't', partId: 'p', content: 'x' });
   const stop: () => void = sub.onChange((state: ahp.DeepReadonly<SessionState>, info: ChangeInfo) => {
     const turns: number = state.turns.length;
     // @ts-expect-error states are frozen: read-only at every level

@@ -189,6 +189,8 @@ pub fn declarations(root: &Path) -> Result<String, String> {
     }
     out.push_str(
         "  ;\n\
+         /** The actions clients may dispatch (what `dispatch` accepts). */\n\
+         export type ClientDispatchableAction = Extract<StateAction, { type: ClientDispatchableActionType }>;\n\
          /** Whether clients may dispatch this action (or action type) at all. */\n\
          export declare function isClientDispatchable(action: StateAction | string): boolean;\n",
     );
