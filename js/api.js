@@ -21,6 +21,7 @@ import { connectError, connectOptions, watchReconnects, webSocketTransport as ma
 export { AhpClient, Subscription } from './ahp_wasm.js';
 export { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './generated.js';
 export * from './protocol.js';
+export { InMemoryTransport } from './in-memory-transport.js';
 export { McpChannel } from './mcp-channel.js';
 export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
 

@@ -570,6 +570,38 @@ export interface Transport {
 /** Opens a connection to `url` (the URL with the `tkn` parameter added). Default: the browser WebSocket. */
 export type TransportFactory = (url: string, callbacks: TransportCallbacks) => Transport;
 
+/** The server end of an in-memory pair: text frames to and from the client. */
+export interface InMemoryServerEnd {
+  /** Whether a client connection is open. */
+  readonly connected: boolean;
+  /** Sends one text frame to the client (ignored when no connection is open). */
+  send(frame: string): void;
+  /** Closes the client's connection (it reconnects per its policy, through the factory again). */
+  close(reason?: string): void;
+  /** Listens to the client's frames; returns the remover. */
+  onMessage(listener: (frame: string) => void): () => void;
+  /** Listens to new connections (each connection attempt, reconnections too); returns the remover. */
+  onConnect(listener: (url: string) => void): () => void;
+  /** Listens to the client closing its connection; returns the remover. */
+  onClose(listener: () => void): () => void;
+}
+
+/**
+ * In-memory connections, for tests and for a host in the same page or process. Frames cross
+ * asynchronously (a microtask) and in order, as over a socket; one connection at a time.
+ *
+ * ```ts
+ * const { client: transport, server } = InMemoryTransport.pair();
+ * server.onMessage((frame) => answer(JSON.parse(frame)));
+ * const client = await AhpClient.connect('memory://host', { transport });
+ * ```
+ */
+export declare class InMemoryTransport {
+  private constructor();
+  /** A connected pair: `client` goes into `ConnectOptions.transport`; `server` is the other end. */
+  static pair(): { client: TransportFactory; server: InMemoryServerEnd };
+}
+
 export interface ConnectOptions {
   /** This client's id (`origin.clientId` of its echoes); generated when absent. Kept across reconnects. */
   clientId?: string;

@@ -22,6 +22,7 @@ const EXPECTED = [
   'ahp_wasm_bg.wasm.d.ts',
   'api.js',
   'generated.js',
+  'in-memory-transport.js',
   'index.d.ts',
   'mcp-app-sandbox.html',
   'mcp-apps.d.ts',

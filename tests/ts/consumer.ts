@@ -198,6 +198,9 @@ async function clientUsage(): Promise<void> {
   // @ts-expect-error fetchTurns needs its params
   await client.request('fetchTurns', { nope: 1 });
   const customResult: unknown = await client.request('x/custom', { anything: 1 });
+  const pair = ahp.InMemoryTransport.pair();
+  pair.server.onMessage((frame: string) => pair.server.send(frame));
+  const inMemory: AhpClient = await AhpClient.connect('ws://in-memory/ahp', { transport: pair.client });
   client.notify('x/custom', { anything: 1 });
   await client.createSession({ channel: 'ahp-session:/1' });
   const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
