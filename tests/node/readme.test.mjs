@@ -1,9 +1,11 @@
 // The examples of pkg/README.md are type-checked (tsc -p tests/ts) as tests/ts/readme.ts (the
 // client quick start), tests/ts/readme-intro.ts (the first example) and tests/ts/readme-porting.ts
-// (the porting example): they must not drift apart.
+// (the porting example): they must not drift apart. The quick start also runs, twice, against
+// the real host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 
 test('the README quick start is the type-checked tests/ts/readme.ts', () => {
   const readme = readFileSync(new URL('../../pkg/README.md', import.meta.url), 'utf8');
@@ -31,4 +33,33 @@ test('the README porting example is the type-checked tests/ts/readme-porting.ts'
   const checked = readFileSync(new URL('../ts/readme-porting.ts', import.meta.url), 'utf8');
   const body = checked.split('\n').slice(3).join('\n');
   assert.equal(body, block[1]);
+});
+
+// The quick start, run: its TypeScript stripped by esbuild, the host's URL and token put in place
+// of the sample's, `render` defined; twice against the same host (a new session URI each run).
+test('the README quick start runs against the real host, twice', async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { writeFileSync, rmSync } = await import('node:fs');
+  const { startHost } = await import('./host.mjs');
+  const host = await startHost(t);
+  const root = new URL('../../', import.meta.url);
+  const esbuild = new URL('node_modules/.bin/esbuild', root).pathname;
+  const js = execFileSync(esbuild, [new URL('tests/ts/readme.ts', root).pathname, '--format=esm'], { encoding: 'utf8' });
+  assert.ok(js.includes('"ws://127.0.0.1:8787/ahp"') && js.includes('"the host token"'), 'the sample names its URL and token');
+  const program =
+    'let renders = 0;\nfunction render(state) { renders += 1; if (!Object.isFrozen(state)) throw new Error("not frozen"); }\n' +
+    js.replace('"ws://127.0.0.1:8787/ahp"', JSON.stringify(host.wsUrl)).replace('"the host token"', JSON.stringify(host.token)) +
+    '\nawait new Promise((ok) => setTimeout(ok, 50));\nconsole.log(JSON.stringify({ renders }));\n';
+  const file = new URL('tests/node/.readme-quick-start.run.mjs', root);
+  writeFileSync(file, program);
+  t.after(() => rmSync(file, { force: true }));
+  for (let run = 1; run <= 2; run++) {
+    const { stdout, stderr } = await new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--experimental-websocket', file.pathname], { timeout: 60_000 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`run ${run} failed: ${error.message}\n${stderr}`)) : resolve({ stdout, stderr }));
+    });
+    const result = JSON.parse(stdout.trim().split('\n').pop());
+    assert.ok(result.renders >= 1, `run ${run}: onChange rendered`);
+    assert.match(stderr, /-32001/, `run ${run}: the RpcError of the unknown session is printed`);
+  }
 });
