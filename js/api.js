@@ -166,14 +166,72 @@ AhpClient.connect = function connect(url, options) {
 
 /** The bindings' class, with the check in its constructor. */
 export class MultiHostClient extends wasm.MultiHostClient {
-  constructor() {
+  #clientIds;
+
+  /** `options.clientIds`: where each host's client id is kept across runs (`get`/`set` by host name). */
+  constructor(options) {
     if (wasmState !== 'ready') throw notInitialized('new MultiHostClient()');
+    const store = options?.clientIds;
+    if (store !== undefined && (typeof store?.get !== 'function' || typeof store?.set !== 'function')) {
+      throw new InvalidInputError('MultiHostClient: clientIds needs get(host) and set(host, id)', 'options', 'clientIds');
+    }
     super();
+    this.#clientIds = store;
   }
 
-  addHost(name, url, options) {
-    return connecting(url, options, (checked) => super.addHost(name, url, checked));
+  async addHost(name, url, options) {
+    const store = this.#clientIds;
+    const stored = options?.clientId === undefined ? store?.get(name) : undefined;
+    const withId = typeof stored === 'string' && stored !== '' ? { ...options, clientId: stored } : options;
+    const client = await connecting(url, withId, (checked) => super.addHost(name, url, checked));
+    store?.set(name, client.clientId);
+    return client;
   }
+
+  /** Every host's agents (from its root state), each with its host's name. */
+  agents() {
+    return this.hostNames().flatMap((host) => {
+      const agents = this.host(host)?.subscription('ahp-root://')?.state?.agents ?? [];
+      return agents.map((agent) => ({ host, agent }));
+    });
+  }
+
+  /**
+   * Every host's sessions (`listSessions` on each, at once), each with its host's name. A host
+   * that fails is left out, and named in `failed` with its error.
+   */
+  async listSessions(params) {
+    const hosts = this.hostNames();
+    const results = await Promise.allSettled(hosts.map((host) => this.host(host).listSessions(params)));
+    const sessions = [];
+    const failed = [];
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') for (const session of result.value.items) sessions.push({ host: hosts[i], session });
+      else failed.push({ host: hosts[i], error: result.reason });
+    });
+    return { sessions, failed };
+  }
+}
+
+/** A `clientIds` store over `localStorage` (browsers): one JSON object under `key`. */
+export function localStorageClientIds(key = 'ahp-wasm.clientIds') {
+  const read = () => {
+    try {
+      return JSON.parse(globalThis.localStorage?.getItem(key) ?? '{}') ?? {};
+    } catch {
+      return {};
+    }
+  };
+  return {
+    get: (host) => read()[host],
+    set: (host, id) => {
+      try {
+        globalThis.localStorage?.setItem(key, JSON.stringify({ ...read(), [host]: id }));
+      } catch {
+        // storage full or refused: the id is just not kept
+      }
+    },
+  };
 }
 
 // `console.log(client)` in Node: what the object is, not its wasm pointer.

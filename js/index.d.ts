@@ -451,6 +451,8 @@ import type {
   ChangesetState,
   ResourceWatchState,
   TelemetryCapabilities,
+  AgentInfo,
+  SessionSummary,
 } from './ahp_wasm.js';
 // <generated: command types> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
 import type {
@@ -835,10 +837,29 @@ export declare class Subscription<S = ChannelState> {
 }
 
 /** Several hosts at once, each with its own connection and reconnect; events fanned in. */
+/** Where a `MultiHostClient` keeps each host's client id across runs. */
+export interface ClientIdStore {
+  get(host: string): string | undefined | null;
+  set(host: string, clientId: string): void;
+}
+
+/** A `ClientIdStore` over `localStorage` (browsers): one JSON object under `key`. */
+export declare function localStorageClientIds(key?: string): ClientIdStore;
+
 export declare class MultiHostClient {
-  constructor();
+  /**
+   * `clientIds`: each host's client id is read from it on `addHost` (unless `options.clientId`
+   * is given) and written back once connected, so a host sees the same client after a reload.
+   */
+  constructor(options?: { clientIds?: ClientIdStore });
   /** Connects (or returns the existing client) under `name`. */
   addHost(name: string, url: string, options?: ConnectOptions): Promise<AhpClient>;
+  /** Every host's agents (from its root state), each with its host's name. */
+  agents(): { host: string; agent: DeepReadonly<AgentInfo> }[];
+  /** Every host's sessions (`listSessions` on each, at once); hosts that failed are in `failed`. */
+  listSessions(
+    params?: RootParams<ListSessionsParams>,
+  ): Promise<{ sessions: { host: string; session: SessionSummary }[]; failed: { host: string; error: AhpError }[] }>;
   /** Closes and forgets a host. */
   removeHost(name: string): void;
   host(name: string): AhpClient | undefined;

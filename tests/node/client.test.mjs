@@ -594,6 +594,28 @@ test('MultiHostClient: several hosts, events fanned in with the host name', asyn
   assert.equal(cb.connectionState, 'closed');
 });
 
+test('MultiHostClient: client ids kept in a store, agents and sessions of every host', async () => {
+  const agent = { provider: 'copilot', displayName: 'Copilot', description: '', models: [] };
+  const summary = { resource: 'ahp-session:/x', provider: 'copilot', title: 'x', status: 1, createdAt: 1, modifiedAt: 1 };
+  const a = new ScriptedPeer({ states: { 'ahp-root://': { agents: [agent] } }, handlers: { listSessions: () => ({ result: { items: [summary] } }) } });
+  const b = new ScriptedPeer({ handlers: { listSessions: () => ({ error: { code: -32603, message: 'broken' } }) } });
+  const saved = new Map([['a', 'kept-id-a']]);
+  const store = { get: (host) => saved.get(host), set: (host, id) => saved.set(host, id) };
+  const multi = new MultiHostClient({ clientIds: store });
+  const ca = await multi.addHost('a', 'ws://a/ahp', { transport: a.factory, keepaliveMs: 0 });
+  const cb = await multi.addHost('b', 'ws://b/ahp', { transport: b.factory, keepaliveMs: 0 });
+  assert.equal(ca.clientId, 'kept-id-a', 'the stored id is used');
+  assert.equal(a.sent('initialize')[0].params.clientId, 'kept-id-a');
+  assert.equal(saved.get('b'), cb.clientId, 'a new id is stored');
+  assert.ok(cb.clientId.length > 0);
+  assert.deepEqual(multi.agents(), [{ host: 'a', agent }]);
+  const { sessions, failed } = await multi.listSessions();
+  assert.deepEqual(sessions, [{ host: 'a', session: summary }]);
+  assert.deepEqual(failed.map((f) => [f.host, f.error instanceof RpcError, f.error.code]), [['b', true, -32603]]);
+  multi.close();
+  assert.throws(() => new MultiHostClient({ clientIds: {} }), (e) => e instanceof InvalidInputError && e.path === 'clientIds');
+});
+
 /** A session state with `summary.modifiedAt` zeroed (a plain copy). */
 function withoutModifiedAt(state) {
   const copy = structuredClone(state);
