@@ -201,9 +201,9 @@ async function clientUsage(): Promise<void> {
   const pair = ahp.InMemoryTransport.pair();
   pair.server.onMessage((frame: string) => pair.server.send(frame));
   const inMemory: AhpClient = await AhpClient.connect('ws://in-memory/ahp', { transport: pair.client });
-  const multi = new ahp.MultiHostClient({ clientIds: ahp.localStorageClientIds() });
-  const everywhere: { host: string; session: ahp.SessionSummary }[] = (await multi.listSessions()).sessions;
-  const agentNames: string[] = multi.agents().map((a) => a.agent.provider);
+  const multiHost = new ahp.MultiHostClient({ clientIds: ahp.localStorageClientIds() });
+  const everywhere: { host: string; session: ahp.SessionSummary }[] = (await multiHost.listSessions()).sessions;
+  const agentNames: string[] = multiHost.agents().map((a) => a.agent.provider);
   client.notify('x/custom', { anything: 1 });
   await client.createSession({ channel: 'ahp-session:/1' });
   const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
