@@ -149,6 +149,7 @@ export function webSocketTransport(WebSocketImpl) {
  */
 async function connecting(url, options, connect) {
   const checked = connectOptions(options, errors);
+  if (options?.transport === undefined) checkWebSocketUrl(url);
   let client;
   try {
     client = await connect(checked);
@@ -156,6 +157,23 @@ async function connecting(url, options, connect) {
     throw await connectError(error, url, options, errors);
   }
   return watchReconnects(client, url, options, errors);
+}
+
+/** The WebSocket transport takes ws:, wss: (and http:, https:, which WebSockets map to them). */
+function checkWebSocketUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidInputError(`not a valid URL: ${JSON.stringify(String(url))} (expected e.g. ws://127.0.0.1:8787/ahp)`, 'url', '');
+  }
+  if (!['ws:', 'wss:', 'http:', 'https:'].includes(parsed.protocol)) {
+    throw new InvalidInputError(
+      `a WebSocket URL starts with ws:// or wss:// (http:// and https:// are taken as those), not ${parsed.protocol}//`,
+      'url',
+      '',
+    );
+  }
 }
 
 const wasmConnect = AhpClient.connect;

@@ -621,7 +621,10 @@ export interface ConnectOptions {
   protocolVersions?: string[];
   capabilities?: ClientCapabilities;
   locale?: string;
-  /** Per-request timeout (default 30 000 ms). */
+  /**
+   * Per-request timeout (default 30 000 ms). It bounds each connection attempt too: opening
+   * the connection plus `initialize` (or `reconnect`).
+   */
   requestTimeoutMs?: number;
   /** Ping after this long without traffic; an unanswered ping reconnects. Default 30 000; 0 = off. */
   keepaliveMs?: number;

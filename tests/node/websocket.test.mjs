@@ -187,6 +187,19 @@ test('reconnecting stops when the host refuses the token (a permanent failure), 
   assert.ok(closedAt > events.indexOf(aborted[0]), 'the event comes before the client closes');
 });
 
+test('a URL the WebSocket transport cannot use is an InvalidInputError, before anything connects', async () => {
+  for (const [url, message] of [
+    ['not a url', /not a valid URL: "not a url"/],
+    ['', /not a valid URL/],
+    ['ftp://127.0.0.1/ahp', /starts with ws:\/\/ or wss:\/\/.*not ftp:/],
+  ]) {
+    await assert.rejects(AhpClient.connect(url, { reconnect: false }), (e) => e instanceof InvalidInputError && e.argument === 'url' && message.test(e.message));
+    const multi = new MultiHostClient();
+    await assert.rejects(multi.addHost('h', url, { reconnect: false }), (e) => e instanceof InvalidInputError && e.argument === 'url');
+    multi.close();
+  }
+});
+
 test('a custom transport that fails is not second-guessed (no reason, no probe)', async () => {
   const failing = (_url, callbacks) => {
     setTimeout(() => callbacks.close('the custom transport could not connect'), 0);
