@@ -339,6 +339,11 @@ pub fn value_items(property: &str, query: &str) -> Result<Vec<SessionConfigValue
             list(&known)
         ));
     };
+    Ok(matching(p, query))
+}
+
+/// The `enum` values of `p` matching `query` (see [`value_items`]).
+fn matching(p: &SessionConfigPropertySchema, query: &str) -> Vec<SessionConfigValueItem> {
     let query = query.to_lowercase();
     let mut items: Vec<(bool, SessionConfigValueItem)> = Vec::new();
     for (i, value) in p.r#enum.iter().flatten().enumerate() {
@@ -364,7 +369,7 @@ pub fn value_items(property: &str, query: &str) -> Result<Vec<SessionConfigValue
     }
     // Stable: prefix matches first, each group in schema order.
     items.sort_by_key(|(later, _)| *later);
-    Ok(items.into_iter().map(|(_, item)| item).collect())
+    items.into_iter().map(|(_, item)| item).collect()
 }
 
 /// The session's mode (`agent` when it has no config, or a value this host does not know).
@@ -477,5 +482,8 @@ mod tests {
         assert_eq!(values(MODEL, "lite"), ["echo-lite"]);
         assert!(values(MODEL, "zz").is_empty());
         assert!(value_items("colour", "").is_err());
+        let p = string_enum("T", "", vec![("xa", "xa", ""), ("ax", "ax", "")], true);
+        let found: Vec<String> = matching(&p, "a").into_iter().map(|i| i.value).collect();
+        assert_eq!(found, ["ax", "xa"], "prefix matches first");
     }
 }
