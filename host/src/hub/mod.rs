@@ -79,6 +79,8 @@ pub struct ConnShared {
     pub max_queued_bytes: usize,
     /// Requests of this connection in flight on `mcp://` channels (see `mcp_channel.rs`).
     pub mcp_inflight: AtomicUsize,
+    /// `completions` of this connection being answered (see `session_config.rs`).
+    pub completions_inflight: AtomicUsize,
 }
 
 impl ConnShared {

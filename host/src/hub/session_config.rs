@@ -17,7 +17,11 @@ use ahp_wasm::protocol::{
     SessionConfigCompletionsParams, SessionConfigCompletionsResult, StateAction,
 };
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+
+/// `completions` one connection may have in flight (a client debounces; a flood is refused).
+pub const MAX_COMPLETIONS_IN_FLIGHT: usize = 4;
 
 /// `channel` of a root command must be `ahp-root://`.
 fn on_root(channel: &str, method: &str) -> Result<(), ErrorObject> {
@@ -133,8 +137,21 @@ impl Hub {
         let Some(handle) = self.conns.get(&conn).map(|c| c.handle.clone()) else {
             return Ok(());
         };
+        let in_flight = &handle.shared.completions_inflight;
+        if in_flight.load(Ordering::Relaxed) >= MAX_COMPLETIONS_IN_FLIGHT {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                format!(
+                    "{MAX_COMPLETIONS_IN_FLIGHT} completions requests are in flight on this \
+                     connection; wait for their answers"
+                ),
+            ));
+        }
+        in_flight.fetch_add(1, Ordering::Relaxed);
+        let counted = InFlight(handle.shared.clone());
         let (sandbox, id) = (self.sandbox.clone(), id.clone());
         self.rt.spawn_blocking(move || {
+            let _counted = counted;
             // The directory is checked again: it may have changed since the session began.
             let items = match sandbox.existing(&workdir) {
                 Ok(root) => complete(&root, &p.text, cursor, Bounds::default()),
@@ -173,6 +190,15 @@ impl Hub {
                 extra: Default::default(),
             }),
         );
+    }
+}
+
+/// Counts one `completions` in flight for as long as it lives.
+struct InFlight(Arc<super::ConnShared>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.completions_inflight.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

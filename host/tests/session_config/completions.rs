@@ -295,3 +295,42 @@ async fn completions_refuse_bad_params() {
         .unwrap();
     assert_eq!(r, json!({"items": []}));
 }
+
+/// A flood of `completions` on one connection: at most a few walk at once, the rest are refused
+/// at once, every request is answered, and the connection goes on.
+#[tokio::test]
+async fn completions_in_flight_are_bounded_per_connection() {
+    let mut f = Fixture::new().await;
+    std::fs::create_dir(f.root.join("flood")).unwrap();
+    for i in 0..3000 {
+        std::fs::write(f.root.join(format!("flood/n{i}")), "").unwrap();
+    }
+    let params = json!({"channel": S, "kind": "userMessage", "text": "@zzz", "offset": 4});
+    let ids: Vec<i64> = (1000..1040).collect();
+    for &id in &ids {
+        let text = ahp_wasm::protocol::jsonrpc::request_text(
+            ahp_wasm::protocol::jsonrpc::RequestId::Number(id),
+            "completions",
+            &params,
+        );
+        f.c.send_text(text).await;
+    }
+    let (mut answered, mut refused) = (0, 0);
+    for id in ids {
+        match f.c.response(id).await {
+            Ok(r) => {
+                assert_eq!(r, json!({"items": []}));
+                answered += 1;
+            }
+            Err(e) => {
+                assert_eq!(e.code, errors::INVALID_REQUEST, "{e:?}");
+                assert!(e.message.contains("in flight"), "{}", e.message);
+                refused += 1;
+            }
+        }
+    }
+    assert!(answered >= 4, "{answered} answered");
+    assert!(refused > 0, "40 at once, none refused");
+    // Every walk ended: the connection is served again.
+    assert_eq!(f.inserts("@he").await, ["@hello.txt"]);
+}
