@@ -12,9 +12,10 @@ use crate::resources::Sandbox;
 use crate::security::json_depth_within;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{
-    decode_params, error_text, methods, result_text, Command, EmptyResult, ErrorObject, Incoming,
-    RequestId, ResourceCopy, ResourceDelete, ResourceList, ResourceMkdir, ResourceMove,
-    ResourceRead, ResourceRequest, ResourceResolve, ResourceWrite, REQUEST_METHODS, ROOT_CHANNEL,
+    decode_params, error_text, methods, result_text, Command, Completions, EmptyResult,
+    ErrorObject, Incoming, RequestId, ResolveSessionConfig, ResourceCopy, ResourceDelete,
+    ResourceList, ResourceMkdir, ResourceMove, ResourceRead, ResourceRequest, ResourceResolve,
+    ResourceWrite, SessionConfigCompletions, REQUEST_METHODS, ROOT_CHANNEL,
 };
 use ahp_wasm::protocol::{
     DispatchActionParams, ResourceCopyParams, ResourceDeleteParams, ResourceListParams,
@@ -314,6 +315,11 @@ impl Reader<'_> {
             "listSessions" => decode_params::<ahp_wasm::protocol::ListSessionsParams>(params)
                 .and_then(crate::hub::SessionFilter::from_params)
                 .map(Request::ListSessions),
+            m if m == ResolveSessionConfig::METHOD => typed(params, Request::ResolveSessionConfig),
+            m if m == SessionConfigCompletions::METHOD => {
+                typed(params, Request::SessionConfigCompletions)
+            }
+            m if m == Completions::METHOD => typed(params, Request::Completions),
             m if SANDBOX_METHODS.contains(&m) => return self.resource(id, m, params).await,
             methods::DISPATCH_ACTION => {
                 // Accepted as a request too; the echo arrives as an `action` notification.

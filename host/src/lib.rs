@@ -8,8 +8,9 @@
 //! - [`mcp`]: the sessions' MCP servers (`rmcp` clients);
 //! - [`customize`]: plugins and directories parsed into customizations; [`peer`]: requests
 //!   from the host to a client;
-//! - [`agent`]: the built-in agent; [`resources`]: the file sandbox; [`security`]: token, origin
-//!   and input checks.
+//! - [`agent`]: the built-in agent (and its session config); [`completions`]: `@` file and `/`
+//!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
+//!   input checks.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,6 +20,7 @@
 //! ```
 
 pub mod agent;
+pub mod completions;
 pub mod config;
 pub mod connection;
 pub mod customize;

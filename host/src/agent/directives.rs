@@ -63,6 +63,93 @@ pub struct Parsed {
 /// The largest `/long` count.
 pub const MAX_LONG: usize = 100_000;
 
+/// One form of a directive, as `/` completions offer it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectiveInfo {
+    /// The fixed words after the `/` (`"tool list"`, `"ask"`).
+    pub words: &'static str,
+    /// The arguments, as shown to a user (`"<question>"`, `"[path]"`; empty: none).
+    pub args: &'static str,
+    /// What it does.
+    pub summary: &'static str,
+}
+
+impl DirectiveInfo {
+    /// `/words args`.
+    pub fn usage(&self) -> String {
+        if self.args.is_empty() {
+            format!("/{}", self.words)
+        } else {
+            format!("/{} {}", self.words, self.args)
+        }
+    }
+}
+
+/// Every directive form, in the order completions list them. [`parse`] reads only the words
+/// listed here: a `/` line whose first word is not one of them is prose.
+pub const CATALOGUE: &[DirectiveInfo] = &[
+    DirectiveInfo {
+        words: "tool list",
+        args: "[path]",
+        summary: "list files with the server tool `list_files` (asks for confirmation)",
+    },
+    DirectiveInfo {
+        words: "tool read",
+        args: "<path>",
+        summary: "read a file with the server tool `read_file` (asks for confirmation)",
+    },
+    DirectiveInfo {
+        words: "client-tool",
+        args: "<name> [json]",
+        summary: "call a tool of the active client",
+    },
+    DirectiveInfo {
+        words: "mcp",
+        args: "<server> <tool> [json]",
+        summary: "call a tool of a ready MCP server of the session (asks for confirmation)",
+    },
+    DirectiveInfo {
+        words: "ask",
+        args: "<question>",
+        summary: "ask the user a question",
+    },
+    DirectiveInfo {
+        words: "fail",
+        args: "[message]",
+        summary: "end the turn with an error",
+    },
+    DirectiveInfo {
+        words: "title",
+        args: "<text>",
+        summary: "rename the session",
+    },
+    DirectiveInfo {
+        words: "prompt",
+        args: "",
+        summary: "show the turn's system prompt",
+    },
+    DirectiveInfo {
+        words: "slow",
+        args: "",
+        summary: "250 ms between chunks from here on",
+    },
+    DirectiveInfo {
+        words: "fast",
+        args: "",
+        summary: "no delay between chunks from here on",
+    },
+    DirectiveInfo {
+        words: "long",
+        args: "<n>",
+        summary: "stream n more lines",
+    },
+    DirectiveInfo {
+        words: "stream",
+        args: "<n> [per-second]",
+        summary: "stream n timestamped chunks (load tests)",
+    },
+];
+
 /// Splits a message into directives and prose. Unknown or malformed `/` lines are prose.
 pub fn parse(text: &str) -> Parsed {
     let mut parsed = Parsed::default();
@@ -83,6 +170,12 @@ fn parse_line(line: &str) -> Option<Directive> {
         Some((w, a)) => (w, a.trim()),
         None => (rest, ""),
     };
+    if !CATALOGUE
+        .iter()
+        .any(|d| d.words.split(' ').next() == Some(word))
+    {
+        return None;
+    }
     Some(match word {
         "tool" => {
             let (sub, path) = match arg.split_once(char::is_whitespace) {
@@ -155,6 +248,31 @@ fn parse_line(line: &str) -> Option<Directive> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The catalogue and the parser agree: every form parses (with sample arguments), and a
+    /// word the catalogue leaves out is prose.
+    #[test]
+    fn the_catalogue_lists_what_parses() {
+        let sample = |args: &str| {
+            args.split(' ')
+                .filter(|a| !a.is_empty())
+                .map(|a| match a {
+                    "<n>" => "3",
+                    "[per-second]" => "10",
+                    "[json]" => "{}",
+                    _ => "x",
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for d in CATALOGUE {
+            let line = format!("/{} {}", d.words, sample(d.args));
+            assert_eq!(parse(&line).directives.len(), 1, "{line}");
+            assert!(d.usage().starts_with(&format!("/{}", d.words)));
+        }
+        assert_eq!(CATALOGUE.len(), 12);
+        assert!(parse("/frobnicate now").directives.is_empty());
+    }
 
     #[test]
     fn parses_every_directive_and_keeps_prose() {

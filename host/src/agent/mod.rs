@@ -3,8 +3,10 @@
 //! client tools, asks for input, renames the session or fails. It runs as a task per turn and
 //! emits server-originated actions through the hub like any other producer.
 
+pub mod config;
 pub mod directives;
 pub mod prompt;
+pub mod text;
 pub mod tools;
 pub mod transform;
 
@@ -15,6 +17,8 @@ use directives::{Directive, Parsed};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
+use text::chunks;
+pub use text::describe_result;
 use tokio::sync::mpsc;
 
 /// The provider id of the built-in agent.
@@ -28,12 +32,7 @@ pub fn agent_info() -> AgentInfo {
         description: "A deterministic agent for trying and testing AHP: it echoes your message \
                       and follows directives such as /tool list, /ask and /fail."
             .into(),
-        models: vec![SessionModelInfo {
-            id: default_model().id,
-            provider: PROVIDER.into(),
-            name: "Echo".into(),
-            ..Default::default()
-        }],
+        models: config::model_infos(PROVIDER),
         system_message_sections: Some(prompt::catalogue()),
         ..Default::default()
     }
@@ -42,7 +41,7 @@ pub fn agent_info() -> AgentInfo {
 /// The model new sessions get.
 pub fn default_model() -> ModelSelection {
     ModelSelection {
-        id: "echo".into(),
+        id: config::MODELS[0].id.into(),
         config: None,
         extra: Default::default(),
     }
@@ -97,6 +96,10 @@ pub struct TurnJob {
     pub text: String,
     /// The session's working directory (file tools are confined to it).
     pub workdir: PathBuf,
+    /// The session's model (reported in `session/usage`).
+    pub model: String,
+    /// The session's `mode` when the turn started (see [`config`]).
+    pub mode: config::Mode,
     /// The active client when the turn started (its tools are callable).
     pub active_client: Option<SessionActiveClient>,
     /// A steering message stored while idle, consumed at the start.
@@ -161,6 +164,49 @@ struct Turn {
 impl Turn {
     async fn run(&mut self, parsed: Parsed) -> Step {
         let turn_id = self.job.turn_id.clone();
+        if config::model(&self.job.model).is_none_or(|m| m.reasoning) {
+            self.reason(&parsed).await?;
+        }
+        if let Some(steering) = self.job.steering.take() {
+            self.consume_steering(steering).await?;
+        }
+        let intro = if parsed.prose.is_empty() {
+            "Running your directives.\n\n".to_owned()
+        } else {
+            format!(
+                "**You said:**\n\n> {}\n\n",
+                parsed.prose.replace('\n', "\n> ")
+            )
+        };
+        self.say(&intro).await?;
+        for directive in parsed.directives {
+            if self.directive(directive).await? {
+                return Ok(());
+            }
+        }
+        self.say("Done.").await?;
+        self.emit(vec![
+            StateAction::SessionUsage(Box::new(SessionUsageAction {
+                turn_id: turn_id.clone(),
+                usage: UsageInfo {
+                    input_tokens: Some(self.job.text.split_whitespace().count() as f64),
+                    output_tokens: Some(self.chunks as f64),
+                    model: Some(self.job.model.clone()),
+                    ..Default::default()
+                },
+                extra: Default::default(),
+            })),
+            StateAction::SessionTurnComplete(SessionTurnCompleteAction {
+                turn_id,
+                extra: Default::default(),
+            }),
+        ])
+        .await
+    }
+
+    /// The reasoning part: a few words about the message.
+    async fn reason(&mut self, parsed: &Parsed) -> Step {
+        let turn_id = self.job.turn_id.clone();
         self.parts += 1;
         let reasoning = format!("reasoning-{}", self.parts);
         self.emit(vec![StateAction::SessionResponsePart(Box::new(
@@ -195,45 +241,24 @@ impl Turn {
             .await?;
             self.pause().await;
         }
-        if let Some(steering) = self.job.steering.take() {
-            self.consume_steering(steering).await?;
-        }
-        let intro = if parsed.prose.is_empty() {
-            "Running your directives.\n\n".to_owned()
-        } else {
-            format!(
-                "**You said:**\n\n> {}\n\n",
-                parsed.prose.replace('\n', "\n> ")
-            )
-        };
-        self.say(&intro).await?;
-        for directive in parsed.directives {
-            if self.directive(directive).await? {
-                return Ok(());
-            }
-        }
-        self.say("Done.").await?;
-        self.emit(vec![
-            StateAction::SessionUsage(Box::new(SessionUsageAction {
-                turn_id: turn_id.clone(),
-                usage: UsageInfo {
-                    input_tokens: Some(self.job.text.split_whitespace().count() as f64),
-                    output_tokens: Some(self.chunks as f64),
-                    model: Some(default_model().id),
-                    ..Default::default()
-                },
-                extra: Default::default(),
-            })),
-            StateAction::SessionTurnComplete(SessionTurnCompleteAction {
-                turn_id,
-                extra: Default::default(),
-            }),
-        ])
-        .await
+        Ok(())
     }
 
     /// Runs one directive; `Ok(true)` when it ended the turn.
     async fn directive(&mut self, directive: Directive) -> Result<bool, Stopped> {
+        let tool = matches!(
+            directive,
+            Directive::ToolList(_)
+                | Directive::ToolRead(_)
+                | Directive::ClientTool { .. }
+                | Directive::Mcp { .. }
+        );
+        if tool && self.job.mode == config::Mode::Ask {
+            let note = "\n\nNot run: this session is in `ask` mode, where tools are off \
+                        (change `mode` to `agent`).\n\n";
+            self.say(note).await?;
+            return Ok(false);
+        }
         match directive {
             Directive::ToolList(path) => self.server_tool("list_files", "List files", path).await?,
             Directive::ToolRead(path) => self.server_tool("read_file", "Read file", path).await?,
@@ -753,65 +778,5 @@ impl Turn {
             })
             .await
             .map_err(|_| Stopped)
-    }
-}
-
-/// Splits text into pieces of about `size` bytes, at character boundaries after a space when
-/// one is near.
-fn chunks(text: &str, size: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        if rest.len() <= size {
-            out.push(rest);
-            break;
-        }
-        let mut cut = size;
-        while !rest.is_char_boundary(cut) {
-            cut += 1;
-        }
-        if let Some(space) = rest[..cut].rfind(' ').filter(|&i| i > size / 2) {
-            cut = space + 1;
-        }
-        out.push(&rest[..cut]);
-        rest = &rest[cut..];
-    }
-    out
-}
-
-/// The text content of a tool result, for the agent's reply.
-pub fn describe_result(result: &ToolCallResult) -> String {
-    let text: Vec<&str> = result
-        .content
-        .iter()
-        .flatten()
-        .filter_map(|c| match c {
-            ToolResultContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect();
-    if text.is_empty() {
-        match (&result.error, result.success) {
-            (_, true) => "(no output)".to_owned(),
-            (Some(error), false) => match &error.code {
-                Some(code) => format!("(failed: {code}: {})", error.message),
-                None => format!("(failed: {})", error.message),
-            },
-            (None, false) => "(failed)".to_owned(),
-        }
-    } else {
-        text.join("\n")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn chunks_cover_the_text() {
-        let text = "héllo wörld, this is a longer sentence that gets split into chunks.";
-        let parts = super::chunks(text, 10);
-        assert!(parts.len() > 3);
-        assert_eq!(parts.concat(), text);
-        assert!(super::chunks("", 10).is_empty());
     }
 }

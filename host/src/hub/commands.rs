@@ -3,7 +3,7 @@
 use super::identity::Claim;
 use super::sessions::Session;
 use super::{ConnId, Hub, Request};
-use crate::resources::{file_uri, uri_path};
+use crate::resources::file_uri;
 use crate::store::Op;
 use ahp_wasm::protocol::jsonrpc::{methods, EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::{
@@ -37,6 +37,8 @@ struct InitializeOut {
     server_seq: u64,
     snapshots: Vec<Box<RawValue>>,
     default_directory: String,
+    /// `@` (files of the working directory) and `/` (the agent's directives).
+    completion_trigger_characters: [&'static str; 2],
     /// Proves ownership of `clientId` on later handshakes (see `identity.rs`).
     client_secret: String,
 }
@@ -52,11 +54,11 @@ struct ReconnectSnapshotOut {
     snapshots: Vec<Box<RawValue>>,
 }
 
-fn invalid(message: impl Into<String>) -> ErrorObject {
+pub(super) fn invalid(message: impl Into<String>) -> ErrorObject {
     ErrorObject::new(errors::INVALID_PARAMS, message)
 }
 
-fn session_not_found(channel: &str) -> ErrorObject {
+pub(super) fn session_not_found(channel: &str) -> ErrorObject {
     ErrorObject::new(
         errors::SESSION_NOT_FOUND,
         format!("no session {}", truncate(channel, 120)),
@@ -108,6 +110,9 @@ impl Hub {
             }
             Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
             Request::Authenticate(a) => self.mcp_authenticate(conn, &id, a),
+            Request::ResolveSessionConfig(p) => self.resolve_session_config(conn, &id, p),
+            Request::SessionConfigCompletions(p) => self.session_config_completions(conn, &id, p),
+            Request::Completions(p) => self.completions(conn, &id, p),
         };
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
@@ -321,6 +326,7 @@ impl Hub {
             server_seq: self.seq,
             snapshots,
             default_directory: file_uri(self.sandbox.root()),
+            completion_trigger_characters: ["@", "/"],
             client_secret,
         };
         self.respond(conn, id, &out);
@@ -432,26 +438,13 @@ impl Hub {
                 format!("this host keeps at most {max} sessions; dispose of one first"),
             ));
         }
-        let provider = p.provider.unwrap_or_else(|| crate::agent::PROVIDER.into());
-        if provider != crate::agent::PROVIDER {
-            return Err(ErrorObject::new(
-                errors::PROVIDER_NOT_FOUND,
-                format!(
-                    "unknown provider; this host has `{}`",
-                    crate::agent::PROVIDER
-                ),
-            ));
-        }
+        let provider = self.check_provider(p.provider.as_deref())?;
         let workdir = match &p.working_directory {
-            Some(dir) => {
-                let path = self.sandbox.existing(&uri_path(dir)?)?;
-                if !path.is_dir() {
-                    return Err(invalid("workingDirectory is not a directory"));
-                }
-                path
-            }
+            Some(dir) => self.check_workdir(dir)?,
             None => self.sandbox.root().to_path_buf(),
         };
+        let (config, model) =
+            crate::agent::config::for_new_session(p.config.as_ref(), p.model).map_err(invalid)?;
         if let Some(active) = &p.active_client {
             if Some(active.client_id.as_str()) != self.conn_client_id(conn) {
                 return Err(invalid(
@@ -484,7 +477,7 @@ impl Hub {
                 status: STATUS_IDLE,
                 created_at: now,
                 modified_at: now,
-                model: p.model.or_else(|| Some(crate::agent::default_model())),
+                model: Some(model),
                 agent: p.agent,
                 working_directory: Some(file_uri(&workdir)),
                 ..Default::default()
@@ -498,7 +491,7 @@ impl Hub {
             steering_message: None,
             queued_messages: None,
             input_requests: None,
-            config: None,
+            config: Some(config),
             customizations: None,
             changesets: None,
             meta: None,

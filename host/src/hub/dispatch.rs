@@ -1,5 +1,6 @@
 //! `dispatchAction`: which actions a client may dispatch, authorized against the current state
-//! and the dispatching connection, then validated by running the reducer.
+//! and the dispatching connection (and, for `session/configChanged` and `session/modelChanged`,
+//! the agent's config schema and models), then validated by running the reducer.
 
 use super::{ConnId, Hub};
 use crate::agent::AgentEvent;
@@ -47,6 +48,15 @@ pub(super) fn authorize(
             user_only(&a.message.origin.kind)
         }
         A::SessionPendingMessageSet(a) => user_only(&a.message.origin.kind),
+        A::SessionModelChanged(a) if !crate::agent::config::is_model(&a.model.id) => {
+            Err(crate::agent::config::unknown_model(&a.model.id))
+        }
+        A::SessionConfigChanged(a) => match &state.config {
+            Some(config) => crate::agent::config::check_change(config, a)
+                .map(|()| Disposition::Apply)
+                .map_err(|e| format!("config: {e}")),
+            None => Err("this session has no config (it predates session config)".into()),
+        },
         A::SessionModelChanged(_) | A::SessionAgentChanged(_) => {
             Ok(if state.active_turn.is_some() {
                 Disposition::Defer
@@ -83,7 +93,6 @@ pub(super) fn authorize(
         | A::SessionTitleChanged(_)
         | A::SessionIsReadChanged(_)
         | A::SessionIsArchivedChanged(_)
-        | A::SessionConfigChanged(_)
         | A::SessionActivityChanged(_)
         | A::SessionCustomizationToggled(_)
         | A::SessionPendingMessageRemoved(_)

@@ -12,6 +12,7 @@
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
 //!   `session_filter.rs`: the `listSessions` filter;
+//! - `session_config.rs`: `resolveSessionConfig`, `sessionConfigCompletions`, `completions`;
 //! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
 //! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
 //! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
@@ -29,6 +30,7 @@ mod mcp;
 mod mcp_auth;
 mod mcp_channel;
 mod mcp_step_up;
+mod session_config;
 mod session_filter;
 mod sessions;
 mod turns;
@@ -77,6 +79,8 @@ pub struct ConnShared {
     pub max_queued_bytes: usize,
     /// Requests of this connection in flight on `mcp://` channels (see `mcp_channel.rs`).
     pub mcp_inflight: AtomicUsize,
+    /// `completions` of this connection being answered (see `session_config.rs`).
+    pub completions_inflight: AtomicUsize,
 }
 
 impl ConnShared {
@@ -166,6 +170,12 @@ pub enum Request {
     FetchTurns(FetchTurnsParams),
     /// `authenticate` (a token for an MCP server's resource).
     Authenticate(Authenticate),
+    /// `resolveSessionConfig`.
+    ResolveSessionConfig(ahp_wasm::protocol::ResolveSessionConfigParams),
+    /// `sessionConfigCompletions`.
+    SessionConfigCompletions(ahp_wasm::protocol::SessionConfigCompletionsParams),
+    /// `completions`.
+    Completions(ahp_wasm::protocol::CompletionsParams),
 }
 
 /// A message to the hub.

@@ -87,6 +87,7 @@ impl Hub {
             }
             StateAction::SessionMcpServerStateChanged(a) => self.mcp_step_up_check(channel, &a.id),
             StateAction::SessionActiveClientChanged(_) => self.custom_client_sync(channel),
+            StateAction::SessionModelChanged(a) => self.mirror_model(channel, &a.model.id),
             StateAction::SessionInputCompleted(a) if from_client.is_some() => {
                 self.mcp_step_up_answered(channel, &a.request_id, &a.response)
             }
@@ -130,6 +131,13 @@ impl Hub {
             turn_id: turn_id.to_owned(),
             text: message.text.clone(),
             workdir,
+            model: session
+                .state
+                .summary
+                .model
+                .as_ref()
+                .map_or_else(|| crate::agent::default_model().id, |m| m.id.clone()),
+            mode: crate::agent::config::mode_of(&session.state),
             prompt,
             active_client: session.state.active_client.clone(),
             steering: session.state.steering_message.clone(),

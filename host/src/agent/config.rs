@@ -1,0 +1,489 @@
+//! The built-in agent's session configuration: the schema `resolveSessionConfig` answers, that
+//! `createSession.config` and a client's `session/configChanged` are checked against, and whose
+//! values `sessionConfigCompletions` completes.
+//!
+//! - `model` (string, one of [`MODELS`], default the first): the model the session starts
+//!   with. Not `sessionMutable`: after creation the model changes with `session/modelChanged`
+//!   (the summary's `model`), which the host mirrors into `config.values.model`.
+//! - `mode` (string, one of [`Mode`], default `agent`, `sessionMutable`): `agent` runs every
+//!   directive; `ask` answers without running tools (`/tool`, `/client-tool` and `/mcp` are
+//!   said, not run). A change applies from the next turn on.
+
+use ahp_wasm::protocol::{
+    JsonObject, ModelSelection, SessionConfigChangedAction, SessionConfigPropertySchema,
+    SessionConfigPropertySchemaType, SessionConfigSchema, SessionConfigState,
+    SessionConfigValueItem, SessionModelInfo, SessionState,
+};
+use serde_json::Value;
+
+/// One model of the built-in agent.
+#[derive(Debug, Clone, Copy)]
+pub struct Model {
+    /// Its id (`ModelSelection.id`).
+    pub id: &'static str,
+    /// Its display name.
+    pub name: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// Whether a turn starts with a reasoning part.
+    pub reasoning: bool,
+}
+
+/// The built-in agent's models: the one list behind `AgentInfo.models`, the `model` property
+/// and the model checks. The first is the default.
+pub const MODELS: &[Model] = &[
+    Model {
+        id: "echo",
+        name: "Echo",
+        description: "Reasons briefly, echoes the prose of your message and runs its directives",
+        reasoning: true,
+    },
+    Model {
+        id: "echo-lite",
+        name: "Echo Lite",
+        description: "Echo without the reasoning part",
+        reasoning: false,
+    },
+];
+
+/// The model `id`, if the agent has it.
+pub fn model(id: &str) -> Option<&'static Model> {
+    MODELS.iter().find(|m| m.id == id)
+}
+
+/// The `model` property.
+pub const MODEL: &str = "model";
+/// The `mode` property.
+pub const MODE: &str = "mode";
+
+/// How the agent treats tool directives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Every directive runs.
+    Agent,
+    /// Tool directives are not run (the reply says so); the others are.
+    Ask,
+}
+
+/// The modes: (value, label, description). The first is the default.
+const MODES: [(Mode, &str, &str, &str); 2] = [
+    (
+        Mode::Agent,
+        "agent",
+        "Agent",
+        "Runs every directive, tools included",
+    ),
+    (
+        Mode::Ask,
+        "ask",
+        "Ask",
+        "Answers without tools: /tool, /client-tool and /mcp are not run",
+    ),
+];
+
+/// The model list as root state shows it (`AgentInfo.models`).
+pub fn model_infos(provider: &str) -> Vec<SessionModelInfo> {
+    MODELS
+        .iter()
+        .map(|m| SessionModelInfo {
+            id: m.id.into(),
+            provider: provider.into(),
+            name: m.name.into(),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Whether `id` is one of the agent's models.
+pub fn is_model(id: &str) -> bool {
+    model(id).is_some()
+}
+
+/// Why a model id is refused.
+pub fn unknown_model(id: &str) -> String {
+    let ids: Vec<&str> = MODELS.iter().map(|m| m.id).collect();
+    format!(
+        "unknown model `{}`; the built-in agent has {}",
+        clip(id),
+        list(&ids)
+    )
+}
+
+fn string_enum(
+    title: &str,
+    description: &str,
+    values: Vec<(&str, &str, &str)>,
+    mutable: bool,
+) -> SessionConfigPropertySchema {
+    SessionConfigPropertySchema {
+        r#type: SessionConfigPropertySchemaType::String,
+        title: title.into(),
+        description: Some(description.into()),
+        default: values.first().map(|(v, _, _)| Value::from(*v)),
+        r#enum: Some(values.iter().map(|(v, _, _)| v.to_string()).collect()),
+        enum_labels: Some(values.iter().map(|(_, l, _)| l.to_string()).collect()),
+        enum_descriptions: Some(values.iter().map(|(_, _, d)| d.to_string()).collect()),
+        read_only: None,
+        items: None,
+        properties: None,
+        required: None,
+        enum_dynamic: None,
+        session_mutable: Some(mutable),
+        extra: Default::default(),
+    }
+}
+
+/// The session config schema of the built-in agent.
+pub fn schema() -> SessionConfigSchema {
+    let models = MODELS
+        .iter()
+        .map(|m| (m.id, m.name, m.description))
+        .collect();
+    let modes = MODES.iter().map(|(_, v, l, d)| (*v, *l, *d)).collect();
+    SessionConfigSchema {
+        r#type: "object".into(),
+        properties: [
+            (
+                MODEL.to_owned(),
+                string_enum(
+                    "Model",
+                    "The model the session starts with (later: session/modelChanged)",
+                    models,
+                    false,
+                ),
+            ),
+            (
+                MODE.to_owned(),
+                string_enum(
+                    "Mode",
+                    "How the agent treats tool directives (from the next turn on)",
+                    modes,
+                    true,
+                ),
+            ),
+        ]
+        .into_iter()
+        .collect(),
+        required: Some(vec![MODEL.into(), MODE.into()]),
+        extra: Default::default(),
+    }
+}
+
+fn clip(s: &str) -> &str {
+    match s.char_indices().nth(64) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+fn list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("`{i}`")).collect();
+    quoted.join(", ")
+}
+
+/// Checks one value against its property of `schema`.
+fn check_value(schema: &SessionConfigSchema, key: &str, value: &Value) -> Result<(), String> {
+    let Some(property) = schema.properties.get(key) else {
+        let known: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
+        return Err(format!(
+            "unknown property `{}` (the properties are {})",
+            clip(key),
+            list(&known)
+        ));
+    };
+    use SessionConfigPropertySchemaType as T;
+    let typed = match &property.r#type {
+        T::String => value.is_string(),
+        T::Number => value.is_number(),
+        T::Boolean => value.is_boolean(),
+        T::Array => value.is_array(),
+        T::Object => value.is_object(),
+        T::Other(_) => true,
+    };
+    if !typed {
+        return Err(format!(
+            "`{key}` must be a {}, not {}",
+            property.r#type.as_str(),
+            kind_of(value)
+        ));
+    }
+    if let (Some(allowed), Some(s)) = (&property.r#enum, value.as_str()) {
+        if !allowed.iter().any(|a| a == s) {
+            let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+            return Err(format!(
+                "`{key}`: `{}` is not one of {}",
+                clip(s),
+                list(&allowed)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Checks user-filled values and fills in the defaults: the values `resolveSessionConfig`
+/// answers and a new session starts with. Every given key must be a property, of its type and
+/// within its `enum`.
+pub fn resolve(config: Option<&JsonObject>) -> Result<JsonObject, String> {
+    let schema = schema();
+    let mut values = JsonObject::new();
+    for (key, value) in config.into_iter().flatten() {
+        check_value(&schema, key, value)?;
+        values.insert(key.clone(), value.clone());
+    }
+    for (key, property) in &schema.properties {
+        if let (false, Some(default)) = (values.contains_key(key), &property.default) {
+            values.insert(key.clone(), default.clone());
+        }
+    }
+    Ok(values)
+}
+
+/// The config and the model of a new session from `createSession`'s `config` and `model`:
+/// the checked values with defaults, and `model` agreeing with `config.model` (either may be
+/// given; both must then name the same model).
+pub fn for_new_session(
+    config: Option<&JsonObject>,
+    model: Option<ModelSelection>,
+) -> Result<(SessionConfigState, ModelSelection), String> {
+    let mut values = resolve(config).map_err(|e| format!("config: {e}"))?;
+    let model = match model {
+        Some(model) => {
+            if !is_model(&model.id) {
+                return Err(format!("model: {}", unknown_model(&model.id)));
+            }
+            let named = config.and_then(|c| c.get(MODEL)).and_then(Value::as_str);
+            if let Some(named) = named.filter(|n| *n != model.id) {
+                return Err(format!(
+                    "config.model (`{}`) and model.id (`{}`) name different models",
+                    clip(named),
+                    clip(&model.id)
+                ));
+            }
+            values.insert(MODEL.into(), Value::from(model.id.clone()));
+            model
+        }
+        None => ModelSelection {
+            id: values[MODEL].as_str().unwrap_or(MODELS[0].id).to_owned(),
+            config: None,
+            extra: Default::default(),
+        },
+    };
+    let state = SessionConfigState {
+        schema: schema(),
+        values,
+        extra: Default::default(),
+    };
+    Ok((state, model))
+}
+
+/// Checks a client's `session/configChanged` against the session's config: every key is a
+/// property with a valid value, the result has every required property, and only
+/// `sessionMutable` properties change.
+pub fn check_change(
+    config: &SessionConfigState,
+    action: &SessionConfigChangedAction,
+) -> Result<(), String> {
+    let schema = &config.schema;
+    for (key, value) in &action.config {
+        check_value(schema, key, value)?;
+    }
+    let next = if action.replace == Some(true) {
+        action.config.clone()
+    } else {
+        let mut next = config.values.clone();
+        next.extend(action.config.clone());
+        next
+    };
+    for key in schema.required.iter().flatten() {
+        if !next.contains_key(key) {
+            return Err(format!(
+                "`{key}` is required (replace keeps only what it gives)"
+            ));
+        }
+    }
+    for (key, property) in &schema.properties {
+        if property.session_mutable != Some(true) && next.get(key) != config.values.get(key) {
+            let hint = if key == MODEL {
+                "; change the model with session/modelChanged"
+            } else {
+                ""
+            };
+            return Err(format!(
+                "`{key}` cannot change after the session is created{hint}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The values of `property` matching `query` (ignoring case, in a value or its label;
+/// prefix matches first), for `sessionConfigCompletions`.
+pub fn value_items(property: &str, query: &str) -> Result<Vec<SessionConfigValueItem>, String> {
+    let schema = schema();
+    let Some(p) = schema.properties.get(property) else {
+        let known: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
+        return Err(format!(
+            "unknown property `{}` (the properties are {})",
+            clip(property),
+            list(&known)
+        ));
+    };
+    Ok(matching(p, query))
+}
+
+/// The `enum` values of `p` matching `query` (see [`value_items`]).
+fn matching(p: &SessionConfigPropertySchema, query: &str) -> Vec<SessionConfigValueItem> {
+    let query = query.to_lowercase();
+    let mut items: Vec<(bool, SessionConfigValueItem)> = Vec::new();
+    for (i, value) in p.r#enum.iter().flatten().enumerate() {
+        let label = p
+            .enum_labels
+            .as_ref()
+            .and_then(|l| l.get(i))
+            .unwrap_or(value);
+        let (v, l) = (value.to_lowercase(), label.to_lowercase());
+        if !(v.contains(&query) || l.contains(&query)) {
+            continue;
+        }
+        let prefix = v.starts_with(&query) || l.starts_with(&query);
+        items.push((
+            !prefix,
+            SessionConfigValueItem {
+                value: value.clone(),
+                label: label.clone(),
+                description: p.enum_descriptions.as_ref().and_then(|d| d.get(i)).cloned(),
+                extra: Default::default(),
+            },
+        ));
+    }
+    // Stable: prefix matches first, each group in schema order.
+    items.sort_by_key(|(later, _)| *later);
+    items.into_iter().map(|(_, item)| item).collect()
+}
+
+/// The session's mode (`agent` when it has no config, or a value this host does not know).
+pub fn mode_of(state: &SessionState) -> Mode {
+    let value = state
+        .config
+        .as_ref()
+        .and_then(|c| c.values.get(MODE))
+        .and_then(Value::as_str);
+    MODES
+        .iter()
+        .find(|(_, v, _, _)| Some(*v) == value)
+        .map_or(Mode::Agent, |(m, _, _, _)| *m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> JsonObject {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn resolve_fills_defaults_and_refuses_bad_values() {
+        assert_eq!(
+            Value::Object(resolve(None).unwrap()),
+            json!({"model": "echo", "mode": "agent"})
+        );
+        assert_eq!(
+            resolve(Some(&obj(json!({"mode": "ask"}))))
+                .unwrap()
+                .get(MODE),
+            Some(&json!("ask"))
+        );
+        for (bad, says) in [
+            (json!({"colour": "red"}), "unknown property `colour`"),
+            (json!({"mode": 3}), "`mode` must be a string, not a number"),
+            (json!({"mode": "edit"}), "`mode`: `edit` is not one of"),
+            (
+                json!({"model": "gpt"}),
+                "`model`: `gpt` is not one of `echo`, `echo-lite`",
+            ),
+        ] {
+            let e = resolve(Some(&obj(bad.clone()))).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn new_sessions_agree_on_the_model() {
+        let echo = ModelSelection {
+            id: "echo".into(),
+            ..Default::default()
+        };
+        let (state, model) = for_new_session(None, Some(echo.clone())).unwrap();
+        assert_eq!(
+            (state.values[MODEL].clone(), model.id),
+            (json!("echo"), "echo".into())
+        );
+        let other = ModelSelection {
+            id: "nope".into(),
+            ..Default::default()
+        };
+        assert!(for_new_session(None, Some(other))
+            .unwrap_err()
+            .contains("unknown model"));
+        assert!(
+            for_new_session(Some(&obj(json!({"model": "gpt"}))), Some(echo))
+                .unwrap_err()
+                .starts_with("config: ")
+        );
+    }
+
+    #[test]
+    fn changes_respect_session_mutable_and_required() {
+        let (config, _) = for_new_session(None, None).unwrap();
+        let change = |v: Value, replace: Option<bool>| SessionConfigChangedAction {
+            config: obj(v),
+            replace,
+            extra: Default::default(),
+        };
+        assert!(check_change(&config, &change(json!({"mode": "ask"}), None)).is_ok());
+        assert!(check_change(
+            &config,
+            &change(json!({"mode": "ask", "model": "echo"}), Some(true))
+        )
+        .is_ok());
+        let e = check_change(&config, &change(json!({"mode": "ask"}), Some(true))).unwrap_err();
+        assert!(e.contains("`model` is required"), "{e}");
+        let e = check_change(&config, &change(json!({"model": "echo-lite"}), None)).unwrap_err();
+        assert!(e.contains("session/modelChanged"), "{e}");
+        assert!(check_change(&config, &change(json!({"mode": "edit"}), None)).is_err());
+    }
+
+    #[test]
+    fn value_items_filter_by_query() {
+        let values = |p: &str, q: &str| -> Vec<String> {
+            value_items(p, q)
+                .unwrap()
+                .into_iter()
+                .map(|i| i.value)
+                .collect()
+        };
+        assert_eq!(values(MODE, ""), ["agent", "ask"]);
+        assert_eq!(values(MODE, "AS"), ["ask"]);
+        assert_eq!(values(MODE, "gen"), ["agent"]);
+        assert_eq!(values(MODEL, "ec"), ["echo", "echo-lite"]);
+        assert_eq!(values(MODEL, "lite"), ["echo-lite"]);
+        assert!(values(MODEL, "zz").is_empty());
+        assert!(value_items("colour", "").is_err());
+        let p = string_enum("T", "", vec![("xa", "xa", ""), ("ax", "ax", "")], true);
+        let found: Vec<String> = matching(&p, "a").into_iter().map(|i| i.value).collect();
+        assert_eq!(found, ["ax", "xa"], "prefix matches first");
+    }
+}

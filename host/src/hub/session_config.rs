@@ -1,0 +1,210 @@
+//! Session config and completions: `resolveSessionConfig` and `sessionConfigCompletions` (on
+//! `ahp-root://`, before a session exists), `completions` (a session's user message), the
+//! checks `createSession` shares with them, and `config.values.model` following
+//! `session/modelChanged`. The schema and its checks are the agent's (`agent/config.rs`); the
+//! completion items come from `crate::completions`.
+
+use super::commands::{invalid, session_not_found};
+use super::{ConnId, Hub};
+use crate::agent::config;
+use crate::completions::{byte_offset, complete, Bounds};
+use crate::resources::uri_path;
+use ahp_wasm::protocol::errors;
+use ahp_wasm::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::{
+    CompletionItemKind, CompletionsParams, CompletionsResult, JsonObject,
+    ResolveSessionConfigParams, ResolveSessionConfigResult, SessionConfigChangedAction,
+    SessionConfigCompletionsParams, SessionConfigCompletionsResult, StateAction,
+};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// `completions` one connection may have in flight (a client debounces; a flood is refused).
+pub const MAX_COMPLETIONS_IN_FLIGHT: usize = 4;
+
+/// `channel` of a root command must be `ahp-root://`.
+fn on_root(channel: &str, method: &str) -> Result<(), ErrorObject> {
+    if channel != ROOT_CHANNEL {
+        return Err(invalid(format!(
+            "invalid params at `channel`: `{method}` is sent on `{ROOT_CHANNEL}`"
+        )));
+    }
+    Ok(())
+}
+
+impl Hub {
+    /// The provider asked for: the built-in agent's (also when none is named), or -32002.
+    pub(super) fn check_provider(&self, provider: Option<&str>) -> Result<String, ErrorObject> {
+        match provider {
+            None | Some(crate::agent::PROVIDER) => Ok(crate::agent::PROVIDER.into()),
+            Some(_) => Err(ErrorObject::new(
+                errors::PROVIDER_NOT_FOUND,
+                format!(
+                    "unknown provider; this host has `{}`",
+                    crate::agent::PROVIDER
+                ),
+            )),
+        }
+    }
+
+    /// A session's working directory: an existing directory inside `--workdir` (canonical).
+    pub(super) fn check_workdir(&self, dir: &str) -> Result<PathBuf, ErrorObject> {
+        let path = self.sandbox.existing(&uri_path(dir)?)?;
+        if !path.is_dir() {
+            return Err(invalid("workingDirectory is not a directory"));
+        }
+        Ok(path)
+    }
+
+    /// `resolveSessionConfig`: the built-in agent's schema and the given values (checked) with
+    /// the defaults filled in. The schema does not depend on the working directory; one that
+    /// `createSession` would refuse is refused here too.
+    pub(super) fn resolve_session_config(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: ResolveSessionConfigParams,
+    ) -> Result<(), ErrorObject> {
+        on_root(&p.channel, jsonrpc::ResolveSessionConfig::METHOD)?;
+        self.check_provider(p.provider.as_deref())?;
+        if let Some(dir) = &p.working_directory {
+            self.check_workdir(dir)?;
+        }
+        let values =
+            config::resolve(p.config.as_ref()).map_err(|e| invalid(format!("config: {e}")))?;
+        self.respond(
+            conn,
+            id,
+            &ResolveSessionConfigResult {
+                schema: config::schema(),
+                values,
+                extra: Default::default(),
+            },
+        );
+        Ok(())
+    }
+
+    /// `sessionConfigCompletions`: the values of one property matching `query`.
+    pub(super) fn session_config_completions(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: SessionConfigCompletionsParams,
+    ) -> Result<(), ErrorObject> {
+        on_root(&p.channel, jsonrpc::SessionConfigCompletions::METHOD)?;
+        self.check_provider(p.provider.as_deref())?;
+        if let Some(dir) = &p.working_directory {
+            self.check_workdir(dir)?;
+        }
+        let items = config::value_items(&p.property, p.query.as_deref().unwrap_or(""))
+            .map_err(|e| invalid(format!("invalid params at `property`: {e}")))?;
+        self.respond(
+            conn,
+            id,
+            &SessionConfigCompletionsResult {
+                items,
+                extra: Default::default(),
+            },
+        );
+        Ok(())
+    }
+
+    /// `completions`: checked here, answered off the hub (the `@` walk reads the disk), straight
+    /// into the connection's queue.
+    pub(super) fn completions(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: CompletionsParams,
+    ) -> Result<(), ErrorObject> {
+        let session = self
+            .sessions
+            .get(&p.channel)
+            .ok_or_else(|| session_not_found(&p.channel))?;
+        let cursor = byte_offset(&p.text, p.offset).ok_or_else(|| {
+            invalid(
+                "invalid params at `offset`: a whole number of UTF-16 code units within `text`, \
+                 not inside a character",
+            )
+        })?;
+        if p.kind != CompletionItemKind::UserMessage {
+            // Best effort: nothing to offer for a kind this host does not know.
+            self.respond(conn, id, &empty());
+            return Ok(());
+        }
+        let workdir = self.session_workdir(&session.state);
+        let Some(handle) = self.conns.get(&conn).map(|c| c.handle.clone()) else {
+            return Ok(());
+        };
+        let in_flight = &handle.shared.completions_inflight;
+        if in_flight.load(Ordering::Relaxed) >= MAX_COMPLETIONS_IN_FLIGHT {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                format!(
+                    "{MAX_COMPLETIONS_IN_FLIGHT} completions requests are in flight on this \
+                     connection; wait for their answers"
+                ),
+            ));
+        }
+        in_flight.fetch_add(1, Ordering::Relaxed);
+        let counted = InFlight(handle.shared.clone());
+        let (sandbox, id) = (self.sandbox.clone(), id.clone());
+        self.rt.spawn_blocking(move || {
+            let _counted = counted;
+            // The directory is checked again: it may have changed since the session began.
+            let items = match sandbox.existing(&workdir) {
+                Ok(root) => complete(&root, &p.text, cursor, Bounds::default()),
+                Err(_) => Vec::new(),
+            };
+            let result = CompletionsResult {
+                items,
+                extra: Default::default(),
+            };
+            // A peer that does not read is dropped by the queue; nothing else to do here.
+            let _ = handle.queue(Arc::from(jsonrpc::result_text(&id, &result)));
+        });
+        Ok(())
+    }
+
+    /// A model change applied: `config.values.model` follows it (a server `configChanged`).
+    pub(super) fn mirror_model(&mut self, channel: &str, model: &str) {
+        let Some(values) = self
+            .sessions
+            .get(channel)
+            .and_then(|s| s.state.config.as_ref())
+            .map(|c| &c.values)
+        else {
+            return;
+        };
+        if values.get(config::MODEL).and_then(|v| v.as_str()) == Some(model) {
+            return;
+        }
+        let mut change = JsonObject::new();
+        change.insert(config::MODEL.into(), model.into());
+        self.apply_server(
+            channel,
+            StateAction::SessionConfigChanged(SessionConfigChangedAction {
+                config: change,
+                replace: None,
+                extra: Default::default(),
+            }),
+        );
+    }
+}
+
+/// Counts one `completions` in flight for as long as it lives.
+struct InFlight(Arc<super::ConnShared>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.completions_inflight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+fn empty() -> CompletionsResult {
+    CompletionsResult {
+        items: Vec::new(),
+        extra: Default::default(),
+    }
+}
