@@ -18,7 +18,7 @@ export function hostBinary() {
 /**
  * Starts a host; stops it (and removes its data) when the test ends. `at`: a fixed `port` and
  * `token` instead of fresh ones (a host restarted in place).
- * @returns {Promise<{ port: number, wsUrl: string, httpUrl: string, token: string, stop(): Promise<void> }>}
+ * @returns {Promise<{ port: number, wsUrl: string, httpUrl: string, token: string, workdir: string, stop(): Promise<void> }>}
  */
 export async function startHost(t, extraArgs = [], at = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'ahp-host-test-'));
@@ -56,6 +56,8 @@ export async function startHost(t, extraArgs = [], at = {}) {
   return {
     port,
     token,
+    /** The host's working directory (its file sandbox). */
+    workdir: dataDir,
     httpUrl: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ahp`,
     stop,
