@@ -10,6 +10,7 @@ import { InputRequestView, TurnView } from './turns.js';
 import { mountApp, renderMcpServers } from './mcp.js';
 import { claim, release, renderBrowserTools } from './browser-tools.js';
 import { renderCustomizations } from './customizations.js';
+import { clearSessionConfig, renderSessionConfig } from './composer.js';
 
 export function closeSession(message) {
   const cur = app.current;
@@ -26,6 +27,7 @@ export function closeSession(message) {
   $('mcp-panel').hidden = true;
   $('customizations').replaceChildren();
   $('tools-panel').hidden = true;
+  clearSessionConfig();
   for (const handle of cur.apps) handle.then((a) => a?.close()).catch(() => {});
   $('session-title').textContent = message ?? 'No session open';
   $('session-info').textContent = '';
@@ -127,6 +129,7 @@ function renderSession(cur) {
     renderCustomizations(state, cur.containerViews, dispatch);
   }
   if (state.activeClient !== last.state?.activeClient) renderBrowserTools(cur, state);
+  if (state.config !== last.state?.config) renderSessionConfig(state, dispatch);
 
   // Turns: completed ones, then the active one; views keyed by turn id (the active turn's view
   // becomes the completed turn's view, re-rendering only the parts that changed).
