@@ -369,6 +369,72 @@ export declare const TurnState: {
   readonly Error: 'error';
 };
 export type TurnState = (typeof TurnState)[keyof typeof TurnState];
+declare module './ahp_wasm.js' {
+  interface ChangesetClearedAction { type: 'changeset/cleared'; }
+  interface ChangesetFileRemovedAction { type: 'changeset/fileRemoved'; }
+  interface ChangesetFileSetAction { type: 'changeset/fileSet'; }
+  interface ChangesetOperationStatusChangedAction { type: 'changeset/operationStatusChanged'; }
+  interface ChangesetOperationsChangedAction { type: 'changeset/operationsChanged'; }
+  interface ChangesetStatusChangedAction { type: 'changeset/statusChanged'; }
+  interface ResourceWatchChangedAction { type: 'resourceWatch/changed'; }
+  interface RootActiveSessionsChangedAction { type: 'root/activeSessionsChanged'; }
+  interface RootAgentsChangedAction { type: 'root/agentsChanged'; }
+  interface RootConfigChangedAction { type: 'root/configChanged'; }
+  interface RootTerminalsChangedAction { type: 'root/terminalsChanged'; }
+  interface SessionActiveClientChangedAction { type: 'session/activeClientChanged'; }
+  interface SessionActiveClientToolsChangedAction { type: 'session/activeClientToolsChanged'; }
+  interface SessionActivityChangedAction { type: 'session/activityChanged'; }
+  interface SessionAgentChangedAction { type: 'session/agentChanged'; }
+  interface SessionChangesetsChangedAction { type: 'session/changesetsChanged'; }
+  interface SessionConfigChangedAction { type: 'session/configChanged'; }
+  interface SessionCreationFailedAction { type: 'session/creationFailed'; }
+  interface SessionCustomizationRemovedAction { type: 'session/customizationRemoved'; }
+  interface SessionCustomizationToggledAction { type: 'session/customizationToggled'; }
+  interface SessionCustomizationUpdatedAction { type: 'session/customizationUpdated'; }
+  interface SessionCustomizationsChangedAction { type: 'session/customizationsChanged'; }
+  interface SessionDeltaAction { type: 'session/delta'; }
+  interface SessionErrorAction { type: 'session/error'; }
+  interface SessionInputAnswerChangedAction { type: 'session/inputAnswerChanged'; }
+  interface SessionInputCompletedAction { type: 'session/inputCompleted'; }
+  interface SessionInputRequestedAction { type: 'session/inputRequested'; }
+  interface SessionIsArchivedChangedAction { type: 'session/isArchivedChanged'; }
+  interface SessionIsReadChangedAction { type: 'session/isReadChanged'; }
+  interface SessionMcpServerStateChangedAction { type: 'session/mcpServerStateChanged'; }
+  interface SessionMetaChangedAction { type: 'session/metaChanged'; }
+  interface SessionModelChangedAction { type: 'session/modelChanged'; }
+  interface SessionPendingMessageRemovedAction { type: 'session/pendingMessageRemoved'; }
+  interface SessionPendingMessageSetAction { type: 'session/pendingMessageSet'; }
+  interface SessionQueuedMessagesReorderedAction { type: 'session/queuedMessagesReordered'; }
+  interface SessionReadyAction { type: 'session/ready'; }
+  interface SessionReasoningAction { type: 'session/reasoning'; }
+  interface SessionResponsePartAction { type: 'session/responsePart'; }
+  interface SessionServerToolsChangedAction { type: 'session/serverToolsChanged'; }
+  interface SessionTitleChangedAction { type: 'session/titleChanged'; }
+  interface SessionToolCallCompleteAction { type: 'session/toolCallComplete'; }
+  interface SessionToolCallApprovedAction { type: 'session/toolCallConfirmed'; }
+  interface SessionToolCallDeniedAction { type: 'session/toolCallConfirmed'; }
+  interface SessionToolCallContentChangedAction { type: 'session/toolCallContentChanged'; }
+  interface SessionToolCallDeltaAction { type: 'session/toolCallDelta'; }
+  interface SessionToolCallReadyAction { type: 'session/toolCallReady'; }
+  interface SessionToolCallResultConfirmedAction { type: 'session/toolCallResultConfirmed'; }
+  interface SessionToolCallStartAction { type: 'session/toolCallStart'; }
+  interface SessionTruncatedAction { type: 'session/truncated'; }
+  interface SessionTurnCancelledAction { type: 'session/turnCancelled'; }
+  interface SessionTurnCompleteAction { type: 'session/turnComplete'; }
+  interface SessionTurnStartedAction { type: 'session/turnStarted'; }
+  interface SessionUsageAction { type: 'session/usage'; }
+  interface TerminalClaimedAction { type: 'terminal/claimed'; }
+  interface TerminalClearedAction { type: 'terminal/cleared'; }
+  interface TerminalCommandDetectionAvailableAction { type: 'terminal/commandDetectionAvailable'; }
+  interface TerminalCommandExecutedAction { type: 'terminal/commandExecuted'; }
+  interface TerminalCommandFinishedAction { type: 'terminal/commandFinished'; }
+  interface TerminalCwdChangedAction { type: 'terminal/cwdChanged'; }
+  interface TerminalDataAction { type: 'terminal/data'; }
+  interface TerminalExitedAction { type: 'terminal/exited'; }
+  interface TerminalInputAction { type: 'terminal/input'; }
+  interface TerminalResizedAction { type: 'terminal/resized'; }
+  interface TerminalTitleChangedAction { type: 'terminal/titleChanged'; }
+}
 /** The action types clients may dispatch. */
 export type ClientDispatchableActionType =
   | 'root/configChanged'

@@ -41,6 +41,10 @@ await init({ wasm: null });
 
 // The protocol's named values, under the official names: values and types.
 const deltaType: ahp.ActionType = ahp.ActionType.SessionDelta;
+// Each action interface carries its `type`.
+const titled: ahp.SessionTitleChangedAction = { type: 'session/titleChanged', title: 'x' };
+// @ts-expect-error the wrong type for this action interface
+const mistyped: ahp.SessionTitleChangedAction = { type: 'session/delta', title: 'x' };
 const namedDelta: StateAction = { type: ahp.ActionType.SessionDelta, turnId: 't', partId: 'p', content: 'x' };
 // @ts-expect-error a string that is no action type
 const notAnActionType: ahp.ActionType = 'session/nope';

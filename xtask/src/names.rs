@@ -18,6 +18,13 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// Actions whose TypeScript type is a union of two interfaces (`src/protocol/manual.rs`): the
+/// `type` goes on both.
+const SPLIT_ACTIONS: [(&str, [&str; 2]); 1] = [(
+    "SessionToolCallConfirmed",
+    ["SessionToolCallApproved", "SessionToolCallDenied"],
+)];
+
 /// The generated module.
 pub const OUTPUT: &str = "js/protocol.js";
 
@@ -183,6 +190,15 @@ pub fn declarations(root: &Path) -> Result<String, String> {
             );
         }
     }
+    // Each action interface carries its `type` (the wire types leave it to the union).
+    out.push_str("declare module './ahp_wasm.js' {\n");
+    for (member, value) in groups.get("ActionType").into_iter().flatten() {
+        let halves = SPLIT_ACTIONS.iter().find(|(action, _)| action == member);
+        for name in halves.map_or(vec![member.as_str()], |(_, halves)| halves.to_vec()) {
+            let _ = writeln!(out, "  interface {name}Action {{ type: {}; }}", value.js());
+        }
+    }
+    out.push_str("}\n");
     out.push_str("/** The action types clients may dispatch. */\nexport type ClientDispatchableActionType =\n");
     for value in &dispatchable {
         let _ = writeln!(out, "  | '{value}'");
