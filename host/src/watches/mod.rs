@@ -196,6 +196,10 @@ where
             })
             .await
             .unwrap_or_default();
+            if changes.is_empty() {
+                // Nothing left to report: no batch at all, never an empty one.
+                continue;
+            }
             for batch in changes.chunks(MAX_BATCH) {
                 if !send(batch.to_vec()).await {
                     return;
