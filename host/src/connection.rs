@@ -12,10 +12,10 @@ use crate::resources::Sandbox;
 use crate::security::json_depth_within;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{
-    decode_params, error_text, methods, result_text, Command, Completions, EmptyResult,
-    ErrorObject, Incoming, RequestId, ResolveSessionConfig, ResourceCopy, ResourceDelete,
-    ResourceList, ResourceMkdir, ResourceMove, ResourceRead, ResourceRequest, ResourceResolve,
-    ResourceWrite, SessionConfigCompletions, REQUEST_METHODS, ROOT_CHANNEL,
+    decode_params, error_text, methods, result_text, Command, Completions, CreateResourceWatch,
+    EmptyResult, ErrorObject, Incoming, RequestId, ResolveSessionConfig, ResourceCopy,
+    ResourceDelete, ResourceList, ResourceMkdir, ResourceMove, ResourceRead, ResourceRequest,
+    ResourceResolve, ResourceWrite, SessionConfigCompletions, REQUEST_METHODS, ROOT_CHANNEL,
 };
 use ahp_wasm::protocol::{
     DispatchActionParams, ResourceCopyParams, ResourceDeleteParams, ResourceListParams,
@@ -320,6 +320,9 @@ impl Reader<'_> {
                 typed(params, Request::SessionConfigCompletions)
             }
             m if m == Completions::METHOD => typed(params, Request::Completions),
+            m if m == CreateResourceWatch::METHOD => {
+                typed(params, |p| Request::CreateResourceWatch(Box::new(p)))
+            }
             m if SANDBOX_METHODS.contains(&m) => return self.resource(id, m, params).await,
             methods::DISPATCH_ACTION => {
                 // Accepted as a request too; the echo arrives as an `action` notification.

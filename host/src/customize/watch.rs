@@ -31,7 +31,7 @@ pub struct Watcher {
 }
 
 /// Whether an event may change what a read finds.
-fn is_change(kind: &EventKind) -> bool {
+pub(crate) fn is_change(kind: &EventKind) -> bool {
     match kind {
         EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
         EventKind::Access(_) => false,
@@ -68,19 +68,10 @@ impl Watcher {
         };
         rt.spawn(async move {
             while let Some(first) = rx.recv().await {
-                let mut paths: HashSet<PathBuf> = first.into_iter().collect();
-                let deadline = tokio::time::Instant::now() + MAX_DELAY;
-                loop {
-                    let quiet = tokio::time::sleep(QUIET);
-                    tokio::select! {
-                        more = rx.recv() => match more {
-                            Some(more) => paths.extend(more),
-                            None => return,
-                        },
-                        _ = quiet => break,
-                        _ = tokio::time::sleep_until(deadline) => break,
-                    }
-                }
+                let Some(burst) = burst(&mut rx, first, QUIET, MAX_DELAY).await else {
+                    return;
+                };
+                let paths: HashSet<PathBuf> = burst.into_iter().collect();
                 let overflow = overflow.swap(false, Ordering::Relaxed);
                 let msg = HubMsg::CustomizationsChanged {
                     paths: paths.into_iter().collect(),
@@ -130,5 +121,24 @@ impl Watcher {
     /// Whether nothing is watched.
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
+    }
+}
+
+/// Gathers a burst: `first` and whatever follows on `rx` until `quiet` passes without more, or
+/// `max_delay` after the burst began. `None` when `rx` closed meanwhile (the watcher is gone).
+pub(crate) async fn burst<T>(
+    rx: &mut mpsc::Receiver<Vec<T>>,
+    first: Vec<T>,
+    quiet: Duration,
+    max_delay: Duration,
+) -> Option<Vec<T>> {
+    let mut items = first;
+    let deadline = tokio::time::Instant::now() + max_delay;
+    loop {
+        tokio::select! {
+            more = rx.recv() => items.extend(more?),
+            _ = tokio::time::sleep(quiet) => return Some(items),
+            _ = tokio::time::sleep_until(deadline) => return Some(items),
+        }
     }
 }

@@ -113,6 +113,7 @@ impl Hub {
             Request::ResolveSessionConfig(p) => self.resolve_session_config(conn, &id, p),
             Request::SessionConfigCompletions(p) => self.session_config_completions(conn, &id, p),
             Request::Completions(p) => self.completions(conn, &id, p),
+            Request::CreateResourceWatch(p) => self.create_watch(conn, &id, *p),
         };
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
@@ -130,6 +131,12 @@ impl Hub {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: &self.root,
+                from_seq: self.seq,
+            })
+        } else if channel.starts_with(crate::watches::SCHEME) {
+            serde_json::to_string(&SnapshotOut {
+                resource: channel,
+                state: self.watch_state(channel)?,
                 from_seq: self.seq,
             })
         } else {
@@ -233,7 +240,9 @@ impl Hub {
 
     /// Whether a state-bearing channel exists.
     fn has_channel(&self, channel: &str) -> bool {
-        channel == ROOT_CHANNEL || self.sessions.contains_key(channel)
+        channel == ROOT_CHANNEL
+            || self.sessions.contains_key(channel)
+            || self.watch_state(channel).is_some()
     }
 
     /// The snapshots of existing channels, all together within the response budget.
@@ -261,6 +270,7 @@ impl Hub {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.retain(|&x| x != conn);
             }
+            self.watch_unsubscribed(channel);
         }
     }
 

@@ -18,7 +18,8 @@
 //! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
 //! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps);
 //! - `customizations.rs`: plugins and directories (`crate::customize`); `client_plugins.rs`:
-//!   plugins published by the active client, read back from it.
+//!   plugins published by the active client, read back from it;
+//! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels).
 
 mod client_plugins;
 mod client_tools;
@@ -34,6 +35,7 @@ mod session_config;
 mod session_filter;
 mod sessions;
 mod turns;
+mod watches;
 
 use crate::agent::AgentEvent;
 use crate::config::Config;
@@ -176,6 +178,8 @@ pub enum Request {
     SessionConfigCompletions(ahp_wasm::protocol::SessionConfigCompletionsParams),
     /// `completions`.
     Completions(ahp_wasm::protocol::CompletionsParams),
+    /// `createResourceWatch`.
+    CreateResourceWatch(Box<ahp_wasm::protocol::CreateResourceWatchParams>),
 }
 
 /// A message to the hub.
@@ -262,6 +266,15 @@ pub enum HubMsg {
     },
     /// A customization container was read (`customizations.rs`).
     Customization(Box<customizations::Read>),
+    /// A watcher for `createResourceWatch` started or failed (`watches.rs`).
+    WatchOpened(Box<watches::WatchOpened>),
+    /// A batch of changes seen by a watch.
+    WatchChanged {
+        /// The watch channel.
+        channel: String,
+        /// What changed.
+        changes: Vec<ahp_wasm::protocol::ResourceChange>,
+    },
     /// Stop the hub.
     Shutdown,
 }
@@ -324,6 +337,8 @@ pub struct Hub {
     client_request_timeout: Duration,
     transform_timeout: Duration,
     debug: bool,
+    /// Resource watches.
+    watches: watches::Watches,
 }
 
 impl Hub {
@@ -379,6 +394,7 @@ impl Hub {
             client_request_timeout: config.client_request_timeout,
             transform_timeout: config.transform_timeout,
             debug: config.debug,
+            watches: watches::Watches::default(),
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -469,6 +485,8 @@ impl Hub {
                 self.on_customizations_changed(paths, overflow)
             }
             HubMsg::Customization(read) => self.on_customization_read(*read),
+            HubMsg::WatchOpened(opened) => self.on_watch_opened(*opened),
+            HubMsg::WatchChanged { channel, changes } => self.on_watch_changed(&channel, changes),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {
@@ -537,6 +555,8 @@ impl Hub {
                 subs.retain(|&x| x != conn);
             }
         }
+        let subs: Vec<String> = c.subs.iter().cloned().collect();
+        self.watches_conn_closed(conn, &subs);
         if let Some(client_id) = c.client_id {
             let still_here = self
                 .conns
@@ -552,6 +572,8 @@ impl Hub {
     fn subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
         if channel == ROOT_CHANNEL {
             Some(&mut self.root_subs)
+        } else if channel.starts_with(crate::watches::SCHEME) {
+            self.watch_subscribers_mut(channel)
         } else {
             self.sessions.get_mut(channel).map(|s| &mut s.subscribers)
         }
