@@ -32,6 +32,7 @@ pub mod resources;
 pub mod security;
 pub mod server;
 pub mod store;
+pub mod terminals;
 
 pub use config::{Cli, Config, Limits};
 pub use security::Token;

@@ -113,6 +113,8 @@ impl Hub {
             Request::ResolveSessionConfig(p) => self.resolve_session_config(conn, &id, p),
             Request::SessionConfigCompletions(p) => self.session_config_completions(conn, &id, p),
             Request::Completions(p) => self.completions(conn, &id, p),
+            Request::CreateTerminal(p) => self.create_terminal(conn, &id, *p),
+            Request::DisposeTerminal(p) => self.dispose_terminal(conn, &id, &p.channel),
         };
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
@@ -130,6 +132,12 @@ impl Hub {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: &self.root,
+                from_seq: self.seq,
+            })
+        } else if let Some(terminal) = self.terminals.map.get(channel) {
+            serde_json::to_string(&SnapshotOut {
+                resource: channel,
+                state: &terminal.state,
                 from_seq: self.seq,
             })
         } else {
@@ -233,7 +241,9 @@ impl Hub {
 
     /// Whether a state-bearing channel exists.
     fn has_channel(&self, channel: &str) -> bool {
-        channel == ROOT_CHANNEL || self.sessions.contains_key(channel)
+        channel == ROOT_CHANNEL
+            || self.sessions.contains_key(channel)
+            || self.terminals.map.contains_key(channel)
     }
 
     /// The snapshots of existing channels, all together within the response budget.
