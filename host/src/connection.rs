@@ -307,6 +307,8 @@ impl Reader<'_> {
             "subscribe" => typed(params, Request::Subscribe),
             "createSession" => typed(params, |p| Request::CreateSession(Box::new(p))),
             "disposeSession" => typed(params, Request::DisposeSession),
+            "createTerminal" => typed(params, |p| Request::CreateTerminal(Box::new(p))),
+            "disposeTerminal" => typed(params, Request::DisposeTerminal),
             "fetchTurns" => typed(params, Request::FetchTurns),
             // The token is checked and wrapped here, before anything could print it.
             "authenticate" => decode_params::<ahp_wasm::protocol::AuthenticateParams>(params)

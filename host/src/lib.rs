@@ -32,6 +32,7 @@ pub mod resources;
 pub mod security;
 pub mod server;
 pub mod store;
+pub mod terminals;
 pub mod watches;
 
 pub use config::{Cli, Config, Limits};

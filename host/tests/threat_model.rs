@@ -17,8 +17,7 @@
 //!   that `innerHTML` with a string throws under the page's CSP (Trusted Types) and that
 //!   `<script>` in an answer shows as text; host/tests/static_files.rs checks the CSP itself (no
 //!   inline script).
-//! - "terminal scrollback" bound: terminals are not served yet;
-//!   `terminal_scrollback_is_not_served_yet` fails once they are, as a reminder to bound it.
+//! - "terminal scrollback" bound: `terminal_scrollback_is_bounded` (a shell printing 3 MB).
 
 mod common;
 
@@ -343,17 +342,65 @@ async fn replay_history_is_bounded() {
     }
 }
 
-/// "bound ... terminal scrollback" — terminals are not served yet, so there is no scrollback to
-/// bound. This guard fails once they are: then bound the scrollback and test it here.
-#[tokio::test]
-async fn terminal_scrollback_is_not_served_yet() {
+/// "bound ... terminal scrollback"
+///
+/// Control: the host applies `terminal/data` through the SDK's terminal reducer, which keeps a
+/// terminal's content under `MAX_SCROLLBACK_BYTES` (1 MiB) by dropping the oldest output. A shell
+/// printing 3 MB leaves a snapshot within the bound that still ends with the latest output.
+#[tokio::test(flavor = "multi_thread")]
+async fn terminal_scrollback_is_bounded() {
+    use ahp_wasm::reduce::MAX_SCROLLBACK_BYTES;
     let t = start_host().await;
     let mut c = Client::ready(&t.host, "term").await;
-    let e = c
-        .call("createTerminal", json!({"channel": "ahp-terminal:/1"}))
-        .await
-        .expect_err("terminals are not served");
-    assert_eq!(e.code, errors::METHOD_NOT_FOUND);
+    c.call(
+        "createTerminal",
+        json!({"channel": "ahp-terminal:/1", "claim": {"kind": "client", "clientId": "term"}}),
+    )
+    .await
+    .expect("createTerminal");
+    c.subscribe("ahp-terminal:/1").await;
+    let input = StateAction::TerminalInput(TerminalInputAction {
+        data: "yes first-line | head -c 3000000; echo flood-$((40+2))-done\n".into(),
+        extra: Default::default(),
+    });
+    c.dispatch("ahp-terminal:/1", input).await;
+    let deadline = std::time::Instant::now() + WAIT;
+    let state = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the flood did not end"
+        );
+        let r = c
+            .call("subscribe", json!({"channel": "ahp-terminal:/1"}))
+            .await
+            .unwrap();
+        let state: TerminalState = serde_json::from_value(r["snapshot"]["state"].clone()).unwrap();
+        let text: String = state
+            .content
+            .iter()
+            .map(|p| match p {
+                TerminalContentPart::Unclassified(u) => u.value.as_str(),
+                TerminalContentPart::Command(c) => c.output.as_str(),
+                TerminalContentPart::Unknown(_) => "",
+            })
+            .collect();
+        if text.contains("flood-42-done") {
+            break text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(
+        state.len() <= MAX_SCROLLBACK_BYTES,
+        "{} bytes kept",
+        state.len()
+    );
+    assert!(
+        state.len() > MAX_SCROLLBACK_BYTES / 2,
+        "{} bytes kept",
+        state.len()
+    );
+    // The command line echoed before the flood was trimmed away.
+    assert!(!state.contains("yes first-line"));
 }
 
 /// "malformed input gets a JSON-RPC error and the connection and all state survive"

@@ -96,11 +96,11 @@ test('every command through the SDK against the real host, results checked again
     sessionConfigCompletions: [() => client.sessionConfigCompletions({ provider, property: 'model' }), 'SessionConfigCompletionsResult'],
     createResourceWatch: [() => client.createResourceWatch({ uri: pathToFileURL(dir).href }), 'CreateResourceWatchResult'],
     disposeSession: [() => client.disposeSession({ channel: session }), null],
+    createTerminal: [() => client.createTerminal({ channel: 'ahp-terminal:/t1', claim: { kind: 'client', clientId: client.clientId } }), null],
+    disposeTerminal: [() => client.disposeTerminal({ channel: 'ahp-terminal:/t1' }), null],
   };
   // Not served by ahp-host yet (issue 15): each must be refused as an unknown method.
   const notServed = {
-    createTerminal: () => client.createTerminal({ channel: 'ahp-terminal:/t1', claim: { kind: 'client', clientId: client.clientId } }),
-    disposeTerminal: () => client.disposeTerminal({ channel: 'ahp-terminal:/t1' }),
     invokeChangesetOperation: () => client.invokeChangesetOperation({ channel: 'ahp-changeset:/c1', operationId: 'revert' }),
   };
   // Served, and refused here: this host has no protected resource unless an MCP server asks

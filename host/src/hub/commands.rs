@@ -114,6 +114,8 @@ impl Hub {
             Request::SessionConfigCompletions(p) => self.session_config_completions(conn, &id, p),
             Request::Completions(p) => self.completions(conn, &id, p),
             Request::CreateResourceWatch(p) => self.create_watch(conn, &id, *p),
+            Request::CreateTerminal(p) => self.create_terminal(conn, &id, *p),
+            Request::DisposeTerminal(p) => self.dispose_terminal(conn, &id, &p.channel),
         };
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
@@ -137,6 +139,12 @@ impl Hub {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: self.watch_state(channel)?,
+                from_seq: self.seq,
+            })
+        } else if let Some(terminal) = self.terminals.map.get(channel) {
+            serde_json::to_string(&SnapshotOut {
+                resource: channel,
+                state: &terminal.state,
                 from_seq: self.seq,
             })
         } else {
@@ -243,6 +251,7 @@ impl Hub {
         channel == ROOT_CHANNEL
             || self.sessions.contains_key(channel)
             || self.watch_state(channel).is_some()
+            || self.terminals.map.contains_key(channel)
     }
 
     /// The snapshots of existing channels, all together within the response budget.

@@ -205,6 +205,9 @@ impl Hub {
             }
             return;
         }
+        if channel.starts_with("ahp-terminal:") {
+            return self.on_terminal_dispatch(conn, &channel, action, origin);
+        }
         // Actions for a channel that does not exist are ignored silently (session-channel.md).
         let Some(session) = self.sessions.get_mut(&channel) else {
             return;

@@ -17,6 +17,7 @@
 //! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
 //! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
 //! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps);
+//! - `terminals.rs`: terminal channels and their shells (`crate::terminals`);
 //! - `customizations.rs`: plugins and directories (`crate::customize`); `client_plugins.rs`:
 //!   plugins published by the active client, read back from it;
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels).
@@ -34,6 +35,7 @@ mod mcp_step_up;
 mod session_config;
 mod session_filter;
 mod sessions;
+mod terminals;
 mod turns;
 mod watches;
 
@@ -180,6 +182,10 @@ pub enum Request {
     Completions(ahp_wasm::protocol::CompletionsParams),
     /// `createResourceWatch`.
     CreateResourceWatch(Box<ahp_wasm::protocol::CreateResourceWatchParams>),
+    /// `createTerminal`.
+    CreateTerminal(Box<ahp_wasm::protocol::CreateTerminalParams>),
+    /// `disposeTerminal`.
+    DisposeTerminal(ahp_wasm::protocol::DisposeTerminalParams),
 }
 
 /// A message to the hub.
@@ -275,6 +281,24 @@ pub enum HubMsg {
         /// What changed.
         changes: Vec<ahp_wasm::protocol::ResourceChange>,
     },
+    /// Output of a terminal's pty (`crate::terminals`).
+    TerminalOutput {
+        /// Terminal URI.
+        channel: String,
+        /// Which terminal at that URI.
+        id: u64,
+        /// The output, coalesced.
+        data: String,
+    },
+    /// A terminal's shell exited.
+    TerminalExited {
+        /// Terminal URI.
+        channel: String,
+        /// Which terminal at that URI.
+        id: u64,
+        /// Its exit code, when known.
+        exit_code: Option<u32>,
+    },
     /// Stop the hub.
     Shutdown,
 }
@@ -305,6 +329,7 @@ pub struct Hub {
     root: RootState,
     root_subs: Vec<ConnId>,
     sessions: HashMap<String, Session>,
+    terminals: terminals::Terminals,
     conns: HashMap<ConnId, Conn>,
     replay: ReplayRing,
     store: Store,
@@ -365,6 +390,7 @@ impl Hub {
             },
             root_subs: Vec::new(),
             sessions: HashMap::new(),
+            terminals: terminals::Terminals::default(),
             conns: HashMap::new(),
             replay: ReplayRing::new(
                 config.limits.replay_entries,
@@ -435,6 +461,7 @@ impl Hub {
             session.stop_agent();
         }
         self.mcp_close_all();
+        self.kill_terminals();
         for (_, conn) in self.conns.drain() {
             conn.handle.shared.kill.cancel();
         }
@@ -487,6 +514,14 @@ impl Hub {
             HubMsg::Customization(read) => self.on_customization_read(*read),
             HubMsg::WatchOpened(opened) => self.on_watch_opened(*opened),
             HubMsg::WatchChanged { channel, changes } => self.on_watch_changed(&channel, changes),
+            HubMsg::TerminalOutput { channel, id, data } => {
+                self.on_terminal_output(&channel, id, data)
+            }
+            HubMsg::TerminalExited {
+                channel,
+                id,
+                exit_code,
+            } => self.on_terminal_exited(&channel, id, exit_code),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {
@@ -574,6 +609,8 @@ impl Hub {
             Some(&mut self.root_subs)
         } else if channel.starts_with(crate::watches::SCHEME) {
             self.watch_subscribers_mut(channel)
+        } else if let Some(t) = self.terminals.map.get_mut(channel) {
+            Some(&mut t.subscribers)
         } else {
             self.sessions.get_mut(channel).map(|s| &mut s.subscribers)
         }
@@ -636,6 +673,22 @@ impl Hub {
             self.replay
                 .push(self.seq, self.root_uri.clone(), frame.clone(), None);
             fanout(&mut self.outbox, &self.root_subs, &frame);
+            return Ok(action);
+        }
+        if let Some(terminal) = self.terminals.map.get_mut(channel) {
+            let outcome = ahp_wasm::reduce::terminal_reducer(&mut terminal.state, &action, &clock);
+            match outcome {
+                Outcome::Applied(_) => {}
+                // Side-effect only (written to the pty): echoed like an applied action.
+                Outcome::NoOp(NoOp::NothingToChange)
+                    if matches!(action, StateAction::TerminalInput(_)) => {}
+                Outcome::NoOp(reason) => return Err((action, reason)),
+            }
+            self.seq += 1;
+            let (frame, action) = self.envelope_frame(channel, action, origin, None);
+            let terminal = &self.terminals.map[channel];
+            fanout(&mut self.outbox, &terminal.subscribers, &frame);
+            self.replay.push(self.seq, Arc::from(channel), frame, None);
             return Ok(action);
         }
         let Some(session) = self.sessions.get_mut(channel) else {
