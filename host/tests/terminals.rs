@@ -22,15 +22,7 @@ struct Mirror {
 }
 
 fn text(state: &TerminalState) -> String {
-    state
-        .content
-        .iter()
-        .map(|p| match p {
-            TerminalContentPart::Unclassified(u) => u.value.as_str(),
-            TerminalContentPart::Command(c) => c.output.as_str(),
-            TerminalContentPart::Unknown(_) => "",
-        })
-        .collect()
+    ahp_wasm::reduce::terminal_text(&state.content)
 }
 
 fn create_params(uri: &str, client_id: &str) -> Value {

@@ -375,15 +375,7 @@ async fn terminal_scrollback_is_bounded() {
             .await
             .unwrap();
         let state: TerminalState = serde_json::from_value(r["snapshot"]["state"].clone()).unwrap();
-        let text: String = state
-            .content
-            .iter()
-            .map(|p| match p {
-                TerminalContentPart::Unclassified(u) => u.value.as_str(),
-                TerminalContentPart::Command(c) => c.output.as_str(),
-                TerminalContentPart::Unknown(_) => "",
-            })
-            .collect();
+        let text = ahp_wasm::reduce::terminal_text(&state.content);
         if text.contains("flood-42-done") {
             break text;
         }

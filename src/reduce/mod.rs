@@ -18,7 +18,7 @@ pub use root::root_reducer;
 pub use session::session_reducer;
 pub use session::target::{text_part_index, tool_call_index, TextKind};
 pub use terminal::{
-    scrollback_size, terminal_reducer, trim_scrollback, MAX_SCROLLBACK_BYTES,
+    scrollback_size, terminal_reducer, terminal_text, trim_scrollback, MAX_SCROLLBACK_BYTES,
     SCROLLBACK_TRIM_TARGET,
 };
 

@@ -116,6 +116,20 @@ pub fn terminal_reducer(
     }
 }
 
+/// A terminal's output as one text: the raw VT stream rebuilt from its content parts, as the
+/// terminals guide tells consumers without their own rendering of command parts to do
+/// (unclassified values and command outputs, in order).
+pub fn terminal_text(content: &[TerminalContentPart]) -> String {
+    content
+        .iter()
+        .map(|p| match p {
+            TerminalContentPart::Unclassified(u) => u.value.as_str(),
+            TerminalContentPart::Command(c) => c.output.as_str(),
+            TerminalContentPart::Unknown(_) => "",
+        })
+        .collect()
+}
+
 fn applied(field: TerminalStateField) -> Outcome<TerminalStateField> {
     Outcome::Applied(Changed::one(field))
 }
@@ -307,16 +321,8 @@ mod tests {
         serde_json::to_value(&state.content).expect("serializes")
     }
 
-    /// The raw VT stream, as the spec tells naive consumers to rebuild it.
     fn raw(content: &[TerminalContentPart]) -> String {
-        content
-            .iter()
-            .map(|p| match p {
-                TerminalContentPart::Unclassified(u) => u.value.as_str(),
-                TerminalContentPart::Command(c) => c.output.as_str(),
-                TerminalContentPart::Unknown(_) => "",
-            })
-            .collect()
+        super::terminal_text(content)
     }
 
     fn assert_noop(state: &mut TerminalState, value: serde_json::Value, why: NoOp) {
