@@ -74,7 +74,12 @@ fn truncate(s: &str, max: usize) -> &str {
 
 /// Whether `uri` is an acceptable session URI: `ahp-session:/` plus a short printable id.
 fn valid_session_uri(uri: &str) -> bool {
-    uri.strip_prefix("ahp-session:/").is_some_and(|id| {
+    valid_channel_uri(uri, "ahp-session:/")
+}
+
+/// A client-chosen channel URI: `prefix` then a non-empty printable id, at most 256 bytes in all.
+pub(super) fn valid_channel_uri(uri: &str, prefix: &str) -> bool {
+    uri.strip_prefix(prefix).is_some_and(|id| {
         !id.is_empty() && uri.len() <= 256 && id.chars().all(|c| c.is_ascii_graphic())
     })
 }

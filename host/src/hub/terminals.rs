@@ -39,9 +39,7 @@ pub(super) struct Terminals {
 
 /// Whether `uri` is an acceptable terminal URI: `ahp-terminal:/` plus a short printable id.
 fn valid_terminal_uri(uri: &str) -> bool {
-    uri.strip_prefix("ahp-terminal:/").is_some_and(|id| {
-        !id.is_empty() && uri.len() <= 256 && id.chars().all(|c| c.is_ascii_graphic())
-    })
+    super::commands::valid_channel_uri(uri, "ahp-terminal:/")
 }
 
 /// A dimension (`cols`, `rows`): a whole number in 1..=1000.

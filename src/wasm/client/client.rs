@@ -105,7 +105,12 @@ impl AhpClient {
 
     #[wasm_bindgen(getter, js_name = connectionState)]
     pub fn connection_state(&self) -> String {
-        events::state_name(self.inner.engine.borrow().connection_state()).to_string()
+        self.inner
+            .engine
+            .borrow()
+            .connection_state()
+            .name()
+            .to_string()
     }
 
     #[wasm_bindgen(getter, js_name = serverInfo)]

@@ -44,7 +44,7 @@ impl Inner {
                 self.connection_lost("keep-alive ping unanswered");
             }
             Delivery::Event(Event::StateChanged(state)) => {
-                let name = events::state_name(state);
+                let name = state.name();
                 for listener in self.listeners.states.snapshot() {
                     events::call(&listener, &[JsValue::from_str(name)]);
                 }

@@ -1,7 +1,7 @@
 //! What the driver delivers, and its JS form (`ClientEvent`, `ChangeInfo`, `ServerInfo`).
 
 use super::errors::{set, string_array, to_js_error};
-use crate::client::engine::{ConnectionState, DropReason, Event, ServerInfo, ServerNotification};
+use crate::client::engine::{DropReason, Event, ServerInfo, ServerNotification};
 use crate::client::Error;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::JsonValue;
@@ -66,10 +66,6 @@ fn object(kind: &str) -> Object {
     let o = Object::new();
     set(&o, "type", kind);
     o
-}
-
-pub fn state_name(state: ConnectionState) -> &'static str {
-    state.name()
 }
 
 pub fn connection_state(name: &str) -> JsValue {
