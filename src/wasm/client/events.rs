@@ -3,6 +3,7 @@
 use super::errors::{set, string_array, to_js_error};
 use crate::client::engine::{DropReason, Event, ServerInfo, ServerNotification};
 use crate::client::Error;
+use crate::protocol::jsonrpc::methods;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::JsonValue;
 use crate::sync::Rejection;
@@ -141,7 +142,12 @@ fn drop_reason(reason: DropReason) -> &'static str {
 pub fn client_event(event: &Event) -> Option<JsValue> {
     let o = match event {
         Event::Notification(n) => {
-            let o = object("notification");
+            // Apart, so that TypeScript narrows `params` by `method` for the protocol's own.
+            let o = object(if methods::is_protocol_notification(n.method()) {
+                "notification"
+            } else {
+                "otherNotification"
+            });
             set(&o, "method", n.method());
             let params = match &**n {
                 ServerNotification::SessionAdded(p) => to_js(p),
