@@ -783,6 +783,11 @@ export interface ServerInfo {
   completionTriggerCharacters?: string[];
   /** The host's OTLP telemetry channels, when it has any. */
   telemetry?: TelemetryCapabilities;
+  /**
+   * The largest frame the host reads, when it says (`ahp-host` does: an extension). A larger
+   * request is not sent: it rejects with a `TransportError` (`transportKind` `'send'`).
+   */
+  maxFrameBytes?: number;
 }
 
 /** An own action the server rejected (its optimistic effect is reverted). */

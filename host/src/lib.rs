@@ -26,6 +26,7 @@ pub mod connection;
 pub mod customize;
 pub mod hub;
 pub mod mcp;
+pub mod params;
 pub mod peer;
 pub mod replay;
 pub mod resources;

@@ -3,6 +3,7 @@
 use super::identity::Claim;
 use super::sessions::Session;
 use super::{ConnId, Hub, Request};
+use crate::params::{whole_number, MAX_EXACT};
 use crate::resources::file_uri;
 use crate::store::Op;
 use ahp_wasm::protocol::jsonrpc::{methods, EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -41,6 +42,9 @@ struct InitializeOut {
     completion_trigger_characters: [&'static str; 2],
     /// Proves ownership of `clientId` on later handshakes (see `identity.rs`).
     client_secret: String,
+    /// The largest frame this host reads (`--max-frame-bytes`; an `ahp-host` extension): a
+    /// client can refuse a larger request itself instead of sending it for nothing.
+    max_frame_bytes: usize,
 }
 
 #[derive(Serialize)]
@@ -352,6 +356,7 @@ impl Hub {
             default_directory: file_uri(self.sandbox.root()),
             completion_trigger_characters: ["@", "/"],
             client_secret,
+            max_frame_bytes: self.limits.max_frame_bytes,
         };
         self.respond(conn, id, &out);
         Ok(())
@@ -601,7 +606,10 @@ impl Hub {
         if !self.sessions.contains_key(&p.channel) {
             return Err(session_not_found(&p.channel));
         }
-        let limit = p.limit.unwrap_or(50.0).clamp(1.0, 500.0) as usize;
+        // Up to 500 turns a page: a larger limit is a request for "as many as you give".
+        let limit = whole_number(p.limit.unwrap_or(50.0), "limit", 1, MAX_EXACT)
+            .map_err(invalid)?
+            .min(500) as usize;
         // Completed turns are written with the envelope that completes them; commit this
         // batch's writes first so the database has every turn applied so far.
         self.commit_ops();

@@ -77,6 +77,8 @@ pub struct ConnShared {
     pub kill: CancellationToken,
     /// Set when the connection is dropped because it does not read what it is sent.
     pub slow: AtomicBool,
+    /// Set when the connection is dropped for a frame over the WebSocket layer's bound.
+    pub too_big: AtomicBool,
     /// Bytes of frames queued and not yet handed to the socket.
     pub queued_bytes: AtomicUsize,
     /// The most `queued_bytes` may reach.
@@ -99,6 +101,12 @@ impl ConnShared {
     /// Drops the connection as a slow consumer.
     pub fn drop_slow(&self) {
         self.slow.store(true, Ordering::Relaxed);
+        self.kill.cancel();
+    }
+
+    /// Drops the connection for a frame over the WebSocket layer's bound (close code 1009).
+    pub fn drop_too_big(&self) {
+        self.too_big.store(true, Ordering::Relaxed);
         self.kill.cancel();
     }
 

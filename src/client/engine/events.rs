@@ -30,6 +30,10 @@ pub struct ServerInfo {
     /// OTLP telemetry channels.
     #[serde(default)]
     pub telemetry: Option<TelemetryCapabilities>,
+    /// The largest frame the server reads, if it says (`maxFrameBytes`, an `ahp-host`
+    /// extension): larger requests fail locally instead of being sent.
+    #[serde(rename = "maxFrameBytes", default)]
+    pub max_frame_bytes: Option<u64>,
 }
 
 /// Why own pending actions were dropped without an echo.

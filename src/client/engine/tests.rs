@@ -560,3 +560,47 @@ fn unsubscribing_reports_pending_actions_dropped() {
     engine.handle_frame(&envelope(11, data("x"), None), 3.0);
     assert!(events(&mut engine).is_empty());
 }
+
+#[test]
+fn frames_over_the_servers_limit_are_refused_before_sending() {
+    let mut engine = Engine::new(config());
+    engine.on_open(0.0);
+    let init = sent(&mut engine).remove(0);
+    reply(
+        &mut engine,
+        &init["id"],
+        json!({"protocolVersion": "0.3.0", "serverSeq": 10, "maxFrameBytes": 200, "snapshots": [
+            {"resource": TERM, "state": terminal_state("t"), "fromSeq": 10},
+        ]}),
+        1.0,
+    );
+    events(&mut engine);
+    let big = json!({"channel": ROOT_CHANNEL, "pad": "x".repeat(300)});
+    let id = engine.request_raw("x/big", &big, 2.0);
+    assert!(sent(&mut engine).is_empty(), "nothing is sent");
+    let evs = events(&mut engine);
+    assert!(
+        matches!(&evs[..], [Event::Response { id: i, result: Err(Error::Transport { kind: TransportErrorKind::Send, message }) }]
+            if *i == id && message.contains("at most 200 bytes")),
+        "{evs:?}"
+    );
+    // An action that would not fit: refused, not applied, not pending.
+    let e = engine.dispatch(TERM, action(data(&"y".repeat(300))), 3.0);
+    assert!(
+        matches!(
+            e,
+            Err(Error::Transport {
+                kind: TransportErrorKind::Send,
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    assert_eq!(term(&engine).pending_count(), 0);
+    assert!(sent(&mut engine).is_empty());
+    // What fits goes out as before.
+    ping(&mut engine, 4.0);
+    assert_eq!(sent(&mut engine).len(), 1);
+    engine.dispatch(TERM, action(data("ok")), 5.0).unwrap();
+    assert_eq!(sent(&mut engine).len(), 1);
+}

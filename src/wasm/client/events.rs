@@ -85,6 +85,9 @@ pub fn server_info(info: &ServerInfo) -> JsValue {
     if let Some(chars) = &info.completion_trigger_characters {
         set(&o, "completionTriggerCharacters", string_array(chars));
     }
+    if let Some(limit) = info.max_frame_bytes {
+        set(&o, "maxFrameBytes", limit as f64);
+    }
     if let Some(telemetry) = &info.telemetry {
         if let Ok(value) = crate::wasm::convert::to_js(telemetry) {
             set(&o, "telemetry", value);
