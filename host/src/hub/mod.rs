@@ -9,6 +9,7 @@
 //! - `mod.rs`: messages, the loop, connections, applying and broadcasting actions;
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
+//! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
 //!   `session_filter.rs`: the `listSessions` filter;
@@ -22,6 +23,7 @@
 //!   plugins published by the active client, read back from it;
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels).
 
+mod agent_auth;
 mod client_plugins;
 mod client_tools;
 mod commands;
@@ -299,6 +301,13 @@ pub enum HubMsg {
         /// Its exit code, when known.
         exit_code: Option<u32>,
     },
+    /// A connection's unlock of the protected agent ran out (`agent_auth.rs`).
+    AgentAuthExpired {
+        /// The connection.
+        conn: ConnId,
+        /// Which unlock.
+        timer: u64,
+    },
     /// Stop the hub.
     Shutdown,
 }
@@ -364,6 +373,8 @@ pub struct Hub {
     debug: bool,
     /// Resource watches.
     watches: watches::Watches,
+    /// The protected built-in agent's lock and the connections it is open for.
+    agent_auth: agent_auth::AgentAuth,
 }
 
 impl Hub {
@@ -421,6 +432,7 @@ impl Hub {
             transform_timeout: config.transform_timeout,
             debug: config.debug,
             watches: watches::Watches::default(),
+            agent_auth: agent_auth::AgentAuth::default(),
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -522,6 +534,7 @@ impl Hub {
                 id,
                 exit_code,
             } => self.on_terminal_exited(&channel, id, exit_code),
+            HubMsg::AgentAuthExpired { conn, timer } => self.on_agent_auth_expired(conn, timer),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {
@@ -585,6 +598,7 @@ impl Hub {
             return;
         };
         c.handle.shared.kill.cancel();
+        self.agent_auth.conn_closed(conn);
         for channel in &c.subs {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.retain(|&x| x != conn);
