@@ -6,7 +6,10 @@ mod common;
 
 use ahp_host::agent_auth::{AgentAuthConfig, DEFAULT_RESOURCE};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
-use ahp_wasm::protocol::{errors, SnapshotState, StateAction};
+use ahp_wasm::protocol::{
+    errors, Message, MessageOrigin, PendingMessageKind, SessionPendingMessageSetAction,
+    SnapshotState, StateAction,
+};
 use common::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -135,6 +138,45 @@ async fn use_before_authenticating_is_refused_and_the_right_token_unlocks() {
     other.subscribe("ahp-session:/s1").await;
     let reason = turn_rejection(&mut other, "ahp-session:/s1", "t2").await;
     assert!(reason.expect("rejected").contains("AuthRequired (-32007)"));
+}
+
+#[tokio::test]
+async fn queued_messages_are_refused_too_and_a_reconnect_starts_locked() {
+    let (t, _s) = protected_host(Duration::from_secs(60)).await;
+    let mut a = Client::connect(&t.host, "a").await;
+    a.initialize(&[]).await;
+    authenticate(&mut a, AGENT_TOKEN).await.unwrap();
+    try_create(&mut a, "ahp-session:/s1").await.unwrap();
+    drop(a);
+
+    // The same client on a new connection (a reconnect): locked again.
+    let mut b = Client::connect(&t.host, "a").await;
+    b.reconnect(0, vec!["ahp-session:/s1".into()])
+        .await
+        .unwrap();
+    assert_auth_required(&try_create(&mut b, "ahp-session:/s2").await.unwrap_err());
+    let queued = StateAction::SessionPendingMessageSet(Box::new(SessionPendingMessageSetAction {
+        kind: PendingMessageKind::Queued,
+        id: "q1".into(),
+        message: Message {
+            text: "queued".into(),
+            origin: MessageOrigin {
+                kind: "user".into(),
+                extra: Default::default(),
+            },
+            ..Default::default()
+        },
+        extra: Default::default(),
+    }));
+    b.dispatch("ahp-session:/s1", queued).await;
+    let e = b.envelope().await;
+    assert!(matches!(e.action, StateAction::SessionPendingMessageSet(_)));
+    assert!(e
+        .rejection_reason
+        .expect("rejected")
+        .contains("AuthRequired"));
+    authenticate(&mut b, AGENT_TOKEN).await.unwrap();
+    try_create(&mut b, "ahp-session:/s2").await.unwrap();
 }
 
 #[tokio::test]
