@@ -250,6 +250,13 @@ pub enum HubMsg {
         /// Deadline or disconnect grace.
         reason: ToolExpiry,
     },
+    /// A connection's unlock of the protected agent ran out (`agent_auth.rs`).
+    AgentAuthExpired {
+        /// The connection.
+        conn: ConnId,
+        /// Which unlock.
+        timer: u64,
+    },
     /// An MCP server task reported (see `mcp.rs`).
     Mcp(crate::mcp::McpEvent),
     /// A message on an `mcp://` channel (see `mcp_channel.rs`).
@@ -301,13 +308,6 @@ pub enum HubMsg {
         /// Its exit code, when known.
         exit_code: Option<u32>,
     },
-    /// A connection's unlock of the protected agent ran out (`agent_auth.rs`).
-    AgentAuthExpired {
-        /// The connection.
-        conn: ConnId,
-        /// Which unlock.
-        timer: u64,
-    },
     /// Stop the hub.
     Shutdown,
 }
@@ -355,6 +355,8 @@ pub struct Hub {
     next_timer: u64,
     limits: crate::config::Limits,
     bindings: identity::Bindings,
+    /// The protected built-in agent's lock and the connections it is open for.
+    agent_auth: agent_auth::AgentAuth,
     stopping: bool,
     /// The MCP servers of the sessions.
     mcp: mcp::McpRuns,
@@ -373,8 +375,6 @@ pub struct Hub {
     debug: bool,
     /// Resource watches.
     watches: watches::Watches,
-    /// The protected built-in agent's lock and the connections it is open for.
-    agent_auth: agent_auth::AgentAuth,
 }
 
 impl Hub {
@@ -421,6 +421,7 @@ impl Hub {
             next_timer: 0,
             limits: config.limits.clone(),
             bindings: identity::Bindings::loaded(loaded.clients),
+            agent_auth: agent_auth::AgentAuth::default(),
             stopping: false,
             mcp: mcp::McpRuns::default(),
             mcp_config: config.mcp_config.clone(),
@@ -432,7 +433,6 @@ impl Hub {
             transform_timeout: config.transform_timeout,
             debug: config.debug,
             watches: watches::Watches::default(),
-            agent_auth: agent_auth::AgentAuth::default(),
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -512,6 +512,7 @@ impl Hub {
                 timer,
                 reason,
             } => self.on_client_tool_expired(channel, turn_id, tool_call_id, timer, reason),
+            HubMsg::AgentAuthExpired { conn, timer } => self.on_agent_auth_expired(conn, timer),
             HubMsg::Mcp(event) => self.on_mcp(event),
             HubMsg::McpChannel(message) => self.on_mcp_channel(*message),
             HubMsg::McpStepUp(step) => self.on_mcp_step_up(*step),
@@ -534,7 +535,6 @@ impl Hub {
                 id,
                 exit_code,
             } => self.on_terminal_exited(&channel, id, exit_code),
-            HubMsg::AgentAuthExpired { conn, timer } => self.on_agent_auth_expired(conn, timer),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {
