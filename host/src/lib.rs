@@ -10,7 +10,7 @@
 //!   from the host to a client;
 //! - [`agent`]: the built-in agent (and its session config); [`completions`]: `@` file and `/`
 //!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
-//!   input checks.
+//!   input checks; [`agent_auth`]: the built-in agent's protected resource.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,6 +20,7 @@
 //! ```
 
 pub mod agent;
+pub mod agent_auth;
 pub mod completions;
 pub mod config;
 pub mod connection;

@@ -118,6 +118,9 @@ impl Hub {
                 Ok(())
             }
             Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
+            Request::Authenticate(a) if self.is_agent_resource(&a.resource) => {
+                self.agent_authenticate(conn, &id, a)
+            }
             Request::Authenticate(a) => self.mcp_authenticate(conn, &id, a),
             Request::ResolveSessionConfig(p) => self.resolve_session_config(conn, &id, p),
             Request::SessionConfigCompletions(p) => self.session_config_completions(conn, &id, p),
@@ -468,6 +471,7 @@ impl Hub {
             ));
         }
         let provider = self.check_provider(p.provider.as_deref())?;
+        self.agent_usable(conn)?;
         let workdir = match &p.working_directory {
             Some(dir) => self.check_workdir(dir)?,
             None => self.sandbox.root().to_path_buf(),

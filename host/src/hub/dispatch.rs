@@ -218,6 +218,13 @@ impl Hub {
         );
         let stored = session.stored_turn_bytes();
         let max = self.limits.max_session_bytes;
+        if adds_a_message {
+            if let Err(e) = self.agent_usable(conn) {
+                let reason = format!("AuthRequired ({}): {}", e.code, e.message);
+                return self.reject(conn, &channel, action, origin, reason);
+            }
+        }
+        let session = self.sessions.get_mut(&channel).expect("checked above");
         if adds_a_message && stored >= max {
             let reason = format!(
                 "the session is full: its turns take {stored} bytes (limit {max}); \

@@ -9,6 +9,7 @@
 //! - `mod.rs`: messages, the loop, connections, applying and broadcasting actions;
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
+//! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
 //!   `session_filter.rs`: the `listSessions` filter;
@@ -22,6 +23,7 @@
 //!   plugins published by the active client, read back from it;
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels).
 
+mod agent_auth;
 mod client_plugins;
 mod client_tools;
 mod commands;
@@ -256,6 +258,13 @@ pub enum HubMsg {
         /// Deadline or disconnect grace.
         reason: ToolExpiry,
     },
+    /// A connection's unlock of the protected agent ran out (`agent_auth.rs`).
+    AgentAuthExpired {
+        /// The connection.
+        conn: ConnId,
+        /// Which unlock.
+        timer: u64,
+    },
     /// An MCP server task reported (see `mcp.rs`).
     Mcp(crate::mcp::McpEvent),
     /// A message on an `mcp://` channel (see `mcp_channel.rs`).
@@ -354,6 +363,8 @@ pub struct Hub {
     next_timer: u64,
     limits: crate::config::Limits,
     bindings: identity::Bindings,
+    /// The protected built-in agent's lock and the connections it is open for.
+    agent_auth: agent_auth::AgentAuth,
     stopping: bool,
     /// The MCP servers of the sessions.
     mcp: mcp::McpRuns,
@@ -418,6 +429,7 @@ impl Hub {
             next_timer: 0,
             limits: config.limits.clone(),
             bindings: identity::Bindings::loaded(loaded.clients),
+            agent_auth: agent_auth::AgentAuth::default(),
             stopping: false,
             mcp: mcp::McpRuns::default(),
             mcp_config: config.mcp_config.clone(),
@@ -508,6 +520,7 @@ impl Hub {
                 timer,
                 reason,
             } => self.on_client_tool_expired(channel, turn_id, tool_call_id, timer, reason),
+            HubMsg::AgentAuthExpired { conn, timer } => self.on_agent_auth_expired(conn, timer),
             HubMsg::Mcp(event) => self.on_mcp(event),
             HubMsg::McpChannel(message) => self.on_mcp_channel(*message),
             HubMsg::McpStepUp(step) => self.on_mcp_step_up(*step),
@@ -593,6 +606,7 @@ impl Hub {
             return;
         };
         c.handle.shared.kill.cancel();
+        self.agent_auth.conn_closed(conn);
         for channel in &c.subs {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.retain(|&x| x != conn);
