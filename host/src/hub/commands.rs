@@ -476,8 +476,12 @@ impl Hub {
             Some(dir) => self.check_workdir(dir)?,
             None => self.sandbox.root().to_path_buf(),
         };
-        let (config, model) =
-            crate::agent::config::for_new_session(p.config.as_ref(), p.model).map_err(invalid)?;
+        let (config, model) = crate::agent::config::for_new_session(
+            p.config.as_ref(),
+            p.model,
+            self.root_config_values(),
+        )
+        .map_err(invalid)?;
         if let Some(active) = &p.active_client {
             if Some(active.client_id.as_str()) != self.conn_client_id(conn) {
                 return Err(invalid(

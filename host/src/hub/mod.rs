@@ -404,7 +404,13 @@ impl Hub {
                 agents: vec![crate::agent::agent_info()],
                 active_sessions: Some(loaded.sessions.len() as f64),
                 terminals: None,
-                config: None,
+                config: Some(crate::agent::config::root_config(
+                    loaded
+                        .root_config
+                        .as_deref()
+                        .and_then(|json| serde_json::from_str(json).ok())
+                        .as_ref(),
+                )),
                 extra: Default::default(),
             },
             root_subs: Vec::new(),
