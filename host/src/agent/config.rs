@@ -308,18 +308,28 @@ pub fn check_root_change(
     current: &JsonObject,
     action: &RootConfigChangedAction,
 ) -> Result<JsonObject, String> {
-    let session = schema();
-    for (key, value) in &action.config {
-        check_value(&session, key, value)?;
+    changed_values(&schema(), current, &action.config, action.replace)
+}
+
+/// The values after a `configChanged` of `config` (merged, or replacing with `replace`),
+/// each checked against `schema`, with every required property still there.
+fn changed_values(
+    schema: &SessionConfigSchema,
+    current: &JsonObject,
+    config: &JsonObject,
+    replace: Option<bool>,
+) -> Result<JsonObject, String> {
+    for (key, value) in config {
+        check_value(schema, key, value)?;
     }
-    let next = if action.replace == Some(true) {
-        action.config.clone()
+    let next = if replace == Some(true) {
+        config.clone()
     } else {
         let mut next = current.clone();
-        next.extend(action.config.clone());
+        next.extend(config.clone());
         next
     };
-    for key in session.required.iter().flatten() {
+    for key in schema.required.iter().flatten() {
         if !next.contains_key(key) {
             return Err(format!(
                 "`{key}` is required (replace keeps only what it gives)"
@@ -376,23 +386,7 @@ pub fn check_change(
     action: &SessionConfigChangedAction,
 ) -> Result<(), String> {
     let schema = &config.schema;
-    for (key, value) in &action.config {
-        check_value(schema, key, value)?;
-    }
-    let next = if action.replace == Some(true) {
-        action.config.clone()
-    } else {
-        let mut next = config.values.clone();
-        next.extend(action.config.clone());
-        next
-    };
-    for key in schema.required.iter().flatten() {
-        if !next.contains_key(key) {
-            return Err(format!(
-                "`{key}` is required (replace keeps only what it gives)"
-            ));
-        }
-    }
+    let next = changed_values(schema, &config.values, &action.config, action.replace)?;
     for (key, property) in &schema.properties {
         if property.session_mutable != Some(true) && next.get(key) != config.values.get(key) {
             let hint = if key == MODEL {

@@ -50,6 +50,15 @@ pub(super) fn connected(config: EngineConfig) -> Engine {
     engine
 }
 
+/// Opens and answers `initialize` with `result` (events left to read).
+fn answered_initialize(result: Value) -> Engine {
+    let mut engine = Engine::new(config());
+    engine.on_open(0.0);
+    let init = sent(&mut engine).remove(0);
+    reply(&mut engine, &init["id"], result, 1.0);
+    engine
+}
+
 pub(super) fn envelope(seq: u64, action: Value, origin: Option<(&str, u64)>) -> String {
     let mut params = json!({"channel": TERM, "serverSeq": seq, "action": action});
     if let Some((id, s)) = origin {
@@ -152,15 +161,8 @@ fn version_mismatch_is_a_typed_error() {
 
 #[test]
 fn a_version_we_did_not_offer_is_rejected() {
-    let mut engine = Engine::new(config());
-    engine.on_open(0.0);
-    let init = sent(&mut engine).remove(0);
-    reply(
-        &mut engine,
-        &init["id"],
-        json!({"protocolVersion": "9.0.0", "serverSeq": 0, "snapshots": []}),
-        1.0,
-    );
+    let mut engine =
+        answered_initialize(json!({"protocolVersion": "9.0.0", "serverSeq": 0, "snapshots": []}));
     assert!(events(&mut engine).iter().any(|e| matches!(e,
         Event::HandshakeFailed(Error::InvalidResponse { method, .. }) if method == "initialize")));
 }
@@ -563,16 +565,10 @@ fn unsubscribing_reports_pending_actions_dropped() {
 
 #[test]
 fn frames_over_the_servers_limit_are_refused_before_sending() {
-    let mut engine = Engine::new(config());
-    engine.on_open(0.0);
-    let init = sent(&mut engine).remove(0);
-    reply(
-        &mut engine,
-        &init["id"],
+    let mut engine = answered_initialize(
         json!({"protocolVersion": "0.3.0", "serverSeq": 10, "maxFrameBytes": 200, "snapshots": [
             {"resource": TERM, "state": terminal_state("t"), "fromSeq": 10},
         ]}),
-        1.0,
     );
     events(&mut engine);
     let big = json!({"channel": ROOT_CHANNEL, "pad": "x".repeat(300)});
