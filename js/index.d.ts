@@ -516,6 +516,7 @@ import type {
   TerminalState,
   ChangesetState,
   ResourceWatchState,
+  ResourceChange,
   TelemetryCapabilities,
   AgentInfo,
   SessionSummary,
@@ -838,6 +839,11 @@ export type ClientEvent =
   | { type: 'pendingDropped'; channel: string; actions: { clientSeq: number; action: StateAction }[]; reason: DropReason }
   | { type: 'resync'; channel: string; reason: string }
   | { type: 'subscriptionLost'; channel: string; reason: string }
+  /**
+   * A subscribed resource watch's changes (its `resourceWatch/changed` actions of one batch, in
+   * order): they leave the watch's state as it is, so they come here, not to `onChange`.
+   */
+  | { type: 'resourceChanges'; channel: string; changes: ResourceChange[] }
   | { type: 'malformed'; message: string; frame: string };
 
 /**

@@ -264,6 +264,8 @@ async function clientUsage(): Promise<void> {
         // @ts-expect-error a protocol notification's method is one of NotificationMap's
         if (event.method === 'notifications/message') return undefined;
         return undefined;
+      case 'resourceChanges':
+        return console.log(event.channel, event.changes.map((c: ahp.ResourceChange) => `${c.type} ${c.uri}`));
       case 'otherNotification': {
         const params: unknown = event.params;
         // @ts-expect-error params of other notifications are unknown

@@ -4,7 +4,7 @@ use super::ConnectionState;
 use crate::client::Error;
 use crate::protocol::jsonrpc::{decode_params, methods, Command, ErrorObject, RequestId};
 use crate::protocol::{
-    AuthRequiredParams, JsonValue, SessionAddedParams, SessionRemovedParams,
+    AuthRequiredParams, JsonValue, ResourceChange, SessionAddedParams, SessionRemovedParams,
     SessionSummaryChangedParams, TelemetryCapabilities,
 };
 use crate::sync::{ChangeSet, PendingAction, Rejection, StatePatch};
@@ -196,6 +196,14 @@ pub enum Event {
         channel: String,
         /// What was detected.
         reason: String,
+    },
+    /// A resource watch's changes (`resourceWatch/changed` envelopes of one batch, in order):
+    /// they do not change the watch's state, so without this event they would reach no one.
+    ResourceChanges {
+        /// The watch's channel URI.
+        channel: String,
+        /// The changes.
+        changes: Vec<ResourceChange>,
     },
     /// A subscription ended without the app asking (disposed, no longer permitted, ...).
     SubscriptionLost {

@@ -600,3 +600,41 @@ fn frames_over_the_servers_limit_are_refused_before_sending() {
     engine.dispatch(TERM, action(data("ok")), 5.0).unwrap();
     assert_eq!(sent(&mut engine).len(), 1);
 }
+
+#[test]
+fn resource_watch_changes_are_an_event_in_batch_order() {
+    const WATCH: &str = "ahp-resource-watch:/w";
+    let mut engine = connected(config());
+    engine.subscribe(WATCH, 2.0);
+    let request = sent(&mut engine).remove(0);
+    let state = json!({"root": "file:///w", "recursive": true});
+    let snapshot = json!({"snapshot": {"resource": WATCH, "state": state, "fromSeq": 10}});
+    reply(&mut engine, &request["id"], snapshot, 3.0);
+    events(&mut engine);
+    let changed = |seq: u64, name: &str, kind: &str| {
+        let items = json!([{"uri": format!("file:///w/{name}"), "type": kind}]);
+        let action = json!({"type": "resourceWatch/changed", "changes": {"items": items}});
+        let params = json!({"channel": WATCH, "serverSeq": seq, "action": action});
+        json!({"jsonrpc": "2.0", "method": "action", "params": params}).to_string()
+    };
+    engine.handle_frames(
+        &[changed(11, "a", "added"), changed(12, "b", "deleted")],
+        4.0,
+    );
+    let evs = events(&mut engine);
+    let got: Vec<(&str, Vec<&str>)> = evs
+        .iter()
+        .filter_map(|e| match e {
+            Event::ResourceChanges { channel, changes } => Some((
+                channel.as_str(),
+                changes.iter().map(|c| c.uri.as_str()).collect(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [(WATCH, vec!["file:///w/a", "file:///w/b"])],
+        "{evs:?}"
+    );
+}

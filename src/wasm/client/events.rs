@@ -203,6 +203,12 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
         Event::SubscriptionLost { channel, reason } => {
             return Some(subscription_lost(channel, reason))
         }
+        Event::ResourceChanges { channel, changes } => {
+            let o = object("resourceChanges");
+            set(&o, "channel", channel.as_str());
+            set(&o, "changes", to_js(changes).unwrap_or_default());
+            o
+        }
         Event::Malformed { message, frame } => {
             let o = object("malformed");
             set(&o, "message", message.as_str());
