@@ -9,8 +9,11 @@
 //! The scrollback a terminal's state keeps is bounded by the SDK's terminal reducer
 //! (`ahp_wasm::reduce::terminal::MAX_SCROLLBACK_BYTES`, 1 MiB: the oldest output is dropped).
 
+pub mod shell;
+
 use crate::hub::{HubMsg, HubSender};
 use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
+use shell::{OscParser, Piece};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::mpsc as std_mpsc;
@@ -34,6 +37,8 @@ pub struct Pty {
     killer: Box<dyn ChildKiller + Send + Sync>,
     pid: Option<u32>,
     killed: bool,
+    /// The shell runs with shell integration (bash): command detection will come.
+    integrated: bool,
 }
 
 impl std::fmt::Debug for Pty {
@@ -43,7 +48,7 @@ impl std::fmt::Debug for Pty {
 }
 
 /// The shell to run: `$SHELL` when it exists, else bash when installed, else `/bin/sh`.
-fn shell() -> String {
+fn shell_path() -> String {
     if let Ok(shell) = std::env::var("SHELL") {
         if !shell.is_empty() && Path::new(&shell).is_file() {
             return shell;
@@ -74,7 +79,23 @@ impl Pty {
                 pixel_height: 0,
             })
             .map_err(std::io::Error::other)?;
-        let mut cmd = CommandBuilder::new(shell());
+        let shell = shell_path();
+        let mut cmd = CommandBuilder::new(&shell);
+        let integrated = shell::is_bash(&shell);
+        let mut parser = None;
+        if integrated {
+            // The rcfile comes through a pipe (process substitution), so no file is left
+            // behind; `exec` keeps the shell's pid. The script unsets both variables.
+            let nonce = shell::nonce();
+            cmd.args([
+                "-c",
+                "exec \"$0\" --rcfile <(printf '%s' \"$AHP_SHELL_INTEGRATION\")",
+                &shell,
+            ]);
+            cmd.env("AHP_SHELL_INTEGRATION", shell::SCRIPT);
+            cmd.env("AHP_SHELL_NONCE", &nonce);
+            parser = Some(OscParser::new(nonce));
+        }
         cmd.cwd(cwd);
         cmd.env("TERM", "xterm-256color");
         let mut child = pair
@@ -97,7 +118,7 @@ impl Pty {
         std::thread::Builder::new()
             .name("ahp-pty-out".into())
             .spawn(move || {
-                forward_loop(chunks_rx, &channel, id, &hub);
+                forward_loop(chunks_rx, parser, &channel, id, &hub);
                 let code = child.wait().ok().map(|s| s.exit_code());
                 let _ = hub.blocking_send(HubMsg::TerminalExited {
                     channel,
@@ -111,12 +132,18 @@ impl Pty {
             killer,
             pid,
             killed: false,
+            integrated,
         })
     }
 
     /// The shell's process id.
     pub fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// Whether the shell reports commands (see [`shell`]).
+    pub fn integrated(&self) -> bool {
+        self.integrated
     }
 
     /// Writes input to the shell.
@@ -201,8 +228,15 @@ fn read_loop(mut reader: Box<dyn Read + Send>, chunks: std_mpsc::SyncSender<Vec<
     }
 }
 
-/// Coalesces chunks into `TerminalOutput` messages until the reader is done.
-fn forward_loop(chunks: std_mpsc::Receiver<Vec<u8>>, channel: &str, id: u64, hub: &HubSender) {
+/// Coalesces chunks into `TerminalOutput` messages until the reader is done; with shell
+/// integration, the shell's events go to the hub in between, in stream order.
+fn forward_loop(
+    chunks: std_mpsc::Receiver<Vec<u8>>,
+    mut parser: Option<OscParser>,
+    channel: &str,
+    id: u64,
+    hub: &HubSender,
+) {
     let mut decoder = Utf8Carry::default();
     while let Ok(first) = chunks.recv() {
         let mut pending = first;
@@ -219,12 +253,28 @@ fn forward_loop(chunks: std_mpsc::Receiver<Vec<u8>>, channel: &str, id: u64, hub
                 }
             }
         }
-        let data = decoder.decode(&pending, done);
-        if !data.is_empty() {
-            let msg = HubMsg::TerminalOutput {
-                channel: channel.to_owned(),
-                id,
-                data,
+        let pieces = match parser.as_mut() {
+            Some(parser) => parser.feed(&pending),
+            None => vec![Piece::Data(pending)],
+        };
+        for piece in pieces {
+            let msg = match piece {
+                Piece::Data(bytes) => {
+                    let data = decoder.decode(&bytes, done);
+                    if data.is_empty() {
+                        continue;
+                    }
+                    HubMsg::TerminalOutput {
+                        channel: channel.to_owned(),
+                        id,
+                        data,
+                    }
+                }
+                Piece::Event(event) => HubMsg::TerminalShell {
+                    channel: channel.to_owned(),
+                    id,
+                    event,
+                },
             };
             if hub.blocking_send(msg).is_err() {
                 return;
