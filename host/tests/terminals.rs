@@ -716,3 +716,48 @@ async fn run_output_is_bounded() {
         &text[text.len() - 40..]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn input_nobody_reads_is_refused_without_blocking_the_host() {
+    let t = start().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    c.call(
+        "createTerminal",
+        create_params("ahp-terminal:/full", "alice"),
+    )
+    .await
+    .unwrap();
+    let mut m = subscribe_terminal(&mut c, "ahp-terminal:/full").await;
+    // A program that never reads its input, in raw mode (nothing is dropped by the line
+    // discipline): the pty's buffer fills, then the host's queue, then input is refused.
+    m.run(
+        &mut c,
+        "stty raw -echo; echo sleep-ing; sleep 600",
+        "sleep-ing",
+    )
+    .await;
+    let chunk = "y".repeat(64 * 1024);
+    for _ in 0..40 {
+        let action = StateAction::TerminalInput(TerminalInputAction {
+            data: chunk.clone(),
+            extra: Default::default(),
+        });
+        c.dispatch("ahp-terminal:/full", action).await;
+    }
+    m.until(&mut c, "a refused input", |m| !m.rejections.is_empty())
+        .await;
+    assert!(
+        m.rejections[0].1.contains("input queue is full"),
+        "{:?}",
+        m.rejections
+    );
+    // The host goes on: other requests are answered, the terminal can be disposed.
+    ping(&mut c).await;
+    c.call(
+        "disposeTerminal",
+        json!({ "channel": "ahp-terminal:/full" }),
+    )
+    .await
+    .expect("disposeTerminal");
+    ping(&mut c).await;
+}

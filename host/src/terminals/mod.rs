@@ -29,11 +29,15 @@ pub const FLUSH_EVERY: Duration = Duration::from_millis(16);
 pub const FLUSH_BYTES: usize = 16 * 1024;
 /// At most this much input is written to a pty per `terminal/input`.
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
+/// At most this many inputs wait to be written to a pty (so at most 1 MiB).
+pub const INPUT_QUEUE: usize = 16;
 
 /// A running (or exited) shell on a pseudo-terminal.
 pub struct Pty {
     master: Box<dyn MasterPty + Send>,
-    writer: Box<dyn Write + Send>,
+    /// Input goes through a thread: a program that does not read its input fills the pty's
+    /// buffer, and a blocked write must not block the hub.
+    input: std_mpsc::SyncSender<Vec<u8>>,
     killer: Box<dyn ChildKiller + Send + Sync>,
     pid: Option<u32>,
     killed: bool,
@@ -111,6 +115,10 @@ impl Pty {
             .try_clone_reader()
             .map_err(std::io::Error::other)?;
         let writer = pair.master.take_writer().map_err(std::io::Error::other)?;
+        let (input, input_rx) = std_mpsc::sync_channel::<Vec<u8>>(INPUT_QUEUE);
+        std::thread::Builder::new()
+            .name("ahp-pty-write".into())
+            .spawn(move || write_loop(writer, input_rx))?;
         let (chunks_tx, chunks_rx) = std_mpsc::sync_channel::<Vec<u8>>(4);
         std::thread::Builder::new()
             .name("ahp-pty-read".into())
@@ -128,7 +136,7 @@ impl Pty {
             })?;
         Ok(Pty {
             master: pair.master,
-            writer,
+            input,
             killer,
             pid,
             killed: false,
@@ -146,10 +154,15 @@ impl Pty {
         self.integrated
     }
 
-    /// Writes input to the shell.
+    /// Queues input for the shell; refused when [`INPUT_QUEUE`] inputs are still unwritten
+    /// (its program does not read) or the shell is gone.
     pub fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(data)?;
-        self.writer.flush()
+        self.input.try_send(data.to_vec()).map_err(|e| match e {
+            std_mpsc::TrySendError::Full(_) => std::io::Error::other(
+                "its input queue is full (the program in it is not reading its input)",
+            ),
+            std_mpsc::TrySendError::Disconnected(_) => std::io::Error::other("its input is closed"),
+        })
     }
 
     /// Resizes the pty.
@@ -212,6 +225,18 @@ fn session_members(sid: i32) -> Vec<i32> {
         (session == sid && pid != sid).then_some(pid)
     })
     .collect()
+}
+
+fn write_loop(mut writer: Box<dyn Write + Send>, input: std_mpsc::Receiver<Vec<u8>>) {
+    while let Ok(data) = input.recv() {
+        if writer
+            .write_all(&data)
+            .and_then(|_| writer.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
 }
 
 fn read_loop(mut reader: Box<dyn Read + Send>, chunks: std_mpsc::SyncSender<Vec<u8>>) {
