@@ -687,8 +687,14 @@ async fn run_directive_uses_a_session_terminal() {
     assert_eq!(done.len(), 3);
     assert!(done.iter().all(|c| c.is_complete));
     assert_eq!(done[1].exit_code, Some(130.0));
-    // Only one terminal was made for the session.
+    // Only one terminal was made for the session; it goes with the session.
     assert_eq!(root_terminals(&mut c).await.len(), 1);
+    c.call("disposeSession", json!({ "channel": session }))
+        .await
+        .expect("disposeSession");
+    assert!(root_terminals(&mut c).await.is_empty());
+    let gone = c.call("subscribe", json!({ "channel": uri })).await;
+    assert!(gone.is_err(), "{gone:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

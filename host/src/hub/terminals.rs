@@ -185,20 +185,44 @@ impl Hub {
         id: &RequestId,
         uri: &str,
     ) -> Result<(), ErrorObject> {
-        let mut terminal = self
-            .terminals
-            .map
-            .remove(uri)
-            .ok_or_else(|| terminal_not_found(uri))?;
+        if !self.remove_terminal(uri) {
+            return Err(terminal_not_found(uri));
+        }
+        self.respond(conn, id, &EmptyResult);
+        self.update_root_terminals();
+        Ok(())
+    }
+
+    /// Kills the shell of `uri` and removes the terminal and its subscriptions.
+    fn remove_terminal(&mut self, uri: &str) -> bool {
+        let Some(mut terminal) = self.terminals.map.remove(uri) else {
+            return false;
+        };
         terminal.pty.kill();
         for sub in &terminal.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);
             }
         }
-        self.respond(conn, id, &EmptyResult);
-        self.update_root_terminals();
-        Ok(())
+        true
+    }
+
+    /// A session is disposed: so are the terminals it holds (guide/terminals.md, "Agent
+    /// Starts a Background Server"), such as those of its `/run`s.
+    pub(super) fn dispose_session_terminals(&mut self, session: &str) {
+        let held: Vec<String> = self
+            .terminals
+            .map
+            .iter()
+            .filter(|(_, t)| matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == session))
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in &held {
+            self.remove_terminal(uri);
+        }
+        if !held.is_empty() {
+            self.update_root_terminals();
+        }
     }
 
     /// Kills every shell (the host is stopping).
