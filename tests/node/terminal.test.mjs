@@ -95,6 +95,12 @@ test('a terminal: type, see the echo, resize, claims, commands, exit', async (t)
   assert.equal(term.write(`cat > /dev/null\r${big}\r\x04`).length, 7);
   term.write('echo after-big\r');
   await until(term, 'the shell after a big write', () => output.includes('after-big'));
+  // A clear starts the output over (`reset`).
+  const cleared = new Promise((resolve) => term.onData((data, { reset }) => reset && resolve(data)));
+  term.subscription.dispatch({ type: 'terminal/cleared' });
+  assert.equal(await cleared, '');
+  assert.equal(output, '');
+  assert.equal(resets, 1);
 
   // Bob is not the claimant: his claim and his input are refused, the terminal goes on.
   const theirs = await bob.terminal(term.uri);
@@ -108,7 +114,7 @@ test('a terminal: type, see the echo, resize, claims, commands, exit', async (t)
   await term.claim({ kind: 'client', clientId: 'bob' });
   await until(theirs, 'the claim', () => theirs.isClaimant);
   theirs.write('(exit 7)\r');
-  await until(term, 'the failed command', () => events.filter((e) => e.type === 'finished').length === 5);
+  await until(term, 'the failed command', () => events.at(-1)?.command.commandLine === '(exit 7)' && events.at(-1).type === 'finished');
   assert.equal(events.at(-1).command.commandLine, '(exit 7)');
   assert.equal(events.at(-1).command.exitCode, 7);
   assert.ok(!output.includes('from-bob'));
