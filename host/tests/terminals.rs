@@ -767,3 +767,49 @@ async fn input_nobody_reads_is_refused_without_blocking_the_host() {
     .expect("disposeTerminal");
     ping(&mut c).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_detaches_a_running_command() {
+    let t = start().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    let session = "ahp-session:/detach";
+    c.create_session(session).await;
+    c.subscribe(session).await;
+    // Alice is the session's active client, so she holds its terminals too.
+    let active: StateAction = serde_json::from_value(json!({"type": "session/activeClientChanged",
+        "activeClient": {"clientId": "alice", "tools": []}}))
+    .unwrap();
+    c.dispatch(session, active).await;
+    c.send_message(session, "t1", "/run --timeout 60 sleep 600")
+        .await;
+    let linked = c
+        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallContentChanged(_)))
+        .await;
+    let uri = match &linked.last().unwrap().action {
+        StateAction::SessionToolCallContentChanged(a) => match &a.content[0] {
+            ToolResultContent::Terminal(t) => t.resource.clone(),
+            other => panic!("{other:?}"),
+        },
+        _ => unreachable!(),
+    };
+    // Narrowing the claim to the session backgrounds the command: the call completes at once.
+    let narrow: StateAction = serde_json::from_value(json!({"type": "terminal/claimed",
+        "claim": {"kind": "session", "session": session}}))
+    .unwrap();
+    c.dispatch(&uri, narrow).await;
+    let envelopes = c.until_turn_end("t1").await;
+    let (_, result) = run_result(&[linked, envelopes].concat());
+    assert!(result.success, "{result:?}");
+    assert!(
+        matches!(result.past_tense_message, StringOrMarkdown::Plain(ref m) if m.contains("background")),
+        "{result:?}"
+    );
+    // The command runs on (typed at the shell's first prompt if it was not yet).
+    let mut m = subscribe_terminal(&mut c, &uri).await;
+    m.until(&mut c, "the running command", |m| {
+        commands(&m.state)
+            .last()
+            .is_some_and(|c| c.command_line == "sleep 600" && !c.is_complete)
+    })
+    .await;
+}

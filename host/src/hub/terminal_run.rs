@@ -34,6 +34,8 @@ pub(super) struct Tracking {
     line: Option<String>,
     /// A `/run` timed out and its command got Ctrl-C: back at the prompt soon.
     interrupted: bool,
+    /// A detached `/run` command not typed yet: typed at the next prompt all the same.
+    queued: Option<String>,
     /// The running command: its id and start.
     running: Option<(String, Instant)>,
     commands: u64,
@@ -181,6 +183,10 @@ impl Hub {
             ShellEvent::Cwd(path) => {
                 terminal.shell.at_prompt = true;
                 terminal.shell.interrupted = false;
+                if let Some(command) = terminal.shell.queued.take() {
+                    terminal.shell.at_prompt = false;
+                    let _ = terminal.pty.write(format!("{command}\r").as_bytes());
+                }
                 let cwd = crate::resources::file_uri(std::path::Path::new(&path));
                 if terminal.state.cwd.as_deref() != Some(cwd.as_str()) {
                     self.apply_terminal(
@@ -384,6 +390,10 @@ impl Hub {
         else {
             return;
         };
+        if end == End::Detached && !run.typed {
+            let terminal = self.terminals.map.get_mut(channel).expect("has the run");
+            terminal.shell.queued = Some(run.command.clone());
+        }
         let state = &self.terminals.map[channel].state;
         let output = run
             .command_id
