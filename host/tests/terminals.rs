@@ -21,8 +21,8 @@ struct Mirror {
     rejections: Vec<(String, String)>,
 }
 
-/// A host whose shells get a known home: a `~/.bashrc` of the test's own instead of the
-/// developer's (which may be slow or print things). Set once, before any host starts.
+/// A host whose shells are bash with a known home: a `~/.bashrc` of the test's own instead of
+/// the developer's (which may be slow or print things). Set once, before any host starts.
 async fn start() -> TestHost {
     static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     HOME.get_or_init(|| {
@@ -33,6 +33,8 @@ async fn start() -> TestHost {
         )
         .unwrap();
         std::env::set_var("HOME", home.path());
+        // Shell integration is bash's: the tests use it whatever the caller's shell.
+        std::env::set_var("SHELL", "/bin/bash");
         home
     });
     start_host().await
