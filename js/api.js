@@ -16,6 +16,7 @@ import * as wasm from './ahp_wasm.js';
 import { AhpClient } from './ahp_wasm.js';
 import { errorClasses } from './generated.js';
 import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
+import { openTerminal, terminal } from './terminal.js';
 import { connectError, connectOptions, watchReconnects, webSocketTransport as makeWebSocketTransport } from './websocket.js';
 
 export { AhpClient, Subscription } from './ahp_wasm.js';
@@ -24,6 +25,7 @@ export * from './protocol.js';
 export { InMemoryTransport } from './in-memory-transport.js';
 export { McpChannel } from './mcp-channel.js';
 export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
+export { TerminalHandle } from './terminal.js';
 
 // <generated: error class exports> from src/client/error_classes.rs: cargo run -p xtask -- codegen
 export let AhpError;
@@ -281,4 +283,12 @@ AhpClient.prototype.releaseActiveClient = function (session) {
 };
 AhpClient.prototype.onSystemMessageTransform = function (handler) {
   onSystemMessageTransform(this, handler);
+};
+
+// Terminals as objects (js/terminal.js), over the same public API.
+AhpClient.prototype.terminal = function (uri) {
+  return terminal(this, uri);
+};
+AhpClient.prototype.openTerminal = function (params) {
+  return openTerminal(this, params);
 };

@@ -514,6 +514,8 @@ import type {
   RootState,
   SessionState,
   TerminalState,
+  TerminalClaim,
+  TerminalCommandPart,
   ChangesetState,
   ResourceWatchState,
   ResourceChange,
@@ -911,6 +913,13 @@ export declare class AhpClient {
    * through, and ids the host did not offer are dropped. `null` removes the handler.
    */
   onSystemMessageTransform(handler: SystemMessageTransformHandler | null): void;
+  /** The terminal at `uri` as a `TerminalHandle`, subscribing to it when needed. */
+  terminal(uri: string): Promise<TerminalHandle>;
+  /**
+   * `createTerminal` with defaults (a fresh `ahp-terminal:/` URI, a client claim for this
+   * client), then `terminal(uri)`. Throws InvalidInputError for `cols`/`rows` outside 1..=1000.
+   */
+  openTerminal(params?: Partial<CreateTerminalParams>): Promise<TerminalHandle>;
 
   // <generated: command methods> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
   /** Liveness check: resolves when the server answers. */
@@ -1175,6 +1184,67 @@ export declare class ActiveClientHandle {
   updatePlugins(plugins: ClientPlugin[]): void;
   /** Gives the role up and aborts running calls. */
   release(): void;
+}
+
+/** A shell-integration command event of `TerminalHandle.onCommand`. */
+export interface TerminalCommandEvent {
+  type: 'executed' | 'finished';
+  command: DeepReadonly<TerminalCommandPart>;
+}
+
+/**
+ * One terminal (`AhpClient.terminal(uri)` / `openTerminal(params)`), over its subscription.
+ *
+ * ```ts
+ * const term = await client.openTerminal({ cols: 100, rows: 30 });
+ * term.onData((data, { reset }) => (reset ? print(data, true) : print(data)));
+ * term.onCommand((e) => e.type === 'finished' && console.log(e.command.commandLine, e.command.exitCode));
+ * term.write('echo hi\r');
+ * await term.resize(120, 40);
+ * ```
+ */
+export declare class TerminalHandle {
+  private constructor();
+  readonly client: AhpClient;
+  readonly uri: string;
+  readonly subscription: Subscription<TerminalState>;
+  readonly state: DeepReadonly<TerminalState>;
+  readonly title: string;
+  /** Who holds the terminal (`state.claim`; `claim()` changes it). */
+  readonly holder: DeepReadonly<TerminalClaim> | undefined;
+  readonly cols: number | undefined;
+  readonly rows: number | undefined;
+  readonly cwd: string | undefined;
+  /** The shell's exit code once it exited (-1: killed by a signal). */
+  readonly exitCode: number | undefined;
+  /** Resolves with the exit code once the shell exited. */
+  readonly exited: Promise<number>;
+  /** Whether shell integration reports commands (`supportsCommandDetection`). */
+  readonly commandDetection: boolean;
+  /** The command parts reported so far (trimmed with the scrollback). */
+  readonly commands: DeepReadonly<TerminalCommandPart>[];
+  /** The whole output the state keeps (escape sequences included). */
+  readonly text: string;
+  /** Whether this client holds a client claim on it (only the holder may type, resize, claim). */
+  readonly isClaimant: boolean;
+  /**
+   * Types `data` (`terminal/input`; `\r` is Enter), split into inputs the host takes; at most
+   * 1 MiB (InvalidInputError beyond). Input of a non-holder is rejected (a `rejected` event).
+   * Returns the clientSeq of each input.
+   */
+  write(data: string): number[];
+  /** `terminal/resized` (each 1..=1000, else InvalidInputError): resolves once applied, rejects with an AhpError of kind `'rejected'`. */
+  resize(cols: number, rows: number): Promise<void>;
+  /** `terminal/claimed` (default: this client): resolves once the host took it; rejects with an AhpError of kind `'rejected'` and the host's reason. */
+  claim(claim?: TerminalClaim): Promise<void>;
+  /** New output; with `reset` the whole text again (after a clear or a trim). Returns the remover. */
+  onData(listener: (data: string, info: { reset: boolean }) => void): () => void;
+  /** Commands as shell integration reports them. Returns the remover. */
+  onCommand(listener: (event: TerminalCommandEvent) => void): () => void;
+  /** Stops the listeners (and the subscription `terminal()` made); the terminal runs on. */
+  close(): void;
+  /** `disposeTerminal`, then `close()`. */
+  dispose(): Promise<void>;
 }
 
 /** One section of a `systemMessageTransform` request or answer. */

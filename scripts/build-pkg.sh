@@ -77,7 +77,7 @@ else
   done
 fi
 
-cp js/node.js js/web.js js/api.js js/protocol.js js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/schema-check.js js/index.d.ts pkg/
+cp js/node.js js/web.js js/api.js js/protocol.js js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js js/schema-check.js js/index.d.ts pkg/
 
 # The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;
 # the package's own modules stay imports (the app's instance of the package is the one used).
@@ -87,6 +87,11 @@ ESBUILD=node_modules/.bin/esbuild
   --legal-comments=eof --external:./web.js --log-level=warning --outfile=pkg/mcp-apps.js
 cp js/mcp-apps.d.ts js/mcp-app-sandbox.html pkg/
 cp LICENSE pkg/LICENSE
+# The page's own npm dependency (not part of the package): xterm.js for its terminal panel,
+# copied to www/vendor/ (not committed), which the host serves with the page.
+mkdir -p www/vendor/xterm
+cp node_modules/@xterm/xterm/lib/xterm.mjs node_modules/@xterm/xterm/css/xterm.css \
+  node_modules/@xterm/xterm/LICENSE www/vendor/xterm/
 cp node_modules/@modelcontextprotocol/ext-apps/LICENSE pkg/LICENSE.ext-apps
 
 # generated.js: the entries' exports that need no WebAssembly (js/api.js), so they work before

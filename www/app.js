@@ -16,13 +16,14 @@
 // so each view remembers the object it last rendered and skips the work when it is `===`;
 // completed turns are never rebuilt, a streaming markdown part re-renders only its last blocks.
 //
-// Test hook: `window.__ahp` = { sdk, client, root, subscription, current, sessions() } (the SDK objects of
+// Test hook: `window.__ahp` = { sdk, client, root, subscription, current, terminal, sessions() } (the SDK objects of
 // the page, for tests and the devtools console; the tests in tests/browser/ read it).
 //
 // Modules: state.js (the shared state), connection.js (connecting, client events),
 // session-list.js (the sidebar), session.js (the open session), turns.js (views of its turns),
 // mcp.js (the MCP servers panel and inline MCP Apps), browser-tools.js (tools lent to the agent,
-// skills published from the page), customizations.js (plugins and directories), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
+// skills published from the page), terminal-panel.js (a terminal with xterm.js),
+// customizations.js (plugins and directories), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
 // This file wires the page's buttons and starts connecting.
 
 import { app } from './state.js';
@@ -33,6 +34,7 @@ import { refreshSessions } from './session-list.js';
 import { dispatch, openSession } from './session.js';
 import { initComposer } from './composer.js';
 import { initBrowserTools } from './browser-tools.js';
+import { initTerminalPanel } from './terminal-panel.js';
 
 window.__ahp = {
   get sdk() { return app.sdk; },
@@ -40,6 +42,7 @@ window.__ahp = {
   get root() { return app.root; },
   get subscription() { return app.current?.sub ?? null; },
   get current() { return app.current; },
+  get terminal() { return app.terminal?.handle ?? null; },
   sessions: () => [...app.sessions.values()],
 };
 
@@ -83,4 +86,5 @@ $('cancel-turn').addEventListener('click', () => {
 
 initComposer();
 initBrowserTools();
+initTerminalPanel();
 connect();

@@ -15,6 +15,7 @@ function setConnection(state) {
   out.textContent = state;
   out.dataset.state = state;
   $('new-session').disabled = !app.client || state === 'closed';
+  $('new-terminal').disabled = $('new-session').disabled;
   $('retry').hidden = state !== 'failed' && state !== 'closed';
 }
 

@@ -11,4 +11,5 @@ export const app = {
   sessions: new Map(), // resource -> SessionSummary
   listGeneration: 0,
   current: null, // { uri, sub, off, turnViews: Map, inputViews: Map, lastState }
+  terminal: null, // the terminal panel's { handle, xterm, offs } (terminal-panel.js)
 };

@@ -7,6 +7,7 @@
 
 import { h, syncChildren } from './dom.js';
 import { MarkdownView, stringOrMarkdown } from './markdown.js';
+import { terminalLink } from './terminal-panel.js';
 
 class TextPartView {
   constructor(part) {
@@ -86,11 +87,14 @@ class ToolCallView {
     if (tc.toolInput != null && status === 'pending-confirmation') {
       children.push(h('pre', { dataset: { testid: 'tool-input' } }, String(tc.toolInput)));
     }
+    // A terminal the call uses (`/run`) is linked while it runs, and after.
+    if (status !== 'completed') for (const c of tc.content ?? []) if (c?.type === 'terminal') children.push(terminalLink(c));
     if (status === 'completed') {
       if (tc.pastTenseMessage != null) children.push(h('div', null, stringOrMarkdown(tc.pastTenseMessage, 'tool-summary')));
       for (const c of tc.content ?? []) {
         children.push(c?.type === 'text'
           ? h('pre', { dataset: { testid: 'tool-result' } }, String(c.text ?? ''))
+          : c?.type === 'terminal' ? terminalLink(c)
           : h('div', { class: 'muted' }, `[${String(c?.type ?? 'unknown')} content]`));
       }
       if (tc.error?.message) children.push(h('div', { class: 'turn-end', 'data-state': 'error' }, String(tc.error.message)));

@@ -21,6 +21,25 @@ struct Mirror {
     rejections: Vec<(String, String)>,
 }
 
+/// A host whose shells are bash with a known home: a `~/.bashrc` of the test's own instead of
+/// the developer's (which may be slow or print things). Set once, before any host starts.
+async fn start() -> TestHost {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join(".bashrc"),
+            "export AHP_TEST_BASHRC=sourced\nPS1='$ '\n",
+        )
+        .unwrap();
+        std::env::set_var("HOME", home.path());
+        // Shell integration is bash's: the tests use it whatever the caller's shell.
+        std::env::set_var("SHELL", "/bin/bash");
+        home
+    });
+    start_host().await
+}
+
 fn text(state: &TerminalState) -> String {
     ahp_wasm::reduce::terminal_text(&state.content)
 }
@@ -151,7 +170,7 @@ async fn wait_gone(pid: u32) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn input_reaches_the_shell_and_output_the_state() {
-    let t = start_host().await;
+    let t = start().await;
     let mut c = Client::ready(&t.host, "alice").await;
     c.call("createTerminal", create_params("ahp-terminal:/t1", "alice"))
         .await
@@ -235,7 +254,7 @@ async fn input_reaches_the_shell_and_output_the_state() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn exit_code_reaches_the_state_and_the_root_list() {
-    let t = start_host().await;
+    let t = start().await;
     let mut c = Client::ready(&t.host, "alice").await;
     c.call("createTerminal", create_params("ahp-terminal:/x", "alice"))
         .await
@@ -260,7 +279,7 @@ async fn exit_code_reaches_the_state_and_the_root_list() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn only_the_claimant_types() {
-    let t = start_host().await;
+    let t = start().await;
     let mut a = Client::ready(&t.host, "alice").await;
     let mut b = Client::ready(&t.host, "bob").await;
     a.call("createTerminal", create_params("ahp-terminal:/c", "alice"))
@@ -306,7 +325,7 @@ async fn only_the_claimant_types() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_params_create_nothing() {
-    let t = start_host().await;
+    let t = start().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let outside = tempfile::tempdir().unwrap();
     let with = |key: &str, value: Value| {
@@ -390,7 +409,7 @@ async fn bad_params_create_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn at_most_sixteen_terminals() {
-    let t = start_host().await;
+    let t = start().await;
     let mut c = Client::ready(&t.host, "alice").await;
     for i in 0..ahp_host::terminals::MAX_TERMINALS {
         let uri = format!("ahp-terminal:/n{i}");
@@ -424,7 +443,7 @@ async fn at_most_sixteen_terminals() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn dispose_kills_the_shell_and_removes_the_channel() {
-    let t = start_host().await;
+    let t = start().await;
     let mut c = Client::ready(&t.host, "alice").await;
     c.call("createTerminal", create_params("ahp-terminal:/d", "alice"))
         .await
@@ -464,7 +483,7 @@ async fn dispose_kills_the_shell_and_removes_the_channel() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn host_shutdown_leaves_no_shell() {
-    let t = start_host().await;
+    let t = start().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let mut pids = Vec::new();
     for uri in ["ahp-terminal:/s1", "ahp-terminal:/s2"] {
@@ -483,4 +502,316 @@ async fn host_shutdown_leaves_no_shell() {
     for pid in pids {
         wait_gone(pid).await;
     }
+}
+
+/// The command parts of a terminal's content.
+fn commands(state: &TerminalState) -> Vec<&TerminalCommandPart> {
+    state
+        .content
+        .iter()
+        .filter_map(|p| match p {
+            TerminalContentPart::Command(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bash_reports_commands_cwd_and_title() {
+    let t = start().await;
+    std::fs::create_dir(t.work.path().join("sub dir;x")).unwrap();
+    let mut c = Client::ready(&t.host, "alice").await;
+    c.call("createTerminal", create_params("ahp-terminal:/si", "alice"))
+        .await
+        .expect("createTerminal");
+    let mut m = subscribe_terminal(&mut c, "ahp-terminal:/si").await;
+    m.until(&mut c, "command detection", |m| {
+        m.state.supports_command_detection == Some(true)
+    })
+    .await;
+    // The user's ~/.bashrc ran first.
+    m.run(&mut c, "echo rc=$AHP_TEST_BASHRC", "rc=sourced")
+        .await;
+    m.type_line(&mut c, "echo si-$((6*7))").await;
+    m.until(&mut c, "the first command to finish", |m| {
+        commands(&m.state).get(1).is_some_and(|c| c.is_complete)
+    })
+    .await;
+    let first = commands(&m.state)[1].clone();
+    assert_eq!(first.command_line, "echo si-$((6*7))");
+    assert_eq!(first.exit_code, Some(0.0));
+    assert!(first.output.contains("si-42"), "{:?}", first.output);
+    assert!(first.duration_ms.is_some());
+    // A failing command, a command line with the script's escapes, and a directory change.
+    m.type_line(&mut c, "(exit 3)").await;
+    m.type_line(&mut c, "cd 'sub dir;x' && echo 'a\\b;c'").await;
+    m.until(&mut c, "four finished commands", |m| {
+        let done = commands(&m.state);
+        done.len() == 4 && done.iter().all(|c| c.is_complete)
+    })
+    .await;
+    let done = commands(&m.state);
+    assert_eq!(done[2].exit_code, Some(3.0));
+    assert_eq!(done[3].command_line, "cd 'sub dir;x' && echo 'a\\b;c'");
+    assert!(done[3].output.contains("a\\b;c"));
+    let sub = t.work.path().canonicalize().unwrap().join("sub dir;x");
+    m.until(&mut c, "the new cwd", |m| {
+        m.state.cwd.as_deref() == Some(file_uri(&sub).as_str())
+    })
+    .await;
+    // A window title (OSC 2) renames the terminal; the root list follows.
+    m.type_line(&mut c, "printf '\\033]2;%s\\007' 'my build'")
+        .await;
+    m.until(&mut c, "the title", |m| m.state.title == "my build")
+        .await;
+    m.until(&mut c, "the root list", |m| {
+        m.root.as_ref().is_some_and(|r| r[0].title == "my build")
+    })
+    .await;
+    // A program printing forged boundaries (no nonce) neither fakes a command nor leaks them.
+    m.type_line(
+        &mut c,
+        "printf '\\033]633;D;0;x\\007\\033]633;C;x\\007forged-done\\n'",
+    )
+    .await;
+    m.until(&mut c, "the forged output", |m| {
+        commands(&m.state)
+            .last()
+            .is_some_and(|c| c.is_complete && c.output.contains("forged-done"))
+    })
+    .await;
+    assert_eq!(commands(&m.state).len(), 6);
+    let all = text(&m.state);
+    assert!(
+        !all.contains("\u{1b}]633"),
+        "shell integration leaked: {all:?}"
+    );
+}
+
+/// The tool call `run_in_terminal` of a turn: its terminal link and its result.
+fn run_result(envelopes: &[ActionEnvelope]) -> (String, ToolCallResult) {
+    let mut linked = None;
+    for e in envelopes {
+        match &e.action {
+            StateAction::SessionToolCallContentChanged(a) => {
+                if let Some(ToolResultContent::Terminal(t)) = a.content.first() {
+                    linked = Some(t.resource.clone());
+                }
+            }
+            StateAction::SessionToolCallComplete(a) => {
+                let uri = linked
+                    .clone()
+                    .expect("the call linked its terminal while running");
+                match a.result.content.as_deref() {
+                    Some([ToolResultContent::Terminal(t), ..]) => assert_eq!(t.resource, uri),
+                    other => panic!("no terminal link in the result: {other:?}"),
+                }
+                return (uri, a.result.clone());
+            }
+            _ => {}
+        }
+    }
+    panic!("no run_in_terminal result");
+}
+
+fn result_text(result: &ToolCallResult) -> String {
+    result
+        .content
+        .iter()
+        .flatten()
+        .filter_map(|c| match c {
+            ToolResultContent::Text(t) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_directive_uses_a_session_terminal() {
+    let t = start().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    let session = "ahp-session:/run";
+    c.create_session(session).await;
+    c.subscribe(session).await;
+    c.send_message(session, "t1", "/run echo run-$((40+2)); false")
+        .await;
+    let envelopes = c.until_turn_end("t1").await;
+    let (uri, result) = run_result(&envelopes);
+    assert!(!result.success, "the command's status is 1: {result:?}");
+    assert!(result_text(&result).contains("run-42"), "{result:?}");
+    assert!(
+        matches!(result.past_tense_message, StringOrMarkdown::Plain(ref m) if m.contains("exit code 1")),
+        "{result:?}"
+    );
+    // The terminal stays, claimed by the session alone (backgrounded), with the command part.
+    let m = subscribe_terminal(&mut c, &uri).await;
+    match &m.state.claim {
+        TerminalClaim::Session(s) => {
+            assert_eq!(s.session, session);
+            assert_eq!(s.tool_call_id, None);
+        }
+        other => panic!("claim {other:?}"),
+    }
+    let cmd = commands(&m.state)[0].clone();
+    assert_eq!(cmd.command_line, "echo run-$((40+2)); false");
+    assert_eq!(cmd.exit_code, Some(1.0));
+    // A command that never ends: interrupted at its timeout; the terminal is reused after.
+    c.send_message(
+        session,
+        "t2",
+        "/run --timeout 1 sleep 600\n/run echo after-$((1+1))",
+    )
+    .await;
+    let envelopes = c.until_turn_end("t2").await;
+    let completes: Vec<&SessionToolCallCompleteAction> = envelopes
+        .iter()
+        .filter_map(|e| match &e.action {
+            StateAction::SessionToolCallComplete(a) => Some(a.as_ref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(completes.len(), 2);
+    let timed_out = &completes[0].result;
+    assert!(!timed_out.success);
+    assert_eq!(
+        timed_out.error.as_ref().and_then(|e| e.code.as_deref()),
+        Some("Timeout")
+    );
+    let after = &completes[1].result;
+    assert!(after.success, "{after:?}");
+    assert!(result_text(after).contains("after-2"));
+    match after.content.as_deref() {
+        Some([ToolResultContent::Terminal(t), ..]) => assert_eq!(t.resource, uri),
+        other => panic!("{other:?}"),
+    }
+    let m = subscribe_terminal(&mut c, &uri).await;
+    let done = commands(&m.state);
+    assert_eq!(done.len(), 3);
+    assert!(done.iter().all(|c| c.is_complete));
+    assert_eq!(done[1].exit_code, Some(130.0));
+    // Only one terminal was made for the session; it goes with the session.
+    assert_eq!(root_terminals(&mut c).await.len(), 1);
+    c.call("disposeSession", json!({ "channel": session }))
+        .await
+        .expect("disposeSession");
+    assert!(root_terminals(&mut c).await.is_empty());
+    let gone = c.call("subscribe", json!({ "channel": uri })).await;
+    assert!(gone.is_err(), "{gone:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_output_is_bounded() {
+    let t = start().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    let session = "ahp-session:/big";
+    c.create_session(session).await;
+    c.subscribe(session).await;
+    // 200 KiB of output: the result keeps the end of it.
+    c.send_message(
+        session,
+        "t1",
+        "/run head -c 204800 /dev/zero | tr '\\0' x; echo; echo tail-end",
+    )
+    .await;
+    let envelopes = c.until_turn_end("t1").await;
+    let (_, result) = run_result(&envelopes);
+    let text = result_text(&result);
+    assert!(result.success);
+    assert!(text.len() <= 16 * 1024, "{}", text.len());
+    assert!(
+        text.trim_end().ends_with("tail-end"),
+        "{:?}",
+        &text[text.len() - 40..]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn input_nobody_reads_is_refused_without_blocking_the_host() {
+    let t = start().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    c.call(
+        "createTerminal",
+        create_params("ahp-terminal:/full", "alice"),
+    )
+    .await
+    .unwrap();
+    let mut m = subscribe_terminal(&mut c, "ahp-terminal:/full").await;
+    // A program that never reads its input, in raw mode (nothing is dropped by the line
+    // discipline): the pty's buffer fills, then the host's queue, then input is refused.
+    m.run(
+        &mut c,
+        "stty raw -echo; echo sleep-ing; sleep 600",
+        "sleep-ing",
+    )
+    .await;
+    let chunk = "y".repeat(64 * 1024);
+    for _ in 0..40 {
+        let action = StateAction::TerminalInput(TerminalInputAction {
+            data: chunk.clone(),
+            extra: Default::default(),
+        });
+        c.dispatch("ahp-terminal:/full", action).await;
+    }
+    m.until(&mut c, "a refused input", |m| !m.rejections.is_empty())
+        .await;
+    assert!(
+        m.rejections[0].1.contains("input queue is full"),
+        "{:?}",
+        m.rejections
+    );
+    // The host goes on: other requests are answered, the terminal can be disposed.
+    ping(&mut c).await;
+    c.call(
+        "disposeTerminal",
+        json!({ "channel": "ahp-terminal:/full" }),
+    )
+    .await
+    .expect("disposeTerminal");
+    ping(&mut c).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_detaches_a_running_command() {
+    let t = start().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    let session = "ahp-session:/detach";
+    c.create_session(session).await;
+    c.subscribe(session).await;
+    // Alice is the session's active client, so she holds its terminals too.
+    let active: StateAction = serde_json::from_value(json!({"type": "session/activeClientChanged",
+        "activeClient": {"clientId": "alice", "tools": []}}))
+    .unwrap();
+    c.dispatch(session, active).await;
+    c.send_message(session, "t1", "/run --timeout 60 sleep 600")
+        .await;
+    let linked = c
+        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallContentChanged(_)))
+        .await;
+    let uri = match &linked.last().unwrap().action {
+        StateAction::SessionToolCallContentChanged(a) => match &a.content[0] {
+            ToolResultContent::Terminal(t) => t.resource.clone(),
+            other => panic!("{other:?}"),
+        },
+        _ => unreachable!(),
+    };
+    // Narrowing the claim to the session backgrounds the command: the call completes at once.
+    let narrow: StateAction = serde_json::from_value(json!({"type": "terminal/claimed",
+        "claim": {"kind": "session", "session": session}}))
+    .unwrap();
+    c.dispatch(&uri, narrow).await;
+    let envelopes = c.until_turn_end("t1").await;
+    let (_, result) = run_result(&[linked, envelopes].concat());
+    assert!(result.success, "{result:?}");
+    assert!(
+        matches!(result.past_tense_message, StringOrMarkdown::Plain(ref m) if m.contains("background")),
+        "{result:?}"
+    );
+    // The command runs on (typed at the shell's first prompt if it was not yet).
+    let mut m = subscribe_terminal(&mut c, &uri).await;
+    m.until(&mut c, "the running command", |m| {
+        commands(&m.state)
+            .last()
+            .is_some_and(|c| c.command_line == "sleep 600" && !c.is_complete)
+    })
+    .await;
 }

@@ -51,12 +51,15 @@ export async function hostBinary() {
   throw new Error('cargo build did not report the ahp-host executable');
 }
 
-/** Starts ahp-host on a free port; resolves with { url, child, logs } once it printed its URL. */
-export function startHost(bin, dataDir, workDir, port = 0, extraArgs = []) {
+/**
+ * Starts ahp-host on a free port; resolves with { url, child, logs } once it printed its URL.
+ * `env`: variables added to its environment.
+ */
+export function startHost(bin, dataDir, workDir, port = 0, extraArgs = [], env = {}) {
   const child = spawn(bin, [
     '--port', String(port), '--data-dir', dataDir, '--workdir', workDir, '--token', TOKEN,
     '--www', join(ROOT_DIR, 'www'), '--pkg', join(ROOT_DIR, 'pkg'), '--chunk-delay-ms', '15', ...extraArgs,
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const logs = { stdout: '', stderr: '' };
   child.stderr.on('data', (d) => (logs.stderr += d));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -133,16 +136,16 @@ export function launchChromium() {
 
 /**
  * A host on a fresh data and working directory (`prepare(workDir)` fills the latter first) and a
- * browser, both stopped and removed when the test ends. `cleanup` runs first at the end.
- * Resolves with { url, host, browser, pages, workDir }.
+ * browser, both stopped and removed when the test ends. `cleanup` runs first at the end; `env`
+ * goes to the host's environment. Resolves with { url, host, browser, pages, workDir }.
  */
-export async function hostAndBrowser(t, { prefix = 'ahp-browser-', extraArgs = [], prepare = () => {}, cleanup = () => {} } = {}) {
+export async function hostAndBrowser(t, { prefix = 'ahp-browser-', extraArgs = [], env = {}, prepare = () => {}, cleanup = () => {} } = {}) {
   const bin = await hostBinary();
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   const workDir = join(tmp, 'work');
   mkdirSync(workDir);
   await prepare(workDir);
-  const host = startHost(bin, join(tmp, 'data'), workDir, 0, extraArgs);
+  const host = startHost(bin, join(tmp, 'data'), workDir, 0, extraArgs, env);
   const ctx = { url: null, host, browser: null, pages: [], workDir };
   t.after(async () => {
     await cleanup();

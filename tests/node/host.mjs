@@ -17,7 +17,8 @@ export function hostBinary() {
 
 /**
  * Starts a host; stops it (and removes its data) when the test ends. `at`: a fixed `port` and
- * `token` instead of fresh ones (a host restarted in place).
+ * `token` instead of fresh ones (a host restarted in place), `env`: variables added to the
+ * host's environment (e.g. a `HOME` with a known `.bashrc` for its terminals).
  * @returns {Promise<{ port: number, wsUrl: string, httpUrl: string, token: string, workdir: string, stop(): Promise<void> }>}
  */
 export async function startHost(t, extraArgs = [], at = {}) {
@@ -26,7 +27,7 @@ export async function startHost(t, extraArgs = [], at = {}) {
   const child = spawn(
     hostBinary(),
     ['--port', String(at.port ?? 0), '--data-dir', dataDir, '--token', token, '--workdir', dataDir, ...(extraArgs.includes('--chunk-delay-ms') ? [] : ['--chunk-delay-ms', '2']), ...extraArgs],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...at.env } },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let stderr = '';

@@ -32,6 +32,7 @@ const EXPECTED = [
   'package.json',
   'protocol.js',
   'schema-check.js',
+  'terminal.js',
   'web.js',
   'websocket.js',
 ];

@@ -169,6 +169,7 @@ export { noSummary, badLifecycle, unknownType, badTurnId, notAState, wrongChanne
 
 import {
   AhpClient,
+  TerminalHandle,
   Subscription,
   MultiHostClient,
   RpcError,
@@ -391,3 +392,30 @@ async function activeClientUsage(client: Client2) {
 }
 
 export { activeClientUsage };
+
+// Terminals as objects (TerminalHandle).
+async function terminalUsage(client: AhpClient) {
+  const term: TerminalHandle = await client.openTerminal({ cols: 100, rows: 30, name: 'build' });
+  const again = await client.terminal(term.uri);
+  const seqs: number[] = term.write('echo hi\r');
+  await term.resize(120, 40);
+  await again.claim();
+  await term.claim({ kind: 'session', session: 'ahp-session:/s' });
+  const off = term.onData((data: string, { reset }: { reset: boolean }) => console.log(data, reset));
+  term.onCommand((e) => {
+    const code: number | undefined = e.command.exitCode;
+    console.log(e.type === 'finished', e.command.commandLine, code);
+  });
+  const exit: number = await term.exited;
+  const detected: boolean = term.commandDetection;
+  // @ts-expect-error write takes a string
+  term.write(42);
+  // @ts-expect-error a claim has a kind
+  await term.claim({ clientId: 'x' });
+  off();
+  term.close();
+  await term.dispose();
+  console.log(seqs, exit, detected, term.text.length, term.cols, term.exitCode, term.isClaimant);
+}
+
+export { terminalUsage };

@@ -33,6 +33,14 @@ pub enum Directive {
     Title(String),
     /// `/prompt`: shows the turn's system prompt (after customizations and transforms).
     Prompt,
+    /// `/run [--timeout <secs>] <command>`: runs the command in a terminal of the session
+    /// (see `run.rs`).
+    Run {
+        /// The command line.
+        command: String,
+        /// How long to wait for it, in seconds.
+        timeout_secs: u64,
+    },
     /// `/slow`: 250 ms between chunks from here on.
     Slow,
     /// `/fast`: no delay between chunks from here on.
@@ -62,6 +70,9 @@ pub struct Parsed {
 
 /// The largest `/long` count.
 pub const MAX_LONG: usize = 100_000;
+
+/// How long `/run` waits by default, and at most, in seconds.
+pub const RUN_TIMEOUT_SECS: (u64, u64) = (60, 3600);
 
 /// One form of a directive, as `/` completions offer it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +138,11 @@ pub const CATALOGUE: &[DirectiveInfo] = &[
         words: "prompt",
         args: "",
         summary: "show the turn's system prompt",
+    },
+    DirectiveInfo {
+        words: "run",
+        args: "[--timeout <secs>] <command>",
+        summary: "run a shell command in a terminal of the session and wait for it",
     },
     DirectiveInfo {
         words: "slow",
@@ -226,6 +242,7 @@ fn parse_line(line: &str) -> Option<Directive> {
         }),
         "title" if !arg.is_empty() => Directive::Title(arg.into()),
         "prompt" if arg.is_empty() => Directive::Prompt,
+        "run" => parse_run(arg)?,
         "slow" if arg.is_empty() => Directive::Slow,
         "fast" if arg.is_empty() => Directive::Fast,
         "long" => Directive::Long(arg.parse::<usize>().ok()?.min(MAX_LONG)),
@@ -245,6 +262,25 @@ fn parse_line(line: &str) -> Option<Directive> {
     })
 }
 
+/// `[--timeout <secs>] <command>`.
+fn parse_run(arg: &str) -> Option<Directive> {
+    let (timeout_secs, command) = match arg.strip_prefix("--timeout") {
+        Some(rest) if rest.starts_with(char::is_whitespace) => {
+            let (secs, command) = rest.trim_start().split_once(char::is_whitespace)?;
+            let secs = secs.parse::<u64>().ok()?.clamp(1, RUN_TIMEOUT_SECS.1);
+            (secs, command.trim())
+        }
+        _ => (RUN_TIMEOUT_SECS.0, arg),
+    };
+    if command.is_empty() {
+        return None;
+    }
+    Some(Directive::Run {
+        command: command.into(),
+        timeout_secs,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +296,8 @@ mod tests {
                     "<n>" => "3",
                     "[per-second]" => "10",
                     "[json]" => "{}",
+                    "[--timeout" => "--timeout",
+                    "<secs>]" => "5",
                     _ => "x",
                 })
                 .collect::<Vec<_>>()
@@ -270,7 +308,7 @@ mod tests {
             assert_eq!(parse(&line).directives.len(), 1, "{line}");
             assert!(d.usage().starts_with(&format!("/{}", d.words)));
         }
-        assert_eq!(CATALOGUE.len(), 12);
+        assert_eq!(CATALOGUE.len(), 13);
         assert!(parse("/frobnicate now").directives.is_empty());
     }
 
@@ -319,6 +357,19 @@ mod tests {
         );
         assert_eq!(parse("/long 99999999").directives, vec![Long(MAX_LONG)]);
         assert_eq!(parse("/tool read").directives, vec![]);
+        assert_eq!(
+            parse("/run echo hi\n/run --timeout 2 sleep 9\n/run\n/run --timeout x y").directives,
+            vec![
+                Run {
+                    command: "echo hi".into(),
+                    timeout_secs: RUN_TIMEOUT_SECS.0
+                },
+                Run {
+                    command: "sleep 9".into(),
+                    timeout_secs: 2
+                },
+            ]
+        );
         assert_eq!(
             parse("/mcp basic get-time\n/mcp s t {\"a\": 1}\n/mcp lonely").directives,
             vec![

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod directives;
 pub mod prompt;
+mod run;
 pub mod text;
 pub mod tools;
 pub mod transform;
@@ -252,6 +253,7 @@ impl Turn {
                 | Directive::ToolRead(_)
                 | Directive::ClientTool { .. }
                 | Directive::Mcp { .. }
+                | Directive::Run { .. }
         );
         if tool && self.job.mode == config::Mode::Ask {
             let note = "\n\nNot run: this session is in `ask` mode, where tools are off \
@@ -268,6 +270,10 @@ impl Turn {
                 tool,
                 input,
             } => self.mcp_tool(server, tool, input).await?,
+            Directive::Run {
+                command,
+                timeout_secs,
+            } => self.run_in_terminal(command, timeout_secs).await?,
             Directive::Ask(question) => self.ask(question).await?,
             Directive::Fail(message) => {
                 self.emit(vec![StateAction::SessionError(Box::new(

@@ -575,6 +575,7 @@ impl Hub {
         self.forget_client_tools(uri);
         self.mcp_close(uri);
         self.custom_close(uri);
+        self.dispose_session_terminals(uri);
         for sub in &session.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);

@@ -37,6 +37,7 @@ mod mcp_step_up;
 mod session_config;
 mod session_filter;
 mod sessions;
+mod terminal_run;
 mod terminals;
 mod turns;
 mod watches;
@@ -64,6 +65,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+pub use terminal_run::{End as RunEnd, RunMsg, RunOutcome, RunRequest};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -316,6 +318,17 @@ pub enum HubMsg {
         /// Its exit code, when known.
         exit_code: Option<u32>,
     },
+    /// Shell integration reported something (`crate::terminals::shell`), in output order.
+    TerminalShell {
+        /// Terminal URI.
+        channel: String,
+        /// Which terminal at that URI.
+        id: u64,
+        /// What.
+        event: crate::terminals::shell::ShellEvent,
+    },
+    /// The agent's `/run` (`terminal_run.rs`): start, or give up on (timed out).
+    TerminalRun(Box<terminal_run::RunMsg>),
     /// Stop the hub.
     Shutdown,
 }
@@ -549,6 +562,10 @@ impl Hub {
                 id,
                 exit_code,
             } => self.on_terminal_exited(&channel, id, exit_code),
+            HubMsg::TerminalShell { channel, id, event } => {
+                self.on_terminal_shell(&channel, id, event)
+            }
+            HubMsg::TerminalRun(msg) => self.on_terminal_run(*msg),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {

@@ -27,14 +27,18 @@ pub(super) struct Terminal {
     id: u64,
     /// Creation order, for the root list.
     order: u64,
-    pty: Pty,
+    pub(super) pty: Pty,
+    /// What shell integration has reported (see `terminal_run.rs`).
+    pub(super) shell: super::terminal_run::Tracking,
+    /// The agent's `/run` waiting on this terminal.
+    pub(super) run: Option<super::terminal_run::Run>,
 }
 
 /// The host's terminals.
 #[derive(Default)]
 pub(super) struct Terminals {
     pub(super) map: HashMap<String, Terminal>,
-    next_id: u64,
+    pub(super) next_id: u64,
 }
 
 /// Whether `uri` is an acceptable terminal URI: `ahp-terminal:/` plus a short printable id.
@@ -47,7 +51,7 @@ fn dimension(value: f64, name: &str) -> Result<u16, String> {
     crate::params::whole_number(value, name, 1, MAX_DIMENSION as u64).map(|v| v as u16)
 }
 
-fn terminal_not_found(uri: &str) -> ErrorObject {
+pub(super) fn terminal_not_found(uri: &str) -> ErrorObject {
     let shown: String = uri.chars().take(120).collect();
     ErrorObject::new(errors::NOT_FOUND, format!("no terminal {shown}"))
 }
@@ -121,9 +125,24 @@ impl Hub {
             Some(dir) => self.check_workdir(dir)?,
             None => self.sandbox.root().to_path_buf(),
         };
+        self.spawn_terminal(uri, &cwd, (cols, rows), title, p.claim)?;
+        self.respond(conn, id, &EmptyResult);
+        self.update_root_terminals();
+        Ok(())
+    }
+
+    /// Starts a shell and adds its terminal (checked by the caller: URI, limits, claim).
+    pub(super) fn spawn_terminal(
+        &mut self,
+        uri: String,
+        cwd: &std::path::Path,
+        (cols, rows): (u16, u16),
+        title: String,
+        claim: TerminalClaim,
+    ) -> Result<(), ErrorObject> {
         self.terminals.next_id += 1;
         let tid = self.terminals.next_id;
-        let pty = Pty::spawn(&cwd, cols, rows, uri.clone(), tid, self.tx.clone()).map_err(|e| {
+        let pty = Pty::spawn(cwd, cols, rows, uri.clone(), tid, self.tx.clone()).map_err(|e| {
             ErrorObject::new(
                 errors::INTERNAL_ERROR,
                 format!("cannot start the terminal: {e}"),
@@ -131,12 +150,12 @@ impl Hub {
         })?;
         let state = TerminalState {
             title,
-            cwd: Some(crate::resources::file_uri(&cwd)),
+            cwd: Some(crate::resources::file_uri(cwd)),
             cols: Some(f64::from(cols)),
             rows: Some(f64::from(rows)),
             content: Vec::new(),
             exit_code: None,
-            claim: p.claim,
+            claim,
             supports_command_detection: None,
             extra: Default::default(),
         };
@@ -148,10 +167,10 @@ impl Hub {
                 id: tid,
                 order: tid,
                 pty,
+                shell: Default::default(),
+                run: None,
             },
         );
-        self.respond(conn, id, &EmptyResult);
-        self.update_root_terminals();
         Ok(())
     }
 
@@ -161,20 +180,44 @@ impl Hub {
         id: &RequestId,
         uri: &str,
     ) -> Result<(), ErrorObject> {
-        let mut terminal = self
-            .terminals
-            .map
-            .remove(uri)
-            .ok_or_else(|| terminal_not_found(uri))?;
+        if !self.remove_terminal(uri) {
+            return Err(terminal_not_found(uri));
+        }
+        self.respond(conn, id, &EmptyResult);
+        self.update_root_terminals();
+        Ok(())
+    }
+
+    /// Kills the shell of `uri` and removes the terminal and its subscriptions.
+    fn remove_terminal(&mut self, uri: &str) -> bool {
+        let Some(mut terminal) = self.terminals.map.remove(uri) else {
+            return false;
+        };
         terminal.pty.kill();
         for sub in &terminal.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);
             }
         }
-        self.respond(conn, id, &EmptyResult);
-        self.update_root_terminals();
-        Ok(())
+        true
+    }
+
+    /// A session is disposed: so are the terminals it holds (guide/terminals.md, "Agent
+    /// Starts a Background Server"), such as those of its `/run`s.
+    pub(super) fn dispose_session_terminals(&mut self, session: &str) {
+        let held: Vec<String> = self
+            .terminals
+            .map
+            .iter()
+            .filter(|(_, t)| matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == session))
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in &held {
+            self.remove_terminal(uri);
+        }
+        if !held.is_empty() {
+            self.update_root_terminals();
+        }
     }
 
     /// Kills every shell (the host is stopping).
@@ -205,9 +248,14 @@ impl Hub {
         let _ = self.apply(ROOT_CHANNEL, action, None);
     }
 
+    /// Whether `channel` is terminal `id` (and not a later one at the same URI).
+    pub(super) fn is_terminal(&self, channel: &str, id: u64) -> bool {
+        self.terminals.map.get(channel).is_some_and(|t| t.id == id)
+    }
+
     /// Output of a terminal's pty.
     pub(super) fn on_terminal_output(&mut self, channel: &str, id: u64, data: String) {
-        if self.terminals.map.get(channel).is_some_and(|t| t.id == id) {
+        if self.is_terminal(channel, id) {
             let action = StateAction::TerminalData(TerminalDataAction {
                 data,
                 extra: Default::default(),
@@ -226,6 +274,7 @@ impl Hub {
             if self.apply(channel, action, None).is_ok() {
                 self.update_root_terminals();
             }
+            self.finish_run(channel, super::terminal_run::End::Exited);
         }
     }
 
@@ -267,6 +316,7 @@ impl Hub {
                 if list_changes {
                     self.update_root_terminals();
                 }
+                self.run_claim_changed(channel);
             }
             Err((action, why)) => self.reject(conn, channel, action, origin, why.reason().into()),
         }

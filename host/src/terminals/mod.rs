@@ -9,8 +9,11 @@
 //! The scrollback a terminal's state keeps is bounded by the SDK's terminal reducer
 //! (`ahp_wasm::reduce::terminal::MAX_SCROLLBACK_BYTES`, 1 MiB: the oldest output is dropped).
 
+pub mod shell;
+
 use crate::hub::{HubMsg, HubSender};
 use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
+use shell::{OscParser, Piece};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::mpsc as std_mpsc;
@@ -26,14 +29,20 @@ pub const FLUSH_EVERY: Duration = Duration::from_millis(16);
 pub const FLUSH_BYTES: usize = 16 * 1024;
 /// At most this much input is written to a pty per `terminal/input`.
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
+/// At most this many inputs wait to be written to a pty (so at most 1 MiB).
+pub const INPUT_QUEUE: usize = 16;
 
 /// A running (or exited) shell on a pseudo-terminal.
 pub struct Pty {
     master: Box<dyn MasterPty + Send>,
-    writer: Box<dyn Write + Send>,
+    /// Input goes through a thread: a program that does not read its input fills the pty's
+    /// buffer, and a blocked write must not block the hub.
+    input: std_mpsc::SyncSender<Vec<u8>>,
     killer: Box<dyn ChildKiller + Send + Sync>,
     pid: Option<u32>,
     killed: bool,
+    /// The shell runs with shell integration (bash): command detection will come.
+    integrated: bool,
 }
 
 impl std::fmt::Debug for Pty {
@@ -43,7 +52,7 @@ impl std::fmt::Debug for Pty {
 }
 
 /// The shell to run: `$SHELL` when it exists, else bash when installed, else `/bin/sh`.
-fn shell() -> String {
+fn shell_path() -> String {
     if let Ok(shell) = std::env::var("SHELL") {
         if !shell.is_empty() && Path::new(&shell).is_file() {
             return shell;
@@ -74,7 +83,23 @@ impl Pty {
                 pixel_height: 0,
             })
             .map_err(std::io::Error::other)?;
-        let mut cmd = CommandBuilder::new(shell());
+        let shell = shell_path();
+        let mut cmd = CommandBuilder::new(&shell);
+        let integrated = shell::is_bash(&shell);
+        let mut parser = None;
+        if integrated {
+            // The rcfile comes through a pipe (process substitution), so no file is left
+            // behind; `exec` keeps the shell's pid. The script unsets both variables.
+            let nonce = shell::nonce();
+            cmd.args([
+                "-c",
+                "exec \"$0\" --rcfile <(printf '%s' \"$AHP_SHELL_INTEGRATION\")",
+                &shell,
+            ]);
+            cmd.env("AHP_SHELL_INTEGRATION", shell::SCRIPT);
+            cmd.env("AHP_SHELL_NONCE", &nonce);
+            parser = Some(OscParser::new(nonce));
+        }
         cmd.cwd(cwd);
         cmd.env("TERM", "xterm-256color");
         let mut child = pair
@@ -90,6 +115,10 @@ impl Pty {
             .try_clone_reader()
             .map_err(std::io::Error::other)?;
         let writer = pair.master.take_writer().map_err(std::io::Error::other)?;
+        let (input, input_rx) = std_mpsc::sync_channel::<Vec<u8>>(INPUT_QUEUE);
+        std::thread::Builder::new()
+            .name("ahp-pty-write".into())
+            .spawn(move || write_loop(writer, input_rx))?;
         let (chunks_tx, chunks_rx) = std_mpsc::sync_channel::<Vec<u8>>(4);
         std::thread::Builder::new()
             .name("ahp-pty-read".into())
@@ -97,7 +126,7 @@ impl Pty {
         std::thread::Builder::new()
             .name("ahp-pty-out".into())
             .spawn(move || {
-                forward_loop(chunks_rx, &channel, id, &hub);
+                forward_loop(chunks_rx, parser, &channel, id, &hub);
                 let code = child.wait().ok().map(|s| s.exit_code());
                 let _ = hub.blocking_send(HubMsg::TerminalExited {
                     channel,
@@ -107,10 +136,11 @@ impl Pty {
             })?;
         Ok(Pty {
             master: pair.master,
-            writer,
+            input,
             killer,
             pid,
             killed: false,
+            integrated,
         })
     }
 
@@ -119,10 +149,20 @@ impl Pty {
         self.pid
     }
 
-    /// Writes input to the shell.
+    /// Whether the shell reports commands (see [`shell`]).
+    pub fn integrated(&self) -> bool {
+        self.integrated
+    }
+
+    /// Queues input for the shell; refused when [`INPUT_QUEUE`] inputs are still unwritten
+    /// (its program does not read) or the shell is gone.
     pub fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(data)?;
-        self.writer.flush()
+        self.input.try_send(data.to_vec()).map_err(|e| match e {
+            std_mpsc::TrySendError::Full(_) => std::io::Error::other(
+                "its input queue is full (the program in it is not reading its input)",
+            ),
+            std_mpsc::TrySendError::Disconnected(_) => std::io::Error::other("its input is closed"),
+        })
     }
 
     /// Resizes the pty.
@@ -187,6 +227,18 @@ fn session_members(sid: i32) -> Vec<i32> {
     .collect()
 }
 
+fn write_loop(mut writer: Box<dyn Write + Send>, input: std_mpsc::Receiver<Vec<u8>>) {
+    while let Ok(data) = input.recv() {
+        if writer
+            .write_all(&data)
+            .and_then(|_| writer.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
 fn read_loop(mut reader: Box<dyn Read + Send>, chunks: std_mpsc::SyncSender<Vec<u8>>) {
     let mut buf = vec![0u8; FLUSH_BYTES];
     loop {
@@ -201,8 +253,15 @@ fn read_loop(mut reader: Box<dyn Read + Send>, chunks: std_mpsc::SyncSender<Vec<
     }
 }
 
-/// Coalesces chunks into `TerminalOutput` messages until the reader is done.
-fn forward_loop(chunks: std_mpsc::Receiver<Vec<u8>>, channel: &str, id: u64, hub: &HubSender) {
+/// Coalesces chunks into `TerminalOutput` messages until the reader is done; with shell
+/// integration, the shell's events go to the hub in between, in stream order.
+fn forward_loop(
+    chunks: std_mpsc::Receiver<Vec<u8>>,
+    mut parser: Option<OscParser>,
+    channel: &str,
+    id: u64,
+    hub: &HubSender,
+) {
     let mut decoder = Utf8Carry::default();
     while let Ok(first) = chunks.recv() {
         let mut pending = first;
@@ -219,12 +278,28 @@ fn forward_loop(chunks: std_mpsc::Receiver<Vec<u8>>, channel: &str, id: u64, hub
                 }
             }
         }
-        let data = decoder.decode(&pending, done);
-        if !data.is_empty() {
-            let msg = HubMsg::TerminalOutput {
-                channel: channel.to_owned(),
-                id,
-                data,
+        let pieces = match parser.as_mut() {
+            Some(parser) => parser.feed(&pending),
+            None => vec![Piece::Data(pending)],
+        };
+        for piece in pieces {
+            let msg = match piece {
+                Piece::Data(bytes) => {
+                    let data = decoder.decode(&bytes, done);
+                    if data.is_empty() {
+                        continue;
+                    }
+                    HubMsg::TerminalOutput {
+                        channel: channel.to_owned(),
+                        id,
+                        data,
+                    }
+                }
+                Piece::Event(event) => HubMsg::TerminalShell {
+                    channel: channel.to_owned(),
+                    id,
+                    event,
+                },
             };
             if hub.blocking_send(msg).is_err() {
                 return;

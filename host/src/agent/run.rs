@@ -1,0 +1,205 @@
+//! `/run <command>`: the agent runs a shell command in a terminal of its session
+//! (guide/terminals.md, "Agent Runs a Command").
+//!
+//! The tool call `run_in_terminal` starts as running (no confirmation: whoever may send the
+//! message may also open a terminal and type the command). The hub picks or creates the
+//! terminal and types the command (`hub/terminal_run.rs`); the call's content then links to
+//! the terminal (`ToolResultTerminalContent`, via `session/toolCallContentChanged`) so clients
+//! can subscribe and watch it live. The result carries the same link and the end of the
+//! output as text. A command running past its timeout gets Ctrl-C and the call fails.
+
+use super::{Step, Stopped, Turn};
+use crate::hub::{HubMsg, RunOutcome, RunRequest};
+use crate::hub::{RunEnd, RunMsg};
+use ahp_wasm::protocol::*;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How long the hub gets to answer once the timeout passed (it interrupts the command).
+const AFTER_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Turn {
+    pub(super) async fn run_in_terminal(&mut self, command: String, timeout_secs: u64) -> Step {
+        let id = self
+            .tool_start("run_in_terminal", "Run in terminal", None, None)
+            .await?;
+        self.emit(vec![StateAction::SessionToolCallReady(Box::new(
+            SessionToolCallReadyAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id.clone(),
+                meta: None,
+                invocation_message: StringOrMarkdown::Plain(format!(
+                    "Running `{command}` in a terminal"
+                )),
+                tool_input: Some(serde_json::json!({ "command": command }).to_string()),
+                confirmation_title: None,
+                edits: None,
+                editable: None,
+                confirmed: Some(ToolCallConfirmationReason::NotNeeded),
+                options: None,
+                extra: Default::default(),
+            },
+        ))])
+        .await?;
+        self.markdown = None;
+        let (started_tx, started) = oneshot::channel();
+        let (done_tx, mut done) = oneshot::channel();
+        let request = RunRequest {
+            session: self.job.channel.clone(),
+            turn_id: self.job.turn_id.clone(),
+            tool_call_id: id.clone(),
+            command: command.clone(),
+            started: started_tx,
+            done: done_tx,
+        };
+        self.hub
+            .send(HubMsg::TerminalRun(Box::new(RunMsg::Start(request))))
+            .await
+            .map_err(|_| Stopped)?;
+        let (uri, title) = match started.await {
+            Ok(Ok(started)) => started,
+            Ok(Err(why)) => return self.run_failed(&id, &command, None, why).await,
+            Err(_) => return Err(Stopped),
+        };
+        let link = ToolResultContent::Terminal(ToolResultTerminalContent {
+            resource: uri.clone(),
+            title,
+            extra: Default::default(),
+        });
+        self.emit(vec![StateAction::SessionToolCallContentChanged(Box::new(
+            SessionToolCallContentChangedAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id.clone(),
+                meta: None,
+                content: vec![link.clone()],
+                extra: Default::default(),
+            },
+        ))])
+        .await?;
+        let timeout = Duration::from_secs(timeout_secs);
+        let outcome = match tokio::time::timeout(timeout, &mut done).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                let msg = RunMsg::TimedOut {
+                    terminal: uri.clone(),
+                    tool_call_id: id.clone(),
+                };
+                self.hub
+                    .send(HubMsg::TerminalRun(Box::new(msg)))
+                    .await
+                    .map_err(|_| Stopped)?;
+                tokio::time::timeout(AFTER_TIMEOUT, done)
+                    .await
+                    .map_err(|_| Stopped)?
+            }
+        };
+        let Ok(outcome) = outcome else {
+            let why = "the terminal was disposed while the command ran".to_owned();
+            return self.run_failed(&id, &command, Some(link), why).await;
+        };
+        self.run_complete(&id, &command, link, outcome, timeout_secs)
+            .await
+    }
+
+    async fn run_complete(
+        &mut self,
+        id: &str,
+        command: &str,
+        link: ToolResultContent,
+        outcome: RunOutcome,
+        timeout_secs: u64,
+    ) -> Step {
+        let code = outcome
+            .exit_code
+            .map_or_else(|| "unknown".to_owned(), |c| c.to_string());
+        let (success, summary) = match outcome.end {
+            RunEnd::Finished => (
+                outcome.exit_code == Some(0),
+                format!("Ran `{command}` (exit code {code})"),
+            ),
+            RunEnd::TimedOut => (
+                false,
+                format!("`{command}` did not finish within {timeout_secs} s and was interrupted"),
+            ),
+            RunEnd::Detached => (
+                true,
+                format!("`{command}` goes on in the background (the terminal was detached)"),
+            ),
+            RunEnd::Exited => (
+                false,
+                format!("The terminal's shell exited (exit code {code})"),
+            ),
+        };
+        let error_code = match outcome.end {
+            RunEnd::TimedOut => Some("Timeout".to_owned()),
+            _ => None,
+        };
+        let text = outcome.output;
+        self.complete_run(
+            id,
+            success,
+            &summary,
+            vec![link, text_content(&text)],
+            error_code,
+        )
+        .await?;
+        self.say(&format!(
+            "\n\n{summary}:\n\n```\n{}\n```\n\n",
+            text.trim_end()
+        ))
+        .await
+    }
+
+    async fn run_failed(
+        &mut self,
+        id: &str,
+        command: &str,
+        link: Option<ToolResultContent>,
+        why: String,
+    ) -> Step {
+        let summary = format!("`{command}` was not run: {why}");
+        let content = link.into_iter().collect();
+        self.complete_run(id, false, &summary, content, None)
+            .await?;
+        self.say(&format!("\n\n{summary}\n\n")).await
+    }
+
+    async fn complete_run(
+        &mut self,
+        id: &str,
+        success: bool,
+        summary: &str,
+        content: Vec<ToolResultContent>,
+        error_code: Option<String>,
+    ) -> Step {
+        self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
+            SessionToolCallCompleteAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id.to_owned(),
+                meta: None,
+                result: ToolCallResult {
+                    success,
+                    past_tense_message: StringOrMarkdown::Plain(summary.to_owned()),
+                    content: Some(content),
+                    structured_content: None,
+                    error: (!success).then(|| ToolCallResultError {
+                        message: summary.to_owned(),
+                        code: error_code,
+                        extra: Default::default(),
+                    }),
+                    extra: Default::default(),
+                },
+                requires_result_confirmation: None,
+                extra: Default::default(),
+            },
+        ))])
+        .await
+    }
+}
+
+fn text_content(text: &str) -> ToolResultContent {
+    ToolResultContent::Text(ToolResultTextContent {
+        text: text.to_owned(),
+        extra: Default::default(),
+    })
+}

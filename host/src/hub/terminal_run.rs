@@ -1,0 +1,494 @@
+//! Shell integration on the hub side and the built-in agent's `/run`.
+//!
+//! The pty's forwarder hands over the shell's events in output order (`HubMsg::TerminalShell`,
+//! see `crate::terminals::shell`); here they become `terminal/commandDetectionAvailable`,
+//! `terminal/commandExecuted`, `terminal/commandFinished`, `terminal/cwdChanged` and
+//! `terminal/titleChanged`, all through the SDK's terminal reducer like the rest.
+//!
+//! `/run` (guide/terminals.md, "Agent Runs a Command"): the agent asks the hub for a terminal
+//! of its session, which is reused when one is idle at its prompt or else created, claimed by
+//! `{session, turnId, toolCallId}`; the command is typed once the shell shows a prompt, and the
+//! run ends when the shell reports the command finished, when the terminal exits, when a
+//! client takes the claim away (detaching it), or when the agent gives up (its timeout: the
+//! command gets Ctrl-C). At the end the claim narrows back to `{session}` and the agent gets
+//! the exit code and the command's output.
+
+use super::Hub;
+use crate::terminals::shell::ShellEvent;
+use crate::terminals::MAX_TERMINALS;
+use ahp_wasm::protocol::*;
+use std::time::Instant;
+use tokio::sync::oneshot;
+
+/// The most of a command's output handed to the agent (the end of it), in bytes.
+pub const MAX_RUN_OUTPUT: usize = 16 * 1024;
+
+/// What shell integration reported so far for one terminal.
+#[derive(Debug, Default)]
+pub(super) struct Tracking {
+    /// `terminal/commandDetectionAvailable` was dispatched.
+    available: bool,
+    /// The shell is at its prompt (a prompt came after the last command).
+    at_prompt: bool,
+    /// The command line of the next `commandExecuted`.
+    line: Option<String>,
+    /// A `/run` timed out and its command got Ctrl-C: back at the prompt soon.
+    interrupted: bool,
+    /// A detached `/run` command not typed yet: typed at the next prompt all the same.
+    queued: Option<String>,
+    /// The running command: its id and start.
+    running: Option<(String, Instant)>,
+    commands: u64,
+}
+
+/// A `/run` from the agent.
+#[derive(Debug)]
+pub struct RunRequest {
+    /// The session running it.
+    pub session: String,
+    /// Its turn.
+    pub turn_id: String,
+    /// Its tool call.
+    pub tool_call_id: String,
+    /// The command line.
+    pub command: String,
+    /// The terminal's URI and title once the command is on its way, or why not.
+    pub started: oneshot::Sender<Result<(String, String), String>>,
+    /// The end of the run.
+    pub done: oneshot::Sender<RunOutcome>,
+}
+
+/// What the hub is told about `/run`s.
+#[derive(Debug)]
+pub enum RunMsg {
+    /// Start one.
+    Start(RunRequest),
+    /// The agent's timeout for the run of `tool_call_id` on `terminal` passed.
+    TimedOut {
+        /// Terminal URI.
+        terminal: String,
+        /// The tool call.
+        tool_call_id: String,
+    },
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The shell reported the command finished.
+    Finished,
+    /// The agent's timeout passed; the command was interrupted.
+    TimedOut,
+    /// A client took the terminal's claim.
+    Detached,
+    /// The shell exited.
+    Exited,
+}
+
+/// The end of a run, for the agent.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// How.
+    pub end: End,
+    /// The command's exit code, when the shell reported one.
+    pub exit_code: Option<i32>,
+    /// The end of its output (at most [`MAX_RUN_OUTPUT`]), escape sequences removed.
+    pub output: String,
+}
+
+/// A run in progress on a terminal.
+#[derive(Debug)]
+pub(super) struct Run {
+    session: String,
+    tool_call_id: String,
+    command: String,
+    /// Typed into the shell yet.
+    typed: bool,
+    /// The command id the shell gave it.
+    command_id: Option<String>,
+    done: oneshot::Sender<RunOutcome>,
+}
+
+fn now_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_millis() as f64)
+}
+
+impl Hub {
+    fn apply_terminal(&mut self, channel: &str, action: StateAction) -> bool {
+        self.apply(channel, action, None).is_ok()
+    }
+
+    /// An event of a terminal's shell integration.
+    pub(super) fn on_terminal_shell(&mut self, channel: &str, id: u64, event: ShellEvent) {
+        if !self.is_terminal(channel, id) {
+            return;
+        }
+        let terminal = self.terminals.map.get_mut(channel).expect("checked above");
+        let first = !terminal.shell.available && !matches!(event, ShellEvent::Title(_));
+        if first {
+            terminal.shell.available = true;
+            self.apply_terminal(
+                channel,
+                StateAction::TerminalCommandDetectionAvailable(Default::default()),
+            );
+        }
+        let terminal = self.terminals.map.get_mut(channel).expect("checked above");
+        match event {
+            ShellEvent::CommandLine(line) => terminal.shell.line = Some(line),
+            ShellEvent::Executed => {
+                let shell = &mut terminal.shell;
+                shell.commands += 1;
+                shell.at_prompt = false;
+                let command_id = format!("cmd-{}", shell.commands);
+                shell.running = Some((command_id.clone(), Instant::now()));
+                let command_line = shell.line.take().unwrap_or_default();
+                if let Some(run) = terminal.run.as_mut().filter(|r| r.typed) {
+                    run.command_id.get_or_insert(command_id.clone());
+                }
+                self.apply_terminal(
+                    channel,
+                    StateAction::TerminalCommandExecuted(TerminalCommandExecutedAction {
+                        command_id,
+                        command_line,
+                        timestamp: now_ms(),
+                        extra: Default::default(),
+                    }),
+                );
+            }
+            ShellEvent::Finished(code) => {
+                let Some((command_id, start)) = terminal.shell.running.take() else {
+                    // The first prompt, an empty line or Ctrl-C at the prompt. A typed `/run`
+                    // that never started (a syntax error) ends here with the shell's status.
+                    if terminal.run.as_ref().is_some_and(|r| r.typed) {
+                        self.end_run(channel, End::Finished, code);
+                    }
+                    return;
+                };
+                self.apply_terminal(
+                    channel,
+                    StateAction::TerminalCommandFinished(TerminalCommandFinishedAction {
+                        command_id: command_id.clone(),
+                        exit_code: code.map(f64::from),
+                        duration_ms: Some(start.elapsed().as_millis() as f64),
+                        extra: Default::default(),
+                    }),
+                );
+                let ours = self.terminals.map.get(channel).and_then(|t| t.run.as_ref());
+                if ours.is_some_and(|r| r.command_id.as_deref() == Some(&command_id)) {
+                    self.end_run(channel, End::Finished, code);
+                }
+            }
+            ShellEvent::Cwd(path) => {
+                terminal.shell.at_prompt = true;
+                terminal.shell.interrupted = false;
+                if let Some(command) = terminal.shell.queued.take() {
+                    terminal.shell.at_prompt = false;
+                    let _ = terminal.pty.write(format!("{command}\r").as_bytes());
+                }
+                let cwd = crate::resources::file_uri(std::path::Path::new(&path));
+                if terminal.state.cwd.as_deref() != Some(cwd.as_str()) {
+                    self.apply_terminal(
+                        channel,
+                        StateAction::TerminalCwdChanged(TerminalCwdChangedAction {
+                            cwd,
+                            extra: Default::default(),
+                        }),
+                    );
+                }
+                self.type_run(channel);
+            }
+            ShellEvent::Title(title) => {
+                if title != terminal.state.title
+                    && self.apply_terminal(
+                        channel,
+                        StateAction::TerminalTitleChanged(TerminalTitleChangedAction {
+                            title,
+                            extra: Default::default(),
+                        }),
+                    )
+                {
+                    self.update_root_terminals();
+                }
+            }
+        }
+    }
+
+    /// Types the waiting `/run` command when the shell is at its prompt.
+    fn type_run(&mut self, channel: &str) {
+        let Some(terminal) = self.terminals.map.get_mut(channel) else {
+            return;
+        };
+        let Some(run) = terminal.run.as_mut() else {
+            return;
+        };
+        if run.typed || !terminal.shell.at_prompt || terminal.shell.running.is_some() {
+            return;
+        }
+        run.typed = true;
+        terminal.shell.at_prompt = false;
+        let line = format!("{}\r", run.command);
+        if let Err(e) = terminal.pty.write(line.as_bytes()) {
+            eprintln!("ahp-host: cannot type into {channel}: {e}");
+            self.end_run(channel, End::Exited, None);
+        }
+    }
+
+    pub(super) fn on_terminal_run(&mut self, msg: RunMsg) {
+        match msg {
+            RunMsg::Start(req) => self.start_run(req),
+            RunMsg::TimedOut {
+                terminal,
+                tool_call_id,
+            } => {
+                let ours = self.terminals.map.get_mut(&terminal).filter(|t| {
+                    t.run
+                        .as_ref()
+                        .is_some_and(|r| r.tool_call_id == tool_call_id)
+                });
+                if let Some(t) = ours {
+                    // Interrupt the command; the shell's next prompt ends it as usual.
+                    let _ = t.pty.write(b"\x03");
+                    t.shell.interrupted = true;
+                    self.end_run(&terminal, End::TimedOut, None);
+                }
+            }
+        }
+    }
+
+    fn start_run(&mut self, req: RunRequest) {
+        let Some(session) = self.sessions.get(&req.session) else {
+            let _ = req.started.send(Err("the session is gone".into()));
+            return;
+        };
+        let workdir = self.session_workdir(&session.state);
+        // An idle terminal of this session (at its prompt, or about to be after an interrupted
+        // run), else a new one.
+        let mut idle: Vec<(&String, &super::terminals::Terminal)> = self
+            .terminals
+            .map
+            .iter()
+            .filter(|(_, t)| {
+                matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == req.session)
+                    && t.state.exit_code.is_none()
+                    && t.run.is_none()
+                    && t.shell.available
+                    && ((t.shell.at_prompt && t.shell.running.is_none()) || t.shell.interrupted)
+            })
+            .collect();
+        idle.sort_by_key(|(uri, _)| uri.as_str());
+        let uri = match idle.first() {
+            Some((uri, _)) => (*uri).clone(),
+            None => {
+                if self.terminals.map.len() >= MAX_TERMINALS {
+                    let _ = req.started.send(Err(format!(
+                        "this host keeps at most {MAX_TERMINALS} terminals; dispose of one first"
+                    )));
+                    return;
+                }
+                let mut n = self.terminals.next_id + 1;
+                while self
+                    .terminals
+                    .map
+                    .contains_key(&format!("ahp-terminal:/run-{n}"))
+                {
+                    n += 1;
+                }
+                let uri = format!("ahp-terminal:/run-{n}");
+                let claim = TerminalClaim::Session(TerminalSessionClaim {
+                    session: req.session.clone(),
+                    turn_id: None,
+                    tool_call_id: None,
+                    extra: Default::default(),
+                });
+                let title: String = format!("run: {}", req.command).chars().take(80).collect();
+                if let Err(e) = self.spawn_terminal(uri.clone(), &workdir, (120, 30), title, claim)
+                {
+                    let _ = req.started.send(Err(e.message));
+                    return;
+                }
+                if !self.terminals.map[&uri].pty.integrated() {
+                    self.terminals.map.remove(&uri);
+                    let _ = req.started.send(Err(
+                        "the host's shell is not bash: no command detection for /run".into(),
+                    ));
+                    return;
+                }
+                uri
+            }
+        };
+        let claim = TerminalClaim::Session(TerminalSessionClaim {
+            session: req.session.clone(),
+            turn_id: Some(req.turn_id.clone()),
+            tool_call_id: Some(req.tool_call_id.clone()),
+            extra: Default::default(),
+        });
+        self.apply_terminal(
+            &uri,
+            StateAction::TerminalClaimed(TerminalClaimedAction {
+                claim,
+                extra: Default::default(),
+            }),
+        );
+        self.update_root_terminals();
+        let terminal = self
+            .terminals
+            .map
+            .get_mut(&uri)
+            .expect("found or made above");
+        terminal.run = Some(Run {
+            session: req.session,
+            tool_call_id: req.tool_call_id,
+            command: req.command,
+            typed: false,
+            command_id: None,
+            done: req.done,
+        });
+        let _ = req
+            .started
+            .send(Ok((uri.clone(), terminal.state.title.clone())));
+        self.type_run(&uri);
+    }
+
+    /// A client changed the claim of `channel`: a run that no longer holds it is over.
+    pub(super) fn run_claim_changed(&mut self, channel: &str) {
+        let Some(t) = self.terminals.map.get(channel) else {
+            return;
+        };
+        let Some(run) = &t.run else {
+            return;
+        };
+        let still = matches!(&t.state.claim, TerminalClaim::Session(c)
+            if c.session == run.session
+                && c.tool_call_id.as_deref() == Some(run.tool_call_id.as_str()));
+        if !still {
+            self.finish_run(channel, End::Detached);
+        }
+    }
+
+    /// Ends the run on `channel`, if any (the terminal exited or was taken).
+    pub(super) fn finish_run(&mut self, channel: &str, end: End) {
+        let code = self
+            .terminals
+            .map
+            .get(channel)
+            .and_then(|t| t.state.exit_code)
+            .filter(|_| end == End::Exited)
+            .map(|c| c as i32);
+        self.end_run(channel, end, code);
+    }
+
+    /// Ends the run on `channel`: narrows the claim back to the session (unless a client took
+    /// it) and tells the agent.
+    fn end_run(&mut self, channel: &str, end: End, exit_code: Option<i32>) {
+        let Some(run) = self
+            .terminals
+            .map
+            .get_mut(channel)
+            .and_then(|t| t.run.take())
+        else {
+            return;
+        };
+        if end == End::Detached && !run.typed {
+            let terminal = self.terminals.map.get_mut(channel).expect("has the run");
+            terminal.shell.queued = Some(run.command.clone());
+        }
+        let state = &self.terminals.map[channel].state;
+        let output = run
+            .command_id
+            .as_deref()
+            .and_then(|id| {
+                state.content.iter().find_map(|p| match p {
+                    TerminalContentPart::Command(c) if c.command_id == id => {
+                        Some(c.output.as_str())
+                    }
+                    _ => None,
+                })
+            })
+            .map(plain_text)
+            .unwrap_or_default();
+        if end != End::Detached && state.exit_code.is_none() {
+            let claim = TerminalClaim::Session(TerminalSessionClaim {
+                session: run.session.clone(),
+                turn_id: None,
+                tool_call_id: None,
+                extra: Default::default(),
+            });
+            self.apply_terminal(
+                channel,
+                StateAction::TerminalClaimed(TerminalClaimedAction {
+                    claim,
+                    extra: Default::default(),
+                }),
+            );
+            self.update_root_terminals();
+        }
+        let _ = run.done.send(RunOutcome {
+            end,
+            exit_code,
+            output,
+        });
+    }
+}
+
+/// Terminal output as plain text: escape sequences and carriage returns removed, the last
+/// [`MAX_RUN_OUTPUT`] bytes kept (at a character boundary).
+pub fn plain_text(vt: &str) -> String {
+    let mut out = String::with_capacity(vt.len().min(MAX_RUN_OUTPUT * 2));
+    let mut chars = vt.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters, then a final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC: up to BEL or ESC \.
+                Some(']') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            '\r' => {}
+            c if c.is_control() && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    if out.len() > MAX_RUN_OUTPUT {
+        let mut cut = out.len() - MAX_RUN_OUTPUT;
+        while !out.is_char_boundary(cut) {
+            cut += 1;
+        }
+        out.drain(..cut);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_drops_escapes_and_keeps_the_end() {
+        assert_eq!(
+            plain_text("\u{1b}[?2004l\r\u{1b}[1;31mhi\u{1b}[0m\r\n\u{1b}]0;t\u{7}ok\n"),
+            "hi\nok\n"
+        );
+        let long = "é".repeat(MAX_RUN_OUTPUT);
+        let kept = plain_text(&long);
+        assert!(kept.len() <= MAX_RUN_OUTPUT && kept.chars().all(|c| c == 'é'));
+    }
+}
