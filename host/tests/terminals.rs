@@ -21,22 +21,8 @@ struct Mirror {
     rejections: Vec<(String, String)>,
 }
 
-/// A host whose shells are bash with a known home: a `~/.bashrc` of the test's own instead of
-/// the developer's (which may be slow or print things). Set once, before any host starts.
+/// A host whose shells are bash with a known home (see `common::isolated_home`).
 async fn start() -> TestHost {
-    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        let home = tempfile::tempdir().unwrap();
-        std::fs::write(
-            home.path().join(".bashrc"),
-            "export AHP_TEST_BASHRC=sourced\nPS1='$ '\n",
-        )
-        .unwrap();
-        std::env::set_var("HOME", home.path());
-        // Shell integration is bash's: the tests use it whatever the caller's shell.
-        std::env::set_var("SHELL", "/bin/bash");
-        home
-    });
     start_host().await
 }
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { testHomeEnv } from '../node/host.mjs';
 
 export const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
 const CHROMIUM = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync) ?? 'chromium';
@@ -59,7 +60,7 @@ export function startHost(bin, dataDir, workDir, port = 0, extraArgs = [], env =
   const child = spawn(bin, [
     '--port', String(port), '--data-dir', dataDir, '--workdir', workDir, '--token', TOKEN,
     '--www', join(ROOT_DIR, 'www'), '--pkg', join(ROOT_DIR, 'pkg'), '--chunk-delay-ms', '15', ...extraArgs,
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...testHomeEnv(), ...env } });
   const logs = { stdout: '', stderr: '' };
   child.stderr.on('data', (d) => (logs.stderr += d));
   const exited = new Promise((resolve) => child.once('exit', resolve));

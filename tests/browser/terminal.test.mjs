@@ -4,17 +4,12 @@
 // in the panel with the command's output. No CSP reports (xterm.js writes <style> elements).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WAIT, assertNoProblems, explain, hostAndBrowser, newSessionLendingTools, openPage } from './harness.mjs';
 
 test('terminal panel: type and see the echo; /run links its terminal', { timeout: 5 * 60_000 }, async (t) => {
-  // The host's shells get a home of our own (the developer's ~/.bashrc may be slow or noisy).
-  const home = mkdtempSync(join(tmpdir(), 'ahp-browser-home-'));
-  writeFileSync(join(home, '.bashrc'), "PS1='$ '\n");
-  t.after(() => rmSync(home, { recursive: true, force: true }));
-  const ctx = await hostAndBrowser(t, { prefix: 'ahp-browser-terminal-', env: { HOME: home, SHELL: '/bin/bash' } });
+  // The host's shells get a home of the tests' own (harness.mjs: the developer's ~/.bashrc may be
+  // slow or noisy).
+  const ctx = await hostAndBrowser(t, { prefix: 'ahp-browser-terminal-' });
   const { url, browser, pages } = ctx;
   try {
     const { page } = await openPage(browser, url, 'A', pages);

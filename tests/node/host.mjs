@@ -2,7 +2,7 @@
 // directory, a known token. The binary: $AHP_HOST_BIN, else target/debug/ahp-host (built by
 // scripts/test-wasm.sh with `cargo build -p ahp-host`).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,22 @@ export function hostBinary() {
   const bin = process.env.AHP_HOST_BIN ?? join(ROOT, 'target', 'debug', 'ahp-host');
   if (!existsSync(bin)) throw new Error(`ahp-host not found at ${bin}: run \`cargo build -p ahp-host\` or set AHP_HOST_BIN`);
   return bin;
+}
+
+let home;
+/**
+ * A home directory for test hosts, made once per process and removed at exit: their terminals'
+ * bash reads `~/.bashrc`, and a developer's may be slow (a `pyenv` rehash waits up to 60 s on a
+ * lock a killed shell left behind) or print things. This one sets a prompt and marks itself
+ * sourced. Returns the environment to add (`HOME`, and `SHELL` bash: shell integration is bash's).
+ */
+export function testHomeEnv() {
+  if (!home) {
+    home = mkdtempSync(join(tmpdir(), 'ahp-test-home-'));
+    writeFileSync(join(home, '.bashrc'), "export AHP_TEST_BASHRC=sourced\nPS1='$ '\n");
+    process.on('exit', () => rmSync(home, { recursive: true, force: true }));
+  }
+  return { HOME: home, SHELL: '/bin/bash' };
 }
 
 /**
@@ -27,7 +43,7 @@ export async function startHost(t, extraArgs = [], at = {}) {
   const child = spawn(
     hostBinary(),
     ['--port', String(at.port ?? 0), '--data-dir', dataDir, '--token', token, '--workdir', dataDir, ...(extraArgs.includes('--chunk-delay-ms') ? [] : ['--chunk-delay-ms', '2']), ...extraArgs],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...at.env } },
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...testHomeEnv(), ...at.env } },
   );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let stderr = '';

@@ -5,18 +5,8 @@
 // scripts/build-pkg.sh and `cargo build -p ahp-host`)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AhpClient, AhpError, InvalidInputError, TerminalHandle } from 'ahp-wasm';
 import { startHost } from './host.mjs';
-
-/** A home with a `.bashrc` of our own: the developer's may be slow or noisy. */
-export function testHome() {
-  const home = mkdtempSync(join(tmpdir(), 'ahp-home-'));
-  writeFileSync(join(home, '.bashrc'), "PS1='$ '\n");
-  return home;
-}
 
 /** Resolves once `check()` holds, checking on every change of `term`. */
 function until(term, what, check, ms = 15_000) {
@@ -37,7 +27,7 @@ function until(term, what, check, ms = 15_000) {
 }
 
 test('a terminal: type, see the echo, resize, claims, commands, exit', async (t) => {
-  const host = await startHost(t, [], { env: { HOME: testHome(), SHELL: '/bin/bash' } });
+  const host = await startHost(t);
   const alice = await AhpClient.connect(host.wsUrl, { token: host.token, clientId: 'alice' });
   const bob = await AhpClient.connect(host.wsUrl, { token: host.token, clientId: 'bob' });
   t.after(() => {

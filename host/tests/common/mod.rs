@@ -19,6 +19,26 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// Gives the hosts of this test process a home of their own, once, before any starts: their
+/// terminals' bash reads `~/.bashrc`, and a developer's may be slow (a `pyenv` rehash waits up
+/// to 60 s on a lock a killed shell left behind) or print things. This one sets a prompt and
+/// marks itself sourced. Shells are bash whatever the caller's `SHELL` (shell integration is
+/// bash's). Child hosts ([`HostProcess`]) inherit it.
+pub fn isolated_home() {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join(".bashrc"),
+            "export AHP_TEST_BASHRC=sourced\nPS1='$ '\n",
+        )
+        .unwrap();
+        std::env::set_var("HOME", home.path());
+        std::env::set_var("SHELL", "/bin/bash");
+        home
+    });
+}
+
 pub struct TestHost {
     pub host: RunningHost,
     pub data: tempfile::TempDir,
@@ -32,6 +52,7 @@ pub async fn start_host() -> TestHost {
 }
 
 pub async fn start_host_with(tweak: impl FnOnce(&mut Config)) -> TestHost {
+    isolated_home();
     let data = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -61,6 +82,7 @@ pub fn test_token(data: &Path) -> ahp_host::Token {
 }
 
 pub async fn restart(data: &Path, work: &Path) -> RunningHost {
+    isolated_home();
     let mut config = Config::local(data, work);
     config.chunk_delay = Duration::from_millis(1);
     config.token = Some(test_token(data));
@@ -91,6 +113,7 @@ impl HostProcess {
         extra: &[&str],
         stderr: impl Into<Stdio>,
     ) -> HostProcess {
+        isolated_home();
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-host"))
             .args(["--port", "0", "--token", token])
             .args(extra)
