@@ -20,8 +20,10 @@
 //! - `terminals.rs`: terminal channels and their shells (`crate::terminals`);
 //! - `customizations.rs`: plugins and directories (`crate::customize`); `client_plugins.rs`:
 //!   plugins published by the active client, read back from it;
-//! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels).
+//! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels);
+//! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations).
 
+mod changesets;
 mod client_plugins;
 mod client_tools;
 mod commands;
@@ -50,6 +52,7 @@ use ahp_wasm::protocol::{
     FetchTurnsParams, InitializeParams, ReconnectParams, RootState, StateAction, SubscribeParams,
 };
 use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
+pub use changesets::ChangesMsg;
 pub use client_tools::ToolExpiry;
 pub use customizations::Read as CustomizationRead;
 pub use mcp_auth::Authenticate;
@@ -186,6 +189,8 @@ pub enum Request {
     CreateTerminal(Box<ahp_wasm::protocol::CreateTerminalParams>),
     /// `disposeTerminal`.
     DisposeTerminal(ahp_wasm::protocol::DisposeTerminalParams),
+    /// `invokeChangesetOperation`.
+    InvokeChangesetOperation(ahp_wasm::protocol::InvokeChangesetOperationParams),
 }
 
 /// A message to the hub.
@@ -299,6 +304,8 @@ pub enum HubMsg {
         /// Its exit code, when known.
         exit_code: Option<u32>,
     },
+    /// Changeset jobs and file changes (`changesets.rs`).
+    Changes(Box<ChangesMsg>),
     /// Stop the hub.
     Shutdown,
 }
@@ -364,6 +371,8 @@ pub struct Hub {
     debug: bool,
     /// Resource watches.
     watches: watches::Watches,
+    /// The sessions' changesets.
+    changesets: changesets::Changesets,
 }
 
 impl Hub {
@@ -421,6 +430,7 @@ impl Hub {
             transform_timeout: config.transform_timeout,
             debug: config.debug,
             watches: watches::Watches::default(),
+            changesets: changesets::Changesets::default(),
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -437,6 +447,7 @@ impl Hub {
         for uri in uris {
             hub.mcp_restored(&uri);
             hub.custom_restored(&uri);
+            hub.changes_open(&uri);
         }
         hub.commit_and_flush();
         hub
@@ -522,6 +533,7 @@ impl Hub {
                 id,
                 exit_code,
             } => self.on_terminal_exited(&channel, id, exit_code),
+            HubMsg::Changes(msg) => self.on_changes(*msg),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {
@@ -609,6 +621,8 @@ impl Hub {
             Some(&mut self.root_subs)
         } else if channel.starts_with(crate::watches::SCHEME) {
             self.watch_subscribers_mut(channel)
+        } else if channel.starts_with(crate::changes::SCHEME) {
+            self.changeset_subscribers_mut(channel)
         } else if let Some(t) = self.terminals.map.get_mut(channel) {
             Some(&mut t.subscribers)
         } else {
