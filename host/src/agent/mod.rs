@@ -9,6 +9,7 @@ pub mod prompt;
 pub mod text;
 pub mod tools;
 pub mod transform;
+mod write;
 
 use crate::hub::{HubMsg, HubSender};
 use crate::mcp::CallError;
@@ -252,6 +253,7 @@ impl Turn {
                 | Directive::ToolRead(_)
                 | Directive::ClientTool { .. }
                 | Directive::Mcp { .. }
+                | Directive::Write { .. }
         );
         if tool && self.job.mode == config::Mode::Ask {
             let note = "\n\nNot run: this session is in `ask` mode, where tools are off \
@@ -268,6 +270,7 @@ impl Turn {
                 tool,
                 input,
             } => self.mcp_tool(server, tool, input).await?,
+            Directive::Write { path, text } => self.write_file(path, text).await?,
             Directive::Ask(question) => self.ask(question).await?,
             Directive::Fail(message) => {
                 self.emit(vec![StateAction::SessionError(Box::new(

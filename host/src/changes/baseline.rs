@@ -120,7 +120,8 @@ impl Baseline {
                 }
             }
             Baseline::Git { repo } => {
-                let repo = gix::open(repo).map_err(|e| format!("cannot open the repository: {e}"))?;
+                let repo =
+                    gix::open(repo).map_err(|e| format!("cannot open the repository: {e}"))?;
                 let tree_dir = repo
                     .workdir()
                     .and_then(|w| w.canonicalize().ok())
@@ -146,10 +147,7 @@ impl Baseline {
                         let Some(rel) = path.strip_prefix(&prefix) else {
                             continue;
                         };
-                        let size = repo
-                            .find_header(entry.oid)
-                            .map(|h| h.size())
-                            .unwrap_or(0);
+                        let size = repo.find_header(entry.oid).map(|h| h.size()).unwrap_or(0);
                         base.insert(
                             rel.to_owned(),
                             BaseFile {

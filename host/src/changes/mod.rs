@@ -232,8 +232,7 @@ fn compare(
         (Some(_), None) => (Kind::Deleted, 0),
         (Some(_), Some(w)) => (Kind::Modified, w.size),
     };
-    let too_large =
-        size > MAX_DIFF_BYTES || then.is_some_and(|b| b.size > MAX_DIFF_BYTES);
+    let too_large = size > MAX_DIFF_BYTES || then.is_some_and(|b| b.size > MAX_DIFF_BYTES);
     if too_large {
         if kind == Kind::Modified && then.is_some_and(|b| b.size == size) {
             return None;
@@ -252,9 +251,7 @@ fn compare(
         match base.read(rel) {
             Some(bytes) => bytes,
             // Kept by size only (an over-full snapshot): compare sizes.
-            None if kind == Kind::Modified && then.is_some_and(|b| b.size == size) => {
-                return None
-            }
+            None if kind == Kind::Modified && then.is_some_and(|b| b.size == size) => return None,
             None => Vec::new(),
         }
     } else {
@@ -290,15 +287,19 @@ fn compare(
             Kind::Deleted => (format!("a/{rel}"), "/dev/null".to_owned()),
             Kind::Modified => (format!("a/{rel}"), format!("b/{rel}")),
         };
-        let text = diff.unified_diff().context_radius(3).header(&from, &to).to_string();
+        let text = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&from, &to)
+            .to_string();
         let unified = (text.len() <= MAX_UNIFIED && text.len() <= *inline_budget).then(|| {
             *inline_budget -= text.len();
             text
         });
         (Some((added, removed)), unified)
     };
-    let before = (then.is_some() && old.len() <= MAX_INLINE && old.len() <= *inline_budget)
-        .then(|| {
+    let before =
+        (then.is_some() && old.len() <= MAX_INLINE && old.len() <= *inline_budget).then(|| {
             *inline_budget -= old.len();
             old
         });
@@ -353,7 +354,10 @@ mod tests {
         let edit = &c.files[0];
         assert_eq!(edit.before.as_deref(), Some(&b"one\ntwo\nthree\n"[..]));
         let unified = edit.unified.as_deref().unwrap();
-        assert!(unified.starts_with("--- a/edit.txt\n+++ b/edit.txt\n@@"), "{unified}");
+        assert!(
+            unified.starts_with("--- a/edit.txt\n+++ b/edit.txt\n@@"),
+            "{unified}"
+        );
         assert!(unified.contains("-two\n") && unified.contains("+four\n"));
     }
 }

@@ -172,12 +172,20 @@ mod tests {
         std::fs::write(root.join("a.txt"), "changed").unwrap();
         std::fs::write(root.join("new.txt"), "new").unwrap();
         revert_file(&sandbox, &root, &baseline, "a.txt").unwrap();
-        assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"original\r\nbytes");
+        assert_eq!(
+            std::fs::read(root.join("a.txt")).unwrap(),
+            b"original\r\nbytes"
+        );
         assert!(revert_file(&sandbox, &root, &baseline, "../x").is_err());
         assert_eq!(revert_all(&sandbox, &root, &baseline).unwrap(), 1);
         assert!(!root.join("new.txt").exists());
         assert_eq!(
-            compute(&root, &baseline).unwrap().files.iter().map(|f| f.kind).collect::<Vec<Kind>>(),
+            compute(&root, &baseline)
+                .unwrap()
+                .files
+                .iter()
+                .map(|f| f.kind)
+                .collect::<Vec<Kind>>(),
             vec![]
         );
     }

@@ -316,7 +316,10 @@ impl Hub {
             } => {
                 let status = match &result {
                     Ok(_) => (ChangesetOperationStatus::Idle, None),
-                    Err(e) => (ChangesetOperationStatus::Error, Some(error_info(&e.message))),
+                    Err(e) => (
+                        ChangesetOperationStatus::Error,
+                        Some(error_info(&e.message)),
+                    ),
                 };
                 if let Some(cs) = self.changesets.map.get_mut(&channel) {
                     cs.busy = false;
@@ -605,7 +608,9 @@ impl Hub {
                 })?)
             }
             (Some(ChangesetOperationTarget::Range { .. }), _) => {
-                return Err(invalid("range targets are not supported by these operations"))
+                return Err(invalid(
+                    "range targets are not supported by these operations",
+                ))
             }
             (None, _) => return Err(invalid("this operation needs a `resource` target")),
             (Some(_), _) => return Err(invalid("this operation takes no target")),
@@ -647,7 +652,10 @@ impl Hub {
                     .map(|n| format!("Reverted {n} files")),
             });
             let result = job.await.unwrap_or_else(|_| {
-                Err(ErrorObject::new(errors::INTERNAL_ERROR, "the operation failed"))
+                Err(ErrorObject::new(
+                    errors::INTERNAL_ERROR,
+                    "the operation failed",
+                ))
             });
             let msg = ChangesMsg::Done {
                 channel,

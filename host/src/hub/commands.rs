@@ -121,9 +121,7 @@ impl Hub {
             Request::CreateResourceWatch(p) => self.create_watch(conn, &id, *p),
             Request::CreateTerminal(p) => self.create_terminal(conn, &id, *p),
             Request::DisposeTerminal(p) => self.dispose_terminal(conn, &id, &p.channel),
-            Request::InvokeChangesetOperation(p) => {
-                self.invoke_changeset_operation(conn, &id, p)
-            }
+            Request::InvokeChangesetOperation(p) => self.invoke_changeset_operation(conn, &id, p),
         };
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
