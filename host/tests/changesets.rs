@@ -414,6 +414,41 @@ async fn bad_operations_are_refused_and_change_nothing() {
         .flatten()
         .all(|o| o.status == ahp_wasm::protocol::ChangesetOperationStatus::Idle));
 
+    // A listed file whose directory became a link out of the working directory: the revert
+    // does not follow it (refused either way: outside, or no longer a file of the changeset).
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("f.txt"), "outside\n").unwrap();
+    std::fs::create_dir(root.join("dir")).unwrap();
+    std::fs::write(root.join("dir/f.txt"), "inside\n").unwrap();
+    m.until(&mut c, "dir/f.txt", |s| s.files.len() == 2).await;
+    let revert_status = |m: &Mirror| {
+        m.state.operations.iter().flatten().find(|o| o.id == "revert").unwrap().status.clone()
+    };
+    std::fs::rename(root.join("dir"), root.join("dir-moved")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("dir")).unwrap();
+    let r = invoke(&mut c, &channel, "revert", resource(&root.join("dir/f.txt"))).await;
+    assert!(
+        r == Err(errors::PERMISSION_DENIED) || r == Err(errors::INVALID_PARAMS),
+        "{r:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("f.txt")).unwrap(),
+        "outside\n"
+    );
+    if r == Err(errors::PERMISSION_DENIED) {
+        // It ran and failed: the operation says so until the next invocation.
+        m.until(&mut c, "revert in error", |s| {
+            s.operations.iter().flatten().any(|o| {
+                o.id == "revert" && o.status == ahp_wasm::protocol::ChangesetOperationStatus::Error
+            })
+        })
+        .await;
+        assert!(revert_status(&m) == ahp_wasm::protocol::ChangesetOperationStatus::Error);
+    }
+    std::fs::remove_file(root.join("dir")).unwrap();
+    std::fs::remove_dir_all(root.join("dir-moved")).unwrap();
+    m.until(&mut c, "dir/f.txt gone", |s| s.files.len() == 1).await;
+
     // Disposing the session clears the changeset and it is gone.
     c.call("disposeSession", json!({ "channel": uri }))
         .await

@@ -75,22 +75,21 @@ impl Baseline {
     /// has one whose work tree is inside `root` (the host's `--workdir`; a repository around
     /// it is outside the sandbox and not read), else a snapshot of `workdir` now.
     pub fn take(workdir: &Path, root: &Path) -> Baseline {
-        if let Ok(repo) = gix::discover(workdir) {
-            if let Some(tree) = repo.workdir().and_then(|w| w.canonicalize().ok()) {
-                if tree.starts_with(root) && workdir.starts_with(&tree) {
-                    return Baseline::Git { repo: tree };
-                }
-            }
-        }
-        Baseline::Snapshot(Arc::new(Snapshot::take(workdir)))
+        Baseline::git(workdir, root).unwrap_or_else(|| Baseline::snapshot(workdir))
     }
 
-    /// `"uncommitted"` against git, `"session"` against a snapshot (the catalogue's hint).
-    pub fn change_kind(&self) -> &'static str {
-        match self {
-            Baseline::Git { .. } => "uncommitted",
-            Baseline::Snapshot(_) => "session",
-        }
+    /// The git baseline, when there is a repository (quick: it reads the repository's
+    /// configuration, not the tree).
+    pub fn git(workdir: &Path, root: &Path) -> Option<Baseline> {
+        let repo = gix::discover(workdir).ok()?;
+        let tree = repo.workdir()?.canonicalize().ok()?;
+        (tree.starts_with(root) && workdir.starts_with(&tree))
+            .then_some(Baseline::Git { repo: tree })
+    }
+
+    /// A snapshot of `workdir` now (walks and reads the tree, within its bounds).
+    pub fn snapshot(workdir: &Path) -> Baseline {
+        Baseline::Snapshot(Arc::new(Snapshot::take(workdir)))
     }
 
     /// Reads the baseline's file list for `workdir`.

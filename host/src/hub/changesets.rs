@@ -1,6 +1,8 @@
 //! Changesets in the hub: one per session, `ahp-changeset:/<session id>/changeset/session`,
 //! advertised in the session's `changesets` catalogue (`session/changesetsChanged`), its counts
-//! in the session summary's `changes` (announced with `root/sessionSummaryChanged`).
+//! in the session summary's `changes` as the root channel sees it: `listSessions` and
+//! `root/sessionSummaryChanged`. No session action carries `changes`, so the session channel's
+//! own `summary` leaves it out: a client mirroring the session stays equal to the host's state.
 //!
 //! The comparison itself (`crate::changes`) runs on the blocking pool, one at a time per
 //! changeset: a trigger during a computation marks it dirty and it runs again once after.
@@ -18,7 +20,7 @@ use super::commands::invalid;
 use super::{fanout, ConnId, Hub, HubMsg};
 use crate::changes::{self, Baseline, Computed, FileChange, Kind, SCHEME};
 use crate::resources::{file_uri, uri_path};
-use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId};
+use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::{
     errors, ChangesSummary, Changeset, ChangesetClearedAction, ChangesetFile,
     ChangesetFileRemovedAction, ChangesetFileSetAction, ChangesetOperation,
@@ -26,9 +28,10 @@ use ahp_wasm::protocol::{
     ChangesetOperationTarget, ChangesetState, ChangesetStatus, ChangesetStatusChangedAction,
     ContentRef, ErrorInfo, FileEdit, FileEditAfter, FileEditBefore, FileEditDiff,
     InvokeChangesetOperationParams, InvokeChangesetOperationResult, SessionChangesetsChangedAction,
-    SessionStateField, StateAction, StringOrMarkdown,
+    SessionSummary, SessionSummaryChangedParams, SessionSummaryChangedParamsChanges, StateAction,
+    StringOrMarkdown,
 };
-use ahp_wasm::reduce::{changeset_reducer, Changed, FixedClock, Outcome};
+use ahp_wasm::reduce::{changeset_reducer, FixedClock, Outcome};
 use base64::Engine as _;
 use notify::Watcher as _;
 use std::collections::{HashMap, HashSet};
@@ -62,6 +65,8 @@ struct Cs {
     busy: bool,
     watcher: Option<notify::RecommendedWatcher>,
     watched: HashSet<PathBuf>,
+    /// The counts last announced.
+    summary: Option<ChangesSummary>,
 }
 
 /// Results of the changeset jobs.
@@ -140,6 +145,30 @@ fn operations(busy: Option<&str>) -> Vec<ChangesetOperation> {
     ]
 }
 
+/// The session's catalogue entry.
+fn catalogue_entry(channel: &str, git: bool) -> Changeset {
+    let (label, description, kind) = if git {
+        (
+            "Uncommitted Changes",
+            "The working directory against git HEAD",
+            "uncommitted",
+        )
+    } else {
+        (
+            "Session Changes",
+            "The working directory against its state when the session started",
+            "session",
+        )
+    };
+    Changeset {
+        label: label.into(),
+        uri_template: channel.into(),
+        description: Some(description.into()),
+        change_kind: kind.into(),
+        extra: Default::default(),
+    }
+}
+
 fn error_info(message: &str) -> ErrorInfo {
     ErrorInfo {
         error_type: "ChangesetError".into(),
@@ -214,12 +243,15 @@ impl Hub {
             return;
         };
         let channel = changeset_uri(session);
+        let root = self.sandbox.root().to_path_buf();
+        let git = Baseline::git(&workdir, &root);
+        let git_repo = git.is_some();
         self.changesets.map.insert(
             channel.clone(),
             Cs {
                 session: session.to_owned(),
                 workdir: workdir.clone(),
-                baseline: None,
+                baseline: git,
                 state: ChangesetState {
                     status: ChangesetStatus::Computing,
                     error: None,
@@ -229,17 +261,38 @@ impl Hub {
                 },
                 subscribers: Vec::new(),
                 paths: HashMap::new(),
-                computing: true,
+                computing: false,
                 dirty: false,
                 busy: false,
                 watcher: None,
                 watched: HashSet::new(),
+                summary: None,
             },
         );
-        let root = self.sandbox.root().to_path_buf();
+        // The catalogue at once (so a session's first snapshot has it); the state follows.
+        let catalogue = Some(vec![catalogue_entry(&channel, git_repo)]);
+        if self.sessions.get(session).map(|s| &s.state.changesets) != Some(&catalogue) {
+            self.apply_server(
+                session,
+                StateAction::SessionChangesetsChanged(SessionChangesetsChangedAction {
+                    changesets: catalogue,
+                    extra: Default::default(),
+                }),
+            );
+        }
+        if git_repo {
+            self.changes_refresh(&channel);
+            return;
+        }
+        // A snapshot walks the tree: off the hub.
+        self.changesets
+            .map
+            .get_mut(&channel)
+            .expect("inserted")
+            .computing = true;
         let hub = self.tx.clone();
         self.rt.spawn(async move {
-            let taken = tokio::task::spawn_blocking(move || Baseline::take(&workdir, &root)).await;
+            let taken = tokio::task::spawn_blocking(move || Baseline::snapshot(&workdir)).await;
             if let Ok(baseline) = taken {
                 let msg = ChangesMsg::Baseline { channel, baseline };
                 let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
@@ -275,35 +328,8 @@ impl Hub {
                 let Some(cs) = self.changesets.map.get_mut(&channel) else {
                     return;
                 };
-                let entry = Changeset {
-                    label: match baseline {
-                        Baseline::Git { .. } => "Uncommitted Changes".into(),
-                        Baseline::Snapshot(_) => "Session Changes".into(),
-                    },
-                    uri_template: channel.clone(),
-                    description: Some(match baseline {
-                        Baseline::Git { .. } => "The working directory against git HEAD".into(),
-                        Baseline::Snapshot(_) => {
-                            "The working directory against its state when the session started"
-                                .into()
-                        }
-                    }),
-                    change_kind: baseline.change_kind().into(),
-                    extra: Default::default(),
-                };
                 cs.baseline = Some(baseline);
                 cs.computing = false;
-                let session = cs.session.clone();
-                let catalogue = Some(vec![entry]);
-                if self.sessions.get(&session).map(|s| &s.state.changesets) != Some(&catalogue) {
-                    self.apply_server(
-                        &session,
-                        StateAction::SessionChangesetsChanged(SessionChangesetsChangedAction {
-                            changesets: catalogue,
-                            extra: Default::default(),
-                        }),
-                    );
-                }
                 self.changes_refresh(&channel);
             }
             ChangesMsg::Computed { channel, result } => self.on_changes_computed(&channel, result),
@@ -493,16 +519,29 @@ impl Hub {
             files: Some((computed.files.len() + computed.truncated) as f64),
             extra: Default::default(),
         };
-        let Some(session) = self.sessions.get_mut(&cs.session) else {
+        if cs.summary.as_ref() == Some(&summary) {
             return;
+        }
+        let params = SessionSummaryChangedParams {
+            channel: ROOT_CHANNEL.into(),
+            session: cs.session.clone(),
+            changes: SessionSummaryChangedParamsChanges {
+                changes: Some(summary.clone()),
+                ..Default::default()
+            },
+            extra: Default::default(),
         };
-        if session.state.summary.changes.as_ref() == Some(&summary) {
-            return;
+        self.changesets.map.get_mut(channel).expect("found").summary = Some(summary);
+        self.notify_root(methods::SESSION_SUMMARY_CHANGED, &params);
+    }
+
+    /// A session's summary as the root channel lists it: with its changes.
+    pub(super) fn listed_summary(&self, summary: &SessionSummary) -> SessionSummary {
+        let mut out = summary.clone();
+        if let Some(cs) = self.changesets.map.get(&changeset_uri(&summary.resource)) {
+            out.changes.clone_from(&cs.summary);
         }
-        session.state.summary.changes = Some(summary);
-        if let Some(changes) = session.summary_changes(Changed::one(SessionStateField::Summary)) {
-            self.notify_root(methods::SESSION_SUMMARY_CHANGED, &changes);
-        }
+        out
     }
 
     /// Watches the directories of the last walk (non-recursively), debounced into a refresh.

@@ -100,7 +100,7 @@ impl Hub {
                     .values()
                     .map(|s| &s.state.summary)
                     .filter(|summary| filter.matches(summary))
-                    .cloned()
+                    .map(|summary| self.listed_summary(summary))
                     .collect();
                 items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
                 self.respond(
