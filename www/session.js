@@ -11,6 +11,7 @@ import { mountApp, renderMcpServers } from './mcp.js';
 import { claim, release, renderBrowserTools } from './browser-tools.js';
 import { renderCustomizations } from './customizations.js';
 import { clearSessionConfig, renderSessionConfig } from './composer.js';
+import { closeChanges, syncChanges } from './changes.js';
 
 export function closeSession(message) {
   const cur = app.current;
@@ -19,6 +20,7 @@ export function closeSession(message) {
   app.closedUri = cur.uri;
   cur.off?.();
   release(cur);
+  closeChanges(cur);
   try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
   $('log').replaceChildren();
   $('inputs').replaceChildren();
@@ -130,6 +132,7 @@ function renderSession(cur) {
   }
   if (state.activeClient !== last.state?.activeClient) renderBrowserTools(cur, state);
   if (state.config !== last.state?.config) renderSessionConfig(state, dispatch);
+  if (state.changesets !== last.state?.changesets) syncChanges(cur, state);
 
   // Turns: completed ones, then the active one; views keyed by turn id (the active turn's view
   // becomes the completed turn's view, re-rendering only the parts that changed).
