@@ -422,11 +422,24 @@ async fn bad_operations_are_refused_and_change_nothing() {
     std::fs::write(root.join("dir/f.txt"), "inside\n").unwrap();
     m.until(&mut c, "dir/f.txt", |s| s.files.len() == 2).await;
     let revert_status = |m: &Mirror| {
-        m.state.operations.iter().flatten().find(|o| o.id == "revert").unwrap().status.clone()
+        m.state
+            .operations
+            .iter()
+            .flatten()
+            .find(|o| o.id == "revert")
+            .unwrap()
+            .status
+            .clone()
     };
     std::fs::rename(root.join("dir"), root.join("dir-moved")).unwrap();
     std::os::unix::fs::symlink(outside.path(), root.join("dir")).unwrap();
-    let r = invoke(&mut c, &channel, "revert", resource(&root.join("dir/f.txt"))).await;
+    let r = invoke(
+        &mut c,
+        &channel,
+        "revert",
+        resource(&root.join("dir/f.txt")),
+    )
+    .await;
     assert!(
         r == Err(errors::PERMISSION_DENIED) || r == Err(errors::INVALID_PARAMS),
         "{r:?}"
@@ -447,7 +460,8 @@ async fn bad_operations_are_refused_and_change_nothing() {
     }
     std::fs::remove_file(root.join("dir")).unwrap();
     std::fs::remove_dir_all(root.join("dir-moved")).unwrap();
-    m.until(&mut c, "dir/f.txt gone", |s| s.files.len() == 1).await;
+    m.until(&mut c, "dir/f.txt gone", |s| s.files.len() == 1)
+        .await;
 
     // Disposing the session clears the changeset and it is gone.
     c.call("disposeSession", json!({ "channel": uri }))
