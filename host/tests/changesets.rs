@@ -471,3 +471,48 @@ async fn bad_operations_are_refused_and_change_nothing() {
     let r = c.call("subscribe", json!({ "channel": channel })).await;
     assert_eq!(r.unwrap_err().code, errors::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn a_changeset_is_resumed_by_reconnect_with_the_missed_actions() {
+    let t = start_host().await;
+    let root = t.work.path().canonicalize().unwrap();
+    let mut a = Client::ready(&t.host, "rc").await;
+    let uri = "ahp-session:/rc";
+    let channel = session_in(&mut a, uri, &root).await;
+    let mut m = Mirror::subscribe(&mut a, &channel).await;
+    m.until(&mut a, "ready", |s| s.status == ChangesetStatus::Ready)
+        .await;
+    // A fresh snapshot: the serverSeq it is current at.
+    let seen = a
+        .call("subscribe", json!({ "channel": channel }))
+        .await
+        .unwrap()["snapshot"]["fromSeq"]
+        .as_u64()
+        .unwrap();
+    drop(a);
+
+    // A change while nobody is connected, seen by another client.
+    let mut o = Client::ready(&t.host, "observer").await;
+    let mut watching = Mirror::subscribe(&mut o, &channel).await;
+    std::fs::write(root.join("while-away.txt"), "x\n").unwrap();
+    watching
+        .until(&mut o, "while-away.txt", |s| s.files.len() == 1)
+        .await;
+
+    let mut b = Client::connect(&t.host, "rc").await;
+    let result = b
+        .reconnect(seen, vec![channel.clone(), "ahp-changeset:/nope".into()])
+        .await
+        .unwrap();
+    let ahp_wasm::protocol::jsonrpc::ReconnectResult::Replay(replay) = result else {
+        panic!("replay expected")
+    };
+    assert_eq!(replay.missing, vec!["ahp-changeset:/nope".to_string()]);
+    for e in replay.actions.iter().filter(|e| e.channel == channel) {
+        let _ = changeset_reducer(&mut m.state, &e.action, &FixedClock(0.0));
+    }
+    assert_eq!(
+        m.state, watching.state,
+        "the replay brings the mirror up to date"
+    );
+}
