@@ -55,26 +55,33 @@ impl Mirror {
     }
 
     /// (path, status, added, removed) of every file.
-    fn files(&self) -> Vec<(String, String, Option<f64>, Option<f64>)> {
-        self.state
-            .files
-            .iter()
-            .map(|f| {
-                let meta = f.meta.as_ref().expect("_meta");
-                let diff = f.edit.diff.as_ref();
-                (
-                    meta["path"].as_str().unwrap().to_owned(),
-                    meta["status"].as_str().unwrap().to_owned(),
-                    diff.and_then(|d| d.added),
-                    diff.and_then(|d| d.removed),
-                )
-            })
-            .collect()
+    fn files(&self) -> Vec<Row> {
+        files_of(&self.state)
     }
 
     fn has(&self, path: &str) -> bool {
         self.files().iter().any(|f| f.0 == path)
     }
+}
+
+/// (path, status, added, removed) of a changeset's file.
+type Row = (String, String, Option<f64>, Option<f64>);
+
+fn files_of(state: &ChangesetState) -> Vec<Row> {
+    state
+        .files
+        .iter()
+        .map(|f| {
+            let meta = f.meta.as_ref().expect("_meta");
+            let diff = f.edit.diff.as_ref();
+            (
+                meta["path"].as_str().unwrap().to_owned(),
+                meta["status"].as_str().unwrap().to_owned(),
+                diff.and_then(|d| d.added),
+                diff.and_then(|d| d.removed),
+            )
+        })
+        .collect()
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -184,20 +191,19 @@ async fn a_git_working_directory_compares_with_head_and_reverts() {
     )
     .await;
     // (`until_turn_end` would skip the changeset's envelopes: the mirror reads them all.)
-    m.until(&mut c, "both files", |s| s.files.len() == 3).await;
-    assert_eq!(
-        m.files(),
-        vec![
-            ("early.txt".into(), "added".into(), Some(1.0), Some(0.0)),
-            ("notes.txt".into(), "added".into(), Some(2.0), Some(0.0)),
-            (
-                "tracked.txt".into(),
-                "modified".into(),
-                Some(1.0),
-                Some(1.0)
-            ),
-        ]
-    );
+    // Until the comparison saw the finished writes (one may run while a file is written).
+    let expected: Vec<Row> = vec![
+        ("early.txt".into(), "added".into(), Some(1.0), Some(0.0)),
+        ("notes.txt".into(), "added".into(), Some(2.0), Some(0.0)),
+        (
+            "tracked.txt".into(),
+            "modified".into(),
+            Some(1.0),
+            Some(1.0),
+        ),
+    ];
+    m.until(&mut c, "the expected files", |s| files_of(s) == expected)
+        .await;
     assert_eq!(
         std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
         "hello\nworld"
@@ -270,26 +276,24 @@ async fn a_plain_directory_compares_with_its_start_and_follows_file_commands() {
     .unwrap();
     m.until(&mut c, "inner.txt", |s| s.files.len() == 2).await;
     std::fs::write(root.join("sub/outside-the-host.txt"), "x\n").unwrap();
-    m.until(&mut c, "the watcher's file", |s| s.files.len() == 3)
+    // Until the comparison saw the finished writes (one may run while a file is written).
+    let expected: Vec<Row> = vec![
+        ("hello.txt".into(), "modified".into(), Some(1.0), Some(1.0)),
+        (
+            "sub/inner.txt".into(),
+            "deleted".into(),
+            Some(0.0),
+            Some(1.0),
+        ),
+        (
+            "sub/outside-the-host.txt".into(),
+            "added".into(),
+            Some(1.0),
+            Some(0.0),
+        ),
+    ];
+    m.until(&mut c, "the expected files", |s| files_of(s) == expected)
         .await;
-    assert_eq!(
-        m.files(),
-        vec![
-            ("hello.txt".into(), "modified".into(), Some(1.0), Some(1.0)),
-            (
-                "sub/inner.txt".into(),
-                "deleted".into(),
-                Some(0.0),
-                Some(1.0)
-            ),
-            (
-                "sub/outside-the-host.txt".into(),
-                "added".into(),
-                Some(1.0),
-                Some(0.0)
-            ),
-        ]
-    );
     let deleted = &m.state.files[1];
     assert!(deleted.edit.after.is_none() && deleted.edit.before.is_some());
 

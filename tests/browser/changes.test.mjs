@@ -38,9 +38,11 @@ test('changes panel: /write shows the files, revert restores them on disk', { ti
     assert.equal(readFileSync(join(workDir, 'keep.txt'), 'utf8'), 'changed');
     assert.equal(await file('keep.txt').getAttribute('data-status'), 'modified');
     assert.equal(await file('fresh.txt').getAttribute('data-status'), 'added');
-    assert.equal(await file('keep.txt').locator('[data-testid=change-stats]').textContent(), '+1 −1');
-    assert.equal(await file('fresh.txt').locator('[data-testid=change-stats]').textContent(), '+2 −0');
-    assert.match(await panel.locator('[data-testid=changes-summary]').textContent(), /^2 changed files \(\+3 −1\)/);
+    // (Waited for: a comparison may run while a file is being written; the next one settles it.)
+    const stats = (path, text) => file(path).locator('[data-testid=change-stats]').filter({ hasText: text }).waitFor({ timeout: WAIT });
+    await stats('keep.txt', /^\+1 −1$/);
+    await stats('fresh.txt', /^\+2 −0$/);
+    await panel.locator('[data-testid=changes-summary]').filter({ hasText: /^2 changed files \(\+3 −1\)/ }).waitFor({ timeout: WAIT });
     // The diff is text (lines as text nodes), opened on demand.
     await file('keep.txt').locator('summary').click();
     const diff = await file('keep.txt').locator('[data-testid=change-diff]').textContent();
