@@ -61,6 +61,9 @@ pub struct Base {
     pub files: BTreeMap<String, BaseFile>,
     /// Every directory that holds a baseline file (relative; `""` is the working directory).
     pub dirs: HashSet<String>,
+    /// Which baseline this is (the `HEAD` tree's id with git): what an [`super::Unchanged`]
+    /// cache is valid for.
+    pub identity: String,
     git: Option<Git>,
 }
 
@@ -97,6 +100,7 @@ impl Baseline {
         let mut base = Base {
             files: BTreeMap::new(),
             dirs: HashSet::new(),
+            identity: "snapshot".into(),
             git: None,
         };
         match self {
@@ -132,6 +136,7 @@ impl Baseline {
                 };
                 // An unborn `HEAD` (no commit yet) is the empty tree: every file is new.
                 if let Ok(tree) = repo.head_tree() {
+                    base.identity = tree.id.to_string();
                     let entries = tree
                         .traverse()
                         .breadthfirst

@@ -22,9 +22,9 @@ mod revert;
 pub use baseline::{Base, Baseline, MAX_SNAPSHOT_BYTES};
 pub use revert::{revert_all, revert_file};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// The changeset channel scheme.
 pub const SCHEME: &str = "ahp-changeset:/";
@@ -104,7 +104,22 @@ pub struct Computed {
 pub(crate) struct Walked {
     pub path: PathBuf,
     pub size: u64,
+    pub mtime: Option<SystemTime>,
 }
+
+/// Files the last comparison found equal to the baseline, with their size and modification
+/// time then: the next comparison does not read them again while neither moved, so a large
+/// unchanged tree costs a walk, not a read. Files modified less than [`RACY`] before the
+/// comparison are not kept (a write within the same timestamp tick would go unseen: git's
+/// "racy" case), and the cache is dropped when the baseline changes (a new `HEAD`).
+#[derive(Debug, Default)]
+pub struct Unchanged {
+    identity: String,
+    files: HashMap<String, (u64, SystemTime)>,
+}
+
+/// See [`Unchanged`].
+pub const RACY: Duration = Duration::from_secs(2);
 
 /// What a walk found.
 #[derive(Debug, Default)]
@@ -155,12 +170,13 @@ pub(crate) fn walk(dir: &Path, skip: &mut dyn FnMut(&str, bool) -> bool) -> Walk
                     stack.push((entry.path(), child, depth + 1));
                 }
             } else if kind.is_file() && !skip(&child, false) {
-                let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                let meta = entry.metadata().ok();
                 out.files.insert(
                     child,
                     Walked {
                         path: entry.path(),
-                        size,
+                        size: meta.as_ref().map_or(0, |m| m.len()),
+                        mtime: meta.and_then(|m| m.modified().ok()),
                     },
                 );
             }
@@ -171,10 +187,25 @@ pub(crate) fn walk(dir: &Path, skip: &mut dyn FnMut(&str, bool) -> bool) -> Walk
 
 /// Compares `workdir` (canonical) with `baseline`.
 pub fn compute(workdir: &Path, baseline: &Baseline) -> Result<Computed, String> {
+    compute_with(workdir, baseline, &mut Unchanged::default())
+}
+
+/// [`compute`], skipping the files `unchanged` vouches for (and updating it).
+pub fn compute_with(
+    workdir: &Path,
+    baseline: &Baseline,
+    unchanged: &mut Unchanged,
+) -> Result<Computed, String> {
     if !workdir.is_dir() {
         return Err("the working directory does not exist".into());
     }
+    let started = SystemTime::now();
     let base = baseline.load(workdir)?;
+    if unchanged.identity != base.identity {
+        unchanged.identity.clone_from(&base.identity);
+        unchanged.files.clear();
+    }
+    let mut still = HashMap::new();
     let mut excludes = base.excludes();
     // Untracked paths git ignores are skipped; a directory only when no baseline file is in it.
     let walked = walk(workdir, &mut |rel, is_dir| {
@@ -200,7 +231,19 @@ pub fn compute(workdir: &Path, baseline: &Baseline) -> Result<Computed, String> 
     paths.sort();
     for rel in paths {
         let now = walked.files.get(rel);
+        let stamp = now.and_then(|w| Some((w.size, w.mtime?)));
+        if let Some(stamp) = stamp {
+            if base.files.contains_key(rel) && unchanged.files.get(rel) == Some(&stamp) {
+                still.insert(rel.clone(), stamp);
+                continue;
+            }
+        }
         let Some(change) = compare(&base, rel, now, &mut inline_budget) else {
+            let settled = stamp
+                .filter(|(_, mtime)| started.duration_since(*mtime).is_ok_and(|age| age >= RACY));
+            if let (Some(stamp), true) = (settled, base.files.contains_key(rel)) {
+                still.insert(rel.clone(), stamp);
+            }
             continue;
         };
         if out.files.len() < MAX_FILES {
@@ -215,6 +258,7 @@ pub fn compute(workdir: &Path, baseline: &Baseline) -> Result<Computed, String> 
         out.files
             .retain(|f| f.kind != Kind::Deleted || !workdir.join(&f.rel).exists());
     }
+    unchanged.files = still;
     Ok(out)
 }
 
@@ -359,5 +403,35 @@ mod tests {
             "{unified}"
         );
         assert!(unified.contains("-two\n") && unified.contains("+four\n"));
+    }
+
+    #[test]
+    fn unchanged_files_are_not_read_again_until_they_move() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let old = SystemTime::now() - Duration::from_secs(60);
+        for name in ["old.txt", "new.txt"] {
+            std::fs::write(root.join(name), "same\n").unwrap();
+        }
+        let f = std::fs::File::options()
+            .write(true)
+            .open(root.join("old.txt"))
+            .unwrap();
+        f.set_modified(old).unwrap();
+        let baseline = Baseline::take(&root, &root);
+        let mut cache = Unchanged::default();
+        assert!(compute_with(&root, &baseline, &mut cache)
+            .unwrap()
+            .files
+            .is_empty());
+        // Only the settled file is vouched for; the fresh one is read every time.
+        assert_eq!(cache.files.keys().collect::<Vec<_>>(), ["old.txt"]);
+        std::fs::write(root.join("old.txt"), "diff\n").unwrap();
+        let c = compute_with(&root, &baseline, &mut cache).unwrap();
+        assert_eq!(
+            c.files.iter().map(|f| f.rel.as_str()).collect::<Vec<_>>(),
+            ["old.txt"]
+        );
+        assert!(cache.files.is_empty());
     }
 }

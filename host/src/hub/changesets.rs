@@ -67,6 +67,8 @@ struct Cs {
     watched: HashSet<PathBuf>,
     /// The counts last announced.
     summary: Option<ChangesSummary>,
+    /// Files known equal to the baseline (see [`changes::Unchanged`]).
+    unchanged: Arc<std::sync::Mutex<changes::Unchanged>>,
 }
 
 /// Results of the changeset jobs.
@@ -267,6 +269,7 @@ impl Hub {
                 watcher: None,
                 watched: HashSet::new(),
                 summary: None,
+                unchanged: Arc::default(),
             },
         );
         // The catalogue at once (so a session's first snapshot has it); the state follows.
@@ -414,10 +417,15 @@ impl Hub {
         cs.computing = true;
         cs.dirty = false;
         let workdir = cs.workdir.clone();
+        let unchanged = cs.unchanged.clone();
         let hub = self.tx.clone();
         let channel = channel.to_owned();
         self.rt.spawn(async move {
-            let result = tokio::task::spawn_blocking(move || changes::compute(&workdir, &baseline))
+            let job = move || {
+                let mut unchanged = unchanged.lock().unwrap_or_else(|p| p.into_inner());
+                changes::compute_with(&workdir, &baseline, &mut unchanged)
+            };
+            let result = tokio::task::spawn_blocking(job)
                 .await
                 .unwrap_or_else(|_| Err("the comparison failed".into()));
             let msg = ChangesMsg::Computed { channel, result };
