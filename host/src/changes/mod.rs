@@ -14,7 +14,9 @@
 //! - line diffs give up after [`DIFF_TIMEOUT`] (the counts are then an approximation);
 //! - the unified diff of a file is kept up to [`MAX_UNIFIED`] bytes, and the baseline content
 //!   inline (a `data:` URI) up to [`MAX_INLINE`] bytes, both within [`MAX_INLINE_TOTAL`] for the
-//!   whole changeset.
+//!   whole changeset;
+//! - a file found equal to the baseline is not read again while its size and modification time
+//!   stay ([`Unchanged`]), so an unchanged tree costs a walk.
 
 mod baseline;
 mod revert;
