@@ -25,6 +25,8 @@ test('changes panel: /write shows the files, revert restores them on disk', { ti
     const { page } = await openPage(browser, url, 'A', pages);
     await newSessionLendingTools(page);
     const panel = page.locator('[data-testid=changes-panel]');
+    // The panel is closed by default (the conversation keeps the room); its summary counts.
+    await page.locator('#changes-panel > summary').click();
     await page.locator('[data-testid=changes-panel][data-status=ready]').waitFor({ timeout: WAIT });
     assert.equal(await page.locator('[data-testid=change-file]').count(), 0, 'nothing changed yet');
 
