@@ -516,6 +516,7 @@ import type {
   TerminalState,
   ChangesetState,
   ResourceWatchState,
+  ResourceChange,
   TelemetryCapabilities,
   AgentInfo,
   SessionSummary,
@@ -561,6 +562,13 @@ import type {
   DisposeTerminalParams,
   InvokeChangesetOperationParams,
   InvokeChangesetOperationResult,
+  SessionAddedParams,
+  SessionRemovedParams,
+  SessionSummaryChangedParams,
+  AuthRequiredParams,
+  OtlpExportLogsParams,
+  OtlpExportTracesParams,
+  OtlpExportMetricsParams,
 } from './ahp_wasm.js';
 
 /** Each command's wire params and result by method name, for `request<M>()`. */
@@ -588,6 +596,20 @@ export interface CommandMap {
   disposeTerminal: { params: DisposeTerminalParams; result: unknown };
   invokeChangesetOperation: { params: InvokeChangesetOperationParams; result: InvokeChangesetOperationResult };
 }
+
+/**
+ * The params of each protocol notification by method (`action` aside), for the
+ * `'notification'` `ClientEvent`.
+ */
+export interface NotificationMap {
+  'root/sessionAdded': SessionAddedParams;
+  'root/sessionRemoved': SessionRemovedParams;
+  'root/sessionSummaryChanged': SessionSummaryChangedParams;
+  'auth/required': AuthRequiredParams;
+  'otlp/exportLogs': OtlpExportLogsParams;
+  'otlp/exportTraces': OtlpExportTracesParams;
+  'otlp/exportMetrics': OtlpExportMetricsParams;
+}
 // </generated: command types>
 
 /**
@@ -598,6 +620,37 @@ export type RootParams<T extends { channel: string }> = Omit<T, 'channel'> & { c
 
 /** The state of any subscribed channel. */
 export type ChannelState = RootState | SessionState | TerminalState | ChangesetState | ResourceWatchState;
+
+/** The root channel's URI. */
+export type RootUri = `ahp-root:${string}`;
+/** A session's channel URI (`ahp-session:/<id>`). */
+export type SessionUri = `ahp-session:${string}`;
+/** A terminal's channel URI (`ahp-terminal:/<id>`). */
+export type TerminalUri = `ahp-terminal:${string}`;
+/** A changeset's channel URI (`ahp-changeset:/<id>`). */
+export type ChangesetUri = `ahp-changeset:${string}`;
+/** A resource watch's channel URI (`ahp-resource-watch:/<id>`). */
+export type ResourceWatchUri = `ahp-resource-watch:${string}`;
+
+/**
+ * The state of the channel `U` names, by its scheme, as the SDK decodes it: `SessionUri` ->
+ * `SessionState`, and so on. A URI typed only `string`, or of another scheme, gives
+ * `ChannelState` (any of them): give the variable a URI type (`const uri: SessionUri = ...`)
+ * to get the precise one.
+ */
+export type StateOfUri<U extends string> = string extends U
+  ? ChannelState
+  : U extends RootUri
+    ? RootState
+    : U extends SessionUri
+      ? SessionState
+      : U extends TerminalUri
+        ? TerminalState
+        : U extends ChangesetUri
+          ? ChangesetState
+          : U extends ResourceWatchUri
+            ? ResourceWatchState
+            : ChannelState;
 
 /** The connection as an app shows it. */
 export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
@@ -731,6 +784,11 @@ export interface ServerInfo {
   completionTriggerCharacters?: string[];
   /** The host's OTLP telemetry channels, when it has any. */
   telemetry?: TelemetryCapabilities;
+  /**
+   * The largest frame the host reads, when it says (`ahp-host` does: an extension). A larger
+   * request is not sent: it rejects with a `TransportError` (`transportKind` `'send'`).
+   */
+  maxFrameBytes?: number;
 }
 
 /** An own action the server rejected (its optimistic effect is reverted). */
@@ -753,6 +811,14 @@ export interface ChangeInfo {
   rejections: Rejection[];
 }
 
+/**
+ * A protocol notification (`root/sessionAdded`, `auth/required`, ...): checking `method`
+ * narrows `params` to its type.
+ */
+export type NotificationEvent = {
+  [M in keyof NotificationMap]: { type: 'notification'; method: M; params: NotificationMap[M] };
+}[keyof NotificationMap];
+
 /** Everything a client reports besides request results and per-subscription changes. */
 export type ClientEvent =
   | { type: 'connectionState'; state: ConnectionState }
@@ -763,11 +829,21 @@ export type ClientEvent =
    * `'unauthorized'`, `'forbidden-origin'` or `'not-found'`); the client closes next.
    */
   | { type: 'reconnectAborted'; error: TransportError }
-  | { type: 'notification'; method: string; params: unknown }
+  | NotificationEvent
+  /**
+   * A notification outside the protocol's set (`NotificationMap`): MCP traffic on an `mcp://`
+   * channel, an extension's.
+   */
+  | { type: 'otherNotification'; method: string; params: unknown }
   | { type: 'rejected'; channel: string; rejection: Rejection }
   | { type: 'pendingDropped'; channel: string; actions: { clientSeq: number; action: StateAction }[]; reason: DropReason }
   | { type: 'resync'; channel: string; reason: string }
   | { type: 'subscriptionLost'; channel: string; reason: string }
+  /**
+   * A subscribed resource watch's changes (its `resourceWatch/changed` actions of one batch, in
+   * order): they leave the watch's state as it is, so they come here, not to `onChange`.
+   */
+  | { type: 'resourceChanges'; channel: string; changes: ResourceChange[] }
   | { type: 'malformed'; message: string; frame: string };
 
 /**
@@ -784,10 +860,15 @@ export declare class AhpClient {
   readonly clientSecret: string | undefined;
   readonly connectionState: ConnectionState;
   readonly serverInfo: ServerInfo | undefined;
-  /** Subscribes (or returns the live subscription) to a channel. */
-  subscribe<S = ChannelState>(uri: string): Promise<Subscription<S>>;
-  /** The live subscription of `uri`, if any. */
-  subscription<S = ChannelState>(uri: string): Subscription<S> | undefined;
+  /**
+   * Subscribes (or returns the live subscription) to a channel. The state type follows the
+   * URI's scheme (`StateOfUri`): `subscribe('ahp-session:/1')` is a `Subscription<SessionState>`.
+   * The type argument, when given, is the URI's type, never a state: `subscribe<SessionState>(uri)`
+   * does not compile, so a state cannot be claimed for the wrong channel.
+   */
+  subscribe<U extends string>(uri: U): Promise<Subscription<StateOfUri<U>>>;
+  /** The live subscription of `uri`, if any (typed like `subscribe`). */
+  subscription<U extends string>(uri: U): Subscription<StateOfUri<U>> | undefined;
   /** Applies `action` optimistically, sends `dispatchAction`; returns its `clientSeq`. Throws NotSubscribedError / ClientClosedError / InvalidInputError. */
   dispatch(uri: string, action: ClientDispatchableAction): number;
   /** Listens to client events; returns the function that removes the listener. */

@@ -3,7 +3,7 @@
 // (`McpServerCustomization.channel`, present only while the server is ready) and may change, so
 // every request reads it again from the client's live mirror of the session. Requests ride on
 // `AhpClient.request` (the AHP connection's ids, timeouts and typed errors); the host's
-// forwarded notifications arrive as client `notification` events tagged with the channel.
+// forwarded notifications arrive as client `otherNotification` events tagged with the channel.
 // Hand-written; scripts/build-pkg.sh copies it into pkg/.
 import {
   AhpError,
@@ -62,7 +62,7 @@ export class McpChannel {
     this._listeners = new Set();
     this._closed = false;
     this._removeEvent = client.onEvent((event) => {
-      if (event.type !== 'notification' || this._listeners.size === 0) return;
+      if (event.type !== 'otherNotification' || this._listeners.size === 0) return;
       const channel = event.params?.channel;
       if (typeof channel !== 'string' || channel !== this.uri) return;
       const { channel: _, ...params } = event.params;

@@ -7,6 +7,7 @@ import { $ } from './dom.js';
 import { showError } from './errors.js';
 import { applyRootNotification, refreshSessions, renderRoot } from './session-list.js';
 import { closeSession, openSession, sessionDeleted } from './session.js';
+import { agentAuthNotification, agentAuthReconnected, renderAgentAuth } from './agent-auth.js';
 
 function setConnection(state) {
   const out = $('connection');
@@ -46,10 +47,12 @@ export async function connect() {
     return;
   }
   app.client = client;
+  agentAuthReconnected();
   client.onConnectionStateChange((state) => setConnection(state));
   client.onEvent((event) => {
     switch (event.type) {
       case 'notification':
+        agentAuthNotification(event.method, event.params);
         if (applyRootNotification(event.method, event.params) && event.method === 'root/sessionRemoved') {
           sessionDeleted(event.params.session);
         }
@@ -57,6 +60,7 @@ export async function connect() {
       case 'connected':
         // Root notifications are not replayed after a reconnect: fetch the list again.
         refreshSessions();
+        agentAuthReconnected();
         break;
       case 'rejected':
         // Also reported per subscription (onChange rejections); show the others here.
@@ -82,9 +86,11 @@ export async function connect() {
   try {
     app.root = client.subscription(ROOT) ?? (await client.subscribe(ROOT));
     renderRoot(app.root.state);
+    renderAgentAuth(app.root.state);
     let lastCount = app.root.state?.activeSessions;
     app.root.onChange((state) => {
       renderRoot(state);
+      renderAgentAuth(state);
       // The session count changed (a session added or removed somewhere): make sure the list
       // matches even if a notification was missed.
       if (state?.activeSessions !== lastCount) {

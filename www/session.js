@@ -7,6 +7,7 @@ import { $, h, syncKeyed } from './dom.js';
 import { showError } from './errors.js';
 import { renderSessions } from './session-list.js';
 import { InputRequestView, TurnView } from './turns.js';
+import { TurnHistory } from './history.js';
 import { mountApp, renderMcpServers } from './mcp.js';
 import { claim, release, renderBrowserTools } from './browser-tools.js';
 import { renderCustomizations } from './customizations.js';
@@ -19,6 +20,7 @@ export function closeSession(message) {
   app.current = null;
   app.closedUri = cur.uri;
   cur.off?.();
+  cur.offScroll?.();
   release(cur);
   closeChanges(cur);
   try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
@@ -64,6 +66,11 @@ export async function openSession(uri) {
   }
   if (app.current !== cur) return; // another session was opened meanwhile
   cur.sub = sub;
+  // Older turns: loaded with fetchTurns when the user scrolls to the top (history.js).
+  cur.history = new TurnHistory(app.client, uri, () => { if (app.current === cur) renderTurns(cur, true); });
+  const onScroll = () => cur.history.maybeLoad($('log'), true);
+  $('log').addEventListener('scroll', onScroll, { passive: true });
+  cur.offScroll = () => $('log').removeEventListener('scroll', onScroll);
   cur.off = sub.onChange((state, info) => {
     if (app.current !== cur) return;
     for (const r of info?.rejections ?? []) showError(`The host rejected ${r.action?.type ?? 'an action'}`, r.reason);
@@ -134,25 +141,8 @@ function renderSession(cur) {
   if (state.config !== last.state?.config) renderSessionConfig(state, dispatch);
   if (state.changesets !== last.state?.changesets) syncChanges(cur, state);
 
-  // Turns: completed ones, then the active one; views keyed by turn id (the active turn's view
-  // becomes the completed turn's view, re-rendering only the parts that changed).
-  const confirmed = cur.sub.confirmedState;
-  const active = state.activeTurn ?? null;
-  const turns = state.turns ?? [];
-  if (turns !== last.state?.turns || active !== last.state?.activeTurn || cur.sub.pendingCount !== last.pendingCount) {
-    const shown = turns.map((turn) => ({ turn, live: false }));
-    if (active) shown.push({ turn: active, live: true });
-    const log = $('log');
-    const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-    syncKeyed(log, cur.turnViews, shown, (s) => s.turn.id, ({ turn, live }, view = new TurnView(turn.id)) => {
-      const pending = live && confirmed?.activeTurn?.id !== turn.id;
-      view.update(turn, { live, pending, ctx: sessionCtx });
-      return view;
-    });
-    if (atBottom) log.scrollTop = log.scrollHeight;
-    cur.last.pendingCount = cur.sub.pendingCount;
-  }
-  $('cancel-turn').hidden = !active;
+  renderTurns(cur, false, last);
+  $('cancel-turn').hidden = !state.activeTurn;
 
   // Input requests.
   if (state.inputRequests !== last.state?.inputRequests) {
@@ -167,4 +157,35 @@ function renderSession(cur) {
     for (const m of state.queuedMessages ?? []) items.push(h('li', { dataset: { testid: 'queued-message' } }, `Queued: ${String(m.message?.text ?? '')}`));
     $('queued').replaceChildren(...items);
   }
+}
+
+/**
+ * Turns: the marker, the completed ones the history shows (history.js), then the active one;
+ * views keyed by turn id (the active turn's view becomes the completed turn's view, re-rendering
+ * only the parts that changed). `force`: the history changed (older turns loaded).
+ */
+function renderTurns(cur, force, last = cur.last) {
+  const state = cur.sub.state;
+  if (!state) return;
+  const confirmed = cur.sub.confirmedState;
+  const active = state.activeTurn ?? null;
+  const turns = state.turns ?? [];
+  if (!force && turns === last.shownTurns && active === last.state?.activeTurn && cur.sub.pendingCount === last.pendingCount) return;
+  const shown = [{ marker: true }, ...cur.history.turns(turns).map((turn) => ({ turn, live: false }))];
+  if (active) shown.push({ turn: active, live: true });
+  const log = $('log');
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  syncKeyed(log, cur.turnViews, shown, (s) => (s.marker ? '\u0000marker' : s.turn.id), (s, view) => {
+    if (s.marker) return cur.history.marker;
+    const { turn, live } = s;
+    view ??= new TurnView(turn.id);
+    const pending = live && confirmed?.activeTurn?.id !== turn.id;
+    view.update(turn, { live, pending, ctx: sessionCtx });
+    return view;
+  });
+  if (atBottom && !force) log.scrollTop = log.scrollHeight;
+  cur.last.shownTurns = turns;
+  cur.last.pendingCount = cur.sub.pendingCount;
+  // A window shorter than the log cannot be scrolled: load older turns until it can.
+  cur.history.maybeLoad(log, false);
 }

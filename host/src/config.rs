@@ -121,6 +121,17 @@ pub struct Cli {
     /// Most bytes of turns one session may store; a session over it accepts no new messages.
     #[arg(long, default_value_t = Limits::default().max_session_bytes)]
     pub max_session_bytes: usize,
+    /// Protect the built-in agent with the token in this file (one line, at least 16
+    /// characters): clients `authenticate` before using it. A file, not a flag or variable, so
+    /// the token shows neither in `ps` nor in child processes' environments.
+    #[arg(long, value_name = "FILE")]
+    pub agent_auth_token_file: Option<PathBuf>,
+    /// The resource identifier the protected agent declares (an https URL, RFC 9728).
+    #[arg(long, value_name = "URL", default_value = crate::agent_auth::DEFAULT_RESOURCE)]
+    pub agent_auth_resource: String,
+    /// How long one `authenticate` unlocks the agent for a connection, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = crate::agent_auth::DEFAULT_TTL.as_secs())]
+    pub agent_auth_ttl: u64,
 }
 
 /// Resource bounds; every one of them is enforced and tested.
@@ -225,6 +236,8 @@ pub struct Config {
     pub debug: bool,
     /// Bounds of MCP servers.
     pub mcp: McpLimits,
+    /// `--agent-auth-token-file`: the built-in agent needs `authenticate` first.
+    pub agent_auth: Option<crate::agent_auth::AgentAuthConfig>,
 }
 
 impl Config {
@@ -250,6 +263,7 @@ impl Config {
             transform_timeout: crate::agent::transform::DEFAULT_TIMEOUT,
             debug: false,
             mcp: McpLimits::default(),
+            agent_auth: None,
         }
     }
 }
@@ -297,6 +311,13 @@ impl From<Cli> for Config {
                 max_channel_inflight: cli.mcp_channel_max_inflight.max(1),
                 ..McpLimits::default()
             },
+            agent_auth: cli.agent_auth_token_file.map(|token_file| {
+                crate::agent_auth::AgentAuthConfig {
+                    token_file,
+                    resource: cli.agent_auth_resource,
+                    ttl: Duration::from_secs(cli.agent_auth_ttl),
+                }
+            }),
         }
     }
 }
@@ -367,5 +388,23 @@ mod tests {
         assert_eq!(defaults.mcp.max_channel_request_bytes, 256 << 10);
         assert_eq!(defaults.mcp.max_channel_inflight, 16);
         assert_eq!(defaults.mcp.auth_wait, Duration::from_secs(600));
+    }
+
+    #[test]
+    fn agent_auth_flags_reach_the_config() {
+        let defaults = Config::from(Cli::try_parse_from(["ahp-host"]).unwrap());
+        assert!(defaults.agent_auth.is_none());
+        let cli = Cli::try_parse_from([
+            "ahp-host",
+            "--agent-auth-token-file",
+            "token",
+            "--agent-auth-ttl",
+            "90",
+        ])
+        .unwrap();
+        let auth = Config::from(cli).agent_auth.unwrap();
+        assert_eq!(auth.token_file, PathBuf::from("token"));
+        assert_eq!(auth.ttl, Duration::from_secs(90));
+        assert_eq!(auth.resource, crate::agent_auth::DEFAULT_RESOURCE);
     }
 }

@@ -186,10 +186,24 @@ async fn write_loop(
     // Say why, briefly: a peer that does not read will not get it, and is not waited for.
     let goodbye = if shared.slow.load(Ordering::Relaxed) {
         close(1008, "slow consumer: too much unread data")
+    } else if shared.too_big.load(Ordering::Relaxed) {
+        close(
+            1009,
+            "message too big: over the host's WebSocket frame bound",
+        )
     } else {
         close(1008, "closed by the host")
     };
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, sink.send(goodbye)).await;
+}
+
+/// Whether a read failed on a frame or message over the WebSocket layer's size bound.
+fn is_too_big(error: axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    matches!(
+        error.into_inner().downcast_ref::<Error>(),
+        Some(Error::Capacity(_))
+    )
 }
 
 struct Reader<'a> {
@@ -197,6 +211,17 @@ struct Reader<'a> {
     ctx: &'a ConnContext,
     out: ConnHandle,
     shared: &'a ConnShared,
+}
+
+/// The `id` of a request refused before it is parsed (too large, too deep), so that its caller
+/// gets the error instead of waiting for its timeout. Everything else in the frame is skipped
+/// without being kept (serde's own recursion bound applies); `None` if there is none to find.
+fn request_id_of(text: &str) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<RequestId>,
+    }
+    serde_json::from_str::<IdOnly>(text).ok()?.id
 }
 
 fn clip(s: &str) -> &str {
@@ -222,7 +247,13 @@ impl Reader<'_> {
                         "binary frames are not supported; send JSON-RPC as text",
                     ),
                 ),
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Err(e)) => {
+                    if is_too_big(e) {
+                        self.shared.drop_too_big();
+                    }
+                    return;
+                }
+                Some(Ok(Message::Close(_))) | None => return,
                 Some(Ok(_)) => true,
             };
             if !ok {
@@ -256,11 +287,19 @@ impl Reader<'_> {
                 text.len(),
                 limits.max_frame_bytes
             );
-            return self.reply_error(None, ErrorObject::new(errors::INVALID_REQUEST, message));
+            let id = request_id_of(text);
+            return self.reply_error(
+                id.as_ref(),
+                ErrorObject::new(errors::INVALID_REQUEST, message),
+            );
         }
         if !json_depth_within(text, limits.max_json_depth) {
             let message = format!("JSON nested deeper than {} levels", limits.max_json_depth);
-            return self.reply_error(None, ErrorObject::new(errors::INVALID_REQUEST, message));
+            let id = request_id_of(text);
+            return self.reply_error(
+                id.as_ref(),
+                ErrorObject::new(errors::INVALID_REQUEST, message),
+            );
         }
         match Incoming::parse(text) {
             Err(e) => self.reply_error(e.id.as_ref(), ErrorObject::new(e.code, e.message)),

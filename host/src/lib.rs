@@ -11,7 +11,7 @@
 //! - [`changes`]: a session's changes against git `HEAD` or a snapshot, and reverts;
 //! - [`agent`]: the built-in agent (and its session config); [`completions`]: `@` file and `/`
 //!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
-//!   input checks.
+//!   input checks; [`agent_auth`]: the built-in agent's protected resource.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,6 +21,7 @@
 //! ```
 
 pub mod agent;
+pub mod agent_auth;
 pub mod changes;
 pub mod completions;
 pub mod config;
@@ -28,6 +29,7 @@ pub mod connection;
 pub mod customize;
 pub mod hub;
 pub mod mcp;
+pub mod params;
 pub mod peer;
 pub mod replay;
 pub mod resources;

@@ -102,6 +102,10 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
             config.workdir.display()
         ))
     })?;
+    let agent_lock = match &config.agent_auth {
+        Some(auth) => Some(crate::agent_auth::AgentLock::load(auth).map_err(StartError)?),
+        None => None,
+    };
     let store = Store::open(&config.data_dir).map_err(|e| StartError(e.to_string()))?;
     let loaded = store.load().map_err(|e| StartError(e.to_string()))?;
     let listener = tokio::net::TcpListener::bind((config.listen, config.port))
@@ -129,7 +133,7 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
 
     let (hub_tx, hub_rx) = tokio::sync::mpsc::channel(1024);
     let peer = crate::peer::PeerRequests::new();
-    let hub = Hub::new(
+    let mut hub = Hub::new(
         &config,
         store,
         loaded,
@@ -138,6 +142,9 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         tokio::runtime::Handle::current(),
         peer.clone(),
     );
+    if let Some(lock) = agent_lock {
+        hub.protect_agent(lock);
+    }
     let hub_thread = std::thread::Builder::new()
         .name("ahp-hub".into())
         .spawn(move || hub.run(hub_rx))

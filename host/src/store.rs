@@ -7,7 +7,8 @@
 //! - `actions(seq, uri, ts, envelope)`: every session envelope after its session's head, with the
 //!   reducer clock it was applied with, so a restart replays it to the exact same state;
 //! - `meta(key, value)`: the last `serverSeq`;
-//! - `clients(client_id, secret_sha256, used)`: client ids bound to secrets (hashes only).
+//! - `clients(client_id, secret_sha256, used)`: client ids bound to secrets (hashes only);
+//! - `settings(key, json)`: the host configuration (`rootConfig`: root `config.values`).
 //!
 //! The hub commits one transaction per batch of messages *before* it sends anything from that
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
@@ -103,6 +104,11 @@ pub enum Op {
         /// The client id.
         client_id: String,
     },
+    /// The host configuration (root `config.values`) changed: its JSON.
+    RootConfig {
+        /// `config.values` as JSON.
+        json: String,
+    },
 }
 
 /// A client id's binding as stored.
@@ -138,6 +144,8 @@ pub struct Loaded {
     pub sessions: Vec<LoadedSession>,
     /// Client ids bound to secrets.
     pub clients: Vec<ClientBinding>,
+    /// The host configuration's values (root `config.values`) as JSON, once set.
+    pub root_config: Option<String>,
 }
 
 /// The database.
@@ -154,6 +162,7 @@ impl std::fmt::Debug for Store {
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions(uri TEXT PRIMARY KEY, head TEXT NOT NULL, head_seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS turns(uri TEXT NOT NULL, idx INTEGER NOT NULL, turn_id TEXT NOT NULL,
     json TEXT NOT NULL, PRIMARY KEY(uri, idx));
@@ -273,10 +282,19 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
+        let root_config = self
+            .conn
+            .query_row(
+                "SELECT json FROM settings WHERE key = 'rootConfig'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
         Ok(Loaded {
             last_seq,
             sessions,
             clients,
+            root_config,
         })
     }
 
@@ -341,6 +359,12 @@ impl Store {
                     }
                     Op::ForgetClient { client_id } => {
                         tx.execute("DELETE FROM clients WHERE client_id = ?1", [client_id])?;
+                    }
+                    Op::RootConfig { json } => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO settings(key, json) VALUES ('rootConfig', ?1)",
+                            [json],
+                        )?;
                     }
                     Op::DeleteSession { uri } => {
                         for table in ["sessions", "turns", "actions"] {

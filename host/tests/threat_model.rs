@@ -217,7 +217,7 @@ async fn frame_size_is_bounded() {
     let padded = json!({"jsonrpc": "2.0", "id": 1, "method": "ping",
         "params": {"channel": ROOT_CHANNEL, "pad": "x".repeat(5000)}});
     c.send_text(padded.to_string()).await;
-    expect_refused(&mut c, "an oversized frame", "exceeds").await;
+    expect_refused(&mut c, "an oversized frame", "exceeds", 1).await;
     // Beyond the hard bound the WebSocket layer closes the connection instead of buffering.
     let huge = json!({"jsonrpc": "2.0", "id": 2, "method": "ping",
         "params": {"channel": ROOT_CHANNEL, "pad": "x".repeat(100 * 1024)}});
@@ -241,14 +241,16 @@ async fn json_depth_is_bounded() {
         r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"channel":"{ROOT_CHANNEL}","x":{nested}}}}}"#
     );
     c.send_text(text).await;
-    expect_refused(&mut c, "a too deeply nested frame", "deeper").await;
+    expect_refused(&mut c, "a too deeply nested frame", "deeper", 1).await;
 }
 
-/// The next frame is an `InvalidRequest` error whose message contains `needle`, and the
-/// connection still answers `ping`.
-async fn expect_refused(c: &mut Client, what: &str, needle: &str) {
+/// The next frame is an `InvalidRequest` error for request `id` (found although the frame was
+/// not parsed: its sender gets the error instead of a timeout) whose message contains
+/// `needle`, and the connection still answers `ping`.
+async fn expect_refused(c: &mut Client, what: &str, needle: &str, id: u64) {
     let e = c.read_frame().await.expect("the connection stays open");
     assert!(e.get("error").is_some(), "{what} was served: {e}");
+    assert_eq!(e["id"], id, "{what}: the error answers the request: {e}");
     assert_eq!(e["error"]["code"], errors::INVALID_REQUEST, "{e}");
     assert!(
         e["error"]["message"].as_str().unwrap().contains(needle),

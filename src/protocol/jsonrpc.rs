@@ -374,27 +374,38 @@ macro_rules! result_type {
 
 for_each_command!(command_markers);
 
-/// Notification method names.
-pub mod methods {
-    /// Server -> client: an [`ActionEnvelope`](super::ActionEnvelope).
-    pub const ACTION: &str = "action";
-    /// Client -> server: `DispatchActionParams`.
-    pub const DISPATCH_ACTION: &str = "dispatchAction";
-    /// Client -> server: `UnsubscribeParams`.
-    pub const UNSUBSCRIBE: &str = "unsubscribe";
-    /// Server -> client: `SessionAddedParams`.
-    pub const SESSION_ADDED: &str = "root/sessionAdded";
-    /// Server -> client: `SessionRemovedParams`.
-    pub const SESSION_REMOVED: &str = "root/sessionRemoved";
-    /// Server -> client: `SessionSummaryChangedParams`.
-    pub const SESSION_SUMMARY_CHANGED: &str = "root/sessionSummaryChanged";
-    /// Server -> client: `AuthRequiredParams`.
-    pub const AUTH_REQUIRED: &str = "auth/required";
-}
+/// Notification method names, and the server's protocol notifications (a file of its own,
+/// without dependencies: the xtask reads it to write `NotificationMap` into `js/index.d.ts`).
+#[path = "methods.rs"]
+pub mod methods;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_protocol_notifications_are_the_schemas() {
+        let schema: serde_json::Value = serde_json::from_str(include_str!(
+            "../../protocol/ahp-0.3.0/schema/notifications.schema.json"
+        ))
+        .unwrap();
+        let arms: Vec<&str> = schema["$defs"]["ProtocolNotification"]["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|arm| arm["$ref"].as_str().unwrap().trim_start_matches("#/$defs/"))
+            .collect();
+        let mut ours: Vec<&str> = methods::PROTOCOL_NOTIFICATIONS
+            .iter()
+            .map(|n| n.params)
+            .collect();
+        let mut theirs = arms.clone();
+        ours.sort_unstable();
+        theirs.sort_unstable();
+        assert_eq!(ours, theirs);
+        assert!(methods::is_protocol_notification("auth/required"));
+        assert!(!methods::is_protocol_notification("notifications/message"));
+    }
 
     #[test]
     fn a_bad_member_still_answers_the_valid_id() {

@@ -4,7 +4,7 @@
 // CHROME names another.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -161,4 +161,41 @@ export function explain(e, ctx) {
   e.message += `\n--- page problems:\n${ctx.pages.flatMap((p) => p.problems).join('\n') || '(none)'}`
     + `\n--- ahp-host stderr:\n${ctx.host.logs.stderr.slice(-3000)}`;
   return e;
+}
+
+/**
+ * A page that only loads the package (`window.sdk`, initialized) and the given extra modules
+ * (`modules`: name -> file, imported as `window.modules[name]`), served by a real host on fresh
+ * directories, in headless Chromium. Everything is stopped and removed when the test ends.
+ * Resolves with { host, page, errors } (`host` from tests/node/host.mjs, `errors`: uncaught
+ * page errors).
+ */
+export async function sdkPage(t, { modules = {}, hostArgs = [] } = {}) {
+  const { startHost } = await import('../node/host.mjs');
+  const pkg = join(ROOT_DIR, 'pkg');
+  assert.ok(existsSync(join(pkg, 'web.js')), 'pkg/ is not built; run scripts/build-pkg.sh');
+  const www = mkdtempSync(join(tmpdir(), 'ahp-sdk-page-'));
+  t.after(() => rmSync(www, { recursive: true, force: true }));
+  const imports = Object.keys(modules)
+    .map((name) => `window.modules[${JSON.stringify(name)}] = await import('/${name}.js');`)
+    .join('\n  ');
+  writeFileSync(join(www, 'index.html'), `<!doctype html><meta charset="utf-8"><title>ahp-wasm SDK page</title>
+<script type="module">
+  const sdk = await import('/pkg/web.js');
+  await sdk.init();
+  window.sdk = sdk;
+  window.modules = {};
+  ${imports}
+  window.ready = true;
+</script>`);
+  for (const [name, file] of Object.entries(modules)) copyFileSync(file, join(www, `${name}.js`));
+  const host = await startHost(t, ['--www', www, '--pkg', pkg, ...hostArgs]);
+  const browser = await launchChromium();
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${host.httpUrl}/?tkn=${host.token}`);
+  await page.waitForFunction(() => window.ready === true, null, { timeout: 30_000 });
+  return { host, page, errors };
 }

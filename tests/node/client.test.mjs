@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ahp from 'ahp-wasm';
-import { ScriptedPeer, SESSION, settle } from './scripted-peer.mjs';
+import { ScriptedPeer, SESSION, settle, sessionState } from './scripted-peer.mjs';
 import { startHost } from './host.mjs';
 
 const {
@@ -174,6 +174,50 @@ test('notify(): sent at once when connected; refused for the SDK-managed ones, o
   assert.throws(() => client.notify('x/big', { n: 10n }), (e) => e instanceof InvalidInputError);
   client.close();
   assert.throws(() => client.notify('x/custom', {}), (e) => e instanceof ClientClosedError);
+});
+
+test("notifications: the protocol's are 'notification' events, others 'otherNotification'", async () => {
+  const { peer, client } = await connected();
+  const events = [];
+  client.onEvent((e) => {
+    if (e.type === 'notification' || e.type === 'otherNotification') events.push(e);
+  });
+  peer.push({ method: 'auth/required', params: { channel: 'ahp-root://', resource: 'https://api.test', reason: 'expired' } });
+  peer.push({ method: 'otlp/exportLogs', params: { channel: 'ahp-otlp:/logs', resourceLogs: [] } });
+  peer.push({ method: 'notifications/message', params: { channel: 'mcp://s/1', level: 'info', data: 'x' } });
+  await settle();
+  assert.deepEqual(
+    events.map((e) => [e.type, e.method, e.params.channel]),
+    [
+      ['notification', 'auth/required', 'ahp-root://'],
+      ['notification', 'otlp/exportLogs', 'ahp-otlp:/logs'],
+      ['otherNotification', 'notifications/message', 'mcp://s/1'],
+    ],
+  );
+  assert.equal(events[0].params.reason, 'expired');
+  client.close();
+});
+
+test("McpChannel.onNotification: the host's forwarded MCP notifications of its channel only", async () => {
+  const mcp = { id: 'mcp/basic', uri: 'file:///plugin.json', name: 'basic', type: 'mcpServer', enabled: true, state: { kind: 'ready' }, channel: 'mcp://basic/1' };
+  const { peer, client } = await connected({}, { states: { [SESSION]: { ...sessionState(), customizations: [mcp] } } });
+  const channel = await ahp.McpChannel.open(client, SESSION, 'mcp/basic');
+  assert.equal(channel.uri, 'mcp://basic/1');
+  const got = [];
+  const stop = channel.onNotification((method, params) => got.push([method, params]));
+  peer.push({ method: 'notifications/tools/list_changed', params: { channel: 'mcp://basic/1' } });
+  peer.push({ method: 'notifications/message', params: { channel: 'mcp://other/1', level: 'info', data: 'not ours' } });
+  peer.push({ method: 'notifications/message', params: { channel: 'mcp://basic/1', level: 'info', data: 'ours' } });
+  await settle();
+  assert.deepEqual(got, [
+    ['notifications/tools/list_changed', {}],
+    ['notifications/message', { level: 'info', data: 'ours' }],
+  ]);
+  stop();
+  peer.push({ method: 'notifications/message', params: { channel: 'mcp://basic/1', data: 'after stop' } });
+  await settle();
+  assert.equal(got.length, 2);
+  client.close();
 });
 
 test('RpcError carries code, message, data and method; typed results resolve', async () => {

@@ -210,7 +210,25 @@ async function clientUsage(): Promise<void> {
   const agentNames: string[] = multiHost.agents().map((a) => a.agent.provider);
   client.notify('x/custom', { anything: 1 });
   await client.createSession({ channel: 'ahp-session:/1' });
-  const sub: Subscription<SessionState> = await client.subscribe<SessionState>('ahp-session:/1');
+  // The state type follows the URI's scheme.
+  const sub: Subscription<SessionState> = await client.subscribe('ahp-session:/1');
+  const rootSub: Subscription<ahp.RootState> = await client.subscribe('ahp-root://');
+  const agentCount: number = rootSub.state.agents.length;
+  // @ts-expect-error the root state has no turns
+  rootSub.state.turns;
+  // @ts-expect-error the type argument is the URI's type: a state cannot be claimed for a channel
+  await client.subscribe<SessionState>('ahp-root://');
+  // @ts-expect-error ... nor can the wrong channel's state be expected from a root URI
+  const wrong: Subscription<SessionState> = await client.subscribe('ahp-root://');
+  const terminalUri: ahp.TerminalUri = `ahp-terminal:/${agentCount}`;
+  const terminalSub: Subscription<ahp.TerminalState> | undefined = client.subscription(terminalUri);
+  const someUri: string = rootSub.uri;
+  // A URI typed only `string` gives any channel's state, to narrow.
+  const anyState: ahp.DeepReadonly<ahp.ChannelState> = (await client.subscribe(someUri)).state;
+  // @ts-expect-error ... which is not known to be a session
+  const notKnown: Subscription<SessionState> = await client.subscribe(someUri);
+  const templated: Subscription<SessionState> = await client.subscribe(`ahp-session:/${someUri}`);
+  console.log(wrong, terminalSub, anyState, notKnown, templated);
   const seq: number = sub.dispatch({ type: 'session/titleChanged', title: 'Hi' });
   // @ts-expect-error a server-only action cannot be dispatched
   sub.dispatch({ type: 'session/delta', turnId: 't', partId: 'p', content: 'x' });
@@ -236,6 +254,23 @@ async function clientUsage(): Promise<void> {
         return console.log(event.actions.length, event.reason);
       case 'reconnectFailed':
         return console.log(event.attempt, event.error.kind);
+      case 'notification':
+        // `method` narrows `params`.
+        if (event.method === 'auth/required') {
+          const reason: ahp.AuthRequiredReason | undefined = event.params.reason;
+          return console.log(reason, event.params.channel);
+        }
+        if (event.method === 'root/sessionAdded') return console.log(event.params.summary.title);
+        // @ts-expect-error a protocol notification's method is one of NotificationMap's
+        if (event.method === 'notifications/message') return undefined;
+        return undefined;
+      case 'resourceChanges':
+        return console.log(event.channel, event.changes.map((c: ahp.ResourceChange) => `${c.type} ${c.uri}`));
+      case 'otherNotification': {
+        const params: unknown = event.params;
+        // @ts-expect-error params of other notifications are unknown
+        return console.log(event.method, params.channel);
+      }
       default:
         return undefined;
     }

@@ -7,6 +7,7 @@ import {
   TransportError,
   InvalidInputError,
   type SessionState,
+  type SessionUri,
   type DeepReadonly,
 } from 'ahp-wasm';
 
@@ -20,9 +21,10 @@ const client = await AhpClient.connect('ws://127.0.0.1:8787/ahp', { token: 'the 
 
 // Create a session (a new URI each run: creating an existing one is an error) and subscribe:
 // a live mirror of the channel.
-const uri = `ahp-session:/demo-${crypto.randomUUID()}`;
+// The subscription's state type follows the URI's scheme: `SessionUri` -> `SessionState`.
+const uri: SessionUri = `ahp-session:/demo-${crypto.randomUUID()}`;
 await client.createSession({ channel: uri });
-const session = await client.subscribe<SessionState>(uri);
+const session = await client.subscribe(uri);
 
 // `state` is deeply frozen and structurally shared: what did not change keeps its identity,
 // so `prev.turns === next.turns` while a reply streams into the active turn.

@@ -2,7 +2,8 @@
 //! tables, and checks what it cannot write.
 //!
 //! - `js/index.d.ts`: the `AhpClient` command methods and the types they name, from the command
-//!   table (`src/protocol/command_table.rs`);
+//!   table (`src/protocol/command_table.rs`), and `NotificationMap`, from the table of protocol
+//!   notifications (`src/protocol/methods.rs`);
 //! - `js/api.js` (the package entries' exports) and `js/errors.js`: the lists of error classes,
 //!   from the error class table (`src/client/error_classes.rs`); and the classes that
 //!   `js/errors.js` defines and `js/index.d.ts` declares must be exactly the table's, with its
@@ -20,8 +21,14 @@ mod command_table;
 #[path = "../../src/client/error_classes.rs"]
 mod error_classes;
 
+// The xtask reads the table only.
+#[allow(dead_code)]
+#[path = "../../src/protocol/methods.rs"]
+mod methods;
+
 use command_table::{CommandCall, CommandInfo, COMMANDS};
 use error_classes::{ErrorClass, ERROR_CLASSES};
+use methods::PROTOCOL_NOTIFICATIONS;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -136,6 +143,7 @@ fn command_types() -> String {
             }
         }
     }
+    names.extend(PROTOCOL_NOTIFICATIONS.iter().map(|n| n.params));
     let mut out = String::from("import type {\n");
     for name in names {
         let _ = writeln!(out, "  {name},");
@@ -155,6 +163,15 @@ fn command_types() -> String {
             "  {}: {{ params: {}; result: {result} }};",
             command.method, command.params
         );
+    }
+    out.push_str("}\n\n");
+    out.push_str(
+        "/**\n * The params of each protocol notification by method (`action` aside), for the\n \
+         * `'notification'` `ClientEvent`.\n */\n\
+         export interface NotificationMap {\n",
+    );
+    for notification in PROTOCOL_NOTIFICATIONS {
+        let _ = writeln!(out, "  '{}': {};", notification.method, notification.params);
     }
     out.push_str("}\n");
     out

@@ -10,9 +10,10 @@
 //!   said, not run). A change applies from the next turn on.
 
 use ahp_wasm::protocol::{
-    JsonObject, ModelSelection, SessionConfigChangedAction, SessionConfigPropertySchema,
-    SessionConfigPropertySchemaType, SessionConfigSchema, SessionConfigState,
-    SessionConfigValueItem, SessionModelInfo, SessionState,
+    ConfigPropertySchema, ConfigPropertySchemaType, ConfigSchema, JsonObject, ModelSelection,
+    RootConfigChangedAction, RootConfigState, SessionConfigChangedAction,
+    SessionConfigPropertySchema, SessionConfigPropertySchemaType, SessionConfigSchema,
+    SessionConfigState, SessionConfigValueItem, SessionModelInfo, SessionState,
 };
 use serde_json::Value;
 
@@ -234,7 +235,8 @@ fn kind_of(value: &Value) -> &'static str {
 /// Checks user-filled values and fills in the defaults: the values `resolveSessionConfig`
 /// answers and a new session starts with. Every given key must be a property, of its type and
 /// within its `enum`.
-pub fn resolve(config: Option<&JsonObject>) -> Result<JsonObject, String> {
+/// `defaults` (the host's, from root `config.values`) come before the schema's own.
+pub fn resolve(config: Option<&JsonObject>, defaults: &JsonObject) -> Result<JsonObject, String> {
     let schema = schema();
     let mut values = JsonObject::new();
     for (key, value) in config.into_iter().flatten() {
@@ -242,11 +244,99 @@ pub fn resolve(config: Option<&JsonObject>) -> Result<JsonObject, String> {
         values.insert(key.clone(), value.clone());
     }
     for (key, property) in &schema.properties {
-        if let (false, Some(default)) = (values.contains_key(key), &property.default) {
+        let default = defaults.get(key).or(property.default.as_ref());
+        if let (false, Some(default)) = (values.contains_key(key), default) {
             values.insert(key.clone(), default.clone());
         }
     }
     Ok(values)
+}
+
+/// The host configuration in root state (`config`): the defaults a new session's config
+/// starts from, one per session config property (`model`, `mode`), with the same values
+/// allowed. `stored`: the values kept from an earlier run, if any (checked again: a value
+/// that is no longer valid falls back to the schema's default).
+pub fn root_config(stored: Option<&JsonObject>) -> RootConfigState {
+    let session = schema();
+    let properties = session
+        .properties
+        .iter()
+        .map(|(key, p)| {
+            let property = ConfigPropertySchema {
+                r#type: ConfigPropertySchemaType::String,
+                title: format!("Default {}", p.title.to_lowercase()),
+                description: Some(format!(
+                    "What a new session's `{key}` is when createSession does not say"
+                )),
+                default: p.default.clone(),
+                r#enum: p.r#enum.clone(),
+                enum_labels: p.enum_labels.clone(),
+                enum_descriptions: p.enum_descriptions.clone(),
+                read_only: None,
+                items: None,
+                properties: None,
+                required: None,
+                extra: Default::default(),
+            };
+            (key.clone(), property)
+        })
+        .collect();
+    let mut values = JsonObject::new();
+    for (key, property) in &session.properties {
+        let kept = stored
+            .and_then(|s| s.get(key))
+            .filter(|v| check_value(&session, key, v).is_ok());
+        if let Some(value) = kept.or(property.default.as_ref()) {
+            values.insert(key.clone(), value.clone());
+        }
+    }
+    RootConfigState {
+        schema: ConfigSchema {
+            r#type: "object".into(),
+            properties,
+            required: session.required.clone(),
+            extra: Default::default(),
+        },
+        values,
+        extra: Default::default(),
+    }
+}
+
+/// Checks a client's `root/configChanged` against the host configuration: every key is a
+/// property with a valid value and the result keeps every property. Returns the new values.
+pub fn check_root_change(
+    current: &JsonObject,
+    action: &RootConfigChangedAction,
+) -> Result<JsonObject, String> {
+    changed_values(&schema(), current, &action.config, action.replace)
+}
+
+/// The values after a `configChanged` of `config` (merged, or replacing with `replace`),
+/// each checked against `schema`, with every required property still there.
+fn changed_values(
+    schema: &SessionConfigSchema,
+    current: &JsonObject,
+    config: &JsonObject,
+    replace: Option<bool>,
+) -> Result<JsonObject, String> {
+    for (key, value) in config {
+        check_value(schema, key, value)?;
+    }
+    let next = if replace == Some(true) {
+        config.clone()
+    } else {
+        let mut next = current.clone();
+        next.extend(config.clone());
+        next
+    };
+    for key in schema.required.iter().flatten() {
+        if !next.contains_key(key) {
+            return Err(format!(
+                "`{key}` is required (replace keeps only what it gives)"
+            ));
+        }
+    }
+    Ok(next)
 }
 
 /// The config and the model of a new session from `createSession`'s `config` and `model`:
@@ -255,8 +345,9 @@ pub fn resolve(config: Option<&JsonObject>) -> Result<JsonObject, String> {
 pub fn for_new_session(
     config: Option<&JsonObject>,
     model: Option<ModelSelection>,
+    defaults: &JsonObject,
 ) -> Result<(SessionConfigState, ModelSelection), String> {
-    let mut values = resolve(config).map_err(|e| format!("config: {e}"))?;
+    let mut values = resolve(config, defaults).map_err(|e| format!("config: {e}"))?;
     let model = match model {
         Some(model) => {
             if !is_model(&model.id) {
@@ -295,23 +386,7 @@ pub fn check_change(
     action: &SessionConfigChangedAction,
 ) -> Result<(), String> {
     let schema = &config.schema;
-    for (key, value) in &action.config {
-        check_value(schema, key, value)?;
-    }
-    let next = if action.replace == Some(true) {
-        action.config.clone()
-    } else {
-        let mut next = config.values.clone();
-        next.extend(action.config.clone());
-        next
-    };
-    for key in schema.required.iter().flatten() {
-        if !next.contains_key(key) {
-            return Err(format!(
-                "`{key}` is required (replace keeps only what it gives)"
-            ));
-        }
-    }
+    let next = changed_values(schema, &config.values, &action.config, action.replace)?;
     for (key, property) in &schema.properties {
         if property.session_mutable != Some(true) && next.get(key) != config.values.get(key) {
             let hint = if key == MODEL {
@@ -397,11 +472,11 @@ mod tests {
     #[test]
     fn resolve_fills_defaults_and_refuses_bad_values() {
         assert_eq!(
-            Value::Object(resolve(None).unwrap()),
+            Value::Object(resolve(None, &JsonObject::new()).unwrap()),
             json!({"model": "echo", "mode": "agent"})
         );
         assert_eq!(
-            resolve(Some(&obj(json!({"mode": "ask"}))))
+            resolve(Some(&obj(json!({"mode": "ask"}))), &JsonObject::new())
                 .unwrap()
                 .get(MODE),
             Some(&json!("ask"))
@@ -415,7 +490,7 @@ mod tests {
                 "`model`: `gpt` is not one of `echo`, `echo-lite`",
             ),
         ] {
-            let e = resolve(Some(&obj(bad.clone()))).unwrap_err();
+            let e = resolve(Some(&obj(bad.clone())), &JsonObject::new()).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
     }
@@ -426,7 +501,7 @@ mod tests {
             id: "echo".into(),
             ..Default::default()
         };
-        let (state, model) = for_new_session(None, Some(echo.clone())).unwrap();
+        let (state, model) = for_new_session(None, Some(echo.clone()), &JsonObject::new()).unwrap();
         assert_eq!(
             (state.values[MODEL].clone(), model.id),
             (json!("echo"), "echo".into())
@@ -435,19 +510,21 @@ mod tests {
             id: "nope".into(),
             ..Default::default()
         };
-        assert!(for_new_session(None, Some(other))
+        assert!(for_new_session(None, Some(other), &JsonObject::new())
             .unwrap_err()
             .contains("unknown model"));
-        assert!(
-            for_new_session(Some(&obj(json!({"model": "gpt"}))), Some(echo))
-                .unwrap_err()
-                .starts_with("config: ")
-        );
+        assert!(for_new_session(
+            Some(&obj(json!({"model": "gpt"}))),
+            Some(echo),
+            &JsonObject::new()
+        )
+        .unwrap_err()
+        .starts_with("config: "));
     }
 
     #[test]
     fn changes_respect_session_mutable_and_required() {
-        let (config, _) = for_new_session(None, None).unwrap();
+        let (config, _) = for_new_session(None, None, &JsonObject::new()).unwrap();
         let change = |v: Value, replace: Option<bool>| SessionConfigChangedAction {
             config: obj(v),
             replace,
@@ -464,6 +541,51 @@ mod tests {
         let e = check_change(&config, &change(json!({"model": "echo-lite"}), None)).unwrap_err();
         assert!(e.contains("session/modelChanged"), "{e}");
         assert!(check_change(&config, &change(json!({"mode": "edit"}), None)).is_err());
+    }
+
+    #[test]
+    fn root_config_defaults_new_sessions_and_checks_changes() {
+        let root = root_config(None);
+        assert_eq!(
+            Value::Object(root.values.clone()),
+            json!({"model": "echo", "mode": "agent"})
+        );
+        assert_eq!(
+            root.schema.properties[MODE].r#enum.as_deref(),
+            Some(&["agent".to_string(), "ask".to_string()][..])
+        );
+        // A stored value still valid is kept; one no longer valid falls back to the default.
+        let kept = root_config(Some(&obj(json!({"mode": "ask", "model": "gone"}))));
+        assert_eq!(
+            Value::Object(kept.values.clone()),
+            json!({"model": "echo", "mode": "ask"})
+        );
+        // New sessions start from the host's defaults; what createSession says wins.
+        let (config, model) = for_new_session(None, None, &kept.values).unwrap();
+        assert_eq!(config.values[MODE], "ask");
+        assert_eq!(model.id, "echo");
+        let own = obj(json!({"mode": "agent"}));
+        let (config, _) = for_new_session(Some(&own), None, &kept.values).unwrap();
+        assert_eq!(config.values[MODE], "agent");
+        let change = |v: Value, replace: Option<bool>| RootConfigChangedAction {
+            config: obj(v),
+            replace,
+            extra: Default::default(),
+        };
+        let next = check_root_change(&root.values, &change(json!({"model": "echo-lite"}), None));
+        assert_eq!(
+            Value::Object(next.unwrap()),
+            json!({"model": "echo-lite", "mode": "agent"})
+        );
+        let e =
+            check_root_change(&root.values, &change(json!({"mode": "edit"}), None)).unwrap_err();
+        assert!(e.contains("`edit` is not one of"), "{e}");
+        let e =
+            check_root_change(&root.values, &change(json!({"color": "red"}), None)).unwrap_err();
+        assert!(e.contains("unknown property"), "{e}");
+        let e = check_root_change(&root.values, &change(json!({"mode": "ask"}), Some(true)))
+            .unwrap_err();
+        assert!(e.contains("`model` is required"), "{e}");
     }
 
     #[test]

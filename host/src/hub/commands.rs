@@ -3,6 +3,7 @@
 use super::identity::Claim;
 use super::sessions::Session;
 use super::{ConnId, Hub, Request};
+use crate::params::{whole_number, MAX_EXACT};
 use crate::resources::file_uri;
 use crate::store::Op;
 use ahp_wasm::protocol::jsonrpc::{methods, EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -41,6 +42,9 @@ struct InitializeOut {
     completion_trigger_characters: [&'static str; 2],
     /// Proves ownership of `clientId` on later handshakes (see `identity.rs`).
     client_secret: String,
+    /// The largest frame this host reads (`--max-frame-bytes`; an `ahp-host` extension): a
+    /// client can refuse a larger request itself instead of sending it for nothing.
+    max_frame_bytes: usize,
 }
 
 #[derive(Serialize)]
@@ -114,6 +118,9 @@ impl Hub {
                 Ok(())
             }
             Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
+            Request::Authenticate(a) if self.is_agent_resource(&a.resource) => {
+                self.agent_authenticate(conn, &id, a)
+            }
             Request::Authenticate(a) => self.mcp_authenticate(conn, &id, a),
             Request::ResolveSessionConfig(p) => self.resolve_session_config(conn, &id, p),
             Request::SessionConfigCompletions(p) => self.session_config_completions(conn, &id, p),
@@ -360,6 +367,7 @@ impl Hub {
             default_directory: file_uri(self.sandbox.root()),
             completion_trigger_characters: ["@", "/"],
             client_secret,
+            max_frame_bytes: self.limits.max_frame_bytes,
         };
         self.respond(conn, id, &out);
         Ok(())
@@ -471,12 +479,17 @@ impl Hub {
             ));
         }
         let provider = self.check_provider(p.provider.as_deref())?;
+        self.agent_usable(conn)?;
         let workdir = match &p.working_directory {
             Some(dir) => self.check_workdir(dir)?,
             None => self.sandbox.root().to_path_buf(),
         };
-        let (config, model) =
-            crate::agent::config::for_new_session(p.config.as_ref(), p.model).map_err(invalid)?;
+        let (config, model) = crate::agent::config::for_new_session(
+            p.config.as_ref(),
+            p.model,
+            self.root_config_values(),
+        )
+        .map_err(invalid)?;
         if let Some(active) = &p.active_client {
             if Some(active.client_id.as_str()) != self.conn_client_id(conn) {
                 return Err(invalid(
@@ -611,7 +624,10 @@ impl Hub {
         if !self.sessions.contains_key(&p.channel) {
             return Err(session_not_found(&p.channel));
         }
-        let limit = p.limit.unwrap_or(50.0).clamp(1.0, 500.0) as usize;
+        // Up to 500 turns a page: a larger limit is a request for "as many as you give".
+        let limit = whole_number(p.limit.unwrap_or(50.0), "limit", 1, MAX_EXACT)
+            .map_err(invalid)?
+            .min(500) as usize;
         // Completed turns are written with the envelope that completes them; commit this
         // batch's writes first so the database has every turn applied so far.
         self.commit_ops();

@@ -196,14 +196,7 @@ impl Hub {
         let channel = p.channel;
         let action = p.action;
         if channel == ROOT_CHANNEL {
-            if !matches!(action, StateAction::RootConfigChanged(_)) {
-                let reason = format!("`{}` is not client-dispatchable", action.variant_tag());
-                return self.reject(conn, &channel, action, origin, reason);
-            }
-            if let Err((action, why)) = self.apply(&channel, action, Some(origin.clone())) {
-                self.reject(conn, &channel, action, origin, why.reason().into());
-            }
-            return;
+            return self.on_root_config_changed(conn, action, origin);
         }
         if channel.starts_with("ahp-terminal:") {
             return self.on_terminal_dispatch(conn, &channel, action, origin);
@@ -218,6 +211,13 @@ impl Hub {
         );
         let stored = session.stored_turn_bytes();
         let max = self.limits.max_session_bytes;
+        if adds_a_message {
+            if let Err(e) = self.agent_usable(conn) {
+                let reason = format!("AuthRequired ({}): {}", e.code, e.message);
+                return self.reject(conn, &channel, action, origin, reason);
+            }
+        }
+        let session = self.sessions.get_mut(&channel).expect("checked above");
         if adds_a_message && stored >= max {
             let reason = format!(
                 "the session is full: its turns take {stored} bytes (limit {max}); \

@@ -29,8 +29,8 @@ const MAX_RESOURCE_BYTES: usize = 2048;
 /// A checked `authenticate` request (its `Debug` shows no token).
 #[derive(Debug)]
 pub struct Authenticate {
-    resource: String,
-    token: BearerToken,
+    pub(super) resource: String,
+    pub(super) token: BearerToken,
 }
 
 impl Authenticate {

@@ -9,6 +9,7 @@
 //! - `mod.rs`: messages, the loop, connections, applying and broadcasting actions;
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
+//! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
 //!   `session_filter.rs`: the `listSessions` filter;
@@ -23,6 +24,7 @@
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels);
 //! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations).
 
+mod agent_auth;
 mod changesets;
 mod client_plugins;
 mod client_tools;
@@ -80,6 +82,8 @@ pub struct ConnShared {
     pub kill: CancellationToken,
     /// Set when the connection is dropped because it does not read what it is sent.
     pub slow: AtomicBool,
+    /// Set when the connection is dropped for a frame over the WebSocket layer's bound.
+    pub too_big: AtomicBool,
     /// Bytes of frames queued and not yet handed to the socket.
     pub queued_bytes: AtomicUsize,
     /// The most `queued_bytes` may reach.
@@ -102,6 +106,12 @@ impl ConnShared {
     /// Drops the connection as a slow consumer.
     pub fn drop_slow(&self) {
         self.slow.store(true, Ordering::Relaxed);
+        self.kill.cancel();
+    }
+
+    /// Drops the connection for a frame over the WebSocket layer's bound (close code 1009).
+    pub fn drop_too_big(&self) {
+        self.too_big.store(true, Ordering::Relaxed);
         self.kill.cancel();
     }
 
@@ -253,6 +263,13 @@ pub enum HubMsg {
         /// Deadline or disconnect grace.
         reason: ToolExpiry,
     },
+    /// A connection's unlock of the protected agent ran out (`agent_auth.rs`).
+    AgentAuthExpired {
+        /// The connection.
+        conn: ConnId,
+        /// Which unlock.
+        timer: u64,
+    },
     /// An MCP server task reported (see `mcp.rs`).
     Mcp(crate::mcp::McpEvent),
     /// A message on an `mcp://` channel (see `mcp_channel.rs`).
@@ -353,6 +370,8 @@ pub struct Hub {
     next_timer: u64,
     limits: crate::config::Limits,
     bindings: identity::Bindings,
+    /// The protected built-in agent's lock and the connections it is open for.
+    agent_auth: agent_auth::AgentAuth,
     stopping: bool,
     /// The MCP servers of the sessions.
     mcp: mcp::McpRuns,
@@ -394,7 +413,13 @@ impl Hub {
                 agents: vec![crate::agent::agent_info()],
                 active_sessions: Some(loaded.sessions.len() as f64),
                 terminals: None,
-                config: None,
+                config: Some(crate::agent::config::root_config(
+                    loaded
+                        .root_config
+                        .as_deref()
+                        .and_then(|json| serde_json::from_str(json).ok())
+                        .as_ref(),
+                )),
                 extra: Default::default(),
             },
             root_subs: Vec::new(),
@@ -419,6 +444,7 @@ impl Hub {
             next_timer: 0,
             limits: config.limits.clone(),
             bindings: identity::Bindings::loaded(loaded.clients),
+            agent_auth: agent_auth::AgentAuth::default(),
             stopping: false,
             mcp: mcp::McpRuns::default(),
             mcp_config: config.mcp_config.clone(),
@@ -511,6 +537,7 @@ impl Hub {
                 timer,
                 reason,
             } => self.on_client_tool_expired(channel, turn_id, tool_call_id, timer, reason),
+            HubMsg::AgentAuthExpired { conn, timer } => self.on_agent_auth_expired(conn, timer),
             HubMsg::Mcp(event) => self.on_mcp(event),
             HubMsg::McpChannel(message) => self.on_mcp_channel(*message),
             HubMsg::McpStepUp(step) => self.on_mcp_step_up(*step),
@@ -597,6 +624,7 @@ impl Hub {
             return;
         };
         c.handle.shared.kill.cancel();
+        self.agent_auth.conn_closed(conn);
         for channel in &c.subs {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.retain(|&x| x != conn);

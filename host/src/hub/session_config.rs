@@ -9,10 +9,12 @@ use super::{ConnId, Hub};
 use crate::agent::config;
 use crate::completions::{byte_offset, complete, Bounds};
 use crate::resources::uri_path;
+use crate::store::Op;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::tagged::TaggedUnion;
 use ahp_wasm::protocol::{
-    CompletionItemKind, CompletionsParams, CompletionsResult, JsonObject,
+    ActionOrigin, CompletionItemKind, CompletionsParams, CompletionsResult, JsonObject,
     ResolveSessionConfigParams, ResolveSessionConfigResult, SessionConfigChangedAction,
     SessionConfigCompletionsParams, SessionConfigCompletionsResult, StateAction,
 };
@@ -33,7 +35,47 @@ fn on_root(channel: &str, method: &str) -> Result<(), ErrorObject> {
     Ok(())
 }
 
+/// Values for a root state without `config` (it always has one: see `Hub::new`).
+static NO_VALUES: std::sync::LazyLock<JsonObject> = std::sync::LazyLock::new(JsonObject::new);
+
 impl Hub {
+    /// The host configuration's values (root `config.values`): a new session's config
+    /// defaults.
+    pub(super) fn root_config_values(&self) -> &JsonObject {
+        self.root.config.as_ref().map_or(&NO_VALUES, |c| &c.values)
+    }
+
+    /// A client's `root/configChanged`: checked against the host configuration's schema
+    /// (known properties, allowed values, none removed), applied, and kept across restarts.
+    pub(super) fn on_root_config_changed(
+        &mut self,
+        conn: ConnId,
+        action: StateAction,
+        origin: ActionOrigin,
+    ) {
+        let checked = match &action {
+            StateAction::RootConfigChanged(a) => {
+                config::check_root_change(self.root_config_values(), a)
+            }
+            _ => Err(format!(
+                "`{}` is not client-dispatchable",
+                action.variant_tag()
+            )),
+        };
+        if let Err(reason) = checked {
+            return self.reject(conn, ROOT_CHANNEL, action, origin, reason);
+        }
+        match self.apply(ROOT_CHANNEL, action, Some(origin.clone())) {
+            Ok(_) => {
+                let json = serde_json::to_string(self.root_config_values()).unwrap_or_default();
+                self.ops.push(Op::RootConfig { json });
+            }
+            Err((action, why)) => {
+                self.reject(conn, ROOT_CHANNEL, action, origin, why.reason().into())
+            }
+        }
+    }
+
     /// The provider asked for: the built-in agent's (also when none is named), or -32002.
     pub(super) fn check_provider(&self, provider: Option<&str>) -> Result<String, ErrorObject> {
         match provider {
@@ -71,8 +113,8 @@ impl Hub {
         if let Some(dir) = &p.working_directory {
             self.check_workdir(dir)?;
         }
-        let values =
-            config::resolve(p.config.as_ref()).map_err(|e| invalid(format!("config: {e}")))?;
+        let values = config::resolve(p.config.as_ref(), self.root_config_values())
+            .map_err(|e| invalid(format!("config: {e}")))?;
         self.respond(
             conn,
             id,

@@ -44,12 +44,7 @@ fn valid_terminal_uri(uri: &str) -> bool {
 
 /// A dimension (`cols`, `rows`): a whole number in 1..=1000.
 fn dimension(value: f64, name: &str) -> Result<u16, String> {
-    if value.fract() != 0.0 || !(1.0..=MAX_DIMENSION).contains(&value) {
-        return Err(format!(
-            "{name} must be a whole number from 1 to {MAX_DIMENSION}"
-        ));
-    }
-    Ok(value as u16)
+    crate::params::whole_number(value, name, 1, MAX_DIMENSION as u64).map(|v| v as u16)
 }
 
 fn terminal_not_found(uri: &str) -> ErrorObject {

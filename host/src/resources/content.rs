@@ -2,6 +2,7 @@
 //! with `resourceResolve`.
 
 use super::{invalid, io_error, nonblocking, not_a_file, uri_path, Sandbox, CONFLICT};
+use crate::params::{whole_number, MAX_EXACT};
 use ahp_wasm::protocol::jsonrpc::ErrorObject;
 use ahp_wasm::protocol::{
     ContentEncoding, DirectoryEntry, DirectoryEntryType, ResourceListParams, ResourceListResult,
@@ -97,6 +98,9 @@ impl Sandbox {
                 "createOnly (the file must not exist) and ifMatch (it must) exclude each other",
             ));
         }
+        // Checked before anything is opened: a refused write creates no file either.
+        let position =
+            whole_number(p.position.unwrap_or(0.0), "position", 0, MAX_EXACT).map_err(invalid)?;
         let data = match p.encoding {
             ContentEncoding::Base64 => base64::engine::general_purpose::STANDARD
                 .decode(&p.data)
@@ -147,7 +151,6 @@ impl Sandbox {
             }
         }
         let len = meta.len();
-        let position = p.position.unwrap_or(0.0).max(0.0) as u64;
         match p.mode.clone().unwrap_or(ResourceWriteMode::Truncate) {
             ResourceWriteMode::Append => {
                 let at = len.saturating_sub(position);

@@ -1,13 +1,15 @@
 //! Session config and completions against a real host over a real WebSocket:
 //! `resolveSessionConfig` and `sessionConfigCompletions` (`resolve.rs`), `completions` for `@`
 //! files and `/` directives (`completions.rs`), `createSession.config`, `session/configChanged`,
-//! `session/modelChanged` and the config across a restart (`sessions.rs`).
+//! `session/modelChanged` and the config across a restart (`sessions.rs`), and the host
+//! configuration in root state (`root.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod completions;
 mod resolve;
+mod root;
 mod sessions;
 
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, ROOT_CHANNEL};

@@ -4,7 +4,7 @@ use super::ConnectionState;
 use crate::client::Error;
 use crate::protocol::jsonrpc::{decode_params, methods, Command, ErrorObject, RequestId};
 use crate::protocol::{
-    AuthRequiredParams, JsonValue, SessionAddedParams, SessionRemovedParams,
+    AuthRequiredParams, JsonValue, ResourceChange, SessionAddedParams, SessionRemovedParams,
     SessionSummaryChangedParams, TelemetryCapabilities,
 };
 use crate::sync::{ChangeSet, PendingAction, Rejection, StatePatch};
@@ -30,6 +30,10 @@ pub struct ServerInfo {
     /// OTLP telemetry channels.
     #[serde(default)]
     pub telemetry: Option<TelemetryCapabilities>,
+    /// The largest frame the server reads, if it says (`maxFrameBytes`, an `ahp-host`
+    /// extension): larger requests fail locally instead of being sent.
+    #[serde(rename = "maxFrameBytes", default)]
+    pub max_frame_bytes: Option<u64>,
 }
 
 /// Why own pending actions were dropped without an echo.
@@ -192,6 +196,14 @@ pub enum Event {
         channel: String,
         /// What was detected.
         reason: String,
+    },
+    /// A resource watch's changes (`resourceWatch/changed` envelopes of one batch, in order):
+    /// they do not change the watch's state, so without this event they would reach no one.
+    ResourceChanges {
+        /// The watch's channel URI.
+        channel: String,
+        /// The changes.
+        changes: Vec<ResourceChange>,
     },
     /// A subscription ended without the app asking (disposed, no longer permitted, ...).
     SubscriptionLost {

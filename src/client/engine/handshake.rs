@@ -180,6 +180,7 @@ impl Engine {
             default_directory: None,
             completion_trigger_characters: None,
             telemetry: None,
+            max_frame_bytes: None,
         });
         self.finish_handshake(info, true);
     }

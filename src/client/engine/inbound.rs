@@ -7,7 +7,7 @@ use super::{ConnectionState, DropReason, Engine};
 use crate::client::Error;
 use crate::protocol::errors;
 use crate::protocol::jsonrpc::{self, decode_params, Command, ErrorObject, Incoming, RequestId};
-use crate::protocol::{ActionEnvelope, SubscribeParams};
+use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
 use crate::reduce::FixedClock;
 use crate::sync::{AnyMirror, AnyState};
 use serde::Deserialize;
@@ -280,7 +280,19 @@ impl Engine {
         let Some(mirror) = self.mirrors.get_mut(channel) else {
             return;
         };
+        let mut changes = Vec::new();
+        let envelopes = envelopes.into_iter().inspect(|e| {
+            if let StateAction::ResourceWatchChanged(a) = &e.action {
+                changes.extend(a.changes.items.iter().cloned());
+            }
+        });
         let out = mirror.apply_batch(envelopes, &self.config.client_id, &FixedClock(now));
+        if !changes.is_empty() {
+            self.events.push_back(Event::ResourceChanges {
+                channel: channel.to_string(),
+                changes,
+            });
+        }
         let pending = mirror.pending_count();
         if !out.changed.is_empty() || !out.confirmed_changed.is_empty() {
             self.events.push_back(Event::ChannelChanged {

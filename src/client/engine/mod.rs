@@ -469,6 +469,10 @@ impl Engine {
         if self.state == ConnectionState::Closed {
             return Err(Error::Closed);
         }
+        self.check_frame_size("dispatchAction", || {
+            // The envelope around the action is well under 100 bytes plus the channel.
+            serde_json::to_string(&action).map_or(0, |a| a.len()) + channel.len() + 100
+        })?;
         let Some(mirror) = self.mirrors.get_mut(channel) else {
             return Err(Error::NotSubscribed {
                 channel: channel.to_string(),
@@ -516,6 +520,10 @@ impl Engine {
             return id;
         }
         let frame = jsonrpc::request_text(RequestId::Number(id as i64), method, params);
+        if let Err(e) = self.check_frame_size(method, || frame.len()) {
+            self.complete(id, Err(e));
+            return id;
+        }
         let deadline = now + self.config.request_timeout_ms;
         let handshake = matches!(purpose, Purpose::Initialize { .. } | Purpose::Reconnect);
         let send_now =
@@ -526,6 +534,26 @@ impl Engine {
         self.requests
             .insert(id, method.to_string(), frame, deadline, purpose, send_now);
         id
+    }
+
+    /// Refuses a frame of `len()` bytes that the server said it would not read (its
+    /// `maxFrameBytes`), before anything is sent or applied; `len` runs only when it said.
+    fn check_frame_size(&self, method: &str, len: impl FnOnce() -> usize) -> Result<(), Error> {
+        let Some(limit) = self.server.as_ref().and_then(|s| s.max_frame_bytes) else {
+            return Ok(());
+        };
+        let len = len() as u64;
+        if len <= limit {
+            return Ok(());
+        }
+        let message = format!(
+            "`{method}` would be a frame of {len} bytes; the host reads frames of at most \
+             {limit} bytes (its maxFrameBytes): nothing was sent"
+        );
+        Err(Error::Transport {
+            kind: super::TransportErrorKind::Send,
+            message,
+        })
     }
 
     /// After a handshake: send queued requests, in order.

@@ -50,6 +50,15 @@ pub(super) fn connected(config: EngineConfig) -> Engine {
     engine
 }
 
+/// Opens and answers `initialize` with `result` (events left to read).
+fn answered_initialize(result: Value) -> Engine {
+    let mut engine = Engine::new(config());
+    engine.on_open(0.0);
+    let init = sent(&mut engine).remove(0);
+    reply(&mut engine, &init["id"], result, 1.0);
+    engine
+}
+
 pub(super) fn envelope(seq: u64, action: Value, origin: Option<(&str, u64)>) -> String {
     let mut params = json!({"channel": TERM, "serverSeq": seq, "action": action});
     if let Some((id, s)) = origin {
@@ -152,15 +161,8 @@ fn version_mismatch_is_a_typed_error() {
 
 #[test]
 fn a_version_we_did_not_offer_is_rejected() {
-    let mut engine = Engine::new(config());
-    engine.on_open(0.0);
-    let init = sent(&mut engine).remove(0);
-    reply(
-        &mut engine,
-        &init["id"],
-        json!({"protocolVersion": "9.0.0", "serverSeq": 0, "snapshots": []}),
-        1.0,
-    );
+    let mut engine =
+        answered_initialize(json!({"protocolVersion": "9.0.0", "serverSeq": 0, "snapshots": []}));
     assert!(events(&mut engine).iter().any(|e| matches!(e,
         Event::HandshakeFailed(Error::InvalidResponse { method, .. }) if method == "initialize")));
 }
@@ -559,4 +561,80 @@ fn unsubscribing_reports_pending_actions_dropped() {
     // Late envelopes for the channel are ignored.
     engine.handle_frame(&envelope(11, data("x"), None), 3.0);
     assert!(events(&mut engine).is_empty());
+}
+
+#[test]
+fn frames_over_the_servers_limit_are_refused_before_sending() {
+    let mut engine = answered_initialize(
+        json!({"protocolVersion": "0.3.0", "serverSeq": 10, "maxFrameBytes": 200, "snapshots": [
+            {"resource": TERM, "state": terminal_state("t"), "fromSeq": 10},
+        ]}),
+    );
+    events(&mut engine);
+    let big = json!({"channel": ROOT_CHANNEL, "pad": "x".repeat(300)});
+    let id = engine.request_raw("x/big", &big, 2.0);
+    assert!(sent(&mut engine).is_empty(), "nothing is sent");
+    let evs = events(&mut engine);
+    assert!(
+        matches!(&evs[..], [Event::Response { id: i, result: Err(Error::Transport { kind: TransportErrorKind::Send, message }) }]
+            if *i == id && message.contains("at most 200 bytes")),
+        "{evs:?}"
+    );
+    // An action that would not fit: refused, not applied, not pending.
+    let e = engine.dispatch(TERM, action(data(&"y".repeat(300))), 3.0);
+    assert!(
+        matches!(
+            e,
+            Err(Error::Transport {
+                kind: TransportErrorKind::Send,
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    assert_eq!(term(&engine).pending_count(), 0);
+    assert!(sent(&mut engine).is_empty());
+    // What fits goes out as before.
+    ping(&mut engine, 4.0);
+    assert_eq!(sent(&mut engine).len(), 1);
+    engine.dispatch(TERM, action(data("ok")), 5.0).unwrap();
+    assert_eq!(sent(&mut engine).len(), 1);
+}
+
+#[test]
+fn resource_watch_changes_are_an_event_in_batch_order() {
+    const WATCH: &str = "ahp-resource-watch:/w";
+    let mut engine = connected(config());
+    engine.subscribe(WATCH, 2.0);
+    let request = sent(&mut engine).remove(0);
+    let state = json!({"root": "file:///w", "recursive": true});
+    let snapshot = json!({"snapshot": {"resource": WATCH, "state": state, "fromSeq": 10}});
+    reply(&mut engine, &request["id"], snapshot, 3.0);
+    events(&mut engine);
+    let changed = |seq: u64, name: &str, kind: &str| {
+        let items = json!([{"uri": format!("file:///w/{name}"), "type": kind}]);
+        let action = json!({"type": "resourceWatch/changed", "changes": {"items": items}});
+        let params = json!({"channel": WATCH, "serverSeq": seq, "action": action});
+        json!({"jsonrpc": "2.0", "method": "action", "params": params}).to_string()
+    };
+    engine.handle_frames(
+        &[changed(11, "a", "added"), changed(12, "b", "deleted")],
+        4.0,
+    );
+    let evs = events(&mut engine);
+    let got: Vec<(&str, Vec<&str>)> = evs
+        .iter()
+        .filter_map(|e| match e {
+            Event::ResourceChanges { channel, changes } => Some((
+                channel.as_str(),
+                changes.iter().map(|c| c.uri.as_str()).collect(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [(WATCH, vec!["file:///w/a", "file:///w/b"])],
+        "{evs:?}"
+    );
 }

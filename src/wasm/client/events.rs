@@ -3,6 +3,7 @@
 use super::errors::{set, string_array, to_js_error};
 use crate::client::engine::{DropReason, Event, ServerInfo, ServerNotification};
 use crate::client::Error;
+use crate::protocol::jsonrpc::methods;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::JsonValue;
 use crate::sync::Rejection;
@@ -84,6 +85,9 @@ pub fn server_info(info: &ServerInfo) -> JsValue {
     if let Some(chars) = &info.completion_trigger_characters {
         set(&o, "completionTriggerCharacters", string_array(chars));
     }
+    if let Some(limit) = info.max_frame_bytes {
+        set(&o, "maxFrameBytes", limit as f64);
+    }
     if let Some(telemetry) = &info.telemetry {
         if let Ok(value) = crate::wasm::convert::to_js(telemetry) {
             set(&o, "telemetry", value);
@@ -141,7 +145,12 @@ fn drop_reason(reason: DropReason) -> &'static str {
 pub fn client_event(event: &Event) -> Option<JsValue> {
     let o = match event {
         Event::Notification(n) => {
-            let o = object("notification");
+            // Apart, so that TypeScript narrows `params` by `method` for the protocol's own.
+            let o = object(if methods::is_protocol_notification(n.method()) {
+                "notification"
+            } else {
+                "otherNotification"
+            });
             set(&o, "method", n.method());
             let params = match &**n {
                 ServerNotification::SessionAdded(p) => to_js(p),
@@ -193,6 +202,12 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
         }
         Event::SubscriptionLost { channel, reason } => {
             return Some(subscription_lost(channel, reason))
+        }
+        Event::ResourceChanges { channel, changes } => {
+            let o = object("resourceChanges");
+            set(&o, "channel", channel.as_str());
+            set(&o, "changes", to_js(changes).unwrap_or_default());
+            o
         }
         Event::Malformed { message, frame } => {
             let o = object("malformed");
