@@ -12,6 +12,7 @@ import { mountApp, renderMcpServers } from './mcp.js';
 import { claim, release, renderBrowserTools } from './browser-tools.js';
 import { renderCustomizations } from './customizations.js';
 import { clearSessionConfig, renderSessionConfig } from './composer.js';
+import { closeChanges, syncChanges } from './changes.js';
 
 export function closeSession(message) {
   const cur = app.current;
@@ -21,6 +22,7 @@ export function closeSession(message) {
   cur.off?.();
   cur.offScroll?.();
   release(cur);
+  closeChanges(cur);
   try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
   $('log').replaceChildren();
   $('inputs').replaceChildren();
@@ -137,6 +139,7 @@ function renderSession(cur) {
   }
   if (state.activeClient !== last.state?.activeClient) renderBrowserTools(cur, state);
   if (state.config !== last.state?.config) renderSessionConfig(state, dispatch);
+  if (state.changesets !== last.state?.changesets) syncChanges(cur, state);
 
   renderTurns(cur, false, last);
   $('cancel-turn').hidden = !state.activeTurn;

@@ -349,6 +349,7 @@ impl Reader<'_> {
             "createTerminal" => typed(params, |p| Request::CreateTerminal(Box::new(p))),
             "disposeTerminal" => typed(params, Request::DisposeTerminal),
             "fetchTurns" => typed(params, Request::FetchTurns),
+            "invokeChangesetOperation" => typed(params, Request::InvokeChangesetOperation),
             // The token is checked and wrapped here, before anything could print it.
             "authenticate" => decode_params::<ahp_wasm::protocol::AuthenticateParams>(params)
                 .and_then(crate::hub::Authenticate::from_params)
@@ -443,6 +444,7 @@ impl Reader<'_> {
             Ok(job) => job,
             Err(e) => return self.reply_error(Some(&id), e),
         };
+        let touched = touched_paths(method, params);
         let sandbox = self.ctx.sandbox.clone();
         let outcome = tokio::task::spawn_blocking(move || job(&sandbox))
             .await
@@ -452,6 +454,13 @@ impl Reader<'_> {
                     "resource operation failed",
                 ))
             });
+        // The changesets of the sessions there look again (`hub/changesets.rs`).
+        if outcome.is_ok() && !touched.is_empty() {
+            let msg = crate::hub::ChangesMsg::Touched(touched);
+            if !self.forward(HubMsg::Changes(Box::new(msg))).await {
+                return false;
+            }
+        }
         match outcome {
             Ok(json) => match RawValue::from_string(json) {
                 Ok(raw) => self.reply(result_text(&id, &raw)),
@@ -544,6 +553,28 @@ fn sandbox_job(method: &str, params: Option<&RawValue>) -> Result<SandboxJob, Er
         m if m == ResourceMkdir::METHOD => job::<ResourceMkdir>(params, Sandbox::mkdir),
         _ => job::<ResourceRequest>(params, Sandbox::request),
     }
+}
+
+/// The paths a file command that changes the tree names (none for the others).
+fn touched_paths(method: &str, params: Option<&RawValue>) -> Vec<std::path::PathBuf> {
+    let changes = [
+        ResourceWrite::METHOD,
+        ResourceCopy::METHOD,
+        ResourceDelete::METHOD,
+        ResourceMove::METHOD,
+        ResourceMkdir::METHOD,
+    ];
+    let Some(params) = params.filter(|_| changes.contains(&method)) else {
+        return Vec::new();
+    };
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(params.get()) else {
+        return Vec::new();
+    };
+    ["uri", "source", "destination"]
+        .iter()
+        .filter_map(|k| map.get(*k)?.as_str())
+        .filter_map(|uri| crate::resources::uri_path(uri).ok())
+        .collect()
 }
 
 /// A message for an `mcp://` channel: one whose `params.channel` is an `mcp://` URI (MCP

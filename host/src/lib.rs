@@ -8,6 +8,7 @@
 //! - [`mcp`]: the sessions' MCP servers (`rmcp` clients);
 //! - [`customize`]: plugins and directories parsed into customizations; [`peer`]: requests
 //!   from the host to a client;
+//! - [`changes`]: a session's changes against git `HEAD` or a snapshot, and reverts;
 //! - [`agent`]: the built-in agent (and its session config); [`completions`]: `@` file and `/`
 //!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
 //!   input checks; [`agent_auth`]: the built-in agent's protected resource.
@@ -21,6 +22,7 @@
 
 pub mod agent;
 pub mod agent_auth;
+pub mod changes;
 pub mod completions;
 pub mod config;
 pub mod connection;

@@ -410,6 +410,12 @@ async fn observe(
             ledger.by_seq[&ledger.max_seen].0
         );
         let state = session_state(&snap);
+        // `changes` (the session's changeset counts) is a root-channel view: no session action
+        // carries it, so the session's own summary leaves it out (host/README.md, Changesets).
+        let item = &SessionSummary {
+            changes: None,
+            ..item.clone()
+        };
         same(&state.summary, item, || {
             format!("generation {g}: {uri}: the snapshot's summary (left) and listSessions")
         });

@@ -29,7 +29,7 @@ async fn malformed_input_gets_errors_and_the_connection_survives() {
         ("[1,2,3]".into(), errors::INVALID_REQUEST),
         (r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#.into(), errors::INVALID_REQUEST),
         (r#"{"jsonrpc":"2.0","id":8,"method":"noSuchMethod","params":{}}"#.into(), errors::METHOD_NOT_FOUND),
-        (r#"{"jsonrpc":"2.0","id":9,"method":"invokeChangesetOperation","params":{"channel":"ahp-changeset:/1","operationId":"x"}}"#.into(), errors::METHOD_NOT_FOUND),
+        (r#"{"jsonrpc":"2.0","id":9,"method":"invokeChangesetOperation","params":{"channel":"ahp-changeset:/1","operationId":"x"}}"#.into(), errors::NOT_FOUND),
         (r#"{"jsonrpc":"2.0","id":9,"method":"createTerminal","params":{"channel":"ahp-terminal:/1"}}"#.into(), errors::INVALID_PARAMS),
         (r#"{"jsonrpc":"2.0","id":10,"method":"subscribe","params":{"chanel":"x"}}"#.into(), errors::INVALID_PARAMS),
         (r#"{"jsonrpc":"2.0","id":11,"method":"fetchTurns","params":{"channel":7}}"#.into(), errors::INVALID_PARAMS),

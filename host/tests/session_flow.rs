@@ -23,7 +23,7 @@ async fn a_turn_streams_and_two_clients_converge_on_the_hosts_state() {
     let mut state_a = session_state(&a.subscribe(S).await);
     let mut state_b = session_state(&b.subscribe(S).await);
     assert_eq!(state_a.lifecycle, SessionLifecycle::Ready);
-    assert_eq!(state_a.server_tools.as_ref().unwrap().len(), 2);
+    assert_eq!(state_a.server_tools.as_ref().unwrap().len(), 3);
 
     let seq = a.send_message(S, "t1", "Hello host\nhow are you?").await;
     let on_s = |v: Vec<ActionEnvelope>| -> Vec<ActionEnvelope> {

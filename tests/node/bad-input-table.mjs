@@ -41,6 +41,8 @@ export async function runBadInputTable(sdk, env) {
   const { client, other, dir, outside, session, terminal } = env;
   const inside = (name) => `${dir}/${name}`;
   const out = (name) => `${outside}/${name}`;
+  // The session's changeset (host/README.md, Changesets).
+  const changeset = `${session.replace('ahp-session:/', 'ahp-changeset:/')}/changeset/session`;
   const rpc = (code, message) => (e) => e instanceof RpcError && e.code === code && message.test(e.message);
   const invalid = (path, message) => (e) => e instanceof InvalidInputError && e.path === path && message.test(e.message);
   const sandbox = rpc(-32009, /outside the working directory/);
@@ -85,6 +87,9 @@ export async function runBadInputTable(sdk, env) {
     'createTerminal outside the sandbox': [() => client.createTerminal({ channel: 'ahp-terminal:/out', claim: { kind: 'client', clientId: client.clientId }, cwd: outside }), sandbox],
     'createTerminal of an existing terminal': [() => client.createTerminal({ channel: terminal, claim: { kind: 'client', clientId: client.clientId } }), (e) => e instanceof RpcError && /exists/.test(e.message)],
     'disposeTerminal of an unknown terminal': [() => client.disposeTerminal({ channel: 'ahp-terminal:/no-such-terminal' }), rpc(-32008, /no terminal/)],
+    'invokeChangesetOperation on an unknown changeset': [() => client.invokeChangesetOperation({ channel: 'ahp-changeset:/no-such/changeset/session', operationId: 'revert-all' }), rpc(-32008, /no such changeset/)],
+    'invokeChangesetOperation of an unknown operation': [() => client.invokeChangesetOperation({ channel: changeset, operationId: 'stage' }), rpc(-32602, /unknown operation/)],
+    'revert of a file outside the working directory': [() => client.invokeChangesetOperation({ channel: changeset, operationId: 'revert', target: { kind: 'resource', resource: `${outside}/x.txt` } }), rpc(-32602, /not a file of this changeset/)],
     'authenticate an unknown resource': [() => client.authenticate({ resource: 'https://unknown.example/', token: 'x' }), rpc(-32602, /asked for a token/)],
     'a wrong type from JS (checked before sending)': [() => client.resourceRead({ uri: 42 }), invalid('uri', /expected a string, got the number 42/)],
     'a missing field (checked before sending)': [() => client.resourceWrite({ uri: inside('a.txt'), encoding: 'utf-8' }), invalid('data', /missing/)],

@@ -7,7 +7,7 @@
 // `cargo build -p ahp-host`)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AhpClient, RpcError } from 'ahp-wasm';
@@ -58,7 +58,30 @@ function schemaOf(name, seen = new Set()) {
     return Object.fromEntries(entries);
   };
   assert.ok(name in DEFS, `${name} is in the schema`);
-  return resolve(DEFS[name]);
+  const schema = resolve(DEFS[name]);
+  // The overlay's corrected property types (`FileEdit.before.content` is a ContentRef).
+  for (const [path, corrected] of Object.entries(OVERLAY.propertyTypes ?? {})) {
+    const [owner, ...props] = path.split('.');
+    if (owner !== name) continue;
+    let node = schema;
+    for (const prop of props.slice(0, -1)) node = node?.properties?.[prop];
+    if (node?.properties?.[props.at(-1)]) node.properties[props.at(-1)] = resolve(corrected);
+  }
+  return schema;
+}
+
+/** Resolves once `sub`'s state satisfies `check` (answers what `check` returned). */
+function until(sub, check) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { off(); reject(new Error(`timed out on ${sub.uri}`)); }, 20_000);
+    const look = (state) => {
+      const found = state && check(state);
+      if (found) { clearTimeout(timer); off(); resolve(found); }
+      return found;
+    };
+    const off = sub.onChange(look);
+    look(sub.state);
+  });
 }
 
 function assertShape(typeName, value) {
@@ -95,14 +118,29 @@ test('every command through the SDK against the real host, results checked again
     resolveSessionConfig: [() => client.resolveSessionConfig({ provider }), 'ResolveSessionConfigResult'],
     sessionConfigCompletions: [() => client.sessionConfigCompletions({ provider, property: 'model' }), 'SessionConfigCompletionsResult'],
     createResourceWatch: [() => client.createResourceWatch({ uri: pathToFileURL(dir).href }), 'CreateResourceWatchResult'],
+    // The session's changeset (from its catalogue): a file written with a file command is
+    // listed, its state matches the schema, and `revert` deletes it again.
+    invokeChangesetOperation: [async () => {
+      const s = await client.subscribe(session);
+      const channel = await until(s, (st) => st.changesets?.[0]?.uriTemplate);
+      const cs = await client.subscribe(channel);
+      await client.resourceWrite({ uri: file('e.txt'), data: 'e\n', encoding: 'utf-8' });
+      const entry = await until(cs, (st) => st.status === 'ready' && st.files.find((f) => f._meta?.path === 'e.txt'));
+      assertShape('ChangesetState', cs.state);
+      assert.deepEqual(entry.edit.diff, { added: 1, removed: 0 });
+      const result = await client.invokeChangesetOperation({ channel, operationId: 'revert', target: { kind: 'resource', resource: entry.id } });
+      assert.ok(!existsSync(join(dir, 'e.txt')), 'revert deleted the new file');
+      await assert.rejects(client.invokeChangesetOperation({ channel, operationId: 'nope' }), (e) => e instanceof RpcError && e.code === -32602);
+      cs.unsubscribe();
+      s.unsubscribe();
+      return result;
+    }, 'InvokeChangesetOperationResult'],
     disposeSession: [() => client.disposeSession({ channel: session }), null],
     createTerminal: [() => client.createTerminal({ channel: 'ahp-terminal:/t1', claim: { kind: 'client', clientId: client.clientId } }), null],
     disposeTerminal: [() => client.disposeTerminal({ channel: 'ahp-terminal:/t1' }), null],
   };
-  // Not served by ahp-host yet (issue 15): each must be refused as an unknown method.
-  const notServed = {
-    invokeChangesetOperation: () => client.invokeChangesetOperation({ channel: 'ahp-changeset:/c1', operationId: 'revert' }),
-  };
+  // Not served by ahp-host yet: each must be refused as an unknown method.
+  const notServed = {};
   // Served, and refused here: this host has no protected resource unless an MCP server asks
   // for a token (host/tests/mcp covers the accepted case).
   const refused = {

@@ -6,7 +6,7 @@
 //!   with. Not `sessionMutable`: after creation the model changes with `session/modelChanged`
 //!   (the summary's `model`), which the host mirrors into `config.values.model`.
 //! - `mode` (string, one of [`Mode`], default `agent`, `sessionMutable`): `agent` runs every
-//!   directive; `ask` answers without running tools (`/tool`, `/client-tool` and `/mcp` are
+//!   directive; `ask` answers without running tools (`/tool`, `/client-tool`, `/mcp`, `/write` are
 //!   said, not run). A change applies from the next turn on.
 
 use ahp_wasm::protocol::{

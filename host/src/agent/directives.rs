@@ -25,6 +25,14 @@ pub enum Directive {
         /// Raw arguments (a JSON object as text, `{}` when omitted).
         input: String,
     },
+    /// `/write <file> <text>`: the server tool `write_file` writes `text` (`\n` is a line
+    /// break, `\\` a backslash) to `file` in the working directory; no confirmation.
+    Write {
+        /// Path relative to the working directory.
+        path: String,
+        /// The content, escapes resolved.
+        text: String,
+    },
     /// `/ask <question>`: a `session/inputRequested` with one text question.
     Ask(String),
     /// `/fail <message>`: ends the turn with `session/error`.
@@ -118,6 +126,11 @@ pub const CATALOGUE: &[DirectiveInfo] = &[
         words: "mcp",
         args: "<server> <tool> [json]",
         summary: "call a tool of a ready MCP server of the session (asks for confirmation)",
+    },
+    DirectiveInfo {
+        words: "write",
+        args: "<file> <text>",
+        summary: "write text to a file of the working directory (`\\n` for a line break)",
     },
     DirectiveInfo {
         words: "ask",
@@ -234,6 +247,16 @@ fn parse_line(line: &str) -> Option<Directive> {
                 input: input.into(),
             }
         }
+        "write" if !arg.is_empty() => {
+            let (path, text) = match arg.split_once(char::is_whitespace) {
+                Some((p, t)) => (p, t.trim_start()),
+                None => (arg, ""),
+            };
+            Directive::Write {
+                path: path.into(),
+                text: unescape(text),
+            }
+        }
         "ask" if !arg.is_empty() => Directive::Ask(arg.into()),
         "fail" => Directive::Fail(if arg.is_empty() {
             "failed on request".into()
@@ -279,6 +302,28 @@ fn parse_run(arg: &str) -> Option<Directive> {
         command: command.into(),
         timeout_secs,
     })
+}
+
+/// `\n` → line break, `\\` → `\`; any other backslash stays as it is.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('\\') => out.push('\\'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -356,6 +401,19 @@ mod tests {
             "Hello there\n/long lots\n/stream 1 fast\n/unknown thing\nBye"
         );
         assert_eq!(parse("/long 99999999").directives, vec![Long(MAX_LONG)]);
+        assert_eq!(
+            parse("/write a.txt one\\ntwo \\\\n\\x\n/write empty.txt\n/write").directives,
+            vec![
+                Write {
+                    path: "a.txt".into(),
+                    text: "one\ntwo \\n\\x".into()
+                },
+                Write {
+                    path: "empty.txt".into(),
+                    text: String::new()
+                },
+            ]
+        );
         assert_eq!(parse("/tool read").directives, vec![]);
         assert_eq!(
             parse("/run echo hi\n/run --timeout 2 sleep 9\n/run\n/run --timeout x y").directives,

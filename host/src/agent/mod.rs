@@ -10,6 +10,7 @@ mod run;
 pub mod text;
 pub mod tools;
 pub mod transform;
+mod write;
 
 use crate::hub::{HubMsg, HubSender};
 use crate::mcp::CallError;
@@ -254,6 +255,7 @@ impl Turn {
                 | Directive::ClientTool { .. }
                 | Directive::Mcp { .. }
                 | Directive::Run { .. }
+                | Directive::Write { .. }
         );
         if tool && self.job.mode == config::Mode::Ask {
             let note = "\n\nNot run: this session is in `ask` mode, where tools are off \
@@ -274,6 +276,7 @@ impl Turn {
                 command,
                 timeout_secs,
             } => self.run_in_terminal(command, timeout_secs).await?,
+            Directive::Write { path, text } => self.write_file(path, text).await?,
             Directive::Ask(question) => self.ask(question).await?,
             Directive::Fail(message) => {
                 self.emit(vec![StateAction::SessionError(Box::new(

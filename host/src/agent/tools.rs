@@ -1,7 +1,12 @@
-//! The host's server tools: listing and reading files in the session's working directory.
+//! The host's server tools: listing, reading and writing files in the session's working
+//! directory.
 
-use crate::resources::{list_dir, Sandbox};
-use ahp_wasm::protocol::{DirectoryEntryType, ToolAnnotations, ToolDefinition};
+use crate::resources::{file_uri, list_dir, Sandbox};
+use ahp_wasm::protocol::{
+    ContentEncoding, DirectoryEntryType, FileEditDiff, ResourceWriteParams, ToolAnnotations,
+    ToolDefinition, ToolResultFileEditContent, ToolResultFileEditContentAfter,
+    ToolResultFileEditContentBefore,
+};
 use std::io::Read;
 use std::path::Path;
 
@@ -31,6 +36,18 @@ pub fn definitions() -> Vec<ToolDefinition> {
             "Read file",
             "Reads a text file inside the session's working directory (first 64 KiB).",
         ),
+        ToolDefinition {
+            annotations: Some(ToolAnnotations {
+                read_only_hint: Some(false),
+                destructive_hint: Some(true),
+                ..Default::default()
+            }),
+            ..tool(
+                "write_file",
+                "Write file",
+                "Writes text to a file inside the session's working directory.",
+            )
+        },
     ]
 }
 
@@ -98,4 +115,85 @@ pub fn read_file(workdir: &Path, rel: &str) -> Output {
         },
         Err(e) => failure(format!("cannot read `{rel}`: {e}")),
     }
+}
+
+/// Largest file content carried inline in a `write_file` result (`before` and `after`).
+const EDIT_INLINE_LIMIT: usize = 64 * 1024;
+
+/// `write_file`: writes `text` to `rel` inside `workdir` with the file commands' confinement
+/// (missing directories created, a link in the last component refused); answers the outcome
+/// and, on success, the edit (`before` absent for a new file; contents inline up to 64 KiB).
+pub fn write_file(
+    workdir: &Path,
+    rel: &str,
+    text: &str,
+) -> (Output, Option<ToolResultFileEditContent>) {
+    let sandbox = match Sandbox::new(workdir, 0) {
+        Ok(s) => s,
+        Err(e) => return (failure(format!("working directory unavailable: {e}")), None),
+    };
+    let target = workdir.join(rel);
+    let uri = file_uri(&target);
+    let before = sandbox
+        .existing(&target)
+        .ok()
+        .and_then(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let params = ResourceWriteParams {
+        channel: ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL.into(),
+        uri: uri.clone(),
+        data: text.into(),
+        encoding: ContentEncoding::Utf8,
+        content_type: None,
+        create_only: None,
+        mode: None,
+        position: None,
+        if_match: None,
+        extra: Default::default(),
+    };
+    if let Err(e) = sandbox.write(&params) {
+        return (
+            failure(format!("cannot write `{rel}`: {}", e.message)),
+            None,
+        );
+    }
+    let old = before.as_deref().unwrap_or("");
+    let diff = similar::TextDiff::from_lines(old, text);
+    let (mut added, mut removed) = (0u64, 0u64);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    let inline = |s: &str| (s.len() <= EDIT_INLINE_LIMIT).then(|| s.to_owned());
+    let edit = ToolResultFileEditContent {
+        before: before
+            .as_deref()
+            .and_then(inline)
+            .map(|content| ToolResultFileEditContentBefore {
+                uri: uri.clone(),
+                content,
+                extra: Default::default(),
+            }),
+        after: inline(text).map(|content| ToolResultFileEditContentAfter {
+            uri: uri.clone(),
+            content,
+            extra: Default::default(),
+        }),
+        diff: Some(FileEditDiff {
+            added: Some(added as f64),
+            removed: Some(removed as f64),
+            extra: Default::default(),
+        }),
+        extra: Default::default(),
+    };
+    let verb = if before.is_some() { "Wrote" } else { "Created" };
+    let output = Output {
+        success: true,
+        summary: format!("{verb} `{rel}` (+{added} -{removed})"),
+        text: format!("{} bytes written to `{rel}`", text.len()),
+    };
+    (output, Some(edit))
 }

@@ -104,7 +104,7 @@ impl Hub {
                     .values()
                     .map(|s| &s.state.summary)
                     .filter(|summary| filter.matches(summary))
-                    .cloned()
+                    .map(|summary| self.listed_summary(summary))
                     .collect();
                 items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
                 self.respond(
@@ -128,6 +128,7 @@ impl Hub {
             Request::CreateResourceWatch(p) => self.create_watch(conn, &id, *p),
             Request::CreateTerminal(p) => self.create_terminal(conn, &id, *p),
             Request::DisposeTerminal(p) => self.dispose_terminal(conn, &id, &p.channel),
+            Request::InvokeChangesetOperation(p) => self.invoke_changeset_operation(conn, &id, p),
         };
         if let Err(error) = result {
             self.respond_error(conn, &id, error);
@@ -151,6 +152,12 @@ impl Hub {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: self.watch_state(channel)?,
+                from_seq: self.seq,
+            })
+        } else if channel.starts_with(crate::changes::SCHEME) {
+            serde_json::to_string(&SnapshotOut {
+                resource: channel,
+                state: self.changeset_state(channel)?,
                 from_seq: self.seq,
             })
         } else if let Some(terminal) = self.terminals.map.get(channel) {
@@ -263,6 +270,7 @@ impl Hub {
         channel == ROOT_CHANNEL
             || self.sessions.contains_key(channel)
             || self.watch_state(channel).is_some()
+            || self.changeset_state(channel).is_some()
             || self.terminals.map.contains_key(channel)
     }
 
@@ -548,6 +556,7 @@ impl Hub {
         );
         self.mcp_open(&uri);
         self.custom_open(&uri);
+        self.changes_open(&uri);
         let summary = self.sessions[&uri].state.summary.clone();
         self.notify_root(
             methods::SESSION_ADDED,
@@ -576,6 +585,7 @@ impl Hub {
         self.mcp_close(uri);
         self.custom_close(uri);
         self.dispose_session_terminals(uri);
+        self.changes_close(uri);
         for sub in &session.subscribers {
             if let Some(c) = self.conns.get_mut(sub) {
                 c.subs.remove(uri);

@@ -21,9 +21,11 @@
 //! - `terminals.rs`: terminal channels and their shells (`crate::terminals`);
 //! - `customizations.rs`: plugins and directories (`crate::customize`); `client_plugins.rs`:
 //!   plugins published by the active client, read back from it;
-//! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels).
+//! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels);
+//! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations).
 
 mod agent_auth;
+mod changesets;
 mod client_plugins;
 mod client_tools;
 mod commands;
@@ -53,6 +55,7 @@ use ahp_wasm::protocol::{
     FetchTurnsParams, InitializeParams, ReconnectParams, RootState, StateAction, SubscribeParams,
 };
 use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
+pub use changesets::ChangesMsg;
 pub use client_tools::ToolExpiry;
 pub use customizations::Read as CustomizationRead;
 pub use mcp_auth::Authenticate;
@@ -198,6 +201,8 @@ pub enum Request {
     CreateTerminal(Box<ahp_wasm::protocol::CreateTerminalParams>),
     /// `disposeTerminal`.
     DisposeTerminal(ahp_wasm::protocol::DisposeTerminalParams),
+    /// `invokeChangesetOperation`.
+    InvokeChangesetOperation(ahp_wasm::protocol::InvokeChangesetOperationParams),
 }
 
 /// A message to the hub.
@@ -329,6 +334,8 @@ pub enum HubMsg {
     },
     /// The agent's `/run` (`terminal_run.rs`): start, or give up on (timed out).
     TerminalRun(Box<terminal_run::RunMsg>),
+    /// Changeset jobs and file changes (`changesets.rs`).
+    Changes(Box<ChangesMsg>),
     /// Stop the hub.
     Shutdown,
 }
@@ -396,6 +403,8 @@ pub struct Hub {
     debug: bool,
     /// Resource watches.
     watches: watches::Watches,
+    /// The sessions' changesets.
+    changesets: changesets::Changesets,
 }
 
 impl Hub {
@@ -460,6 +469,7 @@ impl Hub {
             transform_timeout: config.transform_timeout,
             debug: config.debug,
             watches: watches::Watches::default(),
+            changesets: changesets::Changesets::default(),
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
@@ -476,6 +486,7 @@ impl Hub {
         for uri in uris {
             hub.mcp_restored(&uri);
             hub.custom_restored(&uri);
+            hub.changes_open(&uri);
         }
         hub.commit_and_flush();
         hub
@@ -566,6 +577,7 @@ impl Hub {
                 self.on_terminal_shell(&channel, id, event)
             }
             HubMsg::TerminalRun(msg) => self.on_terminal_run(*msg),
+            HubMsg::Changes(msg) => self.on_changes(*msg),
             HubMsg::Shutdown => self.stopping = true,
         }
         if self.mcp.auth.waiting() {
@@ -654,6 +666,8 @@ impl Hub {
             Some(&mut self.root_subs)
         } else if channel.starts_with(crate::watches::SCHEME) {
             self.watch_subscribers_mut(channel)
+        } else if channel.starts_with(crate::changes::SCHEME) {
+            self.changeset_subscribers_mut(channel)
         } else if let Some(t) = self.terminals.map.get_mut(channel) {
             Some(&mut t.subscribers)
         } else {

@@ -273,7 +273,11 @@ impl Hub {
             }
             // An action the state no longer accepts (the turn was cancelled meanwhile) is
             // dropped: the reducer is the judge for the server's actions too.
-            self.apply_server(channel, action);
+            let tool_done = matches!(action, StateAction::SessionToolCallComplete(_));
+            // A tool may have changed files: the changeset looks again.
+            if self.apply_server(channel, action) && tool_done {
+                self.changes_session_touched(channel);
+            }
         }
     }
 

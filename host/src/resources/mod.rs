@@ -151,7 +151,7 @@ impl Sandbox {
 
     /// Taken by the commands that change the tree (a poisoned lock guards nothing in memory,
     /// so it is still taken).
-    fn lock(&self) -> MutexGuard<'_, ()> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, ()> {
         self.mutations
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

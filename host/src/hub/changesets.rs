@@ -1,0 +1,730 @@
+//! Changesets in the hub: one per session, `ahp-changeset:/<session id>/changeset/session`,
+//! advertised in the session's `changesets` catalogue (`session/changesetsChanged`), its counts
+//! in the session summary's `changes` as the root channel sees it: `listSessions` and
+//! `root/sessionSummaryChanged`. No session action carries `changes`, so the session channel's
+//! own `summary` leaves it out: a client mirroring the session stays equal to the host's state.
+//!
+//! The comparison itself (`crate::changes`) runs on the blocking pool, one at a time per
+//! changeset: a trigger during a computation marks it dirty and it runs again once after.
+//! Triggers: the agent completed a tool call, a file command changed something under the
+//! working directory, an operation ran, or the file-system watcher saw a change. The watcher
+//! (`notify`) watches, non-recursively, exactly the directories the last walk read (so it is
+//! bounded like the walk), debounced like the customization watcher.
+//!
+//! Results become `changeset/fileSet` / `changeset/fileRemoved` for what differs from the
+//! current state, and `changeset/statusChanged` (`computing` → `ready`, or `error`). Operations
+//! (`revert` a file, `revert-all`) run one at a time per changeset, reflected by
+//! `changeset/operationStatusChanged` (`running`, then `idle` or `error`).
+
+use super::commands::invalid;
+use super::{fanout, ConnId, Hub, HubMsg};
+use crate::changes::{self, Baseline, Computed, FileChange, Kind, SCHEME};
+use crate::resources::{file_uri, uri_path};
+use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::{
+    errors, ChangesSummary, Changeset, ChangesetClearedAction, ChangesetFile,
+    ChangesetFileRemovedAction, ChangesetFileSetAction, ChangesetOperation,
+    ChangesetOperationScope, ChangesetOperationStatus, ChangesetOperationStatusChangedAction,
+    ChangesetOperationTarget, ChangesetState, ChangesetStatus, ChangesetStatusChangedAction,
+    ContentRef, ErrorInfo, FileEdit, FileEditAfter, FileEditBefore, FileEditDiff,
+    InvokeChangesetOperationParams, InvokeChangesetOperationResult, SessionChangesetsChangedAction,
+    SessionSummary, SessionSummaryChangedParams, SessionSummaryChangedParamsChanges, StateAction,
+    StringOrMarkdown,
+};
+use ahp_wasm::reduce::{changeset_reducer, FixedClock, Outcome};
+use base64::Engine as _;
+use notify::Watcher as _;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// `revert`: one file (scope `resource`).
+pub const REVERT: &str = "revert";
+/// `revert-all`: every change (scope `changeset`).
+pub const REVERT_ALL: &str = "revert-all";
+
+/// The changesets of the sessions.
+#[derive(Default)]
+pub(super) struct Changesets {
+    map: HashMap<String, Cs>,
+}
+
+struct Cs {
+    session: String,
+    workdir: PathBuf,
+    /// `None` until taken (a snapshot walks the tree).
+    baseline: Option<Baseline>,
+    state: ChangesetState,
+    subscribers: Vec<ConnId>,
+    /// File id → path relative to the working directory.
+    paths: HashMap<String, String>,
+    computing: bool,
+    dirty: bool,
+    /// An operation is running.
+    busy: bool,
+    watcher: Option<notify::RecommendedWatcher>,
+    watched: HashSet<PathBuf>,
+    /// The counts last announced.
+    summary: Option<ChangesSummary>,
+    /// Files known equal to the baseline (see [`changes::Unchanged`]).
+    unchanged: Arc<std::sync::Mutex<changes::Unchanged>>,
+}
+
+/// Results of the changeset jobs.
+#[derive(Debug)]
+pub enum ChangesMsg {
+    /// The baseline was taken.
+    Baseline {
+        /// Changeset URI.
+        channel: String,
+        /// It.
+        baseline: Baseline,
+    },
+    /// A comparison finished.
+    Computed {
+        /// Changeset URI.
+        channel: String,
+        /// Its result.
+        result: Result<Computed, String>,
+    },
+    /// An operation finished.
+    Done {
+        /// Changeset URI.
+        channel: String,
+        /// The operation.
+        operation: String,
+        /// Who asked.
+        conn: ConnId,
+        /// Its request.
+        id: RequestId,
+        /// A message for the result, or why it failed.
+        result: Result<String, ErrorObject>,
+    },
+    /// Files under these paths may have changed (file commands, the watcher).
+    Touched(Vec<PathBuf>),
+}
+
+/// The changeset URI of a session.
+pub fn changeset_uri(session: &str) -> String {
+    let id = session.strip_prefix("ahp-session:/").unwrap_or(session);
+    format!("{SCHEME}{id}/changeset/session")
+}
+
+fn operations(busy: Option<&str>) -> Vec<ChangesetOperation> {
+    let op = |id: &str, label: &str, description: &str, scope, confirmation: Option<&str>| {
+        ChangesetOperation {
+            id: id.into(),
+            label: label.into(),
+            description: Some(description.into()),
+            scopes: vec![scope],
+            confirmation: confirmation.map(|c| StringOrMarkdown::Plain(c.into())),
+            icon: Some("discard".into()),
+            status: if busy == Some(id) {
+                ChangesetOperationStatus::Running
+            } else {
+                ChangesetOperationStatus::Idle
+            },
+            error: None,
+            extra: Default::default(),
+        }
+    };
+    vec![
+        op(
+            REVERT,
+            "Revert file",
+            "Restore the file's original content (delete it if it is new)",
+            ChangesetOperationScope::Resource,
+            None,
+        ),
+        op(
+            REVERT_ALL,
+            "Revert all",
+            "Restore every changed file",
+            ChangesetOperationScope::Changeset,
+            Some("Revert every change in the working directory? This cannot be undone."),
+        ),
+    ]
+}
+
+/// The session's catalogue entry.
+fn catalogue_entry(channel: &str, git: bool) -> Changeset {
+    let (label, description, kind) = if git {
+        (
+            "Uncommitted Changes",
+            "The working directory against git HEAD",
+            "uncommitted",
+        )
+    } else {
+        (
+            "Session Changes",
+            "The working directory against its state when the session started",
+            "session",
+        )
+    };
+    Changeset {
+        label: label.into(),
+        uri_template: channel.into(),
+        description: Some(description.into()),
+        change_kind: kind.into(),
+        extra: Default::default(),
+    }
+}
+
+fn error_info(message: &str) -> ErrorInfo {
+    ErrorInfo {
+        error_type: "ChangesetError".into(),
+        message: message.into(),
+        stack: None,
+        extra: Default::default(),
+    }
+}
+
+/// The wire form of one changed file.
+fn changeset_file(workdir: &std::path::Path, change: &FileChange) -> ChangesetFile {
+    let uri = file_uri(&workdir.join(&change.rel));
+    let before = change.before.as_ref().map(|bytes| FileEditBefore {
+        uri: uri.clone(),
+        content: ContentRef {
+            uri: format!(
+                "data:application/octet-stream;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(bytes)
+            ),
+            size_hint: Some(bytes.len() as f64),
+            content_type: None,
+            extra: Default::default(),
+        },
+        extra: Default::default(),
+    });
+    let after = (change.kind != Kind::Deleted).then(|| FileEditAfter {
+        uri: uri.clone(),
+        content: ContentRef {
+            uri: uri.clone(),
+            size_hint: Some(change.size as f64),
+            content_type: None,
+            extra: Default::default(),
+        },
+        extra: Default::default(),
+    });
+    let mut meta = serde_json::Map::new();
+    meta.insert("path".into(), change.rel.clone().into());
+    meta.insert("status".into(), change.kind.as_str().into());
+    if change.binary {
+        meta.insert("binary".into(), true.into());
+    }
+    if let Some(unified) = &change.unified {
+        meta.insert("unifiedDiff".into(), unified.clone().into());
+    }
+    ChangesetFile {
+        id: uri,
+        edit: FileEdit {
+            before,
+            after,
+            diff: change.stats.map(|(added, removed)| FileEditDiff {
+                added: Some(added as f64),
+                removed: Some(removed as f64),
+                extra: Default::default(),
+            }),
+            extra: Default::default(),
+        },
+        meta: Some(meta.into_iter().collect()),
+        extra: Default::default(),
+    }
+}
+
+impl Hub {
+    /// Creates the changeset of a new (or restored) session and takes its baseline.
+    pub(super) fn changes_open(&mut self, session: &str) {
+        let Some(workdir) = self
+            .sessions
+            .get(session)
+            .and_then(|s| s.state.summary.working_directory.as_deref())
+            .and_then(|uri| uri_path(uri).ok())
+            .and_then(|p| p.canonicalize().ok())
+        else {
+            return;
+        };
+        let channel = changeset_uri(session);
+        let root = self.sandbox.root().to_path_buf();
+        let git = Baseline::git(&workdir, &root);
+        let git_repo = git.is_some();
+        self.changesets.map.insert(
+            channel.clone(),
+            Cs {
+                session: session.to_owned(),
+                workdir: workdir.clone(),
+                baseline: git,
+                state: ChangesetState {
+                    status: ChangesetStatus::Computing,
+                    error: None,
+                    files: Vec::new(),
+                    operations: Some(operations(None)),
+                    extra: Default::default(),
+                },
+                subscribers: Vec::new(),
+                paths: HashMap::new(),
+                computing: false,
+                dirty: false,
+                busy: false,
+                watcher: None,
+                watched: HashSet::new(),
+                summary: None,
+                unchanged: Arc::default(),
+            },
+        );
+        // The catalogue at once (so a session's first snapshot has it); the state follows.
+        let catalogue = Some(vec![catalogue_entry(&channel, git_repo)]);
+        if self.sessions.get(session).map(|s| &s.state.changesets) != Some(&catalogue) {
+            self.apply_server(
+                session,
+                StateAction::SessionChangesetsChanged(SessionChangesetsChangedAction {
+                    changesets: catalogue,
+                    extra: Default::default(),
+                }),
+            );
+        }
+        if git_repo {
+            self.changes_refresh(&channel);
+            return;
+        }
+        // A snapshot walks the tree: off the hub.
+        self.changesets
+            .map
+            .get_mut(&channel)
+            .expect("inserted")
+            .computing = true;
+        let hub = self.tx.clone();
+        self.rt.spawn(async move {
+            let taken = tokio::task::spawn_blocking(move || Baseline::snapshot(&workdir)).await;
+            if let Ok(baseline) = taken {
+                let msg = ChangesMsg::Baseline { channel, baseline };
+                let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
+            }
+        });
+    }
+
+    /// The session is gone: its changeset is cleared for its subscribers, who are dropped
+    /// from it (the URI is no longer subscribable).
+    pub(super) fn changes_close(&mut self, session: &str) {
+        let channel = changeset_uri(session);
+        if !self.changesets.map.contains_key(&channel) {
+            return;
+        }
+        self.changes_apply(
+            &channel,
+            StateAction::ChangesetCleared(ChangesetClearedAction {
+                extra: Default::default(),
+            }),
+        );
+        if let Some(cs) = self.changesets.map.remove(&channel) {
+            for sub in cs.subscribers {
+                if let Some(c) = self.conns.get_mut(&sub) {
+                    c.subs.remove(&channel);
+                }
+            }
+        }
+    }
+
+    pub(super) fn on_changes(&mut self, msg: ChangesMsg) {
+        match msg {
+            ChangesMsg::Baseline { channel, baseline } => {
+                let Some(cs) = self.changesets.map.get_mut(&channel) else {
+                    return;
+                };
+                cs.baseline = Some(baseline);
+                cs.computing = false;
+                self.changes_refresh(&channel);
+            }
+            ChangesMsg::Computed { channel, result } => self.on_changes_computed(&channel, result),
+            ChangesMsg::Done {
+                channel,
+                operation,
+                conn,
+                id,
+                result,
+            } => {
+                let status = match &result {
+                    Ok(_) => (ChangesetOperationStatus::Idle, None),
+                    Err(e) => (
+                        ChangesetOperationStatus::Error,
+                        Some(error_info(&e.message)),
+                    ),
+                };
+                if let Some(cs) = self.changesets.map.get_mut(&channel) {
+                    cs.busy = false;
+                }
+                self.changes_apply(
+                    &channel,
+                    StateAction::ChangesetOperationStatusChanged(Box::new(
+                        ChangesetOperationStatusChangedAction {
+                            operation_id: operation,
+                            status: status.0,
+                            error: status.1,
+                            extra: Default::default(),
+                        },
+                    )),
+                );
+                match result {
+                    Ok(message) => self.respond(
+                        conn,
+                        &id,
+                        &InvokeChangesetOperationResult {
+                            message: Some(StringOrMarkdown::Plain(message)),
+                            follow_up: None,
+                            extra: Default::default(),
+                        },
+                    ),
+                    Err(e) => self.respond_error(conn, &id, e),
+                }
+                self.changes_refresh(&channel);
+            }
+            ChangesMsg::Touched(paths) => {
+                let hit: Vec<String> = self
+                    .changesets
+                    .map
+                    .iter()
+                    .filter(|(_, cs)| {
+                        paths
+                            .iter()
+                            .any(|p| p.starts_with(&cs.workdir) || cs.workdir.starts_with(p))
+                    })
+                    .map(|(uri, _)| uri.clone())
+                    .collect();
+                for channel in hit {
+                    self.changes_refresh(&channel);
+                }
+            }
+        }
+    }
+
+    /// Refreshes the changeset of a session (after the agent changed something).
+    pub(super) fn changes_session_touched(&mut self, session: &str) {
+        self.changes_refresh(&changeset_uri(session));
+    }
+
+    /// Starts a comparison, or marks the changeset dirty when one runs.
+    fn changes_refresh(&mut self, channel: &str) {
+        let Some(cs) = self.changesets.map.get_mut(channel) else {
+            return;
+        };
+        let Some(baseline) = cs.baseline.clone() else {
+            return;
+        };
+        if cs.computing {
+            cs.dirty = true;
+            return;
+        }
+        cs.computing = true;
+        cs.dirty = false;
+        let workdir = cs.workdir.clone();
+        let unchanged = cs.unchanged.clone();
+        let hub = self.tx.clone();
+        let channel = channel.to_owned();
+        self.rt.spawn(async move {
+            let job = move || {
+                let mut unchanged = unchanged.lock().unwrap_or_else(|p| p.into_inner());
+                changes::compute_with(&workdir, &baseline, &mut unchanged)
+            };
+            let result = tokio::task::spawn_blocking(job)
+                .await
+                .unwrap_or_else(|_| Err("the comparison failed".into()));
+            let msg = ChangesMsg::Computed { channel, result };
+            let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
+        });
+    }
+
+    fn on_changes_computed(&mut self, channel: &str, result: Result<Computed, String>) {
+        let Some(cs) = self.changesets.map.get_mut(channel) else {
+            return;
+        };
+        cs.computing = false;
+        let again = std::mem::take(&mut cs.dirty);
+        let computed = match result {
+            Ok(c) => c,
+            Err(message) => {
+                self.changes_apply(
+                    channel,
+                    StateAction::ChangesetStatusChanged(Box::new(ChangesetStatusChangedAction {
+                        status: ChangesetStatus::Error,
+                        error: Some(error_info(&message)),
+                        extra: Default::default(),
+                    })),
+                );
+                if again {
+                    self.changes_refresh(channel);
+                }
+                return;
+            }
+        };
+        let files: Vec<ChangesetFile> = computed
+            .files
+            .iter()
+            .map(|f| changeset_file(&cs.workdir, f))
+            .collect();
+        cs.paths = files
+            .iter()
+            .zip(&computed.files)
+            .map(|(f, c)| (f.id.clone(), c.rel.clone()))
+            .collect();
+        let ids: HashSet<&str> = files.iter().map(|f| f.id.as_str()).collect();
+        let removed: Vec<String> = cs
+            .state
+            .files
+            .iter()
+            .filter(|f| !ids.contains(f.id.as_str()))
+            .map(|f| f.id.clone())
+            .collect();
+        let set: Vec<ChangesetFile> = files
+            .into_iter()
+            .filter(|f| !cs.state.files.contains(f))
+            .collect();
+        self.changes_watch(channel, &computed.dirs);
+        for file_id in removed {
+            self.changes_apply(
+                channel,
+                StateAction::ChangesetFileRemoved(ChangesetFileRemovedAction {
+                    file_id,
+                    extra: Default::default(),
+                }),
+            );
+        }
+        for file in set {
+            self.changes_apply(
+                channel,
+                StateAction::ChangesetFileSet(Box::new(ChangesetFileSetAction {
+                    file,
+                    extra: Default::default(),
+                })),
+            );
+        }
+        self.changes_apply(
+            channel,
+            StateAction::ChangesetStatusChanged(Box::new(ChangesetStatusChangedAction {
+                status: ChangesetStatus::Ready,
+                error: None,
+                extra: Default::default(),
+            })),
+        );
+        self.changes_summary(channel, &computed);
+        if again {
+            self.changes_refresh(channel);
+        }
+    }
+
+    /// Keeps the session summary's `changes` current, announced on the root channel.
+    fn changes_summary(&mut self, channel: &str, computed: &Computed) {
+        let Some(cs) = self.changesets.map.get(channel) else {
+            return;
+        };
+        let (mut additions, mut deletions) = (0u64, 0u64);
+        for (a, d) in computed.files.iter().filter_map(|f| f.stats) {
+            additions += a;
+            deletions += d;
+        }
+        let summary = ChangesSummary {
+            additions: Some(additions as f64),
+            deletions: Some(deletions as f64),
+            files: Some((computed.files.len() + computed.truncated) as f64),
+            extra: Default::default(),
+        };
+        if cs.summary.as_ref() == Some(&summary) {
+            return;
+        }
+        let params = SessionSummaryChangedParams {
+            channel: ROOT_CHANNEL.into(),
+            session: cs.session.clone(),
+            changes: SessionSummaryChangedParamsChanges {
+                changes: Some(summary.clone()),
+                ..Default::default()
+            },
+            extra: Default::default(),
+        };
+        self.changesets.map.get_mut(channel).expect("found").summary = Some(summary);
+        self.notify_root(methods::SESSION_SUMMARY_CHANGED, &params);
+    }
+
+    /// A session's summary as the root channel lists it: with its changes.
+    pub(super) fn listed_summary(&self, summary: &SessionSummary) -> SessionSummary {
+        let mut out = summary.clone();
+        if let Some(cs) = self.changesets.map.get(&changeset_uri(&summary.resource)) {
+            out.changes.clone_from(&cs.summary);
+        }
+        out
+    }
+
+    /// Watches the directories of the last walk (non-recursively), debounced into a refresh.
+    fn changes_watch(&mut self, channel: &str, dirs: &[PathBuf]) {
+        let Some(cs) = self.changesets.map.get_mut(channel) else {
+            return;
+        };
+        if cs.watcher.is_none() {
+            let (tx, mut rx) = mpsc::channel::<Vec<PathBuf>>(1024);
+            let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+                if let Ok(event) = res {
+                    if crate::customize::watch::is_change(&event.kind) {
+                        let _ = tx.try_send(event.paths);
+                    }
+                }
+            });
+            let Ok(watcher) = watcher else {
+                return;
+            };
+            cs.watcher = Some(watcher);
+            let hub = self.tx.clone();
+            let workdir = cs.workdir.clone();
+            self.rt.spawn(async move {
+                use crate::customize::watch::{burst, MAX_DELAY, QUIET};
+                while let Some(first) = rx.recv().await {
+                    if burst(&mut rx, first, QUIET, MAX_DELAY).await.is_none() {
+                        return;
+                    }
+                    let msg = ChangesMsg::Touched(vec![workdir.clone()]);
+                    if hub.send(HubMsg::Changes(Box::new(msg))).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        let want: HashSet<PathBuf> = dirs.iter().cloned().collect();
+        let watcher = cs.watcher.as_mut().expect("set above");
+        for gone in cs.watched.difference(&want) {
+            let _ = watcher.unwatch(gone);
+        }
+        cs.watched.retain(|d| want.contains(d));
+        for dir in want {
+            if !cs.watched.contains(&dir)
+                && watcher
+                    .watch(&dir, notify::RecursiveMode::NonRecursive)
+                    .is_ok()
+            {
+                cs.watched.insert(dir);
+            }
+        }
+    }
+
+    /// Applies a host action to a changeset: reducer, `serverSeq`, replay buffer, fan-out.
+    fn changes_apply(&mut self, channel: &str, action: StateAction) -> bool {
+        let Some(cs) = self.changesets.map.get_mut(channel) else {
+            return false;
+        };
+        if !matches!(
+            changeset_reducer(&mut cs.state, &action, &FixedClock(0.0)),
+            Outcome::Applied(_)
+        ) {
+            return false;
+        }
+        self.seq += 1;
+        let (frame, _) = self.envelope_frame(channel, action, None, None);
+        let subscribers = &self.changesets.map[channel].subscribers;
+        fanout(&mut self.outbox, subscribers, &frame);
+        self.replay.push(self.seq, Arc::from(channel), frame, None);
+        true
+    }
+
+    /// `invokeChangesetOperation`: checked against the changeset's current operations and
+    /// files (nothing runs on a refusal), then run on the blocking pool and answered when done.
+    pub(super) fn invoke_changeset_operation(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: InvokeChangesetOperationParams,
+    ) -> Result<(), ErrorObject> {
+        let channel = p.channel;
+        let cs = self
+            .changesets
+            .map
+            .get(&channel)
+            .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such changeset"))?;
+        let Some(operation) = cs
+            .state
+            .operations
+            .iter()
+            .flatten()
+            .find(|o| o.id == p.operation_id)
+        else {
+            return Err(invalid(format!(
+                "unknown operation `{}`; this changeset offers `{REVERT}` and `{REVERT_ALL}`",
+                p.operation_id.chars().take(64).collect::<String>()
+            )));
+        };
+        let rel = match (&p.target, operation.id.as_str()) {
+            (None, REVERT_ALL) => None,
+            (Some(ChangesetOperationTarget::Resource { resource, .. }), REVERT) => {
+                Some(cs.paths.get(resource).cloned().ok_or_else(|| {
+                    invalid("the target resource is not a file of this changeset")
+                })?)
+            }
+            (Some(ChangesetOperationTarget::Range { .. }), _) => {
+                return Err(invalid(
+                    "range targets are not supported by these operations",
+                ))
+            }
+            (None, _) => return Err(invalid("this operation needs a `resource` target")),
+            (Some(_), _) => return Err(invalid("this operation takes no target")),
+        };
+        let Some(baseline) = cs.baseline.clone() else {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                "the changeset is still being computed; try again",
+            ));
+        };
+        if cs.busy {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                "another operation of this changeset is running",
+            ));
+        }
+        let workdir = cs.workdir.clone();
+        let operation = operation.id.clone();
+        self.changesets.map.get_mut(&channel).expect("found").busy = true;
+        self.changes_apply(
+            &channel,
+            StateAction::ChangesetOperationStatusChanged(Box::new(
+                ChangesetOperationStatusChangedAction {
+                    operation_id: operation.clone(),
+                    status: ChangesetOperationStatus::Running,
+                    error: None,
+                    extra: Default::default(),
+                },
+            )),
+        );
+        let sandbox = self.sandbox.clone();
+        let hub = self.tx.clone();
+        let id = id.clone();
+        self.rt.spawn(async move {
+            let job = tokio::task::spawn_blocking(move || match rel {
+                Some(rel) => changes::revert_file(&sandbox, &workdir, &baseline, &rel)
+                    .map(|()| format!("Reverted `{rel}`")),
+                None => changes::revert_all(&sandbox, &workdir, &baseline)
+                    .map(|n| format!("Reverted {n} files")),
+            });
+            let result = job.await.unwrap_or_else(|_| {
+                Err(ErrorObject::new(
+                    errors::INTERNAL_ERROR,
+                    "the operation failed",
+                ))
+            });
+            let msg = ChangesMsg::Done {
+                channel,
+                operation,
+                conn,
+                id,
+                result,
+            };
+            let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
+        });
+        Ok(())
+    }
+
+    /// The state of a changeset channel.
+    pub(super) fn changeset_state(&self, channel: &str) -> Option<&ChangesetState> {
+        self.changesets.map.get(channel).map(|cs| &cs.state)
+    }
+
+    pub(super) fn changeset_subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
+        self.changesets
+            .map
+            .get_mut(channel)
+            .map(|cs| &mut cs.subscribers)
+    }
+}
