@@ -353,7 +353,7 @@ mod tests {
             assert_eq!(parse(&line).directives.len(), 1, "{line}");
             assert!(d.usage().starts_with(&format!("/{}", d.words)));
         }
-        assert_eq!(CATALOGUE.len(), 13);
+        assert_eq!(CATALOGUE.len(), 14);
         assert!(parse("/frobnicate now").directives.is_empty());
     }
 
