@@ -711,6 +711,34 @@ async fn run_output_is_bounded() {
     );
 }
 
+/// A lower bound only (a slow machine takes longer, never shorter): 6 MiB at 1 MiB/s cannot
+/// arrive in under 5 s unless the limit is gone (without it: about 3.5 s here).
+#[tokio::test(flavor = "multi_thread")]
+async fn output_rate_is_bounded() {
+    let t = start().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    let session = "ahp-session:/flood";
+    c.create_session(session).await;
+    c.subscribe(session).await;
+    let started = std::time::Instant::now();
+    c.send_message(
+        session,
+        "t1",
+        "/run --timeout 120 head -c 6291456 /dev/zero | tr '\\0' x; echo; echo flood-end",
+    )
+    .await;
+    let envelopes = c.until_turn_end("t1").await;
+    let elapsed = started.elapsed();
+    let (_, result) = run_result(&envelopes);
+    assert!(result.success);
+    assert!(result_text(&result).trim_end().ends_with("flood-end"));
+    assert!(
+        elapsed >= std::time::Duration::from_secs(5),
+        "6 MiB of output in {elapsed:?}: over {} bytes/s",
+        ahp_host::terminals::MAX_OUTPUT_BYTES_PER_SEC
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn input_nobody_reads_is_refused_without_blocking_the_host() {
     let t = start().await;

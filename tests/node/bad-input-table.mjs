@@ -107,22 +107,30 @@ export async function runBadInputTable(sdk, env) {
     }
   }
 
-  // Terminal input from a client that does not hold the claim: rejected, reverted.
+  // Input, a resize and a claim from a client that does not hold the terminal: each rejected
+  // and reverted.
   const sub = other.subscription(terminal);
-  let timer;
-  const rejected = new Promise((resolve) => {
-    const stop = sub.onChange((_, info) => {
-      if (info.rejections.length > 0) {
-        stop();
-        resolve(info.rejections[0].reason);
-      }
+  const attempts = [
+    ['terminal input by a non-claimant', { type: 'terminal/input', data: 'echo not-the-claimant\r' }],
+    ['terminal resize by a non-claimant', { type: 'terminal/resized', cols: 100, rows: 40 }],
+    ['terminal claim by a non-claimant', { type: 'terminal/claimed', claim: { kind: 'client', clientId: other.clientId } }],
+  ];
+  for (const [name, action] of attempts) {
+    let timer;
+    const rejected = new Promise((resolve) => {
+      const stop = sub.onChange((_, info) => {
+        if (info.rejections.length > 0) {
+          stop();
+          resolve(info.rejections[0].reason);
+        }
+      });
+      timer = setTimeout(() => resolve('no rejection within 10 s'), 10_000);
     });
-    timer = setTimeout(() => resolve('no rejection within 10 s'), 10_000);
-  });
-  other.dispatch(terminal, { type: 'terminal/input', data: 'echo not-the-claimant\r' });
-  const reason = await rejected;
-  clearTimeout(timer);
-  rows.push({ name: 'terminal input by a non-claimant', ok: /claim/.test(reason) && sub.pendingCount === 0, got: reason });
+    other.dispatch(terminal, action);
+    const reason = await rejected;
+    clearTimeout(timer);
+    rows.push({ name, ok: /claim/.test(reason) && sub.pendingCount === 0, got: reason });
+  }
 
   // The connections survived all of it.
   for (const [who, c] of [['client', client], ['other', other]]) {

@@ -4,7 +4,8 @@
 //! the output: one reads the pty, the other coalesces what was read (at most every
 //! [`FLUSH_EVERY`] or [`FLUSH_BYTES`]) into `HubMsg::TerminalOutput`, and once the shell is
 //! gone reports its exit code with `HubMsg::TerminalExited`. Sending to the hub's bounded queue
-//! blocks, so a shell printing faster than the hub handles it is slowed down, not buffered.
+//! blocks, so a shell printing faster than the hub handles it is slowed down, not buffered; and
+//! a terminal's output is held to [`MAX_OUTPUT_BYTES_PER_SEC`] the same way.
 //!
 //! The scrollback a terminal's state keeps is bounded by the SDK's terminal reducer
 //! (`ahp_wasm::reduce::terminal::MAX_SCROLLBACK_BYTES`, 1 MiB: the oldest output is dropped).
@@ -27,6 +28,10 @@ pub const MAX_DIMENSION: f64 = 1000.0;
 pub const FLUSH_EVERY: Duration = Duration::from_millis(16);
 /// ...or as soon as this much is pending.
 pub const FLUSH_BYTES: usize = 16 * 1024;
+/// Output a terminal may send per second: a program that prints faster (`yes`, `cat` of a large
+/// file) is slowed down to it (the pty's buffer fills and its writes block), so one terminal
+/// cannot flood the hub and every subscriber.
+pub const MAX_OUTPUT_BYTES_PER_SEC: usize = 1 << 20;
 /// At most this much input is written to a pty per `terminal/input`.
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
 /// At most this many inputs wait to be written to a pty (so at most 1 MiB).
@@ -263,7 +268,17 @@ fn forward_loop(
     hub: &HubSender,
 ) {
     let mut decoder = Utf8Carry::default();
+    let mut window = (Instant::now(), 0usize);
     while let Ok(first) = chunks.recv() {
+        // The output budget: once this second's is spent, wait for the next one.
+        if window.1 >= MAX_OUTPUT_BYTES_PER_SEC {
+            std::thread::sleep(
+                (window.0 + Duration::from_secs(1)).saturating_duration_since(Instant::now()),
+            );
+        }
+        if window.0.elapsed() >= Duration::from_secs(1) {
+            window = (Instant::now(), 0);
+        }
         let mut pending = first;
         let deadline = Instant::now() + FLUSH_EVERY;
         let mut done = false;
@@ -278,6 +293,7 @@ fn forward_loop(
                 }
             }
         }
+        window.1 += pending.len();
         let pieces = match parser.as_mut() {
             Some(parser) => parser.feed(&pending),
             None => vec![Piece::Data(pending)],
