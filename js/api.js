@@ -17,6 +17,7 @@ import { AhpClient } from './ahp_wasm.js';
 import { errorClasses } from './generated.js';
 import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
 import { openTerminal, terminal } from './terminal.js';
+import { changeset, sessionChangeset } from './changeset.js';
 import { connectError, connectOptions, watchReconnects, webSocketTransport as makeWebSocketTransport } from './websocket.js';
 
 export { AhpClient, Subscription } from './ahp_wasm.js';
@@ -26,6 +27,7 @@ export { InMemoryTransport } from './in-memory-transport.js';
 export { McpChannel } from './mcp-channel.js';
 export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
 export { TerminalHandle } from './terminal.js';
+export { ChangesetHandle } from './changeset.js';
 
 // <generated: error class exports> from src/client/error_classes.rs: cargo run -p xtask -- codegen
 export let AhpError;
@@ -291,4 +293,12 @@ AhpClient.prototype.terminal = function (uri) {
 };
 AhpClient.prototype.openTerminal = function (params) {
   return openTerminal(this, params);
+};
+
+// Changesets as objects (js/changeset.js), over the same public API.
+AhpClient.prototype.changeset = function (uri) {
+  return changeset(this, uri);
+};
+AhpClient.prototype.sessionChangeset = function (session) {
+  return sessionChangeset(this, session);
 };

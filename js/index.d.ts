@@ -519,6 +519,8 @@ import type {
   ChangesetState,
   ResourceWatchState,
   ResourceChange,
+  ChangesetFile,
+  ChangesetOperation,
   TelemetryCapabilities,
   AgentInfo,
   SessionSummary,
@@ -920,6 +922,13 @@ export declare class AhpClient {
    * client), then `terminal(uri)`. Throws InvalidInputError for `cols`/`rows` outside 1..=1000.
    */
   openTerminal(params?: Partial<CreateTerminalParams>): Promise<TerminalHandle>;
+  /** The changeset at `uri` (`ahp-changeset:`) as a `ChangesetHandle`, subscribing to it when needed. */
+  changeset(uri: string): Promise<ChangesetHandle>;
+  /**
+   * The changeset of `session`'s catalogue (its first entry that is a URI, not a template), or
+   * `undefined` when the session offers none; subscribes to the session when needed.
+   */
+  sessionChangeset(session: string): Promise<ChangesetHandle | undefined>;
 
   // <generated: command methods> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
   /** Liveness check: resolves when the server answers. */
@@ -1190,6 +1199,49 @@ export declare class ActiveClientHandle {
 export interface TerminalCommandEvent {
   type: 'executed' | 'finished';
   command: DeepReadonly<TerminalCommandPart>;
+}
+
+/**
+ * One changeset (`AhpClient.changeset(uri)` / `sessionChangeset(session)`), over its
+ * subscription: the changed files, the status, the operations the host offers.
+ *
+ * ```ts
+ * const changes = await client.sessionChangeset(session);
+ * await changes?.ready();
+ * for (const f of changes?.files ?? []) console.log(f.id, f.edit.diff?.added, f.edit.diff?.removed);
+ * await changes?.invoke('revert', changes.files[0]?.id); // per file, if the host offers it
+ * ```
+ */
+export declare class ChangesetHandle {
+  private constructor();
+  readonly client: AhpClient;
+  readonly uri: string;
+  readonly subscription: Subscription<ChangesetState>;
+  /** The changeset's state (frozen). */
+  readonly state: DeepReadonly<ChangesetState>;
+  readonly status: ChangesetState['status'];
+  /** The changed files: `id` is the file's URI, `edit` its before/after and line counts. */
+  readonly files: DeepReadonly<ChangesetFile[]>;
+  /** The operations the host offers. */
+  readonly operations: DeepReadonly<ChangesetOperation[]>;
+  /** The changed file `resource` (its URI), if it is in the changeset. */
+  file(resource: string): DeepReadonly<ChangesetFile> | undefined;
+  /**
+   * Resolves once `status` is `'ready'`; rejects with an `AhpError` (kind `'changesetError'`)
+   * if it ends in `'error'`, or `RpcTimeoutError` after `timeoutMs` (default 30 000).
+   */
+  ready(options?: { timeoutMs?: number }): Promise<void>;
+  /**
+   * `invokeChangesetOperation`: operation `operationId` on the whole changeset, or on the file
+   * `resource`. Rejects with `InvalidInputError` before sending when the operation is not
+   * offered, does not take that scope, or the file is not in the changeset; with `RpcError`
+   * when the host refuses.
+   */
+  invoke(operationId: string, resource?: string): Promise<InvokeChangesetOperationResult>;
+  /** Listens to changes (the handle is passed). Returns the remover. */
+  onChange(listener: (changeset: ChangesetHandle) => void): () => void;
+  /** Stops the listeners (and the subscription `changeset()` made). */
+  close(): void;
 }
 
 /**

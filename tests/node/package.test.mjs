@@ -21,6 +21,7 @@ const EXPECTED = [
   'ahp_wasm_bg.wasm',
   'ahp_wasm_bg.wasm.d.ts',
   'api.js',
+  'changeset.js',
   'generated.js',
   'in-memory-transport.js',
   'index.d.ts',

@@ -393,6 +393,22 @@ async function activeClientUsage(client: Client2) {
 
 export { activeClientUsage };
 
+// Changesets as objects (ChangesetHandle).
+async function changesetUsage(client: AhpClient) {
+  const changes: ahp.ChangesetHandle | undefined = await client.sessionChangeset('ahp-session:/s');
+  const same: ahp.ChangesetHandle = await client.changeset('ahp-changeset:/s/changeset/session');
+  await same.ready({ timeoutMs: 5_000 });
+  const counts: [string, number | undefined][] = same.files.map((f) => [f.id, f.edit.diff?.added]);
+  const offered: string[] = same.operations.map((o) => o.id);
+  const result: ahp.InvokeChangesetOperationResult = await same.invoke('revert', same.files[0]?.id);
+  const off = same.onChange((c: ahp.ChangesetHandle) => console.log(c.status));
+  // @ts-expect-error files are read-only
+  same.files.push(same.files[0]!);
+  off();
+  same.close();
+  console.log(changes, counts, offered, result);
+}
+
 // Terminals as objects (TerminalHandle).
 async function terminalUsage(client: AhpClient) {
   const term: TerminalHandle = await client.openTerminal({ cols: 100, rows: 30, name: 'build' });
