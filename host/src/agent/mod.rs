@@ -3,6 +3,7 @@
 //! client tools, asks for input, renames the session or fails. It runs as a task per turn and
 //! emits server-originated actions through the hub like any other producer.
 
+mod calls;
 pub mod config;
 pub mod directives;
 pub mod prompt;
@@ -333,22 +334,7 @@ impl Turn {
         input: String,
         title: &str,
     ) -> Result<bool, Stopped> {
-        self.emit(vec![StateAction::SessionToolCallReady(Box::new(
-            SessionToolCallReadyAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id.to_owned(),
-                meta: None,
-                invocation_message: StringOrMarkdown::Plain(invocation),
-                tool_input: Some(input),
-                confirmation_title: Some(StringOrMarkdown::Plain(title.into())),
-                edits: None,
-                editable: None,
-                confirmed: None,
-                options: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        self.tool_ready(id, invocation, input, Some(title)).await?;
         let approved = loop {
             match self.next_event().await? {
                 AgentEvent::ToolConfirmed {
@@ -388,31 +374,9 @@ impl Turn {
         })
         .await
         .map_err(|_| Stopped)?;
-        self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
-            SessionToolCallCompleteAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id,
-                meta: None,
-                result: ToolCallResult {
-                    success: out.success,
-                    past_tense_message: StringOrMarkdown::Plain(out.summary.clone()),
-                    content: Some(vec![ToolResultContent::Text(ToolResultTextContent {
-                        text: out.text.clone(),
-                        extra: Default::default(),
-                    })]),
-                    structured_content: None,
-                    error: (!out.success).then(|| ToolCallResultError {
-                        message: out.summary.clone(),
-                        code: None,
-                        extra: Default::default(),
-                    }),
-                    extra: Default::default(),
-                },
-                requires_result_confirmation: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        let content = vec![calls::text_content(&out.text)];
+        let result = calls::tool_result(out.success, &out.summary, content, None);
+        self.complete_tool(&id, result).await?;
         self.say(&format!(
             "\n\n{}:\n\n```\n{}\n```\n\n",
             out.summary, out.text
@@ -476,17 +440,7 @@ impl Turn {
             Ok(result) => crate::mcp::map_result(&tool, &result),
             Err((code, message)) => crate::mcp::failed_result(&tool, code, message),
         };
-        self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
-            SessionToolCallCompleteAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id,
-                meta: None,
-                result: result.clone(),
-                requires_result_confirmation: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        self.complete_tool(&id, result.clone()).await?;
         let text = crate::mcp::client::clip(&describe_result(&result), 2000);
         self.say(&format!("\n\nMCP tool `{tool}` returned: {text}\n\n"))
             .await
@@ -559,24 +513,8 @@ impl Turn {
         let id = self
             .tool_start(&name, &name, Some(contributor), None)
             .await?;
-        self.emit(vec![StateAction::SessionToolCallReady(Box::new(
-            SessionToolCallReadyAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id.clone(),
-                meta: None,
-                invocation_message: StringOrMarkdown::Plain(format!(
-                    "Calling client tool `{name}`"
-                )),
-                tool_input: Some(input),
-                confirmation_title: None,
-                edits: None,
-                editable: None,
-                confirmed: Some(ToolCallConfirmationReason::NotNeeded),
-                options: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        let invocation = format!("Calling client tool `{name}`");
+        self.tool_ready(&id, invocation, input, None).await?;
         let result = loop {
             match self.next_event().await? {
                 AgentEvent::ToolCompleted {

@@ -8,6 +8,7 @@
 //! can subscribe and watch it live. The result carries the same link and the end of the
 //! output as text. A command running past its timeout gets Ctrl-C and the call fails.
 
+use super::calls::{self, text_content};
 use super::{Step, Stopped, Turn};
 use crate::hub::{HubMsg, RunOutcome, RunRequest};
 use crate::hub::{RunEnd, RunMsg};
@@ -23,24 +24,9 @@ impl Turn {
         let id = self
             .tool_start("run_in_terminal", "Run in terminal", None, None)
             .await?;
-        self.emit(vec![StateAction::SessionToolCallReady(Box::new(
-            SessionToolCallReadyAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id.clone(),
-                meta: None,
-                invocation_message: StringOrMarkdown::Plain(format!(
-                    "Running `{command}` in a terminal"
-                )),
-                tool_input: Some(serde_json::json!({ "command": command }).to_string()),
-                confirmation_title: None,
-                edits: None,
-                editable: None,
-                confirmed: Some(ToolCallConfirmationReason::NotNeeded),
-                options: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        let invocation = format!("Running `{command}` in a terminal");
+        let input = serde_json::json!({ "command": command }).to_string();
+        self.tool_ready(&id, invocation, input, None).await?;
         self.markdown = None;
         let (started_tx, started) = oneshot::channel();
         let (done_tx, mut done) = oneshot::channel();
@@ -172,34 +158,7 @@ impl Turn {
         content: Vec<ToolResultContent>,
         error_code: Option<String>,
     ) -> Step {
-        self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
-            SessionToolCallCompleteAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id.to_owned(),
-                meta: None,
-                result: ToolCallResult {
-                    success,
-                    past_tense_message: StringOrMarkdown::Plain(summary.to_owned()),
-                    content: Some(content),
-                    structured_content: None,
-                    error: (!success).then(|| ToolCallResultError {
-                        message: summary.to_owned(),
-                        code: error_code,
-                        extra: Default::default(),
-                    }),
-                    extra: Default::default(),
-                },
-                requires_result_confirmation: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await
+        let result = calls::tool_result(success, summary, content, error_code);
+        self.complete_tool(id, result).await
     }
-}
-
-fn text_content(text: &str) -> ToolResultContent {
-    ToolResultContent::Text(ToolResultTextContent {
-        text: text.to_owned(),
-        extra: Default::default(),
-    })
 }

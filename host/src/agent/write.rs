@@ -3,7 +3,7 @@
 //! not-needed`, then `toolCallComplete` with a `fileEdit` result. The hub looks at the
 //! session's changeset again when the call completes (`hub/turns.rs`).
 
-use super::{tools, Step, Stopped, Turn};
+use super::{calls, tools, Step, Stopped, Turn};
 use ahp_wasm::protocol::*;
 
 impl Turn {
@@ -12,55 +12,18 @@ impl Turn {
             .tool_start("write_file", "Write file", None, None)
             .await?;
         let input = serde_json::json!({ "path": path, "text": text }).to_string();
-        self.emit(vec![StateAction::SessionToolCallReady(Box::new(
-            SessionToolCallReadyAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id.clone(),
-                meta: None,
-                invocation_message: StringOrMarkdown::Plain(format!("Writing `{path}`")),
-                tool_input: Some(input),
-                confirmation_title: None,
-                edits: None,
-                editable: None,
-                confirmed: Some(ToolCallConfirmationReason::NotNeeded),
-                options: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        self.tool_ready(&id, format!("Writing `{path}`"), input, None)
+            .await?;
         let workdir = self.job.workdir.clone();
         let rel = path.clone();
         let (out, edit) =
             tokio::task::spawn_blocking(move || tools::write_file(&workdir, &rel, &text))
                 .await
                 .map_err(|_| Stopped)?;
-        let mut content = vec![ToolResultContent::Text(ToolResultTextContent {
-            text: out.text.clone(),
-            extra: Default::default(),
-        })];
+        let mut content = vec![calls::text_content(&out.text)];
         content.extend(edit.map(ToolResultContent::FileEdit));
-        self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
-            SessionToolCallCompleteAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id,
-                meta: None,
-                result: ToolCallResult {
-                    success: out.success,
-                    past_tense_message: StringOrMarkdown::Plain(out.summary.clone()),
-                    content: Some(content),
-                    structured_content: None,
-                    error: (!out.success).then(|| ToolCallResultError {
-                        message: out.summary.clone(),
-                        code: None,
-                        extra: Default::default(),
-                    }),
-                    extra: Default::default(),
-                },
-                requires_result_confirmation: None,
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        let result = calls::tool_result(out.success, &out.summary, content, None);
+        self.complete_tool(&id, result).await?;
         self.say(&format!("\n\n{}\n\n", out.summary)).await
     }
 }
