@@ -6,44 +6,13 @@
 // `cargo build -p ahp-host`)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { startHost } from '../node/host.mjs';
+import { sdkPage } from './harness.mjs';
 
-const PKG = fileURLToPath(new URL('../../pkg/', import.meta.url));
-const CHROMIUM = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync) ?? 'chromium';
-const ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-// The page only loads the package; the tests drive it with page.evaluate.
-const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm client test</title>
-<script type="module">
-  const ahp = await import('/pkg/web.js');
-  await ahp.init();
-  window.ahp = ahp;
-  window.ready = true;
-</script>`;
-
-async function setup(t, hostArgs = []) {
-  assert.ok(existsSync(join(PKG, 'web.js')), 'pkg/ is not built; run scripts/build-pkg.sh');
-  const www = mkdtempSync(join(tmpdir(), 'ahp-wasm-www-'));
-  writeFileSync(join(www, 'index.html'), PAGE);
-  const host = await startHost(t, ['--www', www, '--pkg', PKG, ...hostArgs]);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  t.after(async () => {
-    await browser.close();
-    rmSync(www, { recursive: true, force: true });
-  });
-  const page = await browser.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${host.httpUrl}/?tkn=${host.token}`);
-  await page.waitForFunction(() => window.ready === true, null, { timeout: 30_000 });
-  return { host, page, errors };
+/** The page only loads the package (`window.sdk`); the tests drive it with page.evaluate. */
+function setup(t, hostArgs = []) {
+  return sdkPage(t, { hostArgs });
 }
 
 function withoutModifiedAt(state) {
@@ -55,7 +24,7 @@ function withoutModifiedAt(state) {
 test('Chromium: connect to the real host, stream a turn, match a fresh snapshot; typed errors', async (t) => {
   const { host, page, errors } = await setup(t, ['--chunk-delay-ms', '10']);
   const r = await page.evaluate(async ({ url, token }) => {
-    const { AhpClient, TransportError, AhpError, InvalidInputError } = window.ahp;
+    const { AhpClient, TransportError, AhpError, InvalidInputError } = window.sdk;
     const client = await AhpClient.connect(url, { token });
     const channel = 'ahp-session:/browser-1';
     await client.createSession({ channel });
@@ -143,7 +112,7 @@ test('Chromium: the connection is cut mid-stream; after the reconnect the mirror
   const { host, page, errors } = await setup(t, ['--chunk-delay-ms', '25']);
   const proxy = await tcpProxy(t, host.port);
   await page.evaluate(async ({ url, token }) => {
-    const { AhpClient } = window.ahp;
+    const { AhpClient } = window.sdk;
     const client = await AhpClient.connect(url, { token, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
     const channel = 'ahp-session:/browser-cut';
     await client.createSession({ channel });
@@ -168,7 +137,7 @@ test('Chromium: the connection is cut mid-stream; after the reconnect the mirror
   assert.ok(proxy.connections >= 2, 'reconnected through the proxy');
 
   const r = await page.evaluate(async ({ url, token }) => {
-    const { AhpClient } = window.ahp;
+    const { AhpClient } = window.sdk;
     const fresh = await AhpClient.connect(url, { token });
     const snapshot = (await fresh.subscribe(window.t.channel)).state;
     fresh.close();
@@ -191,12 +160,12 @@ test('Chromium: a failed connection says why (refused Origin, wrong token, nothi
   const reasons = await page.evaluate(async ({ own, ownToken, foreign, foreignToken }) => {
     const attempt = async (url, token) => {
       try {
-        const client = await window.ahp.AhpClient.connect(url, { token, reconnect: false });
+        const client = await window.sdk.AhpClient.connect(url, { token, reconnect: false });
         client.close();
         return { connected: true };
       } catch (e) {
         return {
-          isTransportError: e instanceof window.ahp.TransportError,
+          isTransportError: e instanceof window.sdk.TransportError,
           reason: e.reason,
           status: e.status,
           message: e.message,
