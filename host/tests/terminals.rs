@@ -21,11 +21,6 @@ struct Mirror {
     rejections: Vec<(String, String)>,
 }
 
-/// A host whose shells are bash with a known home (see `common::isolated_home`).
-async fn start() -> TestHost {
-    start_host().await
-}
-
 fn text(state: &TerminalState) -> String {
     ahp_wasm::reduce::terminal_text(&state.content)
 }
@@ -156,7 +151,7 @@ async fn wait_gone(pid: u32) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn input_reaches_the_shell_and_output_the_state() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     c.call("createTerminal", create_params("ahp-terminal:/t1", "alice"))
         .await
@@ -240,7 +235,7 @@ async fn input_reaches_the_shell_and_output_the_state() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn exit_code_reaches_the_state_and_the_root_list() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     c.call("createTerminal", create_params("ahp-terminal:/x", "alice"))
         .await
@@ -265,7 +260,7 @@ async fn exit_code_reaches_the_state_and_the_root_list() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn only_the_claimant_types() {
-    let t = start().await;
+    let t = start_host().await;
     let mut a = Client::ready(&t.host, "alice").await;
     let mut b = Client::ready(&t.host, "bob").await;
     a.call("createTerminal", create_params("ahp-terminal:/c", "alice"))
@@ -311,7 +306,7 @@ async fn only_the_claimant_types() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_params_create_nothing() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let outside = tempfile::tempdir().unwrap();
     let with = |key: &str, value: Value| {
@@ -395,7 +390,7 @@ async fn bad_params_create_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn at_most_sixteen_terminals() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     for i in 0..ahp_host::terminals::MAX_TERMINALS {
         let uri = format!("ahp-terminal:/n{i}");
@@ -429,7 +424,7 @@ async fn at_most_sixteen_terminals() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn dispose_kills_the_shell_and_removes_the_channel() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     c.call("createTerminal", create_params("ahp-terminal:/d", "alice"))
         .await
@@ -469,7 +464,7 @@ async fn dispose_kills_the_shell_and_removes_the_channel() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn host_shutdown_leaves_no_shell() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let mut pids = Vec::new();
     for uri in ["ahp-terminal:/s1", "ahp-terminal:/s2"] {
@@ -504,7 +499,7 @@ fn commands(state: &TerminalState) -> Vec<&TerminalCommandPart> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bash_reports_commands_cwd_and_title() {
-    let t = start().await;
+    let t = start_host().await;
     std::fs::create_dir(t.work.path().join("sub dir;x")).unwrap();
     let mut c = Client::ready(&t.host, "alice").await;
     c.call("createTerminal", create_params("ahp-terminal:/si", "alice"))
@@ -614,7 +609,7 @@ fn result_text(result: &ToolCallResult) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn run_directive_uses_a_session_terminal() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/run";
     c.create_session(session).await;
@@ -687,7 +682,7 @@ async fn run_directive_uses_a_session_terminal() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn run_output_is_bounded() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/big";
     c.create_session(session).await;
@@ -715,7 +710,7 @@ async fn run_output_is_bounded() {
 /// arrive in under 5 s unless the limit is gone (without it: about 3.5 s here).
 #[tokio::test(flavor = "multi_thread")]
 async fn output_rate_is_bounded() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/flood";
     c.create_session(session).await;
@@ -741,7 +736,7 @@ async fn output_rate_is_bounded() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn input_nobody_reads_is_refused_without_blocking_the_host() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     c.call(
         "createTerminal",
@@ -786,7 +781,7 @@ async fn input_nobody_reads_is_refused_without_blocking_the_host() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_detaches_a_running_command() {
-    let t = start().await;
+    let t = start_host().await;
     let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/detach";
     c.create_session(session).await;

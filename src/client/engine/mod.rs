@@ -469,21 +469,23 @@ impl Engine {
         if self.state == ConnectionState::Closed {
             return Err(Error::Closed);
         }
-        self.check_frame_size("dispatchAction", || {
-            // The envelope around the action is well under 100 bytes plus the channel.
-            serde_json::to_string(&action).map_or(0, |a| a.len()) + channel.len() + 100
-        })?;
-        let Some(mirror) = self.mirrors.get_mut(channel) else {
+        if !self.mirrors.contains_key(channel) {
             return Err(Error::NotSubscribed {
                 channel: channel.to_string(),
             });
-        };
+        }
         let seq = self.next_client_seq;
+        // Built once: its size is checked against the server's limit, then it is what is sent.
+        let frame = dispatch_frame(channel, seq, &action);
+        self.check_frame_size("dispatchAction", || frame.len())?;
         self.next_client_seq += 1;
+        let connected = self.state == ConnectionState::Connected;
+        let mirror = self.mirrors.get_mut(channel).expect("checked above");
         let (changed, patch) = mirror.dispatch(seq, action, &FixedClock(now));
         let pending = mirror.pending_count();
-        if self.state == ConnectionState::Connected {
-            self.send_pending_action(channel, seq);
+        if connected {
+            mirror.mark_sent(seq);
+            self.outgoing.push_back(frame);
         }
         self.events.push_back(Event::ChannelChanged {
             channel: channel.to_string(),
@@ -567,14 +569,7 @@ impl Engine {
             return;
         };
         if let Some(p) = mirror.pending_action(seq) {
-            let frame = jsonrpc::notification_text(
-                jsonrpc::methods::DISPATCH_ACTION,
-                &DispatchRef {
-                    channel,
-                    client_seq: seq,
-                    action: &p.action,
-                },
-            );
+            let frame = dispatch_frame(channel, seq, &p.action);
             self.outgoing.push_back(frame);
             mirror.mark_sent(seq);
         }
@@ -644,6 +639,18 @@ pub fn decode_result<C: Command>(raw: &RawValue) -> Result<C::Result, Error> {
 
 fn empty_object() -> Box<RawValue> {
     RawValue::from_string("{}".to_string()).expect("valid JSON")
+}
+
+/// The `dispatchAction` notification of `action` as own action `client_seq` on `channel`.
+fn dispatch_frame(channel: &str, client_seq: u64, action: &StateAction) -> String {
+    jsonrpc::notification_text(
+        jsonrpc::methods::DISPATCH_ACTION,
+        &DispatchRef {
+            channel,
+            client_seq,
+            action,
+        },
+    )
 }
 
 /// `dispatchAction` params, borrowing the pending action.
