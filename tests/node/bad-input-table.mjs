@@ -23,7 +23,7 @@ export async function prepareBadInput({ client, other, dir }) {
 export async function hostFacts(client) {
   const sessions = (await client.listSessions()).items.map((s) => s.resource).sort();
   const root = client.subscription('ahp-root://') ?? (await client.subscribe('ahp-root://'));
-  const terminals = (root.state.terminals ?? []).map((t) => t.resource ?? t.uri ?? JSON.stringify(t)).sort();
+  const terminals = (root.state.terminals ?? []).map((t) => t.resource).sort();
   return { sessions, terminals };
 }
 
