@@ -80,10 +80,10 @@ fn completed_state<'a>(state: &'a SessionState, id: &str) -> &'a ToolCallComplet
         .response_parts
         .iter()
         .find_map(|p| match p {
-            ResponsePart::ToolCall(ToolCallResponsePart {
-                tool_call: ToolCallState::Completed(c),
-                ..
-            }) if c.tool_call_id == id => Some(c),
+            ResponsePart::ToolCall(part) => match &part.tool_call {
+                ToolCallState::Completed(c) if c.tool_call_id == id => Some(c),
+                _ => None,
+            },
             _ => None,
         })
         .expect("the tool call completed")
@@ -207,7 +207,7 @@ async fn a_client_back_within_the_grace_period_still_completes_its_tool() {
     tokio::time::sleep(grace + grace / 2).await;
     let host = host_state(&t.host, S).await;
     let running = host.active_turn.as_ref().unwrap().response_parts.iter().any(|p| {
-        matches!(p, ResponsePart::ToolCall(ToolCallResponsePart { tool_call: ToolCallState::Running(r) , .. }) if r.tool_call_id == id)
+        matches!(p, ResponsePart::ToolCall(part) if matches!(&part.tool_call, ToolCallState::Running(r) if r.tool_call_id == id))
     });
     assert!(
         running,

@@ -86,10 +86,10 @@ async fn server_tool_waits_for_confirmation_then_runs() {
         .response_parts
         .iter()
         .filter_map(|p| match p {
-            ResponsePart::ToolCall(ToolCallResponsePart {
-                tool_call: ToolCallState::Completed(c),
-                ..
-            }) => Some(c),
+            ResponsePart::ToolCall(part) => match &part.tool_call {
+                ToolCallState::Completed(c) => Some(c),
+                _ => None,
+            },
             _ => None,
         })
         .collect();

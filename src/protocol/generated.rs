@@ -9162,7 +9162,7 @@ pub enum ResponsePart {
     #[serde(rename = "contentRef")]
     ContentRef(ResourceReponsePart),
     #[serde(rename = "toolCall")]
-    ToolCall(ToolCallResponsePart),
+    ToolCall(Box<ToolCallResponsePart>),
     #[serde(rename = "reasoning")]
     Reasoning(ReasoningResponsePart),
     #[serde(rename = "systemNotification")]
@@ -9198,9 +9198,9 @@ impl TaggedUnion for ResponsePart {
             "contentRef" => {
                 Self::ContentRef(<ResourceReponsePart as wire::WireStruct>::from_map(rest)?)
             }
-            "toolCall" => {
-                Self::ToolCall(<ToolCallResponsePart as wire::WireStruct>::from_map(rest)?)
-            }
+            "toolCall" => Self::ToolCall(Box::new(
+                <ToolCallResponsePart as wire::WireStruct>::from_map(rest)?,
+            )),
             "reasoning" => {
                 Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::from_map(rest)?)
             }

@@ -91,8 +91,10 @@ const CHANNEL_STATES: [&str; 5] = [
 ];
 
 /// Unions whose large variants are boxed: `StateAction` is parsed and moved once per action on
-/// the wire path, so its size matters; other unions live inside state and are rarely moved.
-const BOXED_UNIONS: [&str; 1] = ["StateAction"];
+/// the wire path, so its size matters; `ResponsePart` is held by the thousand in a session's
+/// history, where every part would otherwise take the size of a tool call (about 600 bytes).
+/// Other unions are rare or small.
+const BOXED_UNIONS: [&str; 2] = ["StateAction", "ResponsePart"];
 
 /// Payloads estimated above this many bytes are boxed in [`BOXED_UNIONS`].
 const BOX_ABOVE_BYTES: usize = 96;

@@ -46,10 +46,10 @@ pub(super) fn start(state: &mut SessionState, action: &SessionToolCallStartActio
         extra: Default::default(),
     };
     turn.response_parts
-        .push(ResponsePart::ToolCall(ToolCallResponsePart {
+        .push(ResponsePart::ToolCall(Box::new(ToolCallResponsePart {
             tool_call: ToolCallState::Streaming(streaming),
             extra: Default::default(),
-        }));
+        })));
     Ok(Changed::one(Field::ActiveTurn))
 }
 
