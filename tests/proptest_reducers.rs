@@ -16,7 +16,7 @@ use ahp_wasm::protocol::{
     SessionState, SessionStateField, StateAction, TerminalState, TerminalStateField,
 };
 use ahp_wasm::reduce::{self, Changed, Clock, FixedClock, Outcome};
-use ahp_wasm::sync::Mirror;
+use ahp_wasm::sync::{ChannelKind, ChannelState, Mirror};
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::TestCaseError;
@@ -652,13 +652,17 @@ proptest! {
 
 /// One batch of the mirror patch test: own actions are dispatched first (applied
 /// optimistically), then the batch's envelopes (foreign ones and the echoes) arrive together.
-fn mirror_batch(
-    mirror: &mut Mirror<SessionState>,
+fn mirror_batch<S: ChannelState>(
+    mirror: &mut Mirror<S>,
     rendered: &mut Value,
     batch: &[(StateAction, bool)],
     server_seq: &mut u64,
     client_seq: &mut u64,
 ) -> Result<(), TestCaseError> {
+    let channel = match S::KIND {
+        ChannelKind::Terminal => "ahp-terminal:/t",
+        _ => "ahp-session:/s",
+    };
     let clock = FixedClock(NOW);
     let mut envelopes = Vec::new();
     for (action, own) in batch {
@@ -682,7 +686,7 @@ fn mirror_batch(
             );
         }
         envelopes.push(ActionEnvelope {
-            channel: "ahp-session:/s".into(),
+            channel: channel.into(),
             action: action.clone(),
             server_seq: *server_seq,
             origin,
@@ -716,21 +720,54 @@ proptest! {
         sizes in prop::collection::vec(1usize..6, MAX_ACTIONS * 2),
     ) {
         let initial: SessionState = parse("session", &initial)?;
-        let actions: Vec<StateAction> =
-            actions.iter().map(|a| parse("action", a)).collect::<Result<_, _>>()?;
-        let mut mirror = Mirror::new(initial.clone(), 0);
-        let mut rendered = to_json(&initial)?;
-        let tagged: Vec<(StateAction, bool)> = actions.into_iter().zip(own).collect();
-        let (mut server_seq, mut client_seq) = (0, 0);
-        let mut rest = &tagged[..];
-        for size in sizes {
-            if rest.is_empty() {
-                break;
-            }
-            let (batch, tail) = rest.split_at(size.min(rest.len()));
-            mirror_batch(&mut mirror, &mut rendered, batch, &mut server_seq, &mut client_seq)?;
-            rest = tail;
-        }
-        prop_assert_eq!(mirror.pending_count(), 0);
+        mirror_batches(initial, &actions, own, sizes)?;
     }
+
+    /// The same for terminals, whose output is appended in place (`terminal/data` on the tail
+    /// part) rather than replacing `content` whole.
+    #[test]
+    fn terminal_mirror_patches_rebuild_the_state(
+        initial in terminal_initial(),
+        actions in actions(terminal_action()),
+        own in prop::collection::vec(prop::bool::weighted(0.2), MAX_ACTIONS * 2),
+        sizes in prop::collection::vec(1usize..6, MAX_ACTIONS * 2),
+    ) {
+        let initial: TerminalState = parse("terminal", &initial)?;
+        mirror_batches(initial, &actions, own, sizes)?;
+    }
+}
+
+/// Feeds `actions` (each own or foreign as `own` says) to a mirror of `initial` in batches of
+/// `sizes`, checking each patch with [`mirror_batch`].
+fn mirror_batches<S: ChannelState>(
+    initial: S,
+    actions: &[Value],
+    own: Vec<bool>,
+    sizes: Vec<usize>,
+) -> Result<(), TestCaseError> {
+    let actions: Vec<StateAction> = actions
+        .iter()
+        .map(|a| parse("action", a))
+        .collect::<Result<_, _>>()?;
+    let mut rendered = to_json(&initial)?;
+    let mut mirror = Mirror::new(initial, 0);
+    let tagged: Vec<(StateAction, bool)> = actions.into_iter().zip(own).collect();
+    let (mut server_seq, mut client_seq) = (0, 0);
+    let mut rest = &tagged[..];
+    for size in sizes {
+        if rest.is_empty() {
+            break;
+        }
+        let (batch, tail) = rest.split_at(size.min(rest.len()));
+        mirror_batch(
+            &mut mirror,
+            &mut rendered,
+            batch,
+            &mut server_seq,
+            &mut client_seq,
+        )?;
+        rest = tail;
+    }
+    prop_assert_eq!(mirror.pending_count(), 0);
+    Ok(())
 }

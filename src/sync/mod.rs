@@ -40,7 +40,7 @@ mod patch;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
 pub use mirror::{BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
-pub use patch::{describe_session, PatchBuilder, PatchOp, Probe, StatePatch};
+pub use patch::{describe_session, describe_terminal, PatchBuilder, PatchOp, Probe, StatePatch};
 
 use crate::protocol::{
     ChangesetState, ChangesetStateField, ResourceWatchState, ResourceWatchStateField, RootState,
@@ -177,7 +177,19 @@ channel_state!(
     TerminalState,
     TerminalStateField,
     Terminal,
-    reduce::terminal_reducer
+    reduce::terminal_reducer,
+    fn probe(&self) -> Probe {
+        Probe::terminal(self)
+    },
+    fn describe(
+        &self,
+        before: Probe,
+        action: &StateAction,
+        changed: Changed<TerminalStateField>,
+        patch: &mut PatchBuilder,
+    ) {
+        describe_terminal(self, before, action, changed, patch)
+    }
 );
 channel_state!(
     ChangesetState,

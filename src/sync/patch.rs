@@ -2,8 +2,11 @@
 //! cheap to say, so a render layer (the wasm `Subscription`) updates only what changed instead
 //! of rebuilding whole fields.
 
-use crate::protocol::{JsonValue, SessionState, SessionStateField, StateAction};
-use crate::reduce::{text_part_index, tool_call_index, Changed, TextKind};
+use crate::protocol::{
+    JsonValue, SessionState, SessionStateField, StateAction, TerminalContentPart, TerminalState,
+    TerminalStateField,
+};
+use crate::reduce::{scrollback_size, text_part_index, tool_call_index, Changed, TextKind};
 
 /// One step of a [`StatePatch`]. Values are not carried: a consumer reads them from the
 /// mirror's state after the batch (except appended text, which is exactly the delta).
@@ -33,6 +36,16 @@ pub enum PatchOp {
         /// Index of the first new turn.
         from: usize,
     },
+    /// A terminal's `content[index][key]` grew by `text` (`terminal/data` on the tail part:
+    /// `key` is `output` for a command part, `value` for an unclassified one).
+    AppendTerminalText {
+        /// Index of the content part.
+        index: usize,
+        /// The wire name of the part's text member.
+        key: &'static str,
+        /// The text appended.
+        text: String,
+    },
 }
 
 /// The changes of one update of a mirror's optimistic state, in order. Applying them to the
@@ -57,13 +70,17 @@ impl StatePatch {
     }
 }
 
-/// Sizes read from a state before an action, so that [`describe_session`] can tell what the
-/// action appended.
+/// Sizes read from a state before an action, so that [`describe_session`] and
+/// [`describe_terminal`] can tell what the action appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Probe {
     turns: usize,
     /// `usize::MAX` when there is no active turn.
     parts: usize,
+    /// A terminal's number of content parts.
+    content_parts: usize,
+    /// A terminal's [`scrollback_size`].
+    content_bytes: usize,
 }
 
 impl Probe {
@@ -75,6 +92,16 @@ impl Probe {
                 .active_turn
                 .as_ref()
                 .map_or(usize::MAX, |t| t.response_parts.len()),
+            ..Probe::default()
+        }
+    }
+
+    /// The sizes of a terminal state.
+    pub fn terminal(state: &TerminalState) -> Probe {
+        Probe {
+            content_parts: state.content.len(),
+            content_bytes: scrollback_size(&state.content),
+            ..Probe::default()
         }
     }
 }
@@ -126,6 +153,26 @@ impl PatchBuilder {
         });
     }
 
+    /// Text appended to a terminal's content part.
+    pub fn append_terminal_text(&mut self, index: usize, key: &'static str, text: &str) {
+        if let Some(PatchOp::AppendTerminalText {
+            index: last,
+            key: last_key,
+            text: joined,
+        }) = self.ops.last_mut()
+        {
+            if *last == index && *last_key == key {
+                joined.push_str(text);
+                return;
+            }
+        }
+        self.ops.push(PatchOp::AppendTerminalText {
+            index,
+            key,
+            text: text.to_string(),
+        });
+    }
+
     /// A response part of the active turn changed.
     pub fn replace_part(&mut self, index: usize) {
         if !self.part_is_final(index) {
@@ -166,8 +213,11 @@ impl PatchBuilder {
             .filter(|op| {
                 let inside = match op {
                     PatchOp::PushTurns { .. } => "turns",
+                    PatchOp::AppendTerminalText { .. } => "content",
                     PatchOp::Field(_) => return true,
-                    _ => "activeTurn",
+                    PatchOp::AppendPartText { .. }
+                    | PatchOp::ReplacePart { .. }
+                    | PatchOp::PushParts { .. } => "activeTurn",
                 };
                 !fields.contains(&inside)
             })
@@ -272,6 +322,56 @@ fn describe_active_turn(
     }
 }
 
+/// Describes what `action` did to a terminal state (`state` is after it, `before` its sizes
+/// before, `changed` the fields the reducer reported): output appended to the tail part is an
+/// [`PatchOp::AppendTerminalText`], so a long scrollback is not rebuilt per chunk of output;
+/// anything else (a new part, a trimmed scrollback, a finished command) takes `content` whole.
+pub fn describe_terminal(
+    state: &TerminalState,
+    before: Probe,
+    action: &StateAction,
+    changed: Changed<TerminalStateField>,
+    patch: &mut PatchBuilder,
+) {
+    for &field in TerminalStateField::ALL {
+        if !changed.contains(field)
+            || (field == TerminalStateField::Content
+                && appended_output(state, before, action, patch))
+        {
+            continue;
+        }
+        patch.field(field.wire_name());
+    }
+}
+
+/// Adds the append of a `terminal/data` that only grew the tail part; false otherwise.
+fn appended_output(
+    state: &TerminalState,
+    before: Probe,
+    action: &StateAction,
+    patch: &mut PatchBuilder,
+) -> bool {
+    let StateAction::TerminalData(data) = action else {
+        return false;
+    };
+    let content = &state.content;
+    // The same parts, and exactly the data more text: no part was pushed and no scrollback
+    // trimmed, so the data went to the tail part (the reducer appends nowhere else).
+    if data.data.is_empty()
+        || content.len() != before.content_parts
+        || scrollback_size(content) != before.content_bytes.saturating_add(data.data.len())
+    {
+        return false;
+    }
+    let key = match content.last() {
+        Some(TerminalContentPart::Command(_)) => "output",
+        Some(TerminalContentPart::Unclassified(_)) => "value",
+        _ => return false,
+    };
+    patch.append_terminal_text(content.len() - 1, key, &data.data);
+    true
+}
+
 impl StatePatch {
     /// Applies the patch to `rendered`, the JSON of the state before, reading values from
     /// `state`, the JSON of the state after: afterwards `rendered == state`. The reference
@@ -285,6 +385,14 @@ impl StatePatch {
                         parts_mut(rendered).and_then(|p| p.get_mut(*index)?.get_mut("content"))
                     {
                         content.push_str(text);
+                    }
+                }
+                PatchOp::AppendTerminalText { index, key, text } => {
+                    let part = rendered
+                        .get_mut("content")
+                        .and_then(|c| c.as_array_mut()?.get_mut(*index)?.get_mut(*key));
+                    if let Some(JsonValue::String(value)) = part {
+                        value.push_str(text);
                     }
                 }
                 PatchOp::ReplacePart { index } => {

@@ -337,3 +337,74 @@ fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
     assert_eq!(rendered, state);
     assert!(!m.is_forked());
 }
+
+/// Terminal output on the tail part is appended in place; a new part or a trimmed scrollback
+/// takes `content` whole; every patch rebuilds the state.
+#[test]
+fn terminal_output_is_appended_in_place() {
+    let mut m = Mirror::new(terminal(), 0);
+    let mut rendered = serde_json::to_value(m.state()).unwrap();
+    let mut seq = 0;
+    let mut feed = |m: &mut Mirror<TerminalState>, actions: Vec<StateAction>| {
+        let envelopes: Vec<ActionEnvelope> = actions
+            .into_iter()
+            .map(|action| {
+                seq += 1;
+                env(seq, action, None)
+            })
+            .collect();
+        let out = m.apply_batch(&envelopes, ME, &CLOCK);
+        let state = serde_json::to_value(m.state()).unwrap();
+        out.patch.apply_to_json(&mut rendered, &state);
+        assert_eq!(rendered, state);
+        out.patch.ops
+    };
+    // The first output creates the part: whole.
+    assert_eq!(
+        feed(&mut m, vec![data("$ ")]),
+        vec![PatchOp::Field("content")]
+    );
+    // More output: appended, joined into one step per batch, with the title whole beside it.
+    assert_eq!(
+        feed(&mut m, vec![data("ls"), title("bash"), data("\r\n")]),
+        vec![
+            PatchOp::AppendTerminalText {
+                index: 0,
+                key: "value",
+                text: "ls\r\n".into()
+            },
+            PatchOp::Field("title"),
+        ]
+    );
+    // A command part, then its output: `output`.
+    let executed: StateAction = serde_json::from_value(json!({"type": "terminal/commandExecuted",
+        "commandId": "c1", "commandLine": "ls", "timestamp": 1}))
+    .unwrap();
+    assert_eq!(
+        feed(&mut m, vec![executed]),
+        vec![
+            PatchOp::Field("content"),
+            PatchOp::Field("supportsCommandDetection")
+        ]
+    );
+    assert_eq!(
+        feed(&mut m, vec![data("a.txt")]),
+        vec![PatchOp::AppendTerminalText {
+            index: 1,
+            key: "output",
+            text: "a.txt".into()
+        }]
+    );
+    // Output past the scrollback bound trims the oldest text: whole.
+    let big = "x".repeat(crate::reduce::MAX_SCROLLBACK_BYTES);
+    assert_eq!(
+        feed(&mut m, vec![data(&big)]),
+        vec![PatchOp::Field("content")]
+    );
+    // An append then a whole step in one batch: only the whole one.
+    let cleared: StateAction = serde_json::from_value(json!({"type": "terminal/cleared"})).unwrap();
+    assert_eq!(
+        feed(&mut m, vec![data("y"), cleared]),
+        vec![PatchOp::Field("content")]
+    );
+}

@@ -26,6 +26,15 @@ extern "C" {
     /// `text` is passed as a pointer and length into wasm memory (see js/render.js).
     #[wasm_bindgen(js_name = renderAppendPartText)]
     fn append_part_text(state: &JsValue, index: u32, text_ptr: u32, text_len: u32) -> JsValue;
+    /// `text` as in `append_part_text`; `key` is the part's text member.
+    #[wasm_bindgen(js_name = renderAppendTerminalText)]
+    fn append_terminal_text(
+        state: &JsValue,
+        index: u32,
+        key: &str,
+        text_ptr: u32,
+        text_len: u32,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = renderReplacePart)]
     fn replace_part(state: &JsValue, index: u32, part: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = renderPushParts)]
@@ -68,6 +77,16 @@ pub fn apply_patch<S: ChannelState>(
                 append_part_text(
                     &value,
                     *index as u32,
+                    text.as_ptr() as u32,
+                    text.len() as u32,
+                )
+            }
+            PatchOp::AppendTerminalText { index, key, text } => {
+                share_memory();
+                append_terminal_text(
+                    &value,
+                    *index as u32,
+                    key,
                     text.as_ptr() as u32,
                     text.len() as u32,
                 )
@@ -124,7 +143,7 @@ fn apply_from_session<S: ChannelState>(
             *from as u32,
             &to_js(state.turns.get(*from..).ok_or_else(missing)?)?,
         ),
-        PatchOp::Field(_) | PatchOp::AppendPartText { .. } => {
+        PatchOp::Field(_) | PatchOp::AppendPartText { .. } | PatchOp::AppendTerminalText { .. } => {
             return Err(super::errors::internal(
                 "a whole-field step where a fine one was expected",
             ))

@@ -375,6 +375,9 @@ fn combine(patches: [StatePatch; 2]) -> StatePatch {
                 PatchOp::ReplacePart { index } => builder.replace_part(index),
                 PatchOp::PushParts { from } => builder.push_parts(from),
                 PatchOp::PushTurns { from } => builder.push_turns(from),
+                PatchOp::AppendTerminalText { index, key, text } => {
+                    builder.append_terminal_text(index, key, &text)
+                }
             }
         }
     }
