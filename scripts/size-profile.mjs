@@ -99,18 +99,18 @@ const percent = (n) => ((100 * n) / total).toFixed(1).padStart(5) + '%';
 
 /** The groups a reader can act on; the first pattern a name matches wins. */
 const GROUPS = [
-  ['Deserialize of wire types (derived or generated)', /(as serde::de::Deserialize>|Visitor>::visit_|::de::|__FieldVisitor|DeserializeSeed)/],
+  ['Deserialize of wire types (derived or generated)', /(as serde(_core)?::de::Deserialize>|Visitor>::visit_|::de::|__FieldVisitor|DeserializeSeed|WireStruct>::from_map|wire::field)/],
   ['serde_json (parser, writer, Value)', /serde_json::/],
-  ['Serialize of wire types', /(as serde::ser::Serialize>|::ser::|SerializeStruct|SerializeMap)/],
-  ['Clone / PartialEq / Drop', /(as core::clone::Clone>|as core::cmp::PartialEq>|core::ptr::drop_in_place)/],
-  ['wasm bindings (wasm_bindgen, js_sys, web_sys, gloo)', /(wasm_bindgen|js_sys|web_sys|gloo_|__wbg|__wbindgen)/],
-  ['client engine', /ahp_wasm::client::/],
+  ['Serialize of wire types', /(as serde(_core)?::ser::Serialize>|Serialize for|::ser::|SerializeStruct|SerializeMap)/],
+  ['Clone / PartialEq / Drop', /(as core::clone::Clone>|as core::cmp::PartialEq>|drop_in_place|clone_field_from)/],
+  ['float and number formatting (core::fmt, flt2dec)', /(core(\[[0-9a-f]+\])?::fmt::|fmt::Display>::fmt|flt2dec|zmij|escape_debug)/],
+  ['wasm bindings (wasm_bindgen, js_sys, web_sys, gloo, export shims)', /(wasm_bindgen|js_sys|web_sys|gloo_|__wbg|__wbindgen|externref shim|multivalue shim|^[a-z]+_[a-zA-Z]+$)/],
+  ['client engine (src/client)', /ahp_wasm::client::/],
   ['bindings layer (src/wasm)', /ahp_wasm::wasm::/],
   ['reducers (src/reduce)', /ahp_wasm::reduce::/],
   ['mirror (src/sync)', /ahp_wasm::sync::/],
   ['protocol (checks, json paths, params)', /ahp_wasm::protocol::/],
-  ['formatting (core::fmt)', /core::fmt::/],
-  ['alloc, core, std', /(alloc::|core::|std::|hashbrown|indexmap|dlmalloc)/],
+  ['alloc, core, std', /(\b(alloc|core|std)(\[[0-9a-f]+\])?::|hashbrown|indexmap|dlmalloc|__rustc|__rdl_|<char>|<str>)/],
 ];
 
 if (grouped) {
