@@ -104,17 +104,22 @@ pub fn to_json_text(value: &JsValue, argument: &str) -> Result<String, JsValue> 
 /// Converts a JS value to `T` (through JSON text, see the module docs), or returns an
 /// `InvalidInputError` naming `argument` and the offending field path.
 pub fn from_js<T: DeserializeOwned>(value: &JsValue, argument: &str) -> Result<T, JsValue> {
-    let text = to_json_text(value, argument)?;
-    match serde_json::from_str(&text) {
+    from_json_text(&to_json_text(value, argument)?, argument)
+}
+
+/// Decodes text from [`to_json_text`] as `T`, or returns an `InvalidInputError` naming
+/// `argument` and the offending field path.
+pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result<T, JsValue> {
+    match serde_json::from_str(text) {
         Ok(value) => Ok(value),
         // Valid JSON from `JSON.stringify` fails to parse only for a string with a lone
         // surrogate (escaped as `\udXXX`), which serde_json rejects: replace those by U+FFFD,
         // as a conversion of the string would.
         Err(e) if e.is_syntax() => {
-            let text = replace_lone_surrogates(&text);
+            let text = replace_lone_surrogates(text);
             serde_json::from_str(&text).map_err(|e| decode_error(argument, &text, &e))
         }
-        Err(e) => Err(decode_error(argument, &text, &e)),
+        Err(e) => Err(decode_error(argument, text, &e)),
     }
 }
 

@@ -21,15 +21,20 @@
 //! the caller's objects, at any depth, are kept: the wire types carry them, see
 //! [`Extra`](crate::protocol::Extra)). Freezing is what makes the cache sound:
 //! a frozen state cannot have changed since it was returned.
+//!
+//! The same call twice in a row (the same state object, an equal action) returns the first
+//! call's result: React's `StrictMode` calls a reducer twice that way, and the input's Rust
+//! state went into the first result, so the second call would otherwise convert it in full.
+//! The reducers are pure, so the first result is the answer (one clock reading for both).
 
-use super::convert::from_js;
+use super::convert::{from_js, from_json_text, to_json_text};
 use super::render::apply_patch;
 use crate::protocol::{
     ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
 use crate::reduce::{Outcome, SystemClock};
 use crate::sync::{ChannelState, PatchBuilder, StatePatch};
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -71,10 +76,61 @@ fn cache_put<S: 'static>(js: JsValue, state: S) {
     });
 }
 
+/// What identifies an action for [`LastCall`]: its JSON text, or a plain delta's strings.
+enum ActionKey {
+    Text(String),
+    Delta([String; 3]),
+}
+
+/// The last call of any reducer here, with its result.
+struct LastCall {
+    reducer: TypeId,
+    input: JsValue,
+    action: ActionKey,
+    output: JsValue,
+}
+
+thread_local! {
+    static LAST_CALL: RefCell<Option<LastCall>> = const { RefCell::new(None) };
+}
+
+/// The result of the last call, if this call repeats it (`same_action` tells whether the last
+/// call's action equals this one's).
+fn repeated_call(
+    reducer: TypeId,
+    input: &JsValue,
+    same_action: &dyn Fn(&ActionKey) -> bool,
+) -> Option<JsValue> {
+    LAST_CALL.with(|last| {
+        let last = last.borrow();
+        let last = last.as_ref()?;
+        (last.reducer == reducer && same_action(&last.action) && last.input == *input)
+            .then(|| last.output.clone())
+    })
+}
+
+fn remember_call(reducer: TypeId, input: &JsValue, action: ActionKey, output: &JsValue) {
+    let call = LastCall {
+        reducer,
+        input: input.clone(),
+        action,
+        output: output.clone(),
+    };
+    LAST_CALL.with(|last| last.replace(Some(call)));
+}
+
 /// Converts (or finds in the cache), reduces (probe, reduce, describe), and renders the change.
 pub fn reduce_js<S: ChannelState>(state: &JsValue, action: &JsValue) -> Result<JsValue, JsValue> {
-    let action: StateAction = from_js(action, "action")?;
-    reduce_typed::<S>(state, &action)
+    let text = to_json_text(action, "action")?;
+    let reducer = TypeId::of::<S>();
+    let same = |last: &ActionKey| matches!(last, ActionKey::Text(t) if *t == text);
+    if let Some(output) = repeated_call(reducer, state, &same) {
+        return Ok(output);
+    }
+    let action: StateAction = from_json_text(&text, "action")?;
+    let output = reduce_typed::<S>(state, &action)?;
+    remember_call(reducer, state, ActionKey::Text(text), &output);
+    Ok(output)
 }
 
 /// [`reduce_js`] with the action already decoded.
@@ -149,13 +205,23 @@ pub fn session_reducer_delta(
     part_id: String,
     content: String,
 ) -> Result<JsValue, JsValue> {
+    let same = |last: &ActionKey| matches!(last, ActionKey::Delta([t, p, c]) if *t == turn_id && *p == part_id && *c == content);
+    let reducer = TypeId::of::<SessionState>();
+    if let Some(output) = repeated_call(reducer, &state, &same) {
+        return Ok(output);
+    }
     let action = StateAction::SessionDelta(crate::protocol::SessionDeltaAction {
         turn_id,
         part_id,
         content,
         extra: Default::default(),
     });
-    reduce_typed::<SessionState>(&state, &action)
+    let output = reduce_typed::<SessionState>(&state, &action)?;
+    if let StateAction::SessionDelta(delta) = action {
+        let key = ActionKey::Delta([delta.turn_id, delta.part_id, delta.content]);
+        remember_call(reducer, &state, key, &output);
+    }
+    Ok(output)
 }
 
 /// Applies `action` to a terminal's state: returns a new, deeply frozen state, or `state`

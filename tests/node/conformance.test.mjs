@@ -398,6 +398,29 @@ test('session/delta: the direct path (plain deltas) and the general one agree, e
   assert.equal(sessionReducer(base, { ...delta1, partId: 'no-such-part' }), base);
 });
 
+test('the same call twice in a row (React StrictMode) returns the first result, without converting the input again', () => {
+  const fixture = loadFixture('010-session-delta-appends-content.json');
+  const [part, delta1, delta2] = fixture.actions;
+  const s1 = sessionReducer(structuredClone(fixture.initial), part);
+  // A plain delta (the direct path), twice on the same state.
+  const a = sessionReducer(s1, delta1);
+  assert.equal(sessionReducer(s1, delta1), a, 'the first result itself');
+  // Chained on from it: the cached path (a full conversion would rebuild `turns`).
+  const c = sessionReducer(a, delta2);
+  assert.equal(c.turns, s1.turns, 'unchanged properties keep their identity');
+  // The general path, with an equal action that is another object.
+  const general = { ...delta2, futureMember: { x: 1 } };
+  const d = sessionReducer(c, general);
+  assert.equal(sessionReducer(c, structuredClone(general)), d);
+  assert.equal(d.activeTurn.responseParts[0].content, 'Hello worldworld');
+  // Another action on the same state is computed afresh, right.
+  const e = sessionReducer(c, { ...delta2, content: '!' });
+  assert.equal(e.activeTurn.responseParts[0].content, 'Hello world!');
+  assert.equal(c.activeTurn.responseParts[0].content, 'Hello world', 'inputs are never changed');
+  // The same state and action through another reducer is that reducer's call (a wrong shape).
+  assertInvalid(() => terminalReducer(c, general), { argument: 'state' });
+});
+
 test('a large state (megabytes of text with multi-byte characters) converts exactly', () => {
   const fixture = loadFixture('010-session-delta-appends-content.json');
   const [part, delta1] = fixture.actions;
