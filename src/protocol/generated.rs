@@ -3457,13 +3457,13 @@ pub struct Turn {
     pub response_parts: Vec<ResponsePart>,
     /// Token usage info
     #[serde(rename = "usage", default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<UsageInfo>,
+    pub usage: Option<Box<UsageInfo>>,
     /// How the turn ended
     #[serde(rename = "state")]
     pub state: TurnState,
     /// Error details if state is `'error'`
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorInfo>,
+    pub error: Option<Box<ErrorInfo>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]

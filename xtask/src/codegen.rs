@@ -96,6 +96,11 @@ const CHANNEL_STATES: [&str; 5] = [
 /// Other unions are rare or small.
 const BOXED_UNIONS: [&str; 2] = ["StateAction", "ResponsePart"];
 
+/// Struct fields held behind a `Box` (`(struct, wire name)`): optional members that are large
+/// and usually absent, in a struct a session holds by the hundred (a `Turn` without usage or
+/// error would otherwise carry their full size).
+const BOXED_FIELDS: [(&str, &str); 2] = [("Turn", "usage"), ("Turn", "error")];
+
 /// Payloads estimated above this many bytes are boxed in [`BOXED_UNIONS`].
 const BOX_ABOVE_BYTES: usize = 96;
 
@@ -897,8 +902,10 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
         let mut serde = vec![format!("rename = {:?}", f.wire)];
         let optional = !f.required;
         let rust_ty = match &f.ty {
-            // A struct that contains itself needs indirection.
-            Ty::Named(n) if n == name => format!("Box<{n}>"),
+            // A struct that contains itself needs indirection; large, rare members get it.
+            Ty::Named(n) if n == name || BOXED_FIELDS.contains(&(name, f.wire.as_str())) => {
+                format!("Box<{n}>")
+            }
             other => other.rust(),
         };
         let ty = if optional || f.nullable {

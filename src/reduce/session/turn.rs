@@ -146,9 +146,9 @@ pub(super) fn end(
         id: active.id,
         message: active.message,
         response_parts: active.response_parts,
-        usage: active.usage,
+        usage: active.usage.map(Box::new),
         state: turn_state,
-        error,
+        error: error.map(Box::new),
         // The turn keeps its unknown members into history.
         extra: active.extra,
     });
