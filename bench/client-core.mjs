@@ -12,10 +12,13 @@ export function framesOf(envelopeLines) {
 }
 
 /**
- * A transport that answers `initialize` with `snapshot` and lets the bench push frames.
- * Returns `{ factory, push }`; `push(frame)` delivers one server frame to the client.
+ * A transport that answers `initialize` with a snapshot of `uri` whose state is the JSON text
+ * `stateText`, and lets the bench push frames. Returns `{ factory, push }`; `push(frame)`
+ * delivers one server frame to the client. The host keeps the state as the text it was given
+ * (shared by every mirror of a run), never as parsed objects: a parsed copy per mirror would
+ * be counted in the memory a subscription retains, as the client keeps its transport factory.
  */
-export function scriptedHost(snapshot) {
+export function scriptedHost(uri, stateText) {
   let callbacks;
   const factory = (_url, cb) => {
     callbacks = cb;
@@ -24,8 +27,10 @@ export function scriptedHost(snapshot) {
       send(frame) {
         const msg = JSON.parse(frame);
         if (msg.method === 'initialize') {
-          const result = { protocolVersion: '0.3.0', serverSeq: snapshot.fromSeq, snapshots: [snapshot] };
-          setTimeout(() => cb.message(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result })), 0);
+          const snapshot = `{"resource":${JSON.stringify(uri)},"state":${stateText},"fromSeq":0}`;
+          const result = `{"protocolVersion":"0.3.0","serverSeq":0,"snapshots":[${snapshot}]}`;
+          const response = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`;
+          setTimeout(() => cb.message(response), 0);
         } else if (msg.id !== undefined && msg.method) {
           const error = { code: -32601, message: `bench host: ${msg.method} not scripted` };
           setTimeout(() => cb.message(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error })), 0);
@@ -39,7 +44,7 @@ export function scriptedHost(snapshot) {
 
 /** Connects a client to a scripted host holding `initialText` (SessionState JSON) at `uri`. */
 export async function openMirror(sdk, uri, initialText) {
-  const host = scriptedHost({ resource: uri, state: JSON.parse(initialText), fromSeq: 0 });
+  const host = scriptedHost(uri, initialText);
   const client = await sdk.AhpClient.connect('ws://bench.invalid/ahp', {
     transport: host.factory,
     initialSubscriptions: [uri],
