@@ -97,6 +97,18 @@ export function renderAppendPartText(state, index, ptr, len) {
   return withActiveTurn(state, turn, parts);
 }
 
+/** `activeTurn.responseParts[index].toolCall.partialInput += text` (absent counts as empty). */
+export function renderAppendToolInput(state, index, ptr, len) {
+  const text = textAt(ptr, len);
+  const turn = state.activeTurn;
+  const parts = [...turn.responseParts];
+  const part = parts[index];
+  const toolCall = part.toolCall;
+  const partialInput = appended(toolCall.partialInput ?? '', text);
+  parts[index] = Object.freeze({ ...part, toolCall: Object.freeze({ ...toolCall, partialInput }) });
+  return withActiveTurn(state, turn, parts);
+}
+
 /** A terminal's `content[index][key] += text` (its output), the text as in renderAppendPartText. */
 export function renderAppendTerminalText(state, index, key, ptr, len) {
   const text = textAt(ptr, len);

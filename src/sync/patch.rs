@@ -21,6 +21,14 @@ pub enum PatchOp {
         /// The text appended.
         text: String,
     },
+    /// `activeTurn.responseParts[index].toolCall.partialInput` grew by `text` (a streaming tool
+    /// call's `session/toolCallDelta`; an absent input counts as empty).
+    AppendToolInput {
+        /// Index of the response part.
+        index: usize,
+        /// The text appended.
+        text: String,
+    },
     /// `activeTurn.responseParts[index]` changed: take it from the state.
     ReplacePart {
         /// Index of the response part.
@@ -153,6 +161,27 @@ impl PatchBuilder {
         });
     }
 
+    /// Streamed input appended to a tool call of the active turn.
+    pub fn append_tool_input(&mut self, index: usize, text: &str) {
+        if self.part_is_final(index) {
+            return;
+        }
+        if let Some(PatchOp::AppendToolInput {
+            index: last,
+            text: joined,
+        }) = self.ops.last_mut()
+        {
+            if *last == index {
+                joined.push_str(text);
+                return;
+            }
+        }
+        self.ops.push(PatchOp::AppendToolInput {
+            index,
+            text: text.to_string(),
+        });
+    }
+
     /// Text appended to a terminal's content part.
     pub fn append_terminal_text(&mut self, index: usize, key: &'static str, text: &str) {
         if let Some(PatchOp::AppendTerminalText {
@@ -216,6 +245,7 @@ impl PatchBuilder {
                     PatchOp::AppendTerminalText { .. } => "content",
                     PatchOp::Field(_) => return true,
                     PatchOp::AppendPartText { .. }
+                    | PatchOp::AppendToolInput { .. }
                     | PatchOp::ReplacePart { .. }
                     | PatchOp::PushParts { .. } => "activeTurn",
                 };
@@ -306,6 +336,21 @@ fn describe_active_turn(
             patch.push_parts(before.parts);
             true
         }
+        // Streamed input alone: appended in place (the input can grow long; the part is not
+        // rebuilt per delta). A new progress message takes the part whole.
+        StateAction::SessionToolCallDelta(a) if same_len && a.invocation_message.is_none() => {
+            match tool_call_index(parts, &a.tool_call_id) {
+                Some(i) if is_streaming(&parts[i]) => {
+                    patch.append_tool_input(i, &a.content);
+                    true
+                }
+                Some(i) => {
+                    patch.replace_part(i);
+                    true
+                }
+                None => false,
+            }
+        }
         action if same_len => {
             match action
                 .updated_tool_call_id()
@@ -320,6 +365,14 @@ fn describe_active_turn(
         }
         _ => false,
     }
+}
+
+fn is_streaming(part: &crate::protocol::ResponsePart) -> bool {
+    matches!(
+        part,
+        crate::protocol::ResponsePart::ToolCall(call)
+            if matches!(call.tool_call, crate::protocol::ToolCallState::Streaming(_))
+    )
 }
 
 /// Describes what `action` did to a terminal state (`state` is after it, `before` its sizes
@@ -385,6 +438,18 @@ impl StatePatch {
                         parts_mut(rendered).and_then(|p| p.get_mut(*index)?.get_mut("content"))
                     {
                         content.push_str(text);
+                    }
+                }
+                PatchOp::AppendToolInput { index, text } => {
+                    let call = parts_mut(rendered)
+                        .and_then(|p| p.get_mut(*index)?.get_mut("toolCall")?.as_object_mut());
+                    if let Some(call) = call {
+                        let input = call
+                            .entry("partialInput")
+                            .or_insert_with(|| JsonValue::String(String::new()));
+                        if let JsonValue::String(input) = input {
+                            input.push_str(text);
+                        }
                     }
                 }
                 PatchOp::AppendTerminalText { index, key, text } => {

@@ -408,3 +408,68 @@ fn terminal_output_is_appended_in_place() {
         vec![PatchOp::Field("content")]
     );
 }
+
+/// A streaming tool call's input is appended in place; a new progress message replaces the
+/// part; every patch rebuilds the state.
+#[test]
+fn streamed_tool_input_is_appended_in_place() {
+    let session: SessionState = serde_json::from_value(json!({
+        "summary": {"resource": "ahp-session:/s", "provider": "p", "title": "t", "status": 1,
+            "createdAt": 1, "modifiedAt": 1},
+        "lifecycle": "ready",
+        "turns": [],
+        "activeTurn": {"id": "t1", "message": {"text": "q", "origin": {"kind": "user"}},
+            "responseParts": [{"kind": "markdown", "id": "p1", "content": "a"}]},
+    }))
+    .unwrap();
+    let action =
+        |value: serde_json::Value| -> StateAction { serde_json::from_value(value).unwrap() };
+    let delta = |content: &str, message: Option<&str>| {
+        action(
+            json!({"type": "session/toolCallDelta", "turnId": "t1", "toolCallId": "c1",
+            "content": content, "invocationMessage": message}),
+        )
+    };
+    let mut m = Mirror::new(session, 0);
+    let mut rendered = serde_json::to_value(m.state()).unwrap();
+    let mut seq = 0;
+    let mut feed = |m: &mut Mirror<SessionState>, actions: Vec<StateAction>| {
+        let envelopes: Vec<ActionEnvelope> = actions
+            .into_iter()
+            .map(|action| {
+                seq += 1;
+                ActionEnvelope {
+                    channel: "ahp-session:/s".into(),
+                    ..env(seq, action, None)
+                }
+            })
+            .collect();
+        let out = m.apply_batch(&envelopes, ME, &CLOCK);
+        let state = serde_json::to_value(m.state()).unwrap();
+        out.patch.apply_to_json(&mut rendered, &state);
+        assert_eq!(rendered, state);
+        out.patch.ops
+    };
+    let start = action(json!({"type": "session/toolCallStart", "turnId": "t1",
+        "toolCallId": "c1", "toolName": "write", "displayName": "Write"}));
+    assert_eq!(
+        feed(&mut m, vec![start]),
+        vec![PatchOp::PushParts { from: 1 }]
+    );
+    // The first input (none before) and the next, joined in one batch.
+    assert_eq!(
+        feed(&mut m, vec![delta("{\"pa", None), delta("th\":", None)]),
+        vec![PatchOp::AppendToolInput {
+            index: 1,
+            text: "{\"path\":".into()
+        }]
+    );
+    // A progress message: the part whole; appends after it in the batch are in it already.
+    assert_eq!(
+        feed(
+            &mut m,
+            vec![delta("\"a", Some("Writing a")), delta(".txt\"}", None)]
+        ),
+        vec![PatchOp::ReplacePart { index: 1 }]
+    );
+}

@@ -35,6 +35,9 @@ extern "C" {
         text_ptr: u32,
         text_len: u32,
     ) -> JsValue;
+    /// `text` as in `append_part_text`.
+    #[wasm_bindgen(js_name = renderAppendToolInput)]
+    fn append_tool_input(state: &JsValue, index: u32, text_ptr: u32, text_len: u32) -> JsValue;
     #[wasm_bindgen(js_name = renderReplacePart)]
     fn replace_part(state: &JsValue, index: u32, part: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = renderPushParts)]
@@ -75,6 +78,15 @@ pub fn apply_patch<S: ChannelState>(
                 share_memory();
                 // Read by JS during the call, while `text` is borrowed here.
                 append_part_text(
+                    &value,
+                    *index as u32,
+                    text.as_ptr() as u32,
+                    text.len() as u32,
+                )
+            }
+            PatchOp::AppendToolInput { index, text } => {
+                share_memory();
+                append_tool_input(
                     &value,
                     *index as u32,
                     text.as_ptr() as u32,
@@ -143,7 +155,10 @@ fn apply_from_session<S: ChannelState>(
             *from as u32,
             &to_js(state.turns.get(*from..).ok_or_else(missing)?)?,
         ),
-        PatchOp::Field(_) | PatchOp::AppendPartText { .. } | PatchOp::AppendTerminalText { .. } => {
+        PatchOp::Field(_)
+        | PatchOp::AppendPartText { .. }
+        | PatchOp::AppendToolInput { .. }
+        | PatchOp::AppendTerminalText { .. } => {
             return Err(super::errors::internal(
                 "a whole-field step where a fine one was expected",
             ))

@@ -378,6 +378,7 @@ fn combine(patches: [StatePatch; 2]) -> StatePatch {
                 PatchOp::AppendTerminalText { index, key, text } => {
                     builder.append_terminal_text(index, key, &text)
                 }
+                PatchOp::AppendToolInput { index, text } => builder.append_tool_input(index, &text),
             }
         }
     }
