@@ -56,6 +56,33 @@ pub enum PatchOp {
     },
 }
 
+/// Where an append step appends (two steps to the same place join into one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AppendPlace {
+    PartText(usize),
+    ToolInput(usize),
+    TerminalText(usize, &'static str),
+}
+
+impl PatchOp {
+    /// An append step's place and text; `None` for the other steps.
+    fn appended_text(&mut self) -> Option<(AppendPlace, &mut String)> {
+        match self {
+            PatchOp::AppendPartText { index, text } => Some((AppendPlace::PartText(*index), text)),
+            PatchOp::AppendToolInput { index, text } => {
+                Some((AppendPlace::ToolInput(*index), text))
+            }
+            PatchOp::AppendTerminalText { index, key, text } => {
+                Some((AppendPlace::TerminalText(*index, key), text))
+            }
+            PatchOp::Field(_)
+            | PatchOp::ReplacePart { .. }
+            | PatchOp::PushParts { .. }
+            | PatchOp::PushTurns { .. } => None,
+        }
+    }
+}
+
 /// The changes of one update of a mirror's optimistic state, in order. Applying them to the
 /// previous rendering, reading values from the new state, gives the new rendering.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -142,64 +169,50 @@ impl PatchBuilder {
 
     /// Text appended to a response part of the active turn.
     pub fn append_part_text(&mut self, index: usize, text: &str) {
-        if self.part_is_final(index) {
-            return;
+        if !self.part_is_final(index) {
+            let op = PatchOp::AppendPartText {
+                index,
+                text: String::new(),
+            };
+            self.push_append(op, text);
         }
-        if let Some(PatchOp::AppendPartText {
-            index: last,
-            text: joined,
-        }) = self.ops.last_mut()
-        {
-            if *last == index {
-                joined.push_str(text);
-                return;
-            }
-        }
-        self.ops.push(PatchOp::AppendPartText {
-            index,
-            text: text.to_string(),
-        });
     }
 
     /// Streamed input appended to a tool call of the active turn.
     pub fn append_tool_input(&mut self, index: usize, text: &str) {
-        if self.part_is_final(index) {
-            return;
+        if !self.part_is_final(index) {
+            let op = PatchOp::AppendToolInput {
+                index,
+                text: String::new(),
+            };
+            self.push_append(op, text);
         }
-        if let Some(PatchOp::AppendToolInput {
-            index: last,
-            text: joined,
-        }) = self.ops.last_mut()
-        {
-            if *last == index {
-                joined.push_str(text);
-                return;
-            }
-        }
-        self.ops.push(PatchOp::AppendToolInput {
-            index,
-            text: text.to_string(),
-        });
     }
 
     /// Text appended to a terminal's content part.
     pub fn append_terminal_text(&mut self, index: usize, key: &'static str, text: &str) {
-        if let Some(PatchOp::AppendTerminalText {
-            index: last,
-            key: last_key,
-            text: joined,
-        }) = self.ops.last_mut()
-        {
-            if *last == index && *last_key == key {
+        let op = PatchOp::AppendTerminalText {
+            index,
+            key,
+            text: String::new(),
+        };
+        self.push_append(op, text);
+    }
+
+    /// Adds the append step `op` (its text still empty) of `text`, or joins `text` to the last
+    /// step when that appends to the same place.
+    fn push_append(&mut self, mut op: PatchOp, text: &str) {
+        let Some((place, own)) = op.appended_text() else {
+            return;
+        };
+        if let Some((last_place, joined)) = self.ops.last_mut().and_then(PatchOp::appended_text) {
+            if last_place == place {
                 joined.push_str(text);
                 return;
             }
         }
-        self.ops.push(PatchOp::AppendTerminalText {
-            index,
-            key,
-            text: text.to_string(),
-        });
+        own.push_str(text);
+        self.ops.push(op);
     }
 
     /// A response part of the active turn changed.

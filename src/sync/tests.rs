@@ -1,5 +1,7 @@
 use super::*;
-use crate::protocol::{ActionEnvelope, ActionOrigin, TerminalState, TerminalStateField};
+use crate::protocol::{
+    ActionEnvelope, ActionOrigin, SessionState, TerminalState, TerminalStateField,
+};
 use crate::reduce::FixedClock;
 use serde_json::json;
 
@@ -268,12 +270,9 @@ fn snapshots_of_other_schemes_decode_by_shape() {
     assert!(decode(json!({"nothing": "known"})).is_err());
 }
 
-/// While an own action is pending, a foreign change to a field it does not touch is still
-/// described finely (no whole-field rebuild of the active turn per streamed delta).
-#[test]
-fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
-    use crate::protocol::SessionState;
-    let session: SessionState = serde_json::from_value(json!({
+/// A ready session with an active turn `t1` holding one markdown part `p1` ("a").
+fn session_with_active_turn() -> SessionState {
+    serde_json::from_value(json!({
         "summary": {"resource": "ahp-session:/s", "provider": "p", "title": "T", "status": 1,
             "createdAt": 1, "modifiedAt": 1},
         "lifecycle": "ready",
@@ -281,7 +280,14 @@ fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
         "activeTurn": {"id": "t1", "message": {"text": "q", "origin": {"kind": "user"}},
             "responseParts": [{"kind": "markdown", "id": "p1", "content": "a"}]},
     }))
-    .unwrap();
+    .unwrap()
+}
+
+/// While an own action is pending, a foreign change to a field it does not touch is still
+/// described finely (no whole-field rebuild of the active turn per streamed delta).
+#[test]
+fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
+    let session = session_with_active_turn();
     let action =
         |value: serde_json::Value| -> StateAction { serde_json::from_value(value).unwrap() };
     let delta = |text: &str| {
@@ -338,6 +344,33 @@ fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
     assert!(!m.is_forked());
 }
 
+/// Applies `actions` to `m` as one batch of foreign envelopes on `channel` (numbered on from
+/// `seq`), checks that the batch's patch turns `rendered` into the new state, and returns the
+/// patch's steps.
+fn feed_batch<S: ChannelState>(
+    m: &mut Mirror<S>,
+    rendered: &mut serde_json::Value,
+    seq: &mut u64,
+    channel: &str,
+    actions: Vec<StateAction>,
+) -> Vec<PatchOp> {
+    let envelopes: Vec<ActionEnvelope> = actions
+        .into_iter()
+        .map(|action| {
+            *seq += 1;
+            ActionEnvelope {
+                channel: channel.into(),
+                ..env(*seq, action, None)
+            }
+        })
+        .collect();
+    let out = m.apply_batch(&envelopes, ME, &CLOCK);
+    let state = serde_json::to_value(m.state()).unwrap();
+    out.patch.apply_to_json(rendered, &state);
+    assert_eq!(*rendered, state);
+    out.patch.ops
+}
+
 /// Terminal output on the tail part is appended in place; a new part or a trimmed scrollback
 /// takes `content` whole; every patch rebuilds the state.
 #[test]
@@ -346,18 +379,7 @@ fn terminal_output_is_appended_in_place() {
     let mut rendered = serde_json::to_value(m.state()).unwrap();
     let mut seq = 0;
     let mut feed = |m: &mut Mirror<TerminalState>, actions: Vec<StateAction>| {
-        let envelopes: Vec<ActionEnvelope> = actions
-            .into_iter()
-            .map(|action| {
-                seq += 1;
-                env(seq, action, None)
-            })
-            .collect();
-        let out = m.apply_batch(&envelopes, ME, &CLOCK);
-        let state = serde_json::to_value(m.state()).unwrap();
-        out.patch.apply_to_json(&mut rendered, &state);
-        assert_eq!(rendered, state);
-        out.patch.ops
+        feed_batch(m, &mut rendered, &mut seq, "ahp-terminal:/1", actions)
     };
     // The first output creates the part: whole.
     assert_eq!(
@@ -413,15 +435,7 @@ fn terminal_output_is_appended_in_place() {
 /// part; every patch rebuilds the state.
 #[test]
 fn streamed_tool_input_is_appended_in_place() {
-    let session: SessionState = serde_json::from_value(json!({
-        "summary": {"resource": "ahp-session:/s", "provider": "p", "title": "t", "status": 1,
-            "createdAt": 1, "modifiedAt": 1},
-        "lifecycle": "ready",
-        "turns": [],
-        "activeTurn": {"id": "t1", "message": {"text": "q", "origin": {"kind": "user"}},
-            "responseParts": [{"kind": "markdown", "id": "p1", "content": "a"}]},
-    }))
-    .unwrap();
+    let session = session_with_active_turn();
     let action =
         |value: serde_json::Value| -> StateAction { serde_json::from_value(value).unwrap() };
     let delta = |content: &str, message: Option<&str>| {
@@ -434,21 +448,7 @@ fn streamed_tool_input_is_appended_in_place() {
     let mut rendered = serde_json::to_value(m.state()).unwrap();
     let mut seq = 0;
     let mut feed = |m: &mut Mirror<SessionState>, actions: Vec<StateAction>| {
-        let envelopes: Vec<ActionEnvelope> = actions
-            .into_iter()
-            .map(|action| {
-                seq += 1;
-                ActionEnvelope {
-                    channel: "ahp-session:/s".into(),
-                    ..env(seq, action, None)
-                }
-            })
-            .collect();
-        let out = m.apply_batch(&envelopes, ME, &CLOCK);
-        let state = serde_json::to_value(m.state()).unwrap();
-        out.patch.apply_to_json(&mut rendered, &state);
-        assert_eq!(rendered, state);
-        out.patch.ops
+        feed_batch(m, &mut rendered, &mut seq, "ahp-session:/s", actions)
     };
     let start = action(json!({"type": "session/toolCallStart", "turnId": "t1",
         "toolCallId": "c1", "toolName": "write", "displayName": "Write"}));

@@ -50,12 +50,14 @@ thread_local! {
     static MEMORY_SHARED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Hands js/render.js the wasm memory (once), for the text of `renderAppendPartText`.
-fn share_memory() {
+/// `text` as js/render.js reads appended text: a pointer and a length into the wasm memory
+/// (handed to it once). JS reads it during the call, while `text` is borrowed here.
+fn in_memory(text: &str) -> (u32, u32) {
     if !MEMORY_SHARED.with(Cell::get) {
         render_use_memory(&wasm_bindgen::memory());
         MEMORY_SHARED.with(|shared| shared.set(true));
     }
+    (text.as_ptr() as u32, text.len() as u32)
 }
 
 /// Applies `patch` to `value`, the frozen rendering of the state before the change, reading new
@@ -75,33 +77,16 @@ pub fn apply_patch<S: ChannelState>(
                 continue;
             }
             PatchOp::AppendPartText { index, text } => {
-                share_memory();
-                // Read by JS during the call, while `text` is borrowed here.
-                append_part_text(
-                    &value,
-                    *index as u32,
-                    text.as_ptr() as u32,
-                    text.len() as u32,
-                )
+                let (ptr, len) = in_memory(text);
+                append_part_text(&value, *index as u32, ptr, len)
             }
             PatchOp::AppendToolInput { index, text } => {
-                share_memory();
-                append_tool_input(
-                    &value,
-                    *index as u32,
-                    text.as_ptr() as u32,
-                    text.len() as u32,
-                )
+                let (ptr, len) = in_memory(text);
+                append_tool_input(&value, *index as u32, ptr, len)
             }
             PatchOp::AppendTerminalText { index, key, text } => {
-                share_memory();
-                append_terminal_text(
-                    &value,
-                    *index as u32,
-                    key,
-                    text.as_ptr() as u32,
-                    text.len() as u32,
-                )
+                let (ptr, len) = in_memory(text);
+                append_terminal_text(&value, *index as u32, key, ptr, len)
             }
             fine => apply_from_session(&value, state, fine)?,
         };
