@@ -93,3 +93,30 @@ export function jsonText(root, maxDepth, maxNodes, maxChars) {
   const text = JSON.stringify(root);
   return text === undefined ? ['', `${NOT_JSON}, got undefined`] : text;
 }
+
+const utf8 = new TextEncoder();
+
+/**
+ * Writes `text` as UTF-8 into `into` (a view of wasm memory, src/wasm/convert.rs `text_from_js`)
+ * with the engine's encoder, much faster than a copy character by character for long texts.
+ * @returns {number} the bytes written, or -1 when `into` is too small for the whole text.
+ */
+export function encodeText(text, into) {
+  const { read, written } = utf8.encodeInto(text, into);
+  return read === text.length ? written : -1;
+}
+
+/** The length of `text` in UTF-8 bytes (a lone surrogate counts as U+FFFD, 3 bytes). */
+export function utf8Length(text) {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a pair: 2 units, 4 bytes
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}

@@ -27,6 +27,11 @@ function freezeDeep(root) {
   return root;
 }
 
+/** `text` (JSON the SDK checked), parsed and deeply frozen. */
+export function renderParseFrozen(text) {
+  return freezeDeep(JSON.parse(text));
+}
+
 /**
  * Deep-freezes the properties `names` of a state object the SDK just built, then the object
  * itself. Properties not named are shared with an earlier (already frozen) state, or are

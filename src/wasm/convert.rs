@@ -53,6 +53,32 @@ extern "C" {
         max_values: u32,
         max_chars: u32,
     ) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_name = encodeText)]
+    fn encode_text(text: &js_sys::JsString, into: &mut [u8]) -> i32;
+
+    #[wasm_bindgen(js_name = utf8Length)]
+    fn utf8_length(text: &js_sys::JsString) -> u32;
+}
+
+/// A JS string as a Rust `String`, written into wasm memory by `TextEncoder.encodeInto`.
+///
+/// wasm-bindgen's own string argument copies character by character until the first
+/// non-ASCII one: about 2.4 ns a character in Node 20, 3 ms for a 500-turn session's state.
+/// The encoder takes a fraction of that. The buffer is exact for ASCII text (one byte per
+/// UTF-16 unit); otherwise JS counts the UTF-8 length first, so a long text never takes the
+/// three bytes per unit of the worst case (wasm memory, once grown, stays grown).
+pub fn text_from_js(text: &js_sys::JsString) -> String {
+    let units = text.length() as usize;
+    let mut bytes = vec![0u8; units];
+    let mut written = encode_text(text, &mut bytes);
+    if written < 0 {
+        bytes = vec![0u8; utf8_length(text) as usize];
+        written = encode_text(text, &mut bytes);
+    }
+    bytes.truncate(usize::try_from(written).unwrap_or(0));
+    // The encoder writes well-formed UTF-8 (lone surrogates as U+FFFD).
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Checks `value` against the input limits (see the module docs).
@@ -92,11 +118,15 @@ fn rejected(found: Result<JsValue, JsValue>, argument: &str) -> JsValue {
 
 /// `value` as JSON text, checked against the input limits (see the module docs).
 pub fn to_json_text(value: &JsValue, argument: &str) -> Result<String, JsValue> {
+    to_json_js(value, argument).map(|text| text_from_js(&text))
+}
+
+/// [`to_json_text`], the text left in JS (for a caller that also parses it there).
+pub fn to_json_js(value: &JsValue, argument: &str) -> Result<js_sys::JsString, JsValue> {
     match json_text(value, MAX_DEPTH, MAX_VALUES, MAX_STRING_UNITS) {
-        Ok(text) => match text.as_string() {
-            Some(text) => Ok(text),
-            None => Err(rejected(Ok(text), argument)),
-        },
+        Ok(text) => text
+            .dyn_into::<js_sys::JsString>()
+            .map_err(|text| rejected(Ok(text), argument)),
         thrown => Err(rejected(thrown, argument)),
     }
 }

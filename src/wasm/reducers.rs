@@ -27,8 +27,8 @@
 //! state went into the first result, so the second call would otherwise convert it in full.
 //! The reducers are pure, so the first result is the answer (one clock reading for both).
 
-use super::convert::{from_js, from_json_text, to_json_text};
-use super::render::apply_patch;
+use super::convert::{from_json_text, text_from_js, to_json_js, to_json_text};
+use super::render::{apply_patch, parse_frozen};
 use crate::protocol::{
     ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
@@ -138,10 +138,16 @@ fn reduce_typed<S: ChannelState>(
     state: &JsValue,
     action: &StateAction,
 ) -> Result<JsValue, JsValue> {
-    let (mut typed, cached) = match cache_take::<S>(state) {
-        Some(typed) => (typed, true),
-        None => (from_js::<S>(state, "state")?, false),
+    // A state not in the cache: its JSON text stays in JS too, for `parse_frozen` below.
+    let (mut typed, text) = match cache_take::<S>(state) {
+        Some(typed) => (typed, None),
+        None => {
+            let text = to_json_js(state, "state")?;
+            let typed = from_json_text::<S>(&text_from_js(&text), "state")?;
+            (typed, Some(text))
+        }
     };
+    let cached = text.is_none();
     let before = typed.probe();
     match typed.reduce(action, &SystemClock) {
         Outcome::NoOp(_) => {
@@ -153,15 +159,27 @@ fn reduce_typed<S: ChannelState>(
         }
         Outcome::Applied(changed) => {
             // A cached input is frozen and matches `typed` as it was before the action: patch
-            // it. Any other input is rebuilt entirely, so that the output is all ours and frozen.
-            let patch = if cached {
-                let mut patch = PatchBuilder::default();
-                typed.describe(before, action, changed, &mut patch);
-                patch.finish()
-            } else {
-                StatePatch::fields(S::fields().iter().map(|&field| S::field_name(field)))
+            // it. Any other input is not ours to freeze: its JSON text, parsed again in JS and
+            // frozen, is a copy that matches `typed` as well, and gets the same patch (a
+            // fraction of the cost of rendering the whole state from Rust). A text with an
+            // escaped lone surrogate, which `typed` holds as U+FFFD, is rendered from Rust.
+            let before_js = match &text {
+                None => Some(state.clone()),
+                Some(text) if !text.includes("\\ud", 0) => Some(parse_frozen(text)?),
+                Some(_) => None,
             };
-            let out = apply_patch(state, &typed, &patch)?;
+            let (before_js, patch) = match before_js {
+                Some(before_js) => {
+                    let mut patch = PatchBuilder::default();
+                    typed.describe(before, action, changed, &mut patch);
+                    (before_js, patch.finish())
+                }
+                None => {
+                    let all = S::fields().iter().map(|&field| S::field_name(field));
+                    (state.clone(), StatePatch::fields(all))
+                }
+            };
+            let out = apply_patch(&before_js, &typed, &patch)?;
             cache_put(out.clone(), typed);
             Ok(out)
         }

@@ -21,6 +21,8 @@ use wasm_bindgen::JsCast;
 extern "C" {
     #[wasm_bindgen(js_name = renderUseMemory)]
     fn render_use_memory(memory: &JsValue);
+    #[wasm_bindgen(js_name = renderParseFrozen, catch)]
+    fn render_parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = renderFreezeFields)]
     fn freeze_fields(state: &JsValue, names: Vec<String>);
     /// `text` is passed as a pointer and length into wasm memory (see js/render.js).
@@ -58,6 +60,12 @@ fn in_memory(text: &str) -> (u32, u32) {
         MEMORY_SHARED.with(|shared| shared.set(true));
     }
     (text.as_ptr() as u32, text.len() as u32)
+}
+
+/// JSON text already in JS, parsed there and deeply frozen.
+pub fn parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue> {
+    render_parse_frozen(text)
+        .map_err(|e| super::errors::internal(&format!("parsing checked JSON text: {e:?}")))
 }
 
 /// Applies `patch` to `value`, the frozen rendering of the state before the change, reading new

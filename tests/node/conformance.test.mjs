@@ -310,6 +310,14 @@ test('values JSON cannot carry are rejected with their path; undefined members a
 test('a lone surrogate in a string becomes U+FFFD; pairs are kept', () => {
   const out = sessionReducer(session(), { type: 'session/titleChanged', title: 'a\uD800b\uDC00\\uD800 \u{1F642}' });
   assert.equal(out.summary.title, 'a\uFFFDb\uFFFD\\uD800 \u{1F642}');
+  // In a state given for the first time too, in a member the action does not change (the
+  // new state is then not re-read from the caller's JSON text, which keeps the surrogate).
+  const state = session();
+  state.summary.title = 'x\uDC00y';
+  const [part] = loadFixture('010-session-delta-appends-content.json').actions;
+  const withPart = sessionReducer(state, part);
+  assert.equal(withPart.activeTurn.responseParts.length, 1);
+  assert.equal(withPart.summary.title, 'x\uFFFDy');
 });
 
 test('the path of a wrong value in a deep array, and of a wrong kind of value', () => {

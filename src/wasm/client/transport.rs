@@ -12,6 +12,7 @@
 
 use super::driver::Inner;
 use crate::client::{Error, TransportErrorKind};
+use crate::wasm::convert::text_from_js;
 use futures_channel::mpsc::{unbounded, UnboundedSender};
 use futures_util::{SinkExt, StreamExt};
 use gloo_net::websocket::futures::WebSocket;
@@ -101,9 +102,10 @@ pub fn open_custom(
 ) -> Result<Conn, Error> {
     // `Fn`, not `FnMut`: a transport may call back from inside `send` (re-entrant).
     let frames_to = inner.clone();
-    let on_frame = Closure::<dyn Fn(String)>::new(move |frame: String| {
+    // Frames too large for the lent buffer (snapshots): copied by the engine's encoder.
+    let on_frame = Closure::<dyn Fn(js_sys::JsString)>::new(move |frame: js_sys::JsString| {
         if let Some(inner) = frames_to.upgrade() {
-            inner.transport_frames(generation, vec![frame]);
+            inner.transport_frames(generation, vec![text_from_js(&frame)]);
         }
     });
     let frame_bytes = frame_bytes_callback(inner.clone(), generation);
@@ -118,8 +120,8 @@ pub fn open_custom(
                 Ok(list) => {
                     let mut frames = Vec::with_capacity(list.length() as usize);
                     for item in list.iter() {
-                        match item.as_string() {
-                            Some(frame) => frames.push(frame),
+                        match item.dyn_ref::<js_sys::JsString>() {
+                            Some(frame) => frames.push(text_from_js(frame)),
                             None => inner.transport_bad_frame(generation, &item),
                         }
                     }
