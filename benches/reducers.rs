@@ -6,6 +6,8 @@
 //! - `engine_path/N`: each envelope as the `action` notification frame a client receives, through
 //!   the client engine (JSON-RPC parse, routing, the session mirror, the change patch event):
 //!   the Rust half of the wasm `Subscription` path.
+//! - `mirror/first_dispatch/N`: one own action dispatched on a session mirror with nothing pending
+//!   (the mirror forks its optimistic copy): should not grow with the session's history.
 //!
 //! Criterion reports time per iteration (one whole stream) and throughput in actions/s;
 //! `scripts/bench-summary.sh` turns the estimates into ns/action.
@@ -15,6 +17,7 @@ mod support;
 
 use ahp_wasm::protocol::{ActionEnvelope, SessionState, StateAction};
 use ahp_wasm::reduce::{session_reducer, FixedClock};
+use ahp_wasm::sync::Mirror;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -119,6 +122,21 @@ fn bench_session_stream(c: &mut Criterion) {
                     black_box(envelope);
                 }
             })
+        });
+        let rename: StateAction =
+            serde_json::from_str(r#"{"type":"session/titleChanged","title":"mine"}"#)
+                .expect("action");
+        group.finish();
+        let mut group = c.benchmark_group("mirror");
+        group.bench_function(format!("first_dispatch/{turns}"), |b| {
+            b.iter_batched(
+                || Mirror::new(w.initial.clone(), 0),
+                |mut mirror| {
+                    black_box(mirror.dispatch(1, rename.clone(), &clock));
+                    mirror
+                },
+                BatchSize::LargeInput,
+            )
         });
         group.finish();
     }

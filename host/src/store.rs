@@ -246,7 +246,7 @@ impl Store {
                 .collect::<Result<_, _>>()?;
             state.turns = turns
                 .iter()
-                .map(|t| serde_json::from_str::<Turn>(t))
+                .map(|t| serde_json::from_str::<Turn>(t).map(std::sync::Arc::new))
                 .collect::<Result<_, _>>()?;
             let persisted_turns = state.turns.len();
             let turn_bytes = turns.iter().map(String::len).collect();

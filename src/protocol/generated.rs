@@ -1630,7 +1630,7 @@ pub struct SessionState {
     pub active_client: Option<SessionActiveClient>,
     /// Completed turns
     #[serde(rename = "turns")]
-    pub turns: Vec<Turn>,
+    pub turns: Vec<std::sync::Arc<Turn>>,
     /// Currently in-progress turn
     #[serde(
         rename = "activeTurn",

@@ -473,3 +473,47 @@ fn streamed_tool_input_is_appended_in_place() {
         vec![PatchOp::ReplacePart { index: 1 }]
     );
 }
+
+/// The first own action forks the optimistic state without copying the session's history:
+/// the completed turns are shared with the confirmed state, and stay so through replays; a
+/// turn that ends is added to both, separately.
+#[test]
+fn forking_shares_completed_turns() {
+    let mut session = session_with_active_turn();
+    let turn: crate::protocol::Turn = serde_json::from_value(json!({"id": "t0",
+        "message": {"text": "q", "origin": {"kind": "user"}}, "responseParts": [],
+        "state": "complete"}))
+    .unwrap();
+    session.turns = (0..50).map(|_| std::sync::Arc::new(turn.clone())).collect();
+    let shared = |m: &Mirror<SessionState>| {
+        m.state()
+            .turns
+            .iter()
+            .zip(&m.confirmed().turns)
+            .all(|(a, b)| std::sync::Arc::ptr_eq(a, b))
+    };
+    let mut m = Mirror::new(session, 0);
+    let rename: StateAction =
+        serde_json::from_value(json!({"type": "session/titleChanged", "title": "mine"})).unwrap();
+    m.dispatch(1, rename, &CLOCK);
+    assert!(m.is_forked());
+    assert_eq!(m.state().turns.len(), 50);
+    assert!(shared(&m), "the fork copied the completed turns");
+    // A foreign action makes the pending one replay on a fresh copy of what changed.
+    let foreign = ActionEnvelope {
+        channel: "ahp-session:/s".into(),
+        ..env(1, title("theirs"), None)
+    };
+    m.apply_batch([&foreign], ME, &CLOCK);
+    assert_eq!(m.state().summary.title, "mine");
+    assert!(shared(&m), "the replay copied the completed turns");
+    let complete: StateAction =
+        serde_json::from_value(json!({"type": "session/turnComplete", "turnId": "t1"})).unwrap();
+    let ended = ActionEnvelope {
+        channel: "ahp-session:/s".into(),
+        ..env(2, complete, None)
+    };
+    m.apply_batch([&ended], ME, &CLOCK);
+    assert_eq!(m.state().turns.len(), 51);
+    assert_eq!(m.state(), &m.recompute(&CLOCK));
+}

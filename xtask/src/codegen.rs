@@ -101,6 +101,12 @@ const BOXED_UNIONS: [&str; 2] = ["StateAction", "ResponsePart"];
 /// error would otherwise carry their full size).
 const BOXED_FIELDS: [(&str, &str); 2] = [("Turn", "usage"), ("Turn", "error")];
 
+/// Arrays whose elements are shared (`Vec<Arc<T>>`, `(struct, wire name)`): a session's
+/// completed turns. A mirror copies its state when the first own action is dispatched, and a
+/// reducer rarely changes a completed turn, so the copy shares them instead of copying the
+/// session's whole history (`Arc::make_mut` copies the one turn a reducer changes).
+const SHARED_ELEMENTS: [(&str, &str); 1] = [("SessionState", "turns")];
+
 /// Payloads estimated above this many bytes are boxed in [`BOXED_UNIONS`].
 const BOX_ABOVE_BYTES: usize = 96;
 
@@ -905,6 +911,9 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
             // A struct that contains itself needs indirection; large, rare members get it.
             Ty::Named(n) if n == name || BOXED_FIELDS.contains(&(name, f.wire.as_str())) => {
                 format!("Box<{n}>")
+            }
+            Ty::Vec(inner) if SHARED_ELEMENTS.contains(&(name, f.wire.as_str())) => {
+                format!("Vec<std::sync::Arc<{}>>", inner.rust())
             }
             other => other.rust(),
         };

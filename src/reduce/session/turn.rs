@@ -142,7 +142,7 @@ pub(super) fn end(
         TurnEnd::Cancelled => (TurnState::Cancelled, None, status::IDLE),
         TurnEnd::Error(error) => (TurnState::Error, Some(error.clone()), status::ERROR),
     };
-    state.turns.push(Turn {
+    state.turns.push(std::sync::Arc::new(Turn {
         id: active.id,
         message: active.message,
         response_parts: active.response_parts,
@@ -151,7 +151,7 @@ pub(super) fn end(
         error: error.map(Box::new),
         // The turn keeps its unknown members into history.
         extra: active.extra,
-    });
+    }));
     let mut changed = Changed::one(Field::Turns)
         .with(Field::ActiveTurn)
         .with(Field::Summary);
