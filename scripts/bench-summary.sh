@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prints ns/action from the criterion estimates of `cargo bench --bench reducers`
-# (each iteration replays one whole stream of 20,600 actions).
+# (each iteration replays one whole stream of 20,600 actions), then the single operations of
+# the `mirror` group in ns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 actions=20600
@@ -13,4 +14,15 @@ for dir in target/criterion/session_stream/*/; do
     const per = (x) => (x / Number(process.argv[3])).toFixed(1);
     console.log(`${process.argv[2].replace(/\/$/, "").padEnd(20)} median ${per(e.median.point_estimate)} ns/action  (95% CI ${per(e.median.confidence_interval.lower_bound)}-${per(e.median.confidence_interval.upper_bound)})`);
   ' "$est" "$name" "$actions"
+done
+# Single operations (`mirror/first_dispatch/N`): time per iteration.
+for dir in target/criterion/mirror/*/; do
+  est="$dir/new/estimates.json"
+  [ -f "$est" ] || continue
+  name=${dir#target/criterion/}
+  node -e '
+    const e = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const ns = (x) => x.toFixed(0);
+    console.log(`${process.argv[2].replace(/\/$/, "").padEnd(28)} median ${ns(e.median.point_estimate)} ns  (95% CI ${ns(e.median.confidence_interval.lower_bound)}-${ns(e.median.confidence_interval.upper_bound)})`);
+  ' "$est" "$name"
 done
