@@ -73,6 +73,8 @@ pub fn text_from_js(text: &js_sys::JsString) -> String {
     let mut bytes = vec![0u8; units];
     let mut written = encode_text(text, &mut bytes);
     if written < 0 {
+        // Freed first, so that the allocator can reuse it for the larger buffer.
+        drop(std::mem::take(&mut bytes));
         bytes = vec![0u8; utf8_length(text) as usize];
         written = encode_text(text, &mut bytes);
     }
