@@ -142,14 +142,25 @@ pub fn from_js<T: DeserializeOwned>(value: &JsValue, argument: &str) -> Result<T
 /// Decodes text from [`to_json_text`] as `T`, or returns an `InvalidInputError` naming
 /// `argument` and the offending field path.
 pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result<T, JsValue> {
+    decode_json_text(text, argument).map(|(value, _)| value)
+}
+
+/// [`from_json_text`], also telling whether the value is exactly what `JSON.parse(text)` gives
+/// (`false` when lone surrogates had to be replaced first).
+pub fn decode_json_text<T: DeserializeOwned>(
+    text: &str,
+    argument: &str,
+) -> Result<(T, bool), JsValue> {
     match serde_json::from_str(text) {
-        Ok(value) => Ok(value),
+        Ok(value) => Ok((value, true)),
         // Valid JSON from `JSON.stringify` fails to parse only for a string with a lone
         // surrogate (escaped as `\udXXX`), which serde_json rejects: replace those by U+FFFD,
         // as a conversion of the string would.
         Err(e) if e.is_syntax() => {
             let text = replace_lone_surrogates(text);
-            serde_json::from_str(&text).map_err(|e| decode_error(argument, &text, &e))
+            let value =
+                serde_json::from_str(&text).map_err(|e| decode_error(argument, &text, &e))?;
+            Ok((value, false))
         }
         Err(e) => Err(decode_error(argument, text, &e)),
     }

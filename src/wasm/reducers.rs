@@ -27,7 +27,7 @@
 //! state went into the first result, so the second call would otherwise convert it in full.
 //! The reducers are pure, so the first result is the answer (one clock reading for both).
 
-use super::convert::{from_json_text, text_from_js, to_json_js, to_json_text};
+use super::convert::{decode_json_text, from_json_text, text_from_js, to_json_js, to_json_text};
 use super::render::{apply_patch, parse_frozen};
 use crate::protocol::{
     ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
@@ -133,48 +133,58 @@ pub fn reduce_js<S: ChannelState>(state: &JsValue, action: &JsValue) -> Result<J
     Ok(output)
 }
 
+/// Where a reducer's input state came from, which decides how the output is rendered.
+enum Input {
+    /// A state this module returned: frozen, and matching the cached Rust state.
+    Cached,
+    /// Any other state, converted through its JSON text, which stays in JS: parsed again
+    /// there and frozen, it is a copy that matches the Rust state as well (a fraction of the
+    /// cost of rendering the whole state from Rust).
+    Text(js_sys::JsString),
+    /// A state whose text had lone surrogates, which the Rust state holds as U+FFFD: the
+    /// output is rendered whole from Rust.
+    Converted,
+}
+
 /// [`reduce_js`] with the action already decoded.
 fn reduce_typed<S: ChannelState>(
     state: &JsValue,
     action: &StateAction,
 ) -> Result<JsValue, JsValue> {
-    // A state not in the cache: its JSON text stays in JS too, for `parse_frozen` below.
-    let (mut typed, text) = match cache_take::<S>(state) {
-        Some(typed) => (typed, None),
+    let (mut typed, input) = match cache_take::<S>(state) {
+        Some(typed) => (typed, Input::Cached),
         None => {
             let text = to_json_js(state, "state")?;
-            let typed = from_json_text::<S>(&text_from_js(&text), "state")?;
-            (typed, Some(text))
+            let (typed, exact) = decode_json_text::<S>(&text_from_js(&text), "state")?;
+            (
+                typed,
+                if exact {
+                    Input::Text(text)
+                } else {
+                    Input::Converted
+                },
+            )
         }
     };
-    let cached = text.is_none();
     let before = typed.probe();
     match typed.reduce(action, &SystemClock) {
         Outcome::NoOp(_) => {
             // The caller gets its own object back; only a state we froze can be cached.
-            if cached {
+            if matches!(input, Input::Cached) {
                 cache_put(state.clone(), typed);
             }
             Ok(state.clone())
         }
         Outcome::Applied(changed) => {
-            // A cached input is frozen and matches `typed` as it was before the action: patch
-            // it. Any other input is not ours to freeze: its JSON text, parsed again in JS and
-            // frozen, is a copy that matches `typed` as well, and gets the same patch (a
-            // fraction of the cost of rendering the whole state from Rust). A text with an
-            // escaped lone surrogate, which `typed` holds as U+FFFD, is rendered from Rust.
-            let before_js = match &text {
-                None => Some(state.clone()),
-                Some(text) if !text.includes("\\ud", 0) => Some(parse_frozen(text)?),
-                Some(_) => None,
+            let described = || {
+                let mut patch = PatchBuilder::default();
+                typed.describe(before, action, changed, &mut patch);
+                patch.finish()
             };
-            let (before_js, patch) = match before_js {
-                Some(before_js) => {
-                    let mut patch = PatchBuilder::default();
-                    typed.describe(before, action, changed, &mut patch);
-                    (before_js, patch.finish())
-                }
-                None => {
+            let (before_js, patch) = match input {
+                Input::Cached => (state.clone(), described()),
+                Input::Text(text) => (parse_frozen(&text)?, described()),
+                Input::Converted => {
                     let all = S::fields().iter().map(|&field| S::field_name(field));
                     (state.clone(), StatePatch::fields(all))
                 }
