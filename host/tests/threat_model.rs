@@ -36,23 +36,10 @@ fn action(v: Value) -> StateAction {
     serde_json::from_value(v).expect("a valid action")
 }
 
-/// The echo of `client_seq` dispatched by `c` (skipping other envelopes).
-async fn echo_of(c: &mut Client, client_seq: u64) -> ActionEnvelope {
-    let id = c.client_id.clone();
-    c.envelopes_until(|e| {
-        e.origin
-            .as_ref()
-            .is_some_and(|o| o.client_id == id && o.client_seq == client_seq)
-    })
-    .await
-    .pop()
-    .unwrap()
-}
-
 /// Dispatches and returns the rejection reason; panics when the host applied the action.
 async fn rejected(c: &mut Client, channel: &str, a: StateAction, what: &str) -> String {
     let seq = c.dispatch(channel, a).await;
-    let e = echo_of(c, seq).await;
+    let e = c.echo_of(seq).await;
     e.rejection_reason
         .unwrap_or_else(|| panic!("{what}: the host applied it: {:?}", e.action))
 }
@@ -569,7 +556,7 @@ async fn active_client_role_belongs_to_its_client() {
     let reason = rejected(&mut b, S, claim("client-a"), "B claims for A").await;
     assert!(reason.contains("for itself"), "{reason}");
     let seq = a.dispatch(S, claim("client-a")).await;
-    assert!(echo_of(&mut a, seq).await.rejection_reason.is_none());
+    assert!(a.echo_of(seq).await.rejection_reason.is_none());
     let reason = rejected(&mut b, S, claim("client-b"), "B takes over").await;
     assert!(reason.contains("another client is active"), "{reason}");
     let reason = rejected(&mut b, S, tools(), "B changes A's tools").await;
@@ -582,7 +569,7 @@ async fn active_client_role_belongs_to_its_client() {
     assert_eq!(active.tools.len(), 1);
     // A may change its own tools.
     let seq = a.dispatch(S, tools()).await;
-    assert!(echo_of(&mut a, seq).await.rejection_reason.is_none());
+    assert!(a.echo_of(seq).await.rejection_reason.is_none());
 }
 
 /// "actions authorized against ... the connection that owns them (... tool-call owner)"
@@ -599,7 +586,7 @@ async fn tool_calls_are_completed_only_by_their_owner() {
                 "activeClient": {"clientId": "client-a", "tools": [{"name": "pick_color"}]}})),
         )
         .await;
-    echo_of(&mut a, seq).await;
+    a.echo_of(seq).await;
 
     // A client tool call of A's.
     b.send_message(S, "t1", "/client-tool pick_color {}").await;

@@ -153,7 +153,10 @@ async fn only_the_owning_client_completes_its_client_tool() {
     };
     // B cannot claim the role for A, A claims it, then B cannot take it or change A's tools.
     let s1 = b.dispatch(S, claim("client-a", "x")).await;
-    a.dispatch(S, claim("client-a", "pick_color")).await;
+    let claimed = a.dispatch(S, claim("client-a", "pick_color")).await;
+    // Connections are served concurrently: B's next dispatches must reach the host after A's
+    // claim is applied, or B would simply win the free role.
+    a.echo_of(claimed).await;
     let s2 = b.dispatch(S, claim("client-b", "y")).await;
     let s3 = b
         .dispatch(
@@ -208,19 +211,7 @@ async fn only_the_owning_client_completes_its_client_tool() {
     };
     // B is not the owner: rejected, and the tool keeps running.
     let seq = b.dispatch(S, complete("blue (from B)")).await;
-    let rejected = b
-        .envelopes_until(|e| {
-            e.origin
-                .as_ref()
-                .is_some_and(|o| o.client_id == "client-b" && o.client_seq == seq)
-        })
-        .await;
-    let reason = rejected
-        .last()
-        .unwrap()
-        .rejection_reason
-        .clone()
-        .expect("rejected");
+    let reason = b.echo_of(seq).await.rejection_reason.expect("rejected");
     assert!(reason.contains("only the client"), "{reason}");
     assert!(matches!(
         tool_state(&host_state(&t.host, S).await, &ready.tool_call_id),
@@ -252,13 +243,15 @@ async fn only_the_owning_client_completes_its_client_tool() {
 async fn a_client_denying_its_running_call_ends_it_at_once() {
     let t = start_host().await;
     let (mut a, mut b) = two_clients_on(&t.host, S).await;
-    a.dispatch(
-        S,
-        serde_json::from_value(json!({"type": "session/activeClientChanged",
+    let claimed = a
+        .dispatch(
+            S,
+            serde_json::from_value(json!({"type": "session/activeClientChanged",
             "activeClient": {"clientId": "client-a", "tools": [{"name": "pick_color"}]}}))
-        .unwrap(),
-    )
-    .await;
+            .unwrap(),
+        )
+        .await;
+    a.echo_of(claimed).await;
     // A tool the client does not list still goes to it (a stale name), running.
     b.send_message(S, "t1", "/client-tool no_such_tool {}")
         .await;
@@ -272,8 +265,9 @@ async fn a_client_denying_its_running_call_ends_it_at_once() {
         "turnId": "t1", "toolCallId": ready.tool_call_id, "approved": false, "reason": "denied"}))
     .unwrap();
     // Not the owner: nothing happens to the call.
-    b.dispatch(S, deny.clone()).await;
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let seq = b.dispatch(S, deny.clone()).await;
+    let echo = b.echo_of(seq).await;
+    assert!(echo.rejection_reason.is_some(), "{:?}", echo.action);
     assert!(matches!(
         tool_state(&host_state(&t.host, S).await, &ready.tool_call_id),
         ToolCallState::Running(_)

@@ -505,6 +505,20 @@ impl Client {
         }
     }
 
+    /// The echo of this client's `client_seq` (other envelopes are skipped): the host has
+    /// applied or rejected the action once this returns.
+    pub async fn echo_of(&mut self, client_seq: u64) -> ActionEnvelope {
+        let id = self.client_id.clone();
+        self.envelopes_until(|e| {
+            e.origin
+                .as_ref()
+                .is_some_and(|o| o.client_id == id && o.client_seq == client_seq)
+        })
+        .await
+        .pop()
+        .expect("envelopes_until returns the matching envelope last")
+    }
+
     /// Envelopes until the turn ends (complete, cancelled or error).
     pub async fn until_turn_end(&mut self, turn_id: &str) -> Vec<ActionEnvelope> {
         let id = turn_id.to_owned();
