@@ -198,7 +198,10 @@ async fn a_client_back_within_the_grace_period_still_completes_its_tool() {
         .await;
     let last_seen = seen.last().unwrap().server_seq;
     owner.close().await;
-    tokio::time::sleep(grace / 4).await;
+    // The host handled the disconnect (the role is released at once): the grace period runs.
+    other
+        .envelopes_until(|e| matches!(&e.action, StateAction::SessionActiveClientChanged(a) if a.active_client.is_none()))
+        .await;
 
     let mut back = Client::connect(&t.host, "owner").await;
     let result = back.reconnect(last_seen, vec![S.into()]).await.unwrap();

@@ -88,18 +88,24 @@ async fn transform_request(c: &mut Client) -> (Value, Value) {
     }
 }
 
-/// Reads `c`'s frames until turn `turn_id` ends, asserting the host asks `c` no transform.
-async fn until_turn_end_unasked(c: &mut Client, turn_id: &str) {
+/// Reads `c`'s frames until an envelope matches `stop`, asserting the host asks `c` no
+/// transform.
+async fn until_unasked(c: &mut Client, stop: impl Fn(&ActionEnvelope) -> bool) {
     loop {
         let frame = c.notification().await.expect("connection open");
         assert_ne!(frame["method"], "systemMessageTransform", "{frame}");
         if frame["method"] == "action" {
             let e: ActionEnvelope = serde_json::from_value(frame["params"].clone()).unwrap();
-            if ends_turn(&e, turn_id) {
+            if stop(&e) {
                 return;
             }
         }
     }
+}
+
+/// Reads `c`'s frames until turn `turn_id` ends, asserting the host asks `c` no transform.
+async fn until_turn_end_unasked(c: &mut Client, turn_id: &str) {
+    until_unasked(c, |e| ends_turn(e, turn_id)).await;
 }
 
 async fn answer(c: &mut Client, id: &Value, result: Value) {
@@ -207,19 +213,30 @@ async fn the_request_stays_with_the_client_snapshotted_at_render() {
     a.subscribe(S).await;
     b.subscribe(S).await;
 
+    // Connections are served concurrently: each claim below is echoed before another client's
+    // dispatch that depends on it, or B's turn could render before the claim is applied.
+    let released = |e: &ActionEnvelope| matches!(&e.action, StateAction::SessionActiveClientChanged(a) if a.active_client.is_none());
+
     // The snapshotted client disconnects mid-flight: the turn goes on with the rendered text.
-    a.dispatch(S, claim("ide-a", &["tone"])).await;
+    let claimed = a.dispatch(S, claim("ide-a", &["tone"])).await;
+    a.echo_of(claimed).await;
     b.send_message(S, "t1", "/prompt").await;
     transform_request(&mut a).await;
     a.close().await;
-    b.until_turn_end("t1").await;
+    let t1 = b.until_turn_end("t1").await;
+    // A's role is released when the host handles its disconnect, which the turn's end does
+    // not wait for: C claims the role next.
+    if !t1.iter().any(released) {
+        b.envelopes_until(released).await;
+    }
     assert!(prompt_of_turn(&t, 0).await.contains(TONE));
 
     // The snapshotted client releases the role and another one claims it mid-flight: the
     // request is not redirected, and the answer of the snapshotted client counts.
     let mut c = Client::ready(&t.host, "ide-c").await;
     c.subscribe(S).await;
-    c.dispatch(S, claim("ide-c", &["tone"])).await;
+    let claimed = c.dispatch(S, claim("ide-c", &["tone"])).await;
+    c.echo_of(claimed).await;
     b.send_message(S, "t2", "/prompt").await;
     let (id, _) = transform_request(&mut c).await;
     let release = serde_json::from_value(
@@ -227,11 +244,16 @@ async fn the_request_stays_with_the_client_snapshotted_at_render() {
     )
     .unwrap();
     c.dispatch(S, release).await;
-    b.envelopes_until(|e| {
-        matches!(&e.action, StateAction::SessionActiveClientChanged(a) if a.active_client.is_none())
+    b.envelopes_until(released).await;
+    // B's claim is applied while the request is in flight, before C answers.
+    let claimed = b.dispatch(S, claim("ide-b", &["tone"])).await;
+    let id_b = b.client_id.clone();
+    until_unasked(&mut b, |e| {
+        e.origin
+            .as_ref()
+            .is_some_and(|o| o.client_id == id_b && o.client_seq == claimed)
     })
     .await;
-    b.dispatch(S, claim("ide-b", &["tone"])).await;
     answer(
         &mut c,
         &id,
