@@ -5,10 +5,10 @@
 /**
  * The callbacks object handed to a custom transport (src/wasm/client/transport.rs): Rust
  * closures behind four methods. `message` is the hot path: the frame is encoded straight into
- * a buffer in wasm memory that `reserve(bytes) => ptr` lends (0: no buffer), then
- * `take(len)` reads it; frames that do not fit go to `onFrame` as strings.
+ * a buffer in wasm memory that `sink.reserve(bytes) => ptr` lends (0: no buffer), then
+ * `sink.take(len)` reads it; frames that do not fit go to `onFrame` as strings.
  */
-export function transportCallbacks(fn, onFrame, [reserve, take], memory) {
+export function transportCallbacks(fn, onFrame, sink, memory) {
   const encoder = new TextEncoder();
   let ptr = 0;
   let capacity = 0;
@@ -19,7 +19,7 @@ export function transportCallbacks(fn, onFrame, [reserve, take], memory) {
     let need = frame.length; // enough when the frame is ASCII, the common case
     for (;;) {
       if (need > capacity) {
-        ptr = reserve(need);
+        ptr = sink.reserve(need);
         capacity = ptr === 0 ? 0 : need;
         if (ptr === 0) return -1;
         view = null;
@@ -39,7 +39,7 @@ export function transportCallbacks(fn, onFrame, [reserve, take], memory) {
     message(frame) {
       if (typeof frame !== 'string') return fn(1, frame);
       const len = encode(frame);
-      if (len >= 0) take(len);
+      if (len >= 0) sink.take(len);
       else onFrame(frame);
     },
     messages(frames) {

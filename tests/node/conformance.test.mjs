@@ -406,6 +406,59 @@ test('session/delta: the direct path (plain deltas) and the general one agree, e
   assert.equal(sessionReducer(base, { ...delta1, partId: 'no-such-part' }), base);
 });
 
+test('a streamed delta keeps every member of the objects it copies, in their order', () => {
+  // The state, the active turn and the part are copied by generated code when their members
+  // are some of the schema's, in schema order; anything else is spread. Either way the copy
+  // has the same members in the same order.
+  const fixture = loadFixture('010-session-delta-appends-content.json');
+  const [part, delta1, delta2] = fixture.actions;
+  const base = sessionReducer(structuredClone(fixture.initial), part);
+  const plain = structuredClone(base);
+  const reversed = (o) => Object.fromEntries(Object.entries(o).reverse());
+  const { summary, lifecycle, turns, activeTurn } = plain;
+  const [{ kind, id, content }] = activeTurn.responseParts;
+  const variants = {
+    'schema order with optional members': {
+      summary,
+      lifecycle,
+      turns,
+      activeTurn: {
+        id: activeTurn.id,
+        message: activeTurn.message,
+        responseParts: [{ kind, id, content }],
+        usage: { inputTokens: 3, outputTokens: 4 },
+      },
+      queuedMessages: [],
+      _meta: { trace: 'x' },
+    },
+    'unknown members': {
+      ...plain,
+      activeTurn: {
+        ...plain.activeTurn,
+        responseParts: [{ ...plain.activeTurn.responseParts[0], futurePart: 1 }],
+        futureTurn: [2],
+      },
+      futureState: { keep: true },
+    },
+    'another order': {
+      ...reversed(plain),
+      activeTurn: reversed({ ...plain.activeTurn, responseParts: [reversed(plain.activeTurn.responseParts[0])] }),
+    },
+  };
+  const shapeOf = (s) => [Object.keys(s), Object.keys(s.activeTurn), Object.keys(s.activeTurn.responseParts[0])];
+  for (const [name, input] of Object.entries(variants)) {
+    const s1 = sessionReducer(input, delta1);
+    const s2 = sessionReducer(s1, delta2); // copies the copy made for s1
+    const s3 = sessionReducer(s2, delta1);
+    const expected = structuredClone(input);
+    expected.activeTurn.responseParts[0].content += delta1.content + delta2.content + delta1.content;
+    assert.deepEqual(s3, expected, name);
+    for (const s of [s1, s2, s3]) assert.deepEqual(shapeOf(s), shapeOf(input), `${name}: members and order`);
+    assert.ok(Object.isFrozen(s3) && Object.isFrozen(s3.activeTurn) && Object.isFrozen(s3.activeTurn.responseParts[0]));
+    assert.equal(s3.summary, s1.summary, `${name}: unchanged members are shared`);
+  }
+});
+
 test('the same call twice in a row (React StrictMode) returns the first result, without converting the input again', () => {
   const fixture = loadFixture('010-session-delta-appends-content.json');
   const [part, delta1, delta2] = fixture.actions;

@@ -7,7 +7,9 @@
 //! - `js/api.js` (the package entries' exports) and `js/errors.js`: the lists of error classes,
 //!   from the error class table (`src/client/error_classes.rs`); and the classes that
 //!   `js/errors.js` defines and `js/index.d.ts` declares must be exactly the table's, with its
-//!   `kind` and `code` values.
+//!   `kind` and `code` values;
+//! - `js/render.js`: the copiers of the objects a streamed delta copies, from the schema
+//!   ([`crate::copiers`]).
 //!
 //! A section is the lines between `// <generated: NAME> ...` and `// </generated: NAME>`.
 //! Both tables are compiled into this crate from the SDK's sources (they depend on nothing), so
@@ -47,6 +49,10 @@ fn files(root: &Path) -> Result<Vec<(&'static str, Vec<Section>)>, String> {
             ],
         ),
         ("js/errors.js", vec![("error classes", errors_js_lists())]),
+        (
+            "js/render.js",
+            vec![("copiers", crate::copiers::section(root)?)],
+        ),
         (
             "js/api.js",
             vec![
@@ -89,7 +95,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     check_error_classes("js/errors.js", &read("js/errors.js")?, Style::Js)?;
     check_error_classes("js/index.d.ts", &read("js/index.d.ts")?, Style::Dts)?;
     if check {
-        println!("js/index.d.ts, js/errors.js, js/api.js are up to date");
+        println!("js/index.d.ts, js/errors.js, js/api.js, js/render.js are up to date");
     }
     Ok(())
 }

@@ -161,19 +161,19 @@ fn rustfmt(code: &str) -> Result<String, String> {
     String::from_utf8(output.stdout).map_err(|e| format!("rustfmt output: {e}"))
 }
 
-struct Schema {
-    defs: Map<String, Value>,
+pub(crate) struct Schema {
+    pub(crate) defs: Map<String, Value>,
     constants: Map<String, Value>,
     enums: Map<String, Value>,
     aliases: Map<String, Value>,
     /// `Def.prop` paths required in the schema but admitting `undefined` in TypeScript.
-    undefined_allowed: BTreeSet<String>,
+    pub(crate) undefined_allowed: BTreeSet<String>,
     /// `Def.prop[.sub]` paths whose exported schema is wrong -> the correct schema.
     property_types: Map<String, Value>,
 }
 
 impl Schema {
-    fn load(root: &Path) -> Result<Self, String> {
+    pub(crate) fn load(root: &Path) -> Result<Self, String> {
         let mut defs = Map::new();
         for file in SCHEMA_FILES {
             let path = root.join(format!("protocol/ahp-0.3.0/schema/{file}.schema.json"));

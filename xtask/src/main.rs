@@ -8,6 +8,7 @@
 
 mod bindings;
 mod codegen;
+mod copiers;
 mod names;
 
 use std::path::PathBuf;

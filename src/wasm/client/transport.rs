@@ -18,6 +18,7 @@ use futures_util::{SinkExt, StreamExt};
 use gloo_net::websocket::futures::WebSocket;
 use gloo_net::websocket::{Message, State};
 use js_sys::{Function, Reflect};
+use std::cell::RefCell;
 use std::future::poll_fn;
 use std::rc::Weak;
 use std::task::{Context, Poll, Waker};
@@ -30,7 +31,7 @@ extern "C" {
     fn transport_callbacks(
         f: &JsValue,
         on_frame: &JsValue,
-        frame_bytes: &JsValue,
+        frame_sink: &JsValue,
         memory: &JsValue,
     ) -> JsValue;
 }
@@ -108,7 +109,11 @@ pub fn open_custom(
             inner.transport_frames(generation, vec![text_from_js(&frame)]);
         }
     });
-    let frame_bytes = frame_bytes_callback(inner.clone(), generation);
+    let frame_sink = JsValue::from(FrameSink {
+        inner: inner.clone(),
+        generation,
+        buffer: RefCell::new(Vec::new()),
+    });
     let callback = Closure::<dyn Fn(u32, JsValue)>::new(move |kind: u32, value: JsValue| {
         let Some(inner) = inner.upgrade() else {
             return;
@@ -136,7 +141,7 @@ pub fn open_custom(
     let callbacks = transport_callbacks(
         &callback.into_js_value(),
         &on_frame.into_js_value(),
-        &frame_bytes,
+        &frame_sink,
         &wasm_bindgen::memory(),
     );
     let connect_error = |message: String| Error::transport(TransportErrorKind::Connect, message);
@@ -157,15 +162,23 @@ pub fn open_custom(
     Ok(Conn::Custom { this, send, close })
 }
 
-/// The hot path of custom transports: `(n) => ptr` lends JS a buffer of at least `n` bytes
-/// in wasm memory (0 when it cannot: JS then passes the frame as a string), and
-/// `(ptr, len) => void` takes the UTF-8 frame JS wrote there. The bytes are read (parsed or
-/// copied) before any user code runs, so a re-entrant frame cannot overwrite them in use.
-fn frame_bytes_callback(inner: Weak<Inner>, generation: u64) -> JsValue {
-    let buffer = std::rc::Rc::new(std::cell::RefCell::new(Vec::<u8>::new()));
-    let lend_buffer = buffer.clone();
-    let reserve = Closure::<dyn Fn(u32) -> u32>::new(move |bytes: u32| {
-        let Ok(mut buffer) = lend_buffer.try_borrow_mut() else {
+/// The hot path of custom transports, a class so that JS calls it as an exported method
+/// (a direct call; a `Closure` goes through wasm-bindgen's generic wrapper on every frame):
+/// `reserve(n) => ptr` lends JS a buffer of at least `n` bytes in wasm memory (0 when it
+/// cannot: JS then passes the frame as a string), and `take(len)` takes the UTF-8 frame JS
+/// wrote there. The bytes are read (parsed or copied) before any user code runs, so a
+/// re-entrant frame cannot overwrite them in use. Not part of the package's API.
+#[wasm_bindgen(skip_typescript)]
+pub struct FrameSink {
+    inner: Weak<Inner>,
+    generation: u64,
+    buffer: RefCell<Vec<u8>>,
+}
+
+#[wasm_bindgen]
+impl FrameSink {
+    pub fn reserve(&self, bytes: u32) -> u32 {
+        let Ok(mut buffer) = self.buffer.try_borrow_mut() else {
             return 0;
         };
         if bytes > FRAME_BUFFER_MAX_BYTES {
@@ -176,24 +189,25 @@ fn frame_bytes_callback(inner: Weak<Inner>, generation: u64) -> JsValue {
             *buffer = vec![0; (bytes as usize).next_power_of_two().max(1024)];
         }
         buffer.as_mut_ptr() as u32
-    });
-    let take = Closure::<dyn Fn(u32)>::new(move |len: u32| {
-        let Some(inner) = inner.upgrade() else {
+    }
+
+    pub fn take(&self, len: u32) {
+        let Some(inner) = self.inner.upgrade() else {
             return;
         };
-        let accepted = match buffer.try_borrow() {
+        let accepted = match self.buffer.try_borrow() {
             Ok(bytes) => match bytes.get(..len as usize).map(std::str::from_utf8) {
-                Some(Ok(text)) => inner.accept_frame(generation, text),
-                _ => inner.reject_frame(generation, "a frame that is not UTF-8 text"),
+                Some(Ok(text)) => inner.accept_frame(self.generation, text),
+                _ => inner.reject_frame(self.generation, "a frame that is not UTF-8 text"),
             },
-            Err(_) => inner.reject_frame(generation, "a frame while the previous one was read"),
+            Err(_) => {
+                inner.reject_frame(self.generation, "a frame while the previous one was read")
+            }
         };
         if accepted {
             inner.run();
         }
-    });
-    let pair = js_sys::Array::of2(&reserve.into_js_value(), &take.into_js_value());
-    pair.into()
+    }
 }
 
 /// Opens a WebSocket to `url`; a task owns the socket, reports its opening, frames and end.

@@ -1,0 +1,118 @@
+//! The `copiers` section of `js/render.js`: for the objects a streamed delta copies (the
+//! session state, the active turn, the part), a copier that names their members in schema
+//! order, so the hot path copies them with property stores instead of spreading a frozen
+//! object (see the comment above the section). Members and which are required come from the
+//! same schema as the Rust types, so the copy's key order is the one the SDK renders.
+
+use crate::codegen::Schema;
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The shapes with a copier (schema definitions). Parts are variants of a union tagged by
+/// `kind`, which the Rust types write first: it must come first in the schema too.
+const COPIED_SHAPES: [&str; 5] = [
+    "SessionState",
+    "ActiveTurn",
+    "MarkdownResponsePart",
+    "ReasoningResponsePart",
+    "ToolCallResponsePart",
+];
+
+/// The section's lines.
+pub fn section(root: &Path) -> Result<String, String> {
+    let schema = Schema::load(root)?;
+    let mut out = String::new();
+    for name in COPIED_SHAPES {
+        let def = schema
+            .defs
+            .get(name)
+            .ok_or_else(|| format!("copiers: no definition {name}"))?;
+        let members = members(&schema, name, def)?;
+        if name.ends_with("ResponsePart") && members.first().map(|m| m.0.as_str()) != Some("kind") {
+            return Err(format!("copiers: {name}: `kind` is not its first member"));
+        }
+        render(&mut out, name, &members);
+    }
+    Ok(out)
+}
+
+/// `(wire name, required)` in schema order.
+fn members(schema: &Schema, name: &str, def: &Value) -> Result<Vec<(String, bool)>, String> {
+    let Some(Value::Object(props)) = def.get("properties") else {
+        return Err(format!("copiers: {name} has no properties"));
+    };
+    if props.len() > 30 {
+        return Err(format!(
+            "copiers: {name} has more members than a 31-bit mask holds"
+        ));
+    }
+    let required: Vec<&str> = def
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    Ok(props
+        .keys()
+        .map(|wire| {
+            let path = format!("{name}.{wire}");
+            let is_required =
+                required.contains(&wire.as_str()) && !schema.undefined_allowed.contains(&path);
+            (wire.clone(), is_required)
+        })
+        .collect())
+}
+
+/// `o.name`, or `o['na-me']` when the name is not an identifier.
+fn access(object: &str, wire: &str) -> String {
+    let identifier = wire.chars().enumerate().all(|(i, c)| {
+        c == '_' || c == '$' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit())
+    });
+    if identifier && !wire.is_empty() {
+        format!("{object}.{wire}")
+    } else {
+        format!("{object}['{wire}']")
+    }
+}
+
+fn render(out: &mut String, name: &str, members: &[(String, bool)]) {
+    let keys: Vec<String> = members.iter().map(|(w, _)| format!("'{w}'")).collect();
+    let required: u32 = members
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, r))| *r)
+        .map(|(i, _)| 1u32 << i)
+        .sum();
+    // The required members before the first optional one open the object literal.
+    let leading = members.iter().take_while(|(_, r)| *r).count();
+    let literal: Vec<String> = members[..leading]
+        .iter()
+        .map(|(w, _)| {
+            let key = access("o", w);
+            match key.strip_prefix("o.") {
+                Some(plain) => format!("{plain}: {key}"),
+                None => format!("'{w}': {key}"),
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "const {name} = shape([{}], {required:#x});",
+        keys.join(", ")
+    );
+    let _ = writeln!(out, "function copy{name}(o) {{");
+    let _ = writeln!(out, "  const m = membersOf({name}, o);");
+    let _ = writeln!(out, "  if (m < 0) return null;");
+    let _ = writeln!(out, "  const c = {{ {} }};", literal.join(", "));
+    for (i, (wire, is_required)) in members.iter().enumerate().skip(leading) {
+        let store = format!("{} = {};", access("c", wire), access("o", wire));
+        if *is_required {
+            let _ = writeln!(out, "  {store}");
+        } else {
+            let _ = writeln!(out, "  if (m & {:#x}) {store}", 1u32 << i);
+        }
+    }
+    let _ = writeln!(out, "  {name}.mask = m;");
+    let _ = writeln!(out, "  return c;");
+    let _ = writeln!(out, "}}");
+}
