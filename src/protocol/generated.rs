@@ -104,6 +104,7 @@ impl<'de> Deserialize<'de> for Icon {
 impl wire::WireStruct for Icon {
     const NAME: &'static str = "Icon";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut src = None;
         let mut content_type = None;
@@ -119,8 +120,11 @@ impl wire::WireStruct for Icon {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if src.is_none() {
+            return Err(wire::missing("src"));
+        }
         Ok(Self {
-            src: wire::required(src, "src")?,
+            src: wire::present(src),
             content_type: content_type.unwrap_or_default(),
             sizes: sizes.unwrap_or_default(),
             theme: theme.unwrap_or_default(),
@@ -240,6 +244,7 @@ impl<'de> Deserialize<'de> for ProtectedResourceMetadata {
 impl wire::WireStruct for ProtectedResourceMetadata {
     const NAME: &'static str = "ProtectedResourceMetadata";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resource = None;
         let mut resource_name = None;
@@ -303,8 +308,11 @@ impl wire::WireStruct for ProtectedResourceMetadata {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
         Ok(Self {
-            resource: wire::required(resource, "resource")?,
+            resource: wire::present(resource),
             resource_name: resource_name.unwrap_or_default(),
             authorization_servers: authorization_servers.unwrap_or_default(),
             jwks_uri: jwks_uri.unwrap_or_default(),
@@ -463,6 +471,7 @@ impl<'de> Deserialize<'de> for ConfigPropertySchema {
 impl wire::WireStruct for ConfigPropertySchema {
     const NAME: &'static str = "ConfigPropertySchema";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut r#type = None;
         let mut title = None;
@@ -494,9 +503,15 @@ impl wire::WireStruct for ConfigPropertySchema {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
         Ok(Self {
-            r#type: wire::required(r#type, "type")?,
-            title: wire::required(title, "title")?,
+            r#type: wire::present(r#type),
+            title: wire::present(title),
             description: description.unwrap_or_default(),
             default: default.unwrap_or_default(),
             r#enum: r#enum.unwrap_or_default(),
@@ -547,6 +562,7 @@ impl<'de> Deserialize<'de> for ConfigSchema {
 impl wire::WireStruct for ConfigSchema {
     const NAME: &'static str = "ConfigSchema";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut r#type = None;
         let mut properties = None;
@@ -560,9 +576,15 @@ impl wire::WireStruct for ConfigSchema {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
+        if properties.is_none() {
+            return Err(wire::missing("properties"));
+        }
         Ok(Self {
-            r#type: wire::required(r#type, "type")?,
-            properties: wire::required(properties, "properties")?,
+            r#type: wire::present(r#type),
+            properties: wire::present(properties),
             required: required.unwrap_or_default(),
             extra,
         })
@@ -594,6 +616,7 @@ impl<'de> Deserialize<'de> for TextPosition {
 impl wire::WireStruct for TextPosition {
     const NAME: &'static str = "TextPosition";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut line = None;
         let mut character = None;
@@ -605,9 +628,15 @@ impl wire::WireStruct for TextPosition {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if line.is_none() {
+            return Err(wire::missing("line"));
+        }
+        if character.is_none() {
+            return Err(wire::missing("character"));
+        }
         Ok(Self {
-            line: wire::required(line, "line")?,
-            character: wire::required(character, "character")?,
+            line: wire::present(line),
+            character: wire::present(character),
             extra,
         })
     }
@@ -638,6 +667,7 @@ impl<'de> Deserialize<'de> for TextRange {
 impl wire::WireStruct for TextRange {
     const NAME: &'static str = "TextRange";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut start = None;
         let mut end = None;
@@ -649,9 +679,15 @@ impl wire::WireStruct for TextRange {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if start.is_none() {
+            return Err(wire::missing("start"));
+        }
+        if end.is_none() {
+            return Err(wire::missing("end"));
+        }
         Ok(Self {
-            start: wire::required(start, "start")?,
-            end: wire::required(end, "end")?,
+            start: wire::present(start),
+            end: wire::present(end),
             extra,
         })
     }
@@ -683,6 +719,7 @@ impl<'de> Deserialize<'de> for TextSelection {
 impl wire::WireStruct for TextSelection {
     const NAME: &'static str = "TextSelection";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut range = None;
         let mut extra = Extra::default();
@@ -692,8 +729,11 @@ impl wire::WireStruct for TextSelection {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if range.is_none() {
+            return Err(wire::missing("range"));
+        }
         Ok(Self {
-            range: wire::required(range, "range")?,
+            range: wire::present(range),
             extra,
         })
     }
@@ -736,6 +776,7 @@ impl<'de> Deserialize<'de> for ContentRef {
 impl wire::WireStruct for ContentRef {
     const NAME: &'static str = "ContentRef";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut size_hint = None;
@@ -749,8 +790,11 @@ impl wire::WireStruct for ContentRef {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
+            uri: wire::present(uri),
             size_hint: size_hint.unwrap_or_default(),
             content_type: content_type.unwrap_or_default(),
             extra,
@@ -781,6 +825,7 @@ impl<'de> Deserialize<'de> for FileEditBefore {
 impl wire::WireStruct for FileEditBefore {
     const NAME: &'static str = "FileEditBefore";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut content = None;
@@ -792,9 +837,15 @@ impl wire::WireStruct for FileEditBefore {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
-            content: wire::required(content, "content")?,
+            uri: wire::present(uri),
+            content: wire::present(content),
             extra,
         })
     }
@@ -823,6 +874,7 @@ impl<'de> Deserialize<'de> for FileEditAfter {
 impl wire::WireStruct for FileEditAfter {
     const NAME: &'static str = "FileEditAfter";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut content = None;
@@ -834,9 +886,15 @@ impl wire::WireStruct for FileEditAfter {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
-            content: wire::required(content, "content")?,
+            uri: wire::present(uri),
+            content: wire::present(content),
             extra,
         })
     }
@@ -875,6 +933,7 @@ impl<'de> Deserialize<'de> for FileEditDiff {
 impl wire::WireStruct for FileEditDiff {
     const NAME: &'static str = "FileEditDiff";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut added = None;
         let mut removed = None;
@@ -925,6 +984,7 @@ impl<'de> Deserialize<'de> for FileEdit {
 impl wire::WireStruct for FileEdit {
     const NAME: &'static str = "FileEdit";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut before = None;
         let mut after = None;
@@ -997,6 +1057,7 @@ impl<'de> Deserialize<'de> for UsageInfo {
 impl wire::WireStruct for UsageInfo {
     const NAME: &'static str = "UsageInfo";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut input_tokens = None;
         let mut output_tokens = None;
@@ -1054,6 +1115,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 impl wire::WireStruct for ErrorInfo {
     const NAME: &'static str = "ErrorInfo";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut error_type = None;
         let mut message = None;
@@ -1067,9 +1129,15 @@ impl wire::WireStruct for ErrorInfo {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if error_type.is_none() {
+            return Err(wire::missing("errorType"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            error_type: wire::required(error_type, "errorType")?,
-            message: wire::required(message, "message")?,
+            error_type: wire::present(error_type),
+            message: wire::present(message),
             stack: stack.unwrap_or_default(),
             extra,
         })
@@ -1105,6 +1173,7 @@ impl<'de> Deserialize<'de> for Snapshot {
 impl wire::WireStruct for Snapshot {
     const NAME: &'static str = "Snapshot";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resource = None;
         let mut state = None;
@@ -1118,10 +1187,19 @@ impl wire::WireStruct for Snapshot {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
+        if state.is_none() {
+            return Err(wire::missing("state"));
+        }
+        if from_seq.is_none() {
+            return Err(wire::missing("fromSeq"));
+        }
         Ok(Self {
-            resource: wire::required(resource, "resource")?,
-            state: wire::required(state, "state")?,
-            from_seq: wire::required(from_seq, "fromSeq")?,
+            resource: wire::present(resource),
+            state: wire::present(state),
+            from_seq: wire::present(from_seq),
             extra,
         })
     }
@@ -1163,6 +1241,7 @@ impl<'de> Deserialize<'de> for RootState {
 impl wire::WireStruct for RootState {
     const NAME: &'static str = "RootState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut agents = None;
         let mut active_sessions = None;
@@ -1180,8 +1259,11 @@ impl wire::WireStruct for RootState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if agents.is_none() {
+            return Err(wire::missing("agents"));
+        }
         Ok(Self {
-            agents: wire::required(agents, "agents")?,
+            agents: wire::present(agents),
             active_sessions: active_sessions.unwrap_or_default(),
             terminals: terminals.unwrap_or_default(),
             config: config.unwrap_or_default(),
@@ -1308,6 +1390,7 @@ impl<'de> Deserialize<'de> for AgentInfo {
 impl wire::WireStruct for AgentInfo {
     const NAME: &'static str = "AgentInfo";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut provider = None;
         let mut display_name = None;
@@ -1335,11 +1418,23 @@ impl wire::WireStruct for AgentInfo {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if provider.is_none() {
+            return Err(wire::missing("provider"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
+        if description.is_none() {
+            return Err(wire::missing("description"));
+        }
+        if models.is_none() {
+            return Err(wire::missing("models"));
+        }
         Ok(Self {
-            provider: wire::required(provider, "provider")?,
-            display_name: wire::required(display_name, "displayName")?,
-            description: wire::required(description, "description")?,
-            models: wire::required(models, "models")?,
+            provider: wire::present(provider),
+            display_name: wire::present(display_name),
+            description: wire::present(description),
+            models: wire::present(models),
             protected_resources: protected_resources.unwrap_or_default(),
             customizations: customizations.unwrap_or_default(),
             system_message_sections: system_message_sections.unwrap_or_default(),
@@ -1413,6 +1508,7 @@ impl<'de> Deserialize<'de> for SessionModelInfo {
 impl wire::WireStruct for SessionModelInfo {
     const NAME: &'static str = "SessionModelInfo";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut provider = None;
@@ -1440,10 +1536,19 @@ impl wire::WireStruct for SessionModelInfo {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if provider.is_none() {
+            return Err(wire::missing("provider"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            provider: wire::required(provider, "provider")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            provider: wire::present(provider),
+            name: wire::present(name),
             max_context_window: max_context_window.unwrap_or_default(),
             supports_vision: supports_vision.unwrap_or_default(),
             policy_state: policy_state.unwrap_or_default(),
@@ -1482,6 +1587,7 @@ impl<'de> Deserialize<'de> for ModelSelection {
 impl wire::WireStruct for ModelSelection {
     const NAME: &'static str = "ModelSelection";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut config = None;
@@ -1493,8 +1599,11 @@ impl wire::WireStruct for ModelSelection {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             config: config.unwrap_or_default(),
             extra,
         })
@@ -1530,6 +1639,7 @@ impl<'de> Deserialize<'de> for RootConfigState {
 impl wire::WireStruct for RootConfigState {
     const NAME: &'static str = "RootConfigState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut schema = None;
         let mut values = None;
@@ -1541,9 +1651,15 @@ impl wire::WireStruct for RootConfigState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if schema.is_none() {
+            return Err(wire::missing("schema"));
+        }
+        if values.is_none() {
+            return Err(wire::missing("values"));
+        }
         Ok(Self {
-            schema: wire::required(schema, "schema")?,
-            values: wire::required(values, "values")?,
+            schema: wire::present(schema),
+            values: wire::present(values),
             extra,
         })
     }
@@ -1578,6 +1694,7 @@ impl<'de> Deserialize<'de> for PendingMessage {
 impl wire::WireStruct for PendingMessage {
     const NAME: &'static str = "PendingMessage";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut message = None;
@@ -1589,9 +1706,15 @@ impl wire::WireStruct for PendingMessage {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            message: wire::required(message, "message")?,
+            id: wire::present(id),
+            message: wire::present(message),
             extra,
         })
     }
@@ -1721,6 +1844,7 @@ impl<'de> Deserialize<'de> for SessionState {
 impl wire::WireStruct for SessionState {
     const NAME: &'static str = "SessionState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut summary = None;
         let mut lifecycle = None;
@@ -1760,13 +1884,22 @@ impl wire::WireStruct for SessionState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if summary.is_none() {
+            return Err(wire::missing("summary"));
+        }
+        if lifecycle.is_none() {
+            return Err(wire::missing("lifecycle"));
+        }
+        if turns.is_none() {
+            return Err(wire::missing("turns"));
+        }
         Ok(Self {
-            summary: wire::required(summary, "summary")?,
-            lifecycle: wire::required(lifecycle, "lifecycle")?,
+            summary: wire::present(summary),
+            lifecycle: wire::present(lifecycle),
             creation_error: creation_error.unwrap_or_default(),
             server_tools: server_tools.unwrap_or_default(),
             active_client: active_client.unwrap_or_default(),
-            turns: wire::required(turns, "turns")?,
+            turns: wire::present(turns),
             active_turn: active_turn.unwrap_or_default(),
             steering_message: steering_message.unwrap_or_default(),
             queued_messages: queued_messages.unwrap_or_default(),
@@ -1933,6 +2066,7 @@ impl<'de> Deserialize<'de> for SessionActiveClient {
 impl wire::WireStruct for SessionActiveClient {
     const NAME: &'static str = "SessionActiveClient";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut client_id = None;
         let mut display_name = None;
@@ -1954,10 +2088,16 @@ impl wire::WireStruct for SessionActiveClient {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if client_id.is_none() {
+            return Err(wire::missing("clientId"));
+        }
+        if tools.is_none() {
+            return Err(wire::missing("tools"));
+        }
         Ok(Self {
-            client_id: wire::required(client_id, "clientId")?,
+            client_id: wire::present(client_id),
             display_name: display_name.unwrap_or_default(),
-            tools: wire::required(tools, "tools")?,
+            tools: wire::present(tools),
             customizations: customizations.unwrap_or_default(),
             system_message_transform: system_message_transform.unwrap_or_default(),
             extra,
@@ -1990,6 +2130,7 @@ impl<'de> Deserialize<'de> for ProjectInfo {
 impl wire::WireStruct for ProjectInfo {
     const NAME: &'static str = "ProjectInfo";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut display_name = None;
@@ -2001,9 +2142,15 @@ impl wire::WireStruct for ProjectInfo {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
-            display_name: wire::required(display_name, "displayName")?,
+            uri: wire::present(uri),
+            display_name: wire::present(display_name),
             extra,
         })
     }
@@ -2073,6 +2220,7 @@ impl<'de> Deserialize<'de> for SessionSummary {
 impl wire::WireStruct for SessionSummary {
     const NAME: &'static str = "SessionSummary";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resource = None;
         let mut provider = None;
@@ -2106,14 +2254,32 @@ impl wire::WireStruct for SessionSummary {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
+        if provider.is_none() {
+            return Err(wire::missing("provider"));
+        }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
+        if status.is_none() {
+            return Err(wire::missing("status"));
+        }
+        if created_at.is_none() {
+            return Err(wire::missing("createdAt"));
+        }
+        if modified_at.is_none() {
+            return Err(wire::missing("modifiedAt"));
+        }
         Ok(Self {
-            resource: wire::required(resource, "resource")?,
-            provider: wire::required(provider, "provider")?,
-            title: wire::required(title, "title")?,
-            status: wire::required(status, "status")?,
+            resource: wire::present(resource),
+            provider: wire::present(provider),
+            title: wire::present(title),
+            status: wire::present(status),
             activity: activity.unwrap_or_default(),
-            created_at: wire::required(created_at, "createdAt")?,
-            modified_at: wire::required(modified_at, "modifiedAt")?,
+            created_at: wire::present(created_at),
+            modified_at: wire::present(modified_at),
             project: project.unwrap_or_default(),
             model: model.unwrap_or_default(),
             agent: agent.unwrap_or_default(),
@@ -2170,6 +2336,7 @@ impl<'de> Deserialize<'de> for ChangesSummary {
 impl wire::WireStruct for ChangesSummary {
     const NAME: &'static str = "ChangesSummary";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut additions = None;
         let mut deletions = None;
@@ -2221,6 +2388,7 @@ impl<'de> Deserialize<'de> for AgentSelection {
 impl wire::WireStruct for AgentSelection {
     const NAME: &'static str = "AgentSelection";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut extra = Extra::default();
@@ -2230,8 +2398,11 @@ impl wire::WireStruct for AgentSelection {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
+            uri: wire::present(uri),
             extra,
         })
     }
@@ -2387,6 +2558,7 @@ impl<'de> Deserialize<'de> for SessionConfigPropertySchema {
 impl wire::WireStruct for SessionConfigPropertySchema {
     const NAME: &'static str = "SessionConfigPropertySchema";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut r#type = None;
         let mut title = None;
@@ -2424,9 +2596,15 @@ impl wire::WireStruct for SessionConfigPropertySchema {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
         Ok(Self {
-            r#type: wire::required(r#type, "type")?,
-            title: wire::required(title, "title")?,
+            r#type: wire::present(r#type),
+            title: wire::present(title),
             description: description.unwrap_or_default(),
             default: default.unwrap_or_default(),
             r#enum: r#enum.unwrap_or_default(),
@@ -2476,6 +2654,7 @@ impl<'de> Deserialize<'de> for SessionConfigSchema {
 impl wire::WireStruct for SessionConfigSchema {
     const NAME: &'static str = "SessionConfigSchema";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut r#type = None;
         let mut properties = None;
@@ -2489,9 +2668,15 @@ impl wire::WireStruct for SessionConfigSchema {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
+        if properties.is_none() {
+            return Err(wire::missing("properties"));
+        }
         Ok(Self {
-            r#type: wire::required(r#type, "type")?,
-            properties: wire::required(properties, "properties")?,
+            r#type: wire::present(r#type),
+            properties: wire::present(properties),
             required: required.unwrap_or_default(),
             extra,
         })
@@ -2527,6 +2712,7 @@ impl<'de> Deserialize<'de> for SessionConfigState {
 impl wire::WireStruct for SessionConfigState {
     const NAME: &'static str = "SessionConfigState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut schema = None;
         let mut values = None;
@@ -2538,9 +2724,15 @@ impl wire::WireStruct for SessionConfigState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if schema.is_none() {
+            return Err(wire::missing("schema"));
+        }
+        if values.is_none() {
+            return Err(wire::missing("values"));
+        }
         Ok(Self {
-            schema: wire::required(schema, "schema")?,
-            values: wire::required(values, "values")?,
+            schema: wire::present(schema),
+            values: wire::present(values),
             extra,
         })
     }
@@ -2585,6 +2777,7 @@ impl<'de> Deserialize<'de> for SessionInputOption {
 impl wire::WireStruct for SessionInputOption {
     const NAME: &'static str = "SessionInputOption";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut label = None;
@@ -2600,9 +2793,15 @@ impl wire::WireStruct for SessionInputOption {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            label: wire::required(label, "label")?,
+            id: wire::present(id),
+            label: wire::present(label),
             description: description.unwrap_or_default(),
             recommended: recommended.unwrap_or_default(),
             extra,
@@ -2640,6 +2839,7 @@ impl<'de> Deserialize<'de> for SessionInputQuestionBase {
 impl wire::WireStruct for SessionInputQuestionBase {
     const NAME: &'static str = "SessionInputQuestionBase";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut title = None;
@@ -2655,10 +2855,16 @@ impl wire::WireStruct for SessionInputQuestionBase {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             title: title.unwrap_or_default(),
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             required: required.unwrap_or_default(),
             extra,
         })
@@ -2722,6 +2928,7 @@ impl<'de> Deserialize<'de> for SessionInputTextQuestion {
 impl wire::WireStruct for SessionInputTextQuestion {
     const NAME: &'static str = "SessionInputTextQuestion";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut title = None;
@@ -2745,10 +2952,16 @@ impl wire::WireStruct for SessionInputTextQuestion {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             title: title.unwrap_or_default(),
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             required: required.unwrap_or_default(),
             format: format.unwrap_or_default(),
             min: min.unwrap_or_default(),
@@ -2814,6 +3027,7 @@ impl<'de> Deserialize<'de> for SessionInputNumberQuestion {
 impl wire::WireStruct for SessionInputNumberQuestion {
     const NAME: &'static str = "SessionInputNumberQuestion";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut title = None;
@@ -2835,10 +3049,16 @@ impl wire::WireStruct for SessionInputNumberQuestion {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             title: title.unwrap_or_default(),
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             required: required.unwrap_or_default(),
             min: min.unwrap_or_default(),
             max: max.unwrap_or_default(),
@@ -2886,6 +3106,7 @@ impl<'de> Deserialize<'de> for SessionInputBooleanQuestion {
 impl wire::WireStruct for SessionInputBooleanQuestion {
     const NAME: &'static str = "SessionInputBooleanQuestion";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut title = None;
@@ -2903,10 +3124,16 @@ impl wire::WireStruct for SessionInputBooleanQuestion {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             title: title.unwrap_or_default(),
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             required: required.unwrap_or_default(),
             default_value: default_value.unwrap_or_default(),
             extra,
@@ -2955,6 +3182,7 @@ impl<'de> Deserialize<'de> for SessionInputSingleSelectQuestion {
 impl wire::WireStruct for SessionInputSingleSelectQuestion {
     const NAME: &'static str = "SessionInputSingleSelectQuestion";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut title = None;
@@ -2976,12 +3204,21 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
+        if options.is_none() {
+            return Err(wire::missing("options"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             title: title.unwrap_or_default(),
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             required: required.unwrap_or_default(),
-            options: wire::required(options, "options")?,
+            options: wire::present(options),
             allow_freeform_input: allow_freeform_input.unwrap_or_default(),
             extra,
         })
@@ -3045,6 +3282,7 @@ impl<'de> Deserialize<'de> for SessionInputMultiSelectQuestion {
 impl wire::WireStruct for SessionInputMultiSelectQuestion {
     const NAME: &'static str = "SessionInputMultiSelectQuestion";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut title = None;
@@ -3070,12 +3308,21 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
+        if options.is_none() {
+            return Err(wire::missing("options"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             title: title.unwrap_or_default(),
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             required: required.unwrap_or_default(),
-            options: wire::required(options, "options")?,
+            options: wire::present(options),
             allow_freeform_input: allow_freeform_input.unwrap_or_default(),
             min: min.unwrap_or_default(),
             max: max.unwrap_or_default(),
@@ -3126,6 +3373,7 @@ impl<'de> Deserialize<'de> for SessionInputRequest {
 impl wire::WireStruct for SessionInputRequest {
     const NAME: &'static str = "SessionInputRequest";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut message = None;
@@ -3143,8 +3391,11 @@ impl wire::WireStruct for SessionInputRequest {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             message: message.unwrap_or_default(),
             url: url.unwrap_or_default(),
             questions: questions.unwrap_or_default(),
@@ -3175,6 +3426,7 @@ impl<'de> Deserialize<'de> for SessionInputTextAnswerValue {
 impl wire::WireStruct for SessionInputTextAnswerValue {
     const NAME: &'static str = "SessionInputTextAnswerValue";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
@@ -3184,8 +3436,11 @@ impl wire::WireStruct for SessionInputTextAnswerValue {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
+            value: wire::present(value),
             extra,
         })
     }
@@ -3211,6 +3466,7 @@ impl<'de> Deserialize<'de> for SessionInputNumberAnswerValue {
 impl wire::WireStruct for SessionInputNumberAnswerValue {
     const NAME: &'static str = "SessionInputNumberAnswerValue";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
@@ -3220,8 +3476,11 @@ impl wire::WireStruct for SessionInputNumberAnswerValue {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
+            value: wire::present(value),
             extra,
         })
     }
@@ -3247,6 +3506,7 @@ impl<'de> Deserialize<'de> for SessionInputBooleanAnswerValue {
 impl wire::WireStruct for SessionInputBooleanAnswerValue {
     const NAME: &'static str = "SessionInputBooleanAnswerValue";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
@@ -3256,8 +3516,11 @@ impl wire::WireStruct for SessionInputBooleanAnswerValue {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
+            value: wire::present(value),
             extra,
         })
     }
@@ -3290,6 +3553,7 @@ impl<'de> Deserialize<'de> for SessionInputSelectedAnswerValue {
 impl wire::WireStruct for SessionInputSelectedAnswerValue {
     const NAME: &'static str = "SessionInputSelectedAnswerValue";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut freeform_values = None;
@@ -3303,8 +3567,11 @@ impl wire::WireStruct for SessionInputSelectedAnswerValue {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
+            value: wire::present(value),
             freeform_values: freeform_values.unwrap_or_default(),
             extra,
         })
@@ -3338,6 +3605,7 @@ impl<'de> Deserialize<'de> for SessionInputSelectedManyAnswerValue {
 impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
     const NAME: &'static str = "SessionInputSelectedManyAnswerValue";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut freeform_values = None;
@@ -3351,8 +3619,11 @@ impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
+            value: wire::present(value),
             freeform_values: freeform_values.unwrap_or_default(),
             extra,
         })
@@ -3380,6 +3651,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswered {
 impl wire::WireStruct for SessionInputAnswered {
     const NAME: &'static str = "SessionInputAnswered";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
@@ -3389,8 +3661,11 @@ impl wire::WireStruct for SessionInputAnswered {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
+            value: wire::present(value),
             extra,
         })
     }
@@ -3421,6 +3696,7 @@ impl<'de> Deserialize<'de> for SessionInputSkipped {
 impl wire::WireStruct for SessionInputSkipped {
     const NAME: &'static str = "SessionInputSkipped";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut freeform_values = None;
         let mut extra = Extra::default();
@@ -3479,6 +3755,7 @@ impl<'de> Deserialize<'de> for Turn {
 impl wire::WireStruct for Turn {
     const NAME: &'static str = "Turn";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut message = None;
@@ -3498,12 +3775,24 @@ impl wire::WireStruct for Turn {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
+        if response_parts.is_none() {
+            return Err(wire::missing("responseParts"));
+        }
+        if state.is_none() {
+            return Err(wire::missing("state"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            message: wire::required(message, "message")?,
-            response_parts: wire::required(response_parts, "responseParts")?,
+            id: wire::present(id),
+            message: wire::present(message),
+            response_parts: wire::present(response_parts),
             usage: usage.unwrap_or_default(),
-            state: wire::required(state, "state")?,
+            state: wire::present(state),
             error: error.unwrap_or_default(),
             extra,
         })
@@ -3543,6 +3832,7 @@ impl<'de> Deserialize<'de> for ActiveTurn {
 impl wire::WireStruct for ActiveTurn {
     const NAME: &'static str = "ActiveTurn";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut message = None;
@@ -3558,10 +3848,19 @@ impl wire::WireStruct for ActiveTurn {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
+        if response_parts.is_none() {
+            return Err(wire::missing("responseParts"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            message: wire::required(message, "message")?,
-            response_parts: wire::required(response_parts, "responseParts")?,
+            id: wire::present(id),
+            message: wire::present(message),
+            response_parts: wire::present(response_parts),
             usage: usage.unwrap_or_default(),
             extra,
         })
@@ -3589,6 +3888,7 @@ impl<'de> Deserialize<'de> for MessageOrigin {
 impl wire::WireStruct for MessageOrigin {
     const NAME: &'static str = "MessageOrigin";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut kind = None;
         let mut extra = Extra::default();
@@ -3598,8 +3898,11 @@ impl wire::WireStruct for MessageOrigin {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if kind.is_none() {
+            return Err(wire::missing("kind"));
+        }
         Ok(Self {
-            kind: wire::required(kind, "kind")?,
+            kind: wire::present(kind),
             extra,
         })
     }
@@ -3651,6 +3954,7 @@ impl<'de> Deserialize<'de> for Message {
 impl wire::WireStruct for Message {
     const NAME: &'static str = "Message";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut text = None;
         let mut origin = None;
@@ -3666,9 +3970,15 @@ impl wire::WireStruct for Message {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if text.is_none() {
+            return Err(wire::missing("text"));
+        }
+        if origin.is_none() {
+            return Err(wire::missing("origin"));
+        }
         Ok(Self {
-            text: wire::required(text, "text")?,
-            origin: wire::required(origin, "origin")?,
+            text: wire::present(text),
+            origin: wire::present(origin),
             attachments: attachments.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
             extra,
@@ -3728,6 +4038,7 @@ impl<'de> Deserialize<'de> for MessageAttachmentBase {
 impl wire::WireStruct for MessageAttachmentBase {
     const NAME: &'static str = "MessageAttachmentBase";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut label = None;
         let mut range = None;
@@ -3743,8 +4054,11 @@ impl wire::WireStruct for MessageAttachmentBase {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
         Ok(Self {
-            label: wire::required(label, "label")?,
+            label: wire::present(label),
             range: range.unwrap_or_default(),
             display_kind: display_kind.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
@@ -3818,6 +4132,7 @@ impl<'de> Deserialize<'de> for SimpleMessageAttachment {
 impl wire::WireStruct for SimpleMessageAttachment {
     const NAME: &'static str = "SimpleMessageAttachment";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut label = None;
         let mut range = None;
@@ -3837,8 +4152,11 @@ impl wire::WireStruct for SimpleMessageAttachment {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
         Ok(Self {
-            label: wire::required(label, "label")?,
+            label: wire::present(label),
             range: range.unwrap_or_default(),
             display_kind: display_kind.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
@@ -3914,6 +4232,7 @@ impl<'de> Deserialize<'de> for MessageEmbeddedResourceAttachment {
 impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     const NAME: &'static str = "MessageEmbeddedResourceAttachment";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut label = None;
         let mut range = None;
@@ -3935,13 +4254,22 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
+        if data.is_none() {
+            return Err(wire::missing("data"));
+        }
+        if content_type.is_none() {
+            return Err(wire::missing("contentType"));
+        }
         Ok(Self {
-            label: wire::required(label, "label")?,
+            label: wire::present(label),
             range: range.unwrap_or_default(),
             display_kind: display_kind.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
-            data: wire::required(data, "data")?,
-            content_type: wire::required(content_type, "contentType")?,
+            data: wire::present(data),
+            content_type: wire::present(content_type),
             selection: selection.unwrap_or_default(),
             extra,
         })
@@ -4024,6 +4352,7 @@ impl<'de> Deserialize<'de> for MessageResourceAttachment {
 impl wire::WireStruct for MessageResourceAttachment {
     const NAME: &'static str = "MessageResourceAttachment";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut label = None;
         let mut range = None;
@@ -4047,12 +4376,18 @@ impl wire::WireStruct for MessageResourceAttachment {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            label: wire::required(label, "label")?,
+            label: wire::present(label),
             range: range.unwrap_or_default(),
             display_kind: display_kind.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
-            uri: wire::required(uri, "uri")?,
+            uri: wire::present(uri),
             size_hint: size_hint.unwrap_or_default(),
             content_type: content_type.unwrap_or_default(),
             selection: selection.unwrap_or_default(),
@@ -4085,6 +4420,7 @@ impl<'de> Deserialize<'de> for MarkdownResponsePart {
 impl wire::WireStruct for MarkdownResponsePart {
     const NAME: &'static str = "MarkdownResponsePart";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut content = None;
@@ -4096,9 +4432,15 @@ impl wire::WireStruct for MarkdownResponsePart {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            content: wire::required(content, "content")?,
+            id: wire::present(id),
+            content: wire::present(content),
             extra,
         })
     }
@@ -4141,6 +4483,7 @@ impl<'de> Deserialize<'de> for ResourceReponsePart {
 impl wire::WireStruct for ResourceReponsePart {
     const NAME: &'static str = "ResourceReponsePart";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut size_hint = None;
@@ -4154,8 +4497,11 @@ impl wire::WireStruct for ResourceReponsePart {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
+            uri: wire::present(uri),
             size_hint: size_hint.unwrap_or_default(),
             content_type: content_type.unwrap_or_default(),
             extra,
@@ -4189,6 +4535,7 @@ impl<'de> Deserialize<'de> for ToolCallResponsePart {
 impl wire::WireStruct for ToolCallResponsePart {
     const NAME: &'static str = "ToolCallResponsePart";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call = None;
         let mut extra = Extra::default();
@@ -4198,8 +4545,11 @@ impl wire::WireStruct for ToolCallResponsePart {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call.is_none() {
+            return Err(wire::missing("toolCall"));
+        }
         Ok(Self {
-            tool_call: wire::required(tool_call, "toolCall")?,
+            tool_call: wire::present(tool_call),
             extra,
         })
     }
@@ -4230,6 +4580,7 @@ impl<'de> Deserialize<'de> for ReasoningResponsePart {
 impl wire::WireStruct for ReasoningResponsePart {
     const NAME: &'static str = "ReasoningResponsePart";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut content = None;
@@ -4241,9 +4592,15 @@ impl wire::WireStruct for ReasoningResponsePart {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            content: wire::required(content, "content")?,
+            id: wire::present(id),
+            content: wire::present(content),
             extra,
         })
     }
@@ -4276,6 +4633,7 @@ impl<'de> Deserialize<'de> for SystemNotificationResponsePart {
 impl wire::WireStruct for SystemNotificationResponsePart {
     const NAME: &'static str = "SystemNotificationResponsePart";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut content = None;
         let mut extra = Extra::default();
@@ -4285,8 +4643,11 @@ impl wire::WireStruct for SystemNotificationResponsePart {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            content: wire::required(content, "content")?,
+            content: wire::present(content),
             extra,
         })
     }
@@ -4334,6 +4695,7 @@ impl<'de> Deserialize<'de> for ConfirmationOption {
 impl wire::WireStruct for ConfirmationOption {
     const NAME: &'static str = "ConfirmationOption";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut label = None;
@@ -4349,10 +4711,19 @@ impl wire::WireStruct for ConfirmationOption {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
+        if kind.is_none() {
+            return Err(wire::missing("kind"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            label: wire::required(label, "label")?,
-            kind: wire::required(kind, "kind")?,
+            id: wire::present(id),
+            label: wire::present(label),
+            kind: wire::present(kind),
             group: group.unwrap_or_default(),
             extra,
         })
@@ -4384,6 +4755,7 @@ impl<'de> Deserialize<'de> for ToolCallClientContributor {
 impl wire::WireStruct for ToolCallClientContributor {
     const NAME: &'static str = "ToolCallClientContributor";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut client_id = None;
         let mut extra = Extra::default();
@@ -4393,8 +4765,11 @@ impl wire::WireStruct for ToolCallClientContributor {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if client_id.is_none() {
+            return Err(wire::missing("clientId"));
+        }
         Ok(Self {
-            client_id: wire::required(client_id, "clientId")?,
+            client_id: wire::present(client_id),
             extra,
         })
     }
@@ -4421,6 +4796,7 @@ impl<'de> Deserialize<'de> for ToolCallMcpContributor {
 impl wire::WireStruct for ToolCallMcpContributor {
     const NAME: &'static str = "ToolCallMcpContributor";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut customization_id = None;
         let mut extra = Extra::default();
@@ -4432,8 +4808,11 @@ impl wire::WireStruct for ToolCallMcpContributor {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if customization_id.is_none() {
+            return Err(wire::missing("customizationId"));
+        }
         Ok(Self {
-            customization_id: wire::required(customization_id, "customizationId")?,
+            customization_id: wire::present(customization_id),
             extra,
         })
     }
@@ -4482,6 +4861,7 @@ impl<'de> Deserialize<'de> for ToolCallBase {
 impl wire::WireStruct for ToolCallBase {
     const NAME: &'static str = "ToolCallBase";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call_id = None;
         let mut tool_name = None;
@@ -4499,10 +4879,19 @@ impl wire::WireStruct for ToolCallBase {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
         Ok(Self {
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_call_id: wire::present(tool_call_id),
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
             extra,
@@ -4535,6 +4924,7 @@ impl<'de> Deserialize<'de> for ToolCallParameterFields {
 impl wire::WireStruct for ToolCallParameterFields {
     const NAME: &'static str = "ToolCallParameterFields";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut invocation_message = None;
         let mut tool_input = None;
@@ -4548,8 +4938,11 @@ impl wire::WireStruct for ToolCallParameterFields {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if invocation_message.is_none() {
+            return Err(wire::missing("invocationMessage"));
+        }
         Ok(Self {
-            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            invocation_message: wire::present(invocation_message),
             tool_input: tool_input.unwrap_or_default(),
             extra,
         })
@@ -4579,6 +4972,7 @@ impl<'de> Deserialize<'de> for ToolCallResultError {
 impl wire::WireStruct for ToolCallResultError {
     const NAME: &'static str = "ToolCallResultError";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut message = None;
         let mut code = None;
@@ -4590,8 +4984,11 @@ impl wire::WireStruct for ToolCallResultError {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             code: code.unwrap_or_default(),
             extra,
         })
@@ -4641,6 +5038,7 @@ impl<'de> Deserialize<'de> for ToolCallResult {
 impl wire::WireStruct for ToolCallResult {
     const NAME: &'static str = "ToolCallResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut success = None;
         let mut past_tense_message = None;
@@ -4662,9 +5060,15 @@ impl wire::WireStruct for ToolCallResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if success.is_none() {
+            return Err(wire::missing("success"));
+        }
+        if past_tense_message.is_none() {
+            return Err(wire::missing("pastTenseMessage"));
+        }
         Ok(Self {
-            success: wire::required(success, "success")?,
-            past_tense_message: wire::required(past_tense_message, "pastTenseMessage")?,
+            success: wire::present(success),
+            past_tense_message: wire::present(past_tense_message),
             content: content.unwrap_or_default(),
             structured_content: structured_content.unwrap_or_default(),
             error: error.unwrap_or_default(),
@@ -4730,6 +5134,7 @@ impl<'de> Deserialize<'de> for ToolCallStreamingState {
 impl wire::WireStruct for ToolCallStreamingState {
     const NAME: &'static str = "ToolCallStreamingState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call_id = None;
         let mut tool_name = None;
@@ -4753,10 +5158,19 @@ impl wire::WireStruct for ToolCallStreamingState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
         Ok(Self {
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_call_id: wire::present(tool_call_id),
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
             partial_input: partial_input.unwrap_or_default(),
@@ -4787,6 +5201,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingConfirmationStateEdits {
 impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
     const NAME: &'static str = "ToolCallPendingConfirmationStateEdits";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
@@ -4796,8 +5211,11 @@ impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if items.is_none() {
+            return Err(wire::missing("items"));
+        }
         Ok(Self {
-            items: wire::required(items, "items")?,
+            items: wire::present(items),
             extra,
         })
     }
@@ -4872,6 +5290,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingConfirmationState {
 impl wire::WireStruct for ToolCallPendingConfirmationState {
     const NAME: &'static str = "ToolCallPendingConfirmationState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call_id = None;
         let mut tool_name = None;
@@ -4905,13 +5324,25 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
+        if invocation_message.is_none() {
+            return Err(wire::missing("invocationMessage"));
+        }
         Ok(Self {
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_call_id: wire::present(tool_call_id),
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
-            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            invocation_message: wire::present(invocation_message),
             tool_input: tool_input.unwrap_or_default(),
             confirmation_title: confirmation_title.unwrap_or_default(),
             edits: edits.unwrap_or_default(),
@@ -4987,6 +5418,7 @@ impl<'de> Deserialize<'de> for ToolCallRunningState {
 impl wire::WireStruct for ToolCallRunningState {
     const NAME: &'static str = "ToolCallRunningState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call_id = None;
         let mut tool_name = None;
@@ -5018,15 +5450,30 @@ impl wire::WireStruct for ToolCallRunningState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
+        if invocation_message.is_none() {
+            return Err(wire::missing("invocationMessage"));
+        }
+        if confirmed.is_none() {
+            return Err(wire::missing("confirmed"));
+        }
         Ok(Self {
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_call_id: wire::present(tool_call_id),
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
-            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            invocation_message: wire::present(invocation_message),
             tool_input: tool_input.unwrap_or_default(),
-            confirmed: wire::required(confirmed, "confirmed")?,
+            confirmed: wire::present(confirmed),
             selected_option: selected_option.unwrap_or_default(),
             content: content.unwrap_or_default(),
             extra,
@@ -5117,6 +5564,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingResultConfirmationState {
 impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     const NAME: &'static str = "ToolCallPendingResultConfirmationState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call_id = None;
         let mut tool_name = None;
@@ -5160,20 +5608,41 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
+        if invocation_message.is_none() {
+            return Err(wire::missing("invocationMessage"));
+        }
+        if success.is_none() {
+            return Err(wire::missing("success"));
+        }
+        if past_tense_message.is_none() {
+            return Err(wire::missing("pastTenseMessage"));
+        }
+        if confirmed.is_none() {
+            return Err(wire::missing("confirmed"));
+        }
         Ok(Self {
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_call_id: wire::present(tool_call_id),
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
-            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            invocation_message: wire::present(invocation_message),
             tool_input: tool_input.unwrap_or_default(),
-            success: wire::required(success, "success")?,
-            past_tense_message: wire::required(past_tense_message, "pastTenseMessage")?,
+            success: wire::present(success),
+            past_tense_message: wire::present(past_tense_message),
             content: content.unwrap_or_default(),
             structured_content: structured_content.unwrap_or_default(),
             error: error.unwrap_or_default(),
-            confirmed: wire::required(confirmed, "confirmed")?,
+            confirmed: wire::present(confirmed),
             selected_option: selected_option.unwrap_or_default(),
             extra,
         })
@@ -5263,6 +5732,7 @@ impl<'de> Deserialize<'de> for ToolCallCompletedState {
 impl wire::WireStruct for ToolCallCompletedState {
     const NAME: &'static str = "ToolCallCompletedState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call_id = None;
         let mut tool_name = None;
@@ -5306,20 +5776,41 @@ impl wire::WireStruct for ToolCallCompletedState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
+        if invocation_message.is_none() {
+            return Err(wire::missing("invocationMessage"));
+        }
+        if success.is_none() {
+            return Err(wire::missing("success"));
+        }
+        if past_tense_message.is_none() {
+            return Err(wire::missing("pastTenseMessage"));
+        }
+        if confirmed.is_none() {
+            return Err(wire::missing("confirmed"));
+        }
         Ok(Self {
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_call_id: wire::present(tool_call_id),
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
-            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            invocation_message: wire::present(invocation_message),
             tool_input: tool_input.unwrap_or_default(),
-            success: wire::required(success, "success")?,
-            past_tense_message: wire::required(past_tense_message, "pastTenseMessage")?,
+            success: wire::present(success),
+            past_tense_message: wire::present(past_tense_message),
             content: content.unwrap_or_default(),
             structured_content: structured_content.unwrap_or_default(),
             error: error.unwrap_or_default(),
-            confirmed: wire::required(confirmed, "confirmed")?,
+            confirmed: wire::present(confirmed),
             selected_option: selected_option.unwrap_or_default(),
             extra,
         })
@@ -5399,6 +5890,7 @@ impl<'de> Deserialize<'de> for ToolCallCancelledState {
 impl wire::WireStruct for ToolCallCancelledState {
     const NAME: &'static str = "ToolCallCancelledState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call_id = None;
         let mut tool_name = None;
@@ -5434,15 +5926,30 @@ impl wire::WireStruct for ToolCallCancelledState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
+        if invocation_message.is_none() {
+            return Err(wire::missing("invocationMessage"));
+        }
+        if reason.is_none() {
+            return Err(wire::missing("reason"));
+        }
         Ok(Self {
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_call_id: wire::present(tool_call_id),
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             meta: meta.unwrap_or_default(),
-            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            invocation_message: wire::present(invocation_message),
             tool_input: tool_input.unwrap_or_default(),
-            reason: wire::required(reason, "reason")?,
+            reason: wire::present(reason),
             reason_message: reason_message.unwrap_or_default(),
             user_suggestion: user_suggestion.unwrap_or_default(),
             selected_option: selected_option.unwrap_or_default(),
@@ -5517,6 +6024,7 @@ impl<'de> Deserialize<'de> for ToolDefinition {
 impl wire::WireStruct for ToolDefinition {
     const NAME: &'static str = "ToolDefinition";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut name = None;
         let mut title = None;
@@ -5538,8 +6046,11 @@ impl wire::WireStruct for ToolDefinition {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            name: wire::required(name, "name")?,
+            name: wire::present(name),
             title: title.unwrap_or_default(),
             description: description.unwrap_or_default(),
             input_schema: input_schema.unwrap_or_default(),
@@ -5604,6 +6115,7 @@ impl<'de> Deserialize<'de> for ToolAnnotations {
 impl wire::WireStruct for ToolAnnotations {
     const NAME: &'static str = "ToolAnnotations";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut title = None;
         let mut read_only_hint = None;
@@ -5660,6 +6172,7 @@ impl<'de> Deserialize<'de> for ToolResultTextContent {
 impl wire::WireStruct for ToolResultTextContent {
     const NAME: &'static str = "ToolResultTextContent";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut text = None;
         let mut extra = Extra::default();
@@ -5669,8 +6182,11 @@ impl wire::WireStruct for ToolResultTextContent {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if text.is_none() {
+            return Err(wire::missing("text"));
+        }
         Ok(Self {
-            text: wire::required(text, "text")?,
+            text: wire::present(text),
             extra,
         })
     }
@@ -5703,6 +6219,7 @@ impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
 impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     const NAME: &'static str = "ToolResultEmbeddedResourceContent";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut data = None;
         let mut content_type = None;
@@ -5714,9 +6231,15 @@ impl wire::WireStruct for ToolResultEmbeddedResourceContent {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if data.is_none() {
+            return Err(wire::missing("data"));
+        }
+        if content_type.is_none() {
+            return Err(wire::missing("contentType"));
+        }
         Ok(Self {
-            data: wire::required(data, "data")?,
-            content_type: wire::required(content_type, "contentType")?,
+            data: wire::present(data),
+            content_type: wire::present(content_type),
             extra,
         })
     }
@@ -5761,6 +6284,7 @@ impl<'de> Deserialize<'de> for ToolResultResourceContent {
 impl wire::WireStruct for ToolResultResourceContent {
     const NAME: &'static str = "ToolResultResourceContent";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut size_hint = None;
@@ -5774,8 +6298,11 @@ impl wire::WireStruct for ToolResultResourceContent {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
+            uri: wire::present(uri),
             size_hint: size_hint.unwrap_or_default(),
             content_type: content_type.unwrap_or_default(),
             extra,
@@ -5806,6 +6333,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentBefore {
 impl wire::WireStruct for ToolResultFileEditContentBefore {
     const NAME: &'static str = "ToolResultFileEditContentBefore";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut content = None;
@@ -5817,9 +6345,15 @@ impl wire::WireStruct for ToolResultFileEditContentBefore {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
-            content: wire::required(content, "content")?,
+            uri: wire::present(uri),
+            content: wire::present(content),
             extra,
         })
     }
@@ -5848,6 +6382,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentAfter {
 impl wire::WireStruct for ToolResultFileEditContentAfter {
     const NAME: &'static str = "ToolResultFileEditContentAfter";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut content = None;
@@ -5859,9 +6394,15 @@ impl wire::WireStruct for ToolResultFileEditContentAfter {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
-            content: wire::required(content, "content")?,
+            uri: wire::present(uri),
+            content: wire::present(content),
             extra,
         })
     }
@@ -5895,6 +6436,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContent {
 impl wire::WireStruct for ToolResultFileEditContent {
     const NAME: &'static str = "ToolResultFileEditContent";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut before = None;
         let mut after = None;
@@ -5945,6 +6487,7 @@ impl<'de> Deserialize<'de> for ToolResultTerminalContent {
 impl wire::WireStruct for ToolResultTerminalContent {
     const NAME: &'static str = "ToolResultTerminalContent";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resource = None;
         let mut title = None;
@@ -5956,9 +6499,15 @@ impl wire::WireStruct for ToolResultTerminalContent {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
         Ok(Self {
-            resource: wire::required(resource, "resource")?,
-            title: wire::required(title, "title")?,
+            resource: wire::present(resource),
+            title: wire::present(title),
             extra,
         })
     }
@@ -6002,6 +6551,7 @@ impl<'de> Deserialize<'de> for ToolResultSubagentContent {
 impl wire::WireStruct for ToolResultSubagentContent {
     const NAME: &'static str = "ToolResultSubagentContent";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resource = None;
         let mut title = None;
@@ -6017,9 +6567,15 @@ impl wire::WireStruct for ToolResultSubagentContent {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
         Ok(Self {
-            resource: wire::required(resource, "resource")?,
-            title: wire::required(title, "title")?,
+            resource: wire::present(resource),
+            title: wire::present(title),
             agent_name: agent_name.unwrap_or_default(),
             description: description.unwrap_or_default(),
             extra,
@@ -6072,6 +6628,7 @@ impl<'de> Deserialize<'de> for CustomizationBase {
 impl wire::WireStruct for CustomizationBase {
     const NAME: &'static str = "CustomizationBase";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6089,10 +6646,19 @@ impl wire::WireStruct for CustomizationBase {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
             extra,
@@ -6119,6 +6685,7 @@ impl<'de> Deserialize<'de> for CustomizationLoadingState {
 impl wire::WireStruct for CustomizationLoadingState {
     const NAME: &'static str = "CustomizationLoadingState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -6149,6 +6716,7 @@ impl<'de> Deserialize<'de> for CustomizationLoadedState {
 impl wire::WireStruct for CustomizationLoadedState {
     const NAME: &'static str = "CustomizationLoadedState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -6182,6 +6750,7 @@ impl<'de> Deserialize<'de> for CustomizationDegradedState {
 impl wire::WireStruct for CustomizationDegradedState {
     const NAME: &'static str = "CustomizationDegradedState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut message = None;
         let mut extra = Extra::default();
@@ -6191,8 +6760,11 @@ impl wire::WireStruct for CustomizationDegradedState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             extra,
         })
     }
@@ -6220,6 +6792,7 @@ impl<'de> Deserialize<'de> for CustomizationErrorState {
 impl wire::WireStruct for CustomizationErrorState {
     const NAME: &'static str = "CustomizationErrorState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut message = None;
         let mut extra = Extra::default();
@@ -6229,8 +6802,11 @@ impl wire::WireStruct for CustomizationErrorState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            message: wire::required(message, "message")?,
+            message: wire::present(message),
             extra,
         })
     }
@@ -6299,6 +6875,7 @@ impl<'de> Deserialize<'de> for ContainerCustomizationBase {
 impl wire::WireStruct for ContainerCustomizationBase {
     const NAME: &'static str = "ContainerCustomizationBase";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6324,13 +6901,25 @@ impl wire::WireStruct for ContainerCustomizationBase {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
+        if enabled.is_none() {
+            return Err(wire::missing("enabled"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
-            enabled: wire::required(enabled, "enabled")?,
+            enabled: wire::present(enabled),
             client_id: client_id.unwrap_or_default(),
             load: load.unwrap_or_default(),
             children: children.unwrap_or_default(),
@@ -6402,6 +6991,7 @@ impl<'de> Deserialize<'de> for PluginCustomization {
 impl wire::WireStruct for PluginCustomization {
     const NAME: &'static str = "PluginCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6427,13 +7017,25 @@ impl wire::WireStruct for PluginCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
+        if enabled.is_none() {
+            return Err(wire::missing("enabled"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
-            enabled: wire::required(enabled, "enabled")?,
+            enabled: wire::present(enabled),
             client_id: client_id.unwrap_or_default(),
             load: load.unwrap_or_default(),
             children: children.unwrap_or_default(),
@@ -6519,6 +7121,7 @@ impl<'de> Deserialize<'de> for ClientPluginCustomization {
 impl wire::WireStruct for ClientPluginCustomization {
     const NAME: &'static str = "ClientPluginCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6548,17 +7151,32 @@ impl wire::WireStruct for ClientPluginCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
+        if enabled.is_none() {
+            return Err(wire::missing("enabled"));
+        }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
-            enabled: wire::required(enabled, "enabled")?,
+            enabled: wire::present(enabled),
             client_id: client_id.unwrap_or_default(),
             load: load.unwrap_or_default(),
             children: children.unwrap_or_default(),
-            r#type: wire::required(r#type, "type")?,
+            r#type: wire::present(r#type),
             nonce: nonce.unwrap_or_default(),
             extra,
         })
@@ -6642,6 +7260,7 @@ impl<'de> Deserialize<'de> for DirectoryCustomization {
 impl wire::WireStruct for DirectoryCustomization {
     const NAME: &'static str = "DirectoryCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6671,18 +7290,36 @@ impl wire::WireStruct for DirectoryCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
+        if enabled.is_none() {
+            return Err(wire::missing("enabled"));
+        }
+        if contents.is_none() {
+            return Err(wire::missing("contents"));
+        }
+        if writable.is_none() {
+            return Err(wire::missing("writable"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
-            enabled: wire::required(enabled, "enabled")?,
+            enabled: wire::present(enabled),
             client_id: client_id.unwrap_or_default(),
             load: load.unwrap_or_default(),
             children: children.unwrap_or_default(),
-            contents: wire::required(contents, "contents")?,
-            writable: wire::required(writable, "writable")?,
+            contents: wire::present(contents),
+            writable: wire::present(writable),
             extra,
         })
     }
@@ -6751,6 +7388,7 @@ impl<'de> Deserialize<'de> for AgentCustomization {
 impl wire::WireStruct for AgentCustomization {
     const NAME: &'static str = "AgentCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6772,10 +7410,19 @@ impl wire::WireStruct for AgentCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
             description: description.unwrap_or_default(),
@@ -6852,6 +7499,7 @@ impl<'de> Deserialize<'de> for SkillCustomization {
 impl wire::WireStruct for SkillCustomization {
     const NAME: &'static str = "SkillCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6877,10 +7525,19 @@ impl wire::WireStruct for SkillCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
             description: description.unwrap_or_default(),
@@ -6942,6 +7599,7 @@ impl<'de> Deserialize<'de> for PromptCustomization {
 impl wire::WireStruct for PromptCustomization {
     const NAME: &'static str = "PromptCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -6961,10 +7619,19 @@ impl wire::WireStruct for PromptCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
             description: description.unwrap_or_default(),
@@ -7046,6 +7713,7 @@ impl<'de> Deserialize<'de> for RuleCustomization {
 impl wire::WireStruct for RuleCustomization {
     const NAME: &'static str = "RuleCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -7069,10 +7737,19 @@ impl wire::WireStruct for RuleCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
             description: description.unwrap_or_default(),
@@ -7128,6 +7805,7 @@ impl<'de> Deserialize<'de> for HookCustomization {
 impl wire::WireStruct for HookCustomization {
     const NAME: &'static str = "HookCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -7145,10 +7823,19 @@ impl wire::WireStruct for HookCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
             extra,
@@ -7235,6 +7922,7 @@ impl<'de> Deserialize<'de> for McpServerCustomization {
 impl wire::WireStruct for McpServerCustomization {
     const NAME: &'static str = "McpServerCustomization";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut uri = None;
@@ -7260,14 +7948,29 @@ impl wire::WireStruct for McpServerCustomization {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
+        if enabled.is_none() {
+            return Err(wire::missing("enabled"));
+        }
+        if state.is_none() {
+            return Err(wire::missing("state"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            uri: wire::required(uri, "uri")?,
-            name: wire::required(name, "name")?,
+            id: wire::present(id),
+            uri: wire::present(uri),
+            name: wire::present(name),
             icons: icons.unwrap_or_default(),
             range: range.unwrap_or_default(),
-            enabled: wire::required(enabled, "enabled")?,
-            state: wire::required(state, "state")?,
+            enabled: wire::present(enabled),
+            state: wire::present(state),
             channel: channel.unwrap_or_default(),
             mcp_app: mcp_app.unwrap_or_default(),
             extra,
@@ -7302,6 +8005,7 @@ impl<'de> Deserialize<'de> for McpServerCustomizationApps {
 impl wire::WireStruct for McpServerCustomizationApps {
     const NAME: &'static str = "McpServerCustomizationApps";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut capabilities = None;
         let mut extra = Extra::default();
@@ -7311,8 +8015,11 @@ impl wire::WireStruct for McpServerCustomizationApps {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if capabilities.is_none() {
+            return Err(wire::missing("capabilities"));
+        }
         Ok(Self {
-            capabilities: wire::required(capabilities, "capabilities")?,
+            capabilities: wire::present(capabilities),
             extra,
         })
     }
@@ -7343,6 +8050,7 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerTools {
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerTools";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut list_changed = None;
         let mut extra = Extra::default();
@@ -7384,6 +8092,7 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerResources {
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerResources";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut list_changed = None;
         let mut extra = Extra::default();
@@ -7421,6 +8130,7 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesSampling {
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesSampling";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tools = None;
         let mut extra = Extra::default();
@@ -7510,6 +8220,7 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilities {
 impl wire::WireStruct for AhpMcpUiHostCapabilities {
     const NAME: &'static str = "AhpMcpUiHostCapabilities";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut server_tools = None;
         let mut server_resources = None;
@@ -7556,6 +8267,7 @@ impl<'de> Deserialize<'de> for McpServerStartingState {
 impl wire::WireStruct for McpServerStartingState {
     const NAME: &'static str = "McpServerStartingState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -7586,6 +8298,7 @@ impl<'de> Deserialize<'de> for McpServerReadyState {
 impl wire::WireStruct for McpServerReadyState {
     const NAME: &'static str = "McpServerReadyState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -7663,6 +8376,7 @@ impl<'de> Deserialize<'de> for McpServerAuthRequiredState {
 impl wire::WireStruct for McpServerAuthRequiredState {
     const NAME: &'static str = "McpServerAuthRequiredState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut reason = None;
         let mut resource = None;
@@ -7680,9 +8394,15 @@ impl wire::WireStruct for McpServerAuthRequiredState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if reason.is_none() {
+            return Err(wire::missing("reason"));
+        }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
         Ok(Self {
-            reason: wire::required(reason, "reason")?,
-            resource: wire::required(resource, "resource")?,
+            reason: wire::present(reason),
+            resource: wire::present(resource),
             required_scopes: required_scopes.unwrap_or_default(),
             description: description.unwrap_or_default(),
             extra,
@@ -7714,6 +8434,7 @@ impl<'de> Deserialize<'de> for McpServerErrorState {
 impl wire::WireStruct for McpServerErrorState {
     const NAME: &'static str = "McpServerErrorState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut error = None;
         let mut extra = Extra::default();
@@ -7723,8 +8444,11 @@ impl wire::WireStruct for McpServerErrorState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if error.is_none() {
+            return Err(wire::missing("error"));
+        }
         Ok(Self {
-            error: wire::required(error, "error")?,
+            error: wire::present(error),
             extra,
         })
     }
@@ -7750,6 +8474,7 @@ impl<'de> Deserialize<'de> for McpServerStoppedState {
 impl wire::WireStruct for McpServerStoppedState {
     const NAME: &'static str = "McpServerStoppedState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -7797,6 +8522,7 @@ impl<'de> Deserialize<'de> for TerminalInfo {
 impl wire::WireStruct for TerminalInfo {
     const NAME: &'static str = "TerminalInfo";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resource = None;
         let mut title = None;
@@ -7812,10 +8538,19 @@ impl wire::WireStruct for TerminalInfo {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
+        if claim.is_none() {
+            return Err(wire::missing("claim"));
+        }
         Ok(Self {
-            resource: wire::required(resource, "resource")?,
-            title: wire::required(title, "title")?,
-            claim: wire::required(claim, "claim")?,
+            resource: wire::present(resource),
+            title: wire::present(title),
+            claim: wire::present(claim),
             exit_code: exit_code.unwrap_or_default(),
             extra,
         })
@@ -7844,6 +8579,7 @@ impl<'de> Deserialize<'de> for TerminalClientClaim {
 impl wire::WireStruct for TerminalClientClaim {
     const NAME: &'static str = "TerminalClientClaim";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut client_id = None;
         let mut extra = Extra::default();
@@ -7853,8 +8589,11 @@ impl wire::WireStruct for TerminalClientClaim {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if client_id.is_none() {
+            return Err(wire::missing("clientId"));
+        }
         Ok(Self {
-            client_id: wire::required(client_id, "clientId")?,
+            client_id: wire::present(client_id),
             extra,
         })
     }
@@ -7892,6 +8631,7 @@ impl<'de> Deserialize<'de> for TerminalSessionClaim {
 impl wire::WireStruct for TerminalSessionClaim {
     const NAME: &'static str = "TerminalSessionClaim";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut session = None;
         let mut turn_id = None;
@@ -7905,8 +8645,11 @@ impl wire::WireStruct for TerminalSessionClaim {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if session.is_none() {
+            return Err(wire::missing("session"));
+        }
         Ok(Self {
-            session: wire::required(session, "session")?,
+            session: wire::present(session),
             turn_id: turn_id.unwrap_or_default(),
             tool_call_id: tool_call_id.unwrap_or_default(),
             extra,
@@ -7986,6 +8729,7 @@ impl<'de> Deserialize<'de> for TerminalState {
 impl wire::WireStruct for TerminalState {
     const NAME: &'static str = "TerminalState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut title = None;
         let mut cwd = None;
@@ -8013,14 +8757,23 @@ impl wire::WireStruct for TerminalState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
+        if claim.is_none() {
+            return Err(wire::missing("claim"));
+        }
         Ok(Self {
-            title: wire::required(title, "title")?,
+            title: wire::present(title),
             cwd: cwd.unwrap_or_default(),
             cols: cols.unwrap_or_default(),
             rows: rows.unwrap_or_default(),
-            content: wire::required(content, "content")?,
+            content: wire::present(content),
             exit_code: exit_code.unwrap_or_default(),
-            claim: wire::required(claim, "claim")?,
+            claim: wire::present(claim),
             supports_command_detection: supports_command_detection.unwrap_or_default(),
             extra,
         })
@@ -8117,6 +8870,7 @@ impl<'de> Deserialize<'de> for TerminalUnclassifiedPart {
 impl wire::WireStruct for TerminalUnclassifiedPart {
     const NAME: &'static str = "TerminalUnclassifiedPart";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
@@ -8126,8 +8880,11 @@ impl wire::WireStruct for TerminalUnclassifiedPart {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
+            value: wire::present(value),
             extra,
         })
     }
@@ -8189,6 +8946,7 @@ impl<'de> Deserialize<'de> for TerminalCommandPart {
 impl wire::WireStruct for TerminalCommandPart {
     const NAME: &'static str = "TerminalCommandPart";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut command_id = None;
         let mut command_line = None;
@@ -8210,12 +8968,27 @@ impl wire::WireStruct for TerminalCommandPart {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if command_id.is_none() {
+            return Err(wire::missing("commandId"));
+        }
+        if command_line.is_none() {
+            return Err(wire::missing("commandLine"));
+        }
+        if output.is_none() {
+            return Err(wire::missing("output"));
+        }
+        if timestamp.is_none() {
+            return Err(wire::missing("timestamp"));
+        }
+        if is_complete.is_none() {
+            return Err(wire::missing("isComplete"));
+        }
         Ok(Self {
-            command_id: wire::required(command_id, "commandId")?,
-            command_line: wire::required(command_line, "commandLine")?,
-            output: wire::required(output, "output")?,
-            timestamp: wire::required(timestamp, "timestamp")?,
-            is_complete: wire::required(is_complete, "isComplete")?,
+            command_id: wire::present(command_id),
+            command_line: wire::present(command_line),
+            output: wire::present(output),
+            timestamp: wire::present(timestamp),
+            is_complete: wire::present(is_complete),
             exit_code: exit_code.unwrap_or_default(),
             duration_ms: duration_ms.unwrap_or_default(),
             extra,
@@ -8294,6 +9067,7 @@ impl<'de> Deserialize<'de> for Changeset {
 impl wire::WireStruct for Changeset {
     const NAME: &'static str = "Changeset";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut label = None;
         let mut uri_template = None;
@@ -8309,11 +9083,20 @@ impl wire::WireStruct for Changeset {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
+        if uri_template.is_none() {
+            return Err(wire::missing("uriTemplate"));
+        }
+        if change_kind.is_none() {
+            return Err(wire::missing("changeKind"));
+        }
         Ok(Self {
-            label: wire::required(label, "label")?,
-            uri_template: wire::required(uri_template, "uriTemplate")?,
+            label: wire::present(label),
+            uri_template: wire::present(uri_template),
             description: description.unwrap_or_default(),
-            change_kind: wire::required(change_kind, "changeKind")?,
+            change_kind: wire::present(change_kind),
             extra,
         })
     }
@@ -8361,6 +9144,7 @@ impl<'de> Deserialize<'de> for ChangesetState {
 impl wire::WireStruct for ChangesetState {
     const NAME: &'static str = "ChangesetState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut status = None;
         let mut error = None;
@@ -8376,10 +9160,16 @@ impl wire::WireStruct for ChangesetState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if status.is_none() {
+            return Err(wire::missing("status"));
+        }
+        if files.is_none() {
+            return Err(wire::missing("files"));
+        }
         Ok(Self {
-            status: wire::required(status, "status")?,
+            status: wire::present(status),
             error: error.unwrap_or_default(),
-            files: wire::required(files, "files")?,
+            files: wire::present(files),
             operations: operations.unwrap_or_default(),
             extra,
         })
@@ -8462,6 +9252,7 @@ impl<'de> Deserialize<'de> for ChangesetFile {
 impl wire::WireStruct for ChangesetFile {
     const NAME: &'static str = "ChangesetFile";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut edit = None;
@@ -8475,9 +9266,15 @@ impl wire::WireStruct for ChangesetFile {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if edit.is_none() {
+            return Err(wire::missing("edit"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            edit: wire::required(edit, "edit")?,
+            id: wire::present(id),
+            edit: wire::present(edit),
             meta: meta.unwrap_or_default(),
             extra,
         })
@@ -8554,6 +9351,7 @@ impl<'de> Deserialize<'de> for ChangesetOperation {
 impl wire::WireStruct for ChangesetOperation {
     const NAME: &'static str = "ChangesetOperation";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut label = None;
@@ -8577,14 +9375,26 @@ impl wire::WireStruct for ChangesetOperation {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
+        if scopes.is_none() {
+            return Err(wire::missing("scopes"));
+        }
+        if status.is_none() {
+            return Err(wire::missing("status"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            label: wire::required(label, "label")?,
+            id: wire::present(id),
+            label: wire::present(label),
             description: description.unwrap_or_default(),
-            scopes: wire::required(scopes, "scopes")?,
+            scopes: wire::present(scopes),
             confirmation: confirmation.unwrap_or_default(),
             icon: icon.unwrap_or_default(),
-            status: wire::required(status, "status")?,
+            status: wire::present(status),
             error: error.unwrap_or_default(),
             extra,
         })
@@ -8656,6 +9466,7 @@ impl<'de> Deserialize<'de> for TelemetryCapabilities {
 impl wire::WireStruct for TelemetryCapabilities {
     const NAME: &'static str = "TelemetryCapabilities";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut logs = None;
         let mut traces = None;
@@ -8700,6 +9511,7 @@ impl<'de> Deserialize<'de> for ResourceWatchStateExcludes {
 impl wire::WireStruct for ResourceWatchStateExcludes {
     const NAME: &'static str = "ResourceWatchStateExcludes";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
@@ -8709,8 +9521,11 @@ impl wire::WireStruct for ResourceWatchStateExcludes {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if items.is_none() {
+            return Err(wire::missing("items"));
+        }
         Ok(Self {
-            items: wire::required(items, "items")?,
+            items: wire::present(items),
             extra,
         })
     }
@@ -8739,6 +9554,7 @@ impl<'de> Deserialize<'de> for ResourceWatchStateIncludes {
 impl wire::WireStruct for ResourceWatchStateIncludes {
     const NAME: &'static str = "ResourceWatchStateIncludes";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
@@ -8748,8 +9564,11 @@ impl wire::WireStruct for ResourceWatchStateIncludes {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if items.is_none() {
+            return Err(wire::missing("items"));
+        }
         Ok(Self {
-            items: wire::required(items, "items")?,
+            items: wire::present(items),
             extra,
         })
     }
@@ -8799,6 +9618,7 @@ impl<'de> Deserialize<'de> for ResourceWatchState {
 impl wire::WireStruct for ResourceWatchState {
     const NAME: &'static str = "ResourceWatchState";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut root = None;
         let mut recursive = None;
@@ -8814,9 +9634,15 @@ impl wire::WireStruct for ResourceWatchState {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if root.is_none() {
+            return Err(wire::missing("root"));
+        }
+        if recursive.is_none() {
+            return Err(wire::missing("recursive"));
+        }
         Ok(Self {
-            root: wire::required(root, "root")?,
-            recursive: wire::required(recursive, "recursive")?,
+            root: wire::present(root),
+            recursive: wire::present(recursive),
             excludes: excludes.unwrap_or_default(),
             includes: includes.unwrap_or_default(),
             extra,
@@ -8893,6 +9719,7 @@ impl<'de> Deserialize<'de> for ResourceChange {
 impl wire::WireStruct for ResourceChange {
     const NAME: &'static str = "ResourceChange";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut r#type = None;
@@ -8904,9 +9731,15 @@ impl wire::WireStruct for ResourceChange {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
-            r#type: wire::required(r#type, "type")?,
+            uri: wire::present(uri),
+            r#type: wire::present(r#type),
             extra,
         })
     }
@@ -9833,6 +10666,7 @@ impl<'de> Deserialize<'de> for ActionOrigin {
 impl wire::WireStruct for ActionOrigin {
     const NAME: &'static str = "ActionOrigin";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut client_id = None;
         let mut client_seq = None;
@@ -9844,9 +10678,15 @@ impl wire::WireStruct for ActionOrigin {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if client_id.is_none() {
+            return Err(wire::missing("clientId"));
+        }
+        if client_seq.is_none() {
+            return Err(wire::missing("clientSeq"));
+        }
         Ok(Self {
-            client_id: wire::required(client_id, "clientId")?,
-            client_seq: wire::required(client_seq, "clientSeq")?,
+            client_id: wire::present(client_id),
+            client_seq: wire::present(client_seq),
             extra,
         })
     }
@@ -9892,6 +10732,7 @@ impl<'de> Deserialize<'de> for ActionEnvelope {
 impl wire::WireStruct for ActionEnvelope {
     const NAME: &'static str = "ActionEnvelope";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut action = None;
@@ -9911,10 +10752,19 @@ impl wire::WireStruct for ActionEnvelope {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if action.is_none() {
+            return Err(wire::missing("action"));
+        }
+        if server_seq.is_none() {
+            return Err(wire::missing("serverSeq"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            action: wire::required(action, "action")?,
-            server_seq: wire::required(server_seq, "serverSeq")?,
+            channel: wire::present(channel),
+            action: wire::present(action),
+            server_seq: wire::present(server_seq),
             origin: origin.unwrap_or_default(),
             rejection_reason: rejection_reason.unwrap_or_default(),
             extra,
@@ -9944,6 +10794,7 @@ impl<'de> Deserialize<'de> for RootAgentsChangedAction {
 impl wire::WireStruct for RootAgentsChangedAction {
     const NAME: &'static str = "RootAgentsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut agents = None;
         let mut extra = Extra::default();
@@ -9953,8 +10804,11 @@ impl wire::WireStruct for RootAgentsChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if agents.is_none() {
+            return Err(wire::missing("agents"));
+        }
         Ok(Self {
-            agents: wire::required(agents, "agents")?,
+            agents: wire::present(agents),
             extra,
         })
     }
@@ -9982,6 +10836,7 @@ impl<'de> Deserialize<'de> for RootActiveSessionsChangedAction {
 impl wire::WireStruct for RootActiveSessionsChangedAction {
     const NAME: &'static str = "RootActiveSessionsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut active_sessions = None;
         let mut extra = Extra::default();
@@ -9993,8 +10848,11 @@ impl wire::WireStruct for RootActiveSessionsChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if active_sessions.is_none() {
+            return Err(wire::missing("activeSessions"));
+        }
         Ok(Self {
-            active_sessions: wire::required(active_sessions, "activeSessions")?,
+            active_sessions: wire::present(active_sessions),
             extra,
         })
     }
@@ -10025,6 +10883,7 @@ impl<'de> Deserialize<'de> for RootTerminalsChangedAction {
 impl wire::WireStruct for RootTerminalsChangedAction {
     const NAME: &'static str = "RootTerminalsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut terminals = None;
         let mut extra = Extra::default();
@@ -10034,8 +10893,11 @@ impl wire::WireStruct for RootTerminalsChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if terminals.is_none() {
+            return Err(wire::missing("terminals"));
+        }
         Ok(Self {
-            terminals: wire::required(terminals, "terminals")?,
+            terminals: wire::present(terminals),
             extra,
         })
     }
@@ -10070,6 +10932,7 @@ impl<'de> Deserialize<'de> for RootConfigChangedAction {
 impl wire::WireStruct for RootConfigChangedAction {
     const NAME: &'static str = "RootConfigChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut config = None;
         let mut replace = None;
@@ -10081,8 +10944,11 @@ impl wire::WireStruct for RootConfigChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if config.is_none() {
+            return Err(wire::missing("config"));
+        }
         Ok(Self {
-            config: wire::required(config, "config")?,
+            config: wire::present(config),
             replace: replace.unwrap_or_default(),
             extra,
         })
@@ -10125,6 +10991,7 @@ impl<'de> Deserialize<'de> for ToolCallActionBase {
 impl wire::WireStruct for ToolCallActionBase {
     const NAME: &'static str = "ToolCallActionBase";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut tool_call_id = None;
@@ -10138,9 +11005,15 @@ impl wire::WireStruct for ToolCallActionBase {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
             meta: meta.unwrap_or_default(),
             extra,
         })
@@ -10166,6 +11039,7 @@ impl<'de> Deserialize<'de> for SessionReadyAction {
 impl wire::WireStruct for SessionReadyAction {
     const NAME: &'static str = "SessionReadyAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -10199,6 +11073,7 @@ impl<'de> Deserialize<'de> for SessionCreationFailedAction {
 impl wire::WireStruct for SessionCreationFailedAction {
     const NAME: &'static str = "SessionCreationFailedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut error = None;
         let mut extra = Extra::default();
@@ -10208,8 +11083,11 @@ impl wire::WireStruct for SessionCreationFailedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if error.is_none() {
+            return Err(wire::missing("error"));
+        }
         Ok(Self {
-            error: wire::required(error, "error")?,
+            error: wire::present(error),
             extra,
         })
     }
@@ -10249,6 +11127,7 @@ impl<'de> Deserialize<'de> for SessionTurnStartedAction {
 impl wire::WireStruct for SessionTurnStartedAction {
     const NAME: &'static str = "SessionTurnStartedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut message = None;
@@ -10264,9 +11143,15 @@ impl wire::WireStruct for SessionTurnStartedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            message: wire::required(message, "message")?,
+            turn_id: wire::present(turn_id),
+            message: wire::present(message),
             queued_message_id: queued_message_id.unwrap_or_default(),
             extra,
         })
@@ -10304,6 +11189,7 @@ impl<'de> Deserialize<'de> for SessionDeltaAction {
 impl wire::WireStruct for SessionDeltaAction {
     const NAME: &'static str = "SessionDeltaAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut part_id = None;
@@ -10317,10 +11203,19 @@ impl wire::WireStruct for SessionDeltaAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if part_id.is_none() {
+            return Err(wire::missing("partId"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            part_id: wire::required(part_id, "partId")?,
-            content: wire::required(content, "content")?,
+            turn_id: wire::present(turn_id),
+            part_id: wire::present(part_id),
+            content: wire::present(content),
             extra,
         })
     }
@@ -10351,6 +11246,7 @@ impl<'de> Deserialize<'de> for SessionResponsePartAction {
 impl wire::WireStruct for SessionResponsePartAction {
     const NAME: &'static str = "SessionResponsePartAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut part = None;
@@ -10362,9 +11258,15 @@ impl wire::WireStruct for SessionResponsePartAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if part.is_none() {
+            return Err(wire::missing("part"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            part: wire::required(part, "part")?,
+            turn_id: wire::present(turn_id),
+            part: wire::present(part),
             extra,
         })
     }
@@ -10424,6 +11326,7 @@ impl<'de> Deserialize<'de> for SessionToolCallStartAction {
 impl wire::WireStruct for SessionToolCallStartAction {
     const NAME: &'static str = "SessionToolCallStartAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut tool_call_id = None;
@@ -10443,12 +11346,24 @@ impl wire::WireStruct for SessionToolCallStartAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if tool_name.is_none() {
+            return Err(wire::missing("toolName"));
+        }
+        if display_name.is_none() {
+            return Err(wire::missing("displayName"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
             meta: meta.unwrap_or_default(),
-            tool_name: wire::required(tool_name, "toolName")?,
-            display_name: wire::required(display_name, "displayName")?,
+            tool_name: wire::present(tool_name),
+            display_name: wire::present(display_name),
             contributor: contributor.unwrap_or_default(),
             extra,
         })
@@ -10499,6 +11414,7 @@ impl<'de> Deserialize<'de> for SessionToolCallDeltaAction {
 impl wire::WireStruct for SessionToolCallDeltaAction {
     const NAME: &'static str = "SessionToolCallDeltaAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut tool_call_id = None;
@@ -10518,11 +11434,20 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
             meta: meta.unwrap_or_default(),
-            content: wire::required(content, "content")?,
+            content: wire::present(content),
             invocation_message: invocation_message.unwrap_or_default(),
             extra,
         })
@@ -10603,6 +11528,7 @@ impl<'de> Deserialize<'de> for SessionToolCallReadyAction {
 impl wire::WireStruct for SessionToolCallReadyAction {
     const NAME: &'static str = "SessionToolCallReadyAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut tool_call_id = None;
@@ -10634,11 +11560,20 @@ impl wire::WireStruct for SessionToolCallReadyAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if invocation_message.is_none() {
+            return Err(wire::missing("invocationMessage"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
             meta: meta.unwrap_or_default(),
-            invocation_message: wire::required(invocation_message, "invocationMessage")?,
+            invocation_message: wire::present(invocation_message),
             tool_input: tool_input.unwrap_or_default(),
             confirmation_title: confirmation_title.unwrap_or_default(),
             edits: edits.unwrap_or_default(),
@@ -10703,6 +11638,7 @@ impl<'de> Deserialize<'de> for SessionToolCallCompleteAction {
 impl wire::WireStruct for SessionToolCallCompleteAction {
     const NAME: &'static str = "SessionToolCallCompleteAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut tool_call_id = None;
@@ -10724,11 +11660,20 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if result.is_none() {
+            return Err(wire::missing("result"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
             meta: meta.unwrap_or_default(),
-            result: wire::required(result, "result")?,
+            result: wire::present(result),
             requires_result_confirmation: requires_result_confirmation.unwrap_or_default(),
             extra,
         })
@@ -10774,6 +11719,7 @@ impl<'de> Deserialize<'de> for SessionToolCallResultConfirmedAction {
 impl wire::WireStruct for SessionToolCallResultConfirmedAction {
     const NAME: &'static str = "SessionToolCallResultConfirmedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut tool_call_id = None;
@@ -10789,11 +11735,20 @@ impl wire::WireStruct for SessionToolCallResultConfirmedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if approved.is_none() {
+            return Err(wire::missing("approved"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
             meta: meta.unwrap_or_default(),
-            approved: wire::required(approved, "approved")?,
+            approved: wire::present(approved),
             extra,
         })
     }
@@ -10845,6 +11800,7 @@ impl<'de> Deserialize<'de> for SessionToolCallContentChangedAction {
 impl wire::WireStruct for SessionToolCallContentChangedAction {
     const NAME: &'static str = "SessionToolCallContentChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut tool_call_id = None;
@@ -10860,11 +11816,20 @@ impl wire::WireStruct for SessionToolCallContentChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            tool_call_id: wire::required(tool_call_id, "toolCallId")?,
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
             meta: meta.unwrap_or_default(),
-            content: wire::required(content, "content")?,
+            content: wire::present(content),
             extra,
         })
     }
@@ -10892,6 +11857,7 @@ impl<'de> Deserialize<'de> for SessionTurnCompleteAction {
 impl wire::WireStruct for SessionTurnCompleteAction {
     const NAME: &'static str = "SessionTurnCompleteAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut extra = Extra::default();
@@ -10901,8 +11867,11 @@ impl wire::WireStruct for SessionTurnCompleteAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
+            turn_id: wire::present(turn_id),
             extra,
         })
     }
@@ -10930,6 +11899,7 @@ impl<'de> Deserialize<'de> for SessionTurnCancelledAction {
 impl wire::WireStruct for SessionTurnCancelledAction {
     const NAME: &'static str = "SessionTurnCancelledAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut extra = Extra::default();
@@ -10939,8 +11909,11 @@ impl wire::WireStruct for SessionTurnCancelledAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
+            turn_id: wire::present(turn_id),
             extra,
         })
     }
@@ -10971,6 +11944,7 @@ impl<'de> Deserialize<'de> for SessionErrorAction {
 impl wire::WireStruct for SessionErrorAction {
     const NAME: &'static str = "SessionErrorAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut error = None;
@@ -10982,9 +11956,15 @@ impl wire::WireStruct for SessionErrorAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if error.is_none() {
+            return Err(wire::missing("error"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            error: wire::required(error, "error")?,
+            turn_id: wire::present(turn_id),
+            error: wire::present(error),
             extra,
         })
     }
@@ -11013,6 +11993,7 @@ impl<'de> Deserialize<'de> for SessionTitleChangedAction {
 impl wire::WireStruct for SessionTitleChangedAction {
     const NAME: &'static str = "SessionTitleChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut title = None;
         let mut extra = Extra::default();
@@ -11022,8 +12003,11 @@ impl wire::WireStruct for SessionTitleChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
         Ok(Self {
-            title: wire::required(title, "title")?,
+            title: wire::present(title),
             extra,
         })
     }
@@ -11054,6 +12038,7 @@ impl<'de> Deserialize<'de> for SessionUsageAction {
 impl wire::WireStruct for SessionUsageAction {
     const NAME: &'static str = "SessionUsageAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut usage = None;
@@ -11065,9 +12050,15 @@ impl wire::WireStruct for SessionUsageAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if usage.is_none() {
+            return Err(wire::missing("usage"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            usage: wire::required(usage, "usage")?,
+            turn_id: wire::present(turn_id),
+            usage: wire::present(usage),
             extra,
         })
     }
@@ -11104,6 +12095,7 @@ impl<'de> Deserialize<'de> for SessionReasoningAction {
 impl wire::WireStruct for SessionReasoningAction {
     const NAME: &'static str = "SessionReasoningAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut part_id = None;
@@ -11117,10 +12109,19 @@ impl wire::WireStruct for SessionReasoningAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if part_id.is_none() {
+            return Err(wire::missing("partId"));
+        }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            turn_id: wire::required(turn_id, "turnId")?,
-            part_id: wire::required(part_id, "partId")?,
-            content: wire::required(content, "content")?,
+            turn_id: wire::present(turn_id),
+            part_id: wire::present(part_id),
+            content: wire::present(content),
             extra,
         })
     }
@@ -11148,6 +12149,7 @@ impl<'de> Deserialize<'de> for SessionModelChangedAction {
 impl wire::WireStruct for SessionModelChangedAction {
     const NAME: &'static str = "SessionModelChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut model = None;
         let mut extra = Extra::default();
@@ -11157,8 +12159,11 @@ impl wire::WireStruct for SessionModelChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if model.is_none() {
+            return Err(wire::missing("model"));
+        }
         Ok(Self {
-            model: wire::required(model, "model")?,
+            model: wire::present(model),
             extra,
         })
     }
@@ -11194,6 +12199,7 @@ impl<'de> Deserialize<'de> for SessionAgentChangedAction {
 impl wire::WireStruct for SessionAgentChangedAction {
     const NAME: &'static str = "SessionAgentChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut agent = None;
         let mut extra = Extra::default();
@@ -11235,6 +12241,7 @@ impl<'de> Deserialize<'de> for SessionIsReadChangedAction {
 impl wire::WireStruct for SessionIsReadChangedAction {
     const NAME: &'static str = "SessionIsReadChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut is_read = None;
         let mut extra = Extra::default();
@@ -11244,8 +12251,11 @@ impl wire::WireStruct for SessionIsReadChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if is_read.is_none() {
+            return Err(wire::missing("isRead"));
+        }
         Ok(Self {
-            is_read: wire::required(is_read, "isRead")?,
+            is_read: wire::present(is_read),
             extra,
         })
     }
@@ -11276,6 +12286,7 @@ impl<'de> Deserialize<'de> for SessionIsArchivedChangedAction {
 impl wire::WireStruct for SessionIsArchivedChangedAction {
     const NAME: &'static str = "SessionIsArchivedChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut is_archived = None;
         let mut extra = Extra::default();
@@ -11285,8 +12296,11 @@ impl wire::WireStruct for SessionIsArchivedChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if is_archived.is_none() {
+            return Err(wire::missing("isArchived"));
+        }
         Ok(Self {
-            is_archived: wire::required(is_archived, "isArchived")?,
+            is_archived: wire::present(is_archived),
             extra,
         })
     }
@@ -11317,6 +12331,7 @@ impl<'de> Deserialize<'de> for SessionActivityChangedAction {
 impl wire::WireStruct for SessionActivityChangedAction {
     const NAME: &'static str = "SessionActivityChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut activity = None;
         let mut extra = Extra::default();
@@ -11368,6 +12383,7 @@ impl<'de> Deserialize<'de> for SessionChangesetsChangedAction {
 impl wire::WireStruct for SessionChangesetsChangedAction {
     const NAME: &'static str = "SessionChangesetsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut changesets = None;
         let mut extra = Extra::default();
@@ -11408,6 +12424,7 @@ impl<'de> Deserialize<'de> for SessionServerToolsChangedAction {
 impl wire::WireStruct for SessionServerToolsChangedAction {
     const NAME: &'static str = "SessionServerToolsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tools = None;
         let mut extra = Extra::default();
@@ -11417,8 +12434,11 @@ impl wire::WireStruct for SessionServerToolsChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tools.is_none() {
+            return Err(wire::missing("tools"));
+        }
         Ok(Self {
-            tools: wire::required(tools, "tools")?,
+            tools: wire::present(tools),
             extra,
         })
     }
@@ -11452,6 +12472,7 @@ impl<'de> Deserialize<'de> for SessionActiveClientChangedAction {
 impl wire::WireStruct for SessionActiveClientChangedAction {
     const NAME: &'static str = "SessionActiveClientChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut active_client = None;
         let mut extra = Extra::default();
@@ -11494,6 +12515,7 @@ impl<'de> Deserialize<'de> for SessionActiveClientToolsChangedAction {
 impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     const NAME: &'static str = "SessionActiveClientToolsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tools = None;
         let mut extra = Extra::default();
@@ -11503,8 +12525,11 @@ impl wire::WireStruct for SessionActiveClientToolsChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if tools.is_none() {
+            return Err(wire::missing("tools"));
+        }
         Ok(Self {
-            tools: wire::required(tools, "tools")?,
+            tools: wire::present(tools),
             extra,
         })
     }
@@ -11535,6 +12560,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationsChangedAction {
 impl wire::WireStruct for SessionCustomizationsChangedAction {
     const NAME: &'static str = "SessionCustomizationsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut customizations = None;
         let mut extra = Extra::default();
@@ -11544,8 +12570,11 @@ impl wire::WireStruct for SessionCustomizationsChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if customizations.is_none() {
+            return Err(wire::missing("customizations"));
+        }
         Ok(Self {
-            customizations: wire::required(customizations, "customizations")?,
+            customizations: wire::present(customizations),
             extra,
         })
     }
@@ -11581,6 +12610,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
 impl wire::WireStruct for SessionCustomizationToggledAction {
     const NAME: &'static str = "SessionCustomizationToggledAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut enabled = None;
@@ -11592,9 +12622,15 @@ impl wire::WireStruct for SessionCustomizationToggledAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if enabled.is_none() {
+            return Err(wire::missing("enabled"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            enabled: wire::required(enabled, "enabled")?,
+            id: wire::present(id),
+            enabled: wire::present(enabled),
             extra,
         })
     }
@@ -11629,6 +12665,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationUpdatedAction {
 impl wire::WireStruct for SessionCustomizationUpdatedAction {
     const NAME: &'static str = "SessionCustomizationUpdatedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut customization = None;
         let mut extra = Extra::default();
@@ -11638,8 +12675,11 @@ impl wire::WireStruct for SessionCustomizationUpdatedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if customization.is_none() {
+            return Err(wire::missing("customization"));
+        }
         Ok(Self {
-            customization: wire::required(customization, "customization")?,
+            customization: wire::present(customization),
             extra,
         })
     }
@@ -11671,6 +12711,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationRemovedAction {
 impl wire::WireStruct for SessionCustomizationRemovedAction {
     const NAME: &'static str = "SessionCustomizationRemovedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut extra = Extra::default();
@@ -11680,8 +12721,11 @@ impl wire::WireStruct for SessionCustomizationRemovedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
+            id: wire::present(id),
             extra,
         })
     }
@@ -11736,6 +12780,7 @@ impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
 impl wire::WireStruct for SessionMcpServerStateChangedAction {
     const NAME: &'static str = "SessionMcpServerStateChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut state = None;
@@ -11749,9 +12794,15 @@ impl wire::WireStruct for SessionMcpServerStateChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if state.is_none() {
+            return Err(wire::missing("state"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            state: wire::required(state, "state")?,
+            id: wire::present(id),
+            state: wire::present(state),
             channel: channel.unwrap_or_default(),
             extra,
         })
@@ -11788,6 +12839,7 @@ impl<'de> Deserialize<'de> for SessionConfigChangedAction {
 impl wire::WireStruct for SessionConfigChangedAction {
     const NAME: &'static str = "SessionConfigChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut config = None;
         let mut replace = None;
@@ -11799,8 +12851,11 @@ impl wire::WireStruct for SessionConfigChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if config.is_none() {
+            return Err(wire::missing("config"));
+        }
         Ok(Self {
-            config: wire::required(config, "config")?,
+            config: wire::present(config),
             replace: replace.unwrap_or_default(),
             extra,
         })
@@ -11832,6 +12887,7 @@ impl<'de> Deserialize<'de> for SessionMetaChangedAction {
 impl wire::WireStruct for SessionMetaChangedAction {
     const NAME: &'static str = "SessionMetaChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut meta = None;
         let mut extra = Extra::default();
@@ -11841,8 +12897,11 @@ impl wire::WireStruct for SessionMetaChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if meta.is_none() {
+            return Err(wire::missing("_meta"));
+        }
         Ok(Self {
-            meta: wire::required(meta, "_meta")?,
+            meta: wire::present(meta),
             extra,
         })
     }
@@ -11878,6 +12937,7 @@ impl<'de> Deserialize<'de> for SessionTruncatedAction {
 impl wire::WireStruct for SessionTruncatedAction {
     const NAME: &'static str = "SessionTruncatedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut extra = Extra::default();
@@ -11930,6 +12990,7 @@ impl<'de> Deserialize<'de> for SessionPendingMessageSetAction {
 impl wire::WireStruct for SessionPendingMessageSetAction {
     const NAME: &'static str = "SessionPendingMessageSetAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut kind = None;
         let mut id = None;
@@ -11943,10 +13004,19 @@ impl wire::WireStruct for SessionPendingMessageSetAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if kind.is_none() {
+            return Err(wire::missing("kind"));
+        }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if message.is_none() {
+            return Err(wire::missing("message"));
+        }
         Ok(Self {
-            kind: wire::required(kind, "kind")?,
-            id: wire::required(id, "id")?,
-            message: wire::required(message, "message")?,
+            kind: wire::present(kind),
+            id: wire::present(id),
+            message: wire::present(message),
             extra,
         })
     }
@@ -11981,6 +13051,7 @@ impl<'de> Deserialize<'de> for SessionPendingMessageRemovedAction {
 impl wire::WireStruct for SessionPendingMessageRemovedAction {
     const NAME: &'static str = "SessionPendingMessageRemovedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut kind = None;
         let mut id = None;
@@ -11992,9 +13063,15 @@ impl wire::WireStruct for SessionPendingMessageRemovedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if kind.is_none() {
+            return Err(wire::missing("kind"));
+        }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
         Ok(Self {
-            kind: wire::required(kind, "kind")?,
-            id: wire::required(id, "id")?,
+            kind: wire::present(kind),
+            id: wire::present(id),
             extra,
         })
     }
@@ -12028,6 +13105,7 @@ impl<'de> Deserialize<'de> for SessionQueuedMessagesReorderedAction {
 impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     const NAME: &'static str = "SessionQueuedMessagesReorderedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut order = None;
         let mut extra = Extra::default();
@@ -12037,8 +13115,11 @@ impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if order.is_none() {
+            return Err(wire::missing("order"));
+        }
         Ok(Self {
-            order: wire::required(order, "order")?,
+            order: wire::present(order),
             extra,
         })
     }
@@ -12070,6 +13151,7 @@ impl<'de> Deserialize<'de> for SessionInputRequestedAction {
 impl wire::WireStruct for SessionInputRequestedAction {
     const NAME: &'static str = "SessionInputRequestedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut request = None;
         let mut extra = Extra::default();
@@ -12079,8 +13161,11 @@ impl wire::WireStruct for SessionInputRequestedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if request.is_none() {
+            return Err(wire::missing("request"));
+        }
         Ok(Self {
-            request: wire::required(request, "request")?,
+            request: wire::present(request),
             extra,
         })
     }
@@ -12116,6 +13201,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswerChangedAction {
 impl wire::WireStruct for SessionInputAnswerChangedAction {
     const NAME: &'static str = "SessionInputAnswerChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut request_id = None;
         let mut question_id = None;
@@ -12129,9 +13215,15 @@ impl wire::WireStruct for SessionInputAnswerChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if request_id.is_none() {
+            return Err(wire::missing("requestId"));
+        }
+        if question_id.is_none() {
+            return Err(wire::missing("questionId"));
+        }
         Ok(Self {
-            request_id: wire::required(request_id, "requestId")?,
-            question_id: wire::required(question_id, "questionId")?,
+            request_id: wire::present(request_id),
+            question_id: wire::present(question_id),
             answer: answer.unwrap_or_default(),
             extra,
         })
@@ -12173,6 +13265,7 @@ impl<'de> Deserialize<'de> for SessionInputCompletedAction {
 impl wire::WireStruct for SessionInputCompletedAction {
     const NAME: &'static str = "SessionInputCompletedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut request_id = None;
         let mut response = None;
@@ -12186,9 +13279,15 @@ impl wire::WireStruct for SessionInputCompletedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if request_id.is_none() {
+            return Err(wire::missing("requestId"));
+        }
+        if response.is_none() {
+            return Err(wire::missing("response"));
+        }
         Ok(Self {
-            request_id: wire::required(request_id, "requestId")?,
-            response: wire::required(response, "response")?,
+            request_id: wire::present(request_id),
+            response: wire::present(response),
             answers: answers.unwrap_or_default(),
             extra,
         })
@@ -12226,6 +13325,7 @@ impl<'de> Deserialize<'de> for TerminalDataAction {
 impl wire::WireStruct for TerminalDataAction {
     const NAME: &'static str = "TerminalDataAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut data = None;
         let mut extra = Extra::default();
@@ -12235,8 +13335,11 @@ impl wire::WireStruct for TerminalDataAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if data.is_none() {
+            return Err(wire::missing("data"));
+        }
         Ok(Self {
-            data: wire::required(data, "data")?,
+            data: wire::present(data),
             extra,
         })
     }
@@ -12270,6 +13373,7 @@ impl<'de> Deserialize<'de> for TerminalInputAction {
 impl wire::WireStruct for TerminalInputAction {
     const NAME: &'static str = "TerminalInputAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut data = None;
         let mut extra = Extra::default();
@@ -12279,8 +13383,11 @@ impl wire::WireStruct for TerminalInputAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if data.is_none() {
+            return Err(wire::missing("data"));
+        }
         Ok(Self {
-            data: wire::required(data, "data")?,
+            data: wire::present(data),
             extra,
         })
     }
@@ -12314,6 +13421,7 @@ impl<'de> Deserialize<'de> for TerminalResizedAction {
 impl wire::WireStruct for TerminalResizedAction {
     const NAME: &'static str = "TerminalResizedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut cols = None;
         let mut rows = None;
@@ -12325,9 +13433,15 @@ impl wire::WireStruct for TerminalResizedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if cols.is_none() {
+            return Err(wire::missing("cols"));
+        }
+        if rows.is_none() {
+            return Err(wire::missing("rows"));
+        }
         Ok(Self {
-            cols: wire::required(cols, "cols")?,
-            rows: wire::required(rows, "rows")?,
+            cols: wire::present(cols),
+            rows: wire::present(rows),
             extra,
         })
     }
@@ -12358,6 +13472,7 @@ impl<'de> Deserialize<'de> for TerminalClaimedAction {
 impl wire::WireStruct for TerminalClaimedAction {
     const NAME: &'static str = "TerminalClaimedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut claim = None;
         let mut extra = Extra::default();
@@ -12367,8 +13482,11 @@ impl wire::WireStruct for TerminalClaimedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if claim.is_none() {
+            return Err(wire::missing("claim"));
+        }
         Ok(Self {
-            claim: wire::required(claim, "claim")?,
+            claim: wire::present(claim),
             extra,
         })
     }
@@ -12399,6 +13517,7 @@ impl<'de> Deserialize<'de> for TerminalTitleChangedAction {
 impl wire::WireStruct for TerminalTitleChangedAction {
     const NAME: &'static str = "TerminalTitleChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut title = None;
         let mut extra = Extra::default();
@@ -12408,8 +13527,11 @@ impl wire::WireStruct for TerminalTitleChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if title.is_none() {
+            return Err(wire::missing("title"));
+        }
         Ok(Self {
-            title: wire::required(title, "title")?,
+            title: wire::present(title),
             extra,
         })
     }
@@ -12437,6 +13559,7 @@ impl<'de> Deserialize<'de> for TerminalCwdChangedAction {
 impl wire::WireStruct for TerminalCwdChangedAction {
     const NAME: &'static str = "TerminalCwdChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut cwd = None;
         let mut extra = Extra::default();
@@ -12446,8 +13569,11 @@ impl wire::WireStruct for TerminalCwdChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if cwd.is_none() {
+            return Err(wire::missing("cwd"));
+        }
         Ok(Self {
-            cwd: wire::required(cwd, "cwd")?,
+            cwd: wire::present(cwd),
             extra,
         })
     }
@@ -12480,6 +13606,7 @@ impl<'de> Deserialize<'de> for TerminalExitedAction {
 impl wire::WireStruct for TerminalExitedAction {
     const NAME: &'static str = "TerminalExitedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut exit_code = None;
         let mut extra = Extra::default();
@@ -12515,6 +13642,7 @@ impl<'de> Deserialize<'de> for TerminalClearedAction {
 impl wire::WireStruct for TerminalClearedAction {
     const NAME: &'static str = "TerminalClearedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -12550,6 +13678,7 @@ impl<'de> Deserialize<'de> for TerminalCommandDetectionAvailableAction {
 impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     const NAME: &'static str = "TerminalCommandDetectionAvailableAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -12593,6 +13722,7 @@ impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
 impl wire::WireStruct for TerminalCommandExecutedAction {
     const NAME: &'static str = "TerminalCommandExecutedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut command_id = None;
         let mut command_line = None;
@@ -12606,10 +13736,19 @@ impl wire::WireStruct for TerminalCommandExecutedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if command_id.is_none() {
+            return Err(wire::missing("commandId"));
+        }
+        if command_line.is_none() {
+            return Err(wire::missing("commandLine"));
+        }
+        if timestamp.is_none() {
+            return Err(wire::missing("timestamp"));
+        }
         Ok(Self {
-            command_id: wire::required(command_id, "commandId")?,
-            command_line: wire::required(command_line, "commandLine")?,
-            timestamp: wire::required(timestamp, "timestamp")?,
+            command_id: wire::present(command_id),
+            command_line: wire::present(command_line),
+            timestamp: wire::present(timestamp),
             extra,
         })
     }
@@ -12658,6 +13797,7 @@ impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
 impl wire::WireStruct for TerminalCommandFinishedAction {
     const NAME: &'static str = "TerminalCommandFinishedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut command_id = None;
         let mut exit_code = None;
@@ -12671,8 +13811,11 @@ impl wire::WireStruct for TerminalCommandFinishedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if command_id.is_none() {
+            return Err(wire::missing("commandId"));
+        }
         Ok(Self {
-            command_id: wire::required(command_id, "commandId")?,
+            command_id: wire::present(command_id),
             exit_code: exit_code.unwrap_or_default(),
             duration_ms: duration_ms.unwrap_or_default(),
             extra,
@@ -12707,6 +13850,7 @@ impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
 impl wire::WireStruct for ChangesetStatusChangedAction {
     const NAME: &'static str = "ChangesetStatusChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut status = None;
         let mut error = None;
@@ -12718,8 +13862,11 @@ impl wire::WireStruct for ChangesetStatusChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if status.is_none() {
+            return Err(wire::missing("status"));
+        }
         Ok(Self {
-            status: wire::required(status, "status")?,
+            status: wire::present(status),
             error: error.unwrap_or_default(),
             extra,
         })
@@ -12749,6 +13896,7 @@ impl<'de> Deserialize<'de> for ChangesetFileSetAction {
 impl wire::WireStruct for ChangesetFileSetAction {
     const NAME: &'static str = "ChangesetFileSetAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut file = None;
         let mut extra = Extra::default();
@@ -12758,8 +13906,11 @@ impl wire::WireStruct for ChangesetFileSetAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if file.is_none() {
+            return Err(wire::missing("file"));
+        }
         Ok(Self {
-            file: wire::required(file, "file")?,
+            file: wire::present(file),
             extra,
         })
     }
@@ -12790,6 +13941,7 @@ impl<'de> Deserialize<'de> for ChangesetFileRemovedAction {
 impl wire::WireStruct for ChangesetFileRemovedAction {
     const NAME: &'static str = "ChangesetFileRemovedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut file_id = None;
         let mut extra = Extra::default();
@@ -12799,8 +13951,11 @@ impl wire::WireStruct for ChangesetFileRemovedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if file_id.is_none() {
+            return Err(wire::missing("fileId"));
+        }
         Ok(Self {
-            file_id: wire::required(file_id, "fileId")?,
+            file_id: wire::present(file_id),
             extra,
         })
     }
@@ -12834,6 +13989,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationsChangedAction {
 impl wire::WireStruct for ChangesetOperationsChangedAction {
     const NAME: &'static str = "ChangesetOperationsChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut operations = None;
         let mut extra = Extra::default();
@@ -12887,6 +14043,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
 impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     const NAME: &'static str = "ChangesetOperationStatusChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut operation_id = None;
         let mut status = None;
@@ -12900,9 +14057,15 @@ impl wire::WireStruct for ChangesetOperationStatusChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if operation_id.is_none() {
+            return Err(wire::missing("operationId"));
+        }
+        if status.is_none() {
+            return Err(wire::missing("status"));
+        }
         Ok(Self {
-            operation_id: wire::required(operation_id, "operationId")?,
-            status: wire::required(status, "status")?,
+            operation_id: wire::present(operation_id),
+            status: wire::present(status),
             error: error.unwrap_or_default(),
             extra,
         })
@@ -12941,6 +14104,7 @@ impl<'de> Deserialize<'de> for ChangesetClearedAction {
 impl wire::WireStruct for ChangesetClearedAction {
     const NAME: &'static str = "ChangesetClearedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -12973,6 +14137,7 @@ impl<'de> Deserialize<'de> for ResourceWatchChangedActionChanges {
 impl wire::WireStruct for ResourceWatchChangedActionChanges {
     const NAME: &'static str = "ResourceWatchChangedActionChanges";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
@@ -12982,8 +14147,11 @@ impl wire::WireStruct for ResourceWatchChangedActionChanges {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if items.is_none() {
+            return Err(wire::missing("items"));
+        }
         Ok(Self {
-            items: wire::required(items, "items")?,
+            items: wire::present(items),
             extra,
         })
     }
@@ -13017,6 +14185,7 @@ impl<'de> Deserialize<'de> for ResourceWatchChangedAction {
 impl wire::WireStruct for ResourceWatchChangedAction {
     const NAME: &'static str = "ResourceWatchChangedAction";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut changes = None;
         let mut extra = Extra::default();
@@ -13026,8 +14195,11 @@ impl wire::WireStruct for ResourceWatchChangedAction {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if changes.is_none() {
+            return Err(wire::missing("changes"));
+        }
         Ok(Self {
-            changes: wire::required(changes, "changes")?,
+            changes: wire::present(changes),
             extra,
         })
     }
@@ -13485,6 +14657,7 @@ impl<'de> Deserialize<'de> for BaseParams {
 impl wire::WireStruct for BaseParams {
     const NAME: &'static str = "BaseParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
@@ -13494,8 +14667,11 @@ impl wire::WireStruct for BaseParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             extra,
         })
     }
@@ -13559,6 +14735,7 @@ impl<'de> Deserialize<'de> for InitializeParams {
 impl wire::WireStruct for InitializeParams {
     const NAME: &'static str = "InitializeParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut protocol_versions = None;
@@ -13584,10 +14761,19 @@ impl wire::WireStruct for InitializeParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if protocol_versions.is_none() {
+            return Err(wire::missing("protocolVersions"));
+        }
+        if client_id.is_none() {
+            return Err(wire::missing("clientId"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            protocol_versions: wire::required(protocol_versions, "protocolVersions")?,
-            client_id: wire::required(client_id, "clientId")?,
+            channel: wire::present(channel),
+            protocol_versions: wire::present(protocol_versions),
+            client_id: wire::present(client_id),
             initial_subscriptions: initial_subscriptions.unwrap_or_default(),
             locale: locale.unwrap_or_default(),
             capabilities: capabilities.unwrap_or_default(),
@@ -13633,6 +14819,7 @@ impl<'de> Deserialize<'de> for ClientCapabilities {
 impl wire::WireStruct for ClientCapabilities {
     const NAME: &'static str = "ClientCapabilities";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut mcp_apps = None;
         let mut extra = Extra::default();
@@ -13709,6 +14896,7 @@ impl<'de> Deserialize<'de> for InitializeResult {
 impl wire::WireStruct for InitializeResult {
     const NAME: &'static str = "InitializeResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut protocol_version = None;
         let mut server_seq = None;
@@ -13736,10 +14924,19 @@ impl wire::WireStruct for InitializeResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if protocol_version.is_none() {
+            return Err(wire::missing("protocolVersion"));
+        }
+        if server_seq.is_none() {
+            return Err(wire::missing("serverSeq"));
+        }
+        if snapshots.is_none() {
+            return Err(wire::missing("snapshots"));
+        }
         Ok(Self {
-            protocol_version: wire::required(protocol_version, "protocolVersion")?,
-            server_seq: wire::required(server_seq, "serverSeq")?,
-            snapshots: wire::required(snapshots, "snapshots")?,
+            protocol_version: wire::present(protocol_version),
+            server_seq: wire::present(server_seq),
+            snapshots: wire::present(snapshots),
             default_directory: default_directory.unwrap_or_default(),
             completion_trigger_characters: completion_trigger_characters.unwrap_or_default(),
             telemetry: telemetry.unwrap_or_default(),
@@ -13775,6 +14972,7 @@ impl<'de> Deserialize<'de> for PingParams {
 impl wire::WireStruct for PingParams {
     const NAME: &'static str = "PingParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
@@ -13784,8 +14982,11 @@ impl wire::WireStruct for PingParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             extra,
         })
     }
@@ -13823,6 +15024,7 @@ impl<'de> Deserialize<'de> for ReconnectParams {
 impl wire::WireStruct for ReconnectParams {
     const NAME: &'static str = "ReconnectParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut client_id = None;
@@ -13840,11 +15042,23 @@ impl wire::WireStruct for ReconnectParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if client_id.is_none() {
+            return Err(wire::missing("clientId"));
+        }
+        if last_seen_server_seq.is_none() {
+            return Err(wire::missing("lastSeenServerSeq"));
+        }
+        if subscriptions.is_none() {
+            return Err(wire::missing("subscriptions"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            client_id: wire::required(client_id, "clientId")?,
-            last_seen_server_seq: wire::required(last_seen_server_seq, "lastSeenServerSeq")?,
-            subscriptions: wire::required(subscriptions, "subscriptions")?,
+            channel: wire::present(channel),
+            client_id: wire::present(client_id),
+            last_seen_server_seq: wire::present(last_seen_server_seq),
+            subscriptions: wire::present(subscriptions),
             extra,
         })
     }
@@ -13884,6 +15098,7 @@ impl<'de> Deserialize<'de> for ReconnectReplayResult {
 impl wire::WireStruct for ReconnectReplayResult {
     const NAME: &'static str = "ReconnectReplayResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut r#type = None;
         let mut actions = None;
@@ -13897,10 +15112,19 @@ impl wire::WireStruct for ReconnectReplayResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
+        if actions.is_none() {
+            return Err(wire::missing("actions"));
+        }
+        if missing.is_none() {
+            return Err(wire::missing("missing"));
+        }
         Ok(Self {
-            r#type: wire::required(r#type, "type")?,
-            actions: wire::required(actions, "actions")?,
-            missing: wire::required(missing, "missing")?,
+            r#type: wire::present(r#type),
+            actions: wire::present(actions),
+            missing: wire::present(missing),
             extra,
         })
     }
@@ -13932,6 +15156,7 @@ impl<'de> Deserialize<'de> for ReconnectSnapshotResult {
 impl wire::WireStruct for ReconnectSnapshotResult {
     const NAME: &'static str = "ReconnectSnapshotResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut r#type = None;
         let mut snapshots = None;
@@ -13943,9 +15168,15 @@ impl wire::WireStruct for ReconnectSnapshotResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
+        if snapshots.is_none() {
+            return Err(wire::missing("snapshots"));
+        }
         Ok(Self {
-            r#type: wire::required(r#type, "type")?,
-            snapshots: wire::required(snapshots, "snapshots")?,
+            r#type: wire::present(r#type),
+            snapshots: wire::present(snapshots),
             extra,
         })
     }
@@ -13978,6 +15209,7 @@ impl<'de> Deserialize<'de> for SubscribeParams {
 impl wire::WireStruct for SubscribeParams {
     const NAME: &'static str = "SubscribeParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
@@ -13987,8 +15219,11 @@ impl wire::WireStruct for SubscribeParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             extra,
         })
     }
@@ -14019,6 +15254,7 @@ impl<'de> Deserialize<'de> for SubscribeResult {
 impl wire::WireStruct for SubscribeResult {
     const NAME: &'static str = "SubscribeResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut snapshot = None;
         let mut extra = Extra::default();
@@ -14057,6 +15293,7 @@ impl<'de> Deserialize<'de> for UnsubscribeParams {
 impl wire::WireStruct for UnsubscribeParams {
     const NAME: &'static str = "UnsubscribeParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
@@ -14066,8 +15303,11 @@ impl wire::WireStruct for UnsubscribeParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             extra,
         })
     }
@@ -14107,6 +15347,7 @@ impl<'de> Deserialize<'de> for DispatchActionParams {
 impl wire::WireStruct for DispatchActionParams {
     const NAME: &'static str = "DispatchActionParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut client_seq = None;
@@ -14120,10 +15361,19 @@ impl wire::WireStruct for DispatchActionParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if client_seq.is_none() {
+            return Err(wire::missing("clientSeq"));
+        }
+        if action.is_none() {
+            return Err(wire::missing("action"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            client_seq: wire::required(client_seq, "clientSeq")?,
-            action: wire::required(action, "action")?,
+            channel: wire::present(channel),
+            client_seq: wire::present(client_seq),
+            action: wire::present(action),
             extra,
         })
     }
@@ -14169,6 +15419,7 @@ impl<'de> Deserialize<'de> for ResourceReadParams {
 impl wire::WireStruct for ResourceReadParams {
     const NAME: &'static str = "ResourceReadParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -14182,9 +15433,15 @@ impl wire::WireStruct for ResourceReadParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
             encoding: encoding.unwrap_or_default(),
             extra,
         })
@@ -14227,6 +15484,7 @@ impl<'de> Deserialize<'de> for ResourceReadResult {
 impl wire::WireStruct for ResourceReadResult {
     const NAME: &'static str = "ResourceReadResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut data = None;
         let mut encoding = None;
@@ -14240,9 +15498,15 @@ impl wire::WireStruct for ResourceReadResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if data.is_none() {
+            return Err(wire::missing("data"));
+        }
+        if encoding.is_none() {
+            return Err(wire::missing("encoding"));
+        }
         Ok(Self {
-            data: wire::required(data, "data")?,
-            encoding: wire::required(encoding, "encoding")?,
+            data: wire::present(data),
+            encoding: wire::present(encoding),
             content_type: content_type.unwrap_or_default(),
             extra,
         })
@@ -14332,6 +15596,7 @@ impl<'de> Deserialize<'de> for ResourceWriteParams {
 impl wire::WireStruct for ResourceWriteParams {
     const NAME: &'static str = "ResourceWriteParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -14357,11 +15622,23 @@ impl wire::WireStruct for ResourceWriteParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if data.is_none() {
+            return Err(wire::missing("data"));
+        }
+        if encoding.is_none() {
+            return Err(wire::missing("encoding"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
-            data: wire::required(data, "data")?,
-            encoding: wire::required(encoding, "encoding")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
+            data: wire::present(data),
+            encoding: wire::present(encoding),
             content_type: content_type.unwrap_or_default(),
             create_only: create_only.unwrap_or_default(),
             mode: mode.unwrap_or_default(),
@@ -14393,6 +15670,7 @@ impl<'de> Deserialize<'de> for ResourceWriteResult {
 impl wire::WireStruct for ResourceWriteResult {
     const NAME: &'static str = "ResourceWriteResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -14439,6 +15717,7 @@ impl<'de> Deserialize<'de> for ResourceListParams {
 impl wire::WireStruct for ResourceListParams {
     const NAME: &'static str = "ResourceListParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -14450,9 +15729,15 @@ impl wire::WireStruct for ResourceListParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
             extra,
         })
     }
@@ -14528,6 +15813,7 @@ impl<'de> Deserialize<'de> for DirectoryEntry {
 impl wire::WireStruct for DirectoryEntry {
     const NAME: &'static str = "DirectoryEntry";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut name = None;
         let mut r#type = None;
@@ -14539,9 +15825,15 @@ impl wire::WireStruct for DirectoryEntry {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if name.is_none() {
+            return Err(wire::missing("name"));
+        }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
         Ok(Self {
-            name: wire::required(name, "name")?,
-            r#type: wire::required(r#type, "type")?,
+            name: wire::present(name),
+            r#type: wire::present(r#type),
             extra,
         })
     }
@@ -14569,6 +15861,7 @@ impl<'de> Deserialize<'de> for ResourceListResult {
 impl wire::WireStruct for ResourceListResult {
     const NAME: &'static str = "ResourceListResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut entries = None;
         let mut extra = Extra::default();
@@ -14578,8 +15871,11 @@ impl wire::WireStruct for ResourceListResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if entries.is_none() {
+            return Err(wire::missing("entries"));
+        }
         Ok(Self {
-            entries: wire::required(entries, "entries")?,
+            entries: wire::present(entries),
             extra,
         })
     }
@@ -14627,6 +15923,7 @@ impl<'de> Deserialize<'de> for ResourceCopyParams {
 impl wire::WireStruct for ResourceCopyParams {
     const NAME: &'static str = "ResourceCopyParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut source = None;
@@ -14642,10 +15939,19 @@ impl wire::WireStruct for ResourceCopyParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if source.is_none() {
+            return Err(wire::missing("source"));
+        }
+        if destination.is_none() {
+            return Err(wire::missing("destination"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            source: wire::required(source, "source")?,
-            destination: wire::required(destination, "destination")?,
+            channel: wire::present(channel),
+            source: wire::present(source),
+            destination: wire::present(destination),
             fail_if_exists: fail_if_exists.unwrap_or_default(),
             extra,
         })
@@ -14673,6 +15979,7 @@ impl<'de> Deserialize<'de> for ResourceCopyResult {
 impl wire::WireStruct for ResourceCopyResult {
     const NAME: &'static str = "ResourceCopyResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -14716,6 +16023,7 @@ impl<'de> Deserialize<'de> for ResourceDeleteParams {
 impl wire::WireStruct for ResourceDeleteParams {
     const NAME: &'static str = "ResourceDeleteParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -14729,9 +16037,15 @@ impl wire::WireStruct for ResourceDeleteParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
             recursive: recursive.unwrap_or_default(),
             extra,
         })
@@ -14759,6 +16073,7 @@ impl<'de> Deserialize<'de> for ResourceDeleteResult {
 impl wire::WireStruct for ResourceDeleteResult {
     const NAME: &'static str = "ResourceDeleteResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -14823,6 +16138,7 @@ impl<'de> Deserialize<'de> for ResourceRequestParams {
 impl wire::WireStruct for ResourceRequestParams {
     const NAME: &'static str = "ResourceRequestParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -14838,9 +16154,15 @@ impl wire::WireStruct for ResourceRequestParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
             read: read.unwrap_or_default(),
             write: write.unwrap_or_default(),
             extra,
@@ -14869,6 +16191,7 @@ impl<'de> Deserialize<'de> for ResourceRequestResult {
 impl wire::WireStruct for ResourceRequestResult {
     const NAME: &'static str = "ResourceRequestResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -14922,6 +16245,7 @@ impl<'de> Deserialize<'de> for ResourceMoveParams {
 impl wire::WireStruct for ResourceMoveParams {
     const NAME: &'static str = "ResourceMoveParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut source = None;
@@ -14937,10 +16261,19 @@ impl wire::WireStruct for ResourceMoveParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if source.is_none() {
+            return Err(wire::missing("source"));
+        }
+        if destination.is_none() {
+            return Err(wire::missing("destination"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            source: wire::required(source, "source")?,
-            destination: wire::required(destination, "destination")?,
+            channel: wire::present(channel),
+            source: wire::present(source),
+            destination: wire::present(destination),
             fail_if_exists: fail_if_exists.unwrap_or_default(),
             extra,
         })
@@ -14968,6 +16301,7 @@ impl<'de> Deserialize<'de> for ResourceMoveResult {
 impl wire::WireStruct for ResourceMoveResult {
     const NAME: &'static str = "ResourceMoveResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -15024,6 +16358,7 @@ impl<'de> Deserialize<'de> for ResourceResolveParams {
 impl wire::WireStruct for ResourceResolveParams {
     const NAME: &'static str = "ResourceResolveParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -15039,9 +16374,15 @@ impl wire::WireStruct for ResourceResolveParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
             follow_symlinks: follow_symlinks.unwrap_or_default(),
             extra,
         })
@@ -15101,6 +16442,7 @@ impl<'de> Deserialize<'de> for ResourceResolveResult {
 impl wire::WireStruct for ResourceResolveResult {
     const NAME: &'static str = "ResourceResolveResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut r#type = None;
@@ -15122,9 +16464,15 @@ impl wire::WireStruct for ResourceResolveResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
+        if r#type.is_none() {
+            return Err(wire::missing("type"));
+        }
         Ok(Self {
-            uri: wire::required(uri, "uri")?,
-            r#type: wire::required(r#type, "type")?,
+            uri: wire::present(uri),
+            r#type: wire::present(r#type),
             size: size.unwrap_or_default(),
             mtime: mtime.unwrap_or_default(),
             ctime: ctime.unwrap_or_default(),
@@ -15168,6 +16516,7 @@ impl<'de> Deserialize<'de> for ResourceMkdirParams {
 impl wire::WireStruct for ResourceMkdirParams {
     const NAME: &'static str = "ResourceMkdirParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -15179,9 +16528,15 @@ impl wire::WireStruct for ResourceMkdirParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
             extra,
         })
     }
@@ -15208,6 +16563,7 @@ impl<'de> Deserialize<'de> for ResourceMkdirResult {
 impl wire::WireStruct for ResourceMkdirResult {
     const NAME: &'static str = "ResourceMkdirResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -15255,6 +16611,7 @@ impl<'de> Deserialize<'de> for AuthenticateParams {
 impl wire::WireStruct for AuthenticateParams {
     const NAME: &'static str = "AuthenticateParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut resource = None;
@@ -15268,10 +16625,19 @@ impl wire::WireStruct for AuthenticateParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
+        if token.is_none() {
+            return Err(wire::missing("token"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            resource: wire::required(resource, "resource")?,
-            token: wire::required(token, "token")?,
+            channel: wire::present(channel),
+            resource: wire::present(resource),
+            token: wire::present(token),
             extra,
         })
     }
@@ -15300,6 +16666,7 @@ impl<'de> Deserialize<'de> for AuthenticateResult {
 impl wire::WireStruct for AuthenticateResult {
     const NAME: &'static str = "AuthenticateResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
         while let Some(__key) = wire::next_key(&mut __map)? {
@@ -15341,6 +16708,7 @@ impl<'de> Deserialize<'de> for ListSessionsParams {
 impl wire::WireStruct for ListSessionsParams {
     const NAME: &'static str = "ListSessionsParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut filter = None;
@@ -15352,8 +16720,11 @@ impl wire::WireStruct for ListSessionsParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             filter: filter.unwrap_or_default(),
             extra,
         })
@@ -15382,6 +16753,7 @@ impl<'de> Deserialize<'de> for ListSessionsResult {
 impl wire::WireStruct for ListSessionsResult {
     const NAME: &'static str = "ListSessionsResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
@@ -15391,8 +16763,11 @@ impl wire::WireStruct for ListSessionsResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if items.is_none() {
+            return Err(wire::missing("items"));
+        }
         Ok(Self {
-            items: wire::required(items, "items")?,
+            items: wire::present(items),
             extra,
         })
     }
@@ -15442,6 +16817,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigParams {
 impl wire::WireStruct for ResolveSessionConfigParams {
     const NAME: &'static str = "ResolveSessionConfigParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut provider = None;
@@ -15459,8 +16835,11 @@ impl wire::WireStruct for ResolveSessionConfigParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             provider: provider.unwrap_or_default(),
             working_directory: working_directory.unwrap_or_default(),
             config: config.unwrap_or_default(),
@@ -15495,6 +16874,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
 impl wire::WireStruct for ResolveSessionConfigResult {
     const NAME: &'static str = "ResolveSessionConfigResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut schema = None;
         let mut values = None;
@@ -15506,9 +16886,15 @@ impl wire::WireStruct for ResolveSessionConfigResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if schema.is_none() {
+            return Err(wire::missing("schema"));
+        }
+        if values.is_none() {
+            return Err(wire::missing("values"));
+        }
         Ok(Self {
-            schema: wire::required(schema, "schema")?,
-            values: wire::required(values, "values")?,
+            schema: wire::present(schema),
+            values: wire::present(values),
             extra,
         })
     }
@@ -15546,6 +16932,7 @@ impl<'de> Deserialize<'de> for SessionConfigValueItem {
 impl wire::WireStruct for SessionConfigValueItem {
     const NAME: &'static str = "SessionConfigValueItem";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut label = None;
@@ -15559,9 +16946,15 @@ impl wire::WireStruct for SessionConfigValueItem {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if value.is_none() {
+            return Err(wire::missing("value"));
+        }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
         Ok(Self {
-            value: wire::required(value, "value")?,
-            label: wire::required(label, "label")?,
+            value: wire::present(value),
+            label: wire::present(label),
             description: description.unwrap_or_default(),
             extra,
         })
@@ -15614,6 +17007,7 @@ impl<'de> Deserialize<'de> for SessionConfigCompletionsParams {
 impl wire::WireStruct for SessionConfigCompletionsParams {
     const NAME: &'static str = "SessionConfigCompletionsParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut provider = None;
@@ -15635,12 +17029,18 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if property.is_none() {
+            return Err(wire::missing("property"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             provider: provider.unwrap_or_default(),
             working_directory: working_directory.unwrap_or_default(),
             config: config.unwrap_or_default(),
-            property: wire::required(property, "property")?,
+            property: wire::present(property),
             query: query.unwrap_or_default(),
             extra,
         })
@@ -15669,6 +17069,7 @@ impl<'de> Deserialize<'de> for SessionConfigCompletionsResult {
 impl wire::WireStruct for SessionConfigCompletionsResult {
     const NAME: &'static str = "SessionConfigCompletionsResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
@@ -15678,8 +17079,11 @@ impl wire::WireStruct for SessionConfigCompletionsResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if items.is_none() {
+            return Err(wire::missing("items"));
+        }
         Ok(Self {
-            items: wire::required(items, "items")?,
+            items: wire::present(items),
             extra,
         })
     }
@@ -15717,6 +17121,7 @@ impl<'de> Deserialize<'de> for SessionForkSource {
 impl wire::WireStruct for SessionForkSource {
     const NAME: &'static str = "SessionForkSource";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut session = None;
         let mut turn_id = None;
@@ -15728,9 +17133,15 @@ impl wire::WireStruct for SessionForkSource {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if session.is_none() {
+            return Err(wire::missing("session"));
+        }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
         Ok(Self {
-            session: wire::required(session, "session")?,
-            turn_id: wire::required(turn_id, "turnId")?,
+            session: wire::present(session),
+            turn_id: wire::present(turn_id),
             extra,
         })
     }
@@ -15796,6 +17207,7 @@ impl<'de> Deserialize<'de> for CreateSessionParams {
 impl wire::WireStruct for CreateSessionParams {
     const NAME: &'static str = "CreateSessionParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut provider = None;
@@ -15821,8 +17233,11 @@ impl wire::WireStruct for CreateSessionParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             provider: provider.unwrap_or_default(),
             model: model.unwrap_or_default(),
             agent: agent.unwrap_or_default(),
@@ -15859,6 +17274,7 @@ impl<'de> Deserialize<'de> for DisposeSessionParams {
 impl wire::WireStruct for DisposeSessionParams {
     const NAME: &'static str = "DisposeSessionParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
@@ -15868,8 +17284,11 @@ impl wire::WireStruct for DisposeSessionParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             extra,
         })
     }
@@ -15909,6 +17328,7 @@ impl<'de> Deserialize<'de> for FetchTurnsParams {
 impl wire::WireStruct for FetchTurnsParams {
     const NAME: &'static str = "FetchTurnsParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut before = None;
@@ -15922,8 +17342,11 @@ impl wire::WireStruct for FetchTurnsParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             before: before.unwrap_or_default(),
             limit: limit.unwrap_or_default(),
             extra,
@@ -15956,6 +17379,7 @@ impl<'de> Deserialize<'de> for FetchTurnsResult {
 impl wire::WireStruct for FetchTurnsResult {
     const NAME: &'static str = "FetchTurnsResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turns = None;
         let mut has_more = None;
@@ -15967,9 +17391,15 @@ impl wire::WireStruct for FetchTurnsResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if turns.is_none() {
+            return Err(wire::missing("turns"));
+        }
+        if has_more.is_none() {
+            return Err(wire::missing("hasMore"));
+        }
         Ok(Self {
-            turns: wire::required(turns, "turns")?,
-            has_more: wire::required(has_more, "hasMore")?,
+            turns: wire::present(turns),
+            has_more: wire::present(has_more),
             extra,
         })
     }
@@ -16014,6 +17444,7 @@ impl<'de> Deserialize<'de> for CompletionsParams {
 impl wire::WireStruct for CompletionsParams {
     const NAME: &'static str = "CompletionsParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut kind = None;
@@ -16029,11 +17460,23 @@ impl wire::WireStruct for CompletionsParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if kind.is_none() {
+            return Err(wire::missing("kind"));
+        }
+        if text.is_none() {
+            return Err(wire::missing("text"));
+        }
+        if offset.is_none() {
+            return Err(wire::missing("offset"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            kind: wire::required(kind, "kind")?,
-            text: wire::required(text, "text")?,
-            offset: wire::required(offset, "offset")?,
+            channel: wire::present(channel),
+            kind: wire::present(kind),
+            text: wire::present(text),
+            offset: wire::present(offset),
             extra,
         })
     }
@@ -16096,6 +17539,7 @@ impl<'de> Deserialize<'de> for CompletionItem {
 impl wire::WireStruct for CompletionItem {
     const NAME: &'static str = "CompletionItem";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut insert_text = None;
         let mut range_start = None;
@@ -16111,11 +17555,17 @@ impl wire::WireStruct for CompletionItem {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if insert_text.is_none() {
+            return Err(wire::missing("insertText"));
+        }
+        if attachment.is_none() {
+            return Err(wire::missing("attachment"));
+        }
         Ok(Self {
-            insert_text: wire::required(insert_text, "insertText")?,
+            insert_text: wire::present(insert_text),
             range_start: range_start.unwrap_or_default(),
             range_end: range_end.unwrap_or_default(),
-            attachment: wire::required(attachment, "attachment")?,
+            attachment: wire::present(attachment),
             extra,
         })
     }
@@ -16143,6 +17593,7 @@ impl<'de> Deserialize<'de> for CompletionsResult {
 impl wire::WireStruct for CompletionsResult {
     const NAME: &'static str = "CompletionsResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
@@ -16152,8 +17603,11 @@ impl wire::WireStruct for CompletionsResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if items.is_none() {
+            return Err(wire::missing("items"));
+        }
         Ok(Self {
-            items: wire::required(items, "items")?,
+            items: wire::present(items),
             extra,
         })
     }
@@ -16210,6 +17664,7 @@ impl<'de> Deserialize<'de> for CreateTerminalParams {
 impl wire::WireStruct for CreateTerminalParams {
     const NAME: &'static str = "CreateTerminalParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut claim = None;
@@ -16229,9 +17684,15 @@ impl wire::WireStruct for CreateTerminalParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if claim.is_none() {
+            return Err(wire::missing("claim"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            claim: wire::required(claim, "claim")?,
+            channel: wire::present(channel),
+            claim: wire::present(claim),
             name: name.unwrap_or_default(),
             cwd: cwd.unwrap_or_default(),
             cols: cols.unwrap_or_default(),
@@ -16266,6 +17727,7 @@ impl<'de> Deserialize<'de> for DisposeTerminalParams {
 impl wire::WireStruct for DisposeTerminalParams {
     const NAME: &'static str = "DisposeTerminalParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
@@ -16275,8 +17737,11 @@ impl wire::WireStruct for DisposeTerminalParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             extra,
         })
     }
@@ -16311,6 +17776,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
 impl wire::WireStruct for ChangesetOperationFollowUp {
     const NAME: &'static str = "ChangesetOperationFollowUp";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut content = None;
         let mut external = None;
@@ -16322,8 +17788,11 @@ impl wire::WireStruct for ChangesetOperationFollowUp {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            content: wire::required(content, "content")?,
+            content: wire::present(content),
             external: external.unwrap_or_default(),
             extra,
         })
@@ -16370,6 +17839,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
 impl wire::WireStruct for InvokeChangesetOperationParams {
     const NAME: &'static str = "InvokeChangesetOperationParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut operation_id = None;
@@ -16383,9 +17853,15 @@ impl wire::WireStruct for InvokeChangesetOperationParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if operation_id.is_none() {
+            return Err(wire::missing("operationId"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            operation_id: wire::required(operation_id, "operationId")?,
+            channel: wire::present(channel),
+            operation_id: wire::present(operation_id),
             target: target.unwrap_or_default(),
             extra,
         })
@@ -16424,6 +17900,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
 impl wire::WireStruct for InvokeChangesetOperationResult {
     const NAME: &'static str = "InvokeChangesetOperationResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut message = None;
         let mut follow_up = None;
@@ -16496,6 +17973,7 @@ impl<'de> Deserialize<'de> for CreateResourceWatchParams {
 impl wire::WireStruct for CreateResourceWatchParams {
     const NAME: &'static str = "CreateResourceWatchParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut uri = None;
@@ -16513,9 +17991,15 @@ impl wire::WireStruct for CreateResourceWatchParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if uri.is_none() {
+            return Err(wire::missing("uri"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            uri: wire::required(uri, "uri")?,
+            channel: wire::present(channel),
+            uri: wire::present(uri),
             recursive: recursive.unwrap_or_default(),
             excludes: excludes.unwrap_or_default(),
             includes: includes.unwrap_or_default(),
@@ -16548,6 +18032,7 @@ impl<'de> Deserialize<'de> for CreateResourceWatchResult {
 impl wire::WireStruct for CreateResourceWatchResult {
     const NAME: &'static str = "CreateResourceWatchResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
@@ -16557,8 +18042,11 @@ impl wire::WireStruct for CreateResourceWatchResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
+            channel: wire::present(channel),
             extra,
         })
     }
@@ -16601,6 +18089,7 @@ impl<'de> Deserialize<'de> for AuthRequiredParams {
 impl wire::WireStruct for AuthRequiredParams {
     const NAME: &'static str = "AuthRequiredParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut resource = None;
@@ -16614,9 +18103,15 @@ impl wire::WireStruct for AuthRequiredParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if resource.is_none() {
+            return Err(wire::missing("resource"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            resource: wire::required(resource, "resource")?,
+            channel: wire::present(channel),
+            resource: wire::present(resource),
             reason: reason.unwrap_or_default(),
             extra,
         })
@@ -16649,6 +18144,7 @@ impl<'de> Deserialize<'de> for SessionAddedParams {
 impl wire::WireStruct for SessionAddedParams {
     const NAME: &'static str = "SessionAddedParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut summary = None;
@@ -16660,9 +18156,15 @@ impl wire::WireStruct for SessionAddedParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if summary.is_none() {
+            return Err(wire::missing("summary"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            summary: wire::required(summary, "summary")?,
+            channel: wire::present(channel),
+            summary: wire::present(summary),
             extra,
         })
     }
@@ -16694,6 +18196,7 @@ impl<'de> Deserialize<'de> for SessionRemovedParams {
 impl wire::WireStruct for SessionRemovedParams {
     const NAME: &'static str = "SessionRemovedParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut session = None;
@@ -16705,9 +18208,15 @@ impl wire::WireStruct for SessionRemovedParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if session.is_none() {
+            return Err(wire::missing("session"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            session: wire::required(session, "session")?,
+            channel: wire::present(channel),
+            session: wire::present(session),
             extra,
         })
     }
@@ -16791,6 +18300,7 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParamsChanges {
 impl wire::WireStruct for SessionSummaryChangedParamsChanges {
     const NAME: &'static str = "SessionSummaryChangedParamsChanges";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resource = None;
         let mut provider = None;
@@ -16900,6 +18410,7 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
 impl wire::WireStruct for SessionSummaryChangedParams {
     const NAME: &'static str = "SessionSummaryChangedParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut session = None;
@@ -16913,10 +18424,19 @@ impl wire::WireStruct for SessionSummaryChangedParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if session.is_none() {
+            return Err(wire::missing("session"));
+        }
+        if changes.is_none() {
+            return Err(wire::missing("changes"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            session: wire::required(session, "session")?,
-            changes: wire::required(changes, "changes")?,
+            channel: wire::present(channel),
+            session: wire::present(session),
+            changes: wire::present(changes),
             extra,
         })
     }
@@ -16961,6 +18481,7 @@ impl<'de> Deserialize<'de> for OtlpExportLogsParams {
 impl wire::WireStruct for OtlpExportLogsParams {
     const NAME: &'static str = "OtlpExportLogsParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut payload = None;
@@ -16972,9 +18493,15 @@ impl wire::WireStruct for OtlpExportLogsParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if payload.is_none() {
+            return Err(wire::missing("payload"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            payload: wire::required(payload, "payload")?,
+            channel: wire::present(channel),
+            payload: wire::present(payload),
             extra,
         })
     }
@@ -17013,6 +18540,7 @@ impl<'de> Deserialize<'de> for OtlpExportTracesParams {
 impl wire::WireStruct for OtlpExportTracesParams {
     const NAME: &'static str = "OtlpExportTracesParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut payload = None;
@@ -17024,9 +18552,15 @@ impl wire::WireStruct for OtlpExportTracesParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if payload.is_none() {
+            return Err(wire::missing("payload"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            payload: wire::required(payload, "payload")?,
+            channel: wire::present(channel),
+            payload: wire::present(payload),
             extra,
         })
     }
@@ -17065,6 +18599,7 @@ impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
 impl wire::WireStruct for OtlpExportMetricsParams {
     const NAME: &'static str = "OtlpExportMetricsParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut payload = None;
@@ -17076,9 +18611,15 @@ impl wire::WireStruct for OtlpExportMetricsParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if payload.is_none() {
+            return Err(wire::missing("payload"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            payload: wire::required(payload, "payload")?,
+            channel: wire::present(channel),
+            payload: wire::present(payload),
             extra,
         })
     }
@@ -17110,6 +18651,7 @@ impl<'de> Deserialize<'de> for AuthRequiredErrorData {
 impl wire::WireStruct for AuthRequiredErrorData {
     const NAME: &'static str = "AuthRequiredErrorData";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resources = None;
         let mut extra = Extra::default();
@@ -17119,8 +18661,11 @@ impl wire::WireStruct for AuthRequiredErrorData {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if resources.is_none() {
+            return Err(wire::missing("resources"));
+        }
         Ok(Self {
-            resources: wire::required(resources, "resources")?,
+            resources: wire::present(resources),
             extra,
         })
     }
@@ -17154,6 +18699,7 @@ impl<'de> Deserialize<'de> for PermissionDeniedErrorData {
 impl wire::WireStruct for PermissionDeniedErrorData {
     const NAME: &'static str = "PermissionDeniedErrorData";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut request = None;
         let mut extra = Extra::default();
@@ -17197,6 +18743,7 @@ impl<'de> Deserialize<'de> for UnsupportedProtocolVersionErrorData {
 impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     const NAME: &'static str = "UnsupportedProtocolVersionErrorData";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut supported_versions = None;
         let mut extra = Extra::default();
@@ -17208,8 +18755,11 @@ impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if supported_versions.is_none() {
+            return Err(wire::missing("supportedVersions"));
+        }
         Ok(Self {
-            supported_versions: wire::required(supported_versions, "supportedVersions")?,
+            supported_versions: wire::present(supported_versions),
             extra,
         })
     }
@@ -17254,6 +18804,7 @@ impl<'de> Deserialize<'de> for SystemMessageSection {
 impl wire::WireStruct for SystemMessageSection {
     const NAME: &'static str = "SystemMessageSection";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut label = None;
@@ -17269,9 +18820,15 @@ impl wire::WireStruct for SystemMessageSection {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if id.is_none() {
+            return Err(wire::missing("id"));
+        }
+        if label.is_none() {
+            return Err(wire::missing("label"));
+        }
         Ok(Self {
-            id: wire::required(id, "id")?,
-            label: wire::required(label, "label")?,
+            id: wire::present(id),
+            label: wire::present(label),
             description: description.unwrap_or_default(),
             restricted: restricted.unwrap_or_default(),
             extra,
@@ -17301,6 +18858,7 @@ impl<'de> Deserialize<'de> for SessionActiveClientSystemMessageTransform {
 impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     const NAME: &'static str = "SessionActiveClientSystemMessageTransform";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut sections = None;
         let mut extra = Extra::default();
@@ -17310,8 +18868,11 @@ impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if sections.is_none() {
+            return Err(wire::missing("sections"));
+        }
         Ok(Self {
-            sections: wire::required(sections, "sections")?,
+            sections: wire::present(sections),
             extra,
         })
     }
@@ -17339,6 +18900,7 @@ impl<'de> Deserialize<'de> for SystemMessageTransformSection {
 impl wire::WireStruct for SystemMessageTransformSection {
     const NAME: &'static str = "SystemMessageTransformSection";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut content = None;
         let mut extra = Extra::default();
@@ -17348,8 +18910,11 @@ impl wire::WireStruct for SystemMessageTransformSection {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if content.is_none() {
+            return Err(wire::missing("content"));
+        }
         Ok(Self {
-            content: wire::required(content, "content")?,
+            content: wire::present(content),
             extra,
         })
     }
@@ -17384,6 +18949,7 @@ impl<'de> Deserialize<'de> for SystemMessageTransformParams {
 impl wire::WireStruct for SystemMessageTransformParams {
     const NAME: &'static str = "SystemMessageTransformParams";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut sections = None;
@@ -17395,9 +18961,15 @@ impl wire::WireStruct for SystemMessageTransformParams {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if channel.is_none() {
+            return Err(wire::missing("channel"));
+        }
+        if sections.is_none() {
+            return Err(wire::missing("sections"));
+        }
         Ok(Self {
-            channel: wire::required(channel, "channel")?,
-            sections: wire::required(sections, "sections")?,
+            channel: wire::present(channel),
+            sections: wire::present(sections),
             extra,
         })
     }
@@ -17429,6 +19001,7 @@ impl<'de> Deserialize<'de> for SystemMessageTransformResult {
 impl wire::WireStruct for SystemMessageTransformResult {
     const NAME: &'static str = "SystemMessageTransformResult";
 
+    #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut sections = None;
         let mut extra = Extra::default();
@@ -17438,8 +19011,11 @@ impl wire::WireStruct for SystemMessageTransformResult {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
+        if sections.is_none() {
+            return Err(wire::missing("sections"));
+        }
         Ok(Self {
-            sections: wire::required(sections, "sections")?,
+            sections: wire::present(sections),
             extra,
         })
     }

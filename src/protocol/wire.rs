@@ -224,7 +224,18 @@ pub fn unknown<'de, A: de::MapAccess<'de>>(
     Ok(())
 }
 
-/// The value of a required member, or the error naming it.
-pub fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
-    slot.ok_or_else(|| de::Error::missing_field(name))
+/// The error for a required member that is absent (not inlined: one copy per decoder error
+/// type, not one per member).
+#[inline(never)]
+pub fn missing<E: de::Error>(name: &'static str) -> E {
+    de::Error::missing_field(name)
+}
+
+/// The value of a required member the generated decoder has checked to be present.
+#[inline]
+pub fn present<T>(slot: Option<T>) -> T {
+    match slot {
+        Some(value) => value,
+        None => unreachable!("a required member is checked before it is taken"),
+    }
 }

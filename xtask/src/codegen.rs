@@ -969,7 +969,7 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
     );
     let _ = writeln!(
         out,
-        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {{"
+        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {{"
     );
     for f in fields {
         let _ = writeln!(out, "        let mut {} = None;", f.rust);
@@ -987,21 +987,29 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
     }
     let _ = writeln!(
         out,
-        "                _ => wire::unknown(&mut __map, &mut {EXTRA_FIELD}, __key)?,\n            }}\n        }}\n        Ok(Self {{"
+        "                _ => wire::unknown(&mut __map, &mut {EXTRA_FIELD}, __key)?,\n            }}\n        }}"
     );
+    // Every required member is checked before any slot is moved, so all early returns drop the
+    // same slots: one cleanup path, not one per required member (which grows with the square
+    // of the member count in the module).
+    let is_required = |f: &Field| f.required && !f.nullable;
+    for f in fields.iter().filter(|f| is_required(f)) {
+        let _ = writeln!(
+            out,
+            "        if {}.is_none() {{\n            return Err(wire::missing({:?}));\n        }}",
+            f.rust, f.wire
+        );
+    }
+    let _ = writeln!(out, "        Ok(Self {{");
     for f in fields {
-        if !f.required || f.nullable {
+        if is_required(f) {
+            let _ = writeln!(out, "            {}: wire::present({}),", f.rust, f.rust);
+        } else {
             // An absent optional member is `None`, as is an explicit `null`.
             let _ = writeln!(
                 out,
                 "            {}: {}.unwrap_or_default(),",
                 f.rust, f.rust
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "            {}: wire::required({}, {:?})?,",
-                f.rust, f.rust, f.wire
             );
         }
     }
