@@ -201,6 +201,7 @@ pub fn next_key<'de, A: de::MapAccess<'de>>(
 }
 
 /// Reads the value of a known member into its slot; a member given twice is an error.
+#[inline(never)]
 pub fn field<'de, T: Deserialize<'de>, A: de::MapAccess<'de>>(
     map: &mut A,
     slot: &mut Option<T>,
