@@ -123,14 +123,8 @@ function copyMarkdownResponsePart(o) {
   MarkdownResponsePart.mask = m;
   return c;
 }
-const ReasoningResponsePart = shape(['kind', 'id', 'content'], 0x7);
-function copyReasoningResponsePart(o) {
-  const m = membersOf(ReasoningResponsePart, o);
-  if (m < 0) return null;
-  const c = { kind: o.kind, id: o.id, content: o.content };
-  ReasoningResponsePart.mask = m;
-  return c;
-}
+const ReasoningResponsePart = MarkdownResponsePart;
+const copyReasoningResponsePart = copyMarkdownResponsePart;
 const ToolCallResponsePart = shape(['kind', 'toolCall'], 0x3);
 function copyToolCallResponsePart(o) {
   const m = membersOf(ToolCallResponsePart, o);

@@ -23,6 +23,7 @@ const COPIED_SHAPES: [&str; 5] = [
 pub fn section(root: &Path) -> Result<String, String> {
     let schema = Schema::load(root)?;
     let mut out = String::new();
+    let mut rendered: Vec<(&str, Vec<(String, bool)>)> = Vec::new();
     for name in COPIED_SHAPES {
         let def = schema
             .defs
@@ -32,7 +33,15 @@ pub fn section(root: &Path) -> Result<String, String> {
         if name.ends_with("ResponsePart") && members.first().map(|m| m.0.as_str()) != Some("kind") {
             return Err(format!("copiers: {name}: `kind` is not its first member"));
         }
+        // A shape with the same members as one already written (reasoning and markdown
+        // parts) shares its copier.
+        if let Some((same, _)) = rendered.iter().find(|(_, m)| *m == members) {
+            let _ = writeln!(out, "const {name} = {same};");
+            let _ = writeln!(out, "const copy{name} = copy{same};");
+            continue;
+        }
         render(&mut out, name, &members);
+        rendered.push((name, members));
     }
     Ok(out)
 }
