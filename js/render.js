@@ -42,8 +42,6 @@ export function renderFreezeFields(state, names) {
   return Object.freeze(state);
 }
 
-// Copies of frozen arrays use spread: V8's Array.prototype.slice has no fast path for frozen
-// elements (about 50x slower on a 200-element array in Node 20); spread is the fastest copy.
 // Copies on the hot path: a streamed delta copies the state, the active turn and one part.
 // Spreading a frozen object takes V8's slow path (about 55 ns in Node 20 for four members,
 // against about 10 for an object literal: its fast clone refuses read-only properties). So
@@ -52,7 +50,10 @@ export function renderFreezeFields(state, names) {
 // SDK renders them from Rust) with the required ones present: the copy then has the same keys
 // in the same order as a spread would. Anything else (unknown members, another order) is
 // spread. The last copy made of each shape is remembered with its members, so copying it in
-// turn skips the key check (a stream copies the copy of the previous delta).
+// turn skips the key check (a stream copies the copy of the previous delta); this keeps that
+// one object per shape reachable until the next copy, as the reducers' cache keeps their last
+// result. Chromium 156's V8 spreads frozen objects as fast as it builds literals: there the
+// copiers gain nothing measurable (README, "Benchmarks").
 
 /** A shape: its members in schema order and the bits of the required ones. */
 function shape(keys, required) {
@@ -135,6 +136,8 @@ function copyToolCallResponsePart(o) {
 }
 // </generated: copiers>
 
+// Copies of frozen arrays use spread: V8's Array.prototype.slice has no fast path for frozen
+// elements (about 50x slower on a 200-element array in Node 20); spread is the fastest copy.
 function withActiveTurn(state, turn, parts) {
   Object.freeze(parts);
   let nextTurn = copyActiveTurn(turn);
