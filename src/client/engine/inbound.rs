@@ -34,11 +34,31 @@ struct RawSubscribeResult {
 #[derive(Default)]
 pub(super) struct Batch {
     envelopes: Vec<ActionEnvelope>,
+    /// A delta envelope already applied, kept to decode the next canonical delta into: its
+    /// strings are reused, so a stream of deltas is decoded without allocating.
+    spare: Option<ActionEnvelope>,
 }
+
+/// A spare envelope keeps its strings' capacity: past this many bytes of content it is dropped.
+const SPARE_MAX_BYTES: usize = 4096;
 
 impl Batch {
     pub fn push(&mut self, envelope: ActionEnvelope) {
         self.envelopes.push(envelope);
+    }
+
+    /// Empties the batch, keeping one small delta envelope as the spare.
+    fn clear(&mut self) {
+        if self.spare.is_none() {
+            let small_delta = |e: &ActionEnvelope| match &e.action {
+                StateAction::SessionDelta(d) => d.content.capacity() <= SPARE_MAX_BYTES,
+                _ => false,
+            };
+            if let Some(i) = self.envelopes.iter().rposition(small_delta) {
+                self.spare = Some(self.envelopes.swap_remove(i));
+            }
+        }
+        self.envelopes.clear();
     }
 }
 
@@ -52,14 +72,25 @@ const ACTION_PREFIX: &str = r#"{"jsonrpc":"2.0","method":"action","params":"#;
 /// (`ACTION_PREFIX`, the envelope, `}`) is decoded in one pass, without first splitting the
 /// frame into raw members. Anything else (another member order, extra members, a malformed
 /// envelope) returns `None` and takes the general path, which reports errors.
-pub(super) fn canonical_action(text: &str) -> Option<ActionEnvelope> {
+///
+/// A canonical delta is decoded into `spare` (an envelope to reuse, taken) when there is one.
+pub(super) fn canonical_action(
+    text: &str,
+    spare: &mut Option<ActionEnvelope>,
+) -> Option<ActionEnvelope> {
     if !super::fast_delta::starts_with(text, ACTION_PREFIX) {
         return None;
     }
     let rest = &text[ACTION_PREFIX.len()..];
-    if let Some((envelope, used)) = super::fast_delta::canonical_delta(rest) {
-        return (rest[used..].trim() == "}").then_some(envelope);
+    let mut envelope = spare.take().unwrap_or_else(super::fast_delta::empty_delta);
+    if let Some(used) = super::fast_delta::canonical_delta_into(rest, &mut envelope) {
+        if rest[used..].trim() == "}" {
+            return Some(envelope);
+        }
+        *spare = Some(envelope);
+        return None;
     }
+    *spare = Some(envelope);
     let mut values = serde_json::Deserializer::from_str(rest).into_iter::<ActionEnvelope>();
     let envelope = values.next()?.ok()?;
     (rest[values.byte_offset()..].trim() == "}").then_some(envelope)
@@ -92,7 +123,7 @@ impl Engine {
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
-        if let Some(envelope) = canonical_action(text) {
+        if let Some(envelope) = canonical_action(text, &mut batch.spare) {
             return self.route_envelope(envelope, batch);
         }
         let incoming = match Incoming::parse(text) {
@@ -268,7 +299,7 @@ impl Engine {
             let of_channel = envelopes[i..].iter().filter(|e| e.channel == *channel);
             self.apply_envelopes(channel, of_channel, now);
         }
-        batch.envelopes.clear();
+        batch.clear();
     }
 
     fn apply_envelopes<'a>(
@@ -370,10 +401,38 @@ mod fast_path_tests {
     #[test]
     fn canonical_frames_decode_like_the_general_path() {
         let text = format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}"#);
-        assert_eq!(canonical_action(&text), Some(general(&text)));
+        assert_eq!(canonical_action(&text, &mut None), Some(general(&text)));
         let spaced =
             format!("{{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{ENVELOPE} }}\n");
-        assert_eq!(canonical_action(&spaced), Some(general(&spaced)));
+        assert_eq!(canonical_action(&spaced, &mut None), Some(general(&spaced)));
+    }
+
+    #[test]
+    fn decoding_into_an_earlier_envelope_gives_what_a_fresh_decode_gives() {
+        // Frames in an order where each one would show a leftover of the one before: an origin,
+        // then none; long strings, then short; an escape; a frame that fails half-way (its
+        // half-decoded envelope stays the spare); another action.
+        let frames = [
+            format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}"#),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"c","action":{"type":"session/delta","turnId":"t2","partId":"p","content":"x"},"serverSeq":8}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/other","action":{"type":"session/delta","turnId":"t","partId":"p","content":"a\nb"},"serverSeq":9,"origin":{"clientId":"c2","clientSeq":3}}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"d","action":{"type":"session/delta","turnId":"t","partId":"p","content":"y"},"serverSeq":01}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"e","action":{"type":"session/titleChanged","title":"T"},"serverSeq":10}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"f","action":{"type":"session/delta","turnId":"u","partId":"q","content":""},"serverSeq":11}}"#.to_string(),
+        ];
+        let mut spare = None;
+        let mut decoded = 0;
+        for text in &frames {
+            let fresh = canonical_action(text, &mut None);
+            let reused = canonical_action(text, &mut spare);
+            assert_eq!(reused, fresh, "{text}");
+            if let Some(envelope) = reused {
+                decoded += 1;
+                assert_eq!(envelope, general(text), "{text}");
+                spare = Some(envelope); // as the engine keeps the last delta envelope
+            }
+        }
+        assert_eq!(decoded, 5, "all but the one with a leading zero");
     }
 
     #[test]
@@ -387,7 +446,7 @@ mod fast_path_tests {
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":1}}"#.to_string(),
             r#"{"jsonrpc":"2.0","method":"actions","params":{}}"#.to_string(),
         ] {
-            assert_eq!(canonical_action(&text), None, "{text}");
+            assert_eq!(canonical_action(&text, &mut None), None, "{text}");
         }
     }
 }

@@ -51,7 +51,16 @@ pub mod fast_path {
     /// An `action` notification in canonical form, decoded by the fast path (`None`: the frame
     /// takes the general path).
     pub fn canonical_action(text: &str) -> Option<ActionEnvelope> {
-        super::inbound::canonical_action(text)
+        super::inbound::canonical_action(text, &mut None)
+    }
+
+    /// [`canonical_action`] decoding into the envelope of an earlier frame (the engine reuses
+    /// the last delta envelope this way): `spare` is that envelope, taken or kept.
+    pub fn canonical_action_reusing(
+        text: &str,
+        spare: &mut Option<ActionEnvelope>,
+    ) -> Option<ActionEnvelope> {
+        super::inbound::canonical_action(text, spare)
     }
 
     /// A canonical `session/delta` envelope at the start of `text`, and the bytes it used.
