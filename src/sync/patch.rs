@@ -3,31 +3,35 @@
 //! of rebuilding whole fields.
 
 use crate::protocol::{
-    JsonValue, SessionState, SessionStateField, StateAction, TerminalContentPart, TerminalState,
-    TerminalStateField,
+    JsonValue, ResponsePart, SessionState, SessionStateField, StateAction, TerminalContentPart,
+    TerminalState, TerminalStateField, ToolCallState,
 };
 use crate::reduce::{scrollback_size, text_part_index, tool_call_index, Changed, TextKind};
+use std::ops::Range;
 
 /// One step of a [`StatePatch`]. Values are not carried: a consumer reads them from the
-/// mirror's state after the batch (except appended text, which is exactly the delta).
+/// mirror's state after the batch (appended text too, by its byte range there; a terminal's
+/// output is carried, as a trimmed scrollback moves it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatchOp {
     /// A top-level field changed in an unspecified way: take it whole from the state.
     Field(&'static str),
-    /// `activeTurn.responseParts[index].content` grew by `text` (a markdown or reasoning delta).
+    /// `activeTurn.responseParts[index].content` grew (a markdown or reasoning delta): what
+    /// was appended is `content[appended]` in the state after the update.
     AppendPartText {
         /// Index of the response part.
         index: usize,
-        /// The text appended.
-        text: String,
+        /// The bytes appended, in the content after the update.
+        appended: Range<usize>,
     },
-    /// `activeTurn.responseParts[index].toolCall.partialInput` grew by `text` (a streaming tool
-    /// call's `session/toolCallDelta`; an absent input counts as empty).
+    /// `activeTurn.responseParts[index].toolCall.partialInput` grew (a streaming tool call's
+    /// `session/toolCallDelta`; an absent input counts as empty): what was appended is
+    /// `partialInput[appended]` in the state after the update.
     AppendToolInput {
         /// Index of the response part.
         index: usize,
-        /// The text appended.
-        text: String,
+        /// The bytes appended, in the input after the update.
+        appended: Range<usize>,
     },
     /// `activeTurn.responseParts[index]` changed: take it from the state.
     ReplacePart {
@@ -56,29 +60,29 @@ pub enum PatchOp {
     },
 }
 
-/// Where an append step appends (two steps to the same place join into one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AppendPlace {
-    PartText(usize),
-    ToolInput(usize),
-    TerminalText(usize, &'static str),
-}
-
 impl PatchOp {
-    /// An append step's place and text; `None` for the other steps.
-    fn appended_text(&mut self) -> Option<(AppendPlace, &mut String)> {
-        match self {
-            PatchOp::AppendPartText { index, text } => Some((AppendPlace::PartText(*index), text)),
-            PatchOp::AppendToolInput { index, text } => {
-                Some((AppendPlace::ToolInput(*index), text))
-            }
-            PatchOp::AppendTerminalText { index, key, text } => {
-                Some((AppendPlace::TerminalText(*index, key), text))
-            }
-            PatchOp::Field(_)
-            | PatchOp::ReplacePart { .. }
-            | PatchOp::PushParts { .. }
-            | PatchOp::PushTurns { .. } => None,
+    /// An append step's bytes in the state after the update, when `self` and `other` append
+    /// to the same part's text (session steps, which read their text from the state).
+    fn appended_range<'a>(
+        &'a mut self,
+        other: &'a PatchOp,
+    ) -> Option<(&'a mut Range<usize>, &'a Range<usize>)> {
+        match (self, other) {
+            (
+                PatchOp::AppendPartText { index, appended },
+                PatchOp::AppendPartText {
+                    index: i,
+                    appended: next,
+                },
+            )
+            | (
+                PatchOp::AppendToolInput { index, appended },
+                PatchOp::AppendToolInput {
+                    index: i,
+                    appended: next,
+                },
+            ) if index == i => Some((appended, next)),
+            _ => None,
         }
     }
 }
@@ -167,52 +171,54 @@ impl PatchBuilder {
         self.final_parts_from.is_some_and(|from| index >= from) || self.final_parts.contains(&index)
     }
 
-    /// Text appended to a response part of the active turn.
-    pub fn append_part_text(&mut self, index: usize, text: &str) {
+    /// Text appended to a response part of the active turn: `content[appended]` after it.
+    pub fn append_part_text(&mut self, index: usize, appended: Range<usize>) {
         if !self.part_is_final(index) {
-            let op = PatchOp::AppendPartText {
-                index,
-                text: String::new(),
-            };
-            self.push_append(op, text);
+            self.push_appended(PatchOp::AppendPartText { index, appended });
         }
     }
 
-    /// Streamed input appended to a tool call of the active turn.
-    pub fn append_tool_input(&mut self, index: usize, text: &str) {
+    /// Streamed input appended to a tool call of the active turn: `partialInput[appended]`
+    /// after it.
+    pub fn append_tool_input(&mut self, index: usize, appended: Range<usize>) {
         if !self.part_is_final(index) {
-            let op = PatchOp::AppendToolInput {
-                index,
-                text: String::new(),
-            };
-            self.push_append(op, text);
+            self.push_appended(PatchOp::AppendToolInput { index, appended });
         }
     }
 
-    /// Text appended to a terminal's content part.
+    /// Adds an append step, or extends the last step when it appended the bytes just before
+    /// to the same place.
+    fn push_appended(&mut self, op: PatchOp) {
+        if let Some(last) = self.ops.last_mut() {
+            if let Some((joined, next)) = last.appended_range(&op) {
+                if joined.end == next.start {
+                    joined.end = next.end;
+                    return;
+                }
+            }
+        }
+        self.ops.push(op);
+    }
+
+    /// Text appended to a terminal's content part (joined to the last step when that appended
+    /// to the same part).
     pub fn append_terminal_text(&mut self, index: usize, key: &'static str, text: &str) {
-        let op = PatchOp::AppendTerminalText {
-            index,
-            key,
-            text: String::new(),
-        };
-        self.push_append(op, text);
-    }
-
-    /// Adds the append step `op` (its text still empty) of `text`, or joins `text` to the last
-    /// step when that appends to the same place.
-    fn push_append(&mut self, mut op: PatchOp, text: &str) {
-        let Some((place, own)) = op.appended_text() else {
-            return;
-        };
-        if let Some((last_place, joined)) = self.ops.last_mut().and_then(PatchOp::appended_text) {
-            if last_place == place {
+        if let Some(PatchOp::AppendTerminalText {
+            index: last,
+            key: last_key,
+            text: joined,
+        }) = self.ops.last_mut()
+        {
+            if *last == index && *last_key == key {
                 joined.push_str(text);
                 return;
             }
         }
-        own.push_str(text);
-        self.ops.push(op);
+        self.ops.push(PatchOp::AppendTerminalText {
+            index,
+            key,
+            text: text.to_string(),
+        });
     }
 
     /// A response part of the active turn changed.
@@ -331,7 +337,8 @@ fn describe_active_turn(
     // id and no kind, so the state after gives the same answer as the state before).
     let mut append = |id: &str, kind: TextKind, text: &str| match text_part_index(parts, id, kind) {
         Some(i) => {
-            patch.append_part_text(i, text);
+            let after = text_len(&parts[i]);
+            patch.append_part_text(i, after - text.len()..after);
             true
         }
         None => false,
@@ -354,7 +361,8 @@ fn describe_active_turn(
         StateAction::SessionToolCallDelta(a) if same_len && a.invocation_message.is_none() => {
             match tool_call_index(parts, &a.tool_call_id) {
                 Some(i) if is_streaming(&parts[i]) => {
-                    patch.append_tool_input(i, &a.content);
+                    let after = partial_input_len(&parts[i]);
+                    patch.append_tool_input(i, after - a.content.len()..after);
                     true
                 }
                 Some(i) => {
@@ -377,6 +385,26 @@ fn describe_active_turn(
             }
         }
         _ => false,
+    }
+}
+
+/// The length of a markdown or reasoning part's content (0 for other parts).
+fn text_len(part: &ResponsePart) -> usize {
+    match part {
+        ResponsePart::Markdown(p) => p.content.len(),
+        ResponsePart::Reasoning(p) => p.content.len(),
+        _ => 0,
+    }
+}
+
+/// The length of a streaming tool call's input (0 for other parts).
+fn partial_input_len(part: &ResponsePart) -> usize {
+    match part {
+        ResponsePart::ToolCall(call) => match &call.tool_call {
+            ToolCallState::Streaming(s) => s.partial_input.as_ref().map_or(0, String::len),
+            _ => 0,
+        },
+        _ => 0,
     }
 }
 
@@ -446,17 +474,31 @@ impl StatePatch {
         for op in &self.ops {
             match op {
                 PatchOp::Field(name) => set_or_remove(rendered, name, state.get(*name)),
-                PatchOp::AppendPartText { index, text } => {
-                    if let Some(JsonValue::String(content)) =
-                        parts_mut(rendered).and_then(|p| p.get_mut(*index)?.get_mut("content"))
-                    {
+                PatchOp::AppendPartText { index, appended } => {
+                    let text = parts(state).and_then(|p| {
+                        p.get(*index)?
+                            .get("content")?
+                            .as_str()?
+                            .get(appended.clone())
+                    });
+                    if let (Some(JsonValue::String(content)), Some(text)) = (
+                        parts_mut(rendered).and_then(|p| p.get_mut(*index)?.get_mut("content")),
+                        text,
+                    ) {
                         content.push_str(text);
                     }
                 }
-                PatchOp::AppendToolInput { index, text } => {
+                PatchOp::AppendToolInput { index, appended } => {
+                    let text = parts(state).and_then(|p| {
+                        p.get(*index)?
+                            .get("toolCall")?
+                            .get("partialInput")?
+                            .as_str()?
+                            .get(appended.clone())
+                    });
                     let call = parts_mut(rendered)
                         .and_then(|p| p.get_mut(*index)?.get_mut("toolCall")?.as_object_mut());
-                    if let Some(call) = call {
+                    if let (Some(call), Some(text)) = (call, text) {
                         let input = call
                             .entry("partialInput")
                             .or_insert_with(|| JsonValue::String(String::new()));
@@ -536,30 +578,58 @@ mod tests {
     #[test]
     fn appends_to_one_part_are_joined() {
         let mut b = PatchBuilder::default();
-        b.append_part_text(2, "a");
-        b.append_part_text(2, "b");
-        b.append_part_text(1, "c");
+        b.append_part_text(2, 3..4);
+        b.append_part_text(2, 4..6);
+        b.append_part_text(1, 0..1);
+        b.append_part_text(1, 2..3); // not the bytes just after: a step of its own
+        b.append_tool_input(4, 0..2);
+        b.append_tool_input(4, 2..3);
         let expected = vec![
             PatchOp::AppendPartText {
                 index: 2,
-                text: "ab".into(),
+                appended: 3..6,
             },
             PatchOp::AppendPartText {
                 index: 1,
-                text: "c".into(),
+                appended: 0..1,
+            },
+            PatchOp::AppendPartText {
+                index: 1,
+                appended: 2..3,
+            },
+            PatchOp::AppendToolInput {
+                index: 4,
+                appended: 0..3,
             },
         ];
         assert_eq!(b.finish().ops, expected);
     }
 
     #[test]
+    fn terminal_output_to_one_part_is_joined() {
+        let mut b = PatchBuilder::default();
+        b.append_terminal_text(0, "output", "a");
+        b.append_terminal_text(0, "output", "b");
+        b.append_terminal_text(1, "value", "c");
+        let text = |index, key, text: &str| PatchOp::AppendTerminalText {
+            index,
+            key,
+            text: text.into(),
+        };
+        assert_eq!(
+            b.finish().ops,
+            vec![text(0, "output", "ab"), text(1, "value", "c")]
+        );
+    }
+
+    #[test]
     fn appends_to_a_part_read_from_the_state_are_dropped() {
         let mut b = PatchBuilder::default();
         b.push_parts(3);
-        b.append_part_text(3, "in the pushed part already");
+        b.append_part_text(3, 0..26);
         b.replace_part(1);
-        b.append_part_text(1, "in the replaced part already");
-        b.append_part_text(0, "kept");
+        b.append_part_text(1, 0..28);
+        b.append_part_text(0, 0..4);
         let ops = b.finish().ops;
         assert_eq!(
             ops,
@@ -568,7 +638,7 @@ mod tests {
                 PatchOp::ReplacePart { index: 1 },
                 PatchOp::AppendPartText {
                     index: 0,
-                    text: "kept".into()
+                    appended: 0..4
                 },
             ]
         );
@@ -577,7 +647,7 @@ mod tests {
     #[test]
     fn a_whole_field_subsumes_the_steps_inside_it() {
         let mut b = PatchBuilder::default();
-        b.append_part_text(0, "x");
+        b.append_part_text(0, 0..1);
         b.push_turns(4);
         b.push_turns(3);
         b.field("activeTurn");

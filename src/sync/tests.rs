@@ -314,7 +314,7 @@ fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
         vec![
             PatchOp::AppendPartText {
                 index: 0,
-                text: "bc".into()
+                appended: 1..3 // "bc" after "a"
             },
             PatchOp::Field("summary"),
         ]
@@ -335,7 +335,7 @@ fn pending_actions_keep_foreign_patches_fine_outside_their_fields() {
     );
     assert!(out.patch.ops.contains(&PatchOp::AppendPartText {
         index: 0,
-        text: "d".into()
+        appended: 3..4 // "d"
     }));
     assert!(!out.patch.ops.contains(&PatchOp::Field("activeTurn")));
     let state = serde_json::to_value(m.state()).unwrap();
@@ -461,7 +461,7 @@ fn streamed_tool_input_is_appended_in_place() {
         feed(&mut m, vec![delta("{\"pa", None), delta("th\":", None)]),
         vec![PatchOp::AppendToolInput {
             index: 1,
-            text: "{\"path\":".into()
+            appended: 0..8 // `{"path":`
         }]
     );
     // A progress message: the part whole; appends after it in the batch are in it already.

@@ -10,7 +10,7 @@
 //! patch the frozen state they returned last time.
 
 use super::convert::{patch_struct, to_js};
-use crate::protocol::SessionState;
+use crate::protocol::{ResponsePart, SessionState, ToolCallState};
 use crate::sync::{AnyMirror, ChannelState, PatchOp, StatePatch};
 use std::any::Any;
 use std::cell::Cell;
@@ -84,14 +84,6 @@ pub fn apply_patch<S: ChannelState>(
                 fields.push(name);
                 continue;
             }
-            PatchOp::AppendPartText { index, text } => {
-                let (ptr, len) = in_memory(text);
-                append_part_text(&value, *index as u32, ptr, len)
-            }
-            PatchOp::AppendToolInput { index, text } => {
-                let (ptr, len) = in_memory(text);
-                append_tool_input(&value, *index as u32, ptr, len)
-            }
             PatchOp::AppendTerminalText { index, key, text } => {
                 let (ptr, len) = in_memory(text);
                 append_terminal_text(&value, *index as u32, key, ptr, len)
@@ -133,6 +125,26 @@ fn apply_from_session<S: ChannelState>(
         .unwrap_or_default();
     let missing = || super::errors::internal(&format!("patch step {op:?} is out of range"));
     Ok(match op {
+        PatchOp::AppendPartText { index, appended } => {
+            let content = match parts.get(*index) {
+                Some(ResponsePart::Markdown(p)) => &p.content,
+                Some(ResponsePart::Reasoning(p)) => &p.content,
+                _ => return Err(missing()),
+            };
+            let (ptr, len) = in_memory(content.get(appended.clone()).ok_or_else(missing)?);
+            append_part_text(value, *index as u32, ptr, len)
+        }
+        PatchOp::AppendToolInput { index, appended } => {
+            let input = match parts.get(*index) {
+                Some(ResponsePart::ToolCall(call)) => match &call.tool_call {
+                    ToolCallState::Streaming(s) => s.partial_input.as_deref().unwrap_or_default(),
+                    _ => return Err(missing()),
+                },
+                _ => return Err(missing()),
+            };
+            let (ptr, len) = in_memory(input.get(appended.clone()).ok_or_else(missing)?);
+            append_tool_input(value, *index as u32, ptr, len)
+        }
         PatchOp::ReplacePart { index } => replace_part(
             value,
             *index as u32,
@@ -148,10 +160,7 @@ fn apply_from_session<S: ChannelState>(
             *from as u32,
             &to_js(state.turns.get(*from..).ok_or_else(missing)?)?,
         ),
-        PatchOp::Field(_)
-        | PatchOp::AppendPartText { .. }
-        | PatchOp::AppendToolInput { .. }
-        | PatchOp::AppendTerminalText { .. } => {
+        PatchOp::Field(_) | PatchOp::AppendTerminalText { .. } => {
             return Err(super::errors::internal(
                 "a whole-field step where a fine one was expected",
             ))

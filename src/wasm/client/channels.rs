@@ -373,21 +373,27 @@ impl Changes {
     }
 }
 
-/// One patch for two consecutive updates (values are read from the state after the last).
+/// One patch for two consecutive updates (values are read from the state after the last; an
+/// appended byte range of the first stays where it was, as text only grows by appending, or
+/// is inside a part the second takes whole).
 fn combine(patches: [StatePatch; 2]) -> StatePatch {
     let mut builder = PatchBuilder::default();
     for patch in patches {
         for op in patch.ops {
             match op {
                 PatchOp::Field(name) => builder.field(name),
-                PatchOp::AppendPartText { index, text } => builder.append_part_text(index, &text),
+                PatchOp::AppendPartText { index, appended } => {
+                    builder.append_part_text(index, appended)
+                }
                 PatchOp::ReplacePart { index } => builder.replace_part(index),
                 PatchOp::PushParts { from } => builder.push_parts(from),
                 PatchOp::PushTurns { from } => builder.push_turns(from),
                 PatchOp::AppendTerminalText { index, key, text } => {
                     builder.append_terminal_text(index, key, &text)
                 }
-                PatchOp::AppendToolInput { index, text } => builder.append_tool_input(index, &text),
+                PatchOp::AppendToolInput { index, appended } => {
+                    builder.append_tool_input(index, appended)
+                }
             }
         }
     }
