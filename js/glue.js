@@ -6,7 +6,8 @@
  * The callbacks object handed to a custom transport (src/wasm/client/transport.rs): Rust
  * closures behind four methods. `message` is the hot path: the frame is encoded straight into
  * a buffer in wasm memory that `sink.reserve(bytes) => ptr` lends (0: no buffer), then
- * `sink.take(len)` reads it; frames that do not fit go to `onFrame` as strings.
+ * `sink.take(len, now)` reads it (the time is read here: a call out of wasm for it costs more);
+ * frames that do not fit go to `onFrame` as strings.
  */
 export function transportCallbacks(fn, onFrame, sink, memory) {
   const encoder = new TextEncoder();
@@ -24,8 +25,9 @@ export function transportCallbacks(fn, onFrame, sink, memory) {
         if (ptr === 0) return -1;
         view = null;
       }
-      // wasm memory growth replaces the buffer: re-view it.
-      if (view === null || view.buffer !== memory.buffer) view = new Uint8Array(memory.buffer, ptr, capacity);
+      // wasm memory growth detaches the buffer (its views then have no bytes): re-view it.
+      // (Reading `memory.buffer` per frame costs more than this check.)
+      if (view === null || view.byteLength === 0) view = new Uint8Array(memory.buffer, ptr, capacity);
       const { read, written } = encoder.encodeInto(frame, view);
       if (read === frame.length) return written;
       if (need >= frame.length * 3) return -1;
@@ -39,7 +41,7 @@ export function transportCallbacks(fn, onFrame, sink, memory) {
     message(frame) {
       if (typeof frame !== 'string') return fn(1, frame);
       const len = encode(frame);
-      if (len >= 0) sink.take(len);
+      if (len >= 0) sink.take(len, Date.now());
       else onFrame(frame);
     },
     messages(frames) {

@@ -165,7 +165,8 @@ export function renderUseMemory(wasmMemory) {
 }
 
 function textAt(ptr, len) {
-  if (memoryBytes === null || memoryBytes.buffer !== memory.buffer) memoryBytes = new Uint8Array(memory.buffer);
+  // Memory growth detaches the buffer, leaving its views without bytes: then view it again.
+  if (memoryBytes === null || memoryBytes.byteLength === 0) memoryBytes = new Uint8Array(memory.buffer);
   if (len <= 32) {
     let text = '';
     for (let i = ptr; i < ptr + len; i++) {

@@ -254,17 +254,18 @@ impl Inner {
         self.run();
     }
 
-    /// Takes one frame from the transport's buffer without running user code: parsed at once,
-    /// or copied to the inbox when a delivery is under way. Whether the caller should
-    /// [`Inner::run`] now (false: a stale connection's frame, ignored).
-    pub fn accept_frame(&self, generation: u64, text: &str) -> bool {
+    /// Takes one frame from the transport's buffer without running user code: parsed at once
+    /// (`now`: when it arrived, read by the JS side), or copied to the inbox when a delivery
+    /// is under way. Whether the caller should [`Inner::run`] now (false: a stale
+    /// connection's frame, ignored).
+    pub fn accept_frame(&self, generation: u64, text: &str, now: f64) -> bool {
         if !self.is_live(generation) {
             return false;
         }
         if self.mailbox.is_busy() {
             self.mailbox.receive([text.to_string()]);
         } else {
-            self.with_engine(|e, now| e.handle_frame(text, now));
+            self.with_engine_at(now, |e, now| e.handle_frame(text, now));
         }
         true
     }

@@ -181,7 +181,12 @@ impl Inner {
 
     /// Runs `f` on the engine, then [`Inner::sync`]s (no user code runs in between).
     pub fn with_engine<R>(&self, f: impl FnOnce(&mut Engine, f64) -> R) -> R {
-        let result = f(&mut self.engine.borrow_mut(), now());
+        self.with_engine_at(now(), f)
+    }
+
+    /// [`Inner::with_engine`] at the time `now` (ms since the epoch) the caller read already.
+    pub fn with_engine_at<R>(&self, now: f64, f: impl FnOnce(&mut Engine, f64) -> R) -> R {
+        let result = f(&mut self.engine.borrow_mut(), now);
         self.sync();
         result
     }

@@ -165,7 +165,7 @@ pub fn open_custom(
 /// The hot path of custom transports, a class so that JS calls it as an exported method
 /// (a direct call; a `Closure` goes through wasm-bindgen's generic wrapper on every frame):
 /// `reserve(n) => ptr` lends JS a buffer of at least `n` bytes in wasm memory (0 when it
-/// cannot: JS then passes the frame as a string), and `take(len)` takes the UTF-8 frame JS
+/// cannot: JS then passes the frame as a string), and `take(len, now)` takes the UTF-8 frame JS
 /// wrote there. The bytes are read (parsed or copied) before any user code runs, so a
 /// re-entrant frame cannot overwrite them in use. Not part of the package's API.
 #[wasm_bindgen(skip_typescript)]
@@ -191,13 +191,15 @@ impl FrameSink {
         buffer.as_mut_ptr() as u32
     }
 
-    pub fn take(&self, len: u32) {
+    /// `now`: `Date.now()` when the frame arrived (read in JS: cheaper than a call out of wasm
+    /// for it).
+    pub fn take(&self, len: u32, now: f64) {
         let Some(inner) = self.inner.upgrade() else {
             return;
         };
         let accepted = match self.buffer.try_borrow() {
             Ok(bytes) => match bytes.get(..len as usize).map(std::str::from_utf8) {
-                Some(Ok(text)) => inner.accept_frame(self.generation, text),
+                Some(Ok(text)) => inner.accept_frame(self.generation, text, now),
                 _ => inner.reject_frame(self.generation, "a frame that is not UTF-8 text"),
             },
             Err(_) => {
