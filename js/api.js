@@ -275,6 +275,18 @@ wasm.Subscription.prototype[nodeInspect] = describe('Subscription', (s) => ({
   pendingCount: s.pendingCount,
 }));
 
+// `subscription.state` is read after every change: the render steps (js/render.js) store the
+// current state on the object itself ('__ahpState', cleared when the rendering is dropped), so
+// the getter calls into wasm only when there is none (the first read, an ended subscription).
+const wasmStateGetter = Object.getOwnPropertyDescriptor(wasm.Subscription.prototype, 'state').get;
+Object.defineProperty(wasm.Subscription.prototype, 'state', {
+  configurable: true,
+  get() {
+    const current = this.__ahpState;
+    return current !== undefined ? current : wasmStateGetter.call(this);
+  },
+});
+
 // The active-client role is written in JS over the client's public API (js/active-client.js);
 // these methods make it part of AhpClient.
 AhpClient.prototype.setActiveClient = function (session, options) {

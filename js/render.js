@@ -32,14 +32,36 @@ export function renderParseFrozen(text) {
   return freezeDeep(JSON.parse(text));
 }
 
+// Every render step also hands its result to `sink`: the `Subscription` object whose state it
+// is, or `undefined` (the reducers). Its `state` getter (js/api.js) reads it there without a
+// call into wasm. Rust clears it (`renderRetract`) when it drops the rendering.
+
+/** The property of a `Subscription` object holding its current state (js/api.js reads it). */
+const SINK_STATE = '__ahpState';
+
+function publish(sink, state) {
+  if (sink !== undefined) sink[SINK_STATE] = state;
+  return state;
+}
+
+/** Makes `object` a sink: its state property is not enumerable (not in `JSON.stringify`). */
+export function renderSinkInit(object) {
+  Object.defineProperty(object, SINK_STATE, { value: undefined, writable: true, enumerable: false, configurable: true });
+}
+
+/** The sink's state is no longer current: its getter asks wasm again. */
+export function renderRetract(sink) {
+  sink[SINK_STATE] = undefined;
+}
+
 /**
  * Deep-freezes the properties `names` of a state object the SDK just built, then the object
  * itself. Properties not named are shared with an earlier (already frozen) state, or are
  * unknown properties carried over from the caller's object.
  */
-export function renderFreezeFields(state, names) {
+export function renderFreezeFields(state, names, sink) {
   for (const name of names) freezeDeep(state[name]);
-  return Object.freeze(state);
+  return publish(sink, Object.freeze(state));
 }
 
 // Copies on the hot path: a streamed delta copies the state, the active turn and one part.
@@ -197,7 +219,7 @@ function appended(content, text) {
 }
 
 /** `activeTurn.responseParts[index].content += text`, the text being UTF-8 at `ptr`, `len` bytes. */
-export function renderAppendPartText(state, index, ptr, len) {
+export function renderAppendPartText(state, index, ptr, len, sink) {
   const text = textAt(ptr, len);
   const turn = state.activeTurn;
   const parts = [...turn.responseParts];
@@ -210,11 +232,11 @@ export function renderAppendPartText(state, index, ptr, len) {
     next.content = content;
     parts[index] = made(reasoning ? ReasoningResponsePart : MarkdownResponsePart, next);
   }
-  return withActiveTurn(state, turn, parts);
+  return publish(sink, withActiveTurn(state, turn, parts));
 }
 
 /** `activeTurn.responseParts[index].toolCall.partialInput += text` (absent counts as empty). */
-export function renderAppendToolInput(state, index, ptr, len) {
+export function renderAppendToolInput(state, index, ptr, len, sink) {
   const text = textAt(ptr, len);
   const turn = state.activeTurn;
   const parts = [...turn.responseParts];
@@ -228,43 +250,43 @@ export function renderAppendToolInput(state, index, ptr, len) {
     next.toolCall = nextToolCall;
     parts[index] = made(ToolCallResponsePart, next);
   }
-  return withActiveTurn(state, turn, parts);
+  return publish(sink, withActiveTurn(state, turn, parts));
 }
 
 /** A terminal's `content[index][key] += text` (its output), the text as in renderAppendPartText. */
-export function renderAppendTerminalText(state, index, key, ptr, len) {
+export function renderAppendTerminalText(state, index, key, ptr, len, sink) {
   const text = textAt(ptr, len);
   const content = [...state.content];
   const part = content[index];
   content[index] = Object.freeze({ ...part, [key]: appended(part[key], text) });
-  return Object.freeze({ ...state, content: Object.freeze(content) });
+  return publish(sink, Object.freeze({ ...state, content: Object.freeze(content) }));
 }
 
 /** `activeTurn.responseParts[index] = part` (a fresh value from Rust). */
-export function renderReplacePart(state, index, part) {
+export function renderReplacePart(state, index, part, sink) {
   const turn = state.activeTurn;
   const parts = [...turn.responseParts];
   parts[index] = freezeDeep(part);
-  return withActiveTurn(state, turn, parts);
+  return publish(sink, withActiveTurn(state, turn, parts));
 }
 
 /** `activeTurn.responseParts` keeps its first `from` parts, then `added` (fresh values). */
-export function renderPushParts(state, from, added) {
+export function renderPushParts(state, from, added, sink) {
   const turn = state.activeTurn;
   const parts = [...turn.responseParts];
   parts.length = from;
   for (const part of added) parts.push(freezeDeep(part));
-  return withActiveTurn(state, turn, parts);
+  return publish(sink, withActiveTurn(state, turn, parts));
 }
 
 /** `turns` keeps its first `from` turns, then `added` (fresh values). */
-export function renderPushTurns(state, from, added) {
+export function renderPushTurns(state, from, added, sink) {
   const turns = [...state.turns];
   turns.length = from;
   for (const turn of added) turns.push(freezeDeep(turn));
   Object.freeze(turns);
   const next = copySessionState(state);
-  if (next === null) return Object.freeze({ ...state, turns });
+  if (next === null) return publish(sink, Object.freeze({ ...state, turns }));
   next.turns = turns;
-  return made(SessionState, next);
+  return publish(sink, made(SessionState, next));
 }

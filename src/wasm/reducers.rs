@@ -189,7 +189,7 @@ fn reduce_typed<S: ChannelState>(
                     (state.clone(), StatePatch::fields(all))
                 }
             };
-            let out = apply_patch(&before_js, &typed, &patch)?;
+            let out = apply_patch(&before_js, &typed, &patch, &JsValue::UNDEFINED)?;
             cache_put(out.clone(), typed);
             Ok(out)
         }

@@ -23,11 +23,19 @@ extern "C" {
     fn render_use_memory(memory: &JsValue);
     #[wasm_bindgen(js_name = renderParseFrozen, catch)]
     fn render_parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
+    // Each step hands its result to `sink` too (the `Subscription` object whose `state` it is,
+    // or `undefined`): see [`RenderedState`].
     #[wasm_bindgen(js_name = renderFreezeFields)]
-    fn freeze_fields(state: &JsValue, names: Vec<String>);
+    fn freeze_fields(state: &JsValue, names: Vec<String>, sink: &JsValue);
     /// `text` is passed as a pointer and length into wasm memory (see js/render.js).
     #[wasm_bindgen(js_name = renderAppendPartText)]
-    fn append_part_text(state: &JsValue, index: u32, text_ptr: u32, text_len: u32) -> JsValue;
+    fn append_part_text(
+        state: &JsValue,
+        index: u32,
+        text_ptr: u32,
+        text_len: u32,
+        sink: &JsValue,
+    ) -> JsValue;
     /// `text` as in `append_part_text`; `key` is the part's text member.
     #[wasm_bindgen(js_name = renderAppendTerminalText)]
     fn append_terminal_text(
@@ -36,16 +44,34 @@ extern "C" {
         key: &str,
         text_ptr: u32,
         text_len: u32,
+        sink: &JsValue,
     ) -> JsValue;
     /// `text` as in `append_part_text`.
     #[wasm_bindgen(js_name = renderAppendToolInput)]
-    fn append_tool_input(state: &JsValue, index: u32, text_ptr: u32, text_len: u32) -> JsValue;
+    fn append_tool_input(
+        state: &JsValue,
+        index: u32,
+        text_ptr: u32,
+        text_len: u32,
+        sink: &JsValue,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = renderReplacePart)]
-    fn replace_part(state: &JsValue, index: u32, part: &JsValue) -> JsValue;
+    fn replace_part(state: &JsValue, index: u32, part: &JsValue, sink: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = renderPushParts)]
-    fn push_parts(state: &JsValue, from: u32, added: &JsValue) -> JsValue;
+    fn push_parts(state: &JsValue, from: u32, added: &JsValue, sink: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = renderPushTurns)]
-    fn push_turns(state: &JsValue, from: u32, added: &JsValue) -> JsValue;
+    fn push_turns(state: &JsValue, from: u32, added: &JsValue, sink: &JsValue) -> JsValue;
+    /// The sink has no current value any more (its `state` is read from wasm again).
+    #[wasm_bindgen(js_name = renderRetract)]
+    fn retract(sink: &JsValue);
+    #[wasm_bindgen(js_name = renderSinkInit)]
+    fn sink_init(object: &JsValue);
+}
+
+/// Prepares a `Subscription` object to be a [`RenderedState`]'s sink (its state property not
+/// enumerable, so `JSON.stringify` and `Object.keys` do not show it).
+pub fn init_sink(object: &JsValue) {
+    sink_init(object);
 }
 
 thread_local! {
@@ -70,11 +96,13 @@ pub fn parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue> {
 
 /// Applies `patch` to `value`, the frozen rendering of the state before the change, reading new
 /// values from `state`, the Rust state after it. Returns the new frozen rendering (`value`
-/// itself for an empty patch); `value` is left as it is.
+/// itself for an empty patch); `value` is left as it is. Each step's result is handed to
+/// `sink` as well (`undefined`: none; see [`RenderedState`]).
 pub fn apply_patch<S: ChannelState>(
     value: &JsValue,
     state: &S,
     patch: &StatePatch,
+    sink: &JsValue,
 ) -> Result<JsValue, JsValue> {
     let mut value = value.clone();
     let mut fields: Vec<&str> = Vec::new();
@@ -86,9 +114,9 @@ pub fn apply_patch<S: ChannelState>(
             }
             PatchOp::AppendTerminalText { index, key, text } => {
                 let (ptr, len) = in_memory(text);
-                append_terminal_text(&value, *index as u32, key, ptr, len)
+                append_terminal_text(&value, *index as u32, key, ptr, len, sink)
             }
-            fine => apply_from_session(&value, state, fine)?,
+            fine => apply_from_session(&value, state, fine, sink)?,
         };
     }
     if fields.is_empty() {
@@ -100,10 +128,10 @@ pub fn apply_patch<S: ChannelState>(
     {
         // Every field (a new snapshot, a state converted in full): a new value, whole, so that
         // the state's unknown top-level members are the state's too (a snapshot may change them).
-        return frozen_value(state);
+        return frozen_value(state, sink);
     }
     let next = patch_struct(&value, state, &fields)?;
-    freeze_fields(&next, fields.iter().map(|n| n.to_string()).collect());
+    freeze_fields(&next, fields.iter().map(|n| n.to_string()).collect(), sink);
     Ok(next)
 }
 
@@ -112,6 +140,7 @@ fn apply_from_session<S: ChannelState>(
     value: &JsValue,
     state: &S,
     op: &PatchOp,
+    sink: &JsValue,
 ) -> Result<JsValue, JsValue> {
     let Some(state) = (state as &dyn Any).downcast_ref::<SessionState>() else {
         return Err(super::errors::internal(
@@ -132,7 +161,7 @@ fn apply_from_session<S: ChannelState>(
                 _ => return Err(missing()),
             };
             let (ptr, len) = in_memory(content.get(appended.clone()).ok_or_else(missing)?);
-            append_part_text(value, *index as u32, ptr, len)
+            append_part_text(value, *index as u32, ptr, len, sink)
         }
         PatchOp::AppendToolInput { index, appended } => {
             let input = match parts.get(*index) {
@@ -143,22 +172,25 @@ fn apply_from_session<S: ChannelState>(
                 _ => return Err(missing()),
             };
             let (ptr, len) = in_memory(input.get(appended.clone()).ok_or_else(missing)?);
-            append_tool_input(value, *index as u32, ptr, len)
+            append_tool_input(value, *index as u32, ptr, len, sink)
         }
         PatchOp::ReplacePart { index } => replace_part(
             value,
             *index as u32,
             &to_js(parts.get(*index).ok_or_else(missing)?)?,
+            sink,
         ),
         PatchOp::PushParts { from } => push_parts(
             value,
             *from as u32,
             &to_js(parts.get(*from..).ok_or_else(missing)?)?,
+            sink,
         ),
         PatchOp::PushTurns { from } => push_turns(
             value,
             *from as u32,
             &to_js(state.turns.get(*from..).ok_or_else(missing)?)?,
+            sink,
         ),
         PatchOp::Field(_) | PatchOp::AppendTerminalText { .. } => {
             return Err(super::errors::internal(
@@ -168,14 +200,14 @@ fn apply_from_session<S: ChannelState>(
     })
 }
 
-/// A new, deeply frozen JS value of a whole state (a full conversion).
-pub fn frozen_value<S: serde::Serialize>(state: &S) -> Result<JsValue, JsValue> {
+/// A new, deeply frozen JS value of a whole state (a full conversion), handed to `sink` too.
+pub fn frozen_value<S: serde::Serialize>(state: &S, sink: &JsValue) -> Result<JsValue, JsValue> {
     let value = to_js(state)?;
     let names: Vec<String> = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>())
         .iter()
         .filter_map(|k| k.as_string())
         .collect();
-    freeze_fields(&value, names);
+    freeze_fields(&value, names, sink);
     Ok(value)
 }
 
@@ -235,15 +267,29 @@ macro_rules! with_confirmed {
 }
 
 /// A frozen JS copy of a mirror's optimistic state, kept up to date from patches.
+///
+/// The JS side of every step also stores its result on `sink`, the channel's `Subscription`
+/// object, where its `state` getter (js/api.js) reads it without calling into wasm (a UI reads
+/// `state` after every change). While the rendering exists the two are the same value; when it
+/// is dropped the sink is cleared (`state` then asks wasm, which rebuilds or answers for an
+/// ended subscription).
 pub struct RenderedState {
     value: JsValue,
+    sink: JsValue,
 }
 
 impl RenderedState {
-    /// Converts the mirror's optimistic state in full (once, when a subscription starts).
-    pub fn new(mirror: &AnyMirror) -> Result<RenderedState, JsValue> {
-        let value = with_state!(mirror, s => frozen_value(s))?;
-        Ok(RenderedState { value })
+    /// Converts the mirror's optimistic state in full (once, when a subscription starts);
+    /// `sink`: the `Subscription` object, or `undefined`.
+    pub fn new(mirror: &AnyMirror, sink: JsValue) -> Result<RenderedState, JsValue> {
+        let value = with_state!(mirror, s => frozen_value(s, &sink))?;
+        Ok(RenderedState { value, sink })
+    }
+
+    /// Lets go of the sink, which keeps the last value (the client closed: the object must
+    /// not be held from here, and shows its last state).
+    pub fn release_sink(&mut self) {
+        self.sink = JsValue::UNDEFINED;
     }
 
     /// The current frozen value.
@@ -257,13 +303,21 @@ impl RenderedState {
     /// [`Event::ChannelChanged`]: crate::client::engine::Event::ChannelChanged
     pub fn update(&mut self, mirror: &AnyMirror, patch: &StatePatch) -> Result<(), JsValue> {
         // On an error the caller drops the rendering (rebuilt whole on the next read).
-        self.value = with_state!(mirror, s => apply_patch(&self.value, s, patch))?;
+        self.value = with_state!(mirror, s => apply_patch(&self.value, s, patch, &self.sink))?;
         Ok(())
+    }
+}
+
+impl Drop for RenderedState {
+    fn drop(&mut self) {
+        if !self.sink.is_undefined() {
+            retract(&self.sink);
+        }
     }
 }
 
 /// The mirror's confirmed state as a new, deeply frozen JS value (full conversion: read it
 /// when needed, not per update).
 pub fn confirmed_value(mirror: &AnyMirror) -> Result<JsValue, JsValue> {
-    with_confirmed!(mirror, s => frozen_value(s))
+    with_confirmed!(mirror, s => frozen_value(s, &JsValue::UNDEFINED))
 }

@@ -735,3 +735,36 @@ test('real ahp-host: closing clients leaves no stray callbacks behind (no uncaug
   await settle(300);
   assert.deepEqual(uncaught.map(String), []);
 });
+
+test('state reads follow every change and end with the subscription; the object serializes without it', async () => {
+  const { peer, client, sub } = await subscribed();
+  peer.act(SESSION, delta('one '));
+  await settle();
+  const first = sub.state;
+  assert.equal(first.activeTurn.responseParts[0].content, 'one ');
+  assert.equal(sub.state, first, 'the same object until the next change');
+  peer.act(SESSION, delta('two'));
+  await settle();
+  assert.notEqual(sub.state, first);
+  assert.equal(sub.state.activeTurn.responseParts[0].content, 'one two');
+  assert.ok(!Object.keys(sub).some((k) => k.includes('State')), 'the held state is not an own enumerable member');
+  assert.ok(!JSON.stringify(sub).includes('one two'));
+  // Unsubscribed: the last state stays, and later frames for the channel do not change it.
+  const last = sub.state;
+  sub.unsubscribe();
+  assert.equal(sub.active, false);
+  assert.deepEqual(sub.state, last);
+  peer.act(SESSION, delta(' three'));
+  await settle();
+  assert.equal(sub.state.activeTurn.responseParts[0].content, 'one two');
+  // A new subscription of the channel is a new object with the channel's current state.
+  const again = await client.subscribe(SESSION);
+  assert.notEqual(again, sub);
+  assert.equal(sub.state.activeTurn.responseParts[0].content, 'one two', 'the ended one keeps its last state');
+  peer.act(SESSION, delta('!'));
+  await settle();
+  assert.ok(again.state.activeTurn.responseParts[0].content.endsWith('!'));
+  assert.equal(sub.state.activeTurn.responseParts[0].content, 'one two');
+  client.close();
+  assert.ok(again.state.activeTurn.responseParts[0].content.endsWith('!'), 'a closed client keeps the last state');
+});

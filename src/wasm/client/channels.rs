@@ -68,6 +68,7 @@ impl Channels {
 
     /// Registers the channel's `Subscription` object (`serial`: its serial).
     pub fn insert(&self, channel: &str, handle: JsValue, serial: u32) {
+        crate::wasm::render::init_sink(&handle);
         let entry = Channel {
             handle,
             serial,
@@ -184,6 +185,9 @@ impl Channels {
             .borrow_mut()
             .values_mut()
             .map(|c| {
+                if let Some(render) = c.render.as_mut() {
+                    render.release_sink();
+                }
                 (
                     std::mem::take(&mut c.handle),
                     std::mem::take(&mut c.listeners),
@@ -211,7 +215,7 @@ impl Channels {
         };
         if let Some(entry) = channels.get_mut(channel) {
             if entry.render.is_none() {
-                match RenderedState::new(mirror) {
+                match RenderedState::new(mirror, entry.handle.clone()) {
                     Ok(render) => entry.render = Some(render),
                     Err(error) => return error,
                 }
@@ -222,7 +226,7 @@ impl Channels {
                 .map(RenderedState::value)
                 .unwrap_or_default();
         }
-        RenderedState::new(mirror)
+        RenderedState::new(mirror, JsValue::UNDEFINED)
             .map(|r| r.value())
             .unwrap_or_else(|e| e)
     }
