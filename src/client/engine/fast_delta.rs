@@ -92,8 +92,11 @@ pub(super) fn starts_with(text: &str, prefix: &str) -> bool {
             u64::from_ne_bytes(a.try_into().unwrap_or_default())
                 == u64::from_ne_bytes(b.try_into().unwrap_or_default())
         });
+    // The last 0-7 bytes as one word too (a slice comparison would call `memcmp`, copying
+    // them into padded words would call `memcpy`).
     let tail = prefix.len() / 8 * 8;
-    words_equal && head[tail..] == prefix[tail..]
+    let word = |bytes: &[u8]| bytes.iter().fold(0u64, |w, &b| w << 8 | u64::from(b));
+    words_equal && word(&head[tail..]) == word(&prefix[tail..])
 }
 
 /// The index of the first byte that ends a plain JSON string's body (a quote), starts an escape

@@ -282,10 +282,10 @@ impl Engine {
 
     pub(super) fn route_envelope(&mut self, envelope: ActionEnvelope, batch: &mut Batch) {
         self.last_seen_server_seq = self.last_seen_server_seq.max(envelope.server_seq);
-        if self.mirrors.contains_key(&envelope.channel) {
-            batch.push(envelope);
-        }
-        // Otherwise: a channel we just unsubscribed from (or never held state for).
+        // Batched whatever its channel: applying the batch skips a channel we hold no mirror
+        // for (one we just unsubscribed from, or never held state for), so the channel is
+        // looked up once per batch, not also here per frame.
+        batch.push(envelope);
     }
 
     /// Applies and empties the batch.
