@@ -36,6 +36,7 @@ pub mod client;
 pub mod protocol;
 pub mod reduce;
 pub mod sync;
+mod words;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

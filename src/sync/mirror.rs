@@ -264,7 +264,7 @@ impl<S: ChannelState> Mirror<S> {
             let own_seq = envelope
                 .origin
                 .as_ref()
-                .filter(|o| o.client_id == client_id)
+                .filter(|o| crate::words::same(&o.client_id, client_id))
                 .map(|o| o.client_seq);
             if let Some(seq) = own_seq {
                 if let Some(index) = self.pending.iter().position(|p| p.client_seq == seq) {

@@ -78,27 +78,6 @@ pub(super) fn canonical_delta_into(text: &str, envelope: &mut ActionEnvelope) ->
     Some(scan.at)
 }
 
-/// `text.starts_with(prefix)`, eight bytes at a time: wasm's `memcmp` compares byte by byte,
-/// and each frame checks some 140 bytes of fixed text.
-pub(super) fn starts_with(text: &str, prefix: &str) -> bool {
-    let (text, prefix) = (text.as_bytes(), prefix.as_bytes());
-    let Some(head) = text.get(..prefix.len()) else {
-        return false;
-    };
-    let words_equal = head
-        .chunks_exact(8)
-        .zip(prefix.chunks_exact(8))
-        .all(|(a, b)| {
-            u64::from_ne_bytes(a.try_into().unwrap_or_default())
-                == u64::from_ne_bytes(b.try_into().unwrap_or_default())
-        });
-    // The last 0-7 bytes as one word too (a slice comparison would call `memcmp`, copying
-    // them into padded words would call `memcpy`).
-    let tail = prefix.len() / 8 * 8;
-    let word = |bytes: &[u8]| bytes.iter().fold(0u64, |w, &b| w << 8 | u64::from(b));
-    words_equal && word(&head[tail..]) == word(&prefix[tail..])
-}
-
 /// The index of the first byte that ends a plain JSON string's body (a quote), starts an escape
 /// (a backslash) or is not allowed in it (a control character), eight bytes at a time (for
 /// long deltas and channel names; the standard stream's 5-byte deltas gain nothing).
@@ -133,7 +112,7 @@ struct Scan<'a> {
 impl<'a> Scan<'a> {
     fn literal(&mut self, expected: &str) -> Option<()> {
         let rest = self.text.get(self.at..)?;
-        starts_with(rest, expected).then(|| self.at += expected.len())
+        crate::words::starts_with(rest, expected).then(|| self.at += expected.len())
     }
 
     /// A JSON string into `out` (its old content replaced, its capacity reused).
@@ -269,21 +248,6 @@ mod tests {
             r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1,"rejectionReason":"no"}"#,
         ] {
             assert_eq!(canonical_delta(text).map(|(e, _)| e), None, "{text}");
-        }
-    }
-
-    #[test]
-    fn starts_with_is_str_starts_with() {
-        let text = r#"{"jsonrpc":"2.0","method":"action","params":{"#;
-        for cut in 0..=text.len() {
-            let prefix = &text[..cut];
-            assert!(super::starts_with(text, prefix));
-            assert_eq!(super::starts_with(prefix, text), cut == text.len());
-            let mut other = prefix.to_string();
-            if let Some(last) = other.pop() {
-                other.push(if last == 'x' { 'y' } else { 'x' });
-                assert!(!super::starts_with(text, &other), "{other}");
-            }
         }
     }
 

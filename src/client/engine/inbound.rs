@@ -78,7 +78,7 @@ pub(super) fn canonical_action(
     text: &str,
     spare: &mut Option<ActionEnvelope>,
 ) -> Option<ActionEnvelope> {
-    if !super::fast_delta::starts_with(text, ACTION_PREFIX) {
+    if !crate::words::starts_with(text, ACTION_PREFIX) {
         return None;
     }
     let rest = &text[ACTION_PREFIX.len()..];
@@ -293,10 +293,11 @@ impl Engine {
         let envelopes = &batch.envelopes;
         for (i, first) in envelopes.iter().enumerate() {
             let channel = &first.channel;
-            if envelopes[..i].iter().any(|e| e.channel == *channel) {
+            let same = |e: &&ActionEnvelope| crate::words::same(&e.channel, channel);
+            if envelopes[..i].iter().any(|e| same(&e)) {
                 continue; // applied with its channel's first envelope
             }
-            let of_channel = envelopes[i..].iter().filter(|e| e.channel == *channel);
+            let of_channel = envelopes[i..].iter().filter(same);
             self.apply_envelopes(channel, of_channel, now);
         }
         batch.clear();

@@ -147,7 +147,7 @@ fn active_turn_mut<'a>(
     turn_id: &str,
 ) -> Result<&'a mut ActiveTurn, NoOp> {
     match active_turn {
-        Some(turn) if turn.id == turn_id => Ok(turn),
+        Some(turn) if crate::words::same(&turn.id, turn_id) => Ok(turn),
         _ => Err(NoOp::WrongTurn),
     }
 }

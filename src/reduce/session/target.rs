@@ -42,7 +42,7 @@ pub enum TextKind {
 pub fn text_part_index(parts: &[ResponsePart], part_id: &str, kind: TextKind) -> Option<usize> {
     let index = parts
         .iter()
-        .position(|part| addressed_id(part) == Some(part_id))?;
+        .position(|part| addressed_id(part).is_some_and(|id| crate::words::same(id, part_id)))?;
     let of_kind = matches!(
         (&parts[index], kind),
         (ResponsePart::Markdown(_), TextKind::Markdown)
@@ -57,7 +57,9 @@ pub fn text_part_index(parts: &[ResponsePart], part_id: &str, kind: TextKind) ->
 #[inline]
 pub fn tool_call_index(parts: &[ResponsePart], tool_call_id: &str) -> Option<usize> {
     parts.iter().position(|part| match part {
-        ResponsePart::ToolCall(part) => addressed_tool_call_id(&part.tool_call) == tool_call_id,
+        ResponsePart::ToolCall(part) => {
+            crate::words::same(addressed_tool_call_id(&part.tool_call), tool_call_id)
+        }
         _ => false,
     })
 }
