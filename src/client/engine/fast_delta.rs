@@ -84,21 +84,20 @@ pub(super) fn canonical_delta_into(text: &str, envelope: &mut ActionEnvelope) ->
 fn special_byte(body: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Whether any byte of `x` is below `n` (n <= 0x80): exact for the word as a whole.
-    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH != 0;
-    let mut at = 0;
-    for chunk in body.chunks_exact(8) {
+    // The high bit of each byte of `x` below `n` (n <= 0x80). A borrow can also mark bytes
+    // after one that is below, never before: the lowest mark is exact.
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    for (i, chunk) in body.chunks_exact(8).enumerate() {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        if below(word ^ (ONES * u64::from(b'"')), 1)
-            || below(word ^ (ONES * u64::from(b'\\')), 1)
-            || below(word, 0x20)
-        {
-            break;
+        let marks = below(word ^ (ONES * u64::from(b'"')), 1)
+            | below(word ^ (ONES * u64::from(b'\\')), 1)
+            | below(word, 0x20);
+        if marks != 0 {
+            return Some(i * 8 + marks.trailing_zeros() as usize / 8);
         }
-        at += 8;
     }
-    let rest = body.get(at..)?;
-    let found = rest
+    let at = body.len() / 8 * 8;
+    let found = body[at..]
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
     Some(at + found)
@@ -161,23 +160,21 @@ impl<'a> Scan<'a> {
 
     /// A plain unsigned integer that fits `u64` (no sign, fraction, exponent or leading zero).
     fn unsigned(&mut self) -> Option<u64> {
-        let digits = self
-            .text
-            .as_bytes()
-            .get(self.at..)?
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let number = self.text.get(self.at..self.at + digits)?;
-        if digits == 0 || (digits > 1 && number.starts_with('0')) {
+        let bytes = self.text.as_bytes().get(self.at..)?;
+        let mut value: u64 = 0;
+        let mut digits = 0;
+        for &b in bytes.iter().take_while(|b| b.is_ascii_digit()) {
+            value = value.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+            digits += 1;
+        }
+        if digits == 0 || (digits > 1 && bytes[0] == b'0') {
             return None;
         }
-        let next = self.text.as_bytes().get(self.at + digits);
-        if matches!(next, Some(b'.' | b'e' | b'E')) {
+        if matches!(bytes.get(digits), Some(b'.' | b'e' | b'E')) {
             return None;
         }
         self.at += digits;
-        number.parse().ok()
+        Some(value)
     }
 }
 
