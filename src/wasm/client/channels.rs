@@ -146,15 +146,6 @@ impl Channels {
             .is_some_and(|c| c.serial == serial)
     }
 
-    /// The rendering of the channel's optimistic state, if there is one and the object of
-    /// serial `serial` is still its `Subscription`: the hot path of `state` reads (a UI reads
-    /// it after every change), one lookup.
-    pub fn current_render(&self, channel: &str, serial: u32) -> Option<JsValue> {
-        let map = self.map.borrow();
-        let entry = map.get(channel).filter(|c| c.serial == serial)?;
-        entry.render.as_ref().map(RenderedState::value)
-    }
-
     /// Adds a change listener of the object `serial` (ignored when it is not current).
     pub fn add_listener(&self, channel: &str, serial: u32, id: u32, listener: Function) {
         if let Some(entry) = self.map.borrow_mut().get_mut(channel) {

@@ -44,9 +44,6 @@ impl Subscription {
     /// subscription has ended, the last one it had.
     #[wasm_bindgen(getter)]
     pub fn state(&self) -> JsValue {
-        if let Some(rendered) = self.inner.channels.current_render(&self.uri, self.serial) {
-            return rendered;
-        }
         if !self.is_current() {
             return self.inner.channels.retired(&self.uri, self.serial, false);
         }
