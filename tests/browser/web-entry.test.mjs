@@ -1,7 +1,8 @@
 // The package's browser entry (pkg/web.js: ES module without top-level await; `init()` fetches
 // and compiles the .wasm next to it) loaded by a page in headless Chromium, with no bundler: the
 // import loads no wasm, calls before init() throw the typed error, init() is idempotent. The
-// page reports back to this test's loopback server, which records the order of requests. Run: node --test tests/browser/   (after scripts/build-pkg.sh)
+// page reports back to this test's loopback server, which records the order of requests. Text
+// frames of every kind (short ASCII, non-ASCII, long) reach a mirror through a custom transport. Run: node --test tests/browser/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -52,7 +53,34 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm web entry</ti
     } catch (e) {
       error = { invalid: e instanceof ahp.InvalidInputError, ahp: e instanceof ahp.AhpError, path: e.path, message: e.message };
     }
+    // Frames through a custom transport: the page copies short ASCII frames into wasm memory
+    // itself (js/glue.js) and hands the rest to TextEncoder; both must give the same text.
+    let deliver;
+    const uri = 'copilot:/frames';
+    const session = { ...state, summary: { ...state.summary, resource: uri },
+      activeTurn: { id: 't1', message: { text: 'q', origin: { kind: 'user' } }, responseParts: [{ kind: 'markdown', id: 'p1', content: '' }] } };
+    const transport = (_url, callbacks) => {
+      deliver = callbacks;
+      setTimeout(() => callbacks.open(), 0);
+      return {
+        send(frame) {
+          const msg = JSON.parse(frame);
+          if (msg.method !== 'initialize') return;
+          const result = { protocolVersion: '0.3.0', serverSeq: 0, snapshots: [{ resource: uri, state: session, fromSeq: 0 }] };
+          setTimeout(() => callbacks.message(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result })), 0);
+        },
+        close() {},
+      };
+    };
+    const client = await ahp.AhpClient.connect('ws://frames.invalid/ahp', { transport, initialSubscriptions: [uri], reconnect: false, keepaliveMs: 0 });
+    const subscription = client.subscription(uri) ?? (await client.subscribe(uri));
+    const pieces = ['plain ', 'caf\u00e9 ', 'x'.repeat(40) + '\u{1f600}', '\u2028', 'a'.repeat(700), '\u00fc'.repeat(400), 'end'];
+    pieces.forEach((content, i) => deliver.message(JSON.stringify({ jsonrpc: '2.0', method: 'action',
+      params: { channel: uri, action: { type: 'session/delta', turnId: 't1', partId: 'p1', content }, serverSeq: i + 1 } })));
+    const streamed = { content: subscription.state.activeTurn.responseParts[0].content, expected: pieces.join('') };
+    client.close();
     await report({
+      streamed,
       before,
       version: ahp.PROTOCOL_VERSION,
       supported: ahp.SUPPORTED_PROTOCOL_VERSIONS,
@@ -137,6 +165,8 @@ test('the browser entry loads and works in headless Chromium without a bundler',
   assert.equal(r.before.connect, 'notInitialized');
   assert.equal(r.before.samePromise, true);
   assert.match(r.before.whileLoading, /rootReducer called while the WebAssembly module is loading/);
+  assert.equal(r.streamed.content.length, r.streamed.expected.length);
+  assert.equal(r.streamed.content, r.streamed.expected, 'text frames (short ASCII, non-ASCII, long) arrive intact');
   assert.equal(r.version, '0.3.0');
   assert.ok(r.supported.includes('0.3.0'));
   assert.equal(r.title, 'New');
