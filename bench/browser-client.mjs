@@ -108,16 +108,7 @@ try {
       const uri = JSON.parse(initialText).summary.resource;
       const frames = core.framesOf(lines);
       const now = () => performance.now() * 1e6;
-      const times = [];
-      let final;
-      // Run -1 warms the JIT up and is not counted.
-      for (let run = -1; run < runs; run++) {
-        const r = await core.runOnce(sdk, uri, initialText, frames, now);
-        if (run >= 0) times.push(r.nsPerAction);
-        final = r.final;
-      }
-      const check = core.checkFinal(final);
-      return { n, actions: frames.length, median: core.median(times), min: Math.min(...times), max: Math.max(...times), ...check };
+      return core.timedRow(n, frames, await core.timedRuns(sdk, uri, initialText, frames, now, () => performance.now(), runs));
     }, { n, runs });
     rows.push(row);
   }

@@ -76,6 +76,40 @@ export async function runOnce(sdk, uri, initialText, frames, now) {
   return { nsPerAction: elapsedNs / frames.length, final };
 }
 
+/** Warm-up: untimed runs until this much time has passed (and at least two runs). */
+export const WARM_UP_MS = 1000;
+
+/**
+ * Runs `runOnce` until the engines are warm, then `runs` timed runs. Warm means at least
+ * WARM_UP_MS of runs: Chromium compiles a wasm module with its baseline compiler and moves hot
+ * functions to the optimizing one in the background, and the first runs there were up to 1.7x
+ * the steady time for about ten runs (Node's for about three). The first run is reported too.
+ * `clock()` is milliseconds. Returns { times, first, warmUpRuns, final }.
+ */
+export async function timedRuns(sdk, uri, initialText, frames, now, clock, runs) {
+  const started = clock();
+  let first;
+  let warmUpRuns = 0;
+  while (warmUpRuns < 2 || clock() - started < WARM_UP_MS) {
+    const r = await runOnce(sdk, uri, initialText, frames, now);
+    first ??= r.nsPerAction;
+    warmUpRuns++;
+  }
+  const times = [];
+  let final;
+  for (let run = 0; run < runs; run++) {
+    const r = await runOnce(sdk, uri, initialText, frames, now);
+    times.push(r.nsPerAction);
+    final = r.final;
+  }
+  return { times, first, warmUpRuns, final };
+}
+
+/** The table row of `timedRuns`' result for `n` turns. */
+export function timedRow(n, frames, { times, first, warmUpRuns, final }) {
+  return { n, actions: frames.length, median: median(times), min: Math.min(...times), max: Math.max(...times), first, warmUpRuns, ...checkFinal(final) };
+}
+
 /**
  * Opens a mirror and feeds it the whole stream, reading `state` after every action as `runOnce`
  * does (so what it keeps is what a UI's subscription keeps). Returns the mirror and its final state.
@@ -142,16 +176,17 @@ const fmt = (n) => Math.round(n).toLocaleString('en-US');
 export function printResults(title, rows) {
   memoryColumns(rows);
   console.log(title);
-  console.log('| turns | actions | ns/action (median) | min | max | retained per subscription | JS heap | wasm memory | final p1 chars | tool calls |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| turns | actions | ns/action (median) | min | max | first run (cold) | retained per subscription | JS heap | wasm memory | final p1 chars | tool calls |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const m = r.memoryText;
-    console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${m.total} | ${m.jsHeap} | ${m.wasm} | ${fmt(r.p1)} | ${r.toolCalls} |`);
+    console.log(`| ${r.n} | ${fmt(r.actions)} | ${fmt(r.median)} | ${fmt(r.min)} | ${fmt(r.max)} | ${fmt(r.first)} | ${m.total} | ${m.jsHeap} | ${m.wasm} | ${fmt(r.p1)} | ${r.toolCalls} |`);
   }
   if (rows.length === 2) {
     const ratio = rows[1].median / rows[0].median;
     console.log(`history sensitivity: ${rows[1].n} vs ${rows[0].n} turns = ${ratio.toFixed(2)}x (flat = within ±15%)`);
   }
+  console.log(`median, min, max: of the timed runs after ${WARM_UP_MS} ms of untimed warm-up runs (${rows.map((r) => r.warmUpRuns).join(', ')}); first run: the first warm-up run, on cold engines.`);
   console.log('wasm memory = growth of the linear memory, an upper bound of what the Rust side holds (it never shrinks).');
 }
 

@@ -14,7 +14,7 @@
 import * as sdk from 'ahp-wasm';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { checkFinal, framesOf, measureHeld, median, printResults, runOnce } from './client-core.mjs';
+import { framesOf, measureHeld, printResults, timedRow, timedRuns } from './client-core.mjs';
 import { loadWorkload } from './workload.mjs';
 
 const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
@@ -73,16 +73,7 @@ const rows = [];
 for (const n of sizes) {
   const { uri, initialText, envelopeLines } = loadWorkload(n);
   const frames = framesOf(envelopeLines);
-  const times = [];
-  let final;
-  // Run -1 warms the JIT up and is not counted.
-  for (let run = -1; run < runs; run++) {
-    const result = await runOnce(sdk, uri, initialText, frames, now);
-    if (run >= 0) times.push(result.nsPerAction);
-    final = result.final;
-  }
-  const check = checkFinal(final);
-  rows.push({ n, actions: frames.length, median: median(times), min: Math.min(...times), max: Math.max(...times), ...check });
+  rows.push(timedRow(n, frames, await timedRuns(sdk, uri, initialText, frames, now, () => performance.now(), runs)));
 }
 for (const r of rows) {
   if (memorySubs <= 0) {
