@@ -8,9 +8,9 @@ use crate::client::Error;
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, ROOT_CHANNEL};
 use crate::protocol::{errors, ActionEnvelope, InitializeParams, ReconnectParams};
 use crate::reduce::FixedClock;
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 
 #[derive(Deserialize)]
 struct Snapshots {
@@ -140,7 +140,9 @@ impl Engine {
                     return self.events.push_back(invalid(message));
                 }
             }
-            self.stateless.extend(remaining);
+            for channel in remaining {
+                self.stateless.insert(channel, ());
+            }
         }
         self.established = true;
         self.server = Some(info.clone());
@@ -205,10 +207,10 @@ impl Engine {
     /// without a snapshot are lost; stateless channels are re-subscribed.
     fn adopt_snapshots(&mut self, snapshots: Vec<RawSnapshot>, now: f64) {
         self.drop_in_flight(DropReason::ReconnectSnapshot, now);
-        let mut by_channel: HashMap<String, RawSnapshot> = snapshots
-            .into_iter()
-            .map(|s| (s.resource.clone(), s))
-            .collect();
+        let mut by_channel: LiteMap<String, RawSnapshot> = LiteMap::new();
+        for snapshot in snapshots {
+            by_channel.insert(snapshot.resource.clone(), snapshot); // a repeated channel: the last
+        }
         let channels: Vec<String> = self.mirrors.keys().cloned().collect();
         for channel in channels {
             let installed = match by_channel.remove(&channel) {
@@ -223,7 +225,7 @@ impl Engine {
             // Stateless before, or a snapshot we did not ask for: keep it.
             let _ = self.install_snapshot(&channel, snapshot, now);
         }
-        for channel in std::mem::take(&mut self.stateless) {
+        for (channel, ()) in std::mem::take(&mut self.stateless) {
             self.subscribe(&channel, now);
         }
         for (_, m) in self.mirrors.iter() {

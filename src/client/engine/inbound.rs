@@ -144,7 +144,7 @@ impl Engine {
                 }
             }
             Incoming::Request { id, method, params } => {
-                if self.handled_methods.contains(method) {
+                if self.handled_methods.contains_key(method) {
                     self.events.push_back(Event::ServerRequest(ServerRequest {
                         id: ServerRequestId {
                             id,
@@ -227,7 +227,7 @@ impl Engine {
                 .install_snapshot(channel, snapshot, now)
                 .map_err(invalid)?,
             None => {
-                self.stateless.insert(channel.to_string());
+                self.stateless.insert(channel.to_string(), ());
             }
         }
         Ok(raw.to_owned())

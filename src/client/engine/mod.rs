@@ -77,10 +77,11 @@ use crate::protocol::{
 };
 use crate::reduce::FixedClock;
 use crate::sync::{AnyMirror, ChangeSet, ChannelState, Mirror};
+use litemap::LiteMap;
 use requests::{Purpose, Requests};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::VecDeque;
 
 /// Default per-request timeout: 30 s.
 pub const DEFAULT_REQUEST_TIMEOUT_MS: f64 = 30_000.0;
@@ -189,10 +190,10 @@ pub struct Engine {
     next_client_seq: u64,
     last_seen_server_seq: u64,
     /// Subscribed state-bearing channels.
-    mirrors: BTreeMap<String, AnyMirror>,
+    mirrors: LiteMap<String, AnyMirror>,
     /// Subscribed channels without state (subscribe returned no snapshot).
-    stateless: BTreeSet<String>,
-    handled_methods: HashSet<String>,
+    stateless: LiteMap<String, ()>,
+    handled_methods: LiteMap<String, ()>,
     outgoing: VecDeque<String>,
     events: VecDeque<Event>,
     /// Envelopes of the frames being handled (empty between calls; kept for its capacity).
@@ -215,9 +216,9 @@ impl Engine {
             requests: Requests::default(),
             next_client_seq: 1,
             last_seen_server_seq: 0,
-            mirrors: BTreeMap::new(),
-            stateless: BTreeSet::new(),
-            handled_methods: HashSet::new(),
+            mirrors: LiteMap::new(),
+            stateless: LiteMap::new(),
+            handled_methods: LiteMap::new(),
             outgoing: VecDeque::new(),
             events: VecDeque::new(),
             batch: inbound::Batch::default(),
@@ -271,20 +272,20 @@ impl Engine {
     pub fn subscriptions(&self) -> Vec<String> {
         self.mirrors
             .keys()
-            .chain(self.stateless.iter())
+            .chain(self.stateless.keys())
             .cloned()
             .collect()
     }
 
     /// Whether `channel` is subscribed.
     pub fn is_subscribed(&self, channel: &str) -> bool {
-        self.mirrors.contains_key(channel) || self.stateless.contains(channel)
+        self.mirrors.contains_key(channel) || self.stateless.contains_key(channel)
     }
 
     /// Lets server→client requests of `method` through as [`Event::ServerRequest`] (answer
     /// them with [`Engine::respond`]). Requests of other methods are answered `-32601` at once.
     pub fn handle_requests(&mut self, method: impl Into<String>) {
-        self.handled_methods.insert(method.into());
+        self.handled_methods.insert(method.into(), ());
     }
 
     /// The next outgoing frame.
@@ -430,7 +431,7 @@ impl Engine {
     /// Unsubscribes (a notification): drops the mirror; its pending actions are reported
     /// dropped.
     pub fn unsubscribe(&mut self, channel: &str, now: f64) {
-        let known = self.stateless.remove(channel) | self.mirrors.contains_key(channel);
+        let known = self.stateless.remove(channel).is_some() | self.mirrors.contains_key(channel);
         if let Some(mirror) = self.mirrors.remove(channel) {
             self.report_dropped(channel, mirror, DropReason::Unsubscribed, now);
         }

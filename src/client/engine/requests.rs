@@ -1,6 +1,6 @@
 //! The table of outstanding requests: ids, deadlines, and why each was sent.
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 /// Why a request was sent: decides what its response does.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +33,7 @@ struct Outstanding {
 #[derive(Debug, Default)]
 pub(super) struct Requests {
     next_id: u64,
-    table: BTreeMap<u64, Outstanding>,
+    table: LiteMap<u64, Outstanding>,
 }
 
 impl Requests {
@@ -99,29 +99,27 @@ impl Requests {
     /// returned (its response can no longer arrive).
     pub fn on_connection_lost(&mut self, new_deadline: f64) -> Vec<(u64, Purpose)> {
         let mut lost = Vec::new();
-        self.table.retain(|&id, o| {
+        for (&id, o) in self.table.iter_mut() {
             if !o.sent {
-                return true;
+                continue;
             }
             match &o.purpose {
                 Purpose::Subscribe { .. } | Purpose::Resync { .. } => {
                     o.sent = false;
                     o.deadline = new_deadline;
-                    true
                 }
-                purpose => {
-                    lost.push((id, purpose.clone()));
-                    false
-                }
+                purpose => lost.push((id, purpose.clone())),
             }
-        });
+        }
+        self.table.retain(|_, o| !o.sent);
         lost
     }
 
     /// Marks every queued request sent and returns their frames, in issue order.
     pub fn take_unsent(&mut self) -> Vec<String> {
         self.table
-            .values_mut()
+            .iter_mut()
+            .map(|(_, o)| o)
             .filter(|o| !o.sent)
             .map(|o| {
                 o.sent = true;

@@ -8,8 +8,8 @@
 
 use super::events::Listener;
 use js_sys::Function;
+use litemap::LiteMap;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 
 /// What the client calls back, by id (the ids of removers) or method. Exists so registration
 /// (from API calls) and calling (from deliveries) meet in one place, never under a borrow.
@@ -21,7 +21,7 @@ pub struct Listeners {
     /// `onConnectionStateChange`.
     pub states: Registry<Function>,
     /// Server→client request handlers by method.
-    handlers: RefCell<BTreeMap<String, Function>>,
+    handlers: RefCell<LiteMap<String, Function>>,
 }
 
 impl Default for Listeners {

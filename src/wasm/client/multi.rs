@@ -5,8 +5,8 @@ use super::client::{add_listener, function_arg, remover_of, string_arg, AhpClien
 use super::driver::Inner;
 use super::events::{self, Listener};
 use js_sys::{Function, Promise};
+use litemap::LiteMap;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -19,9 +19,9 @@ struct Host {
 
 #[derive(Default)]
 struct Shared {
-    hosts: RefCell<BTreeMap<String, Host>>,
+    hosts: RefCell<LiteMap<String, Host>>,
     /// Connections in progress, by name (so a second `addHost` waits for the same one).
-    connecting: RefCell<BTreeMap<String, Promise>>,
+    connecting: RefCell<LiteMap<String, Promise>>,
     listeners: RefCell<Vec<(u32, Function)>>,
     next_id: Cell<u32>,
 }

@@ -9,9 +9,9 @@ use super::errors::to_js_error_for;
 use crate::client::engine::Engine;
 use crate::client::Error;
 use js_sys::Function;
+use litemap::LiteMap;
 use serde_json::value::RawValue;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
 /// How a request's result becomes a JS value.
@@ -45,7 +45,7 @@ pub(super) struct Waiter {
 /// queue, finds its promise (a closed client's engine answers each with `ClientClosedError`).
 #[derive(Default)]
 pub struct Requests {
-    waiters: RefCell<BTreeMap<u64, Waiter>>,
+    waiters: RefCell<LiteMap<u64, Waiter>>,
 }
 
 impl Requests {
