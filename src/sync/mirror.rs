@@ -359,15 +359,17 @@ impl<S: ChannelState> Mirror<S> {
         mut drop: impl FnMut(&PendingAction) -> bool,
         clock: &dyn Clock,
     ) -> (Vec<PendingAction>, Changed<S::Field>) {
+        // Moved out, not cloned: the dropped actions go to the caller.
         let mut dropped = Vec::new();
-        self.pending.retain(|p| {
-            if drop(p) {
-                dropped.push(p.clone());
-                false
+        let mut kept = VecDeque::with_capacity(self.pending.len());
+        for p in std::mem::take(&mut self.pending) {
+            if drop(&p) {
+                dropped.push(p);
             } else {
-                true
+                kept.push_back(p);
             }
-        });
+        }
+        self.pending = kept;
         if dropped.is_empty() {
             return (dropped, Changed::none());
         }
