@@ -34,10 +34,11 @@ impl IconTheme {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "light" => Self::Light,
-            "dark" => Self::Dark,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["light", "dark"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Light,
+            1 => Self::Dark,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -111,12 +112,13 @@ impl wire::WireStruct for Icon {
         let mut sizes = None;
         let mut theme = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["src", "contentType", "sizes", "theme"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "src" => wire::field(&mut __map, &mut src, "src")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
-                "sizes" => wire::field(&mut __map, &mut sizes, "sizes")?,
-                "theme" => wire::field(&mut __map, &mut theme, "theme")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut src, "src")?,
+                1 => wire::field(&mut __map, &mut content_type, "contentType")?,
+                2 => wire::field(&mut __map, &mut sizes, "sizes")?,
+                3 => wire::field(&mut __map, &mut theme, "theme")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -260,51 +262,60 @@ impl wire::WireStruct for ProtectedResourceMetadata {
         let mut resource_tos_uri = None;
         let mut required = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "resource",
+            "resource_name",
+            "authorization_servers",
+            "jwks_uri",
+            "scopes_supported",
+            "bearer_methods_supported",
+            "resource_signing_alg_values_supported",
+            "resource_encryption_alg_values_supported",
+            "resource_encryption_enc_values_supported",
+            "resource_documentation",
+            "resource_policy_uri",
+            "resource_tos_uri",
+            "required",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "resource_name" => wire::field(&mut __map, &mut resource_name, "resource_name")?,
-                "authorization_servers" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resource, "resource")?,
+                1 => wire::field(&mut __map, &mut resource_name, "resource_name")?,
+                2 => wire::field(
                     &mut __map,
                     &mut authorization_servers,
                     "authorization_servers",
                 )?,
-                "jwks_uri" => wire::field(&mut __map, &mut jwks_uri, "jwks_uri")?,
-                "scopes_supported" => {
-                    wire::field(&mut __map, &mut scopes_supported, "scopes_supported")?
-                }
-                "bearer_methods_supported" => wire::field(
+                3 => wire::field(&mut __map, &mut jwks_uri, "jwks_uri")?,
+                4 => wire::field(&mut __map, &mut scopes_supported, "scopes_supported")?,
+                5 => wire::field(
                     &mut __map,
                     &mut bearer_methods_supported,
                     "bearer_methods_supported",
                 )?,
-                "resource_signing_alg_values_supported" => wire::field(
+                6 => wire::field(
                     &mut __map,
                     &mut resource_signing_alg_values_supported,
                     "resource_signing_alg_values_supported",
                 )?,
-                "resource_encryption_alg_values_supported" => wire::field(
+                7 => wire::field(
                     &mut __map,
                     &mut resource_encryption_alg_values_supported,
                     "resource_encryption_alg_values_supported",
                 )?,
-                "resource_encryption_enc_values_supported" => wire::field(
+                8 => wire::field(
                     &mut __map,
                     &mut resource_encryption_enc_values_supported,
                     "resource_encryption_enc_values_supported",
                 )?,
-                "resource_documentation" => wire::field(
+                9 => wire::field(
                     &mut __map,
                     &mut resource_documentation,
                     "resource_documentation",
                 )?,
-                "resource_policy_uri" => {
-                    wire::field(&mut __map, &mut resource_policy_uri, "resource_policy_uri")?
-                }
-                "resource_tos_uri" => {
-                    wire::field(&mut __map, &mut resource_tos_uri, "resource_tos_uri")?
-                }
-                "required" => wire::field(&mut __map, &mut required, "required")?,
+                10 => wire::field(&mut __map, &mut resource_policy_uri, "resource_policy_uri")?,
+                11 => wire::field(&mut __map, &mut resource_tos_uri, "resource_tos_uri")?,
+                12 => wire::field(&mut __map, &mut required, "required")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -367,13 +378,14 @@ impl ConfigPropertySchemaType {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "string" => Self::String,
-            "number" => Self::Number,
-            "boolean" => Self::Boolean,
-            "array" => Self::Array,
-            "object" => Self::Object,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["string", "number", "boolean", "array", "object"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::String,
+            1 => Self::Number,
+            2 => Self::Boolean,
+            3 => Self::Array,
+            4 => Self::Object,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -485,21 +497,32 @@ impl wire::WireStruct for ConfigPropertySchema {
         let mut properties = None;
         let mut required = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "type",
+            "title",
+            "description",
+            "default",
+            "enum",
+            "enumLabels",
+            "enumDescriptions",
+            "readOnly",
+            "items",
+            "properties",
+            "required",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "default" => wire::field(&mut __map, &mut default, "default")?,
-                "enum" => wire::field(&mut __map, &mut r#enum, "enum")?,
-                "enumLabels" => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
-                "enumDescriptions" => {
-                    wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?
-                }
-                "readOnly" => wire::field(&mut __map, &mut read_only, "readOnly")?,
-                "items" => wire::field(&mut __map, &mut items, "items")?,
-                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut r#type, "type")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut default, "default")?,
+                4 => wire::field(&mut __map, &mut r#enum, "enum")?,
+                5 => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
+                6 => wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?,
+                7 => wire::field(&mut __map, &mut read_only, "readOnly")?,
+                8 => wire::field(&mut __map, &mut items, "items")?,
+                9 => wire::field(&mut __map, &mut properties, "properties")?,
+                10 => wire::field(&mut __map, &mut required, "required")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -568,11 +591,12 @@ impl wire::WireStruct for ConfigSchema {
         let mut properties = None;
         let mut required = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["type", "properties", "required"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut r#type, "type")?,
+                1 => wire::field(&mut __map, &mut properties, "properties")?,
+                2 => wire::field(&mut __map, &mut required, "required")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -621,10 +645,11 @@ impl wire::WireStruct for TextPosition {
         let mut line = None;
         let mut character = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["line", "character"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "line" => wire::field(&mut __map, &mut line, "line")?,
-                "character" => wire::field(&mut __map, &mut character, "character")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut line, "line")?,
+                1 => wire::field(&mut __map, &mut character, "character")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -672,10 +697,11 @@ impl wire::WireStruct for TextRange {
         let mut start = None;
         let mut end = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["start", "end"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "start" => wire::field(&mut __map, &mut start, "start")?,
-                "end" => wire::field(&mut __map, &mut end, "end")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut start, "start")?,
+                1 => wire::field(&mut __map, &mut end, "end")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -723,9 +749,10 @@ impl wire::WireStruct for TextSelection {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut range = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["range"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "range" => wire::field(&mut __map, &mut range, "range")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut range, "range")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -782,11 +809,12 @@ impl wire::WireStruct for ContentRef {
         let mut size_hint = None;
         let mut content_type = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -830,10 +858,11 @@ impl wire::WireStruct for FileEditBefore {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -879,10 +908,11 @@ impl wire::WireStruct for FileEditAfter {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -938,10 +968,11 @@ impl wire::WireStruct for FileEditDiff {
         let mut added = None;
         let mut removed = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["added", "removed"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "added" => wire::field(&mut __map, &mut added, "added")?,
-                "removed" => wire::field(&mut __map, &mut removed, "removed")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut added, "added")?,
+                1 => wire::field(&mut __map, &mut removed, "removed")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -990,11 +1021,12 @@ impl wire::WireStruct for FileEdit {
         let mut after = None;
         let mut diff = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["before", "after", "diff"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "before" => wire::field(&mut __map, &mut before, "before")?,
-                "after" => wire::field(&mut __map, &mut after, "after")?,
-                "diff" => wire::field(&mut __map, &mut diff, "diff")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut before, "before")?,
+                1 => wire::field(&mut __map, &mut after, "after")?,
+                2 => wire::field(&mut __map, &mut diff, "diff")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1065,15 +1097,20 @@ impl wire::WireStruct for UsageInfo {
         let mut cache_read_tokens = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "inputTokens",
+            "outputTokens",
+            "model",
+            "cacheReadTokens",
+            "_meta",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "inputTokens" => wire::field(&mut __map, &mut input_tokens, "inputTokens")?,
-                "outputTokens" => wire::field(&mut __map, &mut output_tokens, "outputTokens")?,
-                "model" => wire::field(&mut __map, &mut model, "model")?,
-                "cacheReadTokens" => {
-                    wire::field(&mut __map, &mut cache_read_tokens, "cacheReadTokens")?
-                }
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut input_tokens, "inputTokens")?,
+                1 => wire::field(&mut __map, &mut output_tokens, "outputTokens")?,
+                2 => wire::field(&mut __map, &mut model, "model")?,
+                3 => wire::field(&mut __map, &mut cache_read_tokens, "cacheReadTokens")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1121,11 +1158,12 @@ impl wire::WireStruct for ErrorInfo {
         let mut message = None;
         let mut stack = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["errorType", "message", "stack"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "errorType" => wire::field(&mut __map, &mut error_type, "errorType")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "stack" => wire::field(&mut __map, &mut stack, "stack")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut error_type, "errorType")?,
+                1 => wire::field(&mut __map, &mut message, "message")?,
+                2 => wire::field(&mut __map, &mut stack, "stack")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1179,11 +1217,12 @@ impl wire::WireStruct for Snapshot {
         let mut state = None;
         let mut from_seq = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["resource", "state", "fromSeq"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "state" => wire::field(&mut __map, &mut state, "state")?,
-                "fromSeq" => wire::field(&mut __map, &mut from_seq, "fromSeq")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resource, "resource")?,
+                1 => wire::field(&mut __map, &mut state, "state")?,
+                2 => wire::field(&mut __map, &mut from_seq, "fromSeq")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1248,14 +1287,13 @@ impl wire::WireStruct for RootState {
         let mut terminals = None;
         let mut config = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["agents", "activeSessions", "terminals", "config"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "agents" => wire::field(&mut __map, &mut agents, "agents")?,
-                "activeSessions" => {
-                    wire::field(&mut __map, &mut active_sessions, "activeSessions")?
-                }
-                "terminals" => wire::field(&mut __map, &mut terminals, "terminals")?,
-                "config" => wire::field(&mut __map, &mut config, "config")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut agents, "agents")?,
+                1 => wire::field(&mut __map, &mut active_sessions, "activeSessions")?,
+                2 => wire::field(&mut __map, &mut terminals, "terminals")?,
+                3 => wire::field(&mut __map, &mut config, "config")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1400,17 +1438,24 @@ impl wire::WireStruct for AgentInfo {
         let mut customizations = None;
         let mut system_message_sections = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "provider",
+            "displayName",
+            "description",
+            "models",
+            "protectedResources",
+            "customizations",
+            "systemMessageSections",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "models" => wire::field(&mut __map, &mut models, "models")?,
-                "protectedResources" => {
-                    wire::field(&mut __map, &mut protected_resources, "protectedResources")?
-                }
-                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
-                "systemMessageSections" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut provider, "provider")?,
+                1 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut models, "models")?,
+                4 => wire::field(&mut __map, &mut protected_resources, "protectedResources")?,
+                5 => wire::field(&mut __map, &mut customizations, "customizations")?,
+                6 => wire::field(
                     &mut __map,
                     &mut system_message_sections,
                     "systemMessageSections",
@@ -1519,20 +1564,26 @@ impl wire::WireStruct for SessionModelInfo {
         let mut config_schema = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "provider",
+            "name",
+            "maxContextWindow",
+            "supportsVision",
+            "policyState",
+            "configSchema",
+            "_meta",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "maxContextWindow" => {
-                    wire::field(&mut __map, &mut max_context_window, "maxContextWindow")?
-                }
-                "supportsVision" => {
-                    wire::field(&mut __map, &mut supports_vision, "supportsVision")?
-                }
-                "policyState" => wire::field(&mut __map, &mut policy_state, "policyState")?,
-                "configSchema" => wire::field(&mut __map, &mut config_schema, "configSchema")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut provider, "provider")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut max_context_window, "maxContextWindow")?,
+                4 => wire::field(&mut __map, &mut supports_vision, "supportsVision")?,
+                5 => wire::field(&mut __map, &mut policy_state, "policyState")?,
+                6 => wire::field(&mut __map, &mut config_schema, "configSchema")?,
+                7 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1592,10 +1643,11 @@ impl wire::WireStruct for ModelSelection {
         let mut id = None;
         let mut config = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "config"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "config" => wire::field(&mut __map, &mut config, "config")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut config, "config")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1644,10 +1696,11 @@ impl wire::WireStruct for RootConfigState {
         let mut schema = None;
         let mut values = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["schema", "values"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "schema" => wire::field(&mut __map, &mut schema, "schema")?,
-                "values" => wire::field(&mut __map, &mut values, "values")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut schema, "schema")?,
+                1 => wire::field(&mut __map, &mut values, "values")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1699,10 +1752,11 @@ impl wire::WireStruct for PendingMessage {
         let mut id = None;
         let mut message = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "message"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut message, "message")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -1861,26 +1915,38 @@ impl wire::WireStruct for SessionState {
         let mut changesets = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "summary",
+            "lifecycle",
+            "creationError",
+            "serverTools",
+            "activeClient",
+            "turns",
+            "activeTurn",
+            "steeringMessage",
+            "queuedMessages",
+            "inputRequests",
+            "config",
+            "customizations",
+            "changesets",
+            "_meta",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "summary" => wire::field(&mut __map, &mut summary, "summary")?,
-                "lifecycle" => wire::field(&mut __map, &mut lifecycle, "lifecycle")?,
-                "creationError" => wire::field(&mut __map, &mut creation_error, "creationError")?,
-                "serverTools" => wire::field(&mut __map, &mut server_tools, "serverTools")?,
-                "activeClient" => wire::field(&mut __map, &mut active_client, "activeClient")?,
-                "turns" => wire::field(&mut __map, &mut turns, "turns")?,
-                "activeTurn" => wire::field(&mut __map, &mut active_turn, "activeTurn")?,
-                "steeringMessage" => {
-                    wire::field(&mut __map, &mut steering_message, "steeringMessage")?
-                }
-                "queuedMessages" => {
-                    wire::field(&mut __map, &mut queued_messages, "queuedMessages")?
-                }
-                "inputRequests" => wire::field(&mut __map, &mut input_requests, "inputRequests")?,
-                "config" => wire::field(&mut __map, &mut config, "config")?,
-                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
-                "changesets" => wire::field(&mut __map, &mut changesets, "changesets")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut summary, "summary")?,
+                1 => wire::field(&mut __map, &mut lifecycle, "lifecycle")?,
+                2 => wire::field(&mut __map, &mut creation_error, "creationError")?,
+                3 => wire::field(&mut __map, &mut server_tools, "serverTools")?,
+                4 => wire::field(&mut __map, &mut active_client, "activeClient")?,
+                5 => wire::field(&mut __map, &mut turns, "turns")?,
+                6 => wire::field(&mut __map, &mut active_turn, "activeTurn")?,
+                7 => wire::field(&mut __map, &mut steering_message, "steeringMessage")?,
+                8 => wire::field(&mut __map, &mut queued_messages, "queuedMessages")?,
+                9 => wire::field(&mut __map, &mut input_requests, "inputRequests")?,
+                10 => wire::field(&mut __map, &mut config, "config")?,
+                11 => wire::field(&mut __map, &mut customizations, "customizations")?,
+                12 => wire::field(&mut __map, &mut changesets, "changesets")?,
+                13 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2074,13 +2140,20 @@ impl wire::WireStruct for SessionActiveClient {
         let mut customizations = None;
         let mut system_message_transform = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "clientId",
+            "displayName",
+            "tools",
+            "customizations",
+            "systemMessageTransform",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
-                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
-                "systemMessageTransform" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                1 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                2 => wire::field(&mut __map, &mut tools, "tools")?,
+                3 => wire::field(&mut __map, &mut customizations, "customizations")?,
+                4 => wire::field(
                     &mut __map,
                     &mut system_message_transform,
                     "systemMessageTransform",
@@ -2135,10 +2208,11 @@ impl wire::WireStruct for ProjectInfo {
         let mut uri = None;
         let mut display_name = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "displayName"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut display_name, "displayName")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2235,22 +2309,34 @@ impl wire::WireStruct for SessionSummary {
         let mut working_directory = None;
         let mut changes = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "resource",
+            "provider",
+            "title",
+            "status",
+            "activity",
+            "createdAt",
+            "modifiedAt",
+            "project",
+            "model",
+            "agent",
+            "workingDirectory",
+            "changes",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "status" => wire::field(&mut __map, &mut status, "status")?,
-                "activity" => wire::field(&mut __map, &mut activity, "activity")?,
-                "createdAt" => wire::field(&mut __map, &mut created_at, "createdAt")?,
-                "modifiedAt" => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
-                "project" => wire::field(&mut __map, &mut project, "project")?,
-                "model" => wire::field(&mut __map, &mut model, "model")?,
-                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
-                "workingDirectory" => {
-                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
-                }
-                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resource, "resource")?,
+                1 => wire::field(&mut __map, &mut provider, "provider")?,
+                2 => wire::field(&mut __map, &mut title, "title")?,
+                3 => wire::field(&mut __map, &mut status, "status")?,
+                4 => wire::field(&mut __map, &mut activity, "activity")?,
+                5 => wire::field(&mut __map, &mut created_at, "createdAt")?,
+                6 => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
+                7 => wire::field(&mut __map, &mut project, "project")?,
+                8 => wire::field(&mut __map, &mut model, "model")?,
+                9 => wire::field(&mut __map, &mut agent, "agent")?,
+                10 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
+                11 => wire::field(&mut __map, &mut changes, "changes")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2342,11 +2428,12 @@ impl wire::WireStruct for ChangesSummary {
         let mut deletions = None;
         let mut files = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["additions", "deletions", "files"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "additions" => wire::field(&mut __map, &mut additions, "additions")?,
-                "deletions" => wire::field(&mut __map, &mut deletions, "deletions")?,
-                "files" => wire::field(&mut __map, &mut files, "files")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut additions, "additions")?,
+                1 => wire::field(&mut __map, &mut deletions, "deletions")?,
+                2 => wire::field(&mut __map, &mut files, "files")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2392,9 +2479,10 @@ impl wire::WireStruct for AgentSelection {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut uri = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2442,13 +2530,14 @@ impl SessionConfigPropertySchemaType {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "string" => Self::String,
-            "number" => Self::Number,
-            "boolean" => Self::Boolean,
-            "array" => Self::Array,
-            "object" => Self::Object,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["string", "number", "boolean", "array", "object"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::String,
+            1 => Self::Number,
+            2 => Self::Boolean,
+            3 => Self::Array,
+            4 => Self::Object,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -2574,25 +2663,36 @@ impl wire::WireStruct for SessionConfigPropertySchema {
         let mut enum_dynamic = None;
         let mut session_mutable = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "type",
+            "title",
+            "description",
+            "default",
+            "enum",
+            "enumLabels",
+            "enumDescriptions",
+            "readOnly",
+            "items",
+            "properties",
+            "required",
+            "enumDynamic",
+            "sessionMutable",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "default" => wire::field(&mut __map, &mut default, "default")?,
-                "enum" => wire::field(&mut __map, &mut r#enum, "enum")?,
-                "enumLabels" => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
-                "enumDescriptions" => {
-                    wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?
-                }
-                "readOnly" => wire::field(&mut __map, &mut read_only, "readOnly")?,
-                "items" => wire::field(&mut __map, &mut items, "items")?,
-                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
-                "enumDynamic" => wire::field(&mut __map, &mut enum_dynamic, "enumDynamic")?,
-                "sessionMutable" => {
-                    wire::field(&mut __map, &mut session_mutable, "sessionMutable")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut r#type, "type")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut default, "default")?,
+                4 => wire::field(&mut __map, &mut r#enum, "enum")?,
+                5 => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
+                6 => wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?,
+                7 => wire::field(&mut __map, &mut read_only, "readOnly")?,
+                8 => wire::field(&mut __map, &mut items, "items")?,
+                9 => wire::field(&mut __map, &mut properties, "properties")?,
+                10 => wire::field(&mut __map, &mut required, "required")?,
+                11 => wire::field(&mut __map, &mut enum_dynamic, "enumDynamic")?,
+                12 => wire::field(&mut __map, &mut session_mutable, "sessionMutable")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2660,11 +2760,12 @@ impl wire::WireStruct for SessionConfigSchema {
         let mut properties = None;
         let mut required = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["type", "properties", "required"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "properties" => wire::field(&mut __map, &mut properties, "properties")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut r#type, "type")?,
+                1 => wire::field(&mut __map, &mut properties, "properties")?,
+                2 => wire::field(&mut __map, &mut required, "required")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2717,10 +2818,11 @@ impl wire::WireStruct for SessionConfigState {
         let mut schema = None;
         let mut values = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["schema", "values"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "schema" => wire::field(&mut __map, &mut schema, "schema")?,
-                "values" => wire::field(&mut __map, &mut values, "values")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut schema, "schema")?,
+                1 => wire::field(&mut __map, &mut values, "values")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2784,12 +2886,13 @@ impl wire::WireStruct for SessionInputOption {
         let mut description = None;
         let mut recommended = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "label", "description", "recommended"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "recommended" => wire::field(&mut __map, &mut recommended, "recommended")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut label, "label")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut recommended, "recommended")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2846,12 +2949,13 @@ impl wire::WireStruct for SessionInputQuestionBase {
         let mut message = None;
         let mut required = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "title", "message", "required"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut message, "message")?,
+                3 => wire::field(&mut __map, &mut required, "required")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -2939,16 +3043,26 @@ impl wire::WireStruct for SessionInputTextQuestion {
         let mut max = None;
         let mut default_value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "title",
+            "message",
+            "required",
+            "format",
+            "min",
+            "max",
+            "defaultValue",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
-                "format" => wire::field(&mut __map, &mut format, "format")?,
-                "min" => wire::field(&mut __map, &mut min, "min")?,
-                "max" => wire::field(&mut __map, &mut max, "max")?,
-                "defaultValue" => wire::field(&mut __map, &mut default_value, "defaultValue")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut message, "message")?,
+                3 => wire::field(&mut __map, &mut required, "required")?,
+                4 => wire::field(&mut __map, &mut format, "format")?,
+                5 => wire::field(&mut __map, &mut min, "min")?,
+                6 => wire::field(&mut __map, &mut max, "max")?,
+                7 => wire::field(&mut __map, &mut default_value, "defaultValue")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3037,15 +3151,24 @@ impl wire::WireStruct for SessionInputNumberQuestion {
         let mut max = None;
         let mut default_value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "title",
+            "message",
+            "required",
+            "min",
+            "max",
+            "defaultValue",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
-                "min" => wire::field(&mut __map, &mut min, "min")?,
-                "max" => wire::field(&mut __map, &mut max, "max")?,
-                "defaultValue" => wire::field(&mut __map, &mut default_value, "defaultValue")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut message, "message")?,
+                3 => wire::field(&mut __map, &mut required, "required")?,
+                4 => wire::field(&mut __map, &mut min, "min")?,
+                5 => wire::field(&mut __map, &mut max, "max")?,
+                6 => wire::field(&mut __map, &mut default_value, "defaultValue")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3114,13 +3237,14 @@ impl wire::WireStruct for SessionInputBooleanQuestion {
         let mut required = None;
         let mut default_value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "title", "message", "required", "defaultValue"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
-                "defaultValue" => wire::field(&mut __map, &mut default_value, "defaultValue")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut message, "message")?,
+                3 => wire::field(&mut __map, &mut required, "required")?,
+                4 => wire::field(&mut __map, &mut default_value, "defaultValue")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3191,16 +3315,22 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
         let mut options = None;
         let mut allow_freeform_input = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "title",
+            "message",
+            "required",
+            "options",
+            "allowFreeformInput",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
-                "options" => wire::field(&mut __map, &mut options, "options")?,
-                "allowFreeformInput" => {
-                    wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut message, "message")?,
+                3 => wire::field(&mut __map, &mut required, "required")?,
+                4 => wire::field(&mut __map, &mut options, "options")?,
+                5 => wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3293,18 +3423,26 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
         let mut min = None;
         let mut max = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "title",
+            "message",
+            "required",
+            "options",
+            "allowFreeformInput",
+            "min",
+            "max",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "required" => wire::field(&mut __map, &mut required, "required")?,
-                "options" => wire::field(&mut __map, &mut options, "options")?,
-                "allowFreeformInput" => {
-                    wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?
-                }
-                "min" => wire::field(&mut __map, &mut min, "min")?,
-                "max" => wire::field(&mut __map, &mut max, "max")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut message, "message")?,
+                3 => wire::field(&mut __map, &mut required, "required")?,
+                4 => wire::field(&mut __map, &mut options, "options")?,
+                5 => wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?,
+                6 => wire::field(&mut __map, &mut min, "min")?,
+                7 => wire::field(&mut __map, &mut max, "max")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3381,13 +3519,14 @@ impl wire::WireStruct for SessionInputRequest {
         let mut questions = None;
         let mut answers = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "message", "url", "questions", "answers"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "url" => wire::field(&mut __map, &mut url, "url")?,
-                "questions" => wire::field(&mut __map, &mut questions, "questions")?,
-                "answers" => wire::field(&mut __map, &mut answers, "answers")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut message, "message")?,
+                2 => wire::field(&mut __map, &mut url, "url")?,
+                3 => wire::field(&mut __map, &mut questions, "questions")?,
+                4 => wire::field(&mut __map, &mut answers, "answers")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3430,9 +3569,10 @@ impl wire::WireStruct for SessionInputTextAnswerValue {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3470,9 +3610,10 @@ impl wire::WireStruct for SessionInputNumberAnswerValue {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3510,9 +3651,10 @@ impl wire::WireStruct for SessionInputBooleanAnswerValue {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3558,12 +3700,11 @@ impl wire::WireStruct for SessionInputSelectedAnswerValue {
         let mut value = None;
         let mut freeform_values = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value", "freeformValues"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
-                "freeformValues" => {
-                    wire::field(&mut __map, &mut freeform_values, "freeformValues")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
+                1 => wire::field(&mut __map, &mut freeform_values, "freeformValues")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3610,12 +3751,11 @@ impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
         let mut value = None;
         let mut freeform_values = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value", "freeformValues"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
-                "freeformValues" => {
-                    wire::field(&mut __map, &mut freeform_values, "freeformValues")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
+                1 => wire::field(&mut __map, &mut freeform_values, "freeformValues")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3655,9 +3795,10 @@ impl wire::WireStruct for SessionInputAnswered {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3700,11 +3841,10 @@ impl wire::WireStruct for SessionInputSkipped {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut freeform_values = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["freeformValues"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "freeformValues" => {
-                    wire::field(&mut __map, &mut freeform_values, "freeformValues")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut freeform_values, "freeformValues")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3764,14 +3904,15 @@ impl wire::WireStruct for Turn {
         let mut state = None;
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "message", "responseParts", "usage", "state", "error"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "responseParts" => wire::field(&mut __map, &mut response_parts, "responseParts")?,
-                "usage" => wire::field(&mut __map, &mut usage, "usage")?,
-                "state" => wire::field(&mut __map, &mut state, "state")?,
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut message, "message")?,
+                2 => wire::field(&mut __map, &mut response_parts, "responseParts")?,
+                3 => wire::field(&mut __map, &mut usage, "usage")?,
+                4 => wire::field(&mut __map, &mut state, "state")?,
+                5 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3839,12 +3980,13 @@ impl wire::WireStruct for ActiveTurn {
         let mut response_parts = None;
         let mut usage = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "message", "responseParts", "usage"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "responseParts" => wire::field(&mut __map, &mut response_parts, "responseParts")?,
-                "usage" => wire::field(&mut __map, &mut usage, "usage")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut message, "message")?,
+                2 => wire::field(&mut __map, &mut response_parts, "responseParts")?,
+                3 => wire::field(&mut __map, &mut usage, "usage")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3892,9 +4034,10 @@ impl wire::WireStruct for MessageOrigin {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut kind = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["kind"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut kind, "kind")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -3961,12 +4104,13 @@ impl wire::WireStruct for Message {
         let mut attachments = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["text", "origin", "attachments", "_meta"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "text" => wire::field(&mut __map, &mut text, "text")?,
-                "origin" => wire::field(&mut __map, &mut origin, "origin")?,
-                "attachments" => wire::field(&mut __map, &mut attachments, "attachments")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut text, "text")?,
+                1 => wire::field(&mut __map, &mut origin, "origin")?,
+                2 => wire::field(&mut __map, &mut attachments, "attachments")?,
+                3 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4045,12 +4189,13 @@ impl wire::WireStruct for MessageAttachmentBase {
         let mut display_kind = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["label", "range", "displayKind", "_meta"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut label, "label")?,
+                1 => wire::field(&mut __map, &mut range, "range")?,
+                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                3 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4140,15 +4285,20 @@ impl wire::WireStruct for SimpleMessageAttachment {
         let mut meta = None;
         let mut model_representation = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "label",
+            "range",
+            "displayKind",
+            "_meta",
+            "modelRepresentation",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "modelRepresentation" => {
-                    wire::field(&mut __map, &mut model_representation, "modelRepresentation")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut label, "label")?,
+                1 => wire::field(&mut __map, &mut range, "range")?,
+                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                3 => wire::field(&mut __map, &mut meta, "_meta")?,
+                4 => wire::field(&mut __map, &mut model_representation, "modelRepresentation")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4242,15 +4392,24 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
         let mut content_type = None;
         let mut selection = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "label",
+            "range",
+            "displayKind",
+            "_meta",
+            "data",
+            "contentType",
+            "selection",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "data" => wire::field(&mut __map, &mut data, "data")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
-                "selection" => wire::field(&mut __map, &mut selection, "selection")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut label, "label")?,
+                1 => wire::field(&mut __map, &mut range, "range")?,
+                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                3 => wire::field(&mut __map, &mut meta, "_meta")?,
+                4 => wire::field(&mut __map, &mut data, "data")?,
+                5 => wire::field(&mut __map, &mut content_type, "contentType")?,
+                6 => wire::field(&mut __map, &mut selection, "selection")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4363,16 +4522,26 @@ impl wire::WireStruct for MessageResourceAttachment {
         let mut content_type = None;
         let mut selection = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "label",
+            "range",
+            "displayKind",
+            "_meta",
+            "uri",
+            "sizeHint",
+            "contentType",
+            "selection",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "displayKind" => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
-                "selection" => wire::field(&mut __map, &mut selection, "selection")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut label, "label")?,
+                1 => wire::field(&mut __map, &mut range, "range")?,
+                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
+                3 => wire::field(&mut __map, &mut meta, "_meta")?,
+                4 => wire::field(&mut __map, &mut uri, "uri")?,
+                5 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                6 => wire::field(&mut __map, &mut content_type, "contentType")?,
+                7 => wire::field(&mut __map, &mut selection, "selection")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4425,10 +4594,11 @@ impl wire::WireStruct for MarkdownResponsePart {
         let mut id = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4489,11 +4659,12 @@ impl wire::WireStruct for ResourceReponsePart {
         let mut size_hint = None;
         let mut content_type = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4539,9 +4710,10 @@ impl wire::WireStruct for ToolCallResponsePart {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tool_call = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["toolCall"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCall" => wire::field(&mut __map, &mut tool_call, "toolCall")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call, "toolCall")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4585,10 +4757,11 @@ impl wire::WireStruct for ReasoningResponsePart {
         let mut id = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4637,9 +4810,10 @@ impl wire::WireStruct for SystemNotificationResponsePart {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4702,12 +4876,13 @@ impl wire::WireStruct for ConfirmationOption {
         let mut kind = None;
         let mut group = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "label", "kind", "group"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
-                "group" => wire::field(&mut __map, &mut group, "group")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut label, "label")?,
+                2 => wire::field(&mut __map, &mut kind, "kind")?,
+                3 => wire::field(&mut __map, &mut group, "group")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4759,9 +4934,10 @@ impl wire::WireStruct for ToolCallClientContributor {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut client_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["clientId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4800,11 +4976,10 @@ impl wire::WireStruct for ToolCallMcpContributor {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut customization_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["customizationId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "customizationId" => {
-                    wire::field(&mut __map, &mut customization_id, "customizationId")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut customization_id, "customizationId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4869,13 +5044,20 @@ impl wire::WireStruct for ToolCallBase {
         let mut contributor = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "toolCallId",
+            "toolName",
+            "displayName",
+            "contributor",
+            "_meta",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4929,12 +5111,11 @@ impl wire::WireStruct for ToolCallParameterFields {
         let mut invocation_message = None;
         let mut tool_input = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["invocationMessage", "toolInput"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
-                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
+                1 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -4977,10 +5158,11 @@ impl wire::WireStruct for ToolCallResultError {
         let mut message = None;
         let mut code = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["message", "code"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "code" => wire::field(&mut __map, &mut code, "code")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut message, "message")?,
+                1 => wire::field(&mut __map, &mut code, "code")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5046,17 +5228,20 @@ impl wire::WireStruct for ToolCallResult {
         let mut structured_content = None;
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "success",
+            "pastTenseMessage",
+            "content",
+            "structuredContent",
+            "error",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "success" => wire::field(&mut __map, &mut success, "success")?,
-                "pastTenseMessage" => {
-                    wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?
-                }
-                "content" => wire::field(&mut __map, &mut content, "content")?,
-                "structuredContent" => {
-                    wire::field(&mut __map, &mut structured_content, "structuredContent")?
-                }
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut success, "success")?,
+                1 => wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?,
+                2 => wire::field(&mut __map, &mut content, "content")?,
+                3 => wire::field(&mut __map, &mut structured_content, "structuredContent")?,
+                4 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5144,17 +5329,24 @@ impl wire::WireStruct for ToolCallStreamingState {
         let mut partial_input = None;
         let mut invocation_message = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "toolCallId",
+            "toolName",
+            "displayName",
+            "contributor",
+            "_meta",
+            "partialInput",
+            "invocationMessage",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "partialInput" => wire::field(&mut __map, &mut partial_input, "partialInput")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
+                5 => wire::field(&mut __map, &mut partial_input, "partialInput")?,
+                6 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5205,9 +5397,10 @@ impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["items"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "items" => wire::field(&mut __map, &mut items, "items")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut items, "items")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5304,23 +5497,32 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
         let mut editable = None;
         let mut options = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "toolCallId",
+            "toolName",
+            "displayName",
+            "contributor",
+            "_meta",
+            "invocationMessage",
+            "toolInput",
+            "confirmationTitle",
+            "edits",
+            "editable",
+            "options",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
-                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                "confirmationTitle" => {
-                    wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?
-                }
-                "edits" => wire::field(&mut __map, &mut edits, "edits")?,
-                "editable" => wire::field(&mut __map, &mut editable, "editable")?,
-                "options" => wire::field(&mut __map, &mut options, "options")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
+                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                7 => wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?,
+                8 => wire::field(&mut __map, &mut edits, "edits")?,
+                9 => wire::field(&mut __map, &mut editable, "editable")?,
+                10 => wire::field(&mut __map, &mut options, "options")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5431,22 +5633,30 @@ impl wire::WireStruct for ToolCallRunningState {
         let mut selected_option = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "toolCallId",
+            "toolName",
+            "displayName",
+            "contributor",
+            "_meta",
+            "invocationMessage",
+            "toolInput",
+            "confirmed",
+            "selectedOption",
+            "content",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
-                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                "selectedOption" => {
-                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
-                }
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
+                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                7 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                8 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
+                9 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5581,30 +5791,38 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
         let mut confirmed = None;
         let mut selected_option = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "toolCallId",
+            "toolName",
+            "displayName",
+            "contributor",
+            "_meta",
+            "invocationMessage",
+            "toolInput",
+            "success",
+            "pastTenseMessage",
+            "content",
+            "structuredContent",
+            "error",
+            "confirmed",
+            "selectedOption",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
-                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                "success" => wire::field(&mut __map, &mut success, "success")?,
-                "pastTenseMessage" => {
-                    wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?
-                }
-                "content" => wire::field(&mut __map, &mut content, "content")?,
-                "structuredContent" => {
-                    wire::field(&mut __map, &mut structured_content, "structuredContent")?
-                }
-                "error" => wire::field(&mut __map, &mut error, "error")?,
-                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                "selectedOption" => {
-                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
+                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                7 => wire::field(&mut __map, &mut success, "success")?,
+                8 => wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?,
+                9 => wire::field(&mut __map, &mut content, "content")?,
+                10 => wire::field(&mut __map, &mut structured_content, "structuredContent")?,
+                11 => wire::field(&mut __map, &mut error, "error")?,
+                12 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                13 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5749,30 +5967,38 @@ impl wire::WireStruct for ToolCallCompletedState {
         let mut confirmed = None;
         let mut selected_option = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "toolCallId",
+            "toolName",
+            "displayName",
+            "contributor",
+            "_meta",
+            "invocationMessage",
+            "toolInput",
+            "success",
+            "pastTenseMessage",
+            "content",
+            "structuredContent",
+            "error",
+            "confirmed",
+            "selectedOption",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
-                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                "success" => wire::field(&mut __map, &mut success, "success")?,
-                "pastTenseMessage" => {
-                    wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?
-                }
-                "content" => wire::field(&mut __map, &mut content, "content")?,
-                "structuredContent" => {
-                    wire::field(&mut __map, &mut structured_content, "structuredContent")?
-                }
-                "error" => wire::field(&mut __map, &mut error, "error")?,
-                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                "selectedOption" => {
-                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
+                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                7 => wire::field(&mut __map, &mut success, "success")?,
+                8 => wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?,
+                9 => wire::field(&mut __map, &mut content, "content")?,
+                10 => wire::field(&mut __map, &mut structured_content, "structuredContent")?,
+                11 => wire::field(&mut __map, &mut error, "error")?,
+                12 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                13 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -5904,25 +6130,32 @@ impl wire::WireStruct for ToolCallCancelledState {
         let mut user_suggestion = None;
         let mut selected_option = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "toolCallId",
+            "toolName",
+            "displayName",
+            "contributor",
+            "_meta",
+            "invocationMessage",
+            "toolInput",
+            "reason",
+            "reasonMessage",
+            "userSuggestion",
+            "selectedOption",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
-                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                "reason" => wire::field(&mut __map, &mut reason, "reason")?,
-                "reasonMessage" => wire::field(&mut __map, &mut reason_message, "reasonMessage")?,
-                "userSuggestion" => {
-                    wire::field(&mut __map, &mut user_suggestion, "userSuggestion")?
-                }
-                "selectedOption" => {
-                    wire::field(&mut __map, &mut selected_option, "selectedOption")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
+                4 => wire::field(&mut __map, &mut meta, "_meta")?,
+                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                7 => wire::field(&mut __map, &mut reason, "reason")?,
+                8 => wire::field(&mut __map, &mut reason_message, "reasonMessage")?,
+                9 => wire::field(&mut __map, &mut user_suggestion, "userSuggestion")?,
+                10 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6034,15 +6267,24 @@ impl wire::WireStruct for ToolDefinition {
         let mut annotations = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+            "_meta",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "inputSchema" => wire::field(&mut __map, &mut input_schema, "inputSchema")?,
-                "outputSchema" => wire::field(&mut __map, &mut output_schema, "outputSchema")?,
-                "annotations" => wire::field(&mut __map, &mut annotations, "annotations")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut name, "name")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut input_schema, "inputSchema")?,
+                4 => wire::field(&mut __map, &mut output_schema, "outputSchema")?,
+                5 => wire::field(&mut __map, &mut annotations, "annotations")?,
+                6 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6123,17 +6365,20 @@ impl wire::WireStruct for ToolAnnotations {
         let mut idempotent_hint = None;
         let mut open_world_hint = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "title",
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "readOnlyHint" => wire::field(&mut __map, &mut read_only_hint, "readOnlyHint")?,
-                "destructiveHint" => {
-                    wire::field(&mut __map, &mut destructive_hint, "destructiveHint")?
-                }
-                "idempotentHint" => {
-                    wire::field(&mut __map, &mut idempotent_hint, "idempotentHint")?
-                }
-                "openWorldHint" => wire::field(&mut __map, &mut open_world_hint, "openWorldHint")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut title, "title")?,
+                1 => wire::field(&mut __map, &mut read_only_hint, "readOnlyHint")?,
+                2 => wire::field(&mut __map, &mut destructive_hint, "destructiveHint")?,
+                3 => wire::field(&mut __map, &mut idempotent_hint, "idempotentHint")?,
+                4 => wire::field(&mut __map, &mut open_world_hint, "openWorldHint")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6176,9 +6421,10 @@ impl wire::WireStruct for ToolResultTextContent {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut text = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["text"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "text" => wire::field(&mut __map, &mut text, "text")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut text, "text")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6224,10 +6470,11 @@ impl wire::WireStruct for ToolResultEmbeddedResourceContent {
         let mut data = None;
         let mut content_type = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["data", "contentType"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "data" => wire::field(&mut __map, &mut data, "data")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut data, "data")?,
+                1 => wire::field(&mut __map, &mut content_type, "contentType")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6290,11 +6537,12 @@ impl wire::WireStruct for ToolResultResourceContent {
         let mut size_hint = None;
         let mut content_type = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "sizeHint" => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
+                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6338,10 +6586,11 @@ impl wire::WireStruct for ToolResultFileEditContentBefore {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6387,10 +6636,11 @@ impl wire::WireStruct for ToolResultFileEditContentAfter {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6442,11 +6692,12 @@ impl wire::WireStruct for ToolResultFileEditContent {
         let mut after = None;
         let mut diff = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["before", "after", "diff"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "before" => wire::field(&mut __map, &mut before, "before")?,
-                "after" => wire::field(&mut __map, &mut after, "after")?,
-                "diff" => wire::field(&mut __map, &mut diff, "diff")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut before, "before")?,
+                1 => wire::field(&mut __map, &mut after, "after")?,
+                2 => wire::field(&mut __map, &mut diff, "diff")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6492,10 +6743,11 @@ impl wire::WireStruct for ToolResultTerminalContent {
         let mut resource = None;
         let mut title = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["resource", "title"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resource, "resource")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6558,12 +6810,13 @@ impl wire::WireStruct for ToolResultSubagentContent {
         let mut agent_name = None;
         let mut description = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["resource", "title", "agentName", "description"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "agentName" => wire::field(&mut __map, &mut agent_name, "agentName")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resource, "resource")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut agent_name, "agentName")?,
+                3 => wire::field(&mut __map, &mut description, "description")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6636,13 +6889,14 @@ impl wire::WireStruct for CustomizationBase {
         let mut icons = None;
         let mut range = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6688,8 +6942,9 @@ impl wire::WireStruct for CustomizationLoadingState {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6719,8 +6974,9 @@ impl wire::WireStruct for CustomizationLoadedState {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6754,9 +7010,10 @@ impl wire::WireStruct for CustomizationDegradedState {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut message = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["message"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "message" => wire::field(&mut __map, &mut message, "message")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut message, "message")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6796,9 +7053,10 @@ impl wire::WireStruct for CustomizationErrorState {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut message = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["message"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "message" => wire::field(&mut __map, &mut message, "message")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut message, "message")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -6887,17 +7145,20 @@ impl wire::WireStruct for ContainerCustomizationBase {
         let mut load = None;
         let mut children = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "load" => wire::field(&mut __map, &mut load, "load")?,
-                "children" => wire::field(&mut __map, &mut children, "children")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
+                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                7 => wire::field(&mut __map, &mut load, "load")?,
+                8 => wire::field(&mut __map, &mut children, "children")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7003,17 +7264,20 @@ impl wire::WireStruct for PluginCustomization {
         let mut load = None;
         let mut children = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "load" => wire::field(&mut __map, &mut load, "load")?,
-                "children" => wire::field(&mut __map, &mut children, "children")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
+                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                7 => wire::field(&mut __map, &mut load, "load")?,
+                8 => wire::field(&mut __map, &mut children, "children")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7135,19 +7399,23 @@ impl wire::WireStruct for ClientPluginCustomization {
         let mut r#type = None;
         let mut nonce = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+            "type", "nonce",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "load" => wire::field(&mut __map, &mut load, "load")?,
-                "children" => wire::field(&mut __map, &mut children, "children")?,
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "nonce" => wire::field(&mut __map, &mut nonce, "nonce")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
+                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                7 => wire::field(&mut __map, &mut load, "load")?,
+                8 => wire::field(&mut __map, &mut children, "children")?,
+                9 => wire::field(&mut __map, &mut r#type, "type")?,
+                10 => wire::field(&mut __map, &mut nonce, "nonce")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7274,19 +7542,23 @@ impl wire::WireStruct for DirectoryCustomization {
         let mut contents = None;
         let mut writable = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+            "contents", "writable",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "load" => wire::field(&mut __map, &mut load, "load")?,
-                "children" => wire::field(&mut __map, &mut children, "children")?,
-                "contents" => wire::field(&mut __map, &mut contents, "contents")?,
-                "writable" => wire::field(&mut __map, &mut writable, "writable")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
+                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                7 => wire::field(&mut __map, &mut load, "load")?,
+                8 => wire::field(&mut __map, &mut children, "children")?,
+                9 => wire::field(&mut __map, &mut contents, "contents")?,
+                10 => wire::field(&mut __map, &mut writable, "writable")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7398,15 +7670,24 @@ impl wire::WireStruct for AgentCustomization {
         let mut description = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "uri",
+            "name",
+            "icons",
+            "range",
+            "description",
+            "_meta",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut description, "description")?,
+                6 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7509,15 +7790,24 @@ impl wire::WireStruct for SkillCustomization {
         let mut description = None;
         let mut disable_model_invocation = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "uri",
+            "name",
+            "icons",
+            "range",
+            "description",
+            "disableModelInvocation",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "disableModelInvocation" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut description, "description")?,
+                6 => wire::field(
                     &mut __map,
                     &mut disable_model_invocation,
                     "disableModelInvocation",
@@ -7608,14 +7898,15 @@ impl wire::WireStruct for PromptCustomization {
         let mut range = None;
         let mut description = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range", "description"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut description, "description")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7724,16 +8015,26 @@ impl wire::WireStruct for RuleCustomization {
         let mut always_apply = None;
         let mut globs = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "uri",
+            "name",
+            "icons",
+            "range",
+            "description",
+            "alwaysApply",
+            "globs",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "alwaysApply" => wire::field(&mut __map, &mut always_apply, "alwaysApply")?,
-                "globs" => wire::field(&mut __map, &mut globs, "globs")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut description, "description")?,
+                6 => wire::field(&mut __map, &mut always_apply, "alwaysApply")?,
+                7 => wire::field(&mut __map, &mut globs, "globs")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7813,13 +8114,14 @@ impl wire::WireStruct for HookCustomization {
         let mut icons = None;
         let mut range = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -7934,17 +8236,20 @@ impl wire::WireStruct for McpServerCustomization {
         let mut channel = None;
         let mut mcp_app = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "icons" => wire::field(&mut __map, &mut icons, "icons")?,
-                "range" => wire::field(&mut __map, &mut range, "range")?,
-                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
-                "state" => wire::field(&mut __map, &mut state, "state")?,
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "mcpApp" => wire::field(&mut __map, &mut mcp_app, "mcpApp")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut icons, "icons")?,
+                4 => wire::field(&mut __map, &mut range, "range")?,
+                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
+                6 => wire::field(&mut __map, &mut state, "state")?,
+                7 => wire::field(&mut __map, &mut channel, "channel")?,
+                8 => wire::field(&mut __map, &mut mcp_app, "mcpApp")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8009,9 +8314,10 @@ impl wire::WireStruct for McpServerCustomizationApps {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut capabilities = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["capabilities"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "capabilities" => wire::field(&mut __map, &mut capabilities, "capabilities")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut capabilities, "capabilities")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8054,9 +8360,10 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut list_changed = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["listChanged"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "listChanged" => wire::field(&mut __map, &mut list_changed, "listChanged")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut list_changed, "listChanged")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8096,9 +8403,10 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut list_changed = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["listChanged"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "listChanged" => wire::field(&mut __map, &mut list_changed, "listChanged")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut list_changed, "listChanged")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8134,9 +8442,10 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tools = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["tools"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tools, "tools")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8227,14 +8536,13 @@ impl wire::WireStruct for AhpMcpUiHostCapabilities {
         let mut logging = None;
         let mut sampling = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["serverTools", "serverResources", "logging", "sampling"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "serverTools" => wire::field(&mut __map, &mut server_tools, "serverTools")?,
-                "serverResources" => {
-                    wire::field(&mut __map, &mut server_resources, "serverResources")?
-                }
-                "logging" => wire::field(&mut __map, &mut logging, "logging")?,
-                "sampling" => wire::field(&mut __map, &mut sampling, "sampling")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut server_tools, "serverTools")?,
+                1 => wire::field(&mut __map, &mut server_resources, "serverResources")?,
+                2 => wire::field(&mut __map, &mut logging, "logging")?,
+                3 => wire::field(&mut __map, &mut sampling, "sampling")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8270,8 +8578,9 @@ impl wire::WireStruct for McpServerStartingState {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8301,8 +8610,9 @@ impl wire::WireStruct for McpServerReadyState {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8383,14 +8693,13 @@ impl wire::WireStruct for McpServerAuthRequiredState {
         let mut required_scopes = None;
         let mut description = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["reason", "resource", "requiredScopes", "description"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "reason" => wire::field(&mut __map, &mut reason, "reason")?,
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "requiredScopes" => {
-                    wire::field(&mut __map, &mut required_scopes, "requiredScopes")?
-                }
-                "description" => wire::field(&mut __map, &mut description, "description")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut reason, "reason")?,
+                1 => wire::field(&mut __map, &mut resource, "resource")?,
+                2 => wire::field(&mut __map, &mut required_scopes, "requiredScopes")?,
+                3 => wire::field(&mut __map, &mut description, "description")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8438,9 +8747,10 @@ impl wire::WireStruct for McpServerErrorState {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["error"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8477,8 +8787,9 @@ impl wire::WireStruct for McpServerStoppedState {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8529,12 +8840,13 @@ impl wire::WireStruct for TerminalInfo {
         let mut claim = None;
         let mut exit_code = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["resource", "title", "claim", "exitCode"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
-                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resource, "resource")?,
+                1 => wire::field(&mut __map, &mut title, "title")?,
+                2 => wire::field(&mut __map, &mut claim, "claim")?,
+                3 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8583,9 +8895,10 @@ impl wire::WireStruct for TerminalClientClaim {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut client_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["clientId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8637,11 +8950,12 @@ impl wire::WireStruct for TerminalSessionClaim {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["session", "turnId", "toolCallId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "session" => wire::field(&mut __map, &mut session, "session")?,
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut session, "session")?,
+                1 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                2 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8740,16 +9054,26 @@ impl wire::WireStruct for TerminalState {
         let mut claim = None;
         let mut supports_command_detection = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "title",
+            "cwd",
+            "cols",
+            "rows",
+            "content",
+            "exitCode",
+            "claim",
+            "supportsCommandDetection",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "cwd" => wire::field(&mut __map, &mut cwd, "cwd")?,
-                "cols" => wire::field(&mut __map, &mut cols, "cols")?,
-                "rows" => wire::field(&mut __map, &mut rows, "rows")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
-                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
-                "supportsCommandDetection" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut title, "title")?,
+                1 => wire::field(&mut __map, &mut cwd, "cwd")?,
+                2 => wire::field(&mut __map, &mut cols, "cols")?,
+                3 => wire::field(&mut __map, &mut rows, "rows")?,
+                4 => wire::field(&mut __map, &mut content, "content")?,
+                5 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                6 => wire::field(&mut __map, &mut claim, "claim")?,
+                7 => wire::field(
                     &mut __map,
                     &mut supports_command_detection,
                     "supportsCommandDetection",
@@ -8874,9 +9198,10 @@ impl wire::WireStruct for TerminalUnclassifiedPart {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut value = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -8956,15 +9281,24 @@ impl wire::WireStruct for TerminalCommandPart {
         let mut exit_code = None;
         let mut duration_ms = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "commandId",
+            "commandLine",
+            "output",
+            "timestamp",
+            "isComplete",
+            "exitCode",
+            "durationMs",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "commandId" => wire::field(&mut __map, &mut command_id, "commandId")?,
-                "commandLine" => wire::field(&mut __map, &mut command_line, "commandLine")?,
-                "output" => wire::field(&mut __map, &mut output, "output")?,
-                "timestamp" => wire::field(&mut __map, &mut timestamp, "timestamp")?,
-                "isComplete" => wire::field(&mut __map, &mut is_complete, "isComplete")?,
-                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                "durationMs" => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut command_id, "commandId")?,
+                1 => wire::field(&mut __map, &mut command_line, "commandLine")?,
+                2 => wire::field(&mut __map, &mut output, "output")?,
+                3 => wire::field(&mut __map, &mut timestamp, "timestamp")?,
+                4 => wire::field(&mut __map, &mut is_complete, "isComplete")?,
+                5 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                6 => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9074,12 +9408,13 @@ impl wire::WireStruct for Changeset {
         let mut description = None;
         let mut change_kind = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["label", "uriTemplate", "description", "changeKind"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "uriTemplate" => wire::field(&mut __map, &mut uri_template, "uriTemplate")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "changeKind" => wire::field(&mut __map, &mut change_kind, "changeKind")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut label, "label")?,
+                1 => wire::field(&mut __map, &mut uri_template, "uriTemplate")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut change_kind, "changeKind")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9151,12 +9486,13 @@ impl wire::WireStruct for ChangesetState {
         let mut files = None;
         let mut operations = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["status", "error", "files", "operations"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "status" => wire::field(&mut __map, &mut status, "status")?,
-                "error" => wire::field(&mut __map, &mut error, "error")?,
-                "files" => wire::field(&mut __map, &mut files, "files")?,
-                "operations" => wire::field(&mut __map, &mut operations, "operations")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut status, "status")?,
+                1 => wire::field(&mut __map, &mut error, "error")?,
+                2 => wire::field(&mut __map, &mut files, "files")?,
+                3 => wire::field(&mut __map, &mut operations, "operations")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9258,11 +9594,12 @@ impl wire::WireStruct for ChangesetFile {
         let mut edit = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "edit", "_meta"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "edit" => wire::field(&mut __map, &mut edit, "edit")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut edit, "edit")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9362,16 +9699,26 @@ impl wire::WireStruct for ChangesetOperation {
         let mut status = None;
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "id",
+            "label",
+            "description",
+            "scopes",
+            "confirmation",
+            "icon",
+            "status",
+            "error",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "scopes" => wire::field(&mut __map, &mut scopes, "scopes")?,
-                "confirmation" => wire::field(&mut __map, &mut confirmation, "confirmation")?,
-                "icon" => wire::field(&mut __map, &mut icon, "icon")?,
-                "status" => wire::field(&mut __map, &mut status, "status")?,
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut label, "label")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut scopes, "scopes")?,
+                4 => wire::field(&mut __map, &mut confirmation, "confirmation")?,
+                5 => wire::field(&mut __map, &mut icon, "icon")?,
+                6 => wire::field(&mut __map, &mut status, "status")?,
+                7 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9472,11 +9819,12 @@ impl wire::WireStruct for TelemetryCapabilities {
         let mut traces = None;
         let mut metrics = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["logs", "traces", "metrics"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "logs" => wire::field(&mut __map, &mut logs, "logs")?,
-                "traces" => wire::field(&mut __map, &mut traces, "traces")?,
-                "metrics" => wire::field(&mut __map, &mut metrics, "metrics")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut logs, "logs")?,
+                1 => wire::field(&mut __map, &mut traces, "traces")?,
+                2 => wire::field(&mut __map, &mut metrics, "metrics")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9515,9 +9863,10 @@ impl wire::WireStruct for ResourceWatchStateExcludes {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["items"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "items" => wire::field(&mut __map, &mut items, "items")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut items, "items")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9558,9 +9907,10 @@ impl wire::WireStruct for ResourceWatchStateIncludes {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["items"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "items" => wire::field(&mut __map, &mut items, "items")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut items, "items")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9625,12 +9975,13 @@ impl wire::WireStruct for ResourceWatchState {
         let mut excludes = None;
         let mut includes = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["root", "recursive", "excludes", "includes"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "root" => wire::field(&mut __map, &mut root, "root")?,
-                "recursive" => wire::field(&mut __map, &mut recursive, "recursive")?,
-                "excludes" => wire::field(&mut __map, &mut excludes, "excludes")?,
-                "includes" => wire::field(&mut __map, &mut includes, "includes")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut root, "root")?,
+                1 => wire::field(&mut __map, &mut recursive, "recursive")?,
+                2 => wire::field(&mut __map, &mut excludes, "excludes")?,
+                3 => wire::field(&mut __map, &mut includes, "includes")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9724,10 +10075,11 @@ impl wire::WireStruct for ResourceChange {
         let mut uri = None;
         let mut r#type = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["uri", "type"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut r#type, "type")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -9787,23 +10139,31 @@ impl TaggedUnion for SessionInputQuestion {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "text" => Self::Text(<SessionInputTextQuestion as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &[
+            "text",
+            "number",
+            "integer",
+            "boolean",
+            "single-select",
+            "multi-select",
+        ];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Text(<SessionInputTextQuestion as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "number" => Self::Number(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
+            1 => Self::Number(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "integer" => Self::Integer(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
+            2 => Self::Integer(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "boolean" => Self::Boolean(
-                <SessionInputBooleanQuestion as wire::WireStruct>::from_map(rest)?,
-            ),
-            "single-select" => Self::SingleSelect(
+            3 => Self::Boolean(<SessionInputBooleanQuestion as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            4 => Self::SingleSelect(
                 <SessionInputSingleSelectQuestion as wire::WireStruct>::from_map(rest)?,
             ),
-            "multi-select" => Self::MultiSelect(
+            5 => Self::MultiSelect(
                 <SessionInputMultiSelectQuestion as wire::WireStruct>::from_map(rest)?,
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -9855,20 +10215,19 @@ impl TaggedUnion for SessionInputAnswerValue {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "text" => Self::Text(<SessionInputTextAnswerValue as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &["text", "number", "boolean", "selected", "selected-many"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Text(<SessionInputTextAnswerValue as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "number" => {
-                Self::Number(<SessionInputNumberAnswerValue as wire::WireStruct>::from_map(rest)?)
-            }
-            "boolean" => {
+            1 => Self::Number(<SessionInputNumberAnswerValue as wire::WireStruct>::from_map(rest)?),
+            2 => {
                 Self::Boolean(<SessionInputBooleanAnswerValue as wire::WireStruct>::from_map(rest)?)
             }
-            "selected" => Self::Selected(
+            3 => Self::Selected(
                 <SessionInputSelectedAnswerValue as wire::WireStruct>::from_map(rest)?,
             ),
-            "selected-many" => Self::SelectedMany(
+            4 => Self::SelectedMany(
                 <SessionInputSelectedManyAnswerValue as wire::WireStruct>::from_map(rest)?,
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -9915,12 +10274,11 @@ impl TaggedUnion for SessionInputAnswer {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "draft" => Self::Draft(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?),
-            "submitted" => {
-                Self::Submitted(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?)
-            }
-            "skipped" => Self::Skipped(<SessionInputSkipped as wire::WireStruct>::from_map(rest)?),
+        const TAGS: &[&str] = &["draft", "submitted", "skipped"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Draft(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?),
+            1 => Self::Submitted(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?),
+            2 => Self::Skipped(<SessionInputSkipped as wire::WireStruct>::from_map(rest)?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -9965,16 +10323,17 @@ impl TaggedUnion for MessageAttachment {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "simple" => Self::Simple(<SimpleMessageAttachment as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &["simple", "embeddedResource", "resource"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Simple(<SimpleMessageAttachment as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "embeddedResource" => Self::EmbeddedResource(
+            1 => Self::EmbeddedResource(
                 <MessageEmbeddedResourceAttachment as wire::WireStruct>::from_map(rest)?,
             ),
-            "resource" => Self::Resource(
-                <MessageResourceAttachment as wire::WireStruct>::from_map(rest)?,
-            ),
+            2 => Self::Resource(<MessageResourceAttachment as wire::WireStruct>::from_map(
+                rest,
+            )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -10024,20 +10383,21 @@ impl TaggedUnion for ResponsePart {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "markdown" => {
-                Self::Markdown(<MarkdownResponsePart as wire::WireStruct>::from_map(rest)?)
-            }
-            "contentRef" => {
-                Self::ContentRef(<ResourceReponsePart as wire::WireStruct>::from_map(rest)?)
-            }
-            "toolCall" => Self::ToolCall(Box::new(
+        const TAGS: &[&str] = &[
+            "markdown",
+            "contentRef",
+            "toolCall",
+            "reasoning",
+            "systemNotification",
+        ];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Markdown(<MarkdownResponsePart as wire::WireStruct>::from_map(rest)?),
+            1 => Self::ContentRef(<ResourceReponsePart as wire::WireStruct>::from_map(rest)?),
+            2 => Self::ToolCall(Box::new(
                 <ToolCallResponsePart as wire::WireStruct>::from_map(rest)?,
             )),
-            "reasoning" => {
-                Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::from_map(rest)?)
-            }
-            "systemNotification" => Self::SystemNotification(
+            3 => Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::from_map(rest)?),
+            4 => Self::SystemNotification(
                 <SystemNotificationResponsePart as wire::WireStruct>::from_map(rest)?,
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -10080,11 +10440,12 @@ impl TaggedUnion for ToolCallContributor {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "client" => Self::Client(<ToolCallClientContributor as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &["client", "mcp"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Client(<ToolCallClientContributor as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "mcp" => Self::MCP(<ToolCallMcpContributor as wire::WireStruct>::from_map(
+            1 => Self::MCP(<ToolCallMcpContributor as wire::WireStruct>::from_map(
                 rest,
             )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -10143,21 +10504,29 @@ impl TaggedUnion for ToolCallState {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "streaming" => Self::Streaming(<ToolCallStreamingState as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &[
+            "streaming",
+            "pending-confirmation",
+            "running",
+            "pending-result-confirmation",
+            "completed",
+            "cancelled",
+        ];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Streaming(<ToolCallStreamingState as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "pending-confirmation" => Self::PendingConfirmation(
+            1 => Self::PendingConfirmation(
                 <ToolCallPendingConfirmationState as wire::WireStruct>::from_map(rest)?,
             ),
-            "running" => Self::Running(<ToolCallRunningState as wire::WireStruct>::from_map(rest)?),
-            "pending-result-confirmation" => Self::PendingResultConfirmation(
+            2 => Self::Running(<ToolCallRunningState as wire::WireStruct>::from_map(rest)?),
+            3 => Self::PendingResultConfirmation(
                 <ToolCallPendingResultConfirmationState as wire::WireStruct>::from_map(rest)?,
             ),
-            "completed" => Self::Completed(<ToolCallCompletedState as wire::WireStruct>::from_map(
+            4 => Self::Completed(<ToolCallCompletedState as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "cancelled" => Self::Cancelled(<ToolCallCancelledState as wire::WireStruct>::from_map(
+            5 => Self::Cancelled(<ToolCallCancelledState as wire::WireStruct>::from_map(
                 rest,
             )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -10219,23 +10588,31 @@ impl TaggedUnion for ToolResultContent {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "text" => Self::Text(<ToolResultTextContent as wire::WireStruct>::from_map(rest)?),
-            "embeddedResource" => Self::EmbeddedResource(
+        const TAGS: &[&str] = &[
+            "text",
+            "embeddedResource",
+            "resource",
+            "fileEdit",
+            "terminal",
+            "subagent",
+        ];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Text(<ToolResultTextContent as wire::WireStruct>::from_map(rest)?),
+            1 => Self::EmbeddedResource(
                 <ToolResultEmbeddedResourceContent as wire::WireStruct>::from_map(rest)?,
             ),
-            "resource" => Self::Resource(
-                <ToolResultResourceContent as wire::WireStruct>::from_map(rest)?,
-            ),
-            "fileEdit" => Self::FileEdit(
-                <ToolResultFileEditContent as wire::WireStruct>::from_map(rest)?,
-            ),
-            "terminal" => Self::Terminal(
-                <ToolResultTerminalContent as wire::WireStruct>::from_map(rest)?,
-            ),
-            "subagent" => Self::Subagent(
-                <ToolResultSubagentContent as wire::WireStruct>::from_map(rest)?,
-            ),
+            2 => Self::Resource(<ToolResultResourceContent as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            3 => Self::FileEdit(<ToolResultFileEditContent as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            4 => Self::Terminal(<ToolResultTerminalContent as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            5 => Self::Subagent(<ToolResultSubagentContent as wire::WireStruct>::from_map(
+                rest,
+            )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -10285,14 +10662,15 @@ impl ChildCustomizationType {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "agent" => Self::Agent,
-            "skill" => Self::Skill,
-            "prompt" => Self::Prompt,
-            "rule" => Self::Rule,
-            "hook" => Self::Hook,
-            "mcpServer" => Self::McpServer,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["agent", "skill", "prompt", "rule", "hook", "mcpServer"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Agent,
+            1 => Self::Skill,
+            2 => Self::Prompt,
+            3 => Self::Rule,
+            4 => Self::Hook,
+            5 => Self::McpServer,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -10346,17 +10724,18 @@ impl TaggedUnion for CustomizationLoadState {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "loading" => Self::Loading(<CustomizationLoadingState as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &["loading", "loaded", "degraded", "error"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Loading(<CustomizationLoadingState as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "loaded" => Self::Loaded(<CustomizationLoadedState as wire::WireStruct>::from_map(
+            1 => Self::Loaded(<CustomizationLoadedState as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "degraded" => Self::Degraded(
-                <CustomizationDegradedState as wire::WireStruct>::from_map(rest)?,
-            ),
-            "error" => Self::Error(<CustomizationErrorState as wire::WireStruct>::from_map(
+            2 => Self::Degraded(<CustomizationDegradedState as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            3 => Self::Error(<CustomizationErrorState as wire::WireStruct>::from_map(
                 rest,
             )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -10413,13 +10792,14 @@ impl TaggedUnion for ChildCustomization {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "agent" => Self::Agent(<AgentCustomization as wire::WireStruct>::from_map(rest)?),
-            "skill" => Self::Skill(<SkillCustomization as wire::WireStruct>::from_map(rest)?),
-            "prompt" => Self::Prompt(<PromptCustomization as wire::WireStruct>::from_map(rest)?),
-            "rule" => Self::Rule(<RuleCustomization as wire::WireStruct>::from_map(rest)?),
-            "hook" => Self::Hook(<HookCustomization as wire::WireStruct>::from_map(rest)?),
-            "mcpServer" => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &["agent", "skill", "prompt", "rule", "hook", "mcpServer"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Agent(<AgentCustomization as wire::WireStruct>::from_map(rest)?),
+            1 => Self::Skill(<SkillCustomization as wire::WireStruct>::from_map(rest)?),
+            2 => Self::Prompt(<PromptCustomization as wire::WireStruct>::from_map(rest)?),
+            3 => Self::Rule(<RuleCustomization as wire::WireStruct>::from_map(rest)?),
+            4 => Self::Hook(<HookCustomization as wire::WireStruct>::from_map(rest)?),
+            5 => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
                 rest,
             )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -10470,12 +10850,13 @@ impl TaggedUnion for Customization {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "plugin" => Self::Plugin(<PluginCustomization as wire::WireStruct>::from_map(rest)?),
-            "directory" => Self::Directory(<DirectoryCustomization as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &["plugin", "directory", "mcpServer"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Plugin(<PluginCustomization as wire::WireStruct>::from_map(rest)?),
+            1 => Self::Directory(<DirectoryCustomization as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "mcpServer" => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
+            2 => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
                 rest,
             )?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -10529,18 +10910,17 @@ impl TaggedUnion for McpServerState {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "starting" => Self::Starting(<McpServerStartingState as wire::WireStruct>::from_map(
+        const TAGS: &[&str] = &["starting", "ready", "authRequired", "error", "stopped"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Starting(<McpServerStartingState as wire::WireStruct>::from_map(
                 rest,
             )?),
-            "ready" => Self::Ready(<McpServerReadyState as wire::WireStruct>::from_map(rest)?),
-            "authRequired" => Self::AuthRequired(
-                <McpServerAuthRequiredState as wire::WireStruct>::from_map(rest)?,
-            ),
-            "error" => Self::Error(<McpServerErrorState as wire::WireStruct>::from_map(rest)?),
-            "stopped" => {
-                Self::Stopped(<McpServerStoppedState as wire::WireStruct>::from_map(rest)?)
-            }
+            1 => Self::Ready(<McpServerReadyState as wire::WireStruct>::from_map(rest)?),
+            2 => Self::AuthRequired(<McpServerAuthRequiredState as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            3 => Self::Error(<McpServerErrorState as wire::WireStruct>::from_map(rest)?),
+            4 => Self::Stopped(<McpServerStoppedState as wire::WireStruct>::from_map(rest)?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -10583,9 +10963,10 @@ impl TaggedUnion for TerminalClaim {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "client" => Self::Client(<TerminalClientClaim as wire::WireStruct>::from_map(rest)?),
-            "session" => Self::Session(<TerminalSessionClaim as wire::WireStruct>::from_map(rest)?),
+        const TAGS: &[&str] = &["client", "session"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Client(<TerminalClientClaim as wire::WireStruct>::from_map(rest)?),
+            1 => Self::Session(<TerminalSessionClaim as wire::WireStruct>::from_map(rest)?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -10627,11 +11008,12 @@ impl TaggedUnion for TerminalContentPart {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "unclassified" => Self::Unclassified(
-                <TerminalUnclassifiedPart as wire::WireStruct>::from_map(rest)?,
-            ),
-            "command" => Self::Command(<TerminalCommandPart as wire::WireStruct>::from_map(rest)?),
+        const TAGS: &[&str] = &["unclassified", "command"];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::Unclassified(<TerminalUnclassifiedPart as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            1 => Self::Command(<TerminalCommandPart as wire::WireStruct>::from_map(rest)?),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
         })
     }
@@ -10671,10 +11053,11 @@ impl wire::WireStruct for ActionOrigin {
         let mut client_id = None;
         let mut client_seq = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["clientId", "clientSeq"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "clientSeq" => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                1 => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -10740,15 +11123,20 @@ impl wire::WireStruct for ActionEnvelope {
         let mut origin = None;
         let mut rejection_reason = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "channel",
+            "action",
+            "serverSeq",
+            "origin",
+            "rejectionReason",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "action" => wire::field(&mut __map, &mut action, "action")?,
-                "serverSeq" => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
-                "origin" => wire::field(&mut __map, &mut origin, "origin")?,
-                "rejectionReason" => {
-                    wire::field(&mut __map, &mut rejection_reason, "rejectionReason")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut action, "action")?,
+                2 => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
+                3 => wire::field(&mut __map, &mut origin, "origin")?,
+                4 => wire::field(&mut __map, &mut rejection_reason, "rejectionReason")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -10798,9 +11186,10 @@ impl wire::WireStruct for RootAgentsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut agents = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["agents"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "agents" => wire::field(&mut __map, &mut agents, "agents")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut agents, "agents")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -10840,11 +11229,10 @@ impl wire::WireStruct for RootActiveSessionsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut active_sessions = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["activeSessions"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "activeSessions" => {
-                    wire::field(&mut __map, &mut active_sessions, "activeSessions")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut active_sessions, "activeSessions")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -10887,9 +11275,10 @@ impl wire::WireStruct for RootTerminalsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut terminals = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["terminals"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "terminals" => wire::field(&mut __map, &mut terminals, "terminals")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut terminals, "terminals")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -10937,10 +11326,11 @@ impl wire::WireStruct for RootConfigChangedAction {
         let mut config = None;
         let mut replace = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["config", "replace"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "config" => wire::field(&mut __map, &mut config, "config")?,
-                "replace" => wire::field(&mut __map, &mut replace, "replace")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut config, "config")?,
+                1 => wire::field(&mut __map, &mut replace, "replace")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -10997,11 +11387,12 @@ impl wire::WireStruct for ToolCallActionBase {
         let mut tool_call_id = None;
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11042,8 +11433,9 @@ impl wire::WireStruct for SessionReadyAction {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11077,9 +11469,10 @@ impl wire::WireStruct for SessionCreationFailedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["error"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11133,13 +11526,12 @@ impl wire::WireStruct for SessionTurnStartedAction {
         let mut message = None;
         let mut queued_message_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "message", "queuedMessageId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "queuedMessageId" => {
-                    wire::field(&mut __map, &mut queued_message_id, "queuedMessageId")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut message, "message")?,
+                2 => wire::field(&mut __map, &mut queued_message_id, "queuedMessageId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11195,11 +11587,12 @@ impl wire::WireStruct for SessionDeltaAction {
         let mut part_id = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "partId", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "partId" => wire::field(&mut __map, &mut part_id, "partId")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut part_id, "partId")?,
+                2 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11251,10 +11644,11 @@ impl wire::WireStruct for SessionResponsePartAction {
         let mut turn_id = None;
         let mut part = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "part"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "part" => wire::field(&mut __map, &mut part, "part")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut part, "part")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11335,14 +11729,22 @@ impl wire::WireStruct for SessionToolCallStartAction {
         let mut display_name = None;
         let mut contributor = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "turnId",
+            "toolCallId",
+            "_meta",
+            "toolName",
+            "displayName",
+            "contributor",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "toolName" => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                "displayName" => wire::field(&mut __map, &mut display_name, "displayName")?,
-                "contributor" => wire::field(&mut __map, &mut contributor, "contributor")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
+                3 => wire::field(&mut __map, &mut tool_name, "toolName")?,
+                4 => wire::field(&mut __map, &mut display_name, "displayName")?,
+                5 => wire::field(&mut __map, &mut contributor, "contributor")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11422,15 +11824,20 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
         let mut content = None;
         let mut invocation_message = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "turnId",
+            "toolCallId",
+            "_meta",
+            "content",
+            "invocationMessage",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
+                3 => wire::field(&mut __map, &mut content, "content")?,
+                4 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11541,22 +11948,30 @@ impl wire::WireStruct for SessionToolCallReadyAction {
         let mut confirmed = None;
         let mut options = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "turnId",
+            "toolCallId",
+            "_meta",
+            "invocationMessage",
+            "toolInput",
+            "confirmationTitle",
+            "edits",
+            "editable",
+            "confirmed",
+            "options",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "invocationMessage" => {
-                    wire::field(&mut __map, &mut invocation_message, "invocationMessage")?
-                }
-                "toolInput" => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                "confirmationTitle" => {
-                    wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?
-                }
-                "edits" => wire::field(&mut __map, &mut edits, "edits")?,
-                "editable" => wire::field(&mut __map, &mut editable, "editable")?,
-                "confirmed" => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                "options" => wire::field(&mut __map, &mut options, "options")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
+                3 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
+                4 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
+                5 => wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?,
+                6 => wire::field(&mut __map, &mut edits, "edits")?,
+                7 => wire::field(&mut __map, &mut editable, "editable")?,
+                8 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
+                9 => wire::field(&mut __map, &mut options, "options")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11646,13 +12061,20 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
         let mut result = None;
         let mut requires_result_confirmation = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "turnId",
+            "toolCallId",
+            "_meta",
+            "result",
+            "requiresResultConfirmation",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "result" => wire::field(&mut __map, &mut result, "result")?,
-                "requiresResultConfirmation" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
+                3 => wire::field(&mut __map, &mut result, "result")?,
+                4 => wire::field(
                     &mut __map,
                     &mut requires_result_confirmation,
                     "requiresResultConfirmation",
@@ -11726,12 +12148,13 @@ impl wire::WireStruct for SessionToolCallResultConfirmedAction {
         let mut meta = None;
         let mut approved = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "approved"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "approved" => wire::field(&mut __map, &mut approved, "approved")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
+                3 => wire::field(&mut __map, &mut approved, "approved")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11807,12 +12230,13 @@ impl wire::WireStruct for SessionToolCallContentChangedAction {
         let mut meta = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "toolCallId" => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut __map, &mut meta, "_meta")?,
+                3 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11861,9 +12285,10 @@ impl wire::WireStruct for SessionTurnCompleteAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11903,9 +12328,10 @@ impl wire::WireStruct for SessionTurnCancelledAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11949,10 +12375,11 @@ impl wire::WireStruct for SessionErrorAction {
         let mut turn_id = None;
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "error"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -11997,9 +12424,10 @@ impl wire::WireStruct for SessionTitleChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut title = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["title"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "title" => wire::field(&mut __map, &mut title, "title")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut title, "title")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12043,10 +12471,11 @@ impl wire::WireStruct for SessionUsageAction {
         let mut turn_id = None;
         let mut usage = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "usage"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "usage" => wire::field(&mut __map, &mut usage, "usage")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut usage, "usage")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12101,11 +12530,12 @@ impl wire::WireStruct for SessionReasoningAction {
         let mut part_id = None;
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId", "partId", "content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                "partId" => wire::field(&mut __map, &mut part_id, "partId")?,
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut __map, &mut part_id, "partId")?,
+                2 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12153,9 +12583,10 @@ impl wire::WireStruct for SessionModelChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut model = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["model"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "model" => wire::field(&mut __map, &mut model, "model")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut model, "model")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12203,9 +12634,10 @@ impl wire::WireStruct for SessionAgentChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut agent = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["agent"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut agent, "agent")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12245,9 +12677,10 @@ impl wire::WireStruct for SessionIsReadChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut is_read = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["isRead"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "isRead" => wire::field(&mut __map, &mut is_read, "isRead")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut is_read, "isRead")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12290,9 +12723,10 @@ impl wire::WireStruct for SessionIsArchivedChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut is_archived = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["isArchived"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "isArchived" => wire::field(&mut __map, &mut is_archived, "isArchived")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut is_archived, "isArchived")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12335,9 +12769,10 @@ impl wire::WireStruct for SessionActivityChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut activity = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["activity"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "activity" => wire::field(&mut __map, &mut activity, "activity")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut activity, "activity")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12387,9 +12822,10 @@ impl wire::WireStruct for SessionChangesetsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut changesets = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["changesets"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "changesets" => wire::field(&mut __map, &mut changesets, "changesets")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut changesets, "changesets")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12428,9 +12864,10 @@ impl wire::WireStruct for SessionServerToolsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tools = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["tools"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tools, "tools")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12476,9 +12913,10 @@ impl wire::WireStruct for SessionActiveClientChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut active_client = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["activeClient"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "activeClient" => wire::field(&mut __map, &mut active_client, "activeClient")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut active_client, "activeClient")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12519,9 +12957,10 @@ impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut tools = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["tools"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "tools" => wire::field(&mut __map, &mut tools, "tools")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut tools, "tools")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12564,9 +13003,10 @@ impl wire::WireStruct for SessionCustomizationsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut customizations = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["customizations"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "customizations" => wire::field(&mut __map, &mut customizations, "customizations")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut customizations, "customizations")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12615,10 +13055,11 @@ impl wire::WireStruct for SessionCustomizationToggledAction {
         let mut id = None;
         let mut enabled = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "enabled"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "enabled" => wire::field(&mut __map, &mut enabled, "enabled")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut enabled, "enabled")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12669,9 +13110,10 @@ impl wire::WireStruct for SessionCustomizationUpdatedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut customization = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["customization"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "customization" => wire::field(&mut __map, &mut customization, "customization")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut customization, "customization")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12715,9 +13157,10 @@ impl wire::WireStruct for SessionCustomizationRemovedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12786,11 +13229,12 @@ impl wire::WireStruct for SessionMcpServerStateChangedAction {
         let mut state = None;
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "state", "channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "state" => wire::field(&mut __map, &mut state, "state")?,
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut state, "state")?,
+                2 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12844,10 +13288,11 @@ impl wire::WireStruct for SessionConfigChangedAction {
         let mut config = None;
         let mut replace = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["config", "replace"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "config" => wire::field(&mut __map, &mut config, "config")?,
-                "replace" => wire::field(&mut __map, &mut replace, "replace")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut config, "config")?,
+                1 => wire::field(&mut __map, &mut replace, "replace")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12891,9 +13336,10 @@ impl wire::WireStruct for SessionMetaChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut meta = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["_meta"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "_meta" => wire::field(&mut __map, &mut meta, "_meta")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut meta, "_meta")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12941,9 +13387,10 @@ impl wire::WireStruct for SessionTruncatedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut turn_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turnId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -12996,11 +13443,12 @@ impl wire::WireStruct for SessionPendingMessageSetAction {
         let mut id = None;
         let mut message = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["kind", "id", "message"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "message" => wire::field(&mut __map, &mut message, "message")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut kind, "kind")?,
+                1 => wire::field(&mut __map, &mut id, "id")?,
+                2 => wire::field(&mut __map, &mut message, "message")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13056,10 +13504,11 @@ impl wire::WireStruct for SessionPendingMessageRemovedAction {
         let mut kind = None;
         let mut id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["kind", "id"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
-                "id" => wire::field(&mut __map, &mut id, "id")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut kind, "kind")?,
+                1 => wire::field(&mut __map, &mut id, "id")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13109,9 +13558,10 @@ impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut order = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["order"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "order" => wire::field(&mut __map, &mut order, "order")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut order, "order")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13155,9 +13605,10 @@ impl wire::WireStruct for SessionInputRequestedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut request = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["request"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "request" => wire::field(&mut __map, &mut request, "request")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut request, "request")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13207,11 +13658,12 @@ impl wire::WireStruct for SessionInputAnswerChangedAction {
         let mut question_id = None;
         let mut answer = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["requestId", "questionId", "answer"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "requestId" => wire::field(&mut __map, &mut request_id, "requestId")?,
-                "questionId" => wire::field(&mut __map, &mut question_id, "questionId")?,
-                "answer" => wire::field(&mut __map, &mut answer, "answer")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut request_id, "requestId")?,
+                1 => wire::field(&mut __map, &mut question_id, "questionId")?,
+                2 => wire::field(&mut __map, &mut answer, "answer")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13271,11 +13723,12 @@ impl wire::WireStruct for SessionInputCompletedAction {
         let mut response = None;
         let mut answers = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["requestId", "response", "answers"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "requestId" => wire::field(&mut __map, &mut request_id, "requestId")?,
-                "response" => wire::field(&mut __map, &mut response, "response")?,
-                "answers" => wire::field(&mut __map, &mut answers, "answers")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut request_id, "requestId")?,
+                1 => wire::field(&mut __map, &mut response, "response")?,
+                2 => wire::field(&mut __map, &mut answers, "answers")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13329,9 +13782,10 @@ impl wire::WireStruct for TerminalDataAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut data = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["data"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "data" => wire::field(&mut __map, &mut data, "data")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut data, "data")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13377,9 +13831,10 @@ impl wire::WireStruct for TerminalInputAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut data = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["data"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "data" => wire::field(&mut __map, &mut data, "data")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut data, "data")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13426,10 +13881,11 @@ impl wire::WireStruct for TerminalResizedAction {
         let mut cols = None;
         let mut rows = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["cols", "rows"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "cols" => wire::field(&mut __map, &mut cols, "cols")?,
-                "rows" => wire::field(&mut __map, &mut rows, "rows")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut cols, "cols")?,
+                1 => wire::field(&mut __map, &mut rows, "rows")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13476,9 +13932,10 @@ impl wire::WireStruct for TerminalClaimedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut claim = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["claim"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut claim, "claim")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13521,9 +13978,10 @@ impl wire::WireStruct for TerminalTitleChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut title = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["title"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "title" => wire::field(&mut __map, &mut title, "title")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut title, "title")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13563,9 +14021,10 @@ impl wire::WireStruct for TerminalCwdChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut cwd = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["cwd"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "cwd" => wire::field(&mut __map, &mut cwd, "cwd")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut cwd, "cwd")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13610,9 +14069,10 @@ impl wire::WireStruct for TerminalExitedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut exit_code = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["exitCode"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13645,8 +14105,9 @@ impl wire::WireStruct for TerminalClearedAction {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13681,8 +14142,9 @@ impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13728,11 +14190,12 @@ impl wire::WireStruct for TerminalCommandExecutedAction {
         let mut command_line = None;
         let mut timestamp = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["commandId", "commandLine", "timestamp"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "commandId" => wire::field(&mut __map, &mut command_id, "commandId")?,
-                "commandLine" => wire::field(&mut __map, &mut command_line, "commandLine")?,
-                "timestamp" => wire::field(&mut __map, &mut timestamp, "timestamp")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut command_id, "commandId")?,
+                1 => wire::field(&mut __map, &mut command_line, "commandLine")?,
+                2 => wire::field(&mut __map, &mut timestamp, "timestamp")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13803,11 +14266,12 @@ impl wire::WireStruct for TerminalCommandFinishedAction {
         let mut exit_code = None;
         let mut duration_ms = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["commandId", "exitCode", "durationMs"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "commandId" => wire::field(&mut __map, &mut command_id, "commandId")?,
-                "exitCode" => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                "durationMs" => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut command_id, "commandId")?,
+                1 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
+                2 => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13855,10 +14319,11 @@ impl wire::WireStruct for ChangesetStatusChangedAction {
         let mut status = None;
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["status", "error"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "status" => wire::field(&mut __map, &mut status, "status")?,
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut status, "status")?,
+                1 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13900,9 +14365,10 @@ impl wire::WireStruct for ChangesetFileSetAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut file = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["file"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "file" => wire::field(&mut __map, &mut file, "file")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut file, "file")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13945,9 +14411,10 @@ impl wire::WireStruct for ChangesetFileRemovedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut file_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["fileId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "fileId" => wire::field(&mut __map, &mut file_id, "fileId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut file_id, "fileId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -13993,9 +14460,10 @@ impl wire::WireStruct for ChangesetOperationsChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut operations = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["operations"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "operations" => wire::field(&mut __map, &mut operations, "operations")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut operations, "operations")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14049,11 +14517,12 @@ impl wire::WireStruct for ChangesetOperationStatusChangedAction {
         let mut status = None;
         let mut error = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["operationId", "status", "error"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "operationId" => wire::field(&mut __map, &mut operation_id, "operationId")?,
-                "status" => wire::field(&mut __map, &mut status, "status")?,
-                "error" => wire::field(&mut __map, &mut error, "error")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut operation_id, "operationId")?,
+                1 => wire::field(&mut __map, &mut status, "status")?,
+                2 => wire::field(&mut __map, &mut error, "error")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14107,8 +14576,9 @@ impl wire::WireStruct for ChangesetClearedAction {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14141,9 +14611,10 @@ impl wire::WireStruct for ResourceWatchChangedActionChanges {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["items"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "items" => wire::field(&mut __map, &mut items, "items")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut items, "items")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14189,9 +14660,10 @@ impl wire::WireStruct for ResourceWatchChangedAction {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut changes = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["changes"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut changes, "changes")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14418,196 +14890,251 @@ impl TaggedUnion for StateAction {
         tag: &str,
         rest: A,
     ) -> Result<Self, A::Error> {
-        Ok(match tag {
-            "root/agentsChanged" => Self::RootAgentsChanged(
-                <RootAgentsChangedAction as wire::WireStruct>::from_map(rest)?,
-            ),
-            "root/activeSessionsChanged" => Self::RootActiveSessionsChanged(
+        const TAGS: &[&str] = &[
+            "root/agentsChanged",
+            "root/activeSessionsChanged",
+            "root/terminalsChanged",
+            "root/configChanged",
+            "session/ready",
+            "session/creationFailed",
+            "session/turnStarted",
+            "session/delta",
+            "session/responsePart",
+            "session/toolCallStart",
+            "session/toolCallDelta",
+            "session/toolCallReady",
+            "session/toolCallConfirmed",
+            "session/toolCallComplete",
+            "session/toolCallResultConfirmed",
+            "session/toolCallContentChanged",
+            "session/turnComplete",
+            "session/turnCancelled",
+            "session/error",
+            "session/titleChanged",
+            "session/usage",
+            "session/reasoning",
+            "session/modelChanged",
+            "session/agentChanged",
+            "session/serverToolsChanged",
+            "session/activeClientChanged",
+            "session/activeClientToolsChanged",
+            "session/pendingMessageSet",
+            "session/pendingMessageRemoved",
+            "session/queuedMessagesReordered",
+            "session/inputRequested",
+            "session/inputAnswerChanged",
+            "session/inputCompleted",
+            "session/customizationsChanged",
+            "session/customizationToggled",
+            "session/customizationUpdated",
+            "session/customizationRemoved",
+            "session/mcpServerStateChanged",
+            "session/truncated",
+            "session/isReadChanged",
+            "session/isArchivedChanged",
+            "session/activityChanged",
+            "session/changesetsChanged",
+            "session/configChanged",
+            "session/metaChanged",
+            "changeset/statusChanged",
+            "changeset/fileSet",
+            "changeset/fileRemoved",
+            "changeset/operationsChanged",
+            "changeset/operationStatusChanged",
+            "changeset/cleared",
+            "terminal/data",
+            "terminal/input",
+            "terminal/resized",
+            "terminal/claimed",
+            "terminal/titleChanged",
+            "terminal/cwdChanged",
+            "terminal/exited",
+            "terminal/cleared",
+            "terminal/commandDetectionAvailable",
+            "terminal/commandExecuted",
+            "terminal/commandFinished",
+            "resourceWatch/changed",
+        ];
+        Ok(match wire::key_index(tag, TAGS) {
+            0 => Self::RootAgentsChanged(<RootAgentsChangedAction as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            1 => Self::RootActiveSessionsChanged(
                 <RootActiveSessionsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "root/terminalsChanged" => Self::RootTerminalsChanged(
+            2 => Self::RootTerminalsChanged(
                 <RootTerminalsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "root/configChanged" => Self::RootConfigChanged(
-                <RootConfigChangedAction as wire::WireStruct>::from_map(rest)?,
-            ),
-            "session/ready" => {
-                Self::SessionReady(<SessionReadyAction as wire::WireStruct>::from_map(rest)?)
-            }
-            "session/creationFailed" => Self::SessionCreationFailed(
+            3 => Self::RootConfigChanged(<RootConfigChangedAction as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            4 => Self::SessionReady(<SessionReadyAction as wire::WireStruct>::from_map(rest)?),
+            5 => Self::SessionCreationFailed(
                 <SessionCreationFailedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/turnStarted" => Self::SessionTurnStarted(Box::new(
+            6 => Self::SessionTurnStarted(Box::new(
                 <SessionTurnStartedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/delta" => {
-                Self::SessionDelta(<SessionDeltaAction as wire::WireStruct>::from_map(rest)?)
-            }
-            "session/responsePart" => Self::SessionResponsePart(Box::new(
+            7 => Self::SessionDelta(<SessionDeltaAction as wire::WireStruct>::from_map(rest)?),
+            8 => Self::SessionResponsePart(Box::new(
                 <SessionResponsePartAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/toolCallStart" => Self::SessionToolCallStart(Box::new(
+            9 => Self::SessionToolCallStart(Box::new(
                 <SessionToolCallStartAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/toolCallDelta" => Self::SessionToolCallDelta(Box::new(
+            10 => Self::SessionToolCallDelta(Box::new(
                 <SessionToolCallDeltaAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/toolCallReady" => Self::SessionToolCallReady(Box::new(
+            11 => Self::SessionToolCallReady(Box::new(
                 <SessionToolCallReadyAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/toolCallConfirmed" => Self::SessionToolCallConfirmed(Box::new(
+            12 => Self::SessionToolCallConfirmed(Box::new(
                 SessionToolCallConfirmedAction::deserialize(
                     serde::de::value::MapAccessDeserializer::new(rest),
                 )?,
             )),
-            "session/toolCallComplete" => Self::SessionToolCallComplete(Box::new(
+            13 => Self::SessionToolCallComplete(Box::new(
                 <SessionToolCallCompleteAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/toolCallResultConfirmed" => Self::SessionToolCallResultConfirmed(Box::new(
+            14 => Self::SessionToolCallResultConfirmed(Box::new(
                 <SessionToolCallResultConfirmedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/toolCallContentChanged" => Self::SessionToolCallContentChanged(Box::new(
+            15 => Self::SessionToolCallContentChanged(Box::new(
                 <SessionToolCallContentChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/turnComplete" => Self::SessionTurnComplete(
+            16 => Self::SessionTurnComplete(
                 <SessionTurnCompleteAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/turnCancelled" => Self::SessionTurnCancelled(
+            17 => Self::SessionTurnCancelled(
                 <SessionTurnCancelledAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/error" => Self::SessionError(Box::new(
+            18 => Self::SessionError(Box::new(
                 <SessionErrorAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/titleChanged" => Self::SessionTitleChanged(
+            19 => Self::SessionTitleChanged(
                 <SessionTitleChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/usage" => Self::SessionUsage(Box::new(
+            20 => Self::SessionUsage(Box::new(
                 <SessionUsageAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/reasoning" => Self::SessionReasoning(
-                <SessionReasoningAction as wire::WireStruct>::from_map(rest)?,
-            ),
-            "session/modelChanged" => Self::SessionModelChanged(
+            21 => Self::SessionReasoning(<SessionReasoningAction as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            22 => Self::SessionModelChanged(
                 <SessionModelChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/agentChanged" => Self::SessionAgentChanged(
+            23 => Self::SessionAgentChanged(
                 <SessionAgentChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/serverToolsChanged" => Self::SessionServerToolsChanged(
+            24 => Self::SessionServerToolsChanged(
                 <SessionServerToolsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/activeClientChanged" => Self::SessionActiveClientChanged(Box::new(
+            25 => Self::SessionActiveClientChanged(Box::new(
                 <SessionActiveClientChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/activeClientToolsChanged" => Self::SessionActiveClientToolsChanged(
+            26 => Self::SessionActiveClientToolsChanged(
                 <SessionActiveClientToolsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/pendingMessageSet" => Self::SessionPendingMessageSet(Box::new(
+            27 => Self::SessionPendingMessageSet(Box::new(
                 <SessionPendingMessageSetAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/pendingMessageRemoved" => Self::SessionPendingMessageRemoved(
+            28 => Self::SessionPendingMessageRemoved(
                 <SessionPendingMessageRemovedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/queuedMessagesReordered" => Self::SessionQueuedMessagesReordered(
+            29 => Self::SessionQueuedMessagesReordered(
                 <SessionQueuedMessagesReorderedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/inputRequested" => Self::SessionInputRequested(Box::new(
+            30 => Self::SessionInputRequested(Box::new(
                 <SessionInputRequestedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/inputAnswerChanged" => Self::SessionInputAnswerChanged(Box::new(
+            31 => Self::SessionInputAnswerChanged(Box::new(
                 <SessionInputAnswerChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/inputCompleted" => Self::SessionInputCompleted(
+            32 => Self::SessionInputCompleted(
                 <SessionInputCompletedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/customizationsChanged" => Self::SessionCustomizationsChanged(
+            33 => Self::SessionCustomizationsChanged(
                 <SessionCustomizationsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/customizationToggled" => Self::SessionCustomizationToggled(
+            34 => Self::SessionCustomizationToggled(
                 <SessionCustomizationToggledAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/customizationUpdated" => Self::SessionCustomizationUpdated(Box::new(
+            35 => Self::SessionCustomizationUpdated(Box::new(
                 <SessionCustomizationUpdatedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/customizationRemoved" => Self::SessionCustomizationRemoved(
+            36 => Self::SessionCustomizationRemoved(
                 <SessionCustomizationRemovedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/mcpServerStateChanged" => Self::SessionMcpServerStateChanged(Box::new(
+            37 => Self::SessionMcpServerStateChanged(Box::new(
                 <SessionMcpServerStateChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "session/truncated" => Self::SessionTruncated(
-                <SessionTruncatedAction as wire::WireStruct>::from_map(rest)?,
-            ),
-            "session/isReadChanged" => Self::SessionIsReadChanged(
+            38 => Self::SessionTruncated(<SessionTruncatedAction as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            39 => Self::SessionIsReadChanged(
                 <SessionIsReadChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/isArchivedChanged" => Self::SessionIsArchivedChanged(
+            40 => Self::SessionIsArchivedChanged(
                 <SessionIsArchivedChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/activityChanged" => Self::SessionActivityChanged(
+            41 => Self::SessionActivityChanged(
                 <SessionActivityChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/changesetsChanged" => Self::SessionChangesetsChanged(
+            42 => Self::SessionChangesetsChanged(
                 <SessionChangesetsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/configChanged" => Self::SessionConfigChanged(
+            43 => Self::SessionConfigChanged(
                 <SessionConfigChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "session/metaChanged" => Self::SessionMetaChanged(
+            44 => Self::SessionMetaChanged(
                 <SessionMetaChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "changeset/statusChanged" => Self::ChangesetStatusChanged(Box::new(
+            45 => Self::ChangesetStatusChanged(Box::new(
                 <ChangesetStatusChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "changeset/fileSet" => Self::ChangesetFileSet(Box::new(
+            46 => Self::ChangesetFileSet(Box::new(
                 <ChangesetFileSetAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "changeset/fileRemoved" => Self::ChangesetFileRemoved(
+            47 => Self::ChangesetFileRemoved(
                 <ChangesetFileRemovedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "changeset/operationsChanged" => Self::ChangesetOperationsChanged(
+            48 => Self::ChangesetOperationsChanged(
                 <ChangesetOperationsChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "changeset/operationStatusChanged" => Self::ChangesetOperationStatusChanged(Box::new(
+            49 => Self::ChangesetOperationStatusChanged(Box::new(
                 <ChangesetOperationStatusChangedAction as wire::WireStruct>::from_map(rest)?,
             )),
-            "changeset/cleared" => Self::ChangesetCleared(
-                <ChangesetClearedAction as wire::WireStruct>::from_map(rest)?,
-            ),
-            "terminal/data" => {
-                Self::TerminalData(<TerminalDataAction as wire::WireStruct>::from_map(rest)?)
-            }
-            "terminal/input" => {
-                Self::TerminalInput(<TerminalInputAction as wire::WireStruct>::from_map(rest)?)
-            }
-            "terminal/resized" => {
+            50 => Self::ChangesetCleared(<ChangesetClearedAction as wire::WireStruct>::from_map(
+                rest,
+            )?),
+            51 => Self::TerminalData(<TerminalDataAction as wire::WireStruct>::from_map(rest)?),
+            52 => Self::TerminalInput(<TerminalInputAction as wire::WireStruct>::from_map(rest)?),
+            53 => {
                 Self::TerminalResized(<TerminalResizedAction as wire::WireStruct>::from_map(rest)?)
             }
-            "terminal/claimed" => {
+            54 => {
                 Self::TerminalClaimed(<TerminalClaimedAction as wire::WireStruct>::from_map(rest)?)
             }
-            "terminal/titleChanged" => Self::TerminalTitleChanged(
+            55 => Self::TerminalTitleChanged(
                 <TerminalTitleChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "terminal/cwdChanged" => Self::TerminalCwdChanged(
+            56 => Self::TerminalCwdChanged(
                 <TerminalCwdChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "terminal/exited" => {
-                Self::TerminalExited(<TerminalExitedAction as wire::WireStruct>::from_map(rest)?)
-            }
-            "terminal/cleared" => {
+            57 => Self::TerminalExited(<TerminalExitedAction as wire::WireStruct>::from_map(rest)?),
+            58 => {
                 Self::TerminalCleared(<TerminalClearedAction as wire::WireStruct>::from_map(rest)?)
             }
-            "terminal/commandDetectionAvailable" => Self::TerminalCommandDetectionAvailable(
+            59 => Self::TerminalCommandDetectionAvailable(
                 <TerminalCommandDetectionAvailableAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "terminal/commandExecuted" => Self::TerminalCommandExecuted(
+            60 => Self::TerminalCommandExecuted(
                 <TerminalCommandExecutedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "terminal/commandFinished" => Self::TerminalCommandFinished(
+            61 => Self::TerminalCommandFinished(
                 <TerminalCommandFinishedAction as wire::WireStruct>::from_map(rest)?,
             ),
-            "resourceWatch/changed" => Self::ResourceWatchChanged(
+            62 => Self::ResourceWatchChanged(
                 <ResourceWatchChangedAction as wire::WireStruct>::from_map(rest)?,
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
@@ -14661,9 +15188,10 @@ impl wire::WireStruct for BaseParams {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14744,20 +15272,26 @@ impl wire::WireStruct for InitializeParams {
         let mut locale = None;
         let mut capabilities = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "channel",
+            "protocolVersions",
+            "clientId",
+            "initialSubscriptions",
+            "locale",
+            "capabilities",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "protocolVersions" => {
-                    wire::field(&mut __map, &mut protocol_versions, "protocolVersions")?
-                }
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "initialSubscriptions" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut protocol_versions, "protocolVersions")?,
+                2 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                3 => wire::field(
                     &mut __map,
                     &mut initial_subscriptions,
                     "initialSubscriptions",
                 )?,
-                "locale" => wire::field(&mut __map, &mut locale, "locale")?,
-                "capabilities" => wire::field(&mut __map, &mut capabilities, "capabilities")?,
+                4 => wire::field(&mut __map, &mut locale, "locale")?,
+                5 => wire::field(&mut __map, &mut capabilities, "capabilities")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14823,9 +15357,10 @@ impl wire::WireStruct for ClientCapabilities {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut mcp_apps = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["mcpApps"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "mcpApps" => wire::field(&mut __map, &mut mcp_apps, "mcpApps")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut mcp_apps, "mcpApps")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14905,22 +15440,26 @@ impl wire::WireStruct for InitializeResult {
         let mut completion_trigger_characters = None;
         let mut telemetry = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "protocolVersion",
+            "serverSeq",
+            "snapshots",
+            "defaultDirectory",
+            "completionTriggerCharacters",
+            "telemetry",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "protocolVersion" => {
-                    wire::field(&mut __map, &mut protocol_version, "protocolVersion")?
-                }
-                "serverSeq" => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
-                "snapshots" => wire::field(&mut __map, &mut snapshots, "snapshots")?,
-                "defaultDirectory" => {
-                    wire::field(&mut __map, &mut default_directory, "defaultDirectory")?
-                }
-                "completionTriggerCharacters" => wire::field(
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut protocol_version, "protocolVersion")?,
+                1 => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
+                2 => wire::field(&mut __map, &mut snapshots, "snapshots")?,
+                3 => wire::field(&mut __map, &mut default_directory, "defaultDirectory")?,
+                4 => wire::field(
                     &mut __map,
                     &mut completion_trigger_characters,
                     "completionTriggerCharacters",
                 )?,
-                "telemetry" => wire::field(&mut __map, &mut telemetry, "telemetry")?,
+                5 => wire::field(&mut __map, &mut telemetry, "telemetry")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -14976,9 +15515,10 @@ impl wire::WireStruct for PingParams {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15031,14 +15571,13 @@ impl wire::WireStruct for ReconnectParams {
         let mut last_seen_server_seq = None;
         let mut subscriptions = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "clientId", "lastSeenServerSeq", "subscriptions"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "clientId" => wire::field(&mut __map, &mut client_id, "clientId")?,
-                "lastSeenServerSeq" => {
-                    wire::field(&mut __map, &mut last_seen_server_seq, "lastSeenServerSeq")?
-                }
-                "subscriptions" => wire::field(&mut __map, &mut subscriptions, "subscriptions")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut client_id, "clientId")?,
+                2 => wire::field(&mut __map, &mut last_seen_server_seq, "lastSeenServerSeq")?,
+                3 => wire::field(&mut __map, &mut subscriptions, "subscriptions")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15104,11 +15643,12 @@ impl wire::WireStruct for ReconnectReplayResult {
         let mut actions = None;
         let mut missing = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["type", "actions", "missing"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "actions" => wire::field(&mut __map, &mut actions, "actions")?,
-                "missing" => wire::field(&mut __map, &mut missing, "missing")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut r#type, "type")?,
+                1 => wire::field(&mut __map, &mut actions, "actions")?,
+                2 => wire::field(&mut __map, &mut missing, "missing")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15161,10 +15701,11 @@ impl wire::WireStruct for ReconnectSnapshotResult {
         let mut r#type = None;
         let mut snapshots = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["type", "snapshots"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "snapshots" => wire::field(&mut __map, &mut snapshots, "snapshots")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut r#type, "type")?,
+                1 => wire::field(&mut __map, &mut snapshots, "snapshots")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15213,9 +15754,10 @@ impl wire::WireStruct for SubscribeParams {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15258,9 +15800,10 @@ impl wire::WireStruct for SubscribeResult {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut snapshot = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["snapshot"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "snapshot" => wire::field(&mut __map, &mut snapshot, "snapshot")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut snapshot, "snapshot")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15297,9 +15840,10 @@ impl wire::WireStruct for UnsubscribeParams {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15353,11 +15897,12 @@ impl wire::WireStruct for DispatchActionParams {
         let mut client_seq = None;
         let mut action = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "clientSeq", "action"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "clientSeq" => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
-                "action" => wire::field(&mut __map, &mut action, "action")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
+                2 => wire::field(&mut __map, &mut action, "action")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15425,11 +15970,12 @@ impl wire::WireStruct for ResourceReadParams {
         let mut uri = None;
         let mut encoding = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "uri", "encoding"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "encoding" => wire::field(&mut __map, &mut encoding, "encoding")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut encoding, "encoding")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15490,11 +16036,12 @@ impl wire::WireStruct for ResourceReadResult {
         let mut encoding = None;
         let mut content_type = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["data", "encoding", "contentType"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "data" => wire::field(&mut __map, &mut data, "data")?,
-                "encoding" => wire::field(&mut __map, &mut encoding, "encoding")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut data, "data")?,
+                1 => wire::field(&mut __map, &mut encoding, "encoding")?,
+                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15608,17 +16155,28 @@ impl wire::WireStruct for ResourceWriteParams {
         let mut position = None;
         let mut if_match = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "channel",
+            "uri",
+            "data",
+            "encoding",
+            "contentType",
+            "createOnly",
+            "mode",
+            "position",
+            "ifMatch",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "data" => wire::field(&mut __map, &mut data, "data")?,
-                "encoding" => wire::field(&mut __map, &mut encoding, "encoding")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
-                "createOnly" => wire::field(&mut __map, &mut create_only, "createOnly")?,
-                "mode" => wire::field(&mut __map, &mut mode, "mode")?,
-                "position" => wire::field(&mut __map, &mut position, "position")?,
-                "ifMatch" => wire::field(&mut __map, &mut if_match, "ifMatch")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut data, "data")?,
+                3 => wire::field(&mut __map, &mut encoding, "encoding")?,
+                4 => wire::field(&mut __map, &mut content_type, "contentType")?,
+                5 => wire::field(&mut __map, &mut create_only, "createOnly")?,
+                6 => wire::field(&mut __map, &mut mode, "mode")?,
+                7 => wire::field(&mut __map, &mut position, "position")?,
+                8 => wire::field(&mut __map, &mut if_match, "ifMatch")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15673,8 +16231,9 @@ impl wire::WireStruct for ResourceWriteResult {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15722,10 +16281,11 @@ impl wire::WireStruct for ResourceListParams {
         let mut channel = None;
         let mut uri = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "uri"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15768,10 +16328,11 @@ impl DirectoryEntryType {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "file" => Self::File,
-            "directory" => Self::Directory,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["file", "directory"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::File,
+            1 => Self::Directory,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -15818,10 +16379,11 @@ impl wire::WireStruct for DirectoryEntry {
         let mut name = None;
         let mut r#type = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["name", "type"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut name, "name")?,
+                1 => wire::field(&mut __map, &mut r#type, "type")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15865,9 +16427,10 @@ impl wire::WireStruct for ResourceListResult {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut entries = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["entries"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "entries" => wire::field(&mut __map, &mut entries, "entries")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut entries, "entries")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15930,12 +16493,13 @@ impl wire::WireStruct for ResourceCopyParams {
         let mut destination = None;
         let mut fail_if_exists = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "source" => wire::field(&mut __map, &mut source, "source")?,
-                "destination" => wire::field(&mut __map, &mut destination, "destination")?,
-                "failIfExists" => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut source, "source")?,
+                2 => wire::field(&mut __map, &mut destination, "destination")?,
+                3 => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -15982,8 +16546,9 @@ impl wire::WireStruct for ResourceCopyResult {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16029,11 +16594,12 @@ impl wire::WireStruct for ResourceDeleteParams {
         let mut uri = None;
         let mut recursive = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "uri", "recursive"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "recursive" => wire::field(&mut __map, &mut recursive, "recursive")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut recursive, "recursive")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16076,8 +16642,9 @@ impl wire::WireStruct for ResourceDeleteResult {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16145,12 +16712,13 @@ impl wire::WireStruct for ResourceRequestParams {
         let mut read = None;
         let mut write = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "uri", "read", "write"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "read" => wire::field(&mut __map, &mut read, "read")?,
-                "write" => wire::field(&mut __map, &mut write, "write")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut read, "read")?,
+                3 => wire::field(&mut __map, &mut write, "write")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16194,8 +16762,9 @@ impl wire::WireStruct for ResourceRequestResult {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16252,12 +16821,13 @@ impl wire::WireStruct for ResourceMoveParams {
         let mut destination = None;
         let mut fail_if_exists = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "source" => wire::field(&mut __map, &mut source, "source")?,
-                "destination" => wire::field(&mut __map, &mut destination, "destination")?,
-                "failIfExists" => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut source, "source")?,
+                2 => wire::field(&mut __map, &mut destination, "destination")?,
+                3 => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16304,8 +16874,9 @@ impl wire::WireStruct for ResourceMoveResult {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16364,13 +16935,12 @@ impl wire::WireStruct for ResourceResolveParams {
         let mut uri = None;
         let mut follow_symlinks = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "uri", "followSymlinks"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "followSymlinks" => {
-                    wire::field(&mut __map, &mut follow_symlinks, "followSymlinks")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut follow_symlinks, "followSymlinks")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16452,15 +17022,24 @@ impl wire::WireStruct for ResourceResolveResult {
         let mut content_type = None;
         let mut etag = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "uri",
+            "type",
+            "size",
+            "mtime",
+            "ctime",
+            "contentType",
+            "etag",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "type" => wire::field(&mut __map, &mut r#type, "type")?,
-                "size" => wire::field(&mut __map, &mut size, "size")?,
-                "mtime" => wire::field(&mut __map, &mut mtime, "mtime")?,
-                "ctime" => wire::field(&mut __map, &mut ctime, "ctime")?,
-                "contentType" => wire::field(&mut __map, &mut content_type, "contentType")?,
-                "etag" => wire::field(&mut __map, &mut etag, "etag")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut uri, "uri")?,
+                1 => wire::field(&mut __map, &mut r#type, "type")?,
+                2 => wire::field(&mut __map, &mut size, "size")?,
+                3 => wire::field(&mut __map, &mut mtime, "mtime")?,
+                4 => wire::field(&mut __map, &mut ctime, "ctime")?,
+                5 => wire::field(&mut __map, &mut content_type, "contentType")?,
+                6 => wire::field(&mut __map, &mut etag, "etag")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16521,10 +17100,11 @@ impl wire::WireStruct for ResourceMkdirParams {
         let mut channel = None;
         let mut uri = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "uri"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16566,8 +17146,9 @@ impl wire::WireStruct for ResourceMkdirResult {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16617,11 +17198,12 @@ impl wire::WireStruct for AuthenticateParams {
         let mut resource = None;
         let mut token = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "resource", "token"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "token" => wire::field(&mut __map, &mut token, "token")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut resource, "resource")?,
+                2 => wire::field(&mut __map, &mut token, "token")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16669,8 +17251,9 @@ impl wire::WireStruct for AuthenticateResult {
     #[inline(never)]
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
+            match wire::key_index(&__key, KEYS) {
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16713,10 +17296,11 @@ impl wire::WireStruct for ListSessionsParams {
         let mut channel = None;
         let mut filter = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "filter"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "filter" => wire::field(&mut __map, &mut filter, "filter")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut filter, "filter")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16757,9 +17341,10 @@ impl wire::WireStruct for ListSessionsResult {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["items"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "items" => wire::field(&mut __map, &mut items, "items")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut items, "items")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16824,14 +17409,13 @@ impl wire::WireStruct for ResolveSessionConfigParams {
         let mut working_directory = None;
         let mut config = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "provider", "workingDirectory", "config"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
-                "workingDirectory" => {
-                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
-                }
-                "config" => wire::field(&mut __map, &mut config, "config")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut provider, "provider")?,
+                2 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
+                3 => wire::field(&mut __map, &mut config, "config")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16879,10 +17463,11 @@ impl wire::WireStruct for ResolveSessionConfigResult {
         let mut schema = None;
         let mut values = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["schema", "values"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "schema" => wire::field(&mut __map, &mut schema, "schema")?,
-                "values" => wire::field(&mut __map, &mut values, "values")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut schema, "schema")?,
+                1 => wire::field(&mut __map, &mut values, "values")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -16938,11 +17523,12 @@ impl wire::WireStruct for SessionConfigValueItem {
         let mut label = None;
         let mut description = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["value", "label", "description"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "value" => wire::field(&mut __map, &mut value, "value")?,
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut value, "value")?,
+                1 => wire::field(&mut __map, &mut label, "label")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17016,16 +17602,22 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
         let mut property = None;
         let mut query = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "channel",
+            "provider",
+            "workingDirectory",
+            "config",
+            "property",
+            "query",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
-                "workingDirectory" => {
-                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
-                }
-                "config" => wire::field(&mut __map, &mut config, "config")?,
-                "property" => wire::field(&mut __map, &mut property, "property")?,
-                "query" => wire::field(&mut __map, &mut query, "query")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut provider, "provider")?,
+                2 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
+                3 => wire::field(&mut __map, &mut config, "config")?,
+                4 => wire::field(&mut __map, &mut property, "property")?,
+                5 => wire::field(&mut __map, &mut query, "query")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17073,9 +17665,10 @@ impl wire::WireStruct for SessionConfigCompletionsResult {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["items"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "items" => wire::field(&mut __map, &mut items, "items")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut items, "items")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17126,10 +17719,11 @@ impl wire::WireStruct for SessionForkSource {
         let mut session = None;
         let mut turn_id = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["session", "turnId"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "session" => wire::field(&mut __map, &mut session, "session")?,
-                "turnId" => wire::field(&mut __map, &mut turn_id, "turnId")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut session, "session")?,
+                1 => wire::field(&mut __map, &mut turn_id, "turnId")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17218,18 +17812,26 @@ impl wire::WireStruct for CreateSessionParams {
         let mut config = None;
         let mut active_client = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "channel",
+            "provider",
+            "model",
+            "agent",
+            "workingDirectory",
+            "fork",
+            "config",
+            "activeClient",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
-                "model" => wire::field(&mut __map, &mut model, "model")?,
-                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
-                "workingDirectory" => {
-                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
-                }
-                "fork" => wire::field(&mut __map, &mut fork, "fork")?,
-                "config" => wire::field(&mut __map, &mut config, "config")?,
-                "activeClient" => wire::field(&mut __map, &mut active_client, "activeClient")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut provider, "provider")?,
+                2 => wire::field(&mut __map, &mut model, "model")?,
+                3 => wire::field(&mut __map, &mut agent, "agent")?,
+                4 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
+                5 => wire::field(&mut __map, &mut fork, "fork")?,
+                6 => wire::field(&mut __map, &mut config, "config")?,
+                7 => wire::field(&mut __map, &mut active_client, "activeClient")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17278,9 +17880,10 @@ impl wire::WireStruct for DisposeSessionParams {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17334,11 +17937,12 @@ impl wire::WireStruct for FetchTurnsParams {
         let mut before = None;
         let mut limit = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "before", "limit"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "before" => wire::field(&mut __map, &mut before, "before")?,
-                "limit" => wire::field(&mut __map, &mut limit, "limit")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut before, "before")?,
+                2 => wire::field(&mut __map, &mut limit, "limit")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17384,10 +17988,11 @@ impl wire::WireStruct for FetchTurnsResult {
         let mut turns = None;
         let mut has_more = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["turns", "hasMore"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "turns" => wire::field(&mut __map, &mut turns, "turns")?,
-                "hasMore" => wire::field(&mut __map, &mut has_more, "hasMore")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut turns, "turns")?,
+                1 => wire::field(&mut __map, &mut has_more, "hasMore")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17451,12 +18056,13 @@ impl wire::WireStruct for CompletionsParams {
         let mut text = None;
         let mut offset = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "kind", "text", "offset"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "kind" => wire::field(&mut __map, &mut kind, "kind")?,
-                "text" => wire::field(&mut __map, &mut text, "text")?,
-                "offset" => wire::field(&mut __map, &mut offset, "offset")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut kind, "kind")?,
+                2 => wire::field(&mut __map, &mut text, "text")?,
+                3 => wire::field(&mut __map, &mut offset, "offset")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17546,12 +18152,13 @@ impl wire::WireStruct for CompletionItem {
         let mut range_end = None;
         let mut attachment = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["insertText", "rangeStart", "rangeEnd", "attachment"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "insertText" => wire::field(&mut __map, &mut insert_text, "insertText")?,
-                "rangeStart" => wire::field(&mut __map, &mut range_start, "rangeStart")?,
-                "rangeEnd" => wire::field(&mut __map, &mut range_end, "rangeEnd")?,
-                "attachment" => wire::field(&mut __map, &mut attachment, "attachment")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut insert_text, "insertText")?,
+                1 => wire::field(&mut __map, &mut range_start, "rangeStart")?,
+                2 => wire::field(&mut __map, &mut range_end, "rangeEnd")?,
+                3 => wire::field(&mut __map, &mut attachment, "attachment")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17597,9 +18204,10 @@ impl wire::WireStruct for CompletionsResult {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut items = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["items"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "items" => wire::field(&mut __map, &mut items, "items")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut items, "items")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17673,14 +18281,15 @@ impl wire::WireStruct for CreateTerminalParams {
         let mut cols = None;
         let mut rows = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "claim", "name", "cwd", "cols", "rows"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "claim" => wire::field(&mut __map, &mut claim, "claim")?,
-                "name" => wire::field(&mut __map, &mut name, "name")?,
-                "cwd" => wire::field(&mut __map, &mut cwd, "cwd")?,
-                "cols" => wire::field(&mut __map, &mut cols, "cols")?,
-                "rows" => wire::field(&mut __map, &mut rows, "rows")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut claim, "claim")?,
+                2 => wire::field(&mut __map, &mut name, "name")?,
+                3 => wire::field(&mut __map, &mut cwd, "cwd")?,
+                4 => wire::field(&mut __map, &mut cols, "cols")?,
+                5 => wire::field(&mut __map, &mut rows, "rows")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17731,9 +18340,10 @@ impl wire::WireStruct for DisposeTerminalParams {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17781,10 +18391,11 @@ impl wire::WireStruct for ChangesetOperationFollowUp {
         let mut content = None;
         let mut external = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["content", "external"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "content" => wire::field(&mut __map, &mut content, "content")?,
-                "external" => wire::field(&mut __map, &mut external, "external")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut content, "content")?,
+                1 => wire::field(&mut __map, &mut external, "external")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17845,11 +18456,12 @@ impl wire::WireStruct for InvokeChangesetOperationParams {
         let mut operation_id = None;
         let mut target = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "operationId", "target"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "operationId" => wire::field(&mut __map, &mut operation_id, "operationId")?,
-                "target" => wire::field(&mut __map, &mut target, "target")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut operation_id, "operationId")?,
+                2 => wire::field(&mut __map, &mut target, "target")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17905,10 +18517,11 @@ impl wire::WireStruct for InvokeChangesetOperationResult {
         let mut message = None;
         let mut follow_up = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["message", "followUp"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "message" => wire::field(&mut __map, &mut message, "message")?,
-                "followUp" => wire::field(&mut __map, &mut follow_up, "followUp")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut message, "message")?,
+                1 => wire::field(&mut __map, &mut follow_up, "followUp")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -17981,13 +18594,14 @@ impl wire::WireStruct for CreateResourceWatchParams {
         let mut excludes = None;
         let mut includes = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "uri", "recursive", "excludes", "includes"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "uri" => wire::field(&mut __map, &mut uri, "uri")?,
-                "recursive" => wire::field(&mut __map, &mut recursive, "recursive")?,
-                "excludes" => wire::field(&mut __map, &mut excludes, "excludes")?,
-                "includes" => wire::field(&mut __map, &mut includes, "includes")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut uri, "uri")?,
+                2 => wire::field(&mut __map, &mut recursive, "recursive")?,
+                3 => wire::field(&mut __map, &mut excludes, "excludes")?,
+                4 => wire::field(&mut __map, &mut includes, "includes")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18036,9 +18650,10 @@ impl wire::WireStruct for CreateResourceWatchResult {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut channel = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18095,11 +18710,12 @@ impl wire::WireStruct for AuthRequiredParams {
         let mut resource = None;
         let mut reason = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "resource", "reason"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "reason" => wire::field(&mut __map, &mut reason, "reason")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut resource, "resource")?,
+                2 => wire::field(&mut __map, &mut reason, "reason")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18149,10 +18765,11 @@ impl wire::WireStruct for SessionAddedParams {
         let mut channel = None;
         let mut summary = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "summary"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "summary" => wire::field(&mut __map, &mut summary, "summary")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut summary, "summary")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18201,10 +18818,11 @@ impl wire::WireStruct for SessionRemovedParams {
         let mut channel = None;
         let mut session = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "session"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "session" => wire::field(&mut __map, &mut session, "session")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut session, "session")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18315,22 +18933,34 @@ impl wire::WireStruct for SessionSummaryChangedParamsChanges {
         let mut working_directory = None;
         let mut changes = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "resource",
+            "provider",
+            "title",
+            "status",
+            "activity",
+            "createdAt",
+            "modifiedAt",
+            "project",
+            "model",
+            "agent",
+            "workingDirectory",
+            "changes",
+        ];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resource" => wire::field(&mut __map, &mut resource, "resource")?,
-                "provider" => wire::field(&mut __map, &mut provider, "provider")?,
-                "title" => wire::field(&mut __map, &mut title, "title")?,
-                "status" => wire::field(&mut __map, &mut status, "status")?,
-                "activity" => wire::field(&mut __map, &mut activity, "activity")?,
-                "createdAt" => wire::field(&mut __map, &mut created_at, "createdAt")?,
-                "modifiedAt" => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
-                "project" => wire::field(&mut __map, &mut project, "project")?,
-                "model" => wire::field(&mut __map, &mut model, "model")?,
-                "agent" => wire::field(&mut __map, &mut agent, "agent")?,
-                "workingDirectory" => {
-                    wire::field(&mut __map, &mut working_directory, "workingDirectory")?
-                }
-                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resource, "resource")?,
+                1 => wire::field(&mut __map, &mut provider, "provider")?,
+                2 => wire::field(&mut __map, &mut title, "title")?,
+                3 => wire::field(&mut __map, &mut status, "status")?,
+                4 => wire::field(&mut __map, &mut activity, "activity")?,
+                5 => wire::field(&mut __map, &mut created_at, "createdAt")?,
+                6 => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
+                7 => wire::field(&mut __map, &mut project, "project")?,
+                8 => wire::field(&mut __map, &mut model, "model")?,
+                9 => wire::field(&mut __map, &mut agent, "agent")?,
+                10 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
+                11 => wire::field(&mut __map, &mut changes, "changes")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18416,11 +19046,12 @@ impl wire::WireStruct for SessionSummaryChangedParams {
         let mut session = None;
         let mut changes = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "session", "changes"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "session" => wire::field(&mut __map, &mut session, "session")?,
-                "changes" => wire::field(&mut __map, &mut changes, "changes")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut session, "session")?,
+                2 => wire::field(&mut __map, &mut changes, "changes")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18486,10 +19117,11 @@ impl wire::WireStruct for OtlpExportLogsParams {
         let mut channel = None;
         let mut payload = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "payload"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "payload" => wire::field(&mut __map, &mut payload, "payload")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut payload, "payload")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18545,10 +19177,11 @@ impl wire::WireStruct for OtlpExportTracesParams {
         let mut channel = None;
         let mut payload = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "payload"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "payload" => wire::field(&mut __map, &mut payload, "payload")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut payload, "payload")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18604,10 +19237,11 @@ impl wire::WireStruct for OtlpExportMetricsParams {
         let mut channel = None;
         let mut payload = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "payload"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "payload" => wire::field(&mut __map, &mut payload, "payload")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut payload, "payload")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18655,9 +19289,10 @@ impl wire::WireStruct for AuthRequiredErrorData {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut resources = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["resources"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "resources" => wire::field(&mut __map, &mut resources, "resources")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut resources, "resources")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18703,9 +19338,10 @@ impl wire::WireStruct for PermissionDeniedErrorData {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut request = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["request"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "request" => wire::field(&mut __map, &mut request, "request")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut request, "request")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18747,11 +19383,10 @@ impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut supported_versions = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["supportedVersions"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "supportedVersions" => {
-                    wire::field(&mut __map, &mut supported_versions, "supportedVersions")?
-                }
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut supported_versions, "supportedVersions")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18811,12 +19446,13 @@ impl wire::WireStruct for SystemMessageSection {
         let mut description = None;
         let mut restricted = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["id", "label", "description", "restricted"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "id" => wire::field(&mut __map, &mut id, "id")?,
-                "label" => wire::field(&mut __map, &mut label, "label")?,
-                "description" => wire::field(&mut __map, &mut description, "description")?,
-                "restricted" => wire::field(&mut __map, &mut restricted, "restricted")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut id, "id")?,
+                1 => wire::field(&mut __map, &mut label, "label")?,
+                2 => wire::field(&mut __map, &mut description, "description")?,
+                3 => wire::field(&mut __map, &mut restricted, "restricted")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18862,9 +19498,10 @@ impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut sections = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["sections"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "sections" => wire::field(&mut __map, &mut sections, "sections")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut sections, "sections")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18904,9 +19541,10 @@ impl wire::WireStruct for SystemMessageTransformSection {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut content = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["content"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "content" => wire::field(&mut __map, &mut content, "content")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut content, "content")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -18954,10 +19592,11 @@ impl wire::WireStruct for SystemMessageTransformParams {
         let mut channel = None;
         let mut sections = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["channel", "sections"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "channel" => wire::field(&mut __map, &mut channel, "channel")?,
-                "sections" => wire::field(&mut __map, &mut sections, "sections")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut channel, "channel")?,
+                1 => wire::field(&mut __map, &mut sections, "sections")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -19005,9 +19644,10 @@ impl wire::WireStruct for SystemMessageTransformResult {
     fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
         let mut sections = None;
         let mut extra = Extra::default();
+        const KEYS: &[&str] = &["sections"];
         while let Some(__key) = wire::next_key(&mut __map)? {
-            match &*__key {
-                "sections" => wire::field(&mut __map, &mut sections, "sections")?,
+            match wire::key_index(&__key, KEYS) {
+                0 => wire::field(&mut __map, &mut sections, "sections")?,
                 _ => wire::unknown(&mut __map, &mut extra, __key)?,
             }
         }
@@ -19046,10 +19686,11 @@ impl AuthRequiredReason {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "required" => Self::Required,
-            "expired" => Self::Expired,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["required", "expired"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Required,
+            1 => Self::Expired,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19094,11 +19735,12 @@ impl ChangesetOperationScope {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "changeset" => Self::Changeset,
-            "resource" => Self::Resource,
-            "range" => Self::Range,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["changeset", "resource", "range"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Changeset,
+            1 => Self::Resource,
+            2 => Self::Range,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19143,11 +19785,12 @@ impl ChangesetOperationStatus {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "idle" => Self::Idle,
-            "running" => Self::Running,
-            "error" => Self::Error,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["idle", "running", "error"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Idle,
+            1 => Self::Running,
+            2 => Self::Error,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19192,11 +19835,12 @@ impl ChangesetStatus {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "computing" => Self::Computing,
-            "ready" => Self::Ready,
-            "error" => Self::Error,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["computing", "ready", "error"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Computing,
+            1 => Self::Ready,
+            2 => Self::Error,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19235,9 +19879,10 @@ impl CompletionItemKind {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "userMessage" => Self::UserMessage,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["userMessage"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::UserMessage,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19279,10 +19924,11 @@ impl ConfirmationOptionKind {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "approve" => Self::Approve,
-            "deny" => Self::Deny,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["approve", "deny"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Approve,
+            1 => Self::Deny,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19324,10 +19970,11 @@ impl ContentEncoding {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "base64" => Self::Base64,
-            "utf-8" => Self::Utf8,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["base64", "utf-8"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Base64,
+            1 => Self::Utf8,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19372,11 +20019,12 @@ impl McpAuthRequiredReason {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "required" => Self::Required,
-            "expired" => Self::Expired,
-            "insufficientScope" => Self::InsufficientScope,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["required", "expired", "insufficientScope"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Required,
+            1 => Self::Expired,
+            2 => Self::InsufficientScope,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19418,10 +20066,11 @@ impl PendingMessageKind {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "steering" => Self::Steering,
-            "queued" => Self::Queued,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["steering", "queued"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Steering,
+            1 => Self::Queued,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19466,11 +20115,12 @@ impl PolicyState {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "enabled" => Self::Enabled,
-            "disabled" => Self::Disabled,
-            "unconfigured" => Self::Unconfigured,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["enabled", "disabled", "unconfigured"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Enabled,
+            1 => Self::Disabled,
+            2 => Self::Unconfigured,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19515,11 +20165,12 @@ impl ResourceChangeType {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "added" => Self::Added,
-            "updated" => Self::Updated,
-            "deleted" => Self::Deleted,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["added", "updated", "deleted"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Added,
+            1 => Self::Updated,
+            2 => Self::Deleted,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19564,11 +20215,12 @@ impl ResourceType {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "file" => Self::File,
-            "directory" => Self::Directory,
-            "symlink" => Self::Symlink,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["file", "directory", "symlink"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::File,
+            1 => Self::Directory,
+            2 => Self::Symlink,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19613,11 +20265,12 @@ impl ResourceWriteMode {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "truncate" => Self::Truncate,
-            "append" => Self::Append,
-            "insert" => Self::Insert,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["truncate", "append", "insert"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Truncate,
+            1 => Self::Append,
+            2 => Self::Insert,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19662,11 +20315,12 @@ impl SessionInputResponseKind {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "accept" => Self::Accept,
-            "decline" => Self::Decline,
-            "cancel" => Self::Cancel,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["accept", "decline", "cancel"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Accept,
+            1 => Self::Decline,
+            2 => Self::Cancel,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19711,11 +20365,12 @@ impl SessionLifecycle {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "creating" => Self::Creating,
-            "ready" => Self::Ready,
-            "creationFailed" => Self::CreationFailed,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["creating", "ready", "creationFailed"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Creating,
+            1 => Self::Ready,
+            2 => Self::CreationFailed,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19760,11 +20415,12 @@ impl ToolCallCancellationReason {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "denied" => Self::Denied,
-            "skipped" => Self::Skipped,
-            "result-denied" => Self::ResultDenied,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["denied", "skipped", "result-denied"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Denied,
+            1 => Self::Skipped,
+            2 => Self::ResultDenied,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19809,11 +20465,12 @@ impl ToolCallConfirmationReason {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "not-needed" => Self::NotNeeded,
-            "user-action" => Self::UserAction,
-            "setting" => Self::Setting,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["not-needed", "user-action", "setting"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::NotNeeded,
+            1 => Self::UserAction,
+            2 => Self::Setting,
+            _ => Self::Other(s.to_string()),
         }
     }
 }
@@ -19858,11 +20515,12 @@ impl TurnState {
 
     /// Parses a wire string; unknown values are kept as `Other`.
     pub fn from_wire(s: &str) -> Self {
-        match s {
-            "complete" => Self::Complete,
-            "cancelled" => Self::Cancelled,
-            "error" => Self::Error,
-            other => Self::Other(other.to_string()),
+        const VALUES: &[&str] = &["complete", "cancelled", "error"];
+        match wire::key_index(s, VALUES) {
+            0 => Self::Complete,
+            1 => Self::Cancelled,
+            2 => Self::Error,
+            _ => Self::Other(s.to_string()),
         }
     }
 }

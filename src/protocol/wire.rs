@@ -200,6 +200,14 @@ pub fn next_key<'de, A: de::MapAccess<'de>>(
     map.next_key_seed(super::tagged::StrSeed)
 }
 
+/// The index of `key` in `keys` (a struct's member names), or `usize::MAX`.
+#[inline(never)]
+pub fn key_index(key: &str, keys: &[&str]) -> usize {
+    keys.iter()
+        .position(|k| crate::words::same(k, key))
+        .unwrap_or(usize::MAX)
+}
+
 /// Reads the value of a known member into its slot; a member given twice is an error.
 #[inline(never)]
 pub fn field<'de, T: Deserialize<'de>, A: de::MapAccess<'de>>(

@@ -974,15 +974,19 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
     for f in fields {
         let _ = writeln!(out, "        let mut {} = None;", f.rust);
     }
+    // Keys are looked up in a table by one shared function, then dispatched by index (a jump
+    // table): an inline `match` on strings compiles to a comparison per member.
+    let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
     let _ = writeln!(
         out,
-        "        let mut {EXTRA_FIELD} = Extra::default();\n        while let Some(__key) = wire::next_key(&mut __map)? {{\n            match &*__key {{"
+        "        let mut {EXTRA_FIELD} = Extra::default();\n        const KEYS: &[&str] = &[{}];\n        while let Some(__key) = wire::next_key(&mut __map)? {{\n            match wire::key_index(&__key, KEYS) {{",
+        names.join(", ")
     );
-    for f in fields {
+    for (i, f) in fields.iter().enumerate() {
         let _ = writeln!(
             out,
-            "                {:?} => wire::field(&mut __map, &mut {}, {:?})?,",
-            f.wire, f.rust, f.wire
+            "                {i} => wire::field(&mut __map, &mut {}, {:?})?,",
+            f.rust, f.wire
         );
     }
     let _ = writeln!(
@@ -1105,9 +1109,14 @@ fn render_tagged(
     }
     let _ = writeln!(
         out,
-        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error> {{\n        Ok(match tag {{"
+        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error> {{\n        const TAGS: &[&str] = &[{}];\n        Ok(match wire::key_index(tag, TAGS) {{",
+        variants
+            .iter()
+            .map(|v| format!("{:?}", v.wire))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
-    for v in variants {
+    for (i, v) in variants.iter().enumerate() {
         let parse = if structs.contains(v.payload.as_str()) {
             format!("<{} as wire::WireStruct>::from_map(rest)?", v.payload)
         } else {
@@ -1121,11 +1130,7 @@ fn render_tagged(
         } else {
             parse
         };
-        let _ = writeln!(
-            out,
-            "            {:?} => Self::{}({parse}),",
-            v.wire, v.rust
-        );
+        let _ = writeln!(out, "            {i} => Self::{}({parse}),", v.rust);
     }
     let _ = writeln!(
         out,
@@ -1158,13 +1163,14 @@ fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
     for (v, rust) in values.iter().zip(&variants) {
         let _ = writeln!(out, "            Self::{rust} => {v:?},");
     }
-    let _ = writeln!(out, "            Self::Other(s) => s,\n        }}\n    }}\n\n    /// Parses a wire string; unknown values are kept as `Other`.\n    pub fn from_wire(s: &str) -> Self {{\n        match s {{");
-    for (v, rust) in values.iter().zip(&variants) {
-        let _ = writeln!(out, "            {v:?} => Self::{rust},");
+    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    let _ = writeln!(out, "            Self::Other(s) => s,\n        }}\n    }}\n\n    /// Parses a wire string; unknown values are kept as `Other`.\n    pub fn from_wire(s: &str) -> Self {{\n        const VALUES: &[&str] = &[{}];\n        match wire::key_index(s, VALUES) {{", quoted.join(", "));
+    for (i, rust) in variants.iter().enumerate() {
+        let _ = writeln!(out, "            {i} => Self::{rust},");
     }
     let _ = writeln!(
         out,
-        "            other => Self::Other(other.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n\nimpl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        wire::deserialize_str_enum(deserializer, Self::from_wire)\n    }}\n}}\n"
+        "            _ => Self::Other(s.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n\nimpl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        wire::deserialize_str_enum(deserializer, Self::from_wire)\n    }}\n}}\n"
     );
 }
 
