@@ -200,12 +200,27 @@ pub fn next_key<'de, A: de::MapAccess<'de>>(
     map.next_key_seed(super::tagged::StrSeed)
 }
 
-/// The index of `key` in `keys` (a struct's member names), or `usize::MAX`.
+/// The index of `key` in `keys` (member names, union tags, enum values), or `usize::MAX`.
 #[inline(never)]
 pub fn key_index(key: &str, keys: &[&str]) -> usize {
     keys.iter()
         .position(|k| crate::words::same(k, key))
         .unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::key_index;
+
+    #[test]
+    fn finds_names_and_misses_unknown_ones() {
+        let keys = ["type", "turnId", "partId", "content"];
+        assert_eq!(key_index("partId", &keys), 2);
+        assert_eq!(key_index("part", &keys), usize::MAX);
+        assert_eq!(key_index("", &keys), usize::MAX);
+        assert_eq!(key_index("contents", &keys), usize::MAX);
+        assert_eq!(key_index("type", &[]), usize::MAX);
+    }
 }
 
 /// Reads the value of a known member into its slot; a member given twice is an error.
