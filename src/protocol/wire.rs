@@ -208,21 +208,6 @@ pub fn key_index(key: &str, keys: &[&str]) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-#[cfg(test)]
-mod key_tests {
-    use super::key_index;
-
-    #[test]
-    fn finds_names_and_misses_unknown_ones() {
-        let keys = ["type", "turnId", "partId", "content"];
-        assert_eq!(key_index("partId", &keys), 2);
-        assert_eq!(key_index("part", &keys), usize::MAX);
-        assert_eq!(key_index("", &keys), usize::MAX);
-        assert_eq!(key_index("contents", &keys), usize::MAX);
-        assert_eq!(key_index("type", &[]), usize::MAX);
-    }
-}
-
 /// Reads the value of a known member into its slot; a member given twice is an error.
 #[inline(never)]
 pub fn field<'de, T: Deserialize<'de>, A: de::MapAccess<'de>>(
@@ -261,5 +246,20 @@ pub fn present<T>(slot: Option<T>) -> T {
     match slot {
         Some(value) => value,
         None => unreachable!("a required member is checked before it is taken"),
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::key_index;
+
+    #[test]
+    fn finds_names_and_misses_unknown_ones() {
+        let keys = ["type", "turnId", "partId", "content"];
+        assert_eq!(key_index("partId", &keys), 2);
+        assert_eq!(key_index("part", &keys), usize::MAX);
+        assert_eq!(key_index("", &keys), usize::MAX);
+        assert_eq!(key_index("contents", &keys), usize::MAX);
+        assert_eq!(key_index("type", &[]), usize::MAX);
     }
 }
