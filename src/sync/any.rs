@@ -1,11 +1,11 @@
 //! [`AnyMirror`]: a [`Mirror`] of any channel kind, for code that holds many channels.
 
 use super::{
-    field_names, BatchOutcome, ChannelKind, ChannelState, Mirror, PendingAction, StatePatch,
+    field_names, BatchEnvelope, BatchOutcome, ChannelKind, ChannelState, Mirror, PendingAction,
+    StatePatch,
 };
 use crate::protocol::{
-    ActionEnvelope, ChangesetState, ResourceWatchState, RootState, SessionState, StateAction,
-    TerminalState,
+    ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
 use crate::reduce::{Changed, Clock, Outcome};
 use serde::Serialize;
@@ -267,15 +267,15 @@ impl AnyMirror {
     }
 
     /// See [`Mirror::apply_batch`].
-    pub fn apply_batch<'a>(
+    pub fn apply_batch<E: BatchEnvelope>(
         &mut self,
-        envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+        envelopes: impl IntoIterator<Item = E>,
         client_id: &str,
         clock: &dyn Clock,
     ) -> AnyBatchOutcome {
-        fn go<'a, S: ChannelState>(
+        fn go<S: ChannelState, E: BatchEnvelope>(
             m: &mut Mirror<S>,
-            envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+            envelopes: impl IntoIterator<Item = E>,
             client_id: &str,
             clock: &dyn Clock,
         ) -> AnyBatchOutcome {

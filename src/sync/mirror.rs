@@ -1,7 +1,8 @@
 //! [`Mirror`]: one channel's confirmed state, pending actions and optimistic state.
 
 use super::{all_fields, ChannelState, PatchBuilder, StatePatch};
-use crate::protocol::{ActionEnvelope, StateAction};
+use crate::protocol::tagged::UnknownVariant;
+use crate::protocol::{ActionEnvelope, JsonObject, StateAction};
 use crate::reduce::{Changed, Clock, Outcome};
 use std::collections::VecDeque;
 
@@ -16,6 +17,36 @@ pub struct PendingAction {
     pub sent: bool,
     /// Fields it touched when last applied to the optimistic state (as a raw bit set).
     effect: u64,
+}
+
+/// An envelope given to [`Mirror::apply_batch`]: borrowed, or mutably borrowed so that the
+/// action of a rejected echo can be moved into its [`Rejection`] instead of cloned (the engine
+/// does that: no copy of `StateAction`'s `Clone` in the wasm module for it).
+pub trait BatchEnvelope {
+    /// The envelope.
+    fn envelope(&self) -> &ActionEnvelope;
+    /// Its action, for a rejection: a clone, or moved out of a mutable borrow (an unknown
+    /// action with no members is left behind).
+    fn take_action(self) -> StateAction;
+}
+
+impl BatchEnvelope for &ActionEnvelope {
+    fn envelope(&self) -> &ActionEnvelope {
+        self
+    }
+    fn take_action(self) -> StateAction {
+        self.action.clone()
+    }
+}
+
+impl BatchEnvelope for &mut ActionEnvelope {
+    fn envelope(&self) -> &ActionEnvelope {
+        self
+    }
+    fn take_action(self) -> StateAction {
+        let left = StateAction::Unknown(UnknownVariant(JsonObject::new()));
+        std::mem::replace(&mut self.action, left)
+    }
 }
 
 /// An own action the server rejected (`rejectionReason` on its echo).
@@ -240,9 +271,9 @@ impl<S: ChannelState> Mirror<S> {
     /// - Foreign action (or an own one already resolved): applied to `confirmed`; pending
     ///   actions are then replayed, once, at the end of the batch.
     /// - A rejected envelope never touches `confirmed`.
-    pub fn apply_batch<'a>(
+    pub fn apply_batch<E: BatchEnvelope>(
         &mut self,
-        envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+        envelopes: impl IntoIterator<Item = E>,
         client_id: &str,
         clock: &dyn Clock,
     ) -> BatchOutcome<Changed<S::Field>> {
@@ -255,7 +286,8 @@ impl<S: ChannelState> Mirror<S> {
         // below, which drops the fine steps inside them.
         let mut patch = PatchBuilder::default();
         let mut needs_replay = false;
-        for envelope in envelopes {
+        for item in envelopes {
+            let envelope = item.envelope();
             if envelope.server_seq <= self.last_server_seq {
                 out.duplicates += 1;
                 continue;
@@ -292,10 +324,11 @@ impl<S: ChannelState> Mirror<S> {
                     out.divergence = Some(Divergence::UnknownClientSeq(seq));
                 }
                 if let Some(reason) = &envelope.rejection_reason {
+                    let reason = reason.clone();
                     out.rejected.push(Rejection {
                         client_seq: seq,
-                        action: envelope.action.clone(),
-                        reason: reason.clone(),
+                        action: item.take_action(),
+                        reason,
                     });
                     continue;
                 }

@@ -39,7 +39,7 @@ mod mirror;
 mod patch;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
-pub use mirror::{BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
+pub use mirror::{BatchEnvelope, BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
 pub use patch::{describe_session, describe_terminal, PatchBuilder, PatchOp, Probe, StatePatch};
 
 use crate::protocol::{

@@ -289,16 +289,26 @@ impl Engine {
     }
 
     /// Applies and empties the batch.
+    /// The envelopes go to the mirrors mutably borrowed, so a rejected action is moved into its
+    /// report, not cloned.
     pub(super) fn flush_batch(&mut self, batch: &mut Batch, now: f64) {
-        let envelopes = &batch.envelopes;
-        for (i, first) in envelopes.iter().enumerate() {
-            let channel = &first.channel;
-            let same = |e: &&ActionEnvelope| crate::words::same(&e.channel, channel);
-            if envelopes[..i].iter().any(|e| same(&e)) {
+        let envelopes = &mut batch.envelopes;
+        for i in 0..envelopes.len() {
+            let (before, rest) = envelopes.split_at_mut(i);
+            let same = |e: &ActionEnvelope, channel: &str| crate::words::same(&e.channel, channel);
+            if before.iter().any(|e| same(e, &rest[0].channel)) {
                 continue; // applied with its channel's first envelope
             }
-            let of_channel = envelopes[i..].iter().filter(same);
-            self.apply_envelopes(channel, of_channel, now);
+            // The channel name is lent out of the first envelope while all of the channel's
+            // envelopes are borrowed (no copy), and put back after.
+            let channel = std::mem::take(&mut rest[0].channel);
+            let of_channel = rest
+                .iter_mut()
+                .enumerate()
+                .filter(|(j, e)| *j == 0 || same(e, &channel))
+                .map(|(_, e)| e);
+            self.apply_envelopes(&channel, of_channel, now);
+            rest[0].channel = channel;
         }
         batch.clear();
     }
@@ -306,7 +316,7 @@ impl Engine {
     fn apply_envelopes<'a>(
         &mut self,
         channel: &str,
-        envelopes: impl IntoIterator<Item = &'a ActionEnvelope>,
+        envelopes: impl IntoIterator<Item = &'a mut ActionEnvelope>,
         now: f64,
     ) {
         let Some(mirror) = self.mirrors.get_mut(channel) else {

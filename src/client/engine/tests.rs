@@ -399,6 +399,41 @@ fn rejections_are_reported() {
 }
 
 #[test]
+fn a_rejected_echo_of_an_action_no_longer_pending_reports_the_echoed_action() {
+    let mut engine = connected(config());
+    engine.dispatch(TERM, action(data("a")), 1.0).unwrap();
+    events(&mut engine);
+    // The echo of clientSeq 1 resolves it; a second, rejected echo of the same seq (a server
+    // repeating itself) finds nothing pending: the rejection carries the echoed action.
+    engine.handle_frame(&envelope(11, data("a"), Some(("me", 1))), 2.0);
+    let mut frame: Value = serde_json::from_str(&envelope(12, data("b"), Some(("me", 1)))).unwrap();
+    frame["params"]["rejectionReason"] = json!("again");
+    // In one batch with a foreign envelope of the same channel after it.
+    let foreign = envelope(13, data("c"), Some(("other", 4)));
+    engine.handle_frames(vec![frame.to_string(), foreign], 3.0);
+    let rejected: Vec<_> = events(&mut engine)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Rejected { channel, rejection } => Some((channel, rejection)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    let (channel, rejection) = &rejected[0];
+    assert_eq!(channel, TERM);
+    assert_eq!(
+        (rejection.client_seq, rejection.reason.as_str()),
+        (1, "again")
+    );
+    assert_eq!(rejection.action, action(data("b")));
+    let content = serde_json::to_string(&term(&engine).state().content).unwrap();
+    assert!(
+        content.contains("ac") && !content.contains('b'),
+        "{content}"
+    );
+}
+
+#[test]
 fn divergence_triggers_a_resync_that_keeps_pending_actions() {
     let mut engine = connected(config());
     engine.dispatch(TERM, action(data("mine")), 1.0).unwrap();

@@ -9,7 +9,7 @@
 
 use super::events::Delivery;
 use crate::client::engine::Engine;
-use crate::sync::{ChangeSet, PatchBuilder, PatchOp, Rejection, StatePatch};
+use crate::sync::{ChangeSet, PatchBuilder, PatchOp, StatePatch};
 use crate::wasm::render::{confirmed_value, RenderedState};
 use js_sys::Function;
 use litemap::LiteMap;
@@ -277,7 +277,8 @@ struct Gathered {
     /// A fresh snapshot replaced the state.
     replaced: bool,
     pending: usize,
-    rejections: Vec<Rejection>,
+    /// Rejections of its pending actions, as JS values.
+    rejections: Vec<JsValue>,
 }
 
 impl Gathered {
@@ -366,7 +367,7 @@ impl Changes {
     }
 
     /// The host rejected one of the channel's pending actions.
-    pub fn rejected(&mut self, channel: String, rejection: Rejection) {
+    pub fn rejected(&mut self, channel: String, rejection: JsValue) {
         self.slot(channel).rejections.push(rejection);
     }
 }

@@ -8,7 +8,6 @@
 use super::driver::{then_both, Inner};
 use super::events::{self, Delivery};
 use crate::client::engine::Event;
-use crate::sync::Rejection;
 use wasm_bindgen::prelude::*;
 
 impl Inner {
@@ -78,7 +77,7 @@ impl Inner {
         channel: &str,
         changed: &[&'static str],
         pending: usize,
-        rejections: &[Rejection],
+        rejections: &[JsValue],
     ) {
         let listeners = self.channels.listeners(channel);
         if listeners.is_empty() {

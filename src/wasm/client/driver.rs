@@ -33,7 +33,7 @@
 
 use super::channels::Channels;
 use super::connection::Connection;
-use super::events::Delivery;
+use super::events::{self, Delivery};
 use super::listeners::Listeners;
 use super::mailbox::Mailbox;
 use super::options::Options;
@@ -258,7 +258,9 @@ impl Inner {
                     changes.subscribed(channel, pending);
                 }
                 Event::Rejected { channel, rejection } => {
-                    changes.rejected(channel.clone(), rejection.clone());
+                    // The subscription's listeners get their own JS copy now; the Rust value
+                    // goes on to the client's listeners (no clone of the action).
+                    changes.rejected(channel.clone(), events::rejection(&rejection));
                     queue.push_back(Delivery::Event(Event::Rejected { channel, rejection }));
                 }
                 other => queue.push_back(Delivery::Event(other)),

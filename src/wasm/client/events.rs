@@ -23,7 +23,8 @@ pub enum Delivery {
         channel: String,
         changed: Vec<&'static str>,
         pending: usize,
-        rejections: Vec<Rejection>,
+        /// The rejections of its pending actions, as JS `Rejection` objects.
+        rejections: Vec<JsValue>,
     },
 }
 
@@ -123,7 +124,8 @@ pub fn subscription_lost(channel: &str, reason: &str) -> JsValue {
     o.into()
 }
 
-fn rejection(r: &Rejection) -> JsValue {
+/// A rejection as the JS `Rejection` object.
+pub fn rejection(r: &Rejection) -> JsValue {
     let o = Object::new();
     set(&o, "clientSeq", r.client_seq as f64);
     set(&o, "action", to_js(&r.action).unwrap_or_default());
@@ -221,11 +223,11 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
 }
 
 /// `ChangeInfo` for `Subscription.onChange` listeners.
-pub fn change_info(changed: &[&str], pending: usize, rejections: &[Rejection]) -> JsValue {
+pub fn change_info(changed: &[&str], pending: usize, rejections: &[JsValue]) -> JsValue {
     let o = Object::new();
     set(&o, "changed", string_array(changed));
     set(&o, "pendingCount", pending as f64);
-    let list: js_sys::Array = rejections.iter().map(rejection).collect();
+    let list: js_sys::Array = rejections.iter().collect();
     set(&o, "rejections", list);
     o.into()
 }
