@@ -47,8 +47,11 @@ if [ -z "$js_only" ]; then
   # being copied into every caller (about 11% of the gzipped module) for a few percent on the
   # mirror path (pkg/README.md, "Size"). A RUSTFLAGS in the environment replaces this.
   inline_flags="-C llvm-args=-inline-threshold=60"
+  # Panic locations in dependencies name their source files: under `crates/`, not under this
+  # machine's cargo home (the package is the same whoever builds it, and says nothing of them).
+  remap_flags="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src=crates"
   echo "build-pkg: cargo build --release --target wasm32-unknown-unknown ($inline_flags)"
-  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$inline_flags" \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$inline_flags $remap_flags" \
     cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm
   wasm_in="$target_dir/wasm32-unknown-unknown/release/ahp_wasm.wasm"
   [ -f "$wasm_in" ] || die "missing $wasm_in"

@@ -1,6 +1,6 @@
 // What `npm publish` would put in the tarball (`npm pack --dry-run --json` in pkg/): exactly the
-// package's files, every one that package.json names exists, the license is there, and every
-// target of `exports` is in it.
+// package's files, every one that package.json names exists, the license is there, every
+// target of `exports` is in it, and no file names a path of the build machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -66,6 +66,21 @@ test('npm pack: exactly the package files, LICENSE included', () => {
   const license = readFileSync(`${PKG}LICENSE`, 'utf8');
   assert.match(license, /^MIT License/);
   assert.equal(manifest.license, 'MIT');
+});
+
+test('no packed file names a path of the machine that built it', () => {
+  // Panic locations in the wasm name their source files; dependencies' must be under `crates/`
+  // (scripts/build-pkg.sh remaps the cargo home), never an absolute home or registry path.
+  const machinePath = /(?:\/(?:root|home|Users)\/[^\0"'\s]*)|\.cargo\/registry/;
+  const offenders = [];
+  for (const file of packedFiles()) {
+    const text = readFileSync(`${PKG}${file}`).toString('latin1');
+    const found = machinePath.exec(text);
+    if (found) offenders.push(`${file}: ${found[0].slice(0, 120)}`);
+  }
+  assert.deepEqual(offenders, []);
+  const wasm = readFileSync(`${PKG}ahp_wasm_bg.wasm`).toString('latin1');
+  assert.match(wasm, /crates\/index\.crates\.io-[0-9a-f]+\/serde_json-[^/]+\/src\/[a-z_]+\.rs/, 'dependency paths are remapped, not dropped');
 });
 
 test('package.json: every file it names exists and is packed', () => {
