@@ -12,10 +12,15 @@ use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+/// What a handshake result carries besides [`ServerInfo`], read in one pass: the snapshots
+/// (raw) and, from `initialize`, the secret the server issued (any JSON: a secret that is not
+/// a string is ignored, not an invalid result).
 #[derive(Deserialize)]
 struct Snapshots {
     #[serde(default)]
     snapshots: Vec<RawSnapshot>,
+    #[serde(rename = "clientSecret", default)]
+    client_secret: Option<serde_json::Value>,
 }
 
 /// Handshake params with the client's secret beside the protocol's members.
@@ -24,12 +29,6 @@ struct WithSecret<'a, P> {
     #[serde(flatten)]
     params: &'a P,
     #[serde(rename = "clientSecret", skip_serializing_if = "Option::is_none")]
-    client_secret: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct IssuedSecret {
-    #[serde(rename = "clientSecret", default)]
     client_secret: Option<String>,
 }
 
@@ -106,7 +105,13 @@ impl Engine {
         };
         let parsed = serde_json::from_str::<ServerInfo>(raw.get())
             .and_then(|info| Ok((info, serde_json::from_str::<Snapshots>(raw.get())?)));
-        let (info, Snapshots { snapshots }) = match parsed {
+        let (
+            info,
+            Snapshots {
+                snapshots,
+                client_secret,
+            },
+        ) = match parsed {
             Ok(parsed) => parsed,
             Err(e) => return self.events.push_back(invalid(e.to_string())),
         };
@@ -121,10 +126,7 @@ impl Engine {
             );
             return self.events.push_back(invalid(message));
         }
-        if let Ok(IssuedSecret {
-            client_secret: Some(secret),
-        }) = serde_json::from_str(raw.get())
-        {
+        if let Some(serde_json::Value::String(secret)) = client_secret {
             self.config.client_secret = Some(secret);
         }
         self.last_seen_server_seq = info.server_seq;

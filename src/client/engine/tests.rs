@@ -131,6 +131,22 @@ fn handshake_offers_versions_and_installs_snapshots() {
 }
 
 #[test]
+fn a_secret_the_server_issues_is_kept_and_one_of_another_type_ignored() {
+    let result = |secret: Value| json!({"protocolVersion": "0.3.0", "serverSeq": 1, "snapshots": [], "clientSecret": secret});
+    let mut engine = answered_initialize(result(json!("s3cret")));
+    assert!(events(&mut engine)
+        .iter()
+        .any(|e| matches!(e, Event::Connected { .. })));
+    assert_eq!(engine.client_secret(), Some("s3cret"));
+    // Not a string: the handshake still succeeds, and no secret is taken.
+    let mut engine = answered_initialize(result(json!(5)));
+    assert!(events(&mut engine)
+        .iter()
+        .any(|e| matches!(e, Event::Connected { .. })));
+    assert_eq!(engine.client_secret(), None);
+}
+
+#[test]
 fn version_mismatch_is_a_typed_error() {
     let mut engine = Engine::new(config());
     engine.on_open(0.0);
