@@ -92,7 +92,8 @@ impl<'de> Deserialize<'de> for SessionToolCallConfirmedAction {
             Some(JsonValue::Bool(b)) => *b,
             Some(other) => {
                 return Err(de::Error::custom(format_args!(
-                    "`approved` must be a boolean, got {other}"
+                    "`approved` must be a boolean, got {}",
+                    super::wire::json_text(other)
                 )))
             }
             None => return Err(de::Error::missing_field("approved")),

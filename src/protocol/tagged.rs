@@ -65,8 +65,9 @@ impl<'de, T: TaggedUnion> Visitor<'de> for TaggedVisitor<T> {
             Some(JsonValue::String(tag)) => tag,
             Some(other) => {
                 return Err(de::Error::custom(format_args!(
-                    "`{}` must be a string, got {other}",
-                    T::TAG
+                    "`{}` must be a string, got {}",
+                    T::TAG,
+                    super::wire::json_text(&other)
                 )))
             }
             None => return Err(de::Error::missing_field(T::TAG)),
@@ -140,5 +141,34 @@ impl UnknownVariant {
 impl Serialize for UnknownVariant {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::protocol::StateAction;
+
+    fn error_of(text: &str) -> String {
+        let error = serde_json::from_str::<StateAction>(text).expect_err(text);
+        super::message_of(&error)
+    }
+
+    #[test]
+    fn a_tag_that_is_not_a_string_is_named_in_json() {
+        // The tag after another member takes the buffered path.
+        assert_eq!(
+            error_of(r#"{"title": "t", "type": 5}"#),
+            "`type` must be a string, got 5"
+        );
+        assert_eq!(
+            error_of(r#"{"title": "t", "type": {"a": [1, "x"]}}"#),
+            r#"`type` must be a string, got {"a":[1,"x"]}"#
+        );
+    }
+
+    #[test]
+    fn a_confirmation_that_is_not_a_boolean_is_named_in_json() {
+        let text = r#"{"type": "session/toolCallConfirmed", "turnId": "t", "toolCallId": "c", "approved": "yes"}"#;
+        assert_eq!(error_of(text), r#"`approved` must be a boolean, got "yes""#);
     }
 }

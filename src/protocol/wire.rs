@@ -102,6 +102,12 @@ impl<'de> Deserialize<'de> for Extra {
     }
 }
 
+/// `value` as compact JSON text, for messages. What `{value}` writes, without linking
+/// `JsonValue`'s `Display` (a serializer instance of its own for each of its two formats).
+pub fn json_text(value: &JsonValue) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// Largest integer a JavaScript number holds exactly (2^53 - 1).
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
