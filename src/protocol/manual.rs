@@ -5,6 +5,7 @@ use super::generated::{
     ChangesetState, Message, RootState, SessionState, TerminalState, TextRange,
     ToolCallCancellationReason, ToolCallConfirmationReason,
 };
+use super::tagged::TaggedUnion;
 use super::wire::{Extra, JsonObject, JsonValue};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -217,7 +218,11 @@ pub enum ChangesetSide {
 }
 
 /// Target of `invokeChangesetOperation`: a whole file or a line range of one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Decoded as the generated unions are ([`TaggedUnion`]): serde's derived `tag = "kind"`
+/// buffers the object into its `Content` tree, whose decoders were in the wasm module for
+/// this one type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum ChangesetOperationTarget {
@@ -241,6 +246,53 @@ pub enum ChangesetOperationTarget {
     },
 }
 
+impl TaggedUnion for ChangesetOperationTarget {
+    const TAG: &'static str = "kind";
+    const NAME: &'static str = "ChangesetOperationTarget";
+
+    fn variant_tag(&self) -> &str {
+        match self {
+            Self::Resource { .. } => "resource",
+            Self::Range { .. } => "range",
+        }
+    }
+
+    fn deserialize_variant<'de, A: MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error> {
+        #[derive(Deserialize)]
+        struct ResourceMembers {
+            resource: String,
+            #[serde(default)]
+            side: Option<ChangesetSide>,
+        }
+        #[derive(Deserialize)]
+        struct RangeMembers {
+            resource: String,
+            #[serde(default)]
+            side: Option<ChangesetSide>,
+            range: TextRange,
+        }
+        let rest = de::value::MapAccessDeserializer::new(rest);
+        match tag {
+            "resource" => ResourceMembers::deserialize(rest).map(|m| Self::Resource {
+                resource: m.resource,
+                side: m.side,
+            }),
+            "range" => RangeMembers::deserialize(rest).map(|m| Self::Range {
+                resource: m.resource,
+                side: m.side,
+                range: m.range,
+            }),
+            other => Err(de::Error::unknown_variant(other, &["resource", "range"])),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ChangesetOperationTarget {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        super::tagged::deserialize(deserializer)
+    }
+}
+
 /// The state carried by a `Snapshot`; which one depends on the snapshot's resource URI.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -255,4 +307,91 @@ pub enum SnapshotState {
     Terminal(TerminalState),
     /// A changeset's state.
     Changeset(ChangesetState),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ChangesetOperationTarget, ChangesetSide, TextRange};
+    use serde::Deserialize;
+
+    /// serde's derived decoder for the same shape: what the hand-written one must match.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(tag = "kind", rename_all = "lowercase")]
+    enum Derived {
+        Resource {
+            resource: String,
+            #[serde(default)]
+            side: Option<ChangesetSide>,
+        },
+        Range {
+            resource: String,
+            #[serde(default)]
+            side: Option<ChangesetSide>,
+            range: TextRange,
+        },
+    }
+
+    fn as_derived(target: ChangesetOperationTarget) -> Derived {
+        match target {
+            ChangesetOperationTarget::Resource { resource, side } => {
+                Derived::Resource { resource, side }
+            }
+            ChangesetOperationTarget::Range {
+                resource,
+                side,
+                range,
+            } => Derived::Range {
+                resource,
+                side,
+                range,
+            },
+        }
+    }
+
+    #[test]
+    fn changeset_targets_decode_as_serdes_tagged_enum_does() {
+        let range = r#"{"start":{"line":1,"character":0},"end":{"line":2,"character":3}}"#;
+        let texts = [
+            r#"{"kind":"resource","resource":"file:///a"}"#.to_string(),
+            r#"{"kind":"resource","resource":"file:///a","side":"before","extra":[1]}"#.into(),
+            format!(r#"{{"kind":"range","resource":"file:///a","range":{range}}}"#),
+            format!(r#"{{"resource":"file:///a","range":{range},"side":"after","kind":"range"}}"#),
+            format!(r#"{{"kind":"resource","resource":"file:///a","range":{range}}}"#),
+            r#"{"kind":"resource","resource":"file:///a","range":7}"#.into(),
+            r#"{"kind":"range","resource":"file:///a"}"#.into(),
+            r#"{"kind":"range","resource":"file:///a","range":{"start":1}}"#.into(),
+            r#"{"kind":"line","resource":"file:///a"}"#.into(),
+            r#"{"resource":"file:///a"}"#.into(),
+            r#"{"kind":5,"resource":"file:///a"}"#.into(),
+            r#"{"kind":"resource","resource":"file:///a","side":"middle"}"#.into(),
+            r#"{"kind":"resource"}"#.into(),
+        ];
+        let mut decoded = 0;
+        for text in &texts {
+            let ours = serde_json::from_str::<ChangesetOperationTarget>(text).map(as_derived);
+            let oracle = serde_json::from_str::<Derived>(text);
+            match (ours, oracle) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "{text}");
+                    decoded += 1;
+                }
+                (Err(_), Err(_)) => {}
+                (a, b) => panic!("{text}: ours {a:?}, serde's {b:?}"),
+            }
+        }
+        assert_eq!(decoded, 6, "the valid texts decode");
+        // The one difference, on purpose: serde's derive also takes an array (the tag, then the
+        // members in order), which is not AHP's wire form; like every union here, this refuses it.
+        let array = r#"["resource","file:///a"]"#;
+        assert!(serde_json::from_str::<Derived>(array).is_ok());
+        let error = serde_json::from_str::<ChangesetOperationTarget>(array).unwrap_err();
+        assert!(error.to_string().contains("`kind` property"), "{error}");
+        let target: ChangesetOperationTarget = serde_json::from_str(&texts[3]).unwrap();
+        let text = serde_json::to_string(&target).unwrap();
+        assert!(text.starts_with(r#"{"kind":"range","#), "{text}");
+        assert_eq!(
+            serde_json::from_str::<ChangesetOperationTarget>(&text).unwrap(),
+            target
+        );
+    }
 }
