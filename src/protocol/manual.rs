@@ -6,7 +6,7 @@ use super::generated::{
     ToolCallCancellationReason, ToolCallConfirmationReason,
 };
 use super::tagged::TaggedUnion;
-use super::wire::{Extra, JsonObject, JsonValue};
+use super::wire::{self, Extra, JsonObject, JsonValue};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -110,7 +110,7 @@ impl<'de> Deserialize<'de> for SessionToolCallConfirmedAction {
 }
 
 /// The client approves a pending tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallApprovedAction {
     /// Turn identifier.
@@ -124,7 +124,7 @@ pub struct SessionToolCallApprovedAction {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
     /// Always `true`.
-    #[serde(serialize_with = "ser_true", deserialize_with = "de_ignore")]
+    #[serde(serialize_with = "ser_true")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "true"))]
     pub approved: (),
     /// How the tool was confirmed.
@@ -149,7 +149,7 @@ pub struct SessionToolCallApprovedAction {
 }
 
 /// The client denies a pending tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallDeniedAction {
     /// Turn identifier.
@@ -163,7 +163,7 @@ pub struct SessionToolCallDeniedAction {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub meta: Option<JsonObject>,
     /// Always `false`.
-    #[serde(serialize_with = "ser_false", deserialize_with = "de_ignore")]
+    #[serde(serialize_with = "ser_false")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "false"))]
     pub approved: (),
     /// Why the tool call was not run: `denied` or `skipped`.
@@ -202,8 +202,142 @@ fn ser_false<S: serde::Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {
     s.serialize_bool(false)
 }
 
-fn de_ignore<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
-    de::IgnoredAny::deserialize(d).map(|_| ())
+// The two shapes of `session/toolCallConfirmed` are decoded as the generated structs are
+// (`wire::WireStruct`): serde's derive with a flattened `extra` buffers every member into its
+// `Content` tree, whose decoders were in the wasm module for these two types alone.
+
+impl<'de> Deserialize<'de> for SessionToolCallApprovedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallApprovedAction {
+    const NAME: &'static str = "SessionToolCallApprovedAction";
+
+    #[inline(never)]
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut approved = None::<de::IgnoredAny>;
+        let mut confirmed = None;
+        let mut edited_tool_input = None;
+        let mut selected_option_id = None;
+        let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "turnId",
+            "toolCallId",
+            "_meta",
+            "approved",
+            "confirmed",
+            "editedToolInput",
+            "selectedOptionId",
+        ];
+        while let Some(key) = wire::next_key(&mut map)? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(&mut map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut map, &mut meta, "_meta")?,
+                3 => wire::field(&mut map, &mut approved, "approved")?,
+                4 => wire::field(&mut map, &mut confirmed, "confirmed")?,
+                5 => wire::field(&mut map, &mut edited_tool_input, "editedToolInput")?,
+                6 => wire::field(&mut map, &mut selected_option_id, "selectedOptionId")?,
+                _ => wire::unknown(&mut map, &mut extra, key)?,
+            }
+        }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if approved.is_none() {
+            return Err(wire::missing("approved"));
+        }
+        if confirmed.is_none() {
+            return Err(wire::missing("confirmed"));
+        }
+        Ok(Self {
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
+            meta: meta.unwrap_or_default(),
+            approved: (),
+            confirmed: wire::present(confirmed),
+            edited_tool_input: edited_tool_input.unwrap_or_default(),
+            selected_option_id: selected_option_id.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for SessionToolCallDeniedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize_struct(deserializer)
+    }
+}
+
+impl wire::WireStruct for SessionToolCallDeniedAction {
+    const NAME: &'static str = "SessionToolCallDeniedAction";
+
+    #[inline(never)]
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut turn_id = None;
+        let mut tool_call_id = None;
+        let mut meta = None;
+        let mut approved = None::<de::IgnoredAny>;
+        let mut reason = None;
+        let mut user_suggestion = None;
+        let mut reason_message = None;
+        let mut selected_option_id = None;
+        let mut extra = Extra::default();
+        const KEYS: &[&str] = &[
+            "turnId",
+            "toolCallId",
+            "_meta",
+            "approved",
+            "reason",
+            "userSuggestion",
+            "reasonMessage",
+            "selectedOptionId",
+        ];
+        while let Some(key) = wire::next_key(&mut map)? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(&mut map, &mut turn_id, "turnId")?,
+                1 => wire::field(&mut map, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(&mut map, &mut meta, "_meta")?,
+                3 => wire::field(&mut map, &mut approved, "approved")?,
+                4 => wire::field(&mut map, &mut reason, "reason")?,
+                5 => wire::field(&mut map, &mut user_suggestion, "userSuggestion")?,
+                6 => wire::field(&mut map, &mut reason_message, "reasonMessage")?,
+                7 => wire::field(&mut map, &mut selected_option_id, "selectedOptionId")?,
+                _ => wire::unknown(&mut map, &mut extra, key)?,
+            }
+        }
+        if turn_id.is_none() {
+            return Err(wire::missing("turnId"));
+        }
+        if tool_call_id.is_none() {
+            return Err(wire::missing("toolCallId"));
+        }
+        if approved.is_none() {
+            return Err(wire::missing("approved"));
+        }
+        if reason.is_none() {
+            return Err(wire::missing("reason"));
+        }
+        Ok(Self {
+            turn_id: wire::present(turn_id),
+            tool_call_id: wire::present(tool_call_id),
+            meta: meta.unwrap_or_default(),
+            approved: (),
+            reason: wire::present(reason),
+            user_suggestion: user_suggestion.unwrap_or_default(),
+            reason_message: reason_message.unwrap_or_default(),
+            selected_option_id: selected_option_id.unwrap_or_default(),
+            extra,
+        })
+    }
 }
 
 /// Which side of a changeset file an operation targets.
@@ -346,6 +480,47 @@ mod tests {
                 range,
             },
         }
+    }
+
+    #[test]
+    fn tool_call_confirmations_decode_both_shapes_and_keep_unknown_members() {
+        use super::SessionToolCallConfirmedAction as Confirmed;
+        use serde_json::{json, Value};
+        let approved = json!({"turnId": "t", "toolCallId": "c", "approved": true,
+            "confirmed": "user-action", "editedToolInput": "ls", "future": [1, {"x": null}]});
+        let denied = json!({"turnId": "t", "toolCallId": "c", "approved": false, "reason": "denied",
+            "userSuggestion": {"text": "no", "origin": {"kind": "user"}},
+            "reasonMessage": {"markdown": "**no**"}, "_meta": {"k": 1}});
+        for value in [&approved, &denied] {
+            let decoded: Confirmed = serde_json::from_value(value.clone()).unwrap();
+            let text = serde_json::to_string(&decoded).unwrap();
+            let back: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(&back, value, "{text}");
+            assert_eq!(serde_json::from_str::<Confirmed>(&text).unwrap(), decoded);
+        }
+        assert!(matches!(
+            serde_json::from_value::<Confirmed>(approved.clone()).unwrap(),
+            Confirmed::Approved(a) if a.edited_tool_input.as_deref() == Some("ls")
+                && a.extra.get("future").is_some()
+        ));
+        let error = |value: Value| {
+            serde_json::from_value::<Confirmed>(value)
+                .unwrap_err()
+                .to_string()
+        };
+        let mut missing = approved.clone();
+        missing.as_object_mut().unwrap().remove("confirmed");
+        assert!(error(missing).contains("missing field `confirmed`"));
+        let mut missing = denied.clone();
+        missing.as_object_mut().unwrap().remove("turnId");
+        assert!(error(missing).contains("missing field `turnId`"));
+        let mut wrong = denied.clone();
+        wrong["reason"] = json!(7);
+        assert!(error(wrong).contains("invalid type"));
+        let mut null_meta = approved.clone();
+        null_meta["_meta"] = Value::Null;
+        let decoded: Confirmed = serde_json::from_value(null_meta).unwrap();
+        assert!(matches!(decoded, Confirmed::Approved(a) if a.meta.is_none()));
     }
 
     #[test]
