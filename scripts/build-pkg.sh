@@ -49,7 +49,7 @@ if [ -z "$js_only" ]; then
   inline_flags="-C llvm-args=-inline-threshold=60"
   # Panic locations in dependencies name their source files: under `crates/`, not under this
   # machine's cargo home (the package is the same whoever builds it, and says nothing of them).
-  remap_flags="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}/registry/src=crates"
+  remap_flags="--remap-path-prefix=${CARGO_HOME:-${HOME:-}/.cargo}/registry/src=crates"
   echo "build-pkg: cargo build --release --target wasm32-unknown-unknown ($inline_flags)"
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$inline_flags $remap_flags" \
     cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm
