@@ -206,139 +206,90 @@ fn ser_false<S: serde::Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {
 // (`wire::WireStruct`): serde's derive with a flattened `extra` buffers every member into its
 // `Content` tree, whose decoders were in the wasm module for these two types alone.
 
-impl<'de> Deserialize<'de> for SessionToolCallApprovedAction {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
-    }
-}
-
-impl wire::WireStruct for SessionToolCallApprovedAction {
-    const NAME: &'static str = "SessionToolCallApprovedAction";
-
-    #[inline(never)]
-    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut approved = None::<de::IgnoredAny>;
-        let mut confirmed = None;
-        let mut edited_tool_input = None;
-        let mut selected_option_id = None;
-        let mut extra = Extra::default();
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "approved",
-            "confirmed",
-            "editedToolInput",
-            "selectedOptionId",
-        ];
-        while let Some(key) = wire::next_key(&mut map)? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::field(&mut map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut map, &mut meta, "_meta")?,
-                3 => wire::field(&mut map, &mut approved, "approved")?,
-                4 => wire::field(&mut map, &mut confirmed, "confirmed")?,
-                5 => wire::field(&mut map, &mut edited_tool_input, "editedToolInput")?,
-                6 => wire::field(&mut map, &mut selected_option_id, "selectedOptionId")?,
-                _ => wire::unknown(&mut map, &mut extra, key)?,
+/// `Deserialize` through [`wire::WireStruct`] for a struct whose members are listed as
+/// `field: "wireName"` (required), `field: "wireName" optional`, or `field: "wireName" ignored`
+/// (required, read and dropped: the shapes' constant `approved`), beside `extra`: the decoder
+/// the generator writes.
+macro_rules! confirmation_decoder {
+    ($name:ident { $($field:ident: $wire:literal $($kind:ident)?,)* }) => {
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                wire::deserialize_struct(deserializer)
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
-        }
-        if approved.is_none() {
-            return Err(wire::missing("approved"));
-        }
-        if confirmed.is_none() {
-            return Err(wire::missing("confirmed"));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            approved: (),
-            confirmed: wire::present(confirmed),
-            edited_tool_input: edited_tool_input.unwrap_or_default(),
-            selected_option_id: selected_option_id.unwrap_or_default(),
-            extra,
-        })
-    }
-}
 
-impl<'de> Deserialize<'de> for SessionToolCallDeniedAction {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
-    }
-}
+        impl wire::WireStruct for $name {
+            const NAME: &'static str = stringify!($name);
 
-impl wire::WireStruct for SessionToolCallDeniedAction {
-    const NAME: &'static str = "SessionToolCallDeniedAction";
-
-    #[inline(never)]
-    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut approved = None::<de::IgnoredAny>;
-        let mut reason = None;
-        let mut user_suggestion = None;
-        let mut reason_message = None;
-        let mut selected_option_id = None;
-        let mut extra = Extra::default();
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "approved",
-            "reason",
-            "userSuggestion",
-            "reasonMessage",
-            "selectedOptionId",
-        ];
-        while let Some(key) = wire::next_key(&mut map)? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::field(&mut map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut map, &mut meta, "_meta")?,
-                3 => wire::field(&mut map, &mut approved, "approved")?,
-                4 => wire::field(&mut map, &mut reason, "reason")?,
-                5 => wire::field(&mut map, &mut user_suggestion, "userSuggestion")?,
-                6 => wire::field(&mut map, &mut reason_message, "reasonMessage")?,
-                7 => wire::field(&mut map, &mut selected_option_id, "selectedOptionId")?,
-                _ => wire::unknown(&mut map, &mut extra, key)?,
+            #[inline(never)]
+            fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+                $(let mut $field = confirmation_decoder!(@slot $($kind)?);)*
+                let mut extra = Extra::default();
+                const KEYS: &[&str] = &[$($wire,)*];
+                'members: while let Some(key) = wire::next_key(&mut map)? {
+                    let index = wire::key_index(&key, KEYS);
+                    let mut at = 0;
+                    $(
+                        if index == at {
+                            wire::field(&mut map, &mut $field, $wire)?;
+                            continue 'members;
+                        }
+                        at += 1;
+                    )*
+                    let _ = at;
+                    wire::unknown(&mut map, &mut extra, key)?;
+                }
+                $(confirmation_decoder!(@check $field $wire $($kind)?);)*
+                Ok(Self {
+                    $($field: confirmation_decoder!(@take $field $($kind)?),)*
+                    extra,
+                })
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+    };
+    (@slot ignored) => {
+        None::<de::IgnoredAny>
+    };
+    (@slot $($kind:ident)?) => {
+        None
+    };
+    (@check $field:ident $wire:literal optional) => {};
+    (@check $field:ident $wire:literal $($kind:ident)?) => {
+        if $field.is_none() {
+            return Err(wire::missing($wire));
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
-        }
-        if approved.is_none() {
-            return Err(wire::missing("approved"));
-        }
-        if reason.is_none() {
-            return Err(wire::missing("reason"));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            approved: (),
-            reason: wire::present(reason),
-            user_suggestion: user_suggestion.unwrap_or_default(),
-            reason_message: reason_message.unwrap_or_default(),
-            selected_option_id: selected_option_id.unwrap_or_default(),
-            extra,
-        })
-    }
+    };
+    (@take $field:ident optional) => {
+        $field.unwrap_or_default()
+    };
+    (@take $field:ident ignored) => {
+        ()
+    };
+    (@take $field:ident) => {
+        wire::present($field)
+    };
 }
+
+confirmation_decoder!(SessionToolCallApprovedAction {
+    turn_id: "turnId",
+    tool_call_id: "toolCallId",
+    meta: "_meta" optional,
+    approved: "approved" ignored,
+    confirmed: "confirmed",
+    edited_tool_input: "editedToolInput" optional,
+    selected_option_id: "selectedOptionId" optional,
+});
+
+confirmation_decoder!(SessionToolCallDeniedAction {
+    turn_id: "turnId",
+    tool_call_id: "toolCallId",
+    meta: "_meta" optional,
+    approved: "approved" ignored,
+    reason: "reason",
+    user_suggestion: "userSuggestion" optional,
+    reason_message: "reasonMessage" optional,
+    selected_option_id: "selectedOptionId" optional,
+});
 
 /// Which side of a changeset file an operation targets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
