@@ -221,7 +221,8 @@ fn run_sequence<S: ChannelState>(
     fresh_every: usize,
 ) -> Result<(), String> {
     let clock = FixedClock(NOW);
-    let mut rust: S = serde_json::from_value(initial.clone()).map_err(|e| e.to_string())?;
+    let mut rust: S =
+        ahp_wasm::protocol::decode::from_text(&initial.to_string()).map_err(|e| e.to_string())?;
     let mut js = to_js(initial);
     let mut from_caller = true; // the first input is the caller's own object
     for (i, value) in actions.iter().enumerate() {

@@ -13,6 +13,7 @@
 
 use ahp_host::security::json_depth_within;
 use ahp_wasm::client::engine::fast_path;
+use ahp_wasm::protocol::decode::Decode;
 use ahp_wasm::protocol::jsonrpc::{self, decode_params, Command, Incoming, RequestId};
 use ahp_wasm::protocol::{errors, ActionEnvelope, DispatchActionParams, UnsubscribeParams};
 use serde::de::{DeserializeOwned, IgnoredAny};
@@ -211,8 +212,11 @@ fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(value: &T) {
     }
 }
 
-fn check_params<T: Serialize + DeserializeOwned + PartialEq + Debug>(params: Option<&RawValue>) {
+fn check_params<T: Serialize + Decode + DeserializeOwned + PartialEq + Debug>(
+    params: Option<&RawValue>,
+) {
     let decoded = decode_params::<T>(params);
+    // Through serde: `serde_json`'s own parse into a `Value`, then the decoder on its text.
     let plain = serde_json::from_str::<T>(params.map_or("null", RawValue::get));
     match (decoded, plain) {
         (Ok(a), Ok(b)) => {

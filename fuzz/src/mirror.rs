@@ -120,7 +120,7 @@ fn check<S: ChannelState>(
     policy: PendingPolicy,
     steps: &[Step],
 ) {
-    let Ok(state) = serde_json::from_str::<S>(initial) else {
+    let Ok(state) = ahp_wasm::protocol::decode::from_text::<S>(initial) else {
         return;
     };
     let states = channels.iter().map(|c| (c.to_string(), state.clone()));

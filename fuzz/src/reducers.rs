@@ -41,7 +41,7 @@ pub fn run(data: &[u8]) {
 }
 
 fn check<S: ChannelState>(initial: &str, actions: &[StateAction]) {
-    let Ok(initial) = serde_json::from_str::<S>(initial) else {
+    let Ok(initial) = ahp_wasm::protocol::decode::from_text::<S>(initial) else {
         return;
     };
     round_trip(&initial);
@@ -52,7 +52,7 @@ fn check<S: ChannelState>(initial: &str, actions: &[StateAction]) {
 
 fn round_trip<S: ChannelState>(state: &S) {
     let text = serde_json::to_string(state).expect("a state serializes");
-    match serde_json::from_str::<S>(&text) {
+    match ahp_wasm::protocol::decode::from_text::<S>(&text) {
         Ok(back) => assert_eq!(&back, state, "JSON round trip changed the state: {text}"),
         Err(e) => panic!("a state does not decode its own JSON: {e}\n{text}"),
     }

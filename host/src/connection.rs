@@ -26,7 +26,6 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use bytes::Bytes;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -318,7 +317,7 @@ impl Reader<'_> {
     }
 
     async fn on_request(&mut self, id: RequestId, method: &str, params: Option<&RawValue>) -> bool {
-        fn typed<T: DeserializeOwned>(
+        fn typed<T: ahp_wasm::protocol::decode::Decode>(
             params: Option<&RawValue>,
             wrap: fn(T) -> Request,
         ) -> Result<Request, ErrorObject> {

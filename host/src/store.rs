@@ -14,6 +14,7 @@
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
 //! a killed process (only an OS crash or power loss can lose the last transactions).
 
+use ahp_wasm::protocol::decode;
 use ahp_wasm::protocol::{ActionEnvelope, SessionState, Turn};
 use ahp_wasm::reduce::{session_reducer, FixedClock};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -40,6 +41,12 @@ impl From<rusqlite::Error> for StoreError {
 
 impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> Self {
+        StoreError(format!("stored JSON: {e}"))
+    }
+}
+
+impl From<ahp_wasm::protocol::decode::DecodeError> for StoreError {
+    fn from(e: ahp_wasm::protocol::decode::DecodeError) -> Self {
         StoreError(format!("stored JSON: {e}"))
     }
 }
@@ -240,13 +247,13 @@ impl Store {
             .collect::<Result<_, _>>()?;
         let mut sessions = Vec::with_capacity(rows.len());
         for (uri, head, head_seq) in rows {
-            let mut state: SessionState = serde_json::from_str(&head)?;
+            let mut state: SessionState = decode::from_text(&head)?;
             let turns: Vec<String> = turns_q
                 .query_map([&uri], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
             state.turns = turns
                 .iter()
-                .map(|t| serde_json::from_str::<Turn>(t).map(std::sync::Arc::new))
+                .map(|t| decode::from_text::<Turn>(t).map(std::sync::Arc::new))
                 .collect::<Result<_, _>>()?;
             let persisted_turns = state.turns.len();
             let turn_bytes = turns.iter().map(String::len).collect();
@@ -254,7 +261,7 @@ impl Store {
                 .query_map(params![uri, head_seq], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
             for (ts, envelope) in &log {
-                let envelope: ActionEnvelope = serde_json::from_str(envelope)?;
+                let envelope: ActionEnvelope = decode::from_text(envelope)?;
                 // Logged envelopes were applied once already; replaying them reproduces the state.
                 let _ = session_reducer(&mut state, &envelope.action, &FixedClock(*ts));
             }
@@ -416,7 +423,7 @@ impl Store {
         rows.reverse();
         let turns = rows
             .iter()
-            .map(|t| serde_json::from_str::<Turn>(t))
+            .map(|t| decode::from_text::<Turn>(t))
             .collect::<Result<_, _>>()?;
         Ok(Some((turns, has_more)))
     }

@@ -3,6 +3,7 @@
 
 #![allow(clippy::all, missing_docs)]
 
+use super::decode::{self, Decode, DecodeError, Reader};
 use super::manual::*;
 use super::tagged::{TaggedUnion, UnknownVariant};
 use super::wire::{self, Extra, JsonObject, JsonValue};
@@ -49,9 +50,15 @@ impl Serialize for IconTheme {
     }
 }
 
+impl Decode for IconTheme {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for IconTheme {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -96,9 +103,15 @@ pub struct Icon {
     pub extra: Extra,
 }
 
+impl Decode for Icon {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for Icon {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -106,24 +119,24 @@ impl wire::WireStruct for Icon {
     const NAME: &'static str = "Icon";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut src = None;
         let mut content_type = None;
         let mut sizes = None;
         let mut theme = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["src", "contentType", "sizes", "theme"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut src, "src")?,
-                1 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                2 => wire::field(&mut __map, &mut sizes, "sizes")?,
-                3 => wire::field(&mut __map, &mut theme, "theme")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut src, "src")?,
+                1 => wire::field(reader, &mut content_type, "contentType")?,
+                2 => wire::field(reader, &mut sizes, "sizes")?,
+                3 => wire::field(reader, &mut theme, "theme")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if src.is_none() {
-            return Err(wire::missing("src"));
+            return Err(wire::missing("src", reader));
         }
         Ok(Self {
             src: wire::present(src),
@@ -237,9 +250,15 @@ pub struct ProtectedResourceMetadata {
     pub extra: Extra,
 }
 
+impl Decode for ProtectedResourceMetadata {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ProtectedResourceMetadata {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -247,7 +266,7 @@ impl wire::WireStruct for ProtectedResourceMetadata {
     const NAME: &'static str = "ProtectedResourceMetadata";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resource = None;
         let mut resource_name = None;
         let mut authorization_servers = None;
@@ -277,50 +296,46 @@ impl wire::WireStruct for ProtectedResourceMetadata {
             "resource_tos_uri",
             "required",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resource, "resource")?,
-                1 => wire::field(&mut __map, &mut resource_name, "resource_name")?,
-                2 => wire::field(
-                    &mut __map,
-                    &mut authorization_servers,
-                    "authorization_servers",
-                )?,
-                3 => wire::field(&mut __map, &mut jwks_uri, "jwks_uri")?,
-                4 => wire::field(&mut __map, &mut scopes_supported, "scopes_supported")?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resource, "resource")?,
+                1 => wire::field(reader, &mut resource_name, "resource_name")?,
+                2 => wire::field(reader, &mut authorization_servers, "authorization_servers")?,
+                3 => wire::field(reader, &mut jwks_uri, "jwks_uri")?,
+                4 => wire::field(reader, &mut scopes_supported, "scopes_supported")?,
                 5 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut bearer_methods_supported,
                     "bearer_methods_supported",
                 )?,
                 6 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut resource_signing_alg_values_supported,
                     "resource_signing_alg_values_supported",
                 )?,
                 7 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut resource_encryption_alg_values_supported,
                     "resource_encryption_alg_values_supported",
                 )?,
                 8 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut resource_encryption_enc_values_supported,
                     "resource_encryption_enc_values_supported",
                 )?,
                 9 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut resource_documentation,
                     "resource_documentation",
                 )?,
-                10 => wire::field(&mut __map, &mut resource_policy_uri, "resource_policy_uri")?,
-                11 => wire::field(&mut __map, &mut resource_tos_uri, "resource_tos_uri")?,
-                12 => wire::field(&mut __map, &mut required, "required")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+                10 => wire::field(reader, &mut resource_policy_uri, "resource_policy_uri")?,
+                11 => wire::field(reader, &mut resource_tos_uri, "resource_tos_uri")?,
+                12 => wire::field(reader, &mut required, "required")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         Ok(Self {
             resource: wire::present(resource),
@@ -396,9 +411,15 @@ impl Serialize for ConfigPropertySchemaType {
     }
 }
 
+impl Decode for ConfigPropertySchemaType {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ConfigPropertySchemaType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -474,9 +495,15 @@ pub struct ConfigPropertySchema {
     pub extra: Extra,
 }
 
+impl Decode for ConfigPropertySchema {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ConfigPropertySchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -484,7 +511,7 @@ impl wire::WireStruct for ConfigPropertySchema {
     const NAME: &'static str = "ConfigPropertySchema";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut r#type = None;
         let mut title = None;
         let mut description = None;
@@ -510,27 +537,27 @@ impl wire::WireStruct for ConfigPropertySchema {
             "properties",
             "required",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut r#type, "type")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut default, "default")?,
-                4 => wire::field(&mut __map, &mut r#enum, "enum")?,
-                5 => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
-                6 => wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?,
-                7 => wire::field(&mut __map, &mut read_only, "readOnly")?,
-                8 => wire::field(&mut __map, &mut items, "items")?,
-                9 => wire::field(&mut __map, &mut properties, "properties")?,
-                10 => wire::field(&mut __map, &mut required, "required")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut r#type, "type")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut default, "default")?,
+                4 => wire::field(reader, &mut r#enum, "enum")?,
+                5 => wire::field(reader, &mut enum_labels, "enumLabels")?,
+                6 => wire::field(reader, &mut enum_descriptions, "enumDescriptions")?,
+                7 => wire::field(reader, &mut read_only, "readOnly")?,
+                8 => wire::field(reader, &mut items, "items")?,
+                9 => wire::field(reader, &mut properties, "properties")?,
+                10 => wire::field(reader, &mut required, "required")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         Ok(Self {
             r#type: wire::present(r#type),
@@ -576,9 +603,15 @@ pub struct ConfigSchema {
     pub extra: Extra,
 }
 
+impl Decode for ConfigSchema {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ConfigSchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -586,25 +619,25 @@ impl wire::WireStruct for ConfigSchema {
     const NAME: &'static str = "ConfigSchema";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut r#type = None;
         let mut properties = None;
         let mut required = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "properties", "required"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut r#type, "type")?,
-                1 => wire::field(&mut __map, &mut properties, "properties")?,
-                2 => wire::field(&mut __map, &mut required, "required")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut r#type, "type")?,
+                1 => wire::field(reader, &mut properties, "properties")?,
+                2 => wire::field(reader, &mut required, "required")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         if properties.is_none() {
-            return Err(wire::missing("properties"));
+            return Err(wire::missing("properties", reader));
         }
         Ok(Self {
             r#type: wire::present(r#type),
@@ -631,9 +664,15 @@ pub struct TextPosition {
     pub extra: Extra,
 }
 
+impl Decode for TextPosition {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TextPosition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -641,23 +680,23 @@ impl wire::WireStruct for TextPosition {
     const NAME: &'static str = "TextPosition";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut line = None;
         let mut character = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["line", "character"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut line, "line")?,
-                1 => wire::field(&mut __map, &mut character, "character")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut line, "line")?,
+                1 => wire::field(reader, &mut character, "character")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if line.is_none() {
-            return Err(wire::missing("line"));
+            return Err(wire::missing("line", reader));
         }
         if character.is_none() {
-            return Err(wire::missing("character"));
+            return Err(wire::missing("character", reader));
         }
         Ok(Self {
             line: wire::present(line),
@@ -683,9 +722,15 @@ pub struct TextRange {
     pub extra: Extra,
 }
 
+impl Decode for TextRange {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TextRange {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -693,23 +738,23 @@ impl wire::WireStruct for TextRange {
     const NAME: &'static str = "TextRange";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut start = None;
         let mut end = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["start", "end"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut start, "start")?,
-                1 => wire::field(&mut __map, &mut end, "end")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut start, "start")?,
+                1 => wire::field(reader, &mut end, "end")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if start.is_none() {
-            return Err(wire::missing("start"));
+            return Err(wire::missing("start", reader));
         }
         if end.is_none() {
-            return Err(wire::missing("end"));
+            return Err(wire::missing("end", reader));
         }
         Ok(Self {
             start: wire::present(start),
@@ -736,9 +781,15 @@ pub struct TextSelection {
     pub extra: Extra,
 }
 
+impl Decode for TextSelection {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TextSelection {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -746,18 +797,18 @@ impl wire::WireStruct for TextSelection {
     const NAME: &'static str = "TextSelection";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut range = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["range"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut range, "range")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut range, "range")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if range.is_none() {
-            return Err(wire::missing("range"));
+            return Err(wire::missing("range", reader));
         }
         Ok(Self {
             range: wire::present(range),
@@ -794,9 +845,15 @@ pub struct ContentRef {
     pub extra: Extra,
 }
 
+impl Decode for ContentRef {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ContentRef {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -804,22 +861,22 @@ impl wire::WireStruct for ContentRef {
     const NAME: &'static str = "ContentRef";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut size_hint = None;
         let mut content_type = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut size_hint, "sizeHint")?,
+                2 => wire::field(reader, &mut content_type, "contentType")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -844,9 +901,15 @@ pub struct FileEditBefore {
     pub extra: Extra,
 }
 
+impl Decode for FileEditBefore {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for FileEditBefore {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -854,23 +917,23 @@ impl wire::WireStruct for FileEditBefore {
     const NAME: &'static str = "FileEditBefore";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -894,9 +957,15 @@ pub struct FileEditAfter {
     pub extra: Extra,
 }
 
+impl Decode for FileEditAfter {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for FileEditAfter {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -904,23 +973,23 @@ impl wire::WireStruct for FileEditAfter {
     const NAME: &'static str = "FileEditAfter";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -954,9 +1023,15 @@ pub struct FileEditDiff {
     pub extra: Extra,
 }
 
+impl Decode for FileEditDiff {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for FileEditDiff {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -964,16 +1039,16 @@ impl wire::WireStruct for FileEditDiff {
     const NAME: &'static str = "FileEditDiff";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut added = None;
         let mut removed = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["added", "removed"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut added, "added")?,
-                1 => wire::field(&mut __map, &mut removed, "removed")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut added, "added")?,
+                1 => wire::field(reader, &mut removed, "removed")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -1006,9 +1081,15 @@ pub struct FileEdit {
     pub extra: Extra,
 }
 
+impl Decode for FileEdit {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for FileEdit {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1016,18 +1097,18 @@ impl wire::WireStruct for FileEdit {
     const NAME: &'static str = "FileEdit";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut before = None;
         let mut after = None;
         let mut diff = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["before", "after", "diff"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut before, "before")?,
-                1 => wire::field(&mut __map, &mut after, "after")?,
-                2 => wire::field(&mut __map, &mut diff, "diff")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut before, "before")?,
+                1 => wire::field(reader, &mut after, "after")?,
+                2 => wire::field(reader, &mut diff, "diff")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -1080,9 +1161,15 @@ pub struct UsageInfo {
     pub extra: Extra,
 }
 
+impl Decode for UsageInfo {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for UsageInfo {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1090,7 +1177,7 @@ impl wire::WireStruct for UsageInfo {
     const NAME: &'static str = "UsageInfo";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut input_tokens = None;
         let mut output_tokens = None;
         let mut model = None;
@@ -1104,14 +1191,14 @@ impl wire::WireStruct for UsageInfo {
             "cacheReadTokens",
             "_meta",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut input_tokens, "inputTokens")?,
-                1 => wire::field(&mut __map, &mut output_tokens, "outputTokens")?,
-                2 => wire::field(&mut __map, &mut model, "model")?,
-                3 => wire::field(&mut __map, &mut cache_read_tokens, "cacheReadTokens")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut input_tokens, "inputTokens")?,
+                1 => wire::field(reader, &mut output_tokens, "outputTokens")?,
+                2 => wire::field(reader, &mut model, "model")?,
+                3 => wire::field(reader, &mut cache_read_tokens, "cacheReadTokens")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -1143,9 +1230,15 @@ pub struct ErrorInfo {
     pub extra: Extra,
 }
 
+impl Decode for ErrorInfo {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ErrorInfo {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1153,25 +1246,25 @@ impl wire::WireStruct for ErrorInfo {
     const NAME: &'static str = "ErrorInfo";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut error_type = None;
         let mut message = None;
         let mut stack = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["errorType", "message", "stack"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut error_type, "errorType")?,
-                1 => wire::field(&mut __map, &mut message, "message")?,
-                2 => wire::field(&mut __map, &mut stack, "stack")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut error_type, "errorType")?,
+                1 => wire::field(reader, &mut message, "message")?,
+                2 => wire::field(reader, &mut stack, "stack")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if error_type.is_none() {
-            return Err(wire::missing("errorType"));
+            return Err(wire::missing("errorType", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             error_type: wire::present(error_type),
@@ -1202,9 +1295,15 @@ pub struct Snapshot {
     pub extra: Extra,
 }
 
+impl Decode for Snapshot {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for Snapshot {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1212,28 +1311,28 @@ impl wire::WireStruct for Snapshot {
     const NAME: &'static str = "Snapshot";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resource = None;
         let mut state = None;
         let mut from_seq = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "state", "fromSeq"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resource, "resource")?,
-                1 => wire::field(&mut __map, &mut state, "state")?,
-                2 => wire::field(&mut __map, &mut from_seq, "fromSeq")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resource, "resource")?,
+                1 => wire::field(reader, &mut state, "state")?,
+                2 => wire::field(reader, &mut from_seq, "fromSeq")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         if state.is_none() {
-            return Err(wire::missing("state"));
+            return Err(wire::missing("state", reader));
         }
         if from_seq.is_none() {
-            return Err(wire::missing("fromSeq"));
+            return Err(wire::missing("fromSeq", reader));
         }
         Ok(Self {
             resource: wire::present(resource),
@@ -1271,9 +1370,15 @@ pub struct RootState {
     pub extra: Extra,
 }
 
+impl Decode for RootState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for RootState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1281,24 +1386,24 @@ impl wire::WireStruct for RootState {
     const NAME: &'static str = "RootState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut agents = None;
         let mut active_sessions = None;
         let mut terminals = None;
         let mut config = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["agents", "activeSessions", "terminals", "config"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut agents, "agents")?,
-                1 => wire::field(&mut __map, &mut active_sessions, "activeSessions")?,
-                2 => wire::field(&mut __map, &mut terminals, "terminals")?,
-                3 => wire::field(&mut __map, &mut config, "config")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut agents, "agents")?,
+                1 => wire::field(reader, &mut active_sessions, "activeSessions")?,
+                2 => wire::field(reader, &mut terminals, "terminals")?,
+                3 => wire::field(reader, &mut config, "config")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if agents.is_none() {
-            return Err(wire::missing("agents"));
+            return Err(wire::missing("agents", reader));
         }
         Ok(Self {
             agents: wire::present(agents),
@@ -1419,9 +1524,15 @@ pub struct AgentInfo {
     pub extra: Extra,
 }
 
+impl Decode for AgentInfo {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AgentInfo {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1429,7 +1540,7 @@ impl wire::WireStruct for AgentInfo {
     const NAME: &'static str = "AgentInfo";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut provider = None;
         let mut display_name = None;
         let mut description = None;
@@ -1447,33 +1558,33 @@ impl wire::WireStruct for AgentInfo {
             "customizations",
             "systemMessageSections",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut provider, "provider")?,
-                1 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut models, "models")?,
-                4 => wire::field(&mut __map, &mut protected_resources, "protectedResources")?,
-                5 => wire::field(&mut __map, &mut customizations, "customizations")?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut provider, "provider")?,
+                1 => wire::field(reader, &mut display_name, "displayName")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut models, "models")?,
+                4 => wire::field(reader, &mut protected_resources, "protectedResources")?,
+                5 => wire::field(reader, &mut customizations, "customizations")?,
                 6 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut system_message_sections,
                     "systemMessageSections",
                 )?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if provider.is_none() {
-            return Err(wire::missing("provider"));
+            return Err(wire::missing("provider", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         if description.is_none() {
-            return Err(wire::missing("description"));
+            return Err(wire::missing("description", reader));
         }
         if models.is_none() {
-            return Err(wire::missing("models"));
+            return Err(wire::missing("models", reader));
         }
         Ok(Self {
             provider: wire::present(provider),
@@ -1544,9 +1655,15 @@ pub struct SessionModelInfo {
     pub extra: Extra,
 }
 
+impl Decode for SessionModelInfo {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionModelInfo {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1554,7 +1671,7 @@ impl wire::WireStruct for SessionModelInfo {
     const NAME: &'static str = "SessionModelInfo";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut provider = None;
         let mut name = None;
@@ -1574,27 +1691,27 @@ impl wire::WireStruct for SessionModelInfo {
             "configSchema",
             "_meta",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut provider, "provider")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut max_context_window, "maxContextWindow")?,
-                4 => wire::field(&mut __map, &mut supports_vision, "supportsVision")?,
-                5 => wire::field(&mut __map, &mut policy_state, "policyState")?,
-                6 => wire::field(&mut __map, &mut config_schema, "configSchema")?,
-                7 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut provider, "provider")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut max_context_window, "maxContextWindow")?,
+                4 => wire::field(reader, &mut supports_vision, "supportsVision")?,
+                5 => wire::field(reader, &mut policy_state, "policyState")?,
+                6 => wire::field(reader, &mut config_schema, "configSchema")?,
+                7 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if provider.is_none() {
-            return Err(wire::missing("provider"));
+            return Err(wire::missing("provider", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -1629,9 +1746,15 @@ pub struct ModelSelection {
     pub extra: Extra,
 }
 
+impl Decode for ModelSelection {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ModelSelection {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1639,20 +1762,20 @@ impl wire::WireStruct for ModelSelection {
     const NAME: &'static str = "ModelSelection";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut config = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "config"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut config, "config")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut config, "config")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -1682,9 +1805,15 @@ pub struct RootConfigState {
     pub extra: Extra,
 }
 
+impl Decode for RootConfigState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for RootConfigState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1692,23 +1821,23 @@ impl wire::WireStruct for RootConfigState {
     const NAME: &'static str = "RootConfigState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut schema = None;
         let mut values = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["schema", "values"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut schema, "schema")?,
-                1 => wire::field(&mut __map, &mut values, "values")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut schema, "schema")?,
+                1 => wire::field(reader, &mut values, "values")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if schema.is_none() {
-            return Err(wire::missing("schema"));
+            return Err(wire::missing("schema", reader));
         }
         if values.is_none() {
-            return Err(wire::missing("values"));
+            return Err(wire::missing("values", reader));
         }
         Ok(Self {
             schema: wire::present(schema),
@@ -1738,9 +1867,15 @@ pub struct PendingMessage {
     pub extra: Extra,
 }
 
+impl Decode for PendingMessage {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for PendingMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1748,23 +1883,23 @@ impl wire::WireStruct for PendingMessage {
     const NAME: &'static str = "PendingMessage";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut message = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut message, "message")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut message, "message")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -1889,9 +2024,15 @@ pub struct SessionState {
     pub extra: Extra,
 }
 
+impl Decode for SessionState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -1899,7 +2040,7 @@ impl wire::WireStruct for SessionState {
     const NAME: &'static str = "SessionState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut summary = None;
         let mut lifecycle = None;
         let mut creation_error = None;
@@ -1931,33 +2072,33 @@ impl wire::WireStruct for SessionState {
             "changesets",
             "_meta",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut summary, "summary")?,
-                1 => wire::field(&mut __map, &mut lifecycle, "lifecycle")?,
-                2 => wire::field(&mut __map, &mut creation_error, "creationError")?,
-                3 => wire::field(&mut __map, &mut server_tools, "serverTools")?,
-                4 => wire::field(&mut __map, &mut active_client, "activeClient")?,
-                5 => wire::field(&mut __map, &mut turns, "turns")?,
-                6 => wire::field(&mut __map, &mut active_turn, "activeTurn")?,
-                7 => wire::field(&mut __map, &mut steering_message, "steeringMessage")?,
-                8 => wire::field(&mut __map, &mut queued_messages, "queuedMessages")?,
-                9 => wire::field(&mut __map, &mut input_requests, "inputRequests")?,
-                10 => wire::field(&mut __map, &mut config, "config")?,
-                11 => wire::field(&mut __map, &mut customizations, "customizations")?,
-                12 => wire::field(&mut __map, &mut changesets, "changesets")?,
-                13 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut summary, "summary")?,
+                1 => wire::field(reader, &mut lifecycle, "lifecycle")?,
+                2 => wire::field(reader, &mut creation_error, "creationError")?,
+                3 => wire::field(reader, &mut server_tools, "serverTools")?,
+                4 => wire::field(reader, &mut active_client, "activeClient")?,
+                5 => wire::field(reader, &mut turns, "turns")?,
+                6 => wire::field(reader, &mut active_turn, "activeTurn")?,
+                7 => wire::field(reader, &mut steering_message, "steeringMessage")?,
+                8 => wire::field(reader, &mut queued_messages, "queuedMessages")?,
+                9 => wire::field(reader, &mut input_requests, "inputRequests")?,
+                10 => wire::field(reader, &mut config, "config")?,
+                11 => wire::field(reader, &mut customizations, "customizations")?,
+                12 => wire::field(reader, &mut changesets, "changesets")?,
+                13 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if summary.is_none() {
-            return Err(wire::missing("summary"));
+            return Err(wire::missing("summary", reader));
         }
         if lifecycle.is_none() {
-            return Err(wire::missing("lifecycle"));
+            return Err(wire::missing("lifecycle", reader));
         }
         if turns.is_none() {
-            return Err(wire::missing("turns"));
+            return Err(wire::missing("turns", reader));
         }
         Ok(Self {
             summary: wire::present(summary),
@@ -2123,9 +2264,15 @@ pub struct SessionActiveClient {
     pub extra: Extra,
 }
 
+impl Decode for SessionActiveClient {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionActiveClient {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2133,7 +2280,7 @@ impl wire::WireStruct for SessionActiveClient {
     const NAME: &'static str = "SessionActiveClient";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut client_id = None;
         let mut display_name = None;
         let mut tools = None;
@@ -2147,25 +2294,25 @@ impl wire::WireStruct for SessionActiveClient {
             "customizations",
             "systemMessageTransform",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                1 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                2 => wire::field(&mut __map, &mut tools, "tools")?,
-                3 => wire::field(&mut __map, &mut customizations, "customizations")?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut client_id, "clientId")?,
+                1 => wire::field(reader, &mut display_name, "displayName")?,
+                2 => wire::field(reader, &mut tools, "tools")?,
+                3 => wire::field(reader, &mut customizations, "customizations")?,
                 4 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut system_message_transform,
                     "systemMessageTransform",
                 )?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if client_id.is_none() {
-            return Err(wire::missing("clientId"));
+            return Err(wire::missing("clientId", reader));
         }
         if tools.is_none() {
-            return Err(wire::missing("tools"));
+            return Err(wire::missing("tools", reader));
         }
         Ok(Self {
             client_id: wire::present(client_id),
@@ -2194,9 +2341,15 @@ pub struct ProjectInfo {
     pub extra: Extra,
 }
 
+impl Decode for ProjectInfo {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ProjectInfo {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2204,23 +2357,23 @@ impl wire::WireStruct for ProjectInfo {
     const NAME: &'static str = "ProjectInfo";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut display_name = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "displayName"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut display_name, "displayName")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -2285,9 +2438,15 @@ pub struct SessionSummary {
     pub extra: Extra,
 }
 
+impl Decode for SessionSummary {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionSummary {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2295,7 +2454,7 @@ impl wire::WireStruct for SessionSummary {
     const NAME: &'static str = "SessionSummary";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resource = None;
         let mut provider = None;
         let mut title = None;
@@ -2323,40 +2482,40 @@ impl wire::WireStruct for SessionSummary {
             "workingDirectory",
             "changes",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resource, "resource")?,
-                1 => wire::field(&mut __map, &mut provider, "provider")?,
-                2 => wire::field(&mut __map, &mut title, "title")?,
-                3 => wire::field(&mut __map, &mut status, "status")?,
-                4 => wire::field(&mut __map, &mut activity, "activity")?,
-                5 => wire::field(&mut __map, &mut created_at, "createdAt")?,
-                6 => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
-                7 => wire::field(&mut __map, &mut project, "project")?,
-                8 => wire::field(&mut __map, &mut model, "model")?,
-                9 => wire::field(&mut __map, &mut agent, "agent")?,
-                10 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
-                11 => wire::field(&mut __map, &mut changes, "changes")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resource, "resource")?,
+                1 => wire::field(reader, &mut provider, "provider")?,
+                2 => wire::field(reader, &mut title, "title")?,
+                3 => wire::field(reader, &mut status, "status")?,
+                4 => wire::field(reader, &mut activity, "activity")?,
+                5 => wire::field(reader, &mut created_at, "createdAt")?,
+                6 => wire::field(reader, &mut modified_at, "modifiedAt")?,
+                7 => wire::field(reader, &mut project, "project")?,
+                8 => wire::field(reader, &mut model, "model")?,
+                9 => wire::field(reader, &mut agent, "agent")?,
+                10 => wire::field(reader, &mut working_directory, "workingDirectory")?,
+                11 => wire::field(reader, &mut changes, "changes")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         if provider.is_none() {
-            return Err(wire::missing("provider"));
+            return Err(wire::missing("provider", reader));
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         if status.is_none() {
-            return Err(wire::missing("status"));
+            return Err(wire::missing("status", reader));
         }
         if created_at.is_none() {
-            return Err(wire::missing("createdAt"));
+            return Err(wire::missing("createdAt", reader));
         }
         if modified_at.is_none() {
-            return Err(wire::missing("modifiedAt"));
+            return Err(wire::missing("modifiedAt", reader));
         }
         Ok(Self {
             resource: wire::present(resource),
@@ -2413,9 +2572,15 @@ pub struct ChangesSummary {
     pub extra: Extra,
 }
 
+impl Decode for ChangesSummary {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesSummary {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2423,18 +2588,18 @@ impl wire::WireStruct for ChangesSummary {
     const NAME: &'static str = "ChangesSummary";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut additions = None;
         let mut deletions = None;
         let mut files = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["additions", "deletions", "files"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut additions, "additions")?,
-                1 => wire::field(&mut __map, &mut deletions, "deletions")?,
-                2 => wire::field(&mut __map, &mut files, "files")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut additions, "additions")?,
+                1 => wire::field(reader, &mut deletions, "deletions")?,
+                2 => wire::field(reader, &mut files, "files")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -2466,9 +2631,15 @@ pub struct AgentSelection {
     pub extra: Extra,
 }
 
+impl Decode for AgentSelection {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AgentSelection {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2476,18 +2647,18 @@ impl wire::WireStruct for AgentSelection {
     const NAME: &'static str = "AgentSelection";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -2548,9 +2719,15 @@ impl Serialize for SessionConfigPropertySchemaType {
     }
 }
 
+impl Decode for SessionConfigPropertySchemaType {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigPropertySchemaType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2638,9 +2815,15 @@ pub struct SessionConfigPropertySchema {
     pub extra: Extra,
 }
 
+impl Decode for SessionConfigPropertySchema {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigPropertySchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2648,7 +2831,7 @@ impl wire::WireStruct for SessionConfigPropertySchema {
     const NAME: &'static str = "SessionConfigPropertySchema";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut r#type = None;
         let mut title = None;
         let mut description = None;
@@ -2678,29 +2861,29 @@ impl wire::WireStruct for SessionConfigPropertySchema {
             "enumDynamic",
             "sessionMutable",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut r#type, "type")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut default, "default")?,
-                4 => wire::field(&mut __map, &mut r#enum, "enum")?,
-                5 => wire::field(&mut __map, &mut enum_labels, "enumLabels")?,
-                6 => wire::field(&mut __map, &mut enum_descriptions, "enumDescriptions")?,
-                7 => wire::field(&mut __map, &mut read_only, "readOnly")?,
-                8 => wire::field(&mut __map, &mut items, "items")?,
-                9 => wire::field(&mut __map, &mut properties, "properties")?,
-                10 => wire::field(&mut __map, &mut required, "required")?,
-                11 => wire::field(&mut __map, &mut enum_dynamic, "enumDynamic")?,
-                12 => wire::field(&mut __map, &mut session_mutable, "sessionMutable")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut r#type, "type")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut default, "default")?,
+                4 => wire::field(reader, &mut r#enum, "enum")?,
+                5 => wire::field(reader, &mut enum_labels, "enumLabels")?,
+                6 => wire::field(reader, &mut enum_descriptions, "enumDescriptions")?,
+                7 => wire::field(reader, &mut read_only, "readOnly")?,
+                8 => wire::field(reader, &mut items, "items")?,
+                9 => wire::field(reader, &mut properties, "properties")?,
+                10 => wire::field(reader, &mut required, "required")?,
+                11 => wire::field(reader, &mut enum_dynamic, "enumDynamic")?,
+                12 => wire::field(reader, &mut session_mutable, "sessionMutable")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         Ok(Self {
             r#type: wire::present(r#type),
@@ -2745,9 +2928,15 @@ pub struct SessionConfigSchema {
     pub extra: Extra,
 }
 
+impl Decode for SessionConfigSchema {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigSchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2755,25 +2944,25 @@ impl wire::WireStruct for SessionConfigSchema {
     const NAME: &'static str = "SessionConfigSchema";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut r#type = None;
         let mut properties = None;
         let mut required = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "properties", "required"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut r#type, "type")?,
-                1 => wire::field(&mut __map, &mut properties, "properties")?,
-                2 => wire::field(&mut __map, &mut required, "required")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut r#type, "type")?,
+                1 => wire::field(reader, &mut properties, "properties")?,
+                2 => wire::field(reader, &mut required, "required")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         if properties.is_none() {
-            return Err(wire::missing("properties"));
+            return Err(wire::missing("properties", reader));
         }
         Ok(Self {
             r#type: wire::present(r#type),
@@ -2804,9 +2993,15 @@ pub struct SessionConfigState {
     pub extra: Extra,
 }
 
+impl Decode for SessionConfigState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2814,23 +3009,23 @@ impl wire::WireStruct for SessionConfigState {
     const NAME: &'static str = "SessionConfigState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut schema = None;
         let mut values = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["schema", "values"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut schema, "schema")?,
-                1 => wire::field(&mut __map, &mut values, "values")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut schema, "schema")?,
+                1 => wire::field(reader, &mut values, "values")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if schema.is_none() {
-            return Err(wire::missing("schema"));
+            return Err(wire::missing("schema", reader));
         }
         if values.is_none() {
-            return Err(wire::missing("values"));
+            return Err(wire::missing("values", reader));
         }
         Ok(Self {
             schema: wire::present(schema),
@@ -2870,9 +3065,15 @@ pub struct SessionInputOption {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputOption {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputOption {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2880,27 +3081,27 @@ impl wire::WireStruct for SessionInputOption {
     const NAME: &'static str = "SessionInputOption";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut label = None;
         let mut description = None;
         let mut recommended = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "label", "description", "recommended"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut label, "label")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut recommended, "recommended")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut label, "label")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut recommended, "recommended")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -2933,9 +3134,15 @@ pub struct SessionInputQuestionBase {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputQuestionBase {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputQuestionBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -2943,27 +3150,27 @@ impl wire::WireStruct for SessionInputQuestionBase {
     const NAME: &'static str = "SessionInputQuestionBase";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut title = None;
         let mut message = None;
         let mut required = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "title", "message", "required"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut message, "message")?,
-                3 => wire::field(&mut __map, &mut required, "required")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut message, "message")?,
+                3 => wire::field(reader, &mut required, "required")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3023,9 +3230,15 @@ pub struct SessionInputTextQuestion {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputTextQuestion {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputTextQuestion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3033,7 +3246,7 @@ impl wire::WireStruct for SessionInputTextQuestion {
     const NAME: &'static str = "SessionInputTextQuestion";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut title = None;
         let mut message = None;
@@ -3053,24 +3266,24 @@ impl wire::WireStruct for SessionInputTextQuestion {
             "max",
             "defaultValue",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut message, "message")?,
-                3 => wire::field(&mut __map, &mut required, "required")?,
-                4 => wire::field(&mut __map, &mut format, "format")?,
-                5 => wire::field(&mut __map, &mut min, "min")?,
-                6 => wire::field(&mut __map, &mut max, "max")?,
-                7 => wire::field(&mut __map, &mut default_value, "defaultValue")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut message, "message")?,
+                3 => wire::field(reader, &mut required, "required")?,
+                4 => wire::field(reader, &mut format, "format")?,
+                5 => wire::field(reader, &mut min, "min")?,
+                6 => wire::field(reader, &mut max, "max")?,
+                7 => wire::field(reader, &mut default_value, "defaultValue")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3132,9 +3345,15 @@ pub struct SessionInputNumberQuestion {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputNumberQuestion {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputNumberQuestion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3142,7 +3361,7 @@ impl wire::WireStruct for SessionInputNumberQuestion {
     const NAME: &'static str = "SessionInputNumberQuestion";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut title = None;
         let mut message = None;
@@ -3160,23 +3379,23 @@ impl wire::WireStruct for SessionInputNumberQuestion {
             "max",
             "defaultValue",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut message, "message")?,
-                3 => wire::field(&mut __map, &mut required, "required")?,
-                4 => wire::field(&mut __map, &mut min, "min")?,
-                5 => wire::field(&mut __map, &mut max, "max")?,
-                6 => wire::field(&mut __map, &mut default_value, "defaultValue")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut message, "message")?,
+                3 => wire::field(reader, &mut required, "required")?,
+                4 => wire::field(reader, &mut min, "min")?,
+                5 => wire::field(reader, &mut max, "max")?,
+                6 => wire::field(reader, &mut default_value, "defaultValue")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3220,9 +3439,15 @@ pub struct SessionInputBooleanQuestion {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputBooleanQuestion {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputBooleanQuestion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3230,7 +3455,7 @@ impl wire::WireStruct for SessionInputBooleanQuestion {
     const NAME: &'static str = "SessionInputBooleanQuestion";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut title = None;
         let mut message = None;
@@ -3238,21 +3463,21 @@ impl wire::WireStruct for SessionInputBooleanQuestion {
         let mut default_value = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "title", "message", "required", "defaultValue"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut message, "message")?,
-                3 => wire::field(&mut __map, &mut required, "required")?,
-                4 => wire::field(&mut __map, &mut default_value, "defaultValue")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut message, "message")?,
+                3 => wire::field(reader, &mut required, "required")?,
+                4 => wire::field(reader, &mut default_value, "defaultValue")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3297,9 +3522,15 @@ pub struct SessionInputSingleSelectQuestion {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputSingleSelectQuestion {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputSingleSelectQuestion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3307,7 +3538,7 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
     const NAME: &'static str = "SessionInputSingleSelectQuestion";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut title = None;
         let mut message = None;
@@ -3323,25 +3554,25 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
             "options",
             "allowFreeformInput",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut message, "message")?,
-                3 => wire::field(&mut __map, &mut required, "required")?,
-                4 => wire::field(&mut __map, &mut options, "options")?,
-                5 => wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut message, "message")?,
+                3 => wire::field(reader, &mut required, "required")?,
+                4 => wire::field(reader, &mut options, "options")?,
+                5 => wire::field(reader, &mut allow_freeform_input, "allowFreeformInput")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         if options.is_none() {
-            return Err(wire::missing("options"));
+            return Err(wire::missing("options", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3403,9 +3634,15 @@ pub struct SessionInputMultiSelectQuestion {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputMultiSelectQuestion {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputMultiSelectQuestion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3413,7 +3650,7 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
     const NAME: &'static str = "SessionInputMultiSelectQuestion";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut title = None;
         let mut message = None;
@@ -3433,27 +3670,27 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
             "min",
             "max",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut message, "message")?,
-                3 => wire::field(&mut __map, &mut required, "required")?,
-                4 => wire::field(&mut __map, &mut options, "options")?,
-                5 => wire::field(&mut __map, &mut allow_freeform_input, "allowFreeformInput")?,
-                6 => wire::field(&mut __map, &mut min, "min")?,
-                7 => wire::field(&mut __map, &mut max, "max")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut message, "message")?,
+                3 => wire::field(reader, &mut required, "required")?,
+                4 => wire::field(reader, &mut options, "options")?,
+                5 => wire::field(reader, &mut allow_freeform_input, "allowFreeformInput")?,
+                6 => wire::field(reader, &mut min, "min")?,
+                7 => wire::field(reader, &mut max, "max")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         if options.is_none() {
-            return Err(wire::missing("options"));
+            return Err(wire::missing("options", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3502,9 +3739,15 @@ pub struct SessionInputRequest {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputRequest {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputRequest {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3512,7 +3755,7 @@ impl wire::WireStruct for SessionInputRequest {
     const NAME: &'static str = "SessionInputRequest";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut message = None;
         let mut url = None;
@@ -3520,18 +3763,18 @@ impl wire::WireStruct for SessionInputRequest {
         let mut answers = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message", "url", "questions", "answers"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut message, "message")?,
-                2 => wire::field(&mut __map, &mut url, "url")?,
-                3 => wire::field(&mut __map, &mut questions, "questions")?,
-                4 => wire::field(&mut __map, &mut answers, "answers")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut message, "message")?,
+                2 => wire::field(reader, &mut url, "url")?,
+                3 => wire::field(reader, &mut questions, "questions")?,
+                4 => wire::field(reader, &mut answers, "answers")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3556,9 +3799,15 @@ pub struct SessionInputTextAnswerValue {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputTextAnswerValue {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputTextAnswerValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3566,18 +3815,18 @@ impl wire::WireStruct for SessionInputTextAnswerValue {
     const NAME: &'static str = "SessionInputTextAnswerValue";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -3597,9 +3846,15 @@ pub struct SessionInputNumberAnswerValue {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputNumberAnswerValue {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputNumberAnswerValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3607,18 +3862,18 @@ impl wire::WireStruct for SessionInputNumberAnswerValue {
     const NAME: &'static str = "SessionInputNumberAnswerValue";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -3638,9 +3893,15 @@ pub struct SessionInputBooleanAnswerValue {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputBooleanAnswerValue {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputBooleanAnswerValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3648,18 +3909,18 @@ impl wire::WireStruct for SessionInputBooleanAnswerValue {
     const NAME: &'static str = "SessionInputBooleanAnswerValue";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -3686,9 +3947,15 @@ pub struct SessionInputSelectedAnswerValue {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputSelectedAnswerValue {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputSelectedAnswerValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3696,20 +3963,20 @@ impl wire::WireStruct for SessionInputSelectedAnswerValue {
     const NAME: &'static str = "SessionInputSelectedAnswerValue";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut freeform_values = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value", "freeformValues"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                1 => wire::field(&mut __map, &mut freeform_values, "freeformValues")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                1 => wire::field(reader, &mut freeform_values, "freeformValues")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -3737,9 +4004,15 @@ pub struct SessionInputSelectedManyAnswerValue {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputSelectedManyAnswerValue {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputSelectedManyAnswerValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3747,20 +4020,20 @@ impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
     const NAME: &'static str = "SessionInputSelectedManyAnswerValue";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut freeform_values = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value", "freeformValues"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                1 => wire::field(&mut __map, &mut freeform_values, "freeformValues")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                1 => wire::field(reader, &mut freeform_values, "freeformValues")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -3782,9 +4055,15 @@ pub struct SessionInputAnswered {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputAnswered {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputAnswered {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3792,18 +4071,18 @@ impl wire::WireStruct for SessionInputAnswered {
     const NAME: &'static str = "SessionInputAnswered";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -3828,9 +4107,15 @@ pub struct SessionInputSkipped {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputSkipped {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputSkipped {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3838,14 +4123,14 @@ impl wire::WireStruct for SessionInputSkipped {
     const NAME: &'static str = "SessionInputSkipped";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut freeform_values = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["freeformValues"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut freeform_values, "freeformValues")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut freeform_values, "freeformValues")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -3886,9 +4171,15 @@ pub struct Turn {
     pub extra: Extra,
 }
 
+impl Decode for Turn {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for Turn {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3896,7 +4187,7 @@ impl wire::WireStruct for Turn {
     const NAME: &'static str = "Turn";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut message = None;
         let mut response_parts = None;
@@ -3905,28 +4196,28 @@ impl wire::WireStruct for Turn {
         let mut error = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message", "responseParts", "usage", "state", "error"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut message, "message")?,
-                2 => wire::field(&mut __map, &mut response_parts, "responseParts")?,
-                3 => wire::field(&mut __map, &mut usage, "usage")?,
-                4 => wire::field(&mut __map, &mut state, "state")?,
-                5 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut message, "message")?,
+                2 => wire::field(reader, &mut response_parts, "responseParts")?,
+                3 => wire::field(reader, &mut usage, "usage")?,
+                4 => wire::field(reader, &mut state, "state")?,
+                5 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         if response_parts.is_none() {
-            return Err(wire::missing("responseParts"));
+            return Err(wire::missing("responseParts", reader));
         }
         if state.is_none() {
-            return Err(wire::missing("state"));
+            return Err(wire::missing("state", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -3964,9 +4255,15 @@ pub struct ActiveTurn {
     pub extra: Extra,
 }
 
+impl Decode for ActiveTurn {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ActiveTurn {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -3974,30 +4271,30 @@ impl wire::WireStruct for ActiveTurn {
     const NAME: &'static str = "ActiveTurn";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut message = None;
         let mut response_parts = None;
         let mut usage = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message", "responseParts", "usage"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut message, "message")?,
-                2 => wire::field(&mut __map, &mut response_parts, "responseParts")?,
-                3 => wire::field(&mut __map, &mut usage, "usage")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut message, "message")?,
+                2 => wire::field(reader, &mut response_parts, "responseParts")?,
+                3 => wire::field(reader, &mut usage, "usage")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         if response_parts.is_none() {
-            return Err(wire::missing("responseParts"));
+            return Err(wire::missing("responseParts", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -4021,9 +4318,15 @@ pub struct MessageOrigin {
     pub extra: Extra,
 }
 
+impl Decode for MessageOrigin {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for MessageOrigin {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4031,18 +4334,18 @@ impl wire::WireStruct for MessageOrigin {
     const NAME: &'static str = "MessageOrigin";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut kind = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["kind"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut kind, "kind")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut kind, "kind")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if kind.is_none() {
-            return Err(wire::missing("kind"));
+            return Err(wire::missing("kind", reader));
         }
         Ok(Self {
             kind: wire::present(kind),
@@ -4088,9 +4391,15 @@ pub struct Message {
     pub extra: Extra,
 }
 
+impl Decode for Message {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4098,27 +4407,27 @@ impl wire::WireStruct for Message {
     const NAME: &'static str = "Message";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut text = None;
         let mut origin = None;
         let mut attachments = None;
         let mut meta = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["text", "origin", "attachments", "_meta"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut text, "text")?,
-                1 => wire::field(&mut __map, &mut origin, "origin")?,
-                2 => wire::field(&mut __map, &mut attachments, "attachments")?,
-                3 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut text, "text")?,
+                1 => wire::field(reader, &mut origin, "origin")?,
+                2 => wire::field(reader, &mut attachments, "attachments")?,
+                3 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if text.is_none() {
-            return Err(wire::missing("text"));
+            return Err(wire::missing("text", reader));
         }
         if origin.is_none() {
-            return Err(wire::missing("origin"));
+            return Err(wire::missing("origin", reader));
         }
         Ok(Self {
             text: wire::present(text),
@@ -4173,9 +4482,15 @@ pub struct MessageAttachmentBase {
     pub extra: Extra,
 }
 
+impl Decode for MessageAttachmentBase {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for MessageAttachmentBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4183,24 +4498,24 @@ impl wire::WireStruct for MessageAttachmentBase {
     const NAME: &'static str = "MessageAttachmentBase";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut label = None;
         let mut range = None;
         let mut display_kind = None;
         let mut meta = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["label", "range", "displayKind", "_meta"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut label, "label")?,
-                1 => wire::field(&mut __map, &mut range, "range")?,
-                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                3 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut label, "label")?,
+                1 => wire::field(reader, &mut range, "range")?,
+                2 => wire::field(reader, &mut display_kind, "displayKind")?,
+                3 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         Ok(Self {
             label: wire::present(label),
@@ -4268,9 +4583,15 @@ pub struct SimpleMessageAttachment {
     pub extra: Extra,
 }
 
+impl Decode for SimpleMessageAttachment {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SimpleMessageAttachment {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4278,7 +4599,7 @@ impl wire::WireStruct for SimpleMessageAttachment {
     const NAME: &'static str = "SimpleMessageAttachment";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut label = None;
         let mut range = None;
         let mut display_kind = None;
@@ -4292,18 +4613,18 @@ impl wire::WireStruct for SimpleMessageAttachment {
             "_meta",
             "modelRepresentation",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut label, "label")?,
-                1 => wire::field(&mut __map, &mut range, "range")?,
-                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                3 => wire::field(&mut __map, &mut meta, "_meta")?,
-                4 => wire::field(&mut __map, &mut model_representation, "modelRepresentation")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut label, "label")?,
+                1 => wire::field(reader, &mut range, "range")?,
+                2 => wire::field(reader, &mut display_kind, "displayKind")?,
+                3 => wire::field(reader, &mut meta, "_meta")?,
+                4 => wire::field(reader, &mut model_representation, "modelRepresentation")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         Ok(Self {
             label: wire::present(label),
@@ -4373,9 +4694,15 @@ pub struct MessageEmbeddedResourceAttachment {
     pub extra: Extra,
 }
 
+impl Decode for MessageEmbeddedResourceAttachment {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for MessageEmbeddedResourceAttachment {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4383,7 +4710,7 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     const NAME: &'static str = "MessageEmbeddedResourceAttachment";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut label = None;
         let mut range = None;
         let mut display_kind = None;
@@ -4401,26 +4728,26 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
             "contentType",
             "selection",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut label, "label")?,
-                1 => wire::field(&mut __map, &mut range, "range")?,
-                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                3 => wire::field(&mut __map, &mut meta, "_meta")?,
-                4 => wire::field(&mut __map, &mut data, "data")?,
-                5 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                6 => wire::field(&mut __map, &mut selection, "selection")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut label, "label")?,
+                1 => wire::field(reader, &mut range, "range")?,
+                2 => wire::field(reader, &mut display_kind, "displayKind")?,
+                3 => wire::field(reader, &mut meta, "_meta")?,
+                4 => wire::field(reader, &mut data, "data")?,
+                5 => wire::field(reader, &mut content_type, "contentType")?,
+                6 => wire::field(reader, &mut selection, "selection")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         if data.is_none() {
-            return Err(wire::missing("data"));
+            return Err(wire::missing("data", reader));
         }
         if content_type.is_none() {
-            return Err(wire::missing("contentType"));
+            return Err(wire::missing("contentType", reader));
         }
         Ok(Self {
             label: wire::present(label),
@@ -4502,9 +4829,15 @@ pub struct MessageResourceAttachment {
     pub extra: Extra,
 }
 
+impl Decode for MessageResourceAttachment {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for MessageResourceAttachment {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4512,7 +4845,7 @@ impl wire::WireStruct for MessageResourceAttachment {
     const NAME: &'static str = "MessageResourceAttachment";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut label = None;
         let mut range = None;
         let mut display_kind = None;
@@ -4532,24 +4865,24 @@ impl wire::WireStruct for MessageResourceAttachment {
             "contentType",
             "selection",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut label, "label")?,
-                1 => wire::field(&mut __map, &mut range, "range")?,
-                2 => wire::field(&mut __map, &mut display_kind, "displayKind")?,
-                3 => wire::field(&mut __map, &mut meta, "_meta")?,
-                4 => wire::field(&mut __map, &mut uri, "uri")?,
-                5 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                6 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                7 => wire::field(&mut __map, &mut selection, "selection")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut label, "label")?,
+                1 => wire::field(reader, &mut range, "range")?,
+                2 => wire::field(reader, &mut display_kind, "displayKind")?,
+                3 => wire::field(reader, &mut meta, "_meta")?,
+                4 => wire::field(reader, &mut uri, "uri")?,
+                5 => wire::field(reader, &mut size_hint, "sizeHint")?,
+                6 => wire::field(reader, &mut content_type, "contentType")?,
+                7 => wire::field(reader, &mut selection, "selection")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             label: wire::present(label),
@@ -4580,9 +4913,15 @@ pub struct MarkdownResponsePart {
     pub extra: Extra,
 }
 
+impl Decode for MarkdownResponsePart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for MarkdownResponsePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4590,23 +4929,23 @@ impl wire::WireStruct for MarkdownResponsePart {
     const NAME: &'static str = "MarkdownResponsePart";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -4644,9 +4983,15 @@ pub struct ResourceReponsePart {
     pub extra: Extra,
 }
 
+impl Decode for ResourceReponsePart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceReponsePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4654,22 +4999,22 @@ impl wire::WireStruct for ResourceReponsePart {
     const NAME: &'static str = "ResourceReponsePart";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut size_hint = None;
         let mut content_type = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut size_hint, "sizeHint")?,
+                2 => wire::field(reader, &mut content_type, "contentType")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -4697,9 +5042,15 @@ pub struct ToolCallResponsePart {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallResponsePart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallResponsePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4707,18 +5058,18 @@ impl wire::WireStruct for ToolCallResponsePart {
     const NAME: &'static str = "ToolCallResponsePart";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["toolCall"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call, "toolCall")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call, "toolCall")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call.is_none() {
-            return Err(wire::missing("toolCall"));
+            return Err(wire::missing("toolCall", reader));
         }
         Ok(Self {
             tool_call: wire::present(tool_call),
@@ -4743,9 +5094,15 @@ pub struct ReasoningResponsePart {
     pub extra: Extra,
 }
 
+impl Decode for ReasoningResponsePart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ReasoningResponsePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4753,23 +5110,23 @@ impl wire::WireStruct for ReasoningResponsePart {
     const NAME: &'static str = "ReasoningResponsePart";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -4797,9 +5154,15 @@ pub struct SystemNotificationResponsePart {
     pub extra: Extra,
 }
 
+impl Decode for SystemNotificationResponsePart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SystemNotificationResponsePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4807,18 +5170,18 @@ impl wire::WireStruct for SystemNotificationResponsePart {
     const NAME: &'static str = "SystemNotificationResponsePart";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             content: wire::present(content),
@@ -4860,9 +5223,15 @@ pub struct ConfirmationOption {
     pub extra: Extra,
 }
 
+impl Decode for ConfirmationOption {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ConfirmationOption {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4870,30 +5239,30 @@ impl wire::WireStruct for ConfirmationOption {
     const NAME: &'static str = "ConfirmationOption";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut label = None;
         let mut kind = None;
         let mut group = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "label", "kind", "group"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut label, "label")?,
-                2 => wire::field(&mut __map, &mut kind, "kind")?,
-                3 => wire::field(&mut __map, &mut group, "group")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut label, "label")?,
+                2 => wire::field(reader, &mut kind, "kind")?,
+                3 => wire::field(reader, &mut group, "group")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         if kind.is_none() {
-            return Err(wire::missing("kind"));
+            return Err(wire::missing("kind", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -4921,9 +5290,15 @@ pub struct ToolCallClientContributor {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallClientContributor {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallClientContributor {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4931,18 +5306,18 @@ impl wire::WireStruct for ToolCallClientContributor {
     const NAME: &'static str = "ToolCallClientContributor";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut client_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["clientId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut client_id, "clientId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if client_id.is_none() {
-            return Err(wire::missing("clientId"));
+            return Err(wire::missing("clientId", reader));
         }
         Ok(Self {
             client_id: wire::present(client_id),
@@ -4963,9 +5338,15 @@ pub struct ToolCallMcpContributor {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallMcpContributor {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallMcpContributor {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -4973,18 +5354,18 @@ impl wire::WireStruct for ToolCallMcpContributor {
     const NAME: &'static str = "ToolCallMcpContributor";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut customization_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["customizationId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut customization_id, "customizationId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut customization_id, "customizationId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if customization_id.is_none() {
-            return Err(wire::missing("customizationId"));
+            return Err(wire::missing("customizationId", reader));
         }
         Ok(Self {
             customization_id: wire::present(customization_id),
@@ -5027,9 +5408,15 @@ pub struct ToolCallBase {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallBase {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5037,7 +5424,7 @@ impl wire::WireStruct for ToolCallBase {
     const NAME: &'static str = "ToolCallBase";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call_id = None;
         let mut tool_name = None;
         let mut display_name = None;
@@ -5051,24 +5438,24 @@ impl wire::WireStruct for ToolCallBase {
             "contributor",
             "_meta",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(reader, &mut tool_name, "toolName")?,
+                2 => wire::field(reader, &mut display_name, "displayName")?,
+                3 => wire::field(reader, &mut contributor, "contributor")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         Ok(Self {
             tool_call_id: wire::present(tool_call_id),
@@ -5097,9 +5484,15 @@ pub struct ToolCallParameterFields {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallParameterFields {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallParameterFields {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5107,20 +5500,20 @@ impl wire::WireStruct for ToolCallParameterFields {
     const NAME: &'static str = "ToolCallParameterFields";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut invocation_message = None;
         let mut tool_input = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["invocationMessage", "toolInput"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                1 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                1 => wire::field(reader, &mut tool_input, "toolInput")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage"));
+            return Err(wire::missing("invocationMessage", reader));
         }
         Ok(Self {
             invocation_message: wire::present(invocation_message),
@@ -5144,9 +5537,15 @@ pub struct ToolCallResultError {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallResultError {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallResultError {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5154,20 +5553,20 @@ impl wire::WireStruct for ToolCallResultError {
     const NAME: &'static str = "ToolCallResultError";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut message = None;
         let mut code = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["message", "code"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut message, "message")?,
-                1 => wire::field(&mut __map, &mut code, "code")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut message, "message")?,
+                1 => wire::field(reader, &mut code, "code")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             message: wire::present(message),
@@ -5211,9 +5610,15 @@ pub struct ToolCallResult {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5221,7 +5626,7 @@ impl wire::WireStruct for ToolCallResult {
     const NAME: &'static str = "ToolCallResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut success = None;
         let mut past_tense_message = None;
         let mut content = None;
@@ -5235,21 +5640,21 @@ impl wire::WireStruct for ToolCallResult {
             "structuredContent",
             "error",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut success, "success")?,
-                1 => wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?,
-                2 => wire::field(&mut __map, &mut content, "content")?,
-                3 => wire::field(&mut __map, &mut structured_content, "structuredContent")?,
-                4 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut success, "success")?,
+                1 => wire::field(reader, &mut past_tense_message, "pastTenseMessage")?,
+                2 => wire::field(reader, &mut content, "content")?,
+                3 => wire::field(reader, &mut structured_content, "structuredContent")?,
+                4 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if success.is_none() {
-            return Err(wire::missing("success"));
+            return Err(wire::missing("success", reader));
         }
         if past_tense_message.is_none() {
-            return Err(wire::missing("pastTenseMessage"));
+            return Err(wire::missing("pastTenseMessage", reader));
         }
         Ok(Self {
             success: wire::present(success),
@@ -5310,9 +5715,15 @@ pub struct ToolCallStreamingState {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallStreamingState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallStreamingState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5320,7 +5731,7 @@ impl wire::WireStruct for ToolCallStreamingState {
     const NAME: &'static str = "ToolCallStreamingState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call_id = None;
         let mut tool_name = None;
         let mut display_name = None;
@@ -5338,26 +5749,26 @@ impl wire::WireStruct for ToolCallStreamingState {
             "partialInput",
             "invocationMessage",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                5 => wire::field(&mut __map, &mut partial_input, "partialInput")?,
-                6 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(reader, &mut tool_name, "toolName")?,
+                2 => wire::field(reader, &mut display_name, "displayName")?,
+                3 => wire::field(reader, &mut contributor, "contributor")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                5 => wire::field(reader, &mut partial_input, "partialInput")?,
+                6 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         Ok(Self {
             tool_call_id: wire::present(tool_call_id),
@@ -5384,9 +5795,15 @@ pub struct ToolCallPendingConfirmationStateEdits {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallPendingConfirmationStateEdits {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallPendingConfirmationStateEdits {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5394,18 +5811,18 @@ impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
     const NAME: &'static str = "ToolCallPendingConfirmationStateEdits";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut items = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut items, "items")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut items, "items")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if items.is_none() {
-            return Err(wire::missing("items"));
+            return Err(wire::missing("items", reader));
         }
         Ok(Self {
             items: wire::present(items),
@@ -5474,9 +5891,15 @@ pub struct ToolCallPendingConfirmationState {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallPendingConfirmationState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallPendingConfirmationState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5484,7 +5907,7 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
     const NAME: &'static str = "ToolCallPendingConfirmationState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call_id = None;
         let mut tool_name = None;
         let mut display_name = None;
@@ -5510,33 +5933,33 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
             "editable",
             "options",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                7 => wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?,
-                8 => wire::field(&mut __map, &mut edits, "edits")?,
-                9 => wire::field(&mut __map, &mut editable, "editable")?,
-                10 => wire::field(&mut __map, &mut options, "options")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(reader, &mut tool_name, "toolName")?,
+                2 => wire::field(reader, &mut display_name, "displayName")?,
+                3 => wire::field(reader, &mut contributor, "contributor")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(reader, &mut tool_input, "toolInput")?,
+                7 => wire::field(reader, &mut confirmation_title, "confirmationTitle")?,
+                8 => wire::field(reader, &mut edits, "edits")?,
+                9 => wire::field(reader, &mut editable, "editable")?,
+                10 => wire::field(reader, &mut options, "options")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage"));
+            return Err(wire::missing("invocationMessage", reader));
         }
         Ok(Self {
             tool_call_id: wire::present(tool_call_id),
@@ -5611,9 +6034,15 @@ pub struct ToolCallRunningState {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallRunningState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallRunningState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5621,7 +6050,7 @@ impl wire::WireStruct for ToolCallRunningState {
     const NAME: &'static str = "ToolCallRunningState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call_id = None;
         let mut tool_name = None;
         let mut display_name = None;
@@ -5645,35 +6074,35 @@ impl wire::WireStruct for ToolCallRunningState {
             "selectedOption",
             "content",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                7 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                8 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
-                9 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(reader, &mut tool_name, "toolName")?,
+                2 => wire::field(reader, &mut display_name, "displayName")?,
+                3 => wire::field(reader, &mut contributor, "contributor")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(reader, &mut tool_input, "toolInput")?,
+                7 => wire::field(reader, &mut confirmed, "confirmed")?,
+                8 => wire::field(reader, &mut selected_option, "selectedOption")?,
+                9 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage"));
+            return Err(wire::missing("invocationMessage", reader));
         }
         if confirmed.is_none() {
-            return Err(wire::missing("confirmed"));
+            return Err(wire::missing("confirmed", reader));
         }
         Ok(Self {
             tool_call_id: wire::present(tool_call_id),
@@ -5765,9 +6194,15 @@ pub struct ToolCallPendingResultConfirmationState {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallPendingResultConfirmationState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallPendingResultConfirmationState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5775,7 +6210,7 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     const NAME: &'static str = "ToolCallPendingResultConfirmationState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call_id = None;
         let mut tool_name = None;
         let mut display_name = None;
@@ -5807,45 +6242,45 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
             "confirmed",
             "selectedOption",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                7 => wire::field(&mut __map, &mut success, "success")?,
-                8 => wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?,
-                9 => wire::field(&mut __map, &mut content, "content")?,
-                10 => wire::field(&mut __map, &mut structured_content, "structuredContent")?,
-                11 => wire::field(&mut __map, &mut error, "error")?,
-                12 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                13 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(reader, &mut tool_name, "toolName")?,
+                2 => wire::field(reader, &mut display_name, "displayName")?,
+                3 => wire::field(reader, &mut contributor, "contributor")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(reader, &mut tool_input, "toolInput")?,
+                7 => wire::field(reader, &mut success, "success")?,
+                8 => wire::field(reader, &mut past_tense_message, "pastTenseMessage")?,
+                9 => wire::field(reader, &mut content, "content")?,
+                10 => wire::field(reader, &mut structured_content, "structuredContent")?,
+                11 => wire::field(reader, &mut error, "error")?,
+                12 => wire::field(reader, &mut confirmed, "confirmed")?,
+                13 => wire::field(reader, &mut selected_option, "selectedOption")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage"));
+            return Err(wire::missing("invocationMessage", reader));
         }
         if success.is_none() {
-            return Err(wire::missing("success"));
+            return Err(wire::missing("success", reader));
         }
         if past_tense_message.is_none() {
-            return Err(wire::missing("pastTenseMessage"));
+            return Err(wire::missing("pastTenseMessage", reader));
         }
         if confirmed.is_none() {
-            return Err(wire::missing("confirmed"));
+            return Err(wire::missing("confirmed", reader));
         }
         Ok(Self {
             tool_call_id: wire::present(tool_call_id),
@@ -5941,9 +6376,15 @@ pub struct ToolCallCompletedState {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallCompletedState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallCompletedState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -5951,7 +6392,7 @@ impl wire::WireStruct for ToolCallCompletedState {
     const NAME: &'static str = "ToolCallCompletedState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call_id = None;
         let mut tool_name = None;
         let mut display_name = None;
@@ -5983,45 +6424,45 @@ impl wire::WireStruct for ToolCallCompletedState {
             "confirmed",
             "selectedOption",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                7 => wire::field(&mut __map, &mut success, "success")?,
-                8 => wire::field(&mut __map, &mut past_tense_message, "pastTenseMessage")?,
-                9 => wire::field(&mut __map, &mut content, "content")?,
-                10 => wire::field(&mut __map, &mut structured_content, "structuredContent")?,
-                11 => wire::field(&mut __map, &mut error, "error")?,
-                12 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                13 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(reader, &mut tool_name, "toolName")?,
+                2 => wire::field(reader, &mut display_name, "displayName")?,
+                3 => wire::field(reader, &mut contributor, "contributor")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(reader, &mut tool_input, "toolInput")?,
+                7 => wire::field(reader, &mut success, "success")?,
+                8 => wire::field(reader, &mut past_tense_message, "pastTenseMessage")?,
+                9 => wire::field(reader, &mut content, "content")?,
+                10 => wire::field(reader, &mut structured_content, "structuredContent")?,
+                11 => wire::field(reader, &mut error, "error")?,
+                12 => wire::field(reader, &mut confirmed, "confirmed")?,
+                13 => wire::field(reader, &mut selected_option, "selectedOption")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage"));
+            return Err(wire::missing("invocationMessage", reader));
         }
         if success.is_none() {
-            return Err(wire::missing("success"));
+            return Err(wire::missing("success", reader));
         }
         if past_tense_message.is_none() {
-            return Err(wire::missing("pastTenseMessage"));
+            return Err(wire::missing("pastTenseMessage", reader));
         }
         if confirmed.is_none() {
-            return Err(wire::missing("confirmed"));
+            return Err(wire::missing("confirmed", reader));
         }
         Ok(Self {
             tool_call_id: wire::present(tool_call_id),
@@ -6107,9 +6548,15 @@ pub struct ToolCallCancelledState {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallCancelledState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallCancelledState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6117,7 +6564,7 @@ impl wire::WireStruct for ToolCallCancelledState {
     const NAME: &'static str = "ToolCallCancelledState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tool_call_id = None;
         let mut tool_name = None;
         let mut display_name = None;
@@ -6143,36 +6590,36 @@ impl wire::WireStruct for ToolCallCancelledState {
             "userSuggestion",
             "selectedOption",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                2 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                3 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                4 => wire::field(&mut __map, &mut meta, "_meta")?,
-                5 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                7 => wire::field(&mut __map, &mut reason, "reason")?,
-                8 => wire::field(&mut __map, &mut reason_message, "reasonMessage")?,
-                9 => wire::field(&mut __map, &mut user_suggestion, "userSuggestion")?,
-                10 => wire::field(&mut __map, &mut selected_option, "selectedOption")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                1 => wire::field(reader, &mut tool_name, "toolName")?,
+                2 => wire::field(reader, &mut display_name, "displayName")?,
+                3 => wire::field(reader, &mut contributor, "contributor")?,
+                4 => wire::field(reader, &mut meta, "_meta")?,
+                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                6 => wire::field(reader, &mut tool_input, "toolInput")?,
+                7 => wire::field(reader, &mut reason, "reason")?,
+                8 => wire::field(reader, &mut reason_message, "reasonMessage")?,
+                9 => wire::field(reader, &mut user_suggestion, "userSuggestion")?,
+                10 => wire::field(reader, &mut selected_option, "selectedOption")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage"));
+            return Err(wire::missing("invocationMessage", reader));
         }
         if reason.is_none() {
-            return Err(wire::missing("reason"));
+            return Err(wire::missing("reason", reader));
         }
         Ok(Self {
             tool_call_id: wire::present(tool_call_id),
@@ -6248,9 +6695,15 @@ pub struct ToolDefinition {
     pub extra: Extra,
 }
 
+impl Decode for ToolDefinition {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolDefinition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6258,7 +6711,7 @@ impl wire::WireStruct for ToolDefinition {
     const NAME: &'static str = "ToolDefinition";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut name = None;
         let mut title = None;
         let mut description = None;
@@ -6276,20 +6729,20 @@ impl wire::WireStruct for ToolDefinition {
             "annotations",
             "_meta",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut name, "name")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut input_schema, "inputSchema")?,
-                4 => wire::field(&mut __map, &mut output_schema, "outputSchema")?,
-                5 => wire::field(&mut __map, &mut annotations, "annotations")?,
-                6 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut name, "name")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut input_schema, "inputSchema")?,
+                4 => wire::field(reader, &mut output_schema, "outputSchema")?,
+                5 => wire::field(reader, &mut annotations, "annotations")?,
+                6 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             name: wire::present(name),
@@ -6348,9 +6801,15 @@ pub struct ToolAnnotations {
     pub extra: Extra,
 }
 
+impl Decode for ToolAnnotations {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolAnnotations {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6358,7 +6817,7 @@ impl wire::WireStruct for ToolAnnotations {
     const NAME: &'static str = "ToolAnnotations";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut title = None;
         let mut read_only_hint = None;
         let mut destructive_hint = None;
@@ -6372,14 +6831,14 @@ impl wire::WireStruct for ToolAnnotations {
             "idempotentHint",
             "openWorldHint",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut title, "title")?,
-                1 => wire::field(&mut __map, &mut read_only_hint, "readOnlyHint")?,
-                2 => wire::field(&mut __map, &mut destructive_hint, "destructiveHint")?,
-                3 => wire::field(&mut __map, &mut idempotent_hint, "idempotentHint")?,
-                4 => wire::field(&mut __map, &mut open_world_hint, "openWorldHint")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut title, "title")?,
+                1 => wire::field(reader, &mut read_only_hint, "readOnlyHint")?,
+                2 => wire::field(reader, &mut destructive_hint, "destructiveHint")?,
+                3 => wire::field(reader, &mut idempotent_hint, "idempotentHint")?,
+                4 => wire::field(reader, &mut open_world_hint, "openWorldHint")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -6408,9 +6867,15 @@ pub struct ToolResultTextContent {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultTextContent {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultTextContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6418,18 +6883,18 @@ impl wire::WireStruct for ToolResultTextContent {
     const NAME: &'static str = "ToolResultTextContent";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut text = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["text"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut text, "text")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut text, "text")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if text.is_none() {
-            return Err(wire::missing("text"));
+            return Err(wire::missing("text", reader));
         }
         Ok(Self {
             text: wire::present(text),
@@ -6456,9 +6921,15 @@ pub struct ToolResultEmbeddedResourceContent {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultEmbeddedResourceContent {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6466,23 +6937,23 @@ impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     const NAME: &'static str = "ToolResultEmbeddedResourceContent";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut data = None;
         let mut content_type = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["data", "contentType"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut data, "data")?,
-                1 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut data, "data")?,
+                1 => wire::field(reader, &mut content_type, "contentType")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if data.is_none() {
-            return Err(wire::missing("data"));
+            return Err(wire::missing("data", reader));
         }
         if content_type.is_none() {
-            return Err(wire::missing("contentType"));
+            return Err(wire::missing("contentType", reader));
         }
         Ok(Self {
             data: wire::present(data),
@@ -6522,9 +6993,15 @@ pub struct ToolResultResourceContent {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultResourceContent {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultResourceContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6532,22 +7009,22 @@ impl wire::WireStruct for ToolResultResourceContent {
     const NAME: &'static str = "ToolResultResourceContent";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut size_hint = None;
         let mut content_type = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut size_hint, "sizeHint")?,
-                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut size_hint, "sizeHint")?,
+                2 => wire::field(reader, &mut content_type, "contentType")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -6572,9 +7049,15 @@ pub struct ToolResultFileEditContentBefore {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultFileEditContentBefore {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultFileEditContentBefore {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6582,23 +7065,23 @@ impl wire::WireStruct for ToolResultFileEditContentBefore {
     const NAME: &'static str = "ToolResultFileEditContentBefore";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -6622,9 +7105,15 @@ pub struct ToolResultFileEditContentAfter {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultFileEditContentAfter {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultFileEditContentAfter {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6632,23 +7121,23 @@ impl wire::WireStruct for ToolResultFileEditContentAfter {
     const NAME: &'static str = "ToolResultFileEditContentAfter";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -6677,9 +7166,15 @@ pub struct ToolResultFileEditContent {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultFileEditContent {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultFileEditContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6687,18 +7182,18 @@ impl wire::WireStruct for ToolResultFileEditContent {
     const NAME: &'static str = "ToolResultFileEditContent";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut before = None;
         let mut after = None;
         let mut diff = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["before", "after", "diff"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut before, "before")?,
-                1 => wire::field(&mut __map, &mut after, "after")?,
-                2 => wire::field(&mut __map, &mut diff, "diff")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut before, "before")?,
+                1 => wire::field(reader, &mut after, "after")?,
+                2 => wire::field(reader, &mut diff, "diff")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -6729,9 +7224,15 @@ pub struct ToolResultTerminalContent {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultTerminalContent {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultTerminalContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6739,23 +7240,23 @@ impl wire::WireStruct for ToolResultTerminalContent {
     const NAME: &'static str = "ToolResultTerminalContent";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resource = None;
         let mut title = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "title"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resource, "resource")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resource, "resource")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         Ok(Self {
             resource: wire::present(resource),
@@ -6794,9 +7295,15 @@ pub struct ToolResultSubagentContent {
     pub extra: Extra,
 }
 
+impl Decode for ToolResultSubagentContent {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolResultSubagentContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6804,27 +7311,27 @@ impl wire::WireStruct for ToolResultSubagentContent {
     const NAME: &'static str = "ToolResultSubagentContent";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resource = None;
         let mut title = None;
         let mut agent_name = None;
         let mut description = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "title", "agentName", "description"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resource, "resource")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut agent_name, "agentName")?,
-                3 => wire::field(&mut __map, &mut description, "description")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resource, "resource")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut agent_name, "agentName")?,
+                3 => wire::field(reader, &mut description, "description")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         Ok(Self {
             resource: wire::present(resource),
@@ -6872,9 +7379,15 @@ pub struct CustomizationBase {
     pub extra: Extra,
 }
 
+impl Decode for CustomizationBase {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CustomizationBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6882,7 +7395,7 @@ impl wire::WireStruct for CustomizationBase {
     const NAME: &'static str = "CustomizationBase";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -6890,24 +7403,24 @@ impl wire::WireStruct for CustomizationBase {
         let mut range = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -6930,9 +7443,15 @@ pub struct CustomizationLoadingState {
     pub extra: Extra,
 }
 
+impl Decode for CustomizationLoadingState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CustomizationLoadingState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6940,12 +7459,12 @@ impl wire::WireStruct for CustomizationLoadingState {
     const NAME: &'static str = "CustomizationLoadingState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -6962,9 +7481,15 @@ pub struct CustomizationLoadedState {
     pub extra: Extra,
 }
 
+impl Decode for CustomizationLoadedState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CustomizationLoadedState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -6972,12 +7497,12 @@ impl wire::WireStruct for CustomizationLoadedState {
     const NAME: &'static str = "CustomizationLoadedState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -6997,9 +7522,15 @@ pub struct CustomizationDegradedState {
     pub extra: Extra,
 }
 
+impl Decode for CustomizationDegradedState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CustomizationDegradedState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7007,18 +7538,18 @@ impl wire::WireStruct for CustomizationDegradedState {
     const NAME: &'static str = "CustomizationDegradedState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut message = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["message"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut message, "message")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut message, "message")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             message: wire::present(message),
@@ -7040,9 +7571,15 @@ pub struct CustomizationErrorState {
     pub extra: Extra,
 }
 
+impl Decode for CustomizationErrorState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CustomizationErrorState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7050,18 +7587,18 @@ impl wire::WireStruct for CustomizationErrorState {
     const NAME: &'static str = "CustomizationErrorState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut message = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["message"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut message, "message")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut message, "message")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             message: wire::present(message),
@@ -7124,9 +7661,15 @@ pub struct ContainerCustomizationBase {
     pub extra: Extra,
 }
 
+impl Decode for ContainerCustomizationBase {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ContainerCustomizationBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7134,7 +7677,7 @@ impl wire::WireStruct for ContainerCustomizationBase {
     const NAME: &'static str = "ContainerCustomizationBase";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -7148,31 +7691,31 @@ impl wire::WireStruct for ContainerCustomizationBase {
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
-                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                7 => wire::field(&mut __map, &mut load, "load")?,
-                8 => wire::field(&mut __map, &mut children, "children")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut enabled, "enabled")?,
+                6 => wire::field(reader, &mut client_id, "clientId")?,
+                7 => wire::field(reader, &mut load, "load")?,
+                8 => wire::field(reader, &mut children, "children")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         if enabled.is_none() {
-            return Err(wire::missing("enabled"));
+            return Err(wire::missing("enabled", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -7243,9 +7786,15 @@ pub struct PluginCustomization {
     pub extra: Extra,
 }
 
+impl Decode for PluginCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for PluginCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7253,7 +7802,7 @@ impl wire::WireStruct for PluginCustomization {
     const NAME: &'static str = "PluginCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -7267,31 +7816,31 @@ impl wire::WireStruct for PluginCustomization {
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
-                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                7 => wire::field(&mut __map, &mut load, "load")?,
-                8 => wire::field(&mut __map, &mut children, "children")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut enabled, "enabled")?,
+                6 => wire::field(reader, &mut client_id, "clientId")?,
+                7 => wire::field(reader, &mut load, "load")?,
+                8 => wire::field(reader, &mut children, "children")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         if enabled.is_none() {
-            return Err(wire::missing("enabled"));
+            return Err(wire::missing("enabled", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -7376,9 +7925,15 @@ pub struct ClientPluginCustomization {
     pub extra: Extra,
 }
 
+impl Decode for ClientPluginCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ClientPluginCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7386,7 +7941,7 @@ impl wire::WireStruct for ClientPluginCustomization {
     const NAME: &'static str = "ClientPluginCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -7403,36 +7958,36 @@ impl wire::WireStruct for ClientPluginCustomization {
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
             "type", "nonce",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
-                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                7 => wire::field(&mut __map, &mut load, "load")?,
-                8 => wire::field(&mut __map, &mut children, "children")?,
-                9 => wire::field(&mut __map, &mut r#type, "type")?,
-                10 => wire::field(&mut __map, &mut nonce, "nonce")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut enabled, "enabled")?,
+                6 => wire::field(reader, &mut client_id, "clientId")?,
+                7 => wire::field(reader, &mut load, "load")?,
+                8 => wire::field(reader, &mut children, "children")?,
+                9 => wire::field(reader, &mut r#type, "type")?,
+                10 => wire::field(reader, &mut nonce, "nonce")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         if enabled.is_none() {
-            return Err(wire::missing("enabled"));
+            return Err(wire::missing("enabled", reader));
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -7519,9 +8074,15 @@ pub struct DirectoryCustomization {
     pub extra: Extra,
 }
 
+impl Decode for DirectoryCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for DirectoryCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7529,7 +8090,7 @@ impl wire::WireStruct for DirectoryCustomization {
     const NAME: &'static str = "DirectoryCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -7546,39 +8107,39 @@ impl wire::WireStruct for DirectoryCustomization {
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
             "contents", "writable",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
-                6 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                7 => wire::field(&mut __map, &mut load, "load")?,
-                8 => wire::field(&mut __map, &mut children, "children")?,
-                9 => wire::field(&mut __map, &mut contents, "contents")?,
-                10 => wire::field(&mut __map, &mut writable, "writable")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut enabled, "enabled")?,
+                6 => wire::field(reader, &mut client_id, "clientId")?,
+                7 => wire::field(reader, &mut load, "load")?,
+                8 => wire::field(reader, &mut children, "children")?,
+                9 => wire::field(reader, &mut contents, "contents")?,
+                10 => wire::field(reader, &mut writable, "writable")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         if enabled.is_none() {
-            return Err(wire::missing("enabled"));
+            return Err(wire::missing("enabled", reader));
         }
         if contents.is_none() {
-            return Err(wire::missing("contents"));
+            return Err(wire::missing("contents", reader));
         }
         if writable.is_none() {
-            return Err(wire::missing("writable"));
+            return Err(wire::missing("writable", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -7651,9 +8212,15 @@ pub struct AgentCustomization {
     pub extra: Extra,
 }
 
+impl Decode for AgentCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AgentCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7661,7 +8228,7 @@ impl wire::WireStruct for AgentCustomization {
     const NAME: &'static str = "AgentCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -7679,26 +8246,26 @@ impl wire::WireStruct for AgentCustomization {
             "description",
             "_meta",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut description, "description")?,
-                6 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut description, "description")?,
+                6 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -7771,9 +8338,15 @@ pub struct SkillCustomization {
     pub extra: Extra,
 }
 
+impl Decode for SkillCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SkillCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7781,7 +8354,7 @@ impl wire::WireStruct for SkillCustomization {
     const NAME: &'static str = "SkillCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -7799,30 +8372,30 @@ impl wire::WireStruct for SkillCustomization {
             "description",
             "disableModelInvocation",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut description, "description")?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut description, "description")?,
                 6 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut disable_model_invocation,
                     "disableModelInvocation",
                 )?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -7880,9 +8453,15 @@ pub struct PromptCustomization {
     pub extra: Extra,
 }
 
+impl Decode for PromptCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for PromptCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -7890,7 +8469,7 @@ impl wire::WireStruct for PromptCustomization {
     const NAME: &'static str = "PromptCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -7899,25 +8478,25 @@ impl wire::WireStruct for PromptCustomization {
         let mut description = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "uri", "name", "icons", "range", "description"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut description, "description")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut description, "description")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -7995,9 +8574,15 @@ pub struct RuleCustomization {
     pub extra: Extra,
 }
 
+impl Decode for RuleCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for RuleCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8005,7 +8590,7 @@ impl wire::WireStruct for RuleCustomization {
     const NAME: &'static str = "RuleCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -8025,27 +8610,27 @@ impl wire::WireStruct for RuleCustomization {
             "alwaysApply",
             "globs",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut description, "description")?,
-                6 => wire::field(&mut __map, &mut always_apply, "alwaysApply")?,
-                7 => wire::field(&mut __map, &mut globs, "globs")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut description, "description")?,
+                6 => wire::field(reader, &mut always_apply, "alwaysApply")?,
+                7 => wire::field(reader, &mut globs, "globs")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -8097,9 +8682,15 @@ pub struct HookCustomization {
     pub extra: Extra,
 }
 
+impl Decode for HookCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for HookCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8107,7 +8698,7 @@ impl wire::WireStruct for HookCustomization {
     const NAME: &'static str = "HookCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -8115,24 +8706,24 @@ impl wire::WireStruct for HookCustomization {
         let mut range = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -8215,9 +8806,15 @@ pub struct McpServerCustomization {
     pub extra: Extra,
 }
 
+impl Decode for McpServerCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpServerCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8225,7 +8822,7 @@ impl wire::WireStruct for McpServerCustomization {
     const NAME: &'static str = "McpServerCustomization";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut uri = None;
         let mut name = None;
@@ -8239,34 +8836,34 @@ impl wire::WireStruct for McpServerCustomization {
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut icons, "icons")?,
-                4 => wire::field(&mut __map, &mut range, "range")?,
-                5 => wire::field(&mut __map, &mut enabled, "enabled")?,
-                6 => wire::field(&mut __map, &mut state, "state")?,
-                7 => wire::field(&mut __map, &mut channel, "channel")?,
-                8 => wire::field(&mut __map, &mut mcp_app, "mcpApp")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut icons, "icons")?,
+                4 => wire::field(reader, &mut range, "range")?,
+                5 => wire::field(reader, &mut enabled, "enabled")?,
+                6 => wire::field(reader, &mut state, "state")?,
+                7 => wire::field(reader, &mut channel, "channel")?,
+                8 => wire::field(reader, &mut mcp_app, "mcpApp")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         if enabled.is_none() {
-            return Err(wire::missing("enabled"));
+            return Err(wire::missing("enabled", reader));
         }
         if state.is_none() {
-            return Err(wire::missing("state"));
+            return Err(wire::missing("state", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -8301,9 +8898,15 @@ pub struct McpServerCustomizationApps {
     pub extra: Extra,
 }
 
+impl Decode for McpServerCustomizationApps {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpServerCustomizationApps {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8311,18 +8914,18 @@ impl wire::WireStruct for McpServerCustomizationApps {
     const NAME: &'static str = "McpServerCustomizationApps";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut capabilities = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["capabilities"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut capabilities, "capabilities")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut capabilities, "capabilities")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if capabilities.is_none() {
-            return Err(wire::missing("capabilities"));
+            return Err(wire::missing("capabilities", reader));
         }
         Ok(Self {
             capabilities: wire::present(capabilities),
@@ -8347,9 +8950,15 @@ pub struct AhpMcpUiHostCapabilitiesServerTools {
     pub extra: Extra,
 }
 
+impl Decode for AhpMcpUiHostCapabilitiesServerTools {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerTools {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8357,14 +8966,14 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerTools";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut list_changed = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["listChanged"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut list_changed, "listChanged")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut list_changed, "listChanged")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -8390,9 +8999,15 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
     pub extra: Extra,
 }
 
+impl Decode for AhpMcpUiHostCapabilitiesServerResources {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerResources {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8400,14 +9015,14 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerResources";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut list_changed = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["listChanged"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut list_changed, "listChanged")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut list_changed, "listChanged")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -8429,9 +9044,15 @@ pub struct AhpMcpUiHostCapabilitiesSampling {
     pub extra: Extra,
 }
 
+impl Decode for AhpMcpUiHostCapabilitiesSampling {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesSampling {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8439,14 +9060,14 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesSampling";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tools = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["tools"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tools, "tools")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tools, "tools")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -8520,9 +9141,15 @@ pub struct AhpMcpUiHostCapabilities {
     pub extra: Extra,
 }
 
+impl Decode for AhpMcpUiHostCapabilities {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilities {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8530,20 +9157,20 @@ impl wire::WireStruct for AhpMcpUiHostCapabilities {
     const NAME: &'static str = "AhpMcpUiHostCapabilities";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut server_tools = None;
         let mut server_resources = None;
         let mut logging = None;
         let mut sampling = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["serverTools", "serverResources", "logging", "sampling"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut server_tools, "serverTools")?,
-                1 => wire::field(&mut __map, &mut server_resources, "serverResources")?,
-                2 => wire::field(&mut __map, &mut logging, "logging")?,
-                3 => wire::field(&mut __map, &mut sampling, "sampling")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut server_tools, "serverTools")?,
+                1 => wire::field(reader, &mut server_resources, "serverResources")?,
+                2 => wire::field(reader, &mut logging, "logging")?,
+                3 => wire::field(reader, &mut sampling, "sampling")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -8566,9 +9193,15 @@ pub struct McpServerStartingState {
     pub extra: Extra,
 }
 
+impl Decode for McpServerStartingState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpServerStartingState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8576,12 +9209,12 @@ impl wire::WireStruct for McpServerStartingState {
     const NAME: &'static str = "McpServerStartingState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -8598,9 +9231,15 @@ pub struct McpServerReadyState {
     pub extra: Extra,
 }
 
+impl Decode for McpServerReadyState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpServerReadyState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8608,12 +9247,12 @@ impl wire::WireStruct for McpServerReadyState {
     const NAME: &'static str = "McpServerReadyState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -8677,9 +9316,15 @@ pub struct McpServerAuthRequiredState {
     pub extra: Extra,
 }
 
+impl Decode for McpServerAuthRequiredState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpServerAuthRequiredState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8687,27 +9332,27 @@ impl wire::WireStruct for McpServerAuthRequiredState {
     const NAME: &'static str = "McpServerAuthRequiredState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut reason = None;
         let mut resource = None;
         let mut required_scopes = None;
         let mut description = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["reason", "resource", "requiredScopes", "description"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut reason, "reason")?,
-                1 => wire::field(&mut __map, &mut resource, "resource")?,
-                2 => wire::field(&mut __map, &mut required_scopes, "requiredScopes")?,
-                3 => wire::field(&mut __map, &mut description, "description")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut reason, "reason")?,
+                1 => wire::field(reader, &mut resource, "resource")?,
+                2 => wire::field(reader, &mut required_scopes, "requiredScopes")?,
+                3 => wire::field(reader, &mut description, "description")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if reason.is_none() {
-            return Err(wire::missing("reason"));
+            return Err(wire::missing("reason", reader));
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         Ok(Self {
             reason: wire::present(reason),
@@ -8734,9 +9379,15 @@ pub struct McpServerErrorState {
     pub extra: Extra,
 }
 
+impl Decode for McpServerErrorState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpServerErrorState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8744,18 +9395,18 @@ impl wire::WireStruct for McpServerErrorState {
     const NAME: &'static str = "McpServerErrorState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut error = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["error"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if error.is_none() {
-            return Err(wire::missing("error"));
+            return Err(wire::missing("error", reader));
         }
         Ok(Self {
             error: wire::present(error),
@@ -8775,9 +9426,15 @@ pub struct McpServerStoppedState {
     pub extra: Extra,
 }
 
+impl Decode for McpServerStoppedState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpServerStoppedState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8785,12 +9442,12 @@ impl wire::WireStruct for McpServerStoppedState {
     const NAME: &'static str = "McpServerStoppedState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -8824,9 +9481,15 @@ pub struct TerminalInfo {
     pub extra: Extra,
 }
 
+impl Decode for TerminalInfo {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalInfo {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8834,30 +9497,30 @@ impl wire::WireStruct for TerminalInfo {
     const NAME: &'static str = "TerminalInfo";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resource = None;
         let mut title = None;
         let mut claim = None;
         let mut exit_code = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "title", "claim", "exitCode"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resource, "resource")?,
-                1 => wire::field(&mut __map, &mut title, "title")?,
-                2 => wire::field(&mut __map, &mut claim, "claim")?,
-                3 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resource, "resource")?,
+                1 => wire::field(reader, &mut title, "title")?,
+                2 => wire::field(reader, &mut claim, "claim")?,
+                3 => wire::field(reader, &mut exit_code, "exitCode")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         if claim.is_none() {
-            return Err(wire::missing("claim"));
+            return Err(wire::missing("claim", reader));
         }
         Ok(Self {
             resource: wire::present(resource),
@@ -8882,9 +9545,15 @@ pub struct TerminalClientClaim {
     pub extra: Extra,
 }
 
+impl Decode for TerminalClientClaim {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalClientClaim {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8892,18 +9561,18 @@ impl wire::WireStruct for TerminalClientClaim {
     const NAME: &'static str = "TerminalClientClaim";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut client_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["clientId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut client_id, "clientId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if client_id.is_none() {
-            return Err(wire::missing("clientId"));
+            return Err(wire::missing("clientId", reader));
         }
         Ok(Self {
             client_id: wire::present(client_id),
@@ -8935,9 +9604,15 @@ pub struct TerminalSessionClaim {
     pub extra: Extra,
 }
 
+impl Decode for TerminalSessionClaim {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalSessionClaim {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -8945,22 +9620,22 @@ impl wire::WireStruct for TerminalSessionClaim {
     const NAME: &'static str = "TerminalSessionClaim";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut session = None;
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["session", "turnId", "toolCallId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut session, "session")?,
-                1 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                2 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut session, "session")?,
+                1 => wire::field(reader, &mut turn_id, "turnId")?,
+                2 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if session.is_none() {
-            return Err(wire::missing("session"));
+            return Err(wire::missing("session", reader));
         }
         Ok(Self {
             session: wire::present(session),
@@ -9034,9 +9709,15 @@ pub struct TerminalState {
     pub extra: Extra,
 }
 
+impl Decode for TerminalState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9044,7 +9725,7 @@ impl wire::WireStruct for TerminalState {
     const NAME: &'static str = "TerminalState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut title = None;
         let mut cwd = None;
         let mut cols = None;
@@ -9064,31 +9745,31 @@ impl wire::WireStruct for TerminalState {
             "claim",
             "supportsCommandDetection",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut title, "title")?,
-                1 => wire::field(&mut __map, &mut cwd, "cwd")?,
-                2 => wire::field(&mut __map, &mut cols, "cols")?,
-                3 => wire::field(&mut __map, &mut rows, "rows")?,
-                4 => wire::field(&mut __map, &mut content, "content")?,
-                5 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                6 => wire::field(&mut __map, &mut claim, "claim")?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut title, "title")?,
+                1 => wire::field(reader, &mut cwd, "cwd")?,
+                2 => wire::field(reader, &mut cols, "cols")?,
+                3 => wire::field(reader, &mut rows, "rows")?,
+                4 => wire::field(reader, &mut content, "content")?,
+                5 => wire::field(reader, &mut exit_code, "exitCode")?,
+                6 => wire::field(reader, &mut claim, "claim")?,
                 7 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut supports_command_detection,
                     "supportsCommandDetection",
                 )?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         if claim.is_none() {
-            return Err(wire::missing("claim"));
+            return Err(wire::missing("claim", reader));
         }
         Ok(Self {
             title: wire::present(title),
@@ -9185,9 +9866,15 @@ pub struct TerminalUnclassifiedPart {
     pub extra: Extra,
 }
 
+impl Decode for TerminalUnclassifiedPart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalUnclassifiedPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9195,18 +9882,18 @@ impl wire::WireStruct for TerminalUnclassifiedPart {
     const NAME: &'static str = "TerminalUnclassifiedPart";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -9262,9 +9949,15 @@ pub struct TerminalCommandPart {
     pub extra: Extra,
 }
 
+impl Decode for TerminalCommandPart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalCommandPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9272,7 +9965,7 @@ impl wire::WireStruct for TerminalCommandPart {
     const NAME: &'static str = "TerminalCommandPart";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut command_id = None;
         let mut command_line = None;
         let mut output = None;
@@ -9290,32 +9983,32 @@ impl wire::WireStruct for TerminalCommandPart {
             "exitCode",
             "durationMs",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut command_id, "commandId")?,
-                1 => wire::field(&mut __map, &mut command_line, "commandLine")?,
-                2 => wire::field(&mut __map, &mut output, "output")?,
-                3 => wire::field(&mut __map, &mut timestamp, "timestamp")?,
-                4 => wire::field(&mut __map, &mut is_complete, "isComplete")?,
-                5 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                6 => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut command_id, "commandId")?,
+                1 => wire::field(reader, &mut command_line, "commandLine")?,
+                2 => wire::field(reader, &mut output, "output")?,
+                3 => wire::field(reader, &mut timestamp, "timestamp")?,
+                4 => wire::field(reader, &mut is_complete, "isComplete")?,
+                5 => wire::field(reader, &mut exit_code, "exitCode")?,
+                6 => wire::field(reader, &mut duration_ms, "durationMs")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if command_id.is_none() {
-            return Err(wire::missing("commandId"));
+            return Err(wire::missing("commandId", reader));
         }
         if command_line.is_none() {
-            return Err(wire::missing("commandLine"));
+            return Err(wire::missing("commandLine", reader));
         }
         if output.is_none() {
-            return Err(wire::missing("output"));
+            return Err(wire::missing("output", reader));
         }
         if timestamp.is_none() {
-            return Err(wire::missing("timestamp"));
+            return Err(wire::missing("timestamp", reader));
         }
         if is_complete.is_none() {
-            return Err(wire::missing("isComplete"));
+            return Err(wire::missing("isComplete", reader));
         }
         Ok(Self {
             command_id: wire::present(command_id),
@@ -9392,9 +10085,15 @@ pub struct Changeset {
     pub extra: Extra,
 }
 
+impl Decode for Changeset {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for Changeset {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9402,30 +10101,30 @@ impl wire::WireStruct for Changeset {
     const NAME: &'static str = "Changeset";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut label = None;
         let mut uri_template = None;
         let mut description = None;
         let mut change_kind = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["label", "uriTemplate", "description", "changeKind"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut label, "label")?,
-                1 => wire::field(&mut __map, &mut uri_template, "uriTemplate")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut change_kind, "changeKind")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut label, "label")?,
+                1 => wire::field(reader, &mut uri_template, "uriTemplate")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut change_kind, "changeKind")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         if uri_template.is_none() {
-            return Err(wire::missing("uriTemplate"));
+            return Err(wire::missing("uriTemplate", reader));
         }
         if change_kind.is_none() {
-            return Err(wire::missing("changeKind"));
+            return Err(wire::missing("changeKind", reader));
         }
         Ok(Self {
             label: wire::present(label),
@@ -9470,9 +10169,15 @@ pub struct ChangesetState {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9480,27 +10185,27 @@ impl wire::WireStruct for ChangesetState {
     const NAME: &'static str = "ChangesetState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut status = None;
         let mut error = None;
         let mut files = None;
         let mut operations = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["status", "error", "files", "operations"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut status, "status")?,
-                1 => wire::field(&mut __map, &mut error, "error")?,
-                2 => wire::field(&mut __map, &mut files, "files")?,
-                3 => wire::field(&mut __map, &mut operations, "operations")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut status, "status")?,
+                1 => wire::field(reader, &mut error, "error")?,
+                2 => wire::field(reader, &mut files, "files")?,
+                3 => wire::field(reader, &mut operations, "operations")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if status.is_none() {
-            return Err(wire::missing("status"));
+            return Err(wire::missing("status", reader));
         }
         if files.is_none() {
-            return Err(wire::missing("files"));
+            return Err(wire::missing("files", reader));
         }
         Ok(Self {
             status: wire::present(status),
@@ -9579,9 +10284,15 @@ pub struct ChangesetFile {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetFile {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetFile {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9589,25 +10300,25 @@ impl wire::WireStruct for ChangesetFile {
     const NAME: &'static str = "ChangesetFile";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut edit = None;
         let mut meta = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "edit", "_meta"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut edit, "edit")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut edit, "edit")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if edit.is_none() {
-            return Err(wire::missing("edit"));
+            return Err(wire::missing("edit", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -9679,9 +10390,15 @@ pub struct ChangesetOperation {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetOperation {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetOperation {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9689,7 +10406,7 @@ impl wire::WireStruct for ChangesetOperation {
     const NAME: &'static str = "ChangesetOperation";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut label = None;
         let mut description = None;
@@ -9709,30 +10426,30 @@ impl wire::WireStruct for ChangesetOperation {
             "status",
             "error",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut label, "label")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut scopes, "scopes")?,
-                4 => wire::field(&mut __map, &mut confirmation, "confirmation")?,
-                5 => wire::field(&mut __map, &mut icon, "icon")?,
-                6 => wire::field(&mut __map, &mut status, "status")?,
-                7 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut label, "label")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut scopes, "scopes")?,
+                4 => wire::field(reader, &mut confirmation, "confirmation")?,
+                5 => wire::field(reader, &mut icon, "icon")?,
+                6 => wire::field(reader, &mut status, "status")?,
+                7 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         if scopes.is_none() {
-            return Err(wire::missing("scopes"));
+            return Err(wire::missing("scopes", reader));
         }
         if status.is_none() {
-            return Err(wire::missing("status"));
+            return Err(wire::missing("status", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -9804,9 +10521,15 @@ pub struct TelemetryCapabilities {
     pub extra: Extra,
 }
 
+impl Decode for TelemetryCapabilities {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TelemetryCapabilities {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9814,18 +10537,18 @@ impl wire::WireStruct for TelemetryCapabilities {
     const NAME: &'static str = "TelemetryCapabilities";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut logs = None;
         let mut traces = None;
         let mut metrics = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["logs", "traces", "metrics"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut logs, "logs")?,
-                1 => wire::field(&mut __map, &mut traces, "traces")?,
-                2 => wire::field(&mut __map, &mut metrics, "metrics")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut logs, "logs")?,
+                1 => wire::field(reader, &mut traces, "traces")?,
+                2 => wire::field(reader, &mut metrics, "metrics")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -9850,9 +10573,15 @@ pub struct ResourceWatchStateExcludes {
     pub extra: Extra,
 }
 
+impl Decode for ResourceWatchStateExcludes {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWatchStateExcludes {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9860,18 +10589,18 @@ impl wire::WireStruct for ResourceWatchStateExcludes {
     const NAME: &'static str = "ResourceWatchStateExcludes";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut items = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut items, "items")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut items, "items")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if items.is_none() {
-            return Err(wire::missing("items"));
+            return Err(wire::missing("items", reader));
         }
         Ok(Self {
             items: wire::present(items),
@@ -9894,9 +10623,15 @@ pub struct ResourceWatchStateIncludes {
     pub extra: Extra,
 }
 
+impl Decode for ResourceWatchStateIncludes {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWatchStateIncludes {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9904,18 +10639,18 @@ impl wire::WireStruct for ResourceWatchStateIncludes {
     const NAME: &'static str = "ResourceWatchStateIncludes";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut items = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut items, "items")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut items, "items")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if items.is_none() {
-            return Err(wire::missing("items"));
+            return Err(wire::missing("items", reader));
         }
         Ok(Self {
             items: wire::present(items),
@@ -9959,9 +10694,15 @@ pub struct ResourceWatchState {
     pub extra: Extra,
 }
 
+impl Decode for ResourceWatchState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWatchState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -9969,27 +10710,27 @@ impl wire::WireStruct for ResourceWatchState {
     const NAME: &'static str = "ResourceWatchState";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut root = None;
         let mut recursive = None;
         let mut excludes = None;
         let mut includes = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["root", "recursive", "excludes", "includes"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut root, "root")?,
-                1 => wire::field(&mut __map, &mut recursive, "recursive")?,
-                2 => wire::field(&mut __map, &mut excludes, "excludes")?,
-                3 => wire::field(&mut __map, &mut includes, "includes")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut root, "root")?,
+                1 => wire::field(reader, &mut recursive, "recursive")?,
+                2 => wire::field(reader, &mut excludes, "excludes")?,
+                3 => wire::field(reader, &mut includes, "includes")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if root.is_none() {
-            return Err(wire::missing("root"));
+            return Err(wire::missing("root", reader));
         }
         if recursive.is_none() {
-            return Err(wire::missing("recursive"));
+            return Err(wire::missing("recursive", reader));
         }
         Ok(Self {
             root: wire::present(root),
@@ -10061,9 +10802,15 @@ pub struct ResourceChange {
     pub extra: Extra,
 }
 
+impl Decode for ResourceChange {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceChange {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10071,23 +10818,23 @@ impl wire::WireStruct for ResourceChange {
     const NAME: &'static str = "ResourceChange";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut r#type = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "type"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut r#type, "type")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut r#type, "type")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -10135,10 +10882,7 @@ impl TaggedUnion for SessionInputQuestion {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &[
             "text",
             "number",
@@ -10148,32 +10892,38 @@ impl TaggedUnion for SessionInputQuestion {
             "multi-select",
         ];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Text(<SessionInputTextQuestion as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            1 => Self::Number(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            2 => Self::Integer(<SessionInputNumberQuestion as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            3 => Self::Boolean(<SessionInputBooleanQuestion as wire::WireStruct>::from_map(
-                rest,
-            )?),
+            0 => {
+                Self::Text(<SessionInputTextQuestion as wire::WireStruct>::decode_members(reader)?)
+            }
+            1 => Self::Number(
+                <SessionInputNumberQuestion as wire::WireStruct>::decode_members(reader)?,
+            ),
+            2 => Self::Integer(
+                <SessionInputNumberQuestion as wire::WireStruct>::decode_members(reader)?,
+            ),
+            3 => Self::Boolean(
+                <SessionInputBooleanQuestion as wire::WireStruct>::decode_members(reader)?,
+            ),
             4 => Self::SingleSelect(
-                <SessionInputSingleSelectQuestion as wire::WireStruct>::from_map(rest)?,
+                <SessionInputSingleSelectQuestion as wire::WireStruct>::decode_members(reader)?,
             ),
             5 => Self::MultiSelect(
-                <SessionInputMultiSelectQuestion as wire::WireStruct>::from_map(rest)?,
+                <SessionInputMultiSelectQuestion as wire::WireStruct>::decode_members(reader)?,
             ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for SessionInputQuestion {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for SessionInputQuestion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10211,33 +10961,38 @@ impl TaggedUnion for SessionInputAnswerValue {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["text", "number", "boolean", "selected", "selected-many"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Text(<SessionInputTextAnswerValue as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            1 => Self::Number(<SessionInputNumberAnswerValue as wire::WireStruct>::from_map(rest)?),
-            2 => {
-                Self::Boolean(<SessionInputBooleanAnswerValue as wire::WireStruct>::from_map(rest)?)
-            }
+            0 => Self::Text(
+                <SessionInputTextAnswerValue as wire::WireStruct>::decode_members(reader)?,
+            ),
+            1 => Self::Number(
+                <SessionInputNumberAnswerValue as wire::WireStruct>::decode_members(reader)?,
+            ),
+            2 => Self::Boolean(
+                <SessionInputBooleanAnswerValue as wire::WireStruct>::decode_members(reader)?,
+            ),
             3 => Self::Selected(
-                <SessionInputSelectedAnswerValue as wire::WireStruct>::from_map(rest)?,
+                <SessionInputSelectedAnswerValue as wire::WireStruct>::decode_members(reader)?,
             ),
             4 => Self::SelectedMany(
-                <SessionInputSelectedManyAnswerValue as wire::WireStruct>::from_map(rest)?,
+                <SessionInputSelectedManyAnswerValue as wire::WireStruct>::decode_members(reader)?,
             ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for SessionInputAnswerValue {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for SessionInputAnswerValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10270,23 +11025,32 @@ impl TaggedUnion for SessionInputAnswer {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["draft", "submitted", "skipped"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Draft(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?),
-            1 => Self::Submitted(<SessionInputAnswered as wire::WireStruct>::from_map(rest)?),
-            2 => Self::Skipped(<SessionInputSkipped as wire::WireStruct>::from_map(rest)?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            0 => Self::Draft(<SessionInputAnswered as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            1 => Self::Submitted(<SessionInputAnswered as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            2 => Self::Skipped(<SessionInputSkipped as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for SessionInputAnswer {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for SessionInputAnswer {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10319,29 +11083,32 @@ impl TaggedUnion for MessageAttachment {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["simple", "embeddedResource", "resource"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Simple(<SimpleMessageAttachment as wire::WireStruct>::from_map(
-                rest,
-            )?),
+            0 => {
+                Self::Simple(<SimpleMessageAttachment as wire::WireStruct>::decode_members(reader)?)
+            }
             1 => Self::EmbeddedResource(
-                <MessageEmbeddedResourceAttachment as wire::WireStruct>::from_map(rest)?,
+                <MessageEmbeddedResourceAttachment as wire::WireStruct>::decode_members(reader)?,
             ),
-            2 => Self::Resource(<MessageResourceAttachment as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            2 => Self::Resource(
+                <MessageResourceAttachment as wire::WireStruct>::decode_members(reader)?,
+            ),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for MessageAttachment {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for MessageAttachment {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10379,10 +11146,7 @@ impl TaggedUnion for ResponsePart {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &[
             "markdown",
             "contentRef",
@@ -10391,23 +11155,35 @@ impl TaggedUnion for ResponsePart {
             "systemNotification",
         ];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Markdown(<MarkdownResponsePart as wire::WireStruct>::from_map(rest)?),
-            1 => Self::ContentRef(<ResourceReponsePart as wire::WireStruct>::from_map(rest)?),
+            0 => Self::Markdown(<MarkdownResponsePart as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            1 => Self::ContentRef(<ResourceReponsePart as wire::WireStruct>::decode_members(
+                reader,
+            )?),
             2 => Self::ToolCall(Box::new(
-                <ToolCallResponsePart as wire::WireStruct>::from_map(rest)?,
+                <ToolCallResponsePart as wire::WireStruct>::decode_members(reader)?,
             )),
-            3 => Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::from_map(rest)?),
+            3 => Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::decode_members(
+                reader,
+            )?),
             4 => Self::SystemNotification(
-                <SystemNotificationResponsePart as wire::WireStruct>::from_map(rest)?,
+                <SystemNotificationResponsePart as wire::WireStruct>::decode_members(reader)?,
             ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for ResponsePart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for ResponsePart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10436,26 +11212,27 @@ impl TaggedUnion for ToolCallContributor {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["client", "mcp"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Client(<ToolCallClientContributor as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            1 => Self::MCP(<ToolCallMcpContributor as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            0 => Self::Client(
+                <ToolCallClientContributor as wire::WireStruct>::decode_members(reader)?,
+            ),
+            1 => Self::MCP(<ToolCallMcpContributor as wire::WireStruct>::decode_members(reader)?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for ToolCallContributor {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for ToolCallContributor {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10500,10 +11277,7 @@ impl TaggedUnion for ToolCallState {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &[
             "streaming",
             "pending-confirmation",
@@ -10513,30 +11287,40 @@ impl TaggedUnion for ToolCallState {
             "cancelled",
         ];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Streaming(<ToolCallStreamingState as wire::WireStruct>::from_map(
-                rest,
-            )?),
+            0 => Self::Streaming(
+                <ToolCallStreamingState as wire::WireStruct>::decode_members(reader)?,
+            ),
             1 => Self::PendingConfirmation(
-                <ToolCallPendingConfirmationState as wire::WireStruct>::from_map(rest)?,
+                <ToolCallPendingConfirmationState as wire::WireStruct>::decode_members(reader)?,
             ),
-            2 => Self::Running(<ToolCallRunningState as wire::WireStruct>::from_map(rest)?),
+            2 => Self::Running(<ToolCallRunningState as wire::WireStruct>::decode_members(
+                reader,
+            )?),
             3 => Self::PendingResultConfirmation(
-                <ToolCallPendingResultConfirmationState as wire::WireStruct>::from_map(rest)?,
+                <ToolCallPendingResultConfirmationState as wire::WireStruct>::decode_members(
+                    reader,
+                )?,
             ),
-            4 => Self::Completed(<ToolCallCompletedState as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            5 => Self::Cancelled(<ToolCallCancelledState as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            4 => Self::Completed(
+                <ToolCallCompletedState as wire::WireStruct>::decode_members(reader)?,
+            ),
+            5 => Self::Cancelled(
+                <ToolCallCancelledState as wire::WireStruct>::decode_members(reader)?,
+            ),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for ToolCallState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for ToolCallState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10584,10 +11368,7 @@ impl TaggedUnion for ToolResultContent {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &[
             "text",
             "embeddedResource",
@@ -10597,30 +11378,38 @@ impl TaggedUnion for ToolResultContent {
             "subagent",
         ];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Text(<ToolResultTextContent as wire::WireStruct>::from_map(rest)?),
+            0 => Self::Text(<ToolResultTextContent as wire::WireStruct>::decode_members(
+                reader,
+            )?),
             1 => Self::EmbeddedResource(
-                <ToolResultEmbeddedResourceContent as wire::WireStruct>::from_map(rest)?,
+                <ToolResultEmbeddedResourceContent as wire::WireStruct>::decode_members(reader)?,
             ),
-            2 => Self::Resource(<ToolResultResourceContent as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            3 => Self::FileEdit(<ToolResultFileEditContent as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            4 => Self::Terminal(<ToolResultTerminalContent as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            5 => Self::Subagent(<ToolResultSubagentContent as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            2 => Self::Resource(
+                <ToolResultResourceContent as wire::WireStruct>::decode_members(reader)?,
+            ),
+            3 => Self::FileEdit(
+                <ToolResultFileEditContent as wire::WireStruct>::decode_members(reader)?,
+            ),
+            4 => Self::Terminal(
+                <ToolResultTerminalContent as wire::WireStruct>::decode_members(reader)?,
+            ),
+            5 => Self::Subagent(
+                <ToolResultSubagentContent as wire::WireStruct>::decode_members(reader)?,
+            ),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for ToolResultContent {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for ToolResultContent {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10681,9 +11470,15 @@ impl Serialize for ChildCustomizationType {
     }
 }
 
+impl Decode for ChildCustomizationType {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChildCustomizationType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10720,32 +11515,35 @@ impl TaggedUnion for CustomizationLoadState {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["loading", "loaded", "degraded", "error"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Loading(<CustomizationLoadingState as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            1 => Self::Loaded(<CustomizationLoadedState as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            2 => Self::Degraded(<CustomizationDegradedState as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            3 => Self::Error(<CustomizationErrorState as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            0 => Self::Loading(
+                <CustomizationLoadingState as wire::WireStruct>::decode_members(reader)?,
+            ),
+            1 => Self::Loaded(
+                <CustomizationLoadedState as wire::WireStruct>::decode_members(reader)?,
+            ),
+            2 => Self::Degraded(
+                <CustomizationDegradedState as wire::WireStruct>::decode_members(reader)?,
+            ),
+            3 => {
+                Self::Error(<CustomizationErrorState as wire::WireStruct>::decode_members(reader)?)
+            }
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for CustomizationLoadState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for CustomizationLoadState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10788,28 +11586,41 @@ impl TaggedUnion for ChildCustomization {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["agent", "skill", "prompt", "rule", "hook", "mcpServer"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Agent(<AgentCustomization as wire::WireStruct>::from_map(rest)?),
-            1 => Self::Skill(<SkillCustomization as wire::WireStruct>::from_map(rest)?),
-            2 => Self::Prompt(<PromptCustomization as wire::WireStruct>::from_map(rest)?),
-            3 => Self::Rule(<RuleCustomization as wire::WireStruct>::from_map(rest)?),
-            4 => Self::Hook(<HookCustomization as wire::WireStruct>::from_map(rest)?),
-            5 => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
-                rest,
+            0 => Self::Agent(<AgentCustomization as wire::WireStruct>::decode_members(
+                reader,
             )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            1 => Self::Skill(<SkillCustomization as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            2 => Self::Prompt(<PromptCustomization as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            3 => Self::Rule(<RuleCustomization as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            4 => Self::Hook(<HookCustomization as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            5 => Self::McpServer(
+                <McpServerCustomization as wire::WireStruct>::decode_members(reader)?,
+            ),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for ChildCustomization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for ChildCustomization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10846,27 +11657,32 @@ impl TaggedUnion for Customization {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["plugin", "directory", "mcpServer"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Plugin(<PluginCustomization as wire::WireStruct>::from_map(rest)?),
-            1 => Self::Directory(<DirectoryCustomization as wire::WireStruct>::from_map(
-                rest,
+            0 => Self::Plugin(<PluginCustomization as wire::WireStruct>::decode_members(
+                reader,
             )?),
-            2 => Self::McpServer(<McpServerCustomization as wire::WireStruct>::from_map(
-                rest,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            1 => Self::Directory(
+                <DirectoryCustomization as wire::WireStruct>::decode_members(reader)?,
+            ),
+            2 => Self::McpServer(
+                <McpServerCustomization as wire::WireStruct>::decode_members(reader)?,
+            ),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for Customization {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for Customization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10906,29 +11722,38 @@ impl TaggedUnion for McpServerState {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["starting", "ready", "authRequired", "error", "stopped"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Starting(<McpServerStartingState as wire::WireStruct>::from_map(
-                rest,
+            0 => Self::Starting(
+                <McpServerStartingState as wire::WireStruct>::decode_members(reader)?,
+            ),
+            1 => Self::Ready(<McpServerReadyState as wire::WireStruct>::decode_members(
+                reader,
             )?),
-            1 => Self::Ready(<McpServerReadyState as wire::WireStruct>::from_map(rest)?),
-            2 => Self::AuthRequired(<McpServerAuthRequiredState as wire::WireStruct>::from_map(
-                rest,
+            2 => Self::AuthRequired(
+                <McpServerAuthRequiredState as wire::WireStruct>::decode_members(reader)?,
+            ),
+            3 => Self::Error(<McpServerErrorState as wire::WireStruct>::decode_members(
+                reader,
             )?),
-            3 => Self::Error(<McpServerErrorState as wire::WireStruct>::from_map(rest)?),
-            4 => Self::Stopped(<McpServerStoppedState as wire::WireStruct>::from_map(rest)?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            4 => Self::Stopped(<McpServerStoppedState as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for McpServerState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for McpServerState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -10959,22 +11784,29 @@ impl TaggedUnion for TerminalClaim {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["client", "session"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Client(<TerminalClientClaim as wire::WireStruct>::from_map(rest)?),
-            1 => Self::Session(<TerminalSessionClaim as wire::WireStruct>::from_map(rest)?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            0 => Self::Client(<TerminalClientClaim as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            1 => Self::Session(<TerminalSessionClaim as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for TerminalClaim {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for TerminalClaim {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11004,24 +11836,29 @@ impl TaggedUnion for TerminalContentPart {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["unclassified", "command"];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Unclassified(<TerminalUnclassifiedPart as wire::WireStruct>::from_map(
-                rest,
+            0 => Self::Unclassified(
+                <TerminalUnclassifiedPart as wire::WireStruct>::decode_members(reader)?,
+            ),
+            1 => Self::Command(<TerminalCommandPart as wire::WireStruct>::decode_members(
+                reader,
             )?),
-            1 => Self::Command(<TerminalCommandPart as wire::WireStruct>::from_map(rest)?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for TerminalContentPart {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for TerminalContentPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11039,9 +11876,15 @@ pub struct ActionOrigin {
     pub extra: Extra,
 }
 
+impl Decode for ActionOrigin {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ActionOrigin {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11049,23 +11892,23 @@ impl wire::WireStruct for ActionOrigin {
     const NAME: &'static str = "ActionOrigin";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut client_id = None;
         let mut client_seq = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["clientId", "clientSeq"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                1 => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut client_id, "clientId")?,
+                1 => wire::field(reader, &mut client_seq, "clientSeq")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if client_id.is_none() {
-            return Err(wire::missing("clientId"));
+            return Err(wire::missing("clientId", reader));
         }
         if client_seq.is_none() {
-            return Err(wire::missing("clientSeq"));
+            return Err(wire::missing("clientSeq", reader));
         }
         Ok(Self {
             client_id: wire::present(client_id),
@@ -11106,9 +11949,15 @@ pub struct ActionEnvelope {
     pub extra: Extra,
 }
 
+impl Decode for ActionEnvelope {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ActionEnvelope {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11116,7 +11965,7 @@ impl wire::WireStruct for ActionEnvelope {
     const NAME: &'static str = "ActionEnvelope";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut action = None;
         let mut server_seq = None;
@@ -11130,24 +11979,24 @@ impl wire::WireStruct for ActionEnvelope {
             "origin",
             "rejectionReason",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut action, "action")?,
-                2 => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
-                3 => wire::field(&mut __map, &mut origin, "origin")?,
-                4 => wire::field(&mut __map, &mut rejection_reason, "rejectionReason")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut action, "action")?,
+                2 => wire::field(reader, &mut server_seq, "serverSeq")?,
+                3 => wire::field(reader, &mut origin, "origin")?,
+                4 => wire::field(reader, &mut rejection_reason, "rejectionReason")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if action.is_none() {
-            return Err(wire::missing("action"));
+            return Err(wire::missing("action", reader));
         }
         if server_seq.is_none() {
-            return Err(wire::missing("serverSeq"));
+            return Err(wire::missing("serverSeq", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -11173,9 +12022,15 @@ pub struct RootAgentsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for RootAgentsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for RootAgentsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11183,18 +12038,18 @@ impl wire::WireStruct for RootAgentsChangedAction {
     const NAME: &'static str = "RootAgentsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut agents = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["agents"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut agents, "agents")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut agents, "agents")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if agents.is_none() {
-            return Err(wire::missing("agents"));
+            return Err(wire::missing("agents", reader));
         }
         Ok(Self {
             agents: wire::present(agents),
@@ -11216,9 +12071,15 @@ pub struct RootActiveSessionsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for RootActiveSessionsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for RootActiveSessionsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11226,18 +12087,18 @@ impl wire::WireStruct for RootActiveSessionsChangedAction {
     const NAME: &'static str = "RootActiveSessionsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut active_sessions = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["activeSessions"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut active_sessions, "activeSessions")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut active_sessions, "activeSessions")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if active_sessions.is_none() {
-            return Err(wire::missing("activeSessions"));
+            return Err(wire::missing("activeSessions", reader));
         }
         Ok(Self {
             active_sessions: wire::present(active_sessions),
@@ -11262,9 +12123,15 @@ pub struct RootTerminalsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for RootTerminalsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for RootTerminalsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11272,18 +12139,18 @@ impl wire::WireStruct for RootTerminalsChangedAction {
     const NAME: &'static str = "RootTerminalsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut terminals = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["terminals"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut terminals, "terminals")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut terminals, "terminals")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if terminals.is_none() {
-            return Err(wire::missing("terminals"));
+            return Err(wire::missing("terminals", reader));
         }
         Ok(Self {
             terminals: wire::present(terminals),
@@ -11312,9 +12179,15 @@ pub struct RootConfigChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for RootConfigChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for RootConfigChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11322,20 +12195,20 @@ impl wire::WireStruct for RootConfigChangedAction {
     const NAME: &'static str = "RootConfigChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut config = None;
         let mut replace = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["config", "replace"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut config, "config")?,
-                1 => wire::field(&mut __map, &mut replace, "replace")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut config, "config")?,
+                1 => wire::field(reader, &mut replace, "replace")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if config.is_none() {
-            return Err(wire::missing("config"));
+            return Err(wire::missing("config", reader));
         }
         Ok(Self {
             config: wire::present(config),
@@ -11372,9 +12245,15 @@ pub struct ToolCallActionBase {
     pub extra: Extra,
 }
 
+impl Decode for ToolCallActionBase {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallActionBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11382,25 +12261,25 @@ impl wire::WireStruct for ToolCallActionBase {
     const NAME: &'static str = "ToolCallActionBase";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut meta = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "toolCallId", "_meta"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -11421,9 +12300,15 @@ pub struct SessionReadyAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionReadyAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionReadyAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11431,12 +12316,12 @@ impl wire::WireStruct for SessionReadyAction {
     const NAME: &'static str = "SessionReadyAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -11456,9 +12341,15 @@ pub struct SessionCreationFailedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionCreationFailedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionCreationFailedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11466,18 +12357,18 @@ impl wire::WireStruct for SessionCreationFailedAction {
     const NAME: &'static str = "SessionCreationFailedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut error = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["error"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if error.is_none() {
-            return Err(wire::missing("error"));
+            return Err(wire::missing("error", reader));
         }
         Ok(Self {
             error: wire::present(error),
@@ -11511,9 +12402,15 @@ pub struct SessionTurnStartedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionTurnStartedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionTurnStartedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11521,25 +12418,25 @@ impl wire::WireStruct for SessionTurnStartedAction {
     const NAME: &'static str = "SessionTurnStartedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut message = None;
         let mut queued_message_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "message", "queuedMessageId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut message, "message")?,
-                2 => wire::field(&mut __map, &mut queued_message_id, "queuedMessageId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut message, "message")?,
+                2 => wire::field(reader, &mut queued_message_id, "queuedMessageId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -11572,9 +12469,15 @@ pub struct SessionDeltaAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionDeltaAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionDeltaAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11582,28 +12485,28 @@ impl wire::WireStruct for SessionDeltaAction {
     const NAME: &'static str = "SessionDeltaAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut part_id = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "partId", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut part_id, "partId")?,
-                2 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut part_id, "partId")?,
+                2 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if part_id.is_none() {
-            return Err(wire::missing("partId"));
+            return Err(wire::missing("partId", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -11630,9 +12533,15 @@ pub struct SessionResponsePartAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionResponsePartAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionResponsePartAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11640,23 +12549,23 @@ impl wire::WireStruct for SessionResponsePartAction {
     const NAME: &'static str = "SessionResponsePartAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut part = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "part"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut part, "part")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut part, "part")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if part.is_none() {
-            return Err(wire::missing("part"));
+            return Err(wire::missing("part", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -11711,9 +12620,15 @@ pub struct SessionToolCallStartAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionToolCallStartAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionToolCallStartAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11721,7 +12636,7 @@ impl wire::WireStruct for SessionToolCallStartAction {
     const NAME: &'static str = "SessionToolCallStartAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut meta = None;
@@ -11737,28 +12652,28 @@ impl wire::WireStruct for SessionToolCallStartAction {
             "displayName",
             "contributor",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                3 => wire::field(&mut __map, &mut tool_name, "toolName")?,
-                4 => wire::field(&mut __map, &mut display_name, "displayName")?,
-                5 => wire::field(&mut __map, &mut contributor, "contributor")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                3 => wire::field(reader, &mut tool_name, "toolName")?,
+                4 => wire::field(reader, &mut display_name, "displayName")?,
+                5 => wire::field(reader, &mut contributor, "contributor")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if tool_name.is_none() {
-            return Err(wire::missing("toolName"));
+            return Err(wire::missing("toolName", reader));
         }
         if display_name.is_none() {
-            return Err(wire::missing("displayName"));
+            return Err(wire::missing("displayName", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -11807,9 +12722,15 @@ pub struct SessionToolCallDeltaAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionToolCallDeltaAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionToolCallDeltaAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11817,7 +12738,7 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
     const NAME: &'static str = "SessionToolCallDeltaAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut meta = None;
@@ -11831,24 +12752,24 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
             "content",
             "invocationMessage",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                3 => wire::field(&mut __map, &mut content, "content")?,
-                4 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                3 => wire::field(reader, &mut content, "content")?,
+                4 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -11926,9 +12847,15 @@ pub struct SessionToolCallReadyAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionToolCallReadyAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionToolCallReadyAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -11936,7 +12863,7 @@ impl wire::WireStruct for SessionToolCallReadyAction {
     const NAME: &'static str = "SessionToolCallReadyAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut meta = None;
@@ -11960,29 +12887,29 @@ impl wire::WireStruct for SessionToolCallReadyAction {
             "confirmed",
             "options",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                3 => wire::field(&mut __map, &mut invocation_message, "invocationMessage")?,
-                4 => wire::field(&mut __map, &mut tool_input, "toolInput")?,
-                5 => wire::field(&mut __map, &mut confirmation_title, "confirmationTitle")?,
-                6 => wire::field(&mut __map, &mut edits, "edits")?,
-                7 => wire::field(&mut __map, &mut editable, "editable")?,
-                8 => wire::field(&mut __map, &mut confirmed, "confirmed")?,
-                9 => wire::field(&mut __map, &mut options, "options")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                3 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
+                4 => wire::field(reader, &mut tool_input, "toolInput")?,
+                5 => wire::field(reader, &mut confirmation_title, "confirmationTitle")?,
+                6 => wire::field(reader, &mut edits, "edits")?,
+                7 => wire::field(reader, &mut editable, "editable")?,
+                8 => wire::field(reader, &mut confirmed, "confirmed")?,
+                9 => wire::field(reader, &mut options, "options")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage"));
+            return Err(wire::missing("invocationMessage", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12044,9 +12971,15 @@ pub struct SessionToolCallCompleteAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionToolCallCompleteAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionToolCallCompleteAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12054,7 +12987,7 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
     const NAME: &'static str = "SessionToolCallCompleteAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut meta = None;
@@ -12068,28 +13001,28 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
             "result",
             "requiresResultConfirmation",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                3 => wire::field(&mut __map, &mut result, "result")?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                3 => wire::field(reader, &mut result, "result")?,
                 4 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut requires_result_confirmation,
                     "requiresResultConfirmation",
                 )?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if result.is_none() {
-            return Err(wire::missing("result"));
+            return Err(wire::missing("result", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12132,9 +13065,15 @@ pub struct SessionToolCallResultConfirmedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionToolCallResultConfirmedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionToolCallResultConfirmedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12142,30 +13081,30 @@ impl wire::WireStruct for SessionToolCallResultConfirmedAction {
     const NAME: &'static str = "SessionToolCallResultConfirmedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut meta = None;
         let mut approved = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "approved"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                3 => wire::field(&mut __map, &mut approved, "approved")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                3 => wire::field(reader, &mut approved, "approved")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if approved.is_none() {
-            return Err(wire::missing("approved"));
+            return Err(wire::missing("approved", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12214,9 +13153,15 @@ pub struct SessionToolCallContentChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionToolCallContentChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionToolCallContentChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12224,30 +13169,30 @@ impl wire::WireStruct for SessionToolCallContentChangedAction {
     const NAME: &'static str = "SessionToolCallContentChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut tool_call_id = None;
         let mut meta = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(&mut __map, &mut meta, "_meta")?,
-                3 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
+                2 => wire::field(reader, &mut meta, "_meta")?,
+                3 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId"));
+            return Err(wire::missing("toolCallId", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12272,9 +13217,15 @@ pub struct SessionTurnCompleteAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionTurnCompleteAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionTurnCompleteAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12282,18 +13233,18 @@ impl wire::WireStruct for SessionTurnCompleteAction {
     const NAME: &'static str = "SessionTurnCompleteAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12315,9 +13266,15 @@ pub struct SessionTurnCancelledAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionTurnCancelledAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionTurnCancelledAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12325,18 +13282,18 @@ impl wire::WireStruct for SessionTurnCancelledAction {
     const NAME: &'static str = "SessionTurnCancelledAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12361,9 +13318,15 @@ pub struct SessionErrorAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionErrorAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionErrorAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12371,23 +13334,23 @@ impl wire::WireStruct for SessionErrorAction {
     const NAME: &'static str = "SessionErrorAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut error = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "error"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if error.is_none() {
-            return Err(wire::missing("error"));
+            return Err(wire::missing("error", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12411,9 +13374,15 @@ pub struct SessionTitleChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionTitleChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionTitleChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12421,18 +13390,18 @@ impl wire::WireStruct for SessionTitleChangedAction {
     const NAME: &'static str = "SessionTitleChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut title = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["title"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut title, "title")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut title, "title")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         Ok(Self {
             title: wire::present(title),
@@ -12457,9 +13426,15 @@ pub struct SessionUsageAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionUsageAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionUsageAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12467,23 +13442,23 @@ impl wire::WireStruct for SessionUsageAction {
     const NAME: &'static str = "SessionUsageAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut usage = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "usage"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut usage, "usage")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut usage, "usage")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if usage.is_none() {
-            return Err(wire::missing("usage"));
+            return Err(wire::missing("usage", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12515,9 +13490,15 @@ pub struct SessionReasoningAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionReasoningAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionReasoningAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12525,28 +13506,28 @@ impl wire::WireStruct for SessionReasoningAction {
     const NAME: &'static str = "SessionReasoningAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut part_id = None;
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "partId", "content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                1 => wire::field(&mut __map, &mut part_id, "partId")?,
-                2 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                1 => wire::field(reader, &mut part_id, "partId")?,
+                2 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         if part_id.is_none() {
-            return Err(wire::missing("partId"));
+            return Err(wire::missing("partId", reader));
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             turn_id: wire::present(turn_id),
@@ -12570,9 +13551,15 @@ pub struct SessionModelChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionModelChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionModelChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12580,18 +13567,18 @@ impl wire::WireStruct for SessionModelChangedAction {
     const NAME: &'static str = "SessionModelChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut model = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["model"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut model, "model")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut model, "model")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if model.is_none() {
-            return Err(wire::missing("model"));
+            return Err(wire::missing("model", reader));
         }
         Ok(Self {
             model: wire::present(model),
@@ -12621,9 +13608,15 @@ pub struct SessionAgentChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionAgentChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionAgentChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12631,14 +13624,14 @@ impl wire::WireStruct for SessionAgentChangedAction {
     const NAME: &'static str = "SessionAgentChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut agent = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["agent"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut agent, "agent")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut agent, "agent")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -12664,9 +13657,15 @@ pub struct SessionIsReadChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionIsReadChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionIsReadChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12674,18 +13673,18 @@ impl wire::WireStruct for SessionIsReadChangedAction {
     const NAME: &'static str = "SessionIsReadChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut is_read = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["isRead"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut is_read, "isRead")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut is_read, "isRead")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if is_read.is_none() {
-            return Err(wire::missing("isRead"));
+            return Err(wire::missing("isRead", reader));
         }
         Ok(Self {
             is_read: wire::present(is_read),
@@ -12710,9 +13709,15 @@ pub struct SessionIsArchivedChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionIsArchivedChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionIsArchivedChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12720,18 +13725,18 @@ impl wire::WireStruct for SessionIsArchivedChangedAction {
     const NAME: &'static str = "SessionIsArchivedChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut is_archived = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["isArchived"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut is_archived, "isArchived")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut is_archived, "isArchived")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if is_archived.is_none() {
-            return Err(wire::missing("isArchived"));
+            return Err(wire::missing("isArchived", reader));
         }
         Ok(Self {
             is_archived: wire::present(is_archived),
@@ -12756,9 +13761,15 @@ pub struct SessionActivityChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionActivityChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionActivityChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12766,14 +13777,14 @@ impl wire::WireStruct for SessionActivityChangedAction {
     const NAME: &'static str = "SessionActivityChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut activity = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["activity"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut activity, "activity")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut activity, "activity")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -12809,9 +13820,15 @@ pub struct SessionChangesetsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionChangesetsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionChangesetsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12819,14 +13836,14 @@ impl wire::WireStruct for SessionChangesetsChangedAction {
     const NAME: &'static str = "SessionChangesetsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut changesets = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["changesets"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut changesets, "changesets")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut changesets, "changesets")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -12851,9 +13868,15 @@ pub struct SessionServerToolsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionServerToolsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionServerToolsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12861,18 +13884,18 @@ impl wire::WireStruct for SessionServerToolsChangedAction {
     const NAME: &'static str = "SessionServerToolsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tools = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["tools"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tools, "tools")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tools, "tools")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tools.is_none() {
-            return Err(wire::missing("tools"));
+            return Err(wire::missing("tools", reader));
         }
         Ok(Self {
             tools: wire::present(tools),
@@ -12900,9 +13923,15 @@ pub struct SessionActiveClientChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionActiveClientChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionActiveClientChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12910,14 +13939,14 @@ impl wire::WireStruct for SessionActiveClientChangedAction {
     const NAME: &'static str = "SessionActiveClientChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut active_client = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["activeClient"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut active_client, "activeClient")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut active_client, "activeClient")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -12944,9 +13973,15 @@ pub struct SessionActiveClientToolsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionActiveClientToolsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionActiveClientToolsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -12954,18 +13989,18 @@ impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     const NAME: &'static str = "SessionActiveClientToolsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut tools = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["tools"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut tools, "tools")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut tools, "tools")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if tools.is_none() {
-            return Err(wire::missing("tools"));
+            return Err(wire::missing("tools", reader));
         }
         Ok(Self {
             tools: wire::present(tools),
@@ -12990,9 +14025,15 @@ pub struct SessionCustomizationsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionCustomizationsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionCustomizationsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13000,18 +14041,18 @@ impl wire::WireStruct for SessionCustomizationsChangedAction {
     const NAME: &'static str = "SessionCustomizationsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut customizations = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["customizations"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut customizations, "customizations")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut customizations, "customizations")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if customizations.is_none() {
-            return Err(wire::missing("customizations"));
+            return Err(wire::missing("customizations", reader));
         }
         Ok(Self {
             customizations: wire::present(customizations),
@@ -13041,9 +14082,15 @@ pub struct SessionCustomizationToggledAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionCustomizationToggledAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13051,23 +14098,23 @@ impl wire::WireStruct for SessionCustomizationToggledAction {
     const NAME: &'static str = "SessionCustomizationToggledAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut enabled = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "enabled"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut enabled, "enabled")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut enabled, "enabled")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if enabled.is_none() {
-            return Err(wire::missing("enabled"));
+            return Err(wire::missing("enabled", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -13097,9 +14144,15 @@ pub struct SessionCustomizationUpdatedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionCustomizationUpdatedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionCustomizationUpdatedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13107,18 +14160,18 @@ impl wire::WireStruct for SessionCustomizationUpdatedAction {
     const NAME: &'static str = "SessionCustomizationUpdatedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut customization = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["customization"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut customization, "customization")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut customization, "customization")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if customization.is_none() {
-            return Err(wire::missing("customization"));
+            return Err(wire::missing("customization", reader));
         }
         Ok(Self {
             customization: wire::present(customization),
@@ -13144,9 +14197,15 @@ pub struct SessionCustomizationRemovedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionCustomizationRemovedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionCustomizationRemovedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13154,18 +14213,18 @@ impl wire::WireStruct for SessionCustomizationRemovedAction {
     const NAME: &'static str = "SessionCustomizationRemovedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -13214,9 +14273,15 @@ pub struct SessionMcpServerStateChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionMcpServerStateChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13224,25 +14289,25 @@ impl wire::WireStruct for SessionMcpServerStateChangedAction {
     const NAME: &'static str = "SessionMcpServerStateChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut state = None;
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "state", "channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut state, "state")?,
-                2 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut state, "state")?,
+                2 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if state.is_none() {
-            return Err(wire::missing("state"));
+            return Err(wire::missing("state", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -13274,9 +14339,15 @@ pub struct SessionConfigChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionConfigChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13284,20 +14355,20 @@ impl wire::WireStruct for SessionConfigChangedAction {
     const NAME: &'static str = "SessionConfigChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut config = None;
         let mut replace = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["config", "replace"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut config, "config")?,
-                1 => wire::field(&mut __map, &mut replace, "replace")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut config, "config")?,
+                1 => wire::field(reader, &mut replace, "replace")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if config.is_none() {
-            return Err(wire::missing("config"));
+            return Err(wire::missing("config", reader));
         }
         Ok(Self {
             config: wire::present(config),
@@ -13323,9 +14394,15 @@ pub struct SessionMetaChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionMetaChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionMetaChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13333,18 +14410,18 @@ impl wire::WireStruct for SessionMetaChangedAction {
     const NAME: &'static str = "SessionMetaChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut meta = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["_meta"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut meta, "_meta")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut meta, "_meta")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if meta.is_none() {
-            return Err(wire::missing("_meta"));
+            return Err(wire::missing("_meta", reader));
         }
         Ok(Self {
             meta: wire::present(meta),
@@ -13374,9 +14451,15 @@ pub struct SessionTruncatedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionTruncatedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionTruncatedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13384,14 +14467,14 @@ impl wire::WireStruct for SessionTruncatedAction {
     const NAME: &'static str = "SessionTruncatedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turn_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turn_id, "turnId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -13428,9 +14511,15 @@ pub struct SessionPendingMessageSetAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionPendingMessageSetAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionPendingMessageSetAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13438,28 +14527,28 @@ impl wire::WireStruct for SessionPendingMessageSetAction {
     const NAME: &'static str = "SessionPendingMessageSetAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut kind = None;
         let mut id = None;
         let mut message = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["kind", "id", "message"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut kind, "kind")?,
-                1 => wire::field(&mut __map, &mut id, "id")?,
-                2 => wire::field(&mut __map, &mut message, "message")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut kind, "kind")?,
+                1 => wire::field(reader, &mut id, "id")?,
+                2 => wire::field(reader, &mut message, "message")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if kind.is_none() {
-            return Err(wire::missing("kind"));
+            return Err(wire::missing("kind", reader));
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if message.is_none() {
-            return Err(wire::missing("message"));
+            return Err(wire::missing("message", reader));
         }
         Ok(Self {
             kind: wire::present(kind),
@@ -13490,9 +14579,15 @@ pub struct SessionPendingMessageRemovedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionPendingMessageRemovedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionPendingMessageRemovedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13500,23 +14595,23 @@ impl wire::WireStruct for SessionPendingMessageRemovedAction {
     const NAME: &'static str = "SessionPendingMessageRemovedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut kind = None;
         let mut id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["kind", "id"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut kind, "kind")?,
-                1 => wire::field(&mut __map, &mut id, "id")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut kind, "kind")?,
+                1 => wire::field(reader, &mut id, "id")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if kind.is_none() {
-            return Err(wire::missing("kind"));
+            return Err(wire::missing("kind", reader));
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         Ok(Self {
             kind: wire::present(kind),
@@ -13545,9 +14640,15 @@ pub struct SessionQueuedMessagesReorderedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionQueuedMessagesReorderedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionQueuedMessagesReorderedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13555,18 +14656,18 @@ impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     const NAME: &'static str = "SessionQueuedMessagesReorderedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut order = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["order"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut order, "order")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut order, "order")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if order.is_none() {
-            return Err(wire::missing("order"));
+            return Err(wire::missing("order", reader));
         }
         Ok(Self {
             order: wire::present(order),
@@ -13592,9 +14693,15 @@ pub struct SessionInputRequestedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputRequestedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputRequestedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13602,18 +14709,18 @@ impl wire::WireStruct for SessionInputRequestedAction {
     const NAME: &'static str = "SessionInputRequestedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut request = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["request"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut request, "request")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut request, "request")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if request.is_none() {
-            return Err(wire::missing("request"));
+            return Err(wire::missing("request", reader));
         }
         Ok(Self {
             request: wire::present(request),
@@ -13643,9 +14750,15 @@ pub struct SessionInputAnswerChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputAnswerChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputAnswerChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13653,25 +14766,25 @@ impl wire::WireStruct for SessionInputAnswerChangedAction {
     const NAME: &'static str = "SessionInputAnswerChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut request_id = None;
         let mut question_id = None;
         let mut answer = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["requestId", "questionId", "answer"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut request_id, "requestId")?,
-                1 => wire::field(&mut __map, &mut question_id, "questionId")?,
-                2 => wire::field(&mut __map, &mut answer, "answer")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut request_id, "requestId")?,
+                1 => wire::field(reader, &mut question_id, "questionId")?,
+                2 => wire::field(reader, &mut answer, "answer")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if request_id.is_none() {
-            return Err(wire::missing("requestId"));
+            return Err(wire::missing("requestId", reader));
         }
         if question_id.is_none() {
-            return Err(wire::missing("questionId"));
+            return Err(wire::missing("questionId", reader));
         }
         Ok(Self {
             request_id: wire::present(request_id),
@@ -13708,9 +14821,15 @@ pub struct SessionInputCompletedAction {
     pub extra: Extra,
 }
 
+impl Decode for SessionInputCompletedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputCompletedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13718,25 +14837,25 @@ impl wire::WireStruct for SessionInputCompletedAction {
     const NAME: &'static str = "SessionInputCompletedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut request_id = None;
         let mut response = None;
         let mut answers = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["requestId", "response", "answers"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut request_id, "requestId")?,
-                1 => wire::field(&mut __map, &mut response, "response")?,
-                2 => wire::field(&mut __map, &mut answers, "answers")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut request_id, "requestId")?,
+                1 => wire::field(reader, &mut response, "response")?,
+                2 => wire::field(reader, &mut answers, "answers")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if request_id.is_none() {
-            return Err(wire::missing("requestId"));
+            return Err(wire::missing("requestId", reader));
         }
         if response.is_none() {
-            return Err(wire::missing("response"));
+            return Err(wire::missing("response", reader));
         }
         Ok(Self {
             request_id: wire::present(request_id),
@@ -13769,9 +14888,15 @@ pub struct TerminalDataAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalDataAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalDataAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13779,18 +14904,18 @@ impl wire::WireStruct for TerminalDataAction {
     const NAME: &'static str = "TerminalDataAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut data = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["data"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut data, "data")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut data, "data")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if data.is_none() {
-            return Err(wire::missing("data"));
+            return Err(wire::missing("data", reader));
         }
         Ok(Self {
             data: wire::present(data),
@@ -13818,9 +14943,15 @@ pub struct TerminalInputAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalInputAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalInputAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13828,18 +14959,18 @@ impl wire::WireStruct for TerminalInputAction {
     const NAME: &'static str = "TerminalInputAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut data = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["data"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut data, "data")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut data, "data")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if data.is_none() {
-            return Err(wire::missing("data"));
+            return Err(wire::missing("data", reader));
         }
         Ok(Self {
             data: wire::present(data),
@@ -13867,9 +14998,15 @@ pub struct TerminalResizedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalResizedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalResizedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13877,23 +15014,23 @@ impl wire::WireStruct for TerminalResizedAction {
     const NAME: &'static str = "TerminalResizedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut cols = None;
         let mut rows = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["cols", "rows"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut cols, "cols")?,
-                1 => wire::field(&mut __map, &mut rows, "rows")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut cols, "cols")?,
+                1 => wire::field(reader, &mut rows, "rows")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if cols.is_none() {
-            return Err(wire::missing("cols"));
+            return Err(wire::missing("cols", reader));
         }
         if rows.is_none() {
-            return Err(wire::missing("rows"));
+            return Err(wire::missing("rows", reader));
         }
         Ok(Self {
             cols: wire::present(cols),
@@ -13919,9 +15056,15 @@ pub struct TerminalClaimedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalClaimedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalClaimedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13929,18 +15072,18 @@ impl wire::WireStruct for TerminalClaimedAction {
     const NAME: &'static str = "TerminalClaimedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut claim = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["claim"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut claim, "claim")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut claim, "claim")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if claim.is_none() {
-            return Err(wire::missing("claim"));
+            return Err(wire::missing("claim", reader));
         }
         Ok(Self {
             claim: wire::present(claim),
@@ -13965,9 +15108,15 @@ pub struct TerminalTitleChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalTitleChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalTitleChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -13975,18 +15124,18 @@ impl wire::WireStruct for TerminalTitleChangedAction {
     const NAME: &'static str = "TerminalTitleChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut title = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["title"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut title, "title")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut title, "title")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if title.is_none() {
-            return Err(wire::missing("title"));
+            return Err(wire::missing("title", reader));
         }
         Ok(Self {
             title: wire::present(title),
@@ -14008,9 +15157,15 @@ pub struct TerminalCwdChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalCwdChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalCwdChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14018,18 +15173,18 @@ impl wire::WireStruct for TerminalCwdChangedAction {
     const NAME: &'static str = "TerminalCwdChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut cwd = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["cwd"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut cwd, "cwd")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut cwd, "cwd")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if cwd.is_none() {
-            return Err(wire::missing("cwd"));
+            return Err(wire::missing("cwd", reader));
         }
         Ok(Self {
             cwd: wire::present(cwd),
@@ -14056,9 +15211,15 @@ pub struct TerminalExitedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalExitedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalExitedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14066,14 +15227,14 @@ impl wire::WireStruct for TerminalExitedAction {
     const NAME: &'static str = "TerminalExitedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut exit_code = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["exitCode"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut exit_code, "exitCode")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -14093,9 +15254,15 @@ pub struct TerminalClearedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalClearedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalClearedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14103,12 +15270,12 @@ impl wire::WireStruct for TerminalClearedAction {
     const NAME: &'static str = "TerminalClearedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -14130,9 +15297,15 @@ pub struct TerminalCommandDetectionAvailableAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalCommandDetectionAvailableAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalCommandDetectionAvailableAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14140,12 +15313,12 @@ impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     const NAME: &'static str = "TerminalCommandDetectionAvailableAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -14175,9 +15348,15 @@ pub struct TerminalCommandExecutedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalCommandExecutedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14185,28 +15364,28 @@ impl wire::WireStruct for TerminalCommandExecutedAction {
     const NAME: &'static str = "TerminalCommandExecutedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut command_id = None;
         let mut command_line = None;
         let mut timestamp = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["commandId", "commandLine", "timestamp"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut command_id, "commandId")?,
-                1 => wire::field(&mut __map, &mut command_line, "commandLine")?,
-                2 => wire::field(&mut __map, &mut timestamp, "timestamp")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut command_id, "commandId")?,
+                1 => wire::field(reader, &mut command_line, "commandLine")?,
+                2 => wire::field(reader, &mut timestamp, "timestamp")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if command_id.is_none() {
-            return Err(wire::missing("commandId"));
+            return Err(wire::missing("commandId", reader));
         }
         if command_line.is_none() {
-            return Err(wire::missing("commandLine"));
+            return Err(wire::missing("commandLine", reader));
         }
         if timestamp.is_none() {
-            return Err(wire::missing("timestamp"));
+            return Err(wire::missing("timestamp", reader));
         }
         Ok(Self {
             command_id: wire::present(command_id),
@@ -14251,9 +15430,15 @@ pub struct TerminalCommandFinishedAction {
     pub extra: Extra,
 }
 
+impl Decode for TerminalCommandFinishedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14261,22 +15446,22 @@ impl wire::WireStruct for TerminalCommandFinishedAction {
     const NAME: &'static str = "TerminalCommandFinishedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut command_id = None;
         let mut exit_code = None;
         let mut duration_ms = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["commandId", "exitCode", "durationMs"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut command_id, "commandId")?,
-                1 => wire::field(&mut __map, &mut exit_code, "exitCode")?,
-                2 => wire::field(&mut __map, &mut duration_ms, "durationMs")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut command_id, "commandId")?,
+                1 => wire::field(reader, &mut exit_code, "exitCode")?,
+                2 => wire::field(reader, &mut duration_ms, "durationMs")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if command_id.is_none() {
-            return Err(wire::missing("commandId"));
+            return Err(wire::missing("commandId", reader));
         }
         Ok(Self {
             command_id: wire::present(command_id),
@@ -14305,9 +15490,15 @@ pub struct ChangesetStatusChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetStatusChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14315,20 +15506,20 @@ impl wire::WireStruct for ChangesetStatusChangedAction {
     const NAME: &'static str = "ChangesetStatusChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut status = None;
         let mut error = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["status", "error"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut status, "status")?,
-                1 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut status, "status")?,
+                1 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if status.is_none() {
-            return Err(wire::missing("status"));
+            return Err(wire::missing("status", reader));
         }
         Ok(Self {
             status: wire::present(status),
@@ -14352,9 +15543,15 @@ pub struct ChangesetFileSetAction {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetFileSetAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetFileSetAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14362,18 +15559,18 @@ impl wire::WireStruct for ChangesetFileSetAction {
     const NAME: &'static str = "ChangesetFileSetAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut file = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["file"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut file, "file")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut file, "file")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if file.is_none() {
-            return Err(wire::missing("file"));
+            return Err(wire::missing("file", reader));
         }
         Ok(Self {
             file: wire::present(file),
@@ -14398,9 +15595,15 @@ pub struct ChangesetFileRemovedAction {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetFileRemovedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetFileRemovedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14408,18 +15611,18 @@ impl wire::WireStruct for ChangesetFileRemovedAction {
     const NAME: &'static str = "ChangesetFileRemovedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut file_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["fileId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut file_id, "fileId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut file_id, "fileId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if file_id.is_none() {
-            return Err(wire::missing("fileId"));
+            return Err(wire::missing("fileId", reader));
         }
         Ok(Self {
             file_id: wire::present(file_id),
@@ -14447,9 +15650,15 @@ pub struct ChangesetOperationsChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetOperationsChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetOperationsChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14457,14 +15666,14 @@ impl wire::WireStruct for ChangesetOperationsChangedAction {
     const NAME: &'static str = "ChangesetOperationsChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut operations = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["operations"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut operations, "operations")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut operations, "operations")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -14502,9 +15711,15 @@ pub struct ChangesetOperationStatusChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetOperationStatusChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14512,25 +15727,25 @@ impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     const NAME: &'static str = "ChangesetOperationStatusChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut operation_id = None;
         let mut status = None;
         let mut error = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["operationId", "status", "error"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut operation_id, "operationId")?,
-                1 => wire::field(&mut __map, &mut status, "status")?,
-                2 => wire::field(&mut __map, &mut error, "error")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut operation_id, "operationId")?,
+                1 => wire::field(reader, &mut status, "status")?,
+                2 => wire::field(reader, &mut error, "error")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if operation_id.is_none() {
-            return Err(wire::missing("operationId"));
+            return Err(wire::missing("operationId", reader));
         }
         if status.is_none() {
-            return Err(wire::missing("status"));
+            return Err(wire::missing("status", reader));
         }
         Ok(Self {
             operation_id: wire::present(operation_id),
@@ -14564,9 +15779,15 @@ pub struct ChangesetClearedAction {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetClearedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetClearedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14574,12 +15795,12 @@ impl wire::WireStruct for ChangesetClearedAction {
     const NAME: &'static str = "ChangesetClearedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -14598,9 +15819,15 @@ pub struct ResourceWatchChangedActionChanges {
     pub extra: Extra,
 }
 
+impl Decode for ResourceWatchChangedActionChanges {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWatchChangedActionChanges {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14608,18 +15835,18 @@ impl wire::WireStruct for ResourceWatchChangedActionChanges {
     const NAME: &'static str = "ResourceWatchChangedActionChanges";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut items = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut items, "items")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut items, "items")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if items.is_none() {
-            return Err(wire::missing("items"));
+            return Err(wire::missing("items", reader));
         }
         Ok(Self {
             items: wire::present(items),
@@ -14647,9 +15874,15 @@ pub struct ResourceWatchChangedAction {
     pub extra: Extra,
 }
 
+impl Decode for ResourceWatchChangedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWatchChangedAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -14657,18 +15890,18 @@ impl wire::WireStruct for ResourceWatchChangedAction {
     const NAME: &'static str = "ResourceWatchChangedAction";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut changes = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["changes"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut changes, "changes")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut changes, "changes")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if changes.is_none() {
-            return Err(wire::missing("changes"));
+            return Err(wire::missing("changes", reader));
         }
         Ok(Self {
             changes: wire::present(changes),
@@ -14886,10 +16119,7 @@ impl TaggedUnion for StateAction {
         }
     }
 
-    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(
-        tag: &str,
-        rest: A,
-    ) -> Result<Self, A::Error> {
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &[
             "root/agentsChanged",
             "root/activeSessionsChanged",
@@ -14956,195 +16186,215 @@ impl TaggedUnion for StateAction {
             "resourceWatch/changed",
         ];
         Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::RootAgentsChanged(<RootAgentsChangedAction as wire::WireStruct>::from_map(
-                rest,
-            )?),
+            0 => Self::RootAgentsChanged(
+                <RootAgentsChangedAction as wire::WireStruct>::decode_members(reader)?,
+            ),
             1 => Self::RootActiveSessionsChanged(
-                <RootActiveSessionsChangedAction as wire::WireStruct>::from_map(rest)?,
+                <RootActiveSessionsChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             2 => Self::RootTerminalsChanged(
-                <RootTerminalsChangedAction as wire::WireStruct>::from_map(rest)?,
+                <RootTerminalsChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
-            3 => Self::RootConfigChanged(<RootConfigChangedAction as wire::WireStruct>::from_map(
-                rest,
+            3 => Self::RootConfigChanged(
+                <RootConfigChangedAction as wire::WireStruct>::decode_members(reader)?,
+            ),
+            4 => Self::SessionReady(<SessionReadyAction as wire::WireStruct>::decode_members(
+                reader,
             )?),
-            4 => Self::SessionReady(<SessionReadyAction as wire::WireStruct>::from_map(rest)?),
             5 => Self::SessionCreationFailed(
-                <SessionCreationFailedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionCreationFailedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             6 => Self::SessionTurnStarted(Box::new(
-                <SessionTurnStartedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionTurnStartedAction as wire::WireStruct>::decode_members(reader)?,
             )),
-            7 => Self::SessionDelta(<SessionDeltaAction as wire::WireStruct>::from_map(rest)?),
+            7 => Self::SessionDelta(<SessionDeltaAction as wire::WireStruct>::decode_members(
+                reader,
+            )?),
             8 => Self::SessionResponsePart(Box::new(
-                <SessionResponsePartAction as wire::WireStruct>::from_map(rest)?,
+                <SessionResponsePartAction as wire::WireStruct>::decode_members(reader)?,
             )),
             9 => Self::SessionToolCallStart(Box::new(
-                <SessionToolCallStartAction as wire::WireStruct>::from_map(rest)?,
+                <SessionToolCallStartAction as wire::WireStruct>::decode_members(reader)?,
             )),
             10 => Self::SessionToolCallDelta(Box::new(
-                <SessionToolCallDeltaAction as wire::WireStruct>::from_map(rest)?,
+                <SessionToolCallDeltaAction as wire::WireStruct>::decode_members(reader)?,
             )),
             11 => Self::SessionToolCallReady(Box::new(
-                <SessionToolCallReadyAction as wire::WireStruct>::from_map(rest)?,
+                <SessionToolCallReadyAction as wire::WireStruct>::decode_members(reader)?,
             )),
             12 => Self::SessionToolCallConfirmed(Box::new(
-                SessionToolCallConfirmedAction::deserialize(
-                    serde::de::value::MapAccessDeserializer::new(rest),
-                )?,
+                <SessionToolCallConfirmedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             13 => Self::SessionToolCallComplete(Box::new(
-                <SessionToolCallCompleteAction as wire::WireStruct>::from_map(rest)?,
+                <SessionToolCallCompleteAction as wire::WireStruct>::decode_members(reader)?,
             )),
             14 => Self::SessionToolCallResultConfirmed(Box::new(
-                <SessionToolCallResultConfirmedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionToolCallResultConfirmedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             15 => Self::SessionToolCallContentChanged(Box::new(
-                <SessionToolCallContentChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionToolCallContentChangedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             16 => Self::SessionTurnComplete(
-                <SessionTurnCompleteAction as wire::WireStruct>::from_map(rest)?,
+                <SessionTurnCompleteAction as wire::WireStruct>::decode_members(reader)?,
             ),
             17 => Self::SessionTurnCancelled(
-                <SessionTurnCancelledAction as wire::WireStruct>::from_map(rest)?,
+                <SessionTurnCancelledAction as wire::WireStruct>::decode_members(reader)?,
             ),
             18 => Self::SessionError(Box::new(
-                <SessionErrorAction as wire::WireStruct>::from_map(rest)?,
+                <SessionErrorAction as wire::WireStruct>::decode_members(reader)?,
             )),
             19 => Self::SessionTitleChanged(
-                <SessionTitleChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionTitleChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             20 => Self::SessionUsage(Box::new(
-                <SessionUsageAction as wire::WireStruct>::from_map(rest)?,
+                <SessionUsageAction as wire::WireStruct>::decode_members(reader)?,
             )),
-            21 => Self::SessionReasoning(<SessionReasoningAction as wire::WireStruct>::from_map(
-                rest,
-            )?),
+            21 => Self::SessionReasoning(
+                <SessionReasoningAction as wire::WireStruct>::decode_members(reader)?,
+            ),
             22 => Self::SessionModelChanged(
-                <SessionModelChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionModelChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             23 => Self::SessionAgentChanged(
-                <SessionAgentChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionAgentChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             24 => Self::SessionServerToolsChanged(
-                <SessionServerToolsChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionServerToolsChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             25 => Self::SessionActiveClientChanged(Box::new(
-                <SessionActiveClientChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionActiveClientChangedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             26 => Self::SessionActiveClientToolsChanged(
-                <SessionActiveClientToolsChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionActiveClientToolsChangedAction as wire::WireStruct>::decode_members(
+                    reader,
+                )?,
             ),
             27 => Self::SessionPendingMessageSet(Box::new(
-                <SessionPendingMessageSetAction as wire::WireStruct>::from_map(rest)?,
+                <SessionPendingMessageSetAction as wire::WireStruct>::decode_members(reader)?,
             )),
             28 => Self::SessionPendingMessageRemoved(
-                <SessionPendingMessageRemovedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionPendingMessageRemovedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             29 => Self::SessionQueuedMessagesReordered(
-                <SessionQueuedMessagesReorderedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionQueuedMessagesReorderedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             30 => Self::SessionInputRequested(Box::new(
-                <SessionInputRequestedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionInputRequestedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             31 => Self::SessionInputAnswerChanged(Box::new(
-                <SessionInputAnswerChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionInputAnswerChangedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             32 => Self::SessionInputCompleted(
-                <SessionInputCompletedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionInputCompletedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             33 => Self::SessionCustomizationsChanged(
-                <SessionCustomizationsChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionCustomizationsChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             34 => Self::SessionCustomizationToggled(
-                <SessionCustomizationToggledAction as wire::WireStruct>::from_map(rest)?,
+                <SessionCustomizationToggledAction as wire::WireStruct>::decode_members(reader)?,
             ),
             35 => Self::SessionCustomizationUpdated(Box::new(
-                <SessionCustomizationUpdatedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionCustomizationUpdatedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             36 => Self::SessionCustomizationRemoved(
-                <SessionCustomizationRemovedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionCustomizationRemovedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             37 => Self::SessionMcpServerStateChanged(Box::new(
-                <SessionMcpServerStateChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionMcpServerStateChangedAction as wire::WireStruct>::decode_members(reader)?,
             )),
-            38 => Self::SessionTruncated(<SessionTruncatedAction as wire::WireStruct>::from_map(
-                rest,
-            )?),
+            38 => Self::SessionTruncated(
+                <SessionTruncatedAction as wire::WireStruct>::decode_members(reader)?,
+            ),
             39 => Self::SessionIsReadChanged(
-                <SessionIsReadChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionIsReadChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             40 => Self::SessionIsArchivedChanged(
-                <SessionIsArchivedChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionIsArchivedChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             41 => Self::SessionActivityChanged(
-                <SessionActivityChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionActivityChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             42 => Self::SessionChangesetsChanged(
-                <SessionChangesetsChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionChangesetsChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             43 => Self::SessionConfigChanged(
-                <SessionConfigChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionConfigChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             44 => Self::SessionMetaChanged(
-                <SessionMetaChangedAction as wire::WireStruct>::from_map(rest)?,
+                <SessionMetaChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             45 => Self::ChangesetStatusChanged(Box::new(
-                <ChangesetStatusChangedAction as wire::WireStruct>::from_map(rest)?,
+                <ChangesetStatusChangedAction as wire::WireStruct>::decode_members(reader)?,
             )),
             46 => Self::ChangesetFileSet(Box::new(
-                <ChangesetFileSetAction as wire::WireStruct>::from_map(rest)?,
+                <ChangesetFileSetAction as wire::WireStruct>::decode_members(reader)?,
             )),
             47 => Self::ChangesetFileRemoved(
-                <ChangesetFileRemovedAction as wire::WireStruct>::from_map(rest)?,
+                <ChangesetFileRemovedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             48 => Self::ChangesetOperationsChanged(
-                <ChangesetOperationsChangedAction as wire::WireStruct>::from_map(rest)?,
+                <ChangesetOperationsChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             49 => Self::ChangesetOperationStatusChanged(Box::new(
-                <ChangesetOperationStatusChangedAction as wire::WireStruct>::from_map(rest)?,
+                <ChangesetOperationStatusChangedAction as wire::WireStruct>::decode_members(
+                    reader,
+                )?,
             )),
-            50 => Self::ChangesetCleared(<ChangesetClearedAction as wire::WireStruct>::from_map(
-                rest,
+            50 => Self::ChangesetCleared(
+                <ChangesetClearedAction as wire::WireStruct>::decode_members(reader)?,
+            ),
+            51 => Self::TerminalData(<TerminalDataAction as wire::WireStruct>::decode_members(
+                reader,
             )?),
-            51 => Self::TerminalData(<TerminalDataAction as wire::WireStruct>::from_map(rest)?),
-            52 => Self::TerminalInput(<TerminalInputAction as wire::WireStruct>::from_map(rest)?),
-            53 => {
-                Self::TerminalResized(<TerminalResizedAction as wire::WireStruct>::from_map(rest)?)
-            }
-            54 => {
-                Self::TerminalClaimed(<TerminalClaimedAction as wire::WireStruct>::from_map(rest)?)
-            }
+            52 => Self::TerminalInput(<TerminalInputAction as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            53 => Self::TerminalResized(
+                <TerminalResizedAction as wire::WireStruct>::decode_members(reader)?,
+            ),
+            54 => Self::TerminalClaimed(
+                <TerminalClaimedAction as wire::WireStruct>::decode_members(reader)?,
+            ),
             55 => Self::TerminalTitleChanged(
-                <TerminalTitleChangedAction as wire::WireStruct>::from_map(rest)?,
+                <TerminalTitleChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             56 => Self::TerminalCwdChanged(
-                <TerminalCwdChangedAction as wire::WireStruct>::from_map(rest)?,
+                <TerminalCwdChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
-            57 => Self::TerminalExited(<TerminalExitedAction as wire::WireStruct>::from_map(rest)?),
-            58 => {
-                Self::TerminalCleared(<TerminalClearedAction as wire::WireStruct>::from_map(rest)?)
-            }
+            57 => Self::TerminalExited(<TerminalExitedAction as wire::WireStruct>::decode_members(
+                reader,
+            )?),
+            58 => Self::TerminalCleared(
+                <TerminalClearedAction as wire::WireStruct>::decode_members(reader)?,
+            ),
             59 => Self::TerminalCommandDetectionAvailable(
-                <TerminalCommandDetectionAvailableAction as wire::WireStruct>::from_map(rest)?,
+                <TerminalCommandDetectionAvailableAction as wire::WireStruct>::decode_members(
+                    reader,
+                )?,
             ),
             60 => Self::TerminalCommandExecuted(
-                <TerminalCommandExecutedAction as wire::WireStruct>::from_map(rest)?,
+                <TerminalCommandExecutedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             61 => Self::TerminalCommandFinished(
-                <TerminalCommandFinishedAction as wire::WireStruct>::from_map(rest)?,
+                <TerminalCommandFinishedAction as wire::WireStruct>::decode_members(reader)?,
             ),
             62 => Self::ResourceWatchChanged(
-                <ResourceWatchChangedAction as wire::WireStruct>::from_map(rest)?,
+                <ResourceWatchChangedAction as wire::WireStruct>::decode_members(reader)?,
             ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),
+            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Decode for StateAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for StateAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15175,9 +16425,15 @@ pub struct BaseParams {
     pub extra: Extra,
 }
 
+impl Decode for BaseParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for BaseParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15185,18 +16441,18 @@ impl wire::WireStruct for BaseParams {
     const NAME: &'static str = "BaseParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -15254,9 +16510,15 @@ pub struct InitializeParams {
     pub extra: Extra,
 }
 
+impl Decode for InitializeParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for InitializeParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15264,7 +16526,7 @@ impl wire::WireStruct for InitializeParams {
     const NAME: &'static str = "InitializeParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut protocol_versions = None;
         let mut client_id = None;
@@ -15280,29 +16542,25 @@ impl wire::WireStruct for InitializeParams {
             "locale",
             "capabilities",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut protocol_versions, "protocolVersions")?,
-                2 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                3 => wire::field(
-                    &mut __map,
-                    &mut initial_subscriptions,
-                    "initialSubscriptions",
-                )?,
-                4 => wire::field(&mut __map, &mut locale, "locale")?,
-                5 => wire::field(&mut __map, &mut capabilities, "capabilities")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut protocol_versions, "protocolVersions")?,
+                2 => wire::field(reader, &mut client_id, "clientId")?,
+                3 => wire::field(reader, &mut initial_subscriptions, "initialSubscriptions")?,
+                4 => wire::field(reader, &mut locale, "locale")?,
+                5 => wire::field(reader, &mut capabilities, "capabilities")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if protocol_versions.is_none() {
-            return Err(wire::missing("protocolVersions"));
+            return Err(wire::missing("protocolVersions", reader));
         }
         if client_id.is_none() {
-            return Err(wire::missing("clientId"));
+            return Err(wire::missing("clientId", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -15344,9 +16602,15 @@ pub struct ClientCapabilities {
     pub extra: Extra,
 }
 
+impl Decode for ClientCapabilities {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ClientCapabilities {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15354,14 +16618,14 @@ impl wire::WireStruct for ClientCapabilities {
     const NAME: &'static str = "ClientCapabilities";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut mcp_apps = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["mcpApps"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut mcp_apps, "mcpApps")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut mcp_apps, "mcpApps")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -15422,9 +16686,15 @@ pub struct InitializeResult {
     pub extra: Extra,
 }
 
+impl Decode for InitializeResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for InitializeResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15432,7 +16702,7 @@ impl wire::WireStruct for InitializeResult {
     const NAME: &'static str = "InitializeResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut protocol_version = None;
         let mut server_seq = None;
         let mut snapshots = None;
@@ -15448,29 +16718,29 @@ impl wire::WireStruct for InitializeResult {
             "completionTriggerCharacters",
             "telemetry",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut protocol_version, "protocolVersion")?,
-                1 => wire::field(&mut __map, &mut server_seq, "serverSeq")?,
-                2 => wire::field(&mut __map, &mut snapshots, "snapshots")?,
-                3 => wire::field(&mut __map, &mut default_directory, "defaultDirectory")?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut protocol_version, "protocolVersion")?,
+                1 => wire::field(reader, &mut server_seq, "serverSeq")?,
+                2 => wire::field(reader, &mut snapshots, "snapshots")?,
+                3 => wire::field(reader, &mut default_directory, "defaultDirectory")?,
                 4 => wire::field(
-                    &mut __map,
+                    reader,
                     &mut completion_trigger_characters,
                     "completionTriggerCharacters",
                 )?,
-                5 => wire::field(&mut __map, &mut telemetry, "telemetry")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+                5 => wire::field(reader, &mut telemetry, "telemetry")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if protocol_version.is_none() {
-            return Err(wire::missing("protocolVersion"));
+            return Err(wire::missing("protocolVersion", reader));
         }
         if server_seq.is_none() {
-            return Err(wire::missing("serverSeq"));
+            return Err(wire::missing("serverSeq", reader));
         }
         if snapshots.is_none() {
-            return Err(wire::missing("snapshots"));
+            return Err(wire::missing("snapshots", reader));
         }
         Ok(Self {
             protocol_version: wire::present(protocol_version),
@@ -15502,9 +16772,15 @@ pub struct PingParams {
     pub extra: Extra,
 }
 
+impl Decode for PingParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for PingParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15512,18 +16788,18 @@ impl wire::WireStruct for PingParams {
     const NAME: &'static str = "PingParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -15555,9 +16831,15 @@ pub struct ReconnectParams {
     pub extra: Extra,
 }
 
+impl Decode for ReconnectParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ReconnectParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15565,33 +16847,33 @@ impl wire::WireStruct for ReconnectParams {
     const NAME: &'static str = "ReconnectParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut client_id = None;
         let mut last_seen_server_seq = None;
         let mut subscriptions = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "clientId", "lastSeenServerSeq", "subscriptions"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut client_id, "clientId")?,
-                2 => wire::field(&mut __map, &mut last_seen_server_seq, "lastSeenServerSeq")?,
-                3 => wire::field(&mut __map, &mut subscriptions, "subscriptions")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut client_id, "clientId")?,
+                2 => wire::field(reader, &mut last_seen_server_seq, "lastSeenServerSeq")?,
+                3 => wire::field(reader, &mut subscriptions, "subscriptions")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if client_id.is_none() {
-            return Err(wire::missing("clientId"));
+            return Err(wire::missing("clientId", reader));
         }
         if last_seen_server_seq.is_none() {
-            return Err(wire::missing("lastSeenServerSeq"));
+            return Err(wire::missing("lastSeenServerSeq", reader));
         }
         if subscriptions.is_none() {
-            return Err(wire::missing("subscriptions"));
+            return Err(wire::missing("subscriptions", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -15628,9 +16910,15 @@ pub struct ReconnectReplayResult {
     pub extra: Extra,
 }
 
+impl Decode for ReconnectReplayResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ReconnectReplayResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15638,28 +16926,28 @@ impl wire::WireStruct for ReconnectReplayResult {
     const NAME: &'static str = "ReconnectReplayResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut r#type = None;
         let mut actions = None;
         let mut missing = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "actions", "missing"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut r#type, "type")?,
-                1 => wire::field(&mut __map, &mut actions, "actions")?,
-                2 => wire::field(&mut __map, &mut missing, "missing")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut r#type, "type")?,
+                1 => wire::field(reader, &mut actions, "actions")?,
+                2 => wire::field(reader, &mut missing, "missing")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         if actions.is_none() {
-            return Err(wire::missing("actions"));
+            return Err(wire::missing("actions", reader));
         }
         if missing.is_none() {
-            return Err(wire::missing("missing"));
+            return Err(wire::missing("missing", reader));
         }
         Ok(Self {
             r#type: wire::present(r#type),
@@ -15687,9 +16975,15 @@ pub struct ReconnectSnapshotResult {
     pub extra: Extra,
 }
 
+impl Decode for ReconnectSnapshotResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ReconnectSnapshotResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15697,23 +16991,23 @@ impl wire::WireStruct for ReconnectSnapshotResult {
     const NAME: &'static str = "ReconnectSnapshotResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut r#type = None;
         let mut snapshots = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "snapshots"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut r#type, "type")?,
-                1 => wire::field(&mut __map, &mut snapshots, "snapshots")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut r#type, "type")?,
+                1 => wire::field(reader, &mut snapshots, "snapshots")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         if snapshots.is_none() {
-            return Err(wire::missing("snapshots"));
+            return Err(wire::missing("snapshots", reader));
         }
         Ok(Self {
             r#type: wire::present(r#type),
@@ -15741,9 +17035,15 @@ pub struct SubscribeParams {
     pub extra: Extra,
 }
 
+impl Decode for SubscribeParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SubscribeParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15751,18 +17051,18 @@ impl wire::WireStruct for SubscribeParams {
     const NAME: &'static str = "SubscribeParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -15787,9 +17087,15 @@ pub struct SubscribeResult {
     pub extra: Extra,
 }
 
+impl Decode for SubscribeResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SubscribeResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15797,14 +17103,14 @@ impl wire::WireStruct for SubscribeResult {
     const NAME: &'static str = "SubscribeResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut snapshot = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["snapshot"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut snapshot, "snapshot")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut snapshot, "snapshot")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -15827,9 +17133,15 @@ pub struct UnsubscribeParams {
     pub extra: Extra,
 }
 
+impl Decode for UnsubscribeParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for UnsubscribeParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15837,18 +17149,18 @@ impl wire::WireStruct for UnsubscribeParams {
     const NAME: &'static str = "UnsubscribeParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -15882,9 +17194,15 @@ pub struct DispatchActionParams {
     pub extra: Extra,
 }
 
+impl Decode for DispatchActionParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for DispatchActionParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15892,28 +17210,28 @@ impl wire::WireStruct for DispatchActionParams {
     const NAME: &'static str = "DispatchActionParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut client_seq = None;
         let mut action = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "clientSeq", "action"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut client_seq, "clientSeq")?,
-                2 => wire::field(&mut __map, &mut action, "action")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut client_seq, "clientSeq")?,
+                2 => wire::field(reader, &mut action, "action")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if client_seq.is_none() {
-            return Err(wire::missing("clientSeq"));
+            return Err(wire::missing("clientSeq", reader));
         }
         if action.is_none() {
-            return Err(wire::missing("action"));
+            return Err(wire::missing("action", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -15955,9 +17273,15 @@ pub struct ResourceReadParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceReadParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceReadParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -15965,25 +17289,25 @@ impl wire::WireStruct for ResourceReadParams {
     const NAME: &'static str = "ResourceReadParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut encoding = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "encoding"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut encoding, "encoding")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut encoding, "encoding")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -16021,9 +17345,15 @@ pub struct ResourceReadResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceReadResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceReadResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16031,25 +17361,25 @@ impl wire::WireStruct for ResourceReadResult {
     const NAME: &'static str = "ResourceReadResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut data = None;
         let mut encoding = None;
         let mut content_type = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["data", "encoding", "contentType"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut data, "data")?,
-                1 => wire::field(&mut __map, &mut encoding, "encoding")?,
-                2 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut data, "data")?,
+                1 => wire::field(reader, &mut encoding, "encoding")?,
+                2 => wire::field(reader, &mut content_type, "contentType")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if data.is_none() {
-            return Err(wire::missing("data"));
+            return Err(wire::missing("data", reader));
         }
         if encoding.is_none() {
-            return Err(wire::missing("encoding"));
+            return Err(wire::missing("encoding", reader));
         }
         Ok(Self {
             data: wire::present(data),
@@ -16134,9 +17464,15 @@ pub struct ResourceWriteParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceWriteParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWriteParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16144,7 +17480,7 @@ impl wire::WireStruct for ResourceWriteParams {
     const NAME: &'static str = "ResourceWriteParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut data = None;
@@ -16166,31 +17502,31 @@ impl wire::WireStruct for ResourceWriteParams {
             "position",
             "ifMatch",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut data, "data")?,
-                3 => wire::field(&mut __map, &mut encoding, "encoding")?,
-                4 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                5 => wire::field(&mut __map, &mut create_only, "createOnly")?,
-                6 => wire::field(&mut __map, &mut mode, "mode")?,
-                7 => wire::field(&mut __map, &mut position, "position")?,
-                8 => wire::field(&mut __map, &mut if_match, "ifMatch")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut data, "data")?,
+                3 => wire::field(reader, &mut encoding, "encoding")?,
+                4 => wire::field(reader, &mut content_type, "contentType")?,
+                5 => wire::field(reader, &mut create_only, "createOnly")?,
+                6 => wire::field(reader, &mut mode, "mode")?,
+                7 => wire::field(reader, &mut position, "position")?,
+                8 => wire::field(reader, &mut if_match, "ifMatch")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if data.is_none() {
-            return Err(wire::missing("data"));
+            return Err(wire::missing("data", reader));
         }
         if encoding.is_none() {
-            return Err(wire::missing("encoding"));
+            return Err(wire::missing("encoding", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -16219,9 +17555,15 @@ pub struct ResourceWriteResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceWriteResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWriteResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16229,12 +17571,12 @@ impl wire::WireStruct for ResourceWriteResult {
     const NAME: &'static str = "ResourceWriteResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -16267,9 +17609,15 @@ pub struct ResourceListParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceListParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceListParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16277,23 +17625,23 @@ impl wire::WireStruct for ResourceListParams {
     const NAME: &'static str = "ResourceListParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -16343,9 +17691,15 @@ impl Serialize for DirectoryEntryType {
     }
 }
 
+impl Decode for DirectoryEntryType {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for DirectoryEntryType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16365,9 +17719,15 @@ pub struct DirectoryEntry {
     pub extra: Extra,
 }
 
+impl Decode for DirectoryEntry {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for DirectoryEntry {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16375,23 +17735,23 @@ impl wire::WireStruct for DirectoryEntry {
     const NAME: &'static str = "DirectoryEntry";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut name = None;
         let mut r#type = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["name", "type"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut name, "name")?,
-                1 => wire::field(&mut __map, &mut r#type, "type")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut name, "name")?,
+                1 => wire::field(reader, &mut r#type, "type")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if name.is_none() {
-            return Err(wire::missing("name"));
+            return Err(wire::missing("name", reader));
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         Ok(Self {
             name: wire::present(name),
@@ -16414,9 +17774,15 @@ pub struct ResourceListResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceListResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceListResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16424,18 +17790,18 @@ impl wire::WireStruct for ResourceListResult {
     const NAME: &'static str = "ResourceListResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut entries = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["entries"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut entries, "entries")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut entries, "entries")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if entries.is_none() {
-            return Err(wire::missing("entries"));
+            return Err(wire::missing("entries", reader));
         }
         Ok(Self {
             entries: wire::present(entries),
@@ -16477,9 +17843,15 @@ pub struct ResourceCopyParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceCopyParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceCopyParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16487,30 +17859,30 @@ impl wire::WireStruct for ResourceCopyParams {
     const NAME: &'static str = "ResourceCopyParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut source = None;
         let mut destination = None;
         let mut fail_if_exists = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut source, "source")?,
-                2 => wire::field(&mut __map, &mut destination, "destination")?,
-                3 => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut source, "source")?,
+                2 => wire::field(reader, &mut destination, "destination")?,
+                3 => wire::field(reader, &mut fail_if_exists, "failIfExists")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if source.is_none() {
-            return Err(wire::missing("source"));
+            return Err(wire::missing("source", reader));
         }
         if destination.is_none() {
-            return Err(wire::missing("destination"));
+            return Err(wire::missing("destination", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -16534,9 +17906,15 @@ pub struct ResourceCopyResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceCopyResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceCopyResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16544,12 +17922,12 @@ impl wire::WireStruct for ResourceCopyResult {
     const NAME: &'static str = "ResourceCopyResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -16579,9 +17957,15 @@ pub struct ResourceDeleteParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceDeleteParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceDeleteParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16589,25 +17973,25 @@ impl wire::WireStruct for ResourceDeleteParams {
     const NAME: &'static str = "ResourceDeleteParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut recursive = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "recursive"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut recursive, "recursive")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut recursive, "recursive")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -16630,9 +18014,15 @@ pub struct ResourceDeleteResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceDeleteResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceDeleteResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16640,12 +18030,12 @@ impl wire::WireStruct for ResourceDeleteResult {
     const NAME: &'static str = "ResourceDeleteResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -16696,9 +18086,15 @@ pub struct ResourceRequestParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceRequestParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceRequestParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16706,27 +18102,27 @@ impl wire::WireStruct for ResourceRequestParams {
     const NAME: &'static str = "ResourceRequestParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut read = None;
         let mut write = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "read", "write"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut read, "read")?,
-                3 => wire::field(&mut __map, &mut write, "write")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut read, "read")?,
+                3 => wire::field(reader, &mut write, "write")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -16750,9 +18146,15 @@ pub struct ResourceRequestResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceRequestResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceRequestResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16760,12 +18162,12 @@ impl wire::WireStruct for ResourceRequestResult {
     const NAME: &'static str = "ResourceRequestResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -16805,9 +18207,15 @@ pub struct ResourceMoveParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceMoveParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceMoveParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16815,30 +18223,30 @@ impl wire::WireStruct for ResourceMoveParams {
     const NAME: &'static str = "ResourceMoveParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut source = None;
         let mut destination = None;
         let mut fail_if_exists = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut source, "source")?,
-                2 => wire::field(&mut __map, &mut destination, "destination")?,
-                3 => wire::field(&mut __map, &mut fail_if_exists, "failIfExists")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut source, "source")?,
+                2 => wire::field(reader, &mut destination, "destination")?,
+                3 => wire::field(reader, &mut fail_if_exists, "failIfExists")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if source.is_none() {
-            return Err(wire::missing("source"));
+            return Err(wire::missing("source", reader));
         }
         if destination.is_none() {
-            return Err(wire::missing("destination"));
+            return Err(wire::missing("destination", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -16862,9 +18270,15 @@ pub struct ResourceMoveResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceMoveResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceMoveResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16872,12 +18286,12 @@ impl wire::WireStruct for ResourceMoveResult {
     const NAME: &'static str = "ResourceMoveResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -16920,9 +18334,15 @@ pub struct ResourceResolveParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceResolveParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceResolveParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -16930,25 +18350,25 @@ impl wire::WireStruct for ResourceResolveParams {
     const NAME: &'static str = "ResourceResolveParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut follow_symlinks = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "followSymlinks"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut follow_symlinks, "followSymlinks")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut follow_symlinks, "followSymlinks")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17003,9 +18423,15 @@ pub struct ResourceResolveResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceResolveResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceResolveResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17013,7 +18439,7 @@ impl wire::WireStruct for ResourceResolveResult {
     const NAME: &'static str = "ResourceResolveResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut uri = None;
         let mut r#type = None;
         let mut size = None;
@@ -17031,23 +18457,23 @@ impl wire::WireStruct for ResourceResolveResult {
             "contentType",
             "etag",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut uri, "uri")?,
-                1 => wire::field(&mut __map, &mut r#type, "type")?,
-                2 => wire::field(&mut __map, &mut size, "size")?,
-                3 => wire::field(&mut __map, &mut mtime, "mtime")?,
-                4 => wire::field(&mut __map, &mut ctime, "ctime")?,
-                5 => wire::field(&mut __map, &mut content_type, "contentType")?,
-                6 => wire::field(&mut __map, &mut etag, "etag")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut uri, "uri")?,
+                1 => wire::field(reader, &mut r#type, "type")?,
+                2 => wire::field(reader, &mut size, "size")?,
+                3 => wire::field(reader, &mut mtime, "mtime")?,
+                4 => wire::field(reader, &mut ctime, "ctime")?,
+                5 => wire::field(reader, &mut content_type, "contentType")?,
+                6 => wire::field(reader, &mut etag, "etag")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         if r#type.is_none() {
-            return Err(wire::missing("type"));
+            return Err(wire::missing("type", reader));
         }
         Ok(Self {
             uri: wire::present(uri),
@@ -17086,9 +18512,15 @@ pub struct ResourceMkdirParams {
     pub extra: Extra,
 }
 
+impl Decode for ResourceMkdirParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceMkdirParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17096,23 +18528,23 @@ impl wire::WireStruct for ResourceMkdirParams {
     const NAME: &'static str = "ResourceMkdirParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17134,9 +18566,15 @@ pub struct ResourceMkdirResult {
     pub extra: Extra,
 }
 
+impl Decode for ResourceMkdirResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceMkdirResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17144,12 +18582,12 @@ impl wire::WireStruct for ResourceMkdirResult {
     const NAME: &'static str = "ResourceMkdirResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -17183,9 +18621,15 @@ pub struct AuthenticateParams {
     pub extra: Extra,
 }
 
+impl Decode for AuthenticateParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AuthenticateParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17193,28 +18637,28 @@ impl wire::WireStruct for AuthenticateParams {
     const NAME: &'static str = "AuthenticateParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut resource = None;
         let mut token = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "resource", "token"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut resource, "resource")?,
-                2 => wire::field(&mut __map, &mut token, "token")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut resource, "resource")?,
+                2 => wire::field(reader, &mut token, "token")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         if token.is_none() {
-            return Err(wire::missing("token"));
+            return Err(wire::missing("token", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17239,9 +18683,15 @@ pub struct AuthenticateResult {
     pub extra: Extra,
 }
 
+impl Decode for AuthenticateResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AuthenticateResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17249,12 +18699,12 @@ impl wire::WireStruct for AuthenticateResult {
     const NAME: &'static str = "AuthenticateResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self { extra })
@@ -17282,9 +18732,15 @@ pub struct ListSessionsParams {
     pub extra: Extra,
 }
 
+impl Decode for ListSessionsParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ListSessionsParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17292,20 +18748,20 @@ impl wire::WireStruct for ListSessionsParams {
     const NAME: &'static str = "ListSessionsParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut filter = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "filter"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut filter, "filter")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut filter, "filter")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17328,9 +18784,15 @@ pub struct ListSessionsResult {
     pub extra: Extra,
 }
 
+impl Decode for ListSessionsResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ListSessionsResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17338,18 +18800,18 @@ impl wire::WireStruct for ListSessionsResult {
     const NAME: &'static str = "ListSessionsResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut items = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut items, "items")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut items, "items")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if items.is_none() {
-            return Err(wire::missing("items"));
+            return Err(wire::missing("items", reader));
         }
         Ok(Self {
             items: wire::present(items),
@@ -17393,9 +18855,15 @@ pub struct ResolveSessionConfigParams {
     pub extra: Extra,
 }
 
+impl Decode for ResolveSessionConfigParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResolveSessionConfigParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17403,24 +18871,24 @@ impl wire::WireStruct for ResolveSessionConfigParams {
     const NAME: &'static str = "ResolveSessionConfigParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut provider = None;
         let mut working_directory = None;
         let mut config = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "provider", "workingDirectory", "config"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut provider, "provider")?,
-                2 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
-                3 => wire::field(&mut __map, &mut config, "config")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut provider, "provider")?,
+                2 => wire::field(reader, &mut working_directory, "workingDirectory")?,
+                3 => wire::field(reader, &mut config, "config")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17449,9 +18917,15 @@ pub struct ResolveSessionConfigResult {
     pub extra: Extra,
 }
 
+impl Decode for ResolveSessionConfigResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17459,23 +18933,23 @@ impl wire::WireStruct for ResolveSessionConfigResult {
     const NAME: &'static str = "ResolveSessionConfigResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut schema = None;
         let mut values = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["schema", "values"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut schema, "schema")?,
-                1 => wire::field(&mut __map, &mut values, "values")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut schema, "schema")?,
+                1 => wire::field(reader, &mut values, "values")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if schema.is_none() {
-            return Err(wire::missing("schema"));
+            return Err(wire::missing("schema", reader));
         }
         if values.is_none() {
-            return Err(wire::missing("values"));
+            return Err(wire::missing("values", reader));
         }
         Ok(Self {
             schema: wire::present(schema),
@@ -17508,9 +18982,15 @@ pub struct SessionConfigValueItem {
     pub extra: Extra,
 }
 
+impl Decode for SessionConfigValueItem {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigValueItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17518,25 +18998,25 @@ impl wire::WireStruct for SessionConfigValueItem {
     const NAME: &'static str = "SessionConfigValueItem";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut value = None;
         let mut label = None;
         let mut description = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["value", "label", "description"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut value, "value")?,
-                1 => wire::field(&mut __map, &mut label, "label")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut value, "value")?,
+                1 => wire::field(reader, &mut label, "label")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if value.is_none() {
-            return Err(wire::missing("value"));
+            return Err(wire::missing("value", reader));
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         Ok(Self {
             value: wire::present(value),
@@ -17584,9 +19064,15 @@ pub struct SessionConfigCompletionsParams {
     pub extra: Extra,
 }
 
+impl Decode for SessionConfigCompletionsParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigCompletionsParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17594,7 +19080,7 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
     const NAME: &'static str = "SessionConfigCompletionsParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut provider = None;
         let mut working_directory = None;
@@ -17610,22 +19096,22 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
             "property",
             "query",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut provider, "provider")?,
-                2 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
-                3 => wire::field(&mut __map, &mut config, "config")?,
-                4 => wire::field(&mut __map, &mut property, "property")?,
-                5 => wire::field(&mut __map, &mut query, "query")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut provider, "provider")?,
+                2 => wire::field(reader, &mut working_directory, "workingDirectory")?,
+                3 => wire::field(reader, &mut config, "config")?,
+                4 => wire::field(reader, &mut property, "property")?,
+                5 => wire::field(reader, &mut query, "query")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if property.is_none() {
-            return Err(wire::missing("property"));
+            return Err(wire::missing("property", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17652,9 +19138,15 @@ pub struct SessionConfigCompletionsResult {
     pub extra: Extra,
 }
 
+impl Decode for SessionConfigCompletionsResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionConfigCompletionsResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17662,18 +19154,18 @@ impl wire::WireStruct for SessionConfigCompletionsResult {
     const NAME: &'static str = "SessionConfigCompletionsResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut items = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut items, "items")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut items, "items")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if items.is_none() {
-            return Err(wire::missing("items"));
+            return Err(wire::missing("items", reader));
         }
         Ok(Self {
             items: wire::present(items),
@@ -17705,9 +19197,15 @@ pub struct SessionForkSource {
     pub extra: Extra,
 }
 
+impl Decode for SessionForkSource {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionForkSource {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17715,23 +19213,23 @@ impl wire::WireStruct for SessionForkSource {
     const NAME: &'static str = "SessionForkSource";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut session = None;
         let mut turn_id = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["session", "turnId"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut session, "session")?,
-                1 => wire::field(&mut __map, &mut turn_id, "turnId")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut session, "session")?,
+                1 => wire::field(reader, &mut turn_id, "turnId")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if session.is_none() {
-            return Err(wire::missing("session"));
+            return Err(wire::missing("session", reader));
         }
         if turn_id.is_none() {
-            return Err(wire::missing("turnId"));
+            return Err(wire::missing("turnId", reader));
         }
         Ok(Self {
             session: wire::present(session),
@@ -17792,9 +19290,15 @@ pub struct CreateSessionParams {
     pub extra: Extra,
 }
 
+impl Decode for CreateSessionParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CreateSessionParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17802,7 +19306,7 @@ impl wire::WireStruct for CreateSessionParams {
     const NAME: &'static str = "CreateSessionParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut provider = None;
         let mut model = None;
@@ -17822,21 +19326,21 @@ impl wire::WireStruct for CreateSessionParams {
             "config",
             "activeClient",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut provider, "provider")?,
-                2 => wire::field(&mut __map, &mut model, "model")?,
-                3 => wire::field(&mut __map, &mut agent, "agent")?,
-                4 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
-                5 => wire::field(&mut __map, &mut fork, "fork")?,
-                6 => wire::field(&mut __map, &mut config, "config")?,
-                7 => wire::field(&mut __map, &mut active_client, "activeClient")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut provider, "provider")?,
+                2 => wire::field(reader, &mut model, "model")?,
+                3 => wire::field(reader, &mut agent, "agent")?,
+                4 => wire::field(reader, &mut working_directory, "workingDirectory")?,
+                5 => wire::field(reader, &mut fork, "fork")?,
+                6 => wire::field(reader, &mut config, "config")?,
+                7 => wire::field(reader, &mut active_client, "activeClient")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17867,9 +19371,15 @@ pub struct DisposeSessionParams {
     pub extra: Extra,
 }
 
+impl Decode for DisposeSessionParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for DisposeSessionParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17877,18 +19387,18 @@ impl wire::WireStruct for DisposeSessionParams {
     const NAME: &'static str = "DisposeSessionParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17922,9 +19432,15 @@ pub struct FetchTurnsParams {
     pub extra: Extra,
 }
 
+impl Decode for FetchTurnsParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for FetchTurnsParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17932,22 +19448,22 @@ impl wire::WireStruct for FetchTurnsParams {
     const NAME: &'static str = "FetchTurnsParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut before = None;
         let mut limit = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "before", "limit"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut before, "before")?,
-                2 => wire::field(&mut __map, &mut limit, "limit")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut before, "before")?,
+                2 => wire::field(reader, &mut limit, "limit")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -17974,9 +19490,15 @@ pub struct FetchTurnsResult {
     pub extra: Extra,
 }
 
+impl Decode for FetchTurnsResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for FetchTurnsResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -17984,23 +19506,23 @@ impl wire::WireStruct for FetchTurnsResult {
     const NAME: &'static str = "FetchTurnsResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut turns = None;
         let mut has_more = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["turns", "hasMore"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut turns, "turns")?,
-                1 => wire::field(&mut __map, &mut has_more, "hasMore")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut turns, "turns")?,
+                1 => wire::field(reader, &mut has_more, "hasMore")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if turns.is_none() {
-            return Err(wire::missing("turns"));
+            return Err(wire::missing("turns", reader));
         }
         if has_more.is_none() {
-            return Err(wire::missing("hasMore"));
+            return Err(wire::missing("hasMore", reader));
         }
         Ok(Self {
             turns: wire::present(turns),
@@ -18040,9 +19562,15 @@ pub struct CompletionsParams {
     pub extra: Extra,
 }
 
+impl Decode for CompletionsParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CompletionsParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18050,33 +19578,33 @@ impl wire::WireStruct for CompletionsParams {
     const NAME: &'static str = "CompletionsParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut kind = None;
         let mut text = None;
         let mut offset = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "kind", "text", "offset"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut kind, "kind")?,
-                2 => wire::field(&mut __map, &mut text, "text")?,
-                3 => wire::field(&mut __map, &mut offset, "offset")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut kind, "kind")?,
+                2 => wire::field(reader, &mut text, "text")?,
+                3 => wire::field(reader, &mut offset, "offset")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if kind.is_none() {
-            return Err(wire::missing("kind"));
+            return Err(wire::missing("kind", reader));
         }
         if text.is_none() {
-            return Err(wire::missing("text"));
+            return Err(wire::missing("text", reader));
         }
         if offset.is_none() {
-            return Err(wire::missing("offset"));
+            return Err(wire::missing("offset", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18136,9 +19664,15 @@ pub struct CompletionItem {
     pub extra: Extra,
 }
 
+impl Decode for CompletionItem {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CompletionItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18146,27 +19680,27 @@ impl wire::WireStruct for CompletionItem {
     const NAME: &'static str = "CompletionItem";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut insert_text = None;
         let mut range_start = None;
         let mut range_end = None;
         let mut attachment = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["insertText", "rangeStart", "rangeEnd", "attachment"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut insert_text, "insertText")?,
-                1 => wire::field(&mut __map, &mut range_start, "rangeStart")?,
-                2 => wire::field(&mut __map, &mut range_end, "rangeEnd")?,
-                3 => wire::field(&mut __map, &mut attachment, "attachment")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut insert_text, "insertText")?,
+                1 => wire::field(reader, &mut range_start, "rangeStart")?,
+                2 => wire::field(reader, &mut range_end, "rangeEnd")?,
+                3 => wire::field(reader, &mut attachment, "attachment")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if insert_text.is_none() {
-            return Err(wire::missing("insertText"));
+            return Err(wire::missing("insertText", reader));
         }
         if attachment.is_none() {
-            return Err(wire::missing("attachment"));
+            return Err(wire::missing("attachment", reader));
         }
         Ok(Self {
             insert_text: wire::present(insert_text),
@@ -18191,9 +19725,15 @@ pub struct CompletionsResult {
     pub extra: Extra,
 }
 
+impl Decode for CompletionsResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CompletionsResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18201,18 +19741,18 @@ impl wire::WireStruct for CompletionsResult {
     const NAME: &'static str = "CompletionsResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut items = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut items, "items")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut items, "items")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if items.is_none() {
-            return Err(wire::missing("items"));
+            return Err(wire::missing("items", reader));
         }
         Ok(Self {
             items: wire::present(items),
@@ -18263,9 +19803,15 @@ pub struct CreateTerminalParams {
     pub extra: Extra,
 }
 
+impl Decode for CreateTerminalParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CreateTerminalParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18273,7 +19819,7 @@ impl wire::WireStruct for CreateTerminalParams {
     const NAME: &'static str = "CreateTerminalParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut claim = None;
         let mut name = None;
@@ -18282,22 +19828,22 @@ impl wire::WireStruct for CreateTerminalParams {
         let mut rows = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "claim", "name", "cwd", "cols", "rows"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut claim, "claim")?,
-                2 => wire::field(&mut __map, &mut name, "name")?,
-                3 => wire::field(&mut __map, &mut cwd, "cwd")?,
-                4 => wire::field(&mut __map, &mut cols, "cols")?,
-                5 => wire::field(&mut __map, &mut rows, "rows")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut claim, "claim")?,
+                2 => wire::field(reader, &mut name, "name")?,
+                3 => wire::field(reader, &mut cwd, "cwd")?,
+                4 => wire::field(reader, &mut cols, "cols")?,
+                5 => wire::field(reader, &mut rows, "rows")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if claim.is_none() {
-            return Err(wire::missing("claim"));
+            return Err(wire::missing("claim", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18327,9 +19873,15 @@ pub struct DisposeTerminalParams {
     pub extra: Extra,
 }
 
+impl Decode for DisposeTerminalParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for DisposeTerminalParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18337,18 +19889,18 @@ impl wire::WireStruct for DisposeTerminalParams {
     const NAME: &'static str = "DisposeTerminalParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18377,9 +19929,15 @@ pub struct ChangesetOperationFollowUp {
     pub extra: Extra,
 }
 
+impl Decode for ChangesetOperationFollowUp {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18387,20 +19945,20 @@ impl wire::WireStruct for ChangesetOperationFollowUp {
     const NAME: &'static str = "ChangesetOperationFollowUp";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut content = None;
         let mut external = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["content", "external"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut content, "content")?,
-                1 => wire::field(&mut __map, &mut external, "external")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut content, "content")?,
+                1 => wire::field(reader, &mut external, "external")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             content: wire::present(content),
@@ -18441,9 +19999,15 @@ pub struct InvokeChangesetOperationParams {
     pub extra: Extra,
 }
 
+impl Decode for InvokeChangesetOperationParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18451,25 +20015,25 @@ impl wire::WireStruct for InvokeChangesetOperationParams {
     const NAME: &'static str = "InvokeChangesetOperationParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut operation_id = None;
         let mut target = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "operationId", "target"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut operation_id, "operationId")?,
-                2 => wire::field(&mut __map, &mut target, "target")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut operation_id, "operationId")?,
+                2 => wire::field(reader, &mut target, "target")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if operation_id.is_none() {
-            return Err(wire::missing("operationId"));
+            return Err(wire::missing("operationId", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18503,9 +20067,15 @@ pub struct InvokeChangesetOperationResult {
     pub extra: Extra,
 }
 
+impl Decode for InvokeChangesetOperationResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18513,16 +20083,16 @@ impl wire::WireStruct for InvokeChangesetOperationResult {
     const NAME: &'static str = "InvokeChangesetOperationResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut message = None;
         let mut follow_up = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["message", "followUp"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut message, "message")?,
-                1 => wire::field(&mut __map, &mut follow_up, "followUp")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut message, "message")?,
+                1 => wire::field(reader, &mut follow_up, "followUp")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -18577,9 +20147,15 @@ pub struct CreateResourceWatchParams {
     pub extra: Extra,
 }
 
+impl Decode for CreateResourceWatchParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CreateResourceWatchParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18587,7 +20163,7 @@ impl wire::WireStruct for CreateResourceWatchParams {
     const NAME: &'static str = "CreateResourceWatchParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut uri = None;
         let mut recursive = None;
@@ -18595,21 +20171,21 @@ impl wire::WireStruct for CreateResourceWatchParams {
         let mut includes = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "recursive", "excludes", "includes"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut uri, "uri")?,
-                2 => wire::field(&mut __map, &mut recursive, "recursive")?,
-                3 => wire::field(&mut __map, &mut excludes, "excludes")?,
-                4 => wire::field(&mut __map, &mut includes, "includes")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut uri, "uri")?,
+                2 => wire::field(reader, &mut recursive, "recursive")?,
+                3 => wire::field(reader, &mut excludes, "excludes")?,
+                4 => wire::field(reader, &mut includes, "includes")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if uri.is_none() {
-            return Err(wire::missing("uri"));
+            return Err(wire::missing("uri", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18637,9 +20213,15 @@ pub struct CreateResourceWatchResult {
     pub extra: Extra,
 }
 
+impl Decode for CreateResourceWatchResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for CreateResourceWatchResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18647,18 +20229,18 @@ impl wire::WireStruct for CreateResourceWatchResult {
     const NAME: &'static str = "CreateResourceWatchResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18695,9 +20277,15 @@ pub struct AuthRequiredParams {
     pub extra: Extra,
 }
 
+impl Decode for AuthRequiredParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AuthRequiredParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18705,25 +20293,25 @@ impl wire::WireStruct for AuthRequiredParams {
     const NAME: &'static str = "AuthRequiredParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut resource = None;
         let mut reason = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "resource", "reason"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut resource, "resource")?,
-                2 => wire::field(&mut __map, &mut reason, "reason")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut resource, "resource")?,
+                2 => wire::field(reader, &mut reason, "reason")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if resource.is_none() {
-            return Err(wire::missing("resource"));
+            return Err(wire::missing("resource", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18751,9 +20339,15 @@ pub struct SessionAddedParams {
     pub extra: Extra,
 }
 
+impl Decode for SessionAddedParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionAddedParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18761,23 +20355,23 @@ impl wire::WireStruct for SessionAddedParams {
     const NAME: &'static str = "SessionAddedParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut summary = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "summary"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut summary, "summary")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut summary, "summary")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if summary.is_none() {
-            return Err(wire::missing("summary"));
+            return Err(wire::missing("summary", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18804,9 +20398,15 @@ pub struct SessionRemovedParams {
     pub extra: Extra,
 }
 
+impl Decode for SessionRemovedParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionRemovedParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18814,23 +20414,23 @@ impl wire::WireStruct for SessionRemovedParams {
     const NAME: &'static str = "SessionRemovedParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut session = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "session"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut session, "session")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut session, "session")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if session.is_none() {
-            return Err(wire::missing("session"));
+            return Err(wire::missing("session", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -18909,9 +20509,15 @@ pub struct SessionSummaryChangedParamsChanges {
     pub extra: Extra,
 }
 
+impl Decode for SessionSummaryChangedParamsChanges {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionSummaryChangedParamsChanges {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -18919,7 +20525,7 @@ impl wire::WireStruct for SessionSummaryChangedParamsChanges {
     const NAME: &'static str = "SessionSummaryChangedParamsChanges";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resource = None;
         let mut provider = None;
         let mut title = None;
@@ -18947,21 +20553,21 @@ impl wire::WireStruct for SessionSummaryChangedParamsChanges {
             "workingDirectory",
             "changes",
         ];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resource, "resource")?,
-                1 => wire::field(&mut __map, &mut provider, "provider")?,
-                2 => wire::field(&mut __map, &mut title, "title")?,
-                3 => wire::field(&mut __map, &mut status, "status")?,
-                4 => wire::field(&mut __map, &mut activity, "activity")?,
-                5 => wire::field(&mut __map, &mut created_at, "createdAt")?,
-                6 => wire::field(&mut __map, &mut modified_at, "modifiedAt")?,
-                7 => wire::field(&mut __map, &mut project, "project")?,
-                8 => wire::field(&mut __map, &mut model, "model")?,
-                9 => wire::field(&mut __map, &mut agent, "agent")?,
-                10 => wire::field(&mut __map, &mut working_directory, "workingDirectory")?,
-                11 => wire::field(&mut __map, &mut changes, "changes")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resource, "resource")?,
+                1 => wire::field(reader, &mut provider, "provider")?,
+                2 => wire::field(reader, &mut title, "title")?,
+                3 => wire::field(reader, &mut status, "status")?,
+                4 => wire::field(reader, &mut activity, "activity")?,
+                5 => wire::field(reader, &mut created_at, "createdAt")?,
+                6 => wire::field(reader, &mut modified_at, "modifiedAt")?,
+                7 => wire::field(reader, &mut project, "project")?,
+                8 => wire::field(reader, &mut model, "model")?,
+                9 => wire::field(reader, &mut agent, "agent")?,
+                10 => wire::field(reader, &mut working_directory, "workingDirectory")?,
+                11 => wire::field(reader, &mut changes, "changes")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -19031,9 +20637,15 @@ pub struct SessionSummaryChangedParams {
     pub extra: Extra,
 }
 
+impl Decode for SessionSummaryChangedParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19041,28 +20653,28 @@ impl wire::WireStruct for SessionSummaryChangedParams {
     const NAME: &'static str = "SessionSummaryChangedParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut session = None;
         let mut changes = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "session", "changes"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut session, "session")?,
-                2 => wire::field(&mut __map, &mut changes, "changes")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut session, "session")?,
+                2 => wire::field(reader, &mut changes, "changes")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if session.is_none() {
-            return Err(wire::missing("session"));
+            return Err(wire::missing("session", reader));
         }
         if changes.is_none() {
-            return Err(wire::missing("changes"));
+            return Err(wire::missing("changes", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -19103,9 +20715,15 @@ pub struct OtlpExportLogsParams {
     pub extra: Extra,
 }
 
+impl Decode for OtlpExportLogsParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for OtlpExportLogsParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19113,23 +20731,23 @@ impl wire::WireStruct for OtlpExportLogsParams {
     const NAME: &'static str = "OtlpExportLogsParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut payload = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "payload"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut payload, "payload")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut payload, "payload")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if payload.is_none() {
-            return Err(wire::missing("payload"));
+            return Err(wire::missing("payload", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -19163,9 +20781,15 @@ pub struct OtlpExportTracesParams {
     pub extra: Extra,
 }
 
+impl Decode for OtlpExportTracesParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for OtlpExportTracesParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19173,23 +20797,23 @@ impl wire::WireStruct for OtlpExportTracesParams {
     const NAME: &'static str = "OtlpExportTracesParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut payload = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "payload"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut payload, "payload")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut payload, "payload")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if payload.is_none() {
-            return Err(wire::missing("payload"));
+            return Err(wire::missing("payload", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -19223,9 +20847,15 @@ pub struct OtlpExportMetricsParams {
     pub extra: Extra,
 }
 
+impl Decode for OtlpExportMetricsParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19233,23 +20863,23 @@ impl wire::WireStruct for OtlpExportMetricsParams {
     const NAME: &'static str = "OtlpExportMetricsParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut payload = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "payload"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut payload, "payload")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut payload, "payload")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if payload.is_none() {
-            return Err(wire::missing("payload"));
+            return Err(wire::missing("payload", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -19276,9 +20906,15 @@ pub struct AuthRequiredErrorData {
     pub extra: Extra,
 }
 
+impl Decode for AuthRequiredErrorData {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for AuthRequiredErrorData {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19286,18 +20922,18 @@ impl wire::WireStruct for AuthRequiredErrorData {
     const NAME: &'static str = "AuthRequiredErrorData";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut resources = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["resources"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut resources, "resources")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut resources, "resources")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if resources.is_none() {
-            return Err(wire::missing("resources"));
+            return Err(wire::missing("resources", reader));
         }
         Ok(Self {
             resources: wire::present(resources),
@@ -19325,9 +20961,15 @@ pub struct PermissionDeniedErrorData {
     pub extra: Extra,
 }
 
+impl Decode for PermissionDeniedErrorData {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for PermissionDeniedErrorData {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19335,14 +20977,14 @@ impl wire::WireStruct for PermissionDeniedErrorData {
     const NAME: &'static str = "PermissionDeniedErrorData";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut request = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["request"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut request, "request")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut request, "request")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         Ok(Self {
@@ -19370,9 +21012,15 @@ pub struct UnsupportedProtocolVersionErrorData {
     pub extra: Extra,
 }
 
+impl Decode for UnsupportedProtocolVersionErrorData {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for UnsupportedProtocolVersionErrorData {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19380,18 +21028,18 @@ impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     const NAME: &'static str = "UnsupportedProtocolVersionErrorData";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut supported_versions = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["supportedVersions"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut supported_versions, "supportedVersions")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut supported_versions, "supportedVersions")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if supported_versions.is_none() {
-            return Err(wire::missing("supportedVersions"));
+            return Err(wire::missing("supportedVersions", reader));
         }
         Ok(Self {
             supported_versions: wire::present(supported_versions),
@@ -19430,9 +21078,15 @@ pub struct SystemMessageSection {
     pub extra: Extra,
 }
 
+impl Decode for SystemMessageSection {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SystemMessageSection {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19440,27 +21094,27 @@ impl wire::WireStruct for SystemMessageSection {
     const NAME: &'static str = "SystemMessageSection";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut id = None;
         let mut label = None;
         let mut description = None;
         let mut restricted = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "label", "description", "restricted"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut id, "id")?,
-                1 => wire::field(&mut __map, &mut label, "label")?,
-                2 => wire::field(&mut __map, &mut description, "description")?,
-                3 => wire::field(&mut __map, &mut restricted, "restricted")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut id, "id")?,
+                1 => wire::field(reader, &mut label, "label")?,
+                2 => wire::field(reader, &mut description, "description")?,
+                3 => wire::field(reader, &mut restricted, "restricted")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if id.is_none() {
-            return Err(wire::missing("id"));
+            return Err(wire::missing("id", reader));
         }
         if label.is_none() {
-            return Err(wire::missing("label"));
+            return Err(wire::missing("label", reader));
         }
         Ok(Self {
             id: wire::present(id),
@@ -19485,9 +21139,15 @@ pub struct SessionActiveClientSystemMessageTransform {
     pub extra: Extra,
 }
 
+impl Decode for SessionActiveClientSystemMessageTransform {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionActiveClientSystemMessageTransform {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19495,18 +21155,18 @@ impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     const NAME: &'static str = "SessionActiveClientSystemMessageTransform";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut sections = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["sections"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut sections, "sections")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut sections, "sections")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if sections.is_none() {
-            return Err(wire::missing("sections"));
+            return Err(wire::missing("sections", reader));
         }
         Ok(Self {
             sections: wire::present(sections),
@@ -19528,9 +21188,15 @@ pub struct SystemMessageTransformSection {
     pub extra: Extra,
 }
 
+impl Decode for SystemMessageTransformSection {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SystemMessageTransformSection {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19538,18 +21204,18 @@ impl wire::WireStruct for SystemMessageTransformSection {
     const NAME: &'static str = "SystemMessageTransformSection";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut content = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["content"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut content, "content")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut content, "content")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if content.is_none() {
-            return Err(wire::missing("content"));
+            return Err(wire::missing("content", reader));
         }
         Ok(Self {
             content: wire::present(content),
@@ -19578,9 +21244,15 @@ pub struct SystemMessageTransformParams {
     pub extra: Extra,
 }
 
+impl Decode for SystemMessageTransformParams {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SystemMessageTransformParams {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19588,23 +21260,23 @@ impl wire::WireStruct for SystemMessageTransformParams {
     const NAME: &'static str = "SystemMessageTransformParams";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut channel = None;
         let mut sections = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "sections"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut channel, "channel")?,
-                1 => wire::field(&mut __map, &mut sections, "sections")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut channel, "channel")?,
+                1 => wire::field(reader, &mut sections, "sections")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if channel.is_none() {
-            return Err(wire::missing("channel"));
+            return Err(wire::missing("channel", reader));
         }
         if sections.is_none() {
-            return Err(wire::missing("sections"));
+            return Err(wire::missing("sections", reader));
         }
         Ok(Self {
             channel: wire::present(channel),
@@ -19631,9 +21303,15 @@ pub struct SystemMessageTransformResult {
     pub extra: Extra,
 }
 
+impl Decode for SystemMessageTransformResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
 impl<'de> Deserialize<'de> for SystemMessageTransformResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_struct(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19641,18 +21319,18 @@ impl wire::WireStruct for SystemMessageTransformResult {
     const NAME: &'static str = "SystemMessageTransformResult";
 
     #[inline(never)]
-    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut sections = None;
         let mut extra = Extra::default();
         const KEYS: &[&str] = &["sections"];
-        while let Some(__key) = wire::next_key(&mut __map)? {
-            match wire::key_index(&__key, KEYS) {
-                0 => wire::field(&mut __map, &mut sections, "sections")?,
-                _ => wire::unknown(&mut __map, &mut extra, __key)?,
+        while let Some(key) = reader.next_key()? {
+            match wire::key_index(&key, KEYS) {
+                0 => wire::field(reader, &mut sections, "sections")?,
+                _ => wire::unknown(reader, &mut extra, key)?,
             }
         }
         if sections.is_none() {
-            return Err(wire::missing("sections"));
+            return Err(wire::missing("sections", reader));
         }
         Ok(Self {
             sections: wire::present(sections),
@@ -19701,9 +21379,15 @@ impl Serialize for AuthRequiredReason {
     }
 }
 
+impl Decode for AuthRequiredReason {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for AuthRequiredReason {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19751,9 +21435,15 @@ impl Serialize for ChangesetOperationScope {
     }
 }
 
+impl Decode for ChangesetOperationScope {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetOperationScope {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19801,9 +21491,15 @@ impl Serialize for ChangesetOperationStatus {
     }
 }
 
+impl Decode for ChangesetOperationStatus {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetOperationStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19851,9 +21547,15 @@ impl Serialize for ChangesetStatus {
     }
 }
 
+impl Decode for ChangesetStatus {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19893,9 +21595,15 @@ impl Serialize for CompletionItemKind {
     }
 }
 
+impl Decode for CompletionItemKind {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for CompletionItemKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19939,9 +21647,15 @@ impl Serialize for ConfirmationOptionKind {
     }
 }
 
+impl Decode for ConfirmationOptionKind {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ConfirmationOptionKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -19985,9 +21699,15 @@ impl Serialize for ContentEncoding {
     }
 }
 
+impl Decode for ContentEncoding {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ContentEncoding {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20035,9 +21755,15 @@ impl Serialize for McpAuthRequiredReason {
     }
 }
 
+impl Decode for McpAuthRequiredReason {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for McpAuthRequiredReason {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20081,9 +21807,15 @@ impl Serialize for PendingMessageKind {
     }
 }
 
+impl Decode for PendingMessageKind {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for PendingMessageKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20131,9 +21863,15 @@ impl Serialize for PolicyState {
     }
 }
 
+impl Decode for PolicyState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for PolicyState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20181,9 +21919,15 @@ impl Serialize for ResourceChangeType {
     }
 }
 
+impl Decode for ResourceChangeType {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceChangeType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20231,9 +21975,15 @@ impl Serialize for ResourceType {
     }
 }
 
+impl Decode for ResourceType {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20281,9 +22031,15 @@ impl Serialize for ResourceWriteMode {
     }
 }
 
+impl Decode for ResourceWriteMode {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ResourceWriteMode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20331,9 +22087,15 @@ impl Serialize for SessionInputResponseKind {
     }
 }
 
+impl Decode for SessionInputResponseKind {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionInputResponseKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20381,9 +22143,15 @@ impl Serialize for SessionLifecycle {
     }
 }
 
+impl Decode for SessionLifecycle {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for SessionLifecycle {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20431,9 +22199,15 @@ impl Serialize for ToolCallCancellationReason {
     }
 }
 
+impl Decode for ToolCallCancellationReason {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallCancellationReason {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20481,9 +22255,15 @@ impl Serialize for ToolCallConfirmationReason {
     }
 }
 
+impl Decode for ToolCallConfirmationReason {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for ToolCallConfirmationReason {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 
@@ -20531,9 +22311,15 @@ impl Serialize for TurnState {
     }
 }
 
+impl Decode for TurnState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_str_enum(reader, Self::from_wire)
+    }
+}
+
 impl<'de> Deserialize<'de> for TurnState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        wire::deserialize_str_enum(deserializer, Self::from_wire)
+        decode::deserialize(deserializer)
     }
 }
 

@@ -5,9 +5,9 @@
 //! method decodes them with the right type), so a malformed or unknown message can be answered
 //! with a precise error instead of dropping the connection.
 
+use super::decode::{self, Decode, DecodeError, Reader};
 use super::wire::JsonValue;
 use super::*;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::fmt;
@@ -285,18 +285,14 @@ impl<'a> Incoming<'a> {
 }
 
 /// Decodes raw params (absent params decode as `null`), naming the offending field on failure.
-///
-/// One plain `serde_json` decode; only a failure looks for the path, in the text
-/// ([`json_path`](super::json_path): tracking it while decoding would take a second copy of
-/// every params type's deserializer).
-pub fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+pub fn decode_params<T: Decode>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
     let text = params.map_or("null", RawValue::get);
-    serde_json::from_str(text).map_err(|e| {
-        let path = super::json_path::error_path(text, &e);
+    decode::from_text(text).map_err(|e| {
+        let path = e.path();
         let message = if path.is_root() {
-            format!("invalid params: {e}")
+            format!("invalid params: {}", e.message())
         } else {
-            format!("invalid params at `{path}`: {e}")
+            format!("invalid params at `{path}`: {}", e.message())
         };
         ErrorObject::new(errors::INVALID_PARAMS, message)
     })
@@ -307,9 +303,9 @@ pub trait Command {
     /// The JSON-RPC method name.
     const METHOD: &'static str;
     /// The `params` type.
-    type Params: Serialize + DeserializeOwned;
+    type Params: Serialize + Decode + serde::de::DeserializeOwned;
     /// The `result` type.
-    type Result: Serialize + DeserializeOwned;
+    type Result: Serialize + Decode + serde::de::DeserializeOwned;
 }
 
 /// The result of commands that return nothing: `{}` on the wire, and any value is accepted.
@@ -329,14 +325,40 @@ impl<'de> Deserialize<'de> for EmptyResult {
     }
 }
 
+impl Decode for EmptyResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        reader.skip_value().map(|()| EmptyResult)
+    }
+}
+
 /// The result of `reconnect`: the missed envelopes, or fresh snapshots when the gap is too big.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ReconnectResult {
     /// `type: "replay"`.
     Replay(ReconnectReplayResult),
     /// `type: "snapshot"`.
     Snapshot(ReconnectSnapshotResult),
+}
+
+/// The first shape the value decodes as, as serde's `untagged` would.
+impl Decode for ReconnectResult {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let start = reader.offset();
+        let text = reader.raw_value()?;
+        decode::from_text(text)
+            .map(ReconnectResult::Replay)
+            .or_else(|_| decode::from_text(text).map(ReconnectResult::Snapshot))
+            .map_err(|_| {
+                DecodeError::new("expected a replay or a snapshot reconnect result", start)
+            })
+    }
+}
+
+impl<'de> Deserialize<'de> for ReconnectResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        decode::deserialize(deserializer)
+    }
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -1,15 +1,14 @@
 //! Wire types whose schema shape the generator does not cover: untagged unions, a union nested
 //! inside `StateAction`, and one type the schema references without defining.
 
+use super::decode::{self, Decode, DecodeError, Expected, Reader, Token};
 use super::generated::{
     ChangesetState, Message, RootState, SessionState, TerminalState, TextRange,
     ToolCallCancellationReason, ToolCallConfirmationReason,
 };
 use super::tagged::TaggedUnion;
 use super::wire::{self, Extra, JsonObject, JsonValue};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
-use std::fmt;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A string that may be rendered as Markdown: a plain `string` is shown as-is, an object
 /// `{ markdown }` with Markdown formatting.
@@ -41,36 +40,33 @@ impl From<&str> for StringOrMarkdown {
     }
 }
 
-impl<'de> Deserialize<'de> for StringOrMarkdown {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = StringOrMarkdown;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or an object { markdown: string }")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(StringOrMarkdown::Plain(s.to_owned()))
-            }
-            fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
-                Ok(StringOrMarkdown::Plain(s))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut markdown = None;
-                let mut extra = Extra::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "markdown" {
-                        markdown = Some(map.next_value::<String>()?);
-                    } else {
-                        extra.insert(key, map.next_value::<JsonValue>()?);
-                    }
-                }
-                markdown
-                    .map(|markdown| StringOrMarkdown::Markdown { markdown, extra })
-                    .ok_or_else(|| de::Error::missing_field("markdown"))
+impl Decode for StringOrMarkdown {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        if reader.peek()? == Token::String {
+            return String::decode(reader).map(StringOrMarkdown::Plain);
+        }
+        reader.begin_object(Expected::Words(
+            "a string or an object { markdown: string }",
+        ))?;
+        let mut markdown = None;
+        let mut extra = Extra::default();
+        while let Some(key) = reader.next_key()? {
+            if key == "markdown" {
+                wire::field(reader, &mut markdown, "markdown")?;
+            } else {
+                wire::unknown(reader, &mut extra, key)?;
             }
         }
-        deserializer.deserialize_any(V)
+        match markdown {
+            Some(markdown) => Ok(StringOrMarkdown::Markdown { markdown, extra }),
+            None => Err(wire::missing("markdown", reader)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StringOrMarkdown {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        decode::deserialize(deserializer)
     }
 }
 
@@ -86,26 +82,38 @@ pub enum SessionToolCallConfirmedAction {
     Denied(SessionToolCallDeniedAction),
 }
 
-impl<'de> Deserialize<'de> for SessionToolCallConfirmedAction {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let object = JsonObject::deserialize(deserializer)?;
+/// Read as a tree first: the shape is only known from `approved`, wherever it is.
+impl wire::WireStruct for SessionToolCallConfirmedAction {
+    const NAME: &'static str = "SessionToolCallConfirmedAction";
+
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let object = reader.members()?;
         let approved = match object.get("approved") {
             Some(JsonValue::Bool(b)) => *b,
             Some(other) => {
-                return Err(de::Error::custom(format_args!(
-                    "`approved` must be a boolean, got {}",
-                    super::wire::json_text(other)
-                )))
+                let message = format!("expected a boolean, got {}", decode::got(other));
+                return Err(DecodeError::new(message, reader.offset()).at_key("approved"));
             }
-            None => return Err(de::Error::missing_field("approved")),
+            None => return Err(wire::missing("approved", reader)),
         };
-        let value = JsonValue::Object(object);
+        let text = wire::json_text(&JsonValue::Object(object));
         if approved {
-            SessionToolCallApprovedAction::deserialize(value).map(Self::Approved)
+            decode::from_text(&text).map(Self::Approved)
         } else {
-            SessionToolCallDeniedAction::deserialize(value).map(Self::Denied)
+            decode::from_text(&text).map(Self::Denied)
         }
-        .map_err(de::Error::custom)
+    }
+}
+
+impl Decode for SessionToolCallConfirmedAction {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        wire::decode_struct(reader)
+    }
+}
+
+impl<'de> Deserialize<'de> for SessionToolCallConfirmedAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        decode::deserialize(deserializer)
     }
 }
 
@@ -203,18 +211,23 @@ fn ser_false<S: serde::Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {
 }
 
 // The two shapes of `session/toolCallConfirmed` are decoded as the generated structs are
-// (`wire::WireStruct`): serde's derive with a flattened `extra` buffers every member into its
-// `Content` tree, whose decoders were in the wasm module for these two types alone.
+// (`wire::WireStruct`).
 
-/// `Deserialize` through [`wire::WireStruct`] for a struct whose members are listed as
+/// `Decode` through [`wire::WireStruct`] for a struct whose members are listed as
 /// `field: "wireName"` (required), `field: "wireName" optional`, or `field: "wireName" ignored`
 /// (required, read and dropped: the shapes' constant `approved`), beside `extra`: the decoder
 /// the generator writes.
 macro_rules! confirmation_decoder {
     ($name:ident { $($field:ident: $wire:literal $($kind:ident)?,)* }) => {
+        impl Decode for $name {
+            fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+                wire::decode_struct(reader)
+            }
+        }
+
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                wire::deserialize_struct(deserializer)
+                decode::deserialize(deserializer)
             }
         }
 
@@ -222,24 +235,24 @@ macro_rules! confirmation_decoder {
             const NAME: &'static str = stringify!($name);
 
             #[inline(never)]
-            fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+            fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
                 $(let mut $field = confirmation_decoder!(@slot $($kind)?);)*
                 let mut extra = Extra::default();
                 const KEYS: &[&str] = &[$($wire,)*];
-                'members: while let Some(key) = wire::next_key(&mut map)? {
+                'members: while let Some(key) = reader.next_key()? {
                     let index = wire::key_index(&key, KEYS);
                     let mut at = 0;
                     $(
                         if index == at {
-                            wire::field(&mut map, &mut $field, $wire)?;
+                            wire::field(reader, &mut $field, $wire)?;
                             continue 'members;
                         }
                         at += 1;
                     )*
                     let _ = at;
-                    wire::unknown(&mut map, &mut extra, key)?;
+                    wire::unknown(reader, &mut extra, key)?;
                 }
-                $(confirmation_decoder!(@check $field $wire $($kind)?);)*
+                $(confirmation_decoder!(@check reader $field $wire $($kind)?);)*
                 Ok(Self {
                     $($field: confirmation_decoder!(@take $field $($kind)?),)*
                     extra,
@@ -248,15 +261,15 @@ macro_rules! confirmation_decoder {
         }
     };
     (@slot ignored) => {
-        None::<de::IgnoredAny>
+        None::<JsonValue>
     };
     (@slot $($kind:ident)?) => {
         None
     };
-    (@check $field:ident $wire:literal optional) => {};
-    (@check $field:ident $wire:literal $($kind:ident)?) => {
+    (@check $reader:ident $field:ident $wire:literal optional) => {};
+    (@check $reader:ident $field:ident $wire:literal $($kind:ident)?) => {
         if $field.is_none() {
-            return Err(wire::missing($wire));
+            return Err(wire::missing($wire, $reader));
         }
     };
     (@take $field:ident optional) => {
@@ -292,7 +305,7 @@ confirmation_decoder!(SessionToolCallDeniedAction {
 });
 
 /// Which side of a changeset file an operation targets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum ChangesetSide {
@@ -331,6 +344,26 @@ pub enum ChangesetOperationTarget {
     },
 }
 
+impl Decode for ChangesetSide {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let start = reader.offset();
+        match &*reader.str()? {
+            "before" => Ok(ChangesetSide::Before),
+            "after" => Ok(ChangesetSide::After),
+            other => Err(DecodeError::new(
+                format!("expected \"before\" or \"after\", got the string {other:?}"),
+                start,
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ChangesetSide {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        decode::deserialize(deserializer)
+    }
+}
+
 impl TaggedUnion for ChangesetOperationTarget {
     const TAG: &'static str = "kind";
     const NAME: &'static str = "ChangesetOperationTarget";
@@ -342,44 +375,58 @@ impl TaggedUnion for ChangesetOperationTarget {
         }
     }
 
-    fn deserialize_variant<'de, A: MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error> {
-        #[derive(Deserialize)]
-        struct ResourceMembers {
-            resource: String,
-            #[serde(default)]
-            side: Option<ChangesetSide>,
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let range_wanted = match tag {
+            "resource" => false,
+            "range" => true,
+            other => {
+                let message =
+                    format!("expected \"resource\" or \"range\", got the string {other:?}");
+                return Err(DecodeError::new(message, reader.offset()).at_key("kind"));
+            }
+        };
+        let (mut resource, mut side, mut range) = (None, None, None);
+        while let Some(key) = reader.next_key()? {
+            match &*key {
+                "resource" => wire::field(reader, &mut resource, "resource")?,
+                "side" => wire::field(reader, &mut side, "side")?,
+                "range" if range_wanted => wire::field(reader, &mut range, "range")?,
+                // Other members are not kept: the type has no room for them.
+                _ => reader.skip_value().map_err(|e| e.at_key(&key))?,
+            }
         }
-        #[derive(Deserialize)]
-        struct RangeMembers {
-            resource: String,
-            #[serde(default)]
-            side: Option<ChangesetSide>,
-            range: TextRange,
+        let Some(resource) = resource else {
+            return Err(wire::missing("resource", reader));
+        };
+        let side: Option<ChangesetSide> = side.flatten();
+        if !range_wanted {
+            return Ok(Self::Resource { resource, side });
         }
-        let rest = de::value::MapAccessDeserializer::new(rest);
-        match tag {
-            "resource" => ResourceMembers::deserialize(rest).map(|m| Self::Resource {
-                resource: m.resource,
-                side: m.side,
+        match range {
+            Some(range) => Ok(Self::Range {
+                resource,
+                side,
+                range,
             }),
-            "range" => RangeMembers::deserialize(rest).map(|m| Self::Range {
-                resource: m.resource,
-                side: m.side,
-                range: m.range,
-            }),
-            other => Err(de::Error::unknown_variant(other, &["resource", "range"])),
+            None => Err(wire::missing("range", reader)),
         }
+    }
+}
+
+impl Decode for ChangesetOperationTarget {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        super::tagged::decode(reader)
     }
 }
 
 impl<'de> Deserialize<'de> for ChangesetOperationTarget {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::tagged::deserialize(deserializer)
+        decode::deserialize(deserializer)
     }
 }
 
 /// The state carried by a `Snapshot`; which one depends on the snapshot's resource URI.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)] // parsed once per subscription; boxing would only add a hop
@@ -394,6 +441,32 @@ pub enum SnapshotState {
     Changeset(ChangesetState),
 }
 
+/// The first kind of state the value decodes as (a snapshot's resource URI tells which it
+/// should be; this is for a snapshot read on its own).
+impl Decode for SnapshotState {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let start = reader.offset();
+        let text = reader.raw_value()?;
+        decode::from_text(text)
+            .map(SnapshotState::Root)
+            .or_else(|_| decode::from_text(text).map(SnapshotState::Session))
+            .or_else(|_| decode::from_text(text).map(SnapshotState::Terminal))
+            .or_else(|_| decode::from_text(text).map(SnapshotState::Changeset))
+            .map_err(|_| {
+                DecodeError::new(
+                    "expected a root, session, terminal or changeset state",
+                    start,
+                )
+            })
+    }
+}
+
+impl<'de> Deserialize<'de> for SnapshotState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        decode::deserialize(deserializer)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ChangesetOperationTarget, ChangesetSide, TextRange};
@@ -406,28 +479,44 @@ mod tests {
         Resource {
             resource: String,
             #[serde(default)]
-            side: Option<ChangesetSide>,
+            side: Option<Side>,
         },
         Range {
             resource: String,
             #[serde(default)]
-            side: Option<ChangesetSide>,
+            side: Option<Side>,
             range: TextRange,
         },
     }
 
+    /// [`ChangesetSide`] by serde's derive.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Side {
+        Before,
+        After,
+    }
+
+    fn side(side: Option<ChangesetSide>) -> Option<Side> {
+        side.map(|side| match side {
+            ChangesetSide::Before => Side::Before,
+            ChangesetSide::After => Side::After,
+        })
+    }
+
     fn as_derived(target: ChangesetOperationTarget) -> Derived {
         match target {
-            ChangesetOperationTarget::Resource { resource, side } => {
-                Derived::Resource { resource, side }
-            }
+            ChangesetOperationTarget::Resource { resource, side: s } => Derived::Resource {
+                resource,
+                side: side(s),
+            },
             ChangesetOperationTarget::Range {
                 resource,
-                side,
+                side: s,
                 range,
             } => Derived::Range {
                 resource,
-                side,
+                side: side(s),
                 range,
             },
         }
@@ -461,13 +550,13 @@ mod tests {
         };
         let mut missing = approved.clone();
         missing.as_object_mut().unwrap().remove("confirmed");
-        assert!(error(missing).contains("missing field `confirmed`"));
+        assert!(error(missing).contains("missing property `confirmed`"));
         let mut missing = denied.clone();
         missing.as_object_mut().unwrap().remove("turnId");
-        assert!(error(missing).contains("missing field `turnId`"));
+        assert!(error(missing).contains("missing property `turnId`"));
         let mut wrong = denied.clone();
         wrong["reason"] = json!(7);
-        assert!(error(wrong).contains("invalid type"));
+        assert!(error(wrong).contains("expected a string, got the number 7 at `reason`"));
         let mut null_meta = approved.clone();
         null_meta["_meta"] = Value::Null;
         let decoded: Confirmed = serde_json::from_value(null_meta).unwrap();
@@ -511,7 +600,12 @@ mod tests {
         let array = r#"["resource","file:///a"]"#;
         assert!(serde_json::from_str::<Derived>(array).is_ok());
         let error = serde_json::from_str::<ChangesetOperationTarget>(array).unwrap_err();
-        assert!(error.to_string().contains("`kind` property"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("expected an object (ChangesetOperationTarget), got an array"),
+            "{error}"
+        );
         let target: ChangesetOperationTarget = serde_json::from_str(&texts[3]).unwrap();
         let text = serde_json::to_string(&target).unwrap();
         assert!(text.starts_with(r#"{"kind":"range","#), "{text}");

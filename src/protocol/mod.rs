@@ -6,9 +6,10 @@
 
 mod accessors;
 mod command_table;
+pub mod decode;
 pub mod errors;
 mod generated;
-pub(crate) mod json_path;
+pub mod json_path;
 pub mod jsonrpc;
 mod manual;
 pub mod tagged;

@@ -1,19 +1,14 @@
-//! Fast, forward-compatible deserialization of internally tagged unions.
+//! Fast, forward-compatible decoding of internally tagged unions.
 //!
-//! serde's derived `#[serde(tag = "...")]` buffers every object into an intermediate tree
-//! before picking the variant, which costs several times the parse itself. Wire objects almost
-//! always put their discriminator first, so [`deserialize`] reads the first key and, when it is
-//! the tag, streams the remaining fields straight into the variant's struct. Otherwise it
-//! buffers the object and decodes it again as JSON text with the tag first (the slow path).
-//! A tag this version does not know yields the union's `Unknown` variant instead of an error.
+//! Wire objects almost always put their discriminator first, so [`decode`] reads the first
+//! member and, when it is the tag, reads the remaining members straight into the variant's
+//! struct. Otherwise it reads the object into a tree and decodes it again as JSON text with
+//! the tag first (the slow path). A tag this version does not know yields the union's
+//! `Unknown` variant instead of an error.
 
-use super::json_path::message_of;
+use super::decode::{self, DecodeError, Expected, Reader};
 use super::wire::{JsonObject, JsonValue};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Serialize, Serializer};
-use std::borrow::Cow;
-use std::fmt;
-use std::marker::PhantomData;
 
 /// A union discriminated by the string property [`TaggedUnion::TAG`].
 pub trait TaggedUnion: Sized {
@@ -23,89 +18,52 @@ pub trait TaggedUnion: Sized {
     const NAME: &'static str;
     /// The discriminator value of this variant.
     fn variant_tag(&self) -> &str;
-    /// Builds the variant for `tag` from the object's other properties (the rest of the
-    /// decoder's own map: a variant's struct is decoded by the same code either way).
-    fn deserialize_variant<'de, A: MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error>;
+    /// Builds the variant for `tag` from the object's other members (the rest of the object
+    /// the reader is in: a variant's struct is decoded by the same code either way).
+    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError>;
 }
 
-/// Deserializes a [`TaggedUnion`] (see the module docs).
-pub fn deserialize<'de, D: Deserializer<'de>, T: TaggedUnion>(
-    deserializer: D,
-) -> Result<T, D::Error> {
-    deserializer.deserialize_map(TaggedVisitor(PhantomData))
-}
-
-struct TaggedVisitor<T>(PhantomData<T>);
-
-impl<'de, T: TaggedUnion> Visitor<'de> for TaggedVisitor<T> {
-    type Value = T;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "a {} object with a `{}` property", T::NAME, T::TAG)
+/// Decodes a [`TaggedUnion`] (see the module docs).
+pub fn decode<T: TaggedUnion>(reader: &mut Reader<'_>) -> Result<T, DecodeError> {
+    reader.begin_object(Expected::Struct(T::NAME))?;
+    let Some(first) = reader.next_key()? else {
+        return Err(DecodeError::missing(T::TAG, reader.offset()));
+    };
+    if crate::words::same(&first, T::TAG) {
+        let tag = reader.str().map_err(|e| e.at_key(T::TAG))?;
+        return T::decode_variant(&tag, reader);
     }
+    let value = reader.value().map_err(|e| e.at_key(&first))?;
+    let mut object = JsonObject::new();
+    object.insert(first.into_owned(), value);
+    object.extend(reader.members()?);
+    decode_reordered(object, T::TAG, reader.offset())
+}
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
-        let Some(first) = map.next_key_seed(StrSeed)? else {
-            return Err(de::Error::missing_field(T::TAG));
-        };
-        if first == T::TAG {
-            let tag = map.next_value_seed(StrSeed)?;
-            return T::deserialize_variant(&tag, map);
+/// The slow path of [`decode`]: `object` as JSON text with the tag first, decoded again.
+/// Paths in errors stay right: the text is the same object.
+#[inline(never)]
+fn decode_reordered<T: TaggedUnion>(
+    mut object: JsonObject,
+    tag_key: &str,
+    offset: usize,
+) -> Result<T, DecodeError> {
+    let tag = match object.shift_remove(tag_key) {
+        Some(JsonValue::String(tag)) => tag,
+        Some(other) => {
+            let message = format!("expected a string, got {}", decode::got(&other));
+            return Err(DecodeError::new(message, offset).at_key(tag_key));
         }
-        // Slow path: the tag is not the first property. Buffer the object, then decode it
-        // again as JSON text with the tag first, through the fast path: every wire type has one
-        // deserializer (`serde_json`'s on text); decoding the buffered value with another
-        // (`serde_json::Value`'s) would add a second copy of every variant's.
-        let mut object = JsonObject::new();
-        object.insert(first.into_owned(), map.next_value()?);
-        while let Some((key, value)) = map.next_entry::<String, JsonValue>()? {
-            object.insert(key, value);
-        }
-        let tag = match object.shift_remove(T::TAG) {
-            Some(JsonValue::String(tag)) => tag,
-            Some(other) => {
-                return Err(de::Error::custom(format_args!(
-                    "`{}` must be a string, got {}",
-                    T::TAG,
-                    super::wire::json_text(&other)
-                )))
-            }
-            None => return Err(de::Error::missing_field(T::TAG)),
-        };
-        let mut ordered = JsonObject::new();
-        ordered.insert(T::TAG.to_owned(), JsonValue::String(tag));
-        ordered.extend(object);
-        let text = serde_json::to_string(&ordered).map_err(de::Error::custom)?;
-        let mut text_de = serde_json::Deserializer::from_str(&text);
-        // The error is about this object (the caller's position); its message stands alone.
-        deserialize::<_, T>(&mut text_de).map_err(|e| de::Error::custom(message_of(&e)))
-    }
-}
-
-/// Reads a string, borrowing from the input when it can.
-pub struct StrSeed;
-
-impl<'de> de::DeserializeSeed<'de> for StrSeed {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StrSeed {
-    type Value = Cow<'de, str>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(s))
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(s.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(s))
-    }
+        None => return Err(DecodeError::missing(tag_key, offset)),
+    };
+    let mut ordered = JsonObject::new();
+    ordered.insert(tag_key.to_owned(), JsonValue::String(tag));
+    ordered.extend(object);
+    let text = super::wire::json_text(&JsonValue::Object(ordered));
+    let mut reader = Reader::new(&text);
+    let value = decode(&mut reader)?;
+    reader.finish()?;
+    Ok(value)
 }
 
 /// A union variant from a newer protocol version: the whole object, tag included, kept so it
@@ -114,17 +72,15 @@ impl<'de> Visitor<'de> for StrSeed {
 pub struct UnknownVariant(pub JsonObject);
 
 impl UnknownVariant {
-    /// Rebuilds the object from its tag and the remaining properties.
-    pub fn from_rest<'de, A: MapAccess<'de>>(
+    /// Rebuilds the object from its tag and the remaining members.
+    pub fn from_rest(
         tag_key: &str,
         tag: &str,
-        mut rest: A,
-    ) -> Result<Self, A::Error> {
+        reader: &mut Reader<'_>,
+    ) -> Result<Self, DecodeError> {
         let mut object = JsonObject::new();
         object.insert(tag_key.to_owned(), JsonValue::String(tag.to_owned()));
-        while let Some((key, value)) = rest.next_entry::<String, JsonValue>()? {
-            object.insert(key, value);
-        }
+        object.extend(reader.members()?);
         Ok(UnknownVariant(object))
     }
 
@@ -149,8 +105,8 @@ mod tests {
     use crate::protocol::StateAction;
 
     fn error_of(text: &str) -> String {
-        let error = serde_json::from_str::<StateAction>(text).expect_err(text);
-        super::message_of(&error)
+        let error = crate::protocol::decode::from_text::<StateAction>(text).expect_err(text);
+        error.to_string()
     }
 
     #[test]
@@ -158,17 +114,20 @@ mod tests {
         // The tag after another member takes the buffered path.
         assert_eq!(
             error_of(r#"{"title": "t", "type": 5}"#),
-            "`type` must be a string, got 5"
+            "expected a string, got the number 5 at `type`"
         );
         assert_eq!(
             error_of(r#"{"title": "t", "type": {"a": [1, "x"]}}"#),
-            r#"`type` must be a string, got {"a":[1,"x"]}"#
+            "expected a string, got an object at `type`"
         );
     }
 
     #[test]
     fn a_confirmation_that_is_not_a_boolean_is_named_in_json() {
         let text = r#"{"type": "session/toolCallConfirmed", "turnId": "t", "toolCallId": "c", "approved": "yes"}"#;
-        assert_eq!(error_of(text), r#"`approved` must be a boolean, got "yes""#);
+        assert_eq!(
+            error_of(text),
+            r#"expected a boolean, got the string "yes" at `approved`"#
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Small serde helpers the generated wire types use.
 
-use serde::de::{self, Deserializer, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use super::decode::{Decode, DecodeError, Expected, Reader};
+use serde::{Serialize, Serializer};
 use std::fmt;
 
 /// Any JSON value (`unknown` in TypeScript).
@@ -80,28 +80,6 @@ impl Serialize for Extra {
     }
 }
 
-impl<'de> Deserialize<'de> for Extra {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Extra;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Extra, A::Error> {
-                let mut members: Option<Box<JsonObject>> = None;
-                while let Some((key, value)) = map.next_entry::<String, JsonValue>()? {
-                    members
-                        .get_or_insert_with(Default::default)
-                        .insert(key, value);
-                }
-                Ok(Extra(members))
-            }
-        }
-        deserializer.deserialize_map(V)
-    }
-}
-
 /// `value` as compact JSON text, for messages. What `{value}` writes, without linking
 /// `JsonValue`'s `Display` (a serializer instance of its own for each of its two formats).
 pub fn json_text(value: &JsonValue) -> String {
@@ -146,64 +124,34 @@ pub fn ser_vec_f64<S: Serializer>(values: &[f64], serializer: S) -> Result<S::Ok
     seq.end()
 }
 
-/// Deserializes a string enum without allocating for known values.
-pub fn deserialize_str_enum<'de, D, T>(
-    deserializer: D,
+/// Decodes a string enum without allocating for known values.
+#[inline(never)]
+pub fn decode_str_enum<T>(
+    reader: &mut Reader<'_>,
     from_wire: fn(&str) -> T,
-) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    struct V<T>(fn(&str) -> T);
-    impl<T> Visitor<'_> for V<T> {
-        type Value = T;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a string")
-        }
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
-            Ok((self.0)(s))
-        }
-    }
-    deserializer.deserialize_str(V(from_wire))
+) -> Result<T, DecodeError> {
+    reader.str().map(|s| from_wire(&s))
 }
 
-/// A wire struct decoded from the entries of a JSON object. The impls are generated (see the
-/// `xtask` crate) instead of derived: serde's derive with a flattened [`Extra`] buffers every
-/// unknown member as `Content` and adds a field visitor of a dozen methods per struct, and
-/// tagged unions would instantiate each variant's struct a second time behind a
-/// `MapAccessDeserializer`. Here each struct has one function over the decoder's own
-/// `MapAccess`, shared by both paths ([`StructVisitor`] and
-/// [`TaggedUnion`](super::tagged::TaggedUnion)), which keeps the wasm module small.
+/// A wire struct: an object whose members are decoded into fields. The impls are generated
+/// (see the `xtask` crate): one slot per known member, unknown members into `extra`, required
+/// ones checked at the end. [`decode_struct`] reads a whole object;
+/// [`TaggedUnion`](super::tagged::TaggedUnion) decoders call [`decode_members`] after the
+/// tag, so a variant's struct is decoded by the same code either way.
+///
+/// [`decode_members`]: WireStruct::decode_members
 pub trait WireStruct: Sized {
-    /// The schema name, for messages (`invalid type: string, expected struct Name`).
+    /// The schema name, for messages (`expected an object (Name), got null`).
     const NAME: &'static str;
-    /// Reads the remaining entries of an object: known members into fields (each at most
-    /// once), unknown ones into `extra`; fails on a missing required member.
-    fn from_map<'de, A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+    /// Reads the remaining members of an object whose `{` the caller has read.
+    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError>;
 }
 
-/// Deserializes a [`WireStruct`] from a JSON object.
-pub fn deserialize_struct<'de, D: Deserializer<'de>, T: WireStruct>(
-    deserializer: D,
-) -> Result<T, D::Error> {
-    struct V<T>(std::marker::PhantomData<T>);
-    impl<'de, T: WireStruct> Visitor<'de> for V<T> {
-        type Value = T;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            write!(f, "struct {}", T::NAME)
-        }
-        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            T::from_map(map)
-        }
-    }
-    deserializer.deserialize_map(V(std::marker::PhantomData))
-}
-
-/// Reads an object key, borrowing from the input when it can.
-pub fn next_key<'de, A: de::MapAccess<'de>>(
-    map: &mut A,
-) -> Result<Option<std::borrow::Cow<'de, str>>, A::Error> {
-    map.next_key_seed(super::tagged::StrSeed)
+/// Decodes a [`WireStruct`] from a JSON object.
+#[inline]
+pub fn decode_struct<T: WireStruct>(reader: &mut Reader<'_>) -> Result<T, DecodeError> {
+    reader.begin_object(Expected::Struct(T::NAME))?;
+    T::decode_members(reader)
 }
 
 /// The index of `key` in `keys` (member names, union tags, enum values), or `usize::MAX`.
@@ -216,34 +164,42 @@ pub fn key_index(key: &str, keys: &[&str]) -> usize {
 
 /// Reads the value of a known member into its slot; a member given twice is an error.
 #[inline(never)]
-pub fn field<'de, T: Deserialize<'de>, A: de::MapAccess<'de>>(
-    map: &mut A,
+pub fn field<T: Decode>(
+    reader: &mut Reader<'_>,
     slot: &mut Option<T>,
     name: &'static str,
-) -> Result<(), A::Error> {
+) -> Result<(), DecodeError> {
     if slot.is_some() {
-        return Err(de::Error::duplicate_field(name));
+        return Err(duplicate(name, reader.offset()));
     }
-    *slot = Some(map.next_value()?);
+    *slot = Some(T::decode(reader).map_err(|e| e.at_key(name))?);
     Ok(())
 }
 
+#[cold]
+#[inline(never)]
+fn duplicate(name: &str, offset: usize) -> DecodeError {
+    DecodeError::new(format!("duplicate property `{name}`"), offset).at_key(name)
+}
+
 /// Reads the value of an unknown member into `extra`.
-pub fn unknown<'de, A: de::MapAccess<'de>>(
-    map: &mut A,
+#[inline(never)]
+pub fn unknown(
+    reader: &mut Reader<'_>,
     extra: &mut Extra,
-    key: std::borrow::Cow<'de, str>,
-) -> Result<(), A::Error> {
-    let value: JsonValue = map.next_value()?;
+    key: std::borrow::Cow<'_, str>,
+) -> Result<(), DecodeError> {
+    let value = reader.value().map_err(|e| e.at_key(&key))?;
     extra.insert(key.into_owned(), value);
     Ok(())
 }
 
-/// The error for a required member that is absent (not inlined: one copy per decoder error
-/// type, not one per member).
+/// The error for a required member that is absent (not inlined: one copy, not one per
+/// member).
+#[cold]
 #[inline(never)]
-pub fn missing<E: de::Error>(name: &'static str) -> E {
-    de::Error::missing_field(name)
+pub fn missing(name: &'static str, reader: &Reader<'_>) -> DecodeError {
+    DecodeError::missing(name, reader.offset())
 }
 
 /// The value of a required member the generated decoder has checked to be present.

@@ -4,6 +4,7 @@ use super::{
     field_names, BatchEnvelope, BatchOutcome, ChannelKind, ChannelState, Mirror, PendingAction,
     StatePatch,
 };
+use crate::protocol::decode::{from_text, DecodeError};
 use crate::protocol::{
     ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
@@ -31,24 +32,20 @@ pub enum AnyState {
 impl AnyState {
     /// Decodes a snapshot's `state` for the channel `uri`: by the URI's scheme when it is one of
     /// the spec's (`ahp-session:` ...), otherwise by the state's shape.
-    pub fn decode(uri: &str, state: &RawValue) -> Result<AnyState, serde_json::Error> {
+    pub fn decode(uri: &str, state: &RawValue) -> Result<AnyState, DecodeError> {
         let text = state.get();
         Ok(match ChannelKind::from_uri(uri) {
-            Some(ChannelKind::Root) => AnyState::Root(serde_json::from_str(text)?),
-            Some(ChannelKind::Session) => AnyState::Session(serde_json::from_str(text)?),
-            Some(ChannelKind::Terminal) => AnyState::Terminal(serde_json::from_str(text)?),
-            Some(ChannelKind::Changeset) => AnyState::Changeset(serde_json::from_str(text)?),
-            Some(ChannelKind::ResourceWatch) => {
-                AnyState::ResourceWatch(serde_json::from_str(text)?)
-            }
-            // By shape, in `SnapshotState`'s order. Not through that `#[serde(untagged)]` enum:
-            // it buffers into serde's `Content` and so instantiates every state's
-            // deserializer once more (hundreds of KiB of wasm).
-            None => serde_json::from_str(text)
+            Some(ChannelKind::Root) => AnyState::Root(from_text(text)?),
+            Some(ChannelKind::Session) => AnyState::Session(from_text(text)?),
+            Some(ChannelKind::Terminal) => AnyState::Terminal(from_text(text)?),
+            Some(ChannelKind::Changeset) => AnyState::Changeset(from_text(text)?),
+            Some(ChannelKind::ResourceWatch) => AnyState::ResourceWatch(from_text(text)?),
+            // By shape, in `SnapshotState`'s order.
+            None => from_text(text)
                 .map(AnyState::Root)
-                .or_else(|_| serde_json::from_str(text).map(AnyState::Session))
-                .or_else(|_| serde_json::from_str(text).map(AnyState::Terminal))
-                .or_else(|_| serde_json::from_str(text).map(AnyState::Changeset))?,
+                .or_else(|_| from_text(text).map(AnyState::Session))
+                .or_else(|_| from_text(text).map(AnyState::Terminal))
+                .or_else(|_| from_text(text).map(AnyState::Changeset))?,
         })
     }
 

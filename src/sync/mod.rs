@@ -42,13 +42,13 @@ pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
 pub use mirror::{BatchEnvelope, BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
 pub use patch::{describe_session, describe_terminal, PatchBuilder, PatchOp, Probe, StatePatch};
 
+use crate::protocol::decode::Decode;
 use crate::protocol::{
     ChangesetState, ChangesetStateField, ResourceWatchState, ResourceWatchStateField, RootState,
     RootStateField, SessionState, SessionStateField, StateAction, TerminalState,
     TerminalStateField,
 };
 use crate::reduce::{self, Changed, Clock, Outcome};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt;
 
@@ -95,7 +95,7 @@ impl ChannelKind {
 
 /// A channel state with its reducer: what a [`Mirror`] needs.
 pub trait ChannelState:
-    Clone + PartialEq + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+    Clone + PartialEq + fmt::Debug + Serialize + Decode + Send + Sync + 'static
 {
     /// The enum of top-level fields a reducer reports as changed.
     type Field: Copy + Into<u8> + fmt::Debug + Send + Sync + 'static;

@@ -6,12 +6,10 @@
 //! `JSON.stringify` does) within [`MAX_DEPTH`] levels, [`MAX_VALUES`] values and
 //! [`MAX_STRING_UNITS`] string characters, so a deep, cyclic or huge value is an
 //! `InvalidInputError` naming the offending path instead of a stack overflow or an
-//! out-of-memory trap; then `JSON.stringify` writes it. The text is decoded with plain
-//! `serde_json`, the one deserializer every wire type is decoded with (frames, snapshots,
-//! params): a second one (serde-wasm-bindgen's, or a path-tracking wrapper) would add a copy
-//! of every wire type's `Deserialize` to the module, about a megabyte. On failure the path of
-//! the offending value (`activeTurn.responseParts[0].kind`) is found in the text
-//! ([`json_path`](crate::protocol::json_path)).
+//! out-of-memory trap; then `JSON.stringify` writes it. The text is decoded by
+//! [`decode`](crate::protocol::decode), the one decoder every wire type has (frames, snapshots,
+//! params); a failure names the path of the offending value
+//! (`activeTurn.responseParts[0].kind`).
 //!
 //! Out: a value is written as JSON text by `serde_json` (the one `Serialize` instantiation every
 //! wire type needs anyway, for frames) and turned into plain JS values by one `JSON.parse`:
@@ -22,8 +20,7 @@
 //! with the official TypeScript reducers.
 
 use super::errors::invalid_input;
-use crate::protocol::json_path;
-use serde::de::DeserializeOwned;
+use crate::protocol::decode::{self, Decode, DecodeError};
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Error;
 use wasm_bindgen::prelude::*;
@@ -135,41 +132,36 @@ pub fn to_json_js(value: &JsValue, argument: &str) -> Result<js_sys::JsString, J
 
 /// Converts a JS value to `T` (through JSON text, see the module docs), or returns an
 /// `InvalidInputError` naming `argument` and the offending field path.
-pub fn from_js<T: DeserializeOwned>(value: &JsValue, argument: &str) -> Result<T, JsValue> {
+pub fn from_js<T: Decode>(value: &JsValue, argument: &str) -> Result<T, JsValue> {
     from_json_text(&to_json_text(value, argument)?, argument)
 }
 
 /// Decodes text from [`to_json_text`] as `T`, or returns an `InvalidInputError` naming
 /// `argument` and the offending field path.
-pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result<T, JsValue> {
+pub fn from_json_text<T: Decode>(text: &str, argument: &str) -> Result<T, JsValue> {
     decode_json_text(text, argument).map(|(value, _)| value)
 }
 
 /// [`from_json_text`], also telling whether the value is exactly what `JSON.parse(text)` gives
 /// (`false` when lone surrogates had to be replaced first).
-pub fn decode_json_text<T: DeserializeOwned>(
-    text: &str,
-    argument: &str,
-) -> Result<(T, bool), JsValue> {
-    match serde_json::from_str(text) {
+pub fn decode_json_text<T: Decode>(text: &str, argument: &str) -> Result<(T, bool), JsValue> {
+    match decode::from_text(text) {
         Ok(value) => Ok((value, true)),
         // Valid JSON from `JSON.stringify` fails to parse only for a string with a lone
-        // surrogate (escaped as `\udXXX`), which serde_json rejects: replace those by U+FFFD,
-        // as a conversion of the string would.
+        // surrogate (escaped as `\udXXX`), which is not text: replace those by U+FFFD, as a
+        // conversion of the string would.
         Err(e) if e.is_syntax() => {
             let text = replace_lone_surrogates(text);
-            let value =
-                serde_json::from_str(&text).map_err(|e| decode_error(argument, &text, &e))?;
+            let value = decode::from_text(&text).map_err(|e| decode_error(argument, &e))?;
             Ok((value, false))
         }
-        Err(e) => Err(decode_error(argument, text, &e)),
+        Err(e) => Err(decode_error(argument, &e)),
     }
 }
 
-/// The `InvalidInputError` for a failed decode of `text`.
-fn decode_error(argument: &str, text: &str, error: &serde_json::Error) -> JsValue {
-    let path = json_path::field_path(text, error).to_js_string();
-    invalid_input(argument, &path, &json_path::message_of(error))
+/// The `InvalidInputError` for a failed decode of `argument`.
+pub fn decode_error(argument: &str, error: &DecodeError) -> JsValue {
+    invalid_input(argument, &error.js_path(), error.message())
 }
 
 /// `text` (from `JSON.stringify`) with every `\u` escape of a surrogate replaced by

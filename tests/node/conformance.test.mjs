@@ -328,10 +328,10 @@ test('the path of a wrong value in a deep array, and of a wrong kind of value', 
     path: 'activeTurn.responseParts[1].content',
     message: /expected a string, got an object/,
   });
-  // The tag after other members (the buffered path): the object is named.
+  // The tag after other members (the buffered path): the member is still named.
   assertInvalid(() => sessionReducer(session(), { turnId: 'turn-1', partId: 7, type: 'session/delta', content: 'x' }), {
     argument: 'action',
-    path: '',
+    path: 'partId',
     message: /expected a string, got the number 7/,
   });
 });

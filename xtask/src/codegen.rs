@@ -801,19 +801,12 @@ impl<'a> Generator<'a> {
              #![allow(clippy::all, missing_docs)]\n\n\
              use super::manual::*;\n\
              use super::tagged::{TaggedUnion, UnknownVariant};\n\
+             use super::decode::{self, Decode, DecodeError, Reader};\n\
              use super::wire::{self, Extra, JsonObject, JsonValue};\n\
              use serde::{Deserialize, Deserializer, Serialize, Serializer};\n\
              use std::collections::BTreeMap;\n\n",
         );
         let defaultable = self.defaultable();
-        let structs: BTreeSet<&str> = self
-            .items
-            .iter()
-            .filter_map(|item| match item {
-                Item::Struct { name, .. } => Some(name.as_str()),
-                _ => None,
-            })
-            .collect();
         for item in &self.items {
             match item {
                 Item::Struct { name, doc, fields } => {
@@ -827,7 +820,7 @@ impl<'a> Generator<'a> {
                     doc,
                     tag,
                     variants,
-                } => render_tagged(&mut out, name, doc, tag, variants, &structs),
+                } => render_tagged(&mut out, name, doc, tag, variants),
                 Item::StrEnum { name, doc, values } => render_str_enum(&mut out, name, doc, values),
             }
         }
@@ -960,16 +953,14 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
     render_struct_decode(out, name, fields);
 }
 
-/// `Deserialize` through [`wire::WireStruct`] (see `protocol/wire.rs` for why not derived):
-/// one slot per field, unknown members into `extra`, required ones checked at the end.
+/// `Decode` through [`wire::WireStruct`] (see `protocol/decode`): one slot per field,
+/// unknown members into `extra`, required ones checked at the end; `Deserialize` through
+/// `Decode`.
 fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
+    render_decode_impls(out, name, "wire::decode_struct(reader)");
     let _ = writeln!(
         out,
-        "impl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        wire::deserialize_struct(deserializer)\n    }}\n}}\n"
-    );
-    let _ = writeln!(
-        out,
-        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn from_map<'de, A: serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {{"
+        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{"
     );
     for f in fields {
         let _ = writeln!(out, "        let mut {} = None;", f.rust);
@@ -979,19 +970,19 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
     let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
     let _ = writeln!(
         out,
-        "        let mut {EXTRA_FIELD} = Extra::default();\n        const KEYS: &[&str] = &[{}];\n        while let Some(__key) = wire::next_key(&mut __map)? {{\n            match wire::key_index(&__key, KEYS) {{",
+        "        let mut {EXTRA_FIELD} = Extra::default();\n        const KEYS: &[&str] = &[{}];\n        while let Some(key) = reader.next_key()? {{\n            match wire::key_index(&key, KEYS) {{",
         names.join(", ")
     );
     for (i, f) in fields.iter().enumerate() {
         let _ = writeln!(
             out,
-            "                {i} => wire::field(&mut __map, &mut {}, {:?})?,",
+            "                {i} => wire::field(reader, &mut {}, {:?})?,",
             f.rust, f.wire
         );
     }
     let _ = writeln!(
         out,
-        "                _ => wire::unknown(&mut __map, &mut {EXTRA_FIELD}, __key)?,\n            }}\n        }}"
+        "                _ => wire::unknown(reader, &mut {EXTRA_FIELD}, key)?,\n            }}\n        }}"
     );
     // Every required member is checked before any slot is moved, so all early returns drop the
     // same slots: one cleanup path, not one per required member (which grows with the square
@@ -1000,7 +991,7 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
     for f in fields.iter().filter(|f| is_required(f)) {
         let _ = writeln!(
             out,
-            "        if {}.is_none() {{\n            return Err(wire::missing({:?}));\n        }}",
+            "        if {}.is_none() {{\n            return Err(wire::missing({:?}, reader));\n        }}",
             f.rust, f.wire
         );
     }
@@ -1018,6 +1009,15 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
         }
     }
     let _ = writeln!(out, "            {EXTRA_FIELD},\n        }})\n    }}\n}}\n");
+}
+
+/// `Decode` by `body` (over `reader`), and `Deserialize` through it.
+fn render_decode_impls(out: &mut String, name: &str, body: &str) {
+    let _ = writeln!(
+        out,
+        "impl Decode for {name} {{\n    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        {body}\n    }}\n}}\n\n\
+         impl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        decode::deserialize(deserializer)\n    }}\n}}\n"
+    );
 }
 
 fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
@@ -1071,14 +1071,7 @@ fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
     let _ = writeln!(out, "        }}\n    }}\n}}\n");
 }
 
-fn render_tagged(
-    out: &mut String,
-    name: &str,
-    doc: &str,
-    tag: &str,
-    variants: &[Variant],
-    structs: &BTreeSet<&str>,
-) {
+fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &[Variant]) {
     render_doc(out, "", doc);
     let _ = write!(
         out,
@@ -1109,7 +1102,7 @@ fn render_tagged(
     }
     let _ = writeln!(
         out,
-        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn deserialize_variant<'de, A: serde::de::MapAccess<'de>>(tag: &str, rest: A) -> Result<Self, A::Error> {{\n        const TAGS: &[&str] = &[{}];\n        Ok(match wire::key_index(tag, TAGS) {{",
+        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        const TAGS: &[&str] = &[{}];\n        Ok(match wire::key_index(tag, TAGS) {{",
         variants
             .iter()
             .map(|v| format!("{:?}", v.wire))
@@ -1117,14 +1110,10 @@ fn render_tagged(
             .join(", ")
     );
     for (i, v) in variants.iter().enumerate() {
-        let parse = if structs.contains(v.payload.as_str()) {
-            format!("<{} as wire::WireStruct>::from_map(rest)?", v.payload)
-        } else {
-            format!(
-                "{}::deserialize(serde::de::value::MapAccessDeserializer::new(rest))?",
-                v.payload
-            )
-        };
+        let parse = format!(
+            "<{} as wire::WireStruct>::decode_members(reader)?",
+            v.payload
+        );
         let parse = if v.boxed {
             format!("Box::new({parse})")
         } else {
@@ -1134,8 +1123,9 @@ fn render_tagged(
     }
     let _ = writeln!(
         out,
-        "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, rest)?),\n        }})\n    }}\n}}\n\nimpl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        super::tagged::deserialize(deserializer)\n    }}\n}}\n"
+        "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),\n        }})\n    }}\n}}\n"
     );
+    render_decode_impls(out, name, "super::tagged::decode(reader)");
 }
 
 fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
@@ -1170,8 +1160,9 @@ fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
     }
     let _ = writeln!(
         out,
-        "            _ => Self::Other(s.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n\nimpl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        wire::deserialize_str_enum(deserializer, Self::from_wire)\n    }}\n}}\n"
+        "            _ => Self::Other(s.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n"
     );
+    render_decode_impls(out, name, "wire::decode_str_enum(reader, Self::from_wire)");
 }
 
 /// A name -> round-trip function table so tests can exercise every generated type by name.

@@ -140,17 +140,17 @@ impl<'a> Scan<'a> {
                     .map(std::borrow::Cow::Borrowed)
             }
             b'\\' => {
-                // Rare in streamed text: find the end, then let serde_json unescape and check.
+                // Rare in streamed text: find the end, then let the decoder unescape and check.
                 let mut i = start + 1 + stop;
                 loop {
                     match *bytes.get(i)? {
                         b'"' => break,
-                        b'\\' => i += 2, // the escaped character: validated by serde_json
+                        b'\\' => i += 2, // the escaped character: validated by the decoder
                         _ => i += 1,
                     }
                 }
                 self.at = i + 1;
-                serde_json::from_str::<String>(self.text.get(start..=i)?)
+                crate::protocol::decode::from_text::<String>(self.text.get(start..=i)?)
                     .ok()
                     .map(std::borrow::Cow::Owned)
             }

@@ -6,7 +6,7 @@ use super::requests::Purpose;
 use super::{ConnectionState, DropReason, Engine, PendingPolicy};
 use crate::client::Error;
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, ROOT_CHANNEL};
-use crate::protocol::{errors, ActionEnvelope, InitializeParams, ReconnectParams};
+use crate::protocol::{decode, errors, ActionEnvelope, InitializeParams, ReconnectParams};
 use crate::reduce::FixedClock;
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
@@ -38,11 +38,24 @@ struct ReconnectKind {
     kind: String,
 }
 
+/// A replay reconnect result; each envelope is decoded by its own decoder, not through serde.
 #[derive(Deserialize)]
 struct Replay {
-    actions: Vec<ActionEnvelope>,
+    actions: Vec<Box<RawValue>>,
     #[serde(default)]
     missing: Vec<String>,
+}
+
+/// The envelopes and missing channels of a replay reconnect result.
+fn decode_replay(text: &str) -> Result<(Vec<ActionEnvelope>, Vec<String>), String> {
+    let replay = serde_json::from_str::<Replay>(text).map_err(|e| e.to_string())?;
+    let actions = replay
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| decode::from_text(raw.get()).map_err(|e| format!("actions[{i}]: {e}")))
+        .collect::<Result<_, _>>()?;
+    Ok((actions, replay.missing))
 }
 
 impl Engine {
@@ -161,12 +174,16 @@ impl Engine {
             // The server cannot resume us (e.g. it restarted): start over, keeping our channels.
             Err(_) => return self.send_initialize(self.subscriptions(), true, now),
         };
-        let parsed = serde_json::from_str::<ReconnectKind>(raw.get()).and_then(|k| {
-            Ok(match k.kind.as_str() {
-                "snapshot" => Err(serde_json::from_str::<Snapshots>(raw.get())?.snapshots),
-                _ => Ok(serde_json::from_str::<Replay>(raw.get())?),
-            })
-        });
+        let parsed = serde_json::from_str::<ReconnectKind>(raw.get())
+            .map_err(|e| e.to_string())
+            .and_then(|k| {
+                Ok(match k.kind.as_str() {
+                    "snapshot" => Err(serde_json::from_str::<Snapshots>(raw.get())
+                        .map_err(|e| e.to_string())?
+                        .snapshots),
+                    _ => Ok(decode_replay(raw.get())?),
+                })
+            });
         match parsed {
             Ok(Ok(replay)) => self.adopt_replay(replay, now),
             Ok(Err(snapshots)) => self.adopt_snapshots(snapshots, now),
@@ -191,12 +208,13 @@ impl Engine {
 
     /// The server replayed what we missed: apply it (own echoes resolve pending actions), drop
     /// the channels it cannot resume, then apply the pending policy.
-    fn adopt_replay(&mut self, replay: Replay, now: f64) {
-        for channel in replay.missing {
+    fn adopt_replay(&mut self, replay: (Vec<ActionEnvelope>, Vec<String>), now: f64) {
+        let (actions, missing) = replay;
+        for channel in missing {
             self.lose_channel(&channel, "the server cannot resume this channel", now);
         }
         let mut batch = Batch::default();
-        for envelope in replay.actions {
+        for envelope in actions {
             self.route_envelope(envelope, &mut batch);
         }
         self.flush_batch(&mut batch, now);

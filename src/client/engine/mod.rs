@@ -641,7 +641,7 @@ impl Engine {
 
 /// Decodes a response's raw result as a command's result type.
 pub fn decode_result<C: Command>(raw: &RawValue) -> Result<C::Result, Error> {
-    serde_json::from_str(raw.get()).map_err(|e| Error::InvalidResponse {
+    crate::protocol::decode::from_text(raw.get()).map_err(|e| Error::InvalidResponse {
         method: C::METHOD.to_string(),
         message: e.to_string(),
     })

@@ -5,7 +5,7 @@
 
 use super::client::AhpClient;
 use super::driver::Decode;
-use crate::protocol::json_path;
+use crate::protocol::decode::{self, DecodeError};
 use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
 use crate::wasm::convert::check_limits;
 use crate::wasm::errors::invalid_input;
@@ -15,12 +15,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// Checks params text against one command's params type.
-type ParamsCheck = fn(&str) -> Result<(), serde_json::Error>;
+type ParamsCheck = fn(&str) -> Result<(), DecodeError>;
 
 /// The [`ParamsCheck`] of command `C`: the only code instantiated per command, so each
 /// method's binding stays a call of the shared, non-generic [`AhpClient::command`].
-fn check_params<C: Command>(text: &str) -> Result<(), serde_json::Error> {
-    serde_json::from_str::<C::Params>(text).map(drop)
+fn check_params<C: Command>(text: &str) -> Result<(), DecodeError> {
+    decode::from_text::<C::Params>(text).map(drop)
 }
 
 impl AhpClient {
@@ -35,9 +35,9 @@ impl AhpClient {
     /// Sends `method` with params from JavaScript (`root`: whether the root channel is filled
     /// in when absent).
     ///
-    /// Params go out as JSON text checked against the command's params type with serde_json
-    /// (one deserializer per type; converting them to Rust values with a second deserializer
-    /// and serializing them again would about double the module's size).
+    /// Params go out as JSON text checked against the command's params type (its decoder;
+    /// converting them to Rust values and serializing them again would take every params
+    /// type's serializer too).
     #[inline(never)]
     fn command(
         &self,
@@ -77,16 +77,14 @@ fn params_text(check: ParamsCheck, params: &JsValue, root: bool) -> Result<Box<R
         .ok()
         .and_then(|t| t.as_string())
         .ok_or_else(|| invalid_input("params", "", "not JSON data"))?;
-    // The path of a failure is found in the text (`json_path`), and the message quotes the
-    // JSON around the offending value.
+    // The message quotes the JSON around the offending value.
     if let Err(e) = check(&text) {
-        let message = json_path::message_of(&e);
-        let end = e.column().min(text.len());
+        let end = e.offset().min(text.len());
         let near = &text[floor_boundary(&text, end.saturating_sub(40))..floor_boundary(&text, end)];
         return Err(invalid_input(
             "params",
-            &json_path::field_path(&text, &e).to_js_string(),
-            &format!("{message} (near `{near}`)"),
+            &e.js_path(),
+            &format!("{} (near `{near}`)", e.message()),
         ));
     }
     RawValue::from_string(text).map_err(|e| invalid_input("params", "", &e.to_string()))

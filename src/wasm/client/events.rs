@@ -241,7 +241,7 @@ pub fn to_json(value: &JsValue) -> Result<JsonValue, String> {
         .map_err(|e| super::transport::describe(&e))?
         .as_string()
         .ok_or_else(|| "not serializable".to_string())?;
-    serde_json::from_str(&text).map_err(|e| e.to_string())
+    crate::protocol::decode::from_text(&text).map_err(|e| e.to_string())
 }
 
 /// The JSON-RPC error for what a server-request handler threw: its numeric `code` (and
