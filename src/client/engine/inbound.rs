@@ -5,6 +5,7 @@ use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
 use super::requests::Purpose;
 use super::{ConnectionState, DropReason, Engine};
 use crate::client::Error;
+use crate::protocol::decode::{Decode, Reader};
 use crate::protocol::errors;
 use crate::protocol::jsonrpc::{self, decode_params, Command, ErrorObject, Incoming, RequestId};
 use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
@@ -91,9 +92,9 @@ pub(super) fn canonical_action(
         return None;
     }
     *spare = Some(envelope);
-    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<ActionEnvelope>();
-    let envelope = values.next()?.ok()?;
-    (rest[values.byte_offset()..].trim() == "}").then_some(envelope)
+    let mut reader = Reader::new(rest);
+    let envelope = ActionEnvelope::decode(&mut reader).ok()?;
+    (rest[reader.offset()..].trim() == "}").then_some(envelope)
 }
 
 impl Engine {
