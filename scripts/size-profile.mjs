@@ -99,7 +99,7 @@ const percent = (n) => ((100 * n) / total).toFixed(1).padStart(5) + '%';
 
 /** The groups a reader can act on; the first pattern a name matches wins. */
 const GROUPS = [
-  ['Deserialize of wire types (derived or generated)', /(as serde(_core)?::de::Deserialize>|Visitor>::visit_|::de::|__FieldVisitor|DeserializeSeed|WireStruct>::from_map|wire::field)/],
+  ['decoding of wire types (protocol::decode, generated decoders, serde adapters)', /(protocol::decode::|protocol::tagged::decode|Decode>::decode|WireStruct>::decode_members|wire::(field|unknown|missing|duplicate|decode_)|UnknownVariant>::from_rest|as serde(_core)?::de::Deserialize>|Visitor>::visit_|::de::|__FieldVisitor|DeserializeSeed)/],
   ['serde_json (parser, writer, Value)', /serde_json::/],
   ['Serialize of wire types', /(as serde(_core)?::ser::Serialize>|Serialize for|::ser::|SerializeStruct|SerializeMap)/],
   ['Clone / PartialEq / Drop', /(as core::clone::Clone>|as core::cmp::PartialEq>|drop_in_place|clone_field_from)/],
