@@ -344,14 +344,14 @@ pub enum ReconnectResult {
 /// The first shape the value decodes as, as serde's `untagged` would.
 impl Decode for ReconnectResult {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let start = reader.offset();
-        let text = reader.raw_value()?;
-        decode::from_text(text)
-            .map(ReconnectResult::Replay)
-            .or_else(|_| decode::from_text(text).map(ReconnectResult::Snapshot))
-            .map_err(|_| {
-                DecodeError::new("expected a replay or a snapshot reconnect result", start)
-            })
+        decode::first_fitting(
+            reader,
+            &[
+                |text| decode::from_text(text).ok().map(ReconnectResult::Replay),
+                |text| decode::from_text(text).ok().map(ReconnectResult::Snapshot),
+            ],
+            "a replay or a snapshot reconnect result",
+        )
     }
 }
 

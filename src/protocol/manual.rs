@@ -445,19 +445,16 @@ pub enum SnapshotState {
 /// should be; this is for a snapshot read on its own).
 impl Decode for SnapshotState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let start = reader.offset();
-        let text = reader.raw_value()?;
-        decode::from_text(text)
-            .map(SnapshotState::Root)
-            .or_else(|_| decode::from_text(text).map(SnapshotState::Session))
-            .or_else(|_| decode::from_text(text).map(SnapshotState::Terminal))
-            .or_else(|_| decode::from_text(text).map(SnapshotState::Changeset))
-            .map_err(|_| {
-                DecodeError::new(
-                    "expected a root, session, terminal or changeset state",
-                    start,
-                )
-            })
+        decode::first_fitting(
+            reader,
+            &[
+                |text| decode::from_text(text).ok().map(SnapshotState::Root),
+                |text| decode::from_text(text).ok().map(SnapshotState::Session),
+                |text| decode::from_text(text).ok().map(SnapshotState::Terminal),
+                |text| decode::from_text(text).ok().map(SnapshotState::Changeset),
+            ],
+            "a root, session, terminal or changeset state",
+        )
     }
 }
 

@@ -60,6 +60,21 @@ pub fn deserialize<'de, D: serde::Deserializer<'de>, T: Decode>(
     from_text(&super::wire::json_text(&value)).map_err(serde::de::Error::custom)
 }
 
+/// Decodes the next value as the first of `shapes` it fits, as serde's `untagged` does; else
+/// an error saying it `expected` one of them.
+pub(crate) fn first_fitting<T>(
+    reader: &mut Reader<'_>,
+    shapes: &[fn(&str) -> Option<T>],
+    expected: &str,
+) -> Result<T, DecodeError> {
+    let start = reader.offset();
+    let text = reader.raw_value()?;
+    shapes
+        .iter()
+        .find_map(|shape| shape(text))
+        .ok_or_else(|| DecodeError::new(format!("expected {expected}"), start))
+}
+
 /// How a message names a value it did not expect: `the number 5`, `the string "x"`, `an
 /// object`, ...
 pub(crate) fn got(value: &JsonValue) -> String {

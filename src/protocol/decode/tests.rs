@@ -426,3 +426,31 @@ proptest! {
         prop_assert_eq!(ours, from_value);
     }
 }
+
+#[test]
+fn untagged_shapes_take_the_first_that_fits() {
+    use crate::protocol::jsonrpc::ReconnectResult;
+    use crate::protocol::SnapshotState;
+    let session = json!({
+        "summary": {"resource": "ahp-session:/s", "provider": "p", "title": "t",
+            "status": 1, "createdAt": 1, "modifiedAt": 2},
+        "lifecycle": "ready", "turns": []
+    });
+    let decoded = from_text::<SnapshotState>(&session.to_string()).unwrap();
+    assert!(matches!(decoded, SnapshotState::Session(_)), "{decoded:?}");
+    let error = from_text::<SnapshotState>("[1]").unwrap_err();
+    assert_eq!(
+        error.message(),
+        "expected a root, session, terminal or changeset state"
+    );
+    let replay = json!({"type": "replay", "actions": [], "missing": []}).to_string();
+    assert!(matches!(
+        from_text::<ReconnectResult>(&replay).unwrap(),
+        ReconnectResult::Replay(_)
+    ));
+    let error = from_text::<ReconnectResult>(r#"{"type": "replay"}"#).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "expected a replay or a snapshot reconnect result"
+    );
+}
