@@ -15,10 +15,10 @@ use ahp_host::security::json_depth_within;
 use ahp_wasm::client::engine::fast_path;
 use ahp_wasm::protocol::decode::Decode;
 use ahp_wasm::protocol::jsonrpc::{self, decode_params, Command, Incoming, RequestId};
+use ahp_wasm::protocol::RawJson;
 use ahp_wasm::protocol::{errors, ActionEnvelope, DispatchActionParams, UnsubscribeParams};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::fmt::Debug;
 
@@ -213,11 +213,11 @@ fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(value: &T) {
 }
 
 fn check_params<T: Serialize + Decode + DeserializeOwned + PartialEq + Debug>(
-    params: Option<&RawValue>,
+    params: Option<RawJson<'_>>,
 ) {
     let decoded = decode_params::<T>(params);
     // Through serde: `serde_json`'s own parse into a `Value`, then the decoder on its text.
-    let plain = serde_json::from_str::<T>(params.map_or("null", RawValue::get));
+    let plain = serde_json::from_str::<T>(params.map_or("null", RawJson::get));
     match (decoded, plain) {
         (Ok(a), Ok(b)) => {
             assert_eq!(a, b);
@@ -231,7 +231,7 @@ fn check_params<T: Serialize + Decode + DeserializeOwned + PartialEq + Debug>(
     }
 }
 
-fn check_command<C: Command>(params: Option<&RawValue>)
+fn check_command<C: Command>(params: Option<RawJson<'_>>)
 where
     C::Params: PartialEq + Debug,
 {
@@ -239,7 +239,7 @@ where
 }
 
 /// Every params type the host or the engine decodes from a peer.
-fn check_all_params(params: Option<&RawValue>) {
+fn check_all_params(params: Option<RawJson<'_>>) {
     use jsonrpc::*;
     check_params::<DispatchActionParams>(params);
     check_params::<UnsubscribeParams>(params);

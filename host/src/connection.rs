@@ -22,11 +22,11 @@ use ahp_wasm::protocol::{
     ResourceMkdirParams, ResourceMoveParams, ResourceReadParams, ResourceRequestParams,
     ResourceResolveParams, ResourceWriteParams, UnsubscribeParams,
 };
+use ahp_wasm::protocol::{RawJson, RawJsonBuf};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use bytes::Bytes;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::value::RawValue;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -316,9 +316,14 @@ impl Reader<'_> {
         }
     }
 
-    async fn on_request(&mut self, id: RequestId, method: &str, params: Option<&RawValue>) -> bool {
+    async fn on_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<RawJson<'_>>,
+    ) -> bool {
         fn typed<T: ahp_wasm::protocol::decode::Decode>(
-            params: Option<&RawValue>,
+            params: Option<RawJson<'_>>,
             wrap: fn(T) -> Request,
         ) -> Result<Request, ErrorObject> {
             decode_params::<T>(params).map(wrap)
@@ -402,7 +407,7 @@ impl Reader<'_> {
         }
     }
 
-    async fn on_notification(&mut self, method: &str, params: Option<&RawValue>) -> bool {
+    async fn on_notification(&mut self, method: &str, params: Option<RawJson<'_>>) -> bool {
         let conn = self.conn;
         match method {
             methods::DISPATCH_ACTION => {
@@ -438,7 +443,7 @@ impl Reader<'_> {
     }
 
     /// The `resource*` commands run here, off the hub, on the blocking pool.
-    async fn resource(&mut self, id: RequestId, method: &str, params: Option<&RawValue>) -> bool {
+    async fn resource(&mut self, id: RequestId, method: &str, params: Option<RawJson<'_>>) -> bool {
         let job = match sandbox_job(method, params) {
             Ok(job) => job,
             Err(e) => return self.reply_error(Some(&id), e),
@@ -461,7 +466,7 @@ impl Reader<'_> {
             }
         }
         match outcome {
-            Ok(json) => match RawValue::from_string(json) {
+            Ok(json) => match RawJsonBuf::from_string(json) {
                 Ok(raw) => self.reply(result_text(&id, &raw)),
                 Err(_) => self.reply_error(
                     Some(&id),
@@ -518,9 +523,9 @@ on_root!(
 );
 
 /// Decodes the params of the sandbox command `method` (one of [`SANDBOX_METHODS`]).
-fn sandbox_job(method: &str, params: Option<&RawValue>) -> Result<SandboxJob, ErrorObject> {
+fn sandbox_job(method: &str, params: Option<RawJson<'_>>) -> Result<SandboxJob, ErrorObject> {
     fn job<C: Command>(
-        params: Option<&RawValue>,
+        params: Option<RawJson<'_>>,
         run: fn(&Sandbox, &C::Params) -> Result<C::Result, ErrorObject>,
     ) -> Result<SandboxJob, ErrorObject>
     where
@@ -555,7 +560,7 @@ fn sandbox_job(method: &str, params: Option<&RawValue>) -> Result<SandboxJob, Er
 }
 
 /// The paths a file command that changes the tree names (none for the others).
-fn touched_paths(method: &str, params: Option<&RawValue>) -> Vec<std::path::PathBuf> {
+fn touched_paths(method: &str, params: Option<RawJson<'_>>) -> Vec<std::path::PathBuf> {
     let changes = [
         ResourceWrite::METHOD,
         ResourceCopy::METHOD,
@@ -583,7 +588,7 @@ fn mcp_channel_message(
     conn: ConnId,
     id: Option<&RequestId>,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<RawJson<'_>>,
 ) -> Option<Box<ChannelMessage>> {
     let raw = params?;
     let Ok(serde_json::Value::Object(mut params)) = serde_json::from_str(raw.get()) else {
@@ -606,7 +611,7 @@ fn mcp_channel_message(
 
 /// The `clientSecret` a handshake presents beside the protocol's params (an `ahp-host`
 /// extension; see `hub/identity.rs`).
-fn client_secret(params: Option<&RawValue>) -> Option<String> {
+fn client_secret(params: Option<RawJson<'_>>) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Presented {
         #[serde(rename = "clientSecret")]

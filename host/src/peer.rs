@@ -9,8 +9,8 @@
 
 use crate::hub::{ConnHandle, ConnId};
 use ahp_wasm::protocol::jsonrpc::{self, ErrorObject, RequestId};
+use ahp_wasm::protocol::RawJson;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -114,7 +114,7 @@ impl PeerRequests {
         &self,
         conn: ConnId,
         id: Option<&RequestId>,
-        outcome: Result<&RawValue, ErrorObject>,
+        outcome: Result<RawJson<'_>, ErrorObject>,
     ) {
         let Some(RequestId::Number(id)) = id else {
             return;

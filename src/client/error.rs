@@ -132,7 +132,8 @@ impl fmt::Display for Error {
             },
             Error::Timeout { method, timeout_ms } => write!(
                 f,
-                "`{method}` got no response within {timeout_ms} ms (requestTimeoutMs)"
+                "`{method}` got no response within {} ms (requestTimeoutMs)",
+                Millis(*timeout_ms)
             ),
             Error::Transport { kind, message } => {
                 write!(f, "transport error ({}): {message}", kind.name())
@@ -167,8 +168,49 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Milliseconds as `f64`'s `Display` writes them (`1500`, `2.5`), to a thousandth, without
+/// linking the float formatter into the wasm module (16 KB of code for this one message).
+struct Millis(f64);
+
+impl fmt::Display for Millis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Saturating casts: a huge value writes `i64::MAX`, NaN `0`.
+        let mut whole = self.0.trunc() as i64;
+        let mut fraction = ((self.0 - self.0.trunc()).abs() * 1000.0).round() as i64;
+        if fraction == 1000 {
+            (whole, fraction) = (whole.saturating_add(self.0.signum() as i64), 0);
+        }
+        let sign = if self.0 < 0.0 && whole == 0 && fraction > 0 {
+            "-"
+        } else {
+            ""
+        };
+        if fraction == 0 {
+            return write!(f, "{sign}{whole}");
+        }
+        let digits = format!("{fraction:03}");
+        write!(f, "{sign}{whole}.{}", digits.trim_end_matches('0'))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn milliseconds_read_as_numbers_do() {
+        use super::Millis;
+        for (ms, text) in [
+            (30000.0, "30000"),
+            (1.0, "1"),
+            (2.5, "2.5"),
+            (0.25, "0.25"),
+            (-0.5, "-0.5"),
+            (1.9996, "2"),
+            (1.0e30, "9223372036854775807"),
+        ] {
+            assert_eq!(Millis(ms).to_string(), text, "{ms}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -5,11 +5,11 @@
 //! method decodes them with the right type), so a malformed or unknown message can be answered
 //! with a precise error instead of dropping the connection.
 
-use super::decode::{self, Decode, DecodeError, Reader};
+use super::decode::{self, decode_object, Decode, DecodeError, Expected, Reader, Token};
 use super::wire::JsonValue;
+use super::RawJson;
 use super::*;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use std::fmt;
 
 /// The `jsonrpc` member of every message.
@@ -109,6 +109,19 @@ pub fn request_text<P: Serialize>(id: RequestId, method: &str, params: &P) -> St
     })
 }
 
+/// A request frame with params that are JSON text already.
+pub fn request_text_json(id: RequestId, method: &str, params: RawJson<'_>) -> String {
+    let head = to_text(&Request {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        method,
+        params: &(),
+    });
+    // `...,"params":null}` with the params' text in place of `null`.
+    let head = head.strip_suffix("null}").unwrap_or(&head);
+    format!("{head}{}}}", params.get())
+}
+
 /// Serializes a notification frame.
 pub fn notification_text<P: Serialize>(method: &str, params: &P) -> String {
     to_text(&Notification {
@@ -155,21 +168,21 @@ pub enum Incoming<'a> {
         /// The method name.
         method: &'a str,
         /// Raw params, if any.
-        params: Option<&'a RawValue>,
+        params: Option<RawJson<'a>>,
     },
     /// A notification.
     Notification {
         /// The method name.
         method: &'a str,
         /// Raw params, if any.
-        params: Option<&'a RawValue>,
+        params: Option<RawJson<'a>>,
     },
     /// A response to one of our requests.
     Response {
         /// The id of our request (`None` if the peer could not parse it).
         id: Option<RequestId>,
         /// `Ok(raw result)` or the error object.
-        outcome: Result<&'a RawValue, ErrorObject>,
+        outcome: Result<RawJson<'a>, ErrorObject>,
     },
 }
 
@@ -192,61 +205,119 @@ impl fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
-#[derive(Deserialize)]
+/// The members of a message, as read; checked by [`Incoming::parse`].
+#[derive(Default)]
 struct RawMessage<'a> {
-    #[serde(default, borrow)]
     jsonrpc: Option<&'a str>,
-    #[serde(default)]
-    id: Option<JsonValue>,
-    /// Borrowed: a method name with JSON escapes fails to parse (no AHP method has one).
-    #[serde(default, borrow)]
+    id: Option<RawJson<'a>>,
     method: Option<&'a str>,
-    #[serde(default, borrow)]
-    params: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(default)]
-    error: Option<ErrorObject>,
+    params: Option<RawJson<'a>>,
+    result: Option<RawJson<'a>>,
+    error: Option<RawJson<'a>>,
 }
 
-/// Just the `id` of a message whose other members do not decode.
-#[derive(Deserialize)]
-struct IdOnly {
-    #[serde(default)]
-    id: Option<RequestId>,
+impl<'a> RawMessage<'a> {
+    /// Reads the members of the object in `text` (others are checked and skipped).
+    fn read(text: &'a str) -> Result<Self, DecodeError> {
+        let mut reader = Reader::new(text);
+        let mut message = RawMessage::default();
+        reader.begin_object(Expected::Words("a JSON-RPC message (an object)"))?;
+        while let Some(key) = reader.next_key()? {
+            let member = match &*key {
+                "jsonrpc" => borrowed_str(&mut reader).map(|s| message.jsonrpc = Some(s)),
+                // Borrowed: a method name with JSON escapes is refused (no AHP method has one).
+                "method" => borrowed_str(&mut reader).map(|s| message.method = Some(s)),
+                "id" => raw(&mut reader).map(|r| message.id = r),
+                "params" => raw(&mut reader).map(|r| message.params = r),
+                "result" => raw(&mut reader).map(|r| message.result = r),
+                "error" => raw(&mut reader).map(|r| message.error = r),
+                _ => reader.skip_value(),
+            };
+            member.map_err(|e| e.at_key(&key))?;
+        }
+        reader.finish()?;
+        Ok(message)
+    }
 }
+
+/// A string member without escapes, borrowed from the frame.
+fn borrowed_str<'a>(reader: &mut Reader<'a>) -> Result<&'a str, DecodeError> {
+    let start = reader.offset();
+    match reader.str()? {
+        std::borrow::Cow::Borrowed(s) => Ok(s),
+        std::borrow::Cow::Owned(_) => Err(DecodeError::new("a string with escapes", start)),
+    }
+}
+
+/// A member's raw value; `null` counts as absent (as `Option`'s serde default did).
+fn raw<'a>(reader: &mut Reader<'a>) -> Result<Option<RawJson<'a>>, DecodeError> {
+    if reader.null()? {
+        return Ok(None);
+    }
+    reader
+        .raw_value()
+        .map(|text| Some(RawJson::from_checked(text)))
+}
+
+/// The `id` of a message whose other members do not decode, when it has a valid one.
+fn id_only(text: &str) -> Option<RequestId> {
+    let mut reader = Reader::new(text);
+    reader.begin_object(Expected::Object).ok()?;
+    let mut id = None;
+    while let Some(key) = reader.next_key().ok()? {
+        if key == "id" {
+            id = raw(&mut reader).ok()?;
+        } else {
+            reader.skip_value().ok()?;
+        }
+    }
+    reader.finish().ok()?;
+    id?.decode().ok()
+}
+
+impl Decode for RequestId {
+    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        match reader.peek()? {
+            Token::Number => reader.signed().map(RequestId::Number),
+            Token::String => String::decode(reader).map(RequestId::String),
+            _ => Err(reader.mismatch(Expected::Words("a number or a string"))),
+        }
+    }
+}
+
+decode_object!(ErrorObject {
+    code: "code",
+    message: "message",
+    data: "data" = None,
+});
 
 impl<'a> Incoming<'a> {
     /// Classifies one frame; the result borrows from `text`.
     pub fn parse(text: &'a str) -> Result<Incoming<'a>, FrameError> {
-        let raw: RawMessage<'a> = serde_json::from_str(text).map_err(|e| {
-            if e.is_data() {
-                FrameError {
-                    code: errors::INVALID_REQUEST,
-                    message: format!("not a JSON-RPC message: {e}"),
-                    // Valid JSON with a bad member (e.g. a non-string `method`): the error
-                    // still answers the request's id when that one is valid.
-                    id: serde_json::from_str::<IdOnly>(text).ok().and_then(|m| m.id),
-                }
-            } else {
+        let raw = RawMessage::read(text).map_err(|e| {
+            if e.is_syntax() {
                 FrameError {
                     code: errors::PARSE_ERROR,
                     message: format!("invalid JSON: {e}"),
                     id: None,
                 }
+            } else {
+                FrameError {
+                    code: errors::INVALID_REQUEST,
+                    message: format!("not a JSON-RPC message: {e}"),
+                    // Valid JSON with a bad member (e.g. a non-string `method`): the error
+                    // still answers the request's id when that one is valid.
+                    id: id_only(text),
+                }
             }
         })?;
         let id = match raw.id {
-            None | Some(JsonValue::Null) => None,
-            Some(value) => {
-                Some(
-                    serde_json::from_value::<RequestId>(value).map_err(|_| FrameError {
-                        code: errors::INVALID_REQUEST,
-                        message: "`id` must be a number or a string".into(),
-                        id: None,
-                    })?,
-                )
-            }
+            None => None,
+            Some(value) => Some(value.decode::<RequestId>().map_err(|_| FrameError {
+                code: errors::INVALID_REQUEST,
+                message: "`id` must be a number or a string".into(),
+                id: None,
+            })?),
         };
         let invalid = |message: &str, id: Option<RequestId>| FrameError {
             code: errors::INVALID_REQUEST,
@@ -256,7 +327,14 @@ impl<'a> Incoming<'a> {
         if raw.jsonrpc != Some(JSONRPC_VERSION) {
             return Err(invalid("`jsonrpc` must be \"2.0\"", id));
         }
-        match (raw.method, raw.result, raw.error) {
+        let error = match raw.error.map(RawJson::decode::<ErrorObject>).transpose() {
+            Ok(error) => error,
+            Err(e) => {
+                let message = format!("not a JSON-RPC message: {e} (in `error`)");
+                return Err(invalid(&message, id));
+            }
+        };
+        match (raw.method, raw.result, error) {
             (Some(method), None, None) => Ok(match id {
                 Some(id) => Incoming::Request {
                     id,
@@ -285,8 +363,8 @@ impl<'a> Incoming<'a> {
 }
 
 /// Decodes raw params (absent params decode as `null`), naming the offending field on failure.
-pub fn decode_params<T: Decode>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
-    let text = params.map_or("null", RawValue::get);
+pub fn decode_params<T: Decode>(params: Option<RawJson<'_>>) -> Result<T, ErrorObject> {
+    let text = params.map_or("null", RawJson::get);
     decode::from_text(text).map_err(|e| {
         let path = e.path();
         let message = if path.is_root() {
@@ -516,11 +594,9 @@ mod tests {
 
     #[test]
     fn decode_params_names_the_field() {
-        let raw = RawValue::from_string(
-            r#"{"channel":"ahp-root://","clientSeq":"one","action":{}}"#.into(),
-        )
-        .unwrap();
-        let e = decode_params::<DispatchActionParams>(Some(&raw)).unwrap_err();
+        let raw = RawJson::from_text(r#"{"channel":"ahp-root://","clientSeq":"one","action":{}}"#)
+            .unwrap();
+        let e = decode_params::<DispatchActionParams>(Some(raw)).unwrap_err();
         assert_eq!(e.code, errors::INVALID_PARAMS);
         assert!(e.message.contains("clientSeq"), "{}", e.message);
     }
@@ -548,6 +624,20 @@ mod tests {
             assert_eq!(command.params, format!("{pascal}Params"));
             assert_eq!(command.rust_name, snake);
         }
+    }
+
+    #[test]
+    fn a_request_with_json_params_is_the_same_frame() {
+        let params = serde_json::json!({"channel": ROOT_CHANNEL, "x": [1, "\"q\""]});
+        let text = params.to_string();
+        assert_eq!(
+            request_text_json(
+                RequestId::Number(3),
+                "ping",
+                RawJson::from_text(&text).unwrap()
+            ),
+            request_text(RequestId::Number(3), "ping", &params)
+        );
     }
 
     #[test]

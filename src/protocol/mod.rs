@@ -12,11 +12,13 @@ mod generated;
 pub mod json_path;
 pub mod jsonrpc;
 mod manual;
+mod raw;
 pub mod tagged;
 pub mod wire;
 
 pub use generated::*;
 pub use manual::*;
+pub use raw::{RawJson, RawJsonBuf};
 pub use wire::{Extra, JsonObject, JsonValue};
 
 /// The protocol version this crate implements.

@@ -5,12 +5,12 @@ use super::{
     StatePatch,
 };
 use crate::protocol::decode::{from_text, DecodeError};
+use crate::protocol::RawJson;
 use crate::protocol::{
     ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
 use crate::reduce::{Changed, Clock, Outcome};
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 /// The state of a channel of any kind.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,7 +32,7 @@ pub enum AnyState {
 impl AnyState {
     /// Decodes a snapshot's `state` for the channel `uri`: by the URI's scheme when it is one of
     /// the spec's (`ahp-session:` ...), otherwise by the state's shape.
-    pub fn decode(uri: &str, state: &RawValue) -> Result<AnyState, DecodeError> {
+    pub fn decode(uri: &str, state: RawJson<'_>) -> Result<AnyState, DecodeError> {
         let text = state.get();
         Ok(match ChannelKind::from_uri(uri) {
             Some(ChannelKind::Root) => AnyState::Root(from_text(text)?),

@@ -207,12 +207,12 @@ fn reset_keeps_pending_and_drop_pending_rebuilds() {
 
 #[test]
 fn any_mirror_and_change_sets() {
-    let raw = serde_json::value::RawValue::from_string(
+    let raw = crate::protocol::RawJsonBuf::from_string(
         json!({"title": "t", "content": [], "claim": {"kind": "client", "clientId": "c"}})
             .to_string(),
     )
     .unwrap();
-    let state = AnyState::decode("ahp-terminal:/1", &raw).unwrap();
+    let state = AnyState::decode("ahp-terminal:/1", raw.as_raw()).unwrap();
     assert_eq!(state.kind(), ChannelKind::Terminal);
     let mut m = AnyMirror::new(state, 0);
     let (changed, _) = m.dispatch(1, data("a"), &CLOCK);
@@ -224,10 +224,10 @@ fn any_mirror_and_change_sets() {
     assert_eq!(m.pending_count(), 1);
     // A resource-watch snapshot only decodes by its URI scheme.
     let raw =
-        serde_json::value::RawValue::from_string(r#"{"root":"file:///w","recursive":true}"#.into())
+        crate::protocol::RawJsonBuf::from_string(r#"{"root":"file:///w","recursive":true}"#.into())
             .unwrap();
     assert_eq!(
-        AnyState::decode("ahp-resource-watch:/w", &raw)
+        AnyState::decode("ahp-resource-watch:/w", raw.as_raw())
             .unwrap()
             .kind(),
         ChannelKind::ResourceWatch
@@ -255,8 +255,8 @@ fn pending_actions_are_found_and_marked_by_client_seq() {
 #[test]
 fn snapshots_of_other_schemes_decode_by_shape() {
     let decode = |v: serde_json::Value| {
-        let raw = serde_json::value::RawValue::from_string(v.to_string()).unwrap();
-        AnyState::decode("copilot:/s", &raw).map(|s| s.kind())
+        let raw = crate::protocol::RawJsonBuf::from_string(v.to_string()).unwrap();
+        AnyState::decode("copilot:/s", raw.as_raw()).map(|s| s.kind())
     };
     assert_eq!(decode(json!({"agents": []})).unwrap(), ChannelKind::Root);
     let session = json!({"summary": {"resource": "copilot:/s", "provider": "p", "title": "t",

@@ -7,6 +7,7 @@ use crate::params::{whole_number, MAX_EXACT};
 use crate::resources::file_uri;
 use crate::store::Op;
 use ahp_wasm::protocol::jsonrpc::{methods, EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::RawJsonBuf;
 use ahp_wasm::protocol::{
     errors, CreateSessionParams, FetchTurnsParams, FetchTurnsResult, InitializeParams,
     ListSessionsResult, ReconnectParams, RootActiveSessionsChangedAction, SessionAddedParams,
@@ -15,7 +16,6 @@ use ahp_wasm::protocol::{
 };
 use ahp_wasm::reduce::{Clock, SystemClock};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -36,7 +36,7 @@ struct SnapshotOut<'a, S: Serialize> {
 struct InitializeOut {
     protocol_version: String,
     server_seq: u64,
-    snapshots: Vec<Box<RawValue>>,
+    snapshots: Vec<RawJsonBuf>,
     default_directory: String,
     /// `@` (files of the working directory) and `/` (the agent's directives).
     completion_trigger_characters: [&'static str; 2],
@@ -49,13 +49,13 @@ struct InitializeOut {
 
 #[derive(Serialize)]
 struct SubscribeOut {
-    snapshot: Box<RawValue>,
+    snapshot: RawJsonBuf,
 }
 
 #[derive(Serialize)]
 struct ReconnectSnapshotOut {
     r#type: &'static str,
-    snapshots: Vec<Box<RawValue>>,
+    snapshots: Vec<RawJsonBuf>,
 }
 
 pub(super) fn invalid(message: impl Into<String>) -> ErrorObject {
@@ -141,7 +141,7 @@ impl Hub {
 
     /// The serialized snapshot of a state-bearing channel, as a client that declared
     /// `capabilities.mcpApps` (`apps`) or not sees it.
-    pub(super) fn snapshot(&self, channel: &str, apps: bool) -> Option<Box<RawValue>> {
+    pub(super) fn snapshot(&self, channel: &str, apps: bool) -> Option<RawJsonBuf> {
         let json = if channel == ROOT_CHANNEL {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
@@ -177,11 +177,11 @@ impl Hub {
                 from_seq: self.seq,
             })
         };
-        RawValue::from_string(json.ok()?).ok()
+        RawJsonBuf::from_string(json.ok()?).ok()
     }
 
     /// The snapshot of a channel a client may subscribe to.
-    fn subscribable(&self, channel: &str, apps: bool) -> Result<Box<RawValue>, ErrorObject> {
+    fn subscribable(&self, channel: &str, apps: bool) -> Result<RawJsonBuf, ErrorObject> {
         self.snapshot(channel, apps).ok_or_else(|| {
             if channel.starts_with("ahp-session:") {
                 session_not_found(channel)
@@ -198,7 +198,7 @@ impl Hub {
         &mut self,
         conn: ConnId,
         channel: &str,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    ) -> Result<RawJsonBuf, ErrorObject> {
         let apps = self.conns.get(&conn).is_some_and(|c| c.mcp_apps);
         let snapshot = self.subscribable(channel, apps)?;
         self.within_response_budget(snapshot.get().len())?;
@@ -279,7 +279,7 @@ impl Hub {
         &self,
         channels: &[String],
         apps: bool,
-    ) -> Result<Vec<Box<RawValue>>, ErrorObject> {
+    ) -> Result<Vec<RawJsonBuf>, ErrorObject> {
         let mut bytes = 0;
         let mut out = Vec::with_capacity(channels.len());
         for channel in channels {

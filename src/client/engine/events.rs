@@ -2,38 +2,48 @@
 
 use super::ConnectionState;
 use crate::client::Error;
+use crate::protocol::decode::decode_object;
 use crate::protocol::jsonrpc::{decode_params, methods, Command, ErrorObject, RequestId};
 use crate::protocol::{
     AuthRequiredParams, JsonValue, ResourceChange, SessionAddedParams, SessionRemovedParams,
     SessionSummaryChangedParams, TelemetryCapabilities,
 };
+use crate::protocol::{RawJson, RawJsonBuf};
 use crate::sync::{ChangeSet, PendingAction, Rejection, StatePatch};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 /// What the server said in the handshake (`InitializeResult` without the snapshots, which
 /// become mirrors).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ServerInfo {
     /// The negotiated protocol version.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: String,
     /// The server's sequence number at the handshake.
-    #[serde(rename = "serverSeq")]
     pub server_seq: u64,
     /// Suggested starting directory for remote file browsing.
-    #[serde(rename = "defaultDirectory", default)]
     pub default_directory: Option<String>,
     /// Characters that should trigger `completions` in a message input.
-    #[serde(rename = "completionTriggerCharacters", default)]
     pub completion_trigger_characters: Option<Vec<String>>,
     /// OTLP telemetry channels.
-    #[serde(default)]
     pub telemetry: Option<TelemetryCapabilities>,
     /// The largest frame the server reads, if it says (`maxFrameBytes`, an `ahp-host`
     /// extension): larger requests fail locally instead of being sent.
-    #[serde(rename = "maxFrameBytes", default)]
     pub max_frame_bytes: Option<u64>,
+}
+
+decode_object!(ServerInfo {
+    protocol_version: "protocolVersion",
+    server_seq: "serverSeq",
+    default_directory: "defaultDirectory" = None,
+    completion_trigger_characters: "completionTriggerCharacters" = None,
+    telemetry: "telemetry" = None,
+    max_frame_bytes: "maxFrameBytes" = None,
+});
+
+impl<'de> Deserialize<'de> for ServerInfo {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::protocol::decode::deserialize(deserializer)
+    }
 }
 
 /// Why own pending actions were dropped without an echo.
@@ -77,7 +87,7 @@ impl ServerNotification {
     /// Decodes a notification that is not an action envelope.
     pub(super) fn decode(
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<RawJson<'_>>,
     ) -> Result<ServerNotification, ErrorObject> {
         Ok(match method {
             methods::SESSION_ADDED => ServerNotification::SessionAdded(decode_params(params)?),
@@ -120,13 +130,13 @@ pub struct ServerRequest {
     /// The method.
     pub method: String,
     /// The raw params.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<RawJsonBuf>,
 }
 
 impl ServerRequest {
     /// The params as `C`'s params type (a `-32602` error object on failure, to answer with).
     pub fn params<C: Command>(&self) -> Result<C::Params, ErrorObject> {
-        decode_params(self.params.as_deref())
+        decode_params(self.params.as_ref().map(RawJsonBuf::as_raw))
     }
 }
 
@@ -153,7 +163,7 @@ pub enum Event {
         /// The id [`Engine::request`](super::Engine::request) returned.
         id: u64,
         /// The raw result, or the error.
-        result: Result<Box<RawValue>, Error>,
+        result: Result<RawJsonBuf, Error>,
     },
     /// A channel's state now exists (subscribe or handshake snapshot).
     Subscribed {

@@ -5,23 +5,26 @@ use super::inbound::{Batch, RawSnapshot};
 use super::requests::Purpose;
 use super::{ConnectionState, DropReason, Engine, PendingPolicy};
 use crate::client::Error;
+use crate::protocol::decode::{self, decode_object};
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, ROOT_CHANNEL};
-use crate::protocol::{decode, errors, ActionEnvelope, InitializeParams, ReconnectParams};
+use crate::protocol::RawJson;
+use crate::protocol::{errors, ActionEnvelope, InitializeParams, ReconnectParams};
 use crate::reduce::FixedClock;
 use litemap::LiteMap;
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+use serde::Serialize;
 
 /// What a handshake result carries besides [`ServerInfo`], read in one pass: the snapshots
 /// (raw) and, from `initialize`, the secret the server issued (any JSON: a secret that is not
 /// a string is ignored, not an invalid result).
-#[derive(Deserialize)]
 struct Snapshots {
-    #[serde(default)]
     snapshots: Vec<RawSnapshot>,
-    #[serde(rename = "clientSecret", default)]
     client_secret: Option<serde_json::Value>,
 }
+
+decode_object!(Snapshots {
+    snapshots: "snapshots" = Vec::new(),
+    client_secret: "clientSecret" = None,
+});
 
 /// Handshake params with the client's secret beside the protocol's members.
 #[derive(Serialize)]
@@ -32,31 +35,22 @@ struct WithSecret<'a, P> {
     client_secret: Option<String>,
 }
 
-#[derive(Deserialize)]
 struct ReconnectKind {
-    #[serde(rename = "type")]
     kind: String,
 }
 
-/// A replay reconnect result; each envelope is decoded by its own decoder, not through serde.
-#[derive(Deserialize)]
+decode_object!(ReconnectKind { kind: "type" });
+
+/// A replay reconnect result.
 struct Replay {
-    actions: Vec<Box<RawValue>>,
-    #[serde(default)]
+    actions: Vec<ActionEnvelope>,
     missing: Vec<String>,
 }
 
-/// The envelopes and missing channels of a replay reconnect result.
-fn decode_replay(text: &str) -> Result<(Vec<ActionEnvelope>, Vec<String>), String> {
-    let replay = serde_json::from_str::<Replay>(text).map_err(|e| e.to_string())?;
-    let actions = replay
-        .actions
-        .iter()
-        .enumerate()
-        .map(|(i, raw)| decode::from_text(raw.get()).map_err(|e| format!("actions[{i}]: {e}")))
-        .collect::<Result<_, _>>()?;
-    Ok((actions, replay.missing))
-}
+decode_object!(Replay {
+    actions: "actions",
+    missing: "missing" = Vec::new(),
+});
 
 impl Engine {
     pub(super) fn send_initialize(&mut self, subscriptions: Vec<String>, resume: bool, now: f64) {
@@ -94,14 +88,16 @@ impl Engine {
 
     pub(super) fn on_initialize_result(
         &mut self,
-        outcome: Result<&RawValue, ErrorObject>,
+        outcome: Result<RawJson<'_>, ErrorObject>,
         resume: bool,
         now: f64,
     ) {
         let raw = match outcome {
             Ok(raw) => raw,
             Err(e) if e.code == errors::UNSUPPORTED_PROTOCOL_VERSION => {
-                let server_data = e.data.and_then(|d| serde_json::from_value(d).ok());
+                let server_data = e
+                    .data
+                    .and_then(|d| decode::from_text(&crate::protocol::wire::json_text(&d)).ok());
                 let error = Error::UnsupportedProtocolVersion {
                     offered: self.config.protocol_versions.clone(),
                     server_data,
@@ -116,8 +112,9 @@ impl Engine {
                 message,
             })
         };
-        let parsed = serde_json::from_str::<ServerInfo>(raw.get())
-            .and_then(|info| Ok((info, serde_json::from_str::<Snapshots>(raw.get())?)));
+        let parsed = raw
+            .decode::<ServerInfo>()
+            .and_then(|info| Ok((info, raw.decode::<Snapshots>()?)));
         let (
             info,
             Snapshots {
@@ -166,7 +163,7 @@ impl Engine {
 
     pub(super) fn on_reconnect_result(
         &mut self,
-        outcome: Result<&RawValue, ErrorObject>,
+        outcome: Result<RawJson<'_>, ErrorObject>,
         now: f64,
     ) {
         let raw = match outcome {
@@ -174,16 +171,12 @@ impl Engine {
             // The server cannot resume us (e.g. it restarted): start over, keeping our channels.
             Err(_) => return self.send_initialize(self.subscriptions(), true, now),
         };
-        let parsed = serde_json::from_str::<ReconnectKind>(raw.get())
-            .map_err(|e| e.to_string())
-            .and_then(|k| {
-                Ok(match k.kind.as_str() {
-                    "snapshot" => Err(serde_json::from_str::<Snapshots>(raw.get())
-                        .map_err(|e| e.to_string())?
-                        .snapshots),
-                    _ => Ok(decode_replay(raw.get())?),
-                })
-            });
+        let parsed = raw.decode::<ReconnectKind>().and_then(|k| {
+            Ok(match k.kind.as_str() {
+                "snapshot" => Err(raw.decode::<Snapshots>()?.snapshots),
+                _ => Ok(raw.decode::<Replay>()?),
+            })
+        });
         match parsed {
             Ok(Ok(replay)) => self.adopt_replay(replay, now),
             Ok(Err(snapshots)) => self.adopt_snapshots(snapshots, now),
@@ -208,13 +201,12 @@ impl Engine {
 
     /// The server replayed what we missed: apply it (own echoes resolve pending actions), drop
     /// the channels it cannot resume, then apply the pending policy.
-    fn adopt_replay(&mut self, replay: (Vec<ActionEnvelope>, Vec<String>), now: f64) {
-        let (actions, missing) = replay;
-        for channel in missing {
+    fn adopt_replay(&mut self, replay: Replay, now: f64) {
+        for channel in replay.missing {
             self.lose_channel(&channel, "the server cannot resume this channel", now);
         }
         let mut batch = Batch::default();
-        for envelope in actions {
+        for envelope in replay.actions {
             self.route_envelope(envelope, &mut batch);
         }
         self.flush_batch(&mut batch, now);

@@ -5,29 +5,36 @@ use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
 use super::requests::Purpose;
 use super::{ConnectionState, DropReason, Engine};
 use crate::client::Error;
+use crate::protocol::decode::decode_object;
 use crate::protocol::decode::{Decode, Reader};
 use crate::protocol::errors;
 use crate::protocol::jsonrpc::{self, decode_params, Command, ErrorObject, Incoming, RequestId};
 use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
+use crate::protocol::{RawJson, RawJsonBuf};
 use crate::reduce::FixedClock;
 use crate::sync::{AnyMirror, AnyState};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 /// A snapshot whose state is decoded later, by the channel's kind.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub(super) struct RawSnapshot {
     pub resource: String,
-    pub state: Box<RawValue>,
-    #[serde(rename = "fromSeq")]
+    pub state: RawJsonBuf,
     pub from_seq: u64,
 }
 
-#[derive(Deserialize)]
+decode_object!(RawSnapshot {
+    resource: "resource",
+    state: "state",
+    from_seq: "fromSeq",
+});
+
 struct RawSubscribeResult {
-    #[serde(default)]
     snapshot: Option<RawSnapshot>,
 }
+
+decode_object!(RawSubscribeResult {
+    snapshot: "snapshot" = None,
+});
 
 /// Envelopes received in one call, in arrival order; applied per channel (channels in order
 /// of first appearance) when flushed. One flat list, kept by the engine between calls so that
@@ -152,7 +159,7 @@ impl Engine {
                             epoch: self.epoch,
                         },
                         method: method.to_string(),
-                        params: params.map(RawValue::to_owned),
+                        params: params.map(RawJson::to_owned),
                     }));
                 } else {
                     let error = ErrorObject::new(
@@ -186,12 +193,12 @@ impl Engine {
         &mut self,
         id: u64,
         purpose: Purpose,
-        outcome: Result<&RawValue, ErrorObject>,
+        outcome: Result<RawJson<'_>, ErrorObject>,
         now: f64,
     ) {
         match purpose {
             Purpose::User => {
-                let result = outcome.map(RawValue::to_owned).map_err(Error::rpc);
+                let result = outcome.map(RawJson::to_owned).map_err(Error::rpc);
                 self.complete(id, result);
             }
             Purpose::Subscribe { channel } => {
@@ -213,16 +220,15 @@ impl Engine {
     fn on_subscribe_result(
         &mut self,
         channel: &str,
-        outcome: Result<&RawValue, ErrorObject>,
+        outcome: Result<RawJson<'_>, ErrorObject>,
         now: f64,
-    ) -> Result<Box<RawValue>, Error> {
+    ) -> Result<RawJsonBuf, Error> {
         let raw = outcome.map_err(Error::rpc)?;
         let invalid = |message: String| Error::InvalidResponse {
             method: jsonrpc::Subscribe::METHOD.to_string(),
             message,
         };
-        let result: RawSubscribeResult =
-            serde_json::from_str(raw.get()).map_err(|e| invalid(e.to_string()))?;
+        let result: RawSubscribeResult = raw.decode().map_err(|e| invalid(e.to_string()))?;
         match result.snapshot {
             Some(snapshot) => self
                 .install_snapshot(channel, snapshot, now)
@@ -241,7 +247,7 @@ impl Engine {
         snapshot: RawSnapshot,
         now: f64,
     ) -> Result<(), String> {
-        let state = AnyState::decode(channel, &snapshot.state)
+        let state = AnyState::decode(channel, snapshot.state.as_raw())
             .map_err(|e| format!("snapshot of `{}`: {e}", snapshot.resource))?;
         self.last_seen_server_seq = self.last_seen_server_seq.max(snapshot.from_seq);
         self.stateless.remove(channel);

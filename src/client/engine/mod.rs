@@ -75,12 +75,12 @@ use crate::protocol::{
     ClientCapabilities, JsonValue, StateAction, SubscribeParams, UnsubscribeParams,
     SUPPORTED_PROTOCOL_VERSIONS,
 };
+use crate::protocol::{RawJson, RawJsonBuf};
 use crate::reduce::FixedClock;
 use crate::sync::{AnyMirror, ChangeSet, ChannelState, Mirror};
 use litemap::LiteMap;
 use requests::{Purpose, Requests};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use std::collections::VecDeque;
 
 /// Default per-request timeout: 30 s.
@@ -410,6 +410,14 @@ impl Engine {
         self.start_request(method, params, Purpose::User, now)
     }
 
+    /// [`request_raw`](Self::request_raw) with params that are JSON text already (written into
+    /// the frame as they are).
+    pub fn request_json(&mut self, method: &str, params: RawJson<'_>, now: f64) -> u64 {
+        self.start_request_with(method, Purpose::User, now, |id| {
+            jsonrpc::request_text_json(RequestId::Number(id as i64), method, params)
+        })
+    }
+
     /// Subscribes to `channel`. On success the channel's mirror is installed (or refreshed)
     /// before [`Event::Response`] for the returned id, with [`Event::Subscribed`].
     pub fn subscribe(&mut self, channel: &str, now: f64) -> u64 {
@@ -526,12 +534,25 @@ impl Engine {
         purpose: Purpose,
         now: f64,
     ) -> u64 {
+        self.start_request_with(method, purpose, now, |id| {
+            jsonrpc::request_text(RequestId::Number(id as i64), method, params)
+        })
+    }
+
+    /// Sends the request `frame` writes for its id.
+    fn start_request_with(
+        &mut self,
+        method: &str,
+        purpose: Purpose,
+        now: f64,
+        frame: impl FnOnce(u64) -> String,
+    ) -> u64 {
         let id = self.requests.next_id();
         if self.state == ConnectionState::Closed {
             self.complete(id, Err(Error::Closed));
             return id;
         }
-        let frame = jsonrpc::request_text(RequestId::Number(id as i64), method, params);
+        let frame = frame(id);
         if let Err(e) = self.check_frame_size(method, || frame.len()) {
             self.complete(id, Err(e));
             return id;
@@ -598,7 +619,7 @@ impl Engine {
         }
     }
 
-    fn complete(&mut self, id: u64, result: Result<Box<RawValue>, Error>) {
+    fn complete(&mut self, id: u64, result: Result<RawJsonBuf, Error>) {
         self.events.push_back(Event::Response { id, result });
     }
 
@@ -640,15 +661,15 @@ impl Engine {
 }
 
 /// Decodes a response's raw result as a command's result type.
-pub fn decode_result<C: Command>(raw: &RawValue) -> Result<C::Result, Error> {
+pub fn decode_result<C: Command>(raw: RawJson<'_>) -> Result<C::Result, Error> {
     crate::protocol::decode::from_text(raw.get()).map_err(|e| Error::InvalidResponse {
         method: C::METHOD.to_string(),
         message: e.to_string(),
     })
 }
 
-fn empty_object() -> Box<RawValue> {
-    RawValue::from_string("{}".to_string()).expect("valid JSON")
+fn empty_object() -> RawJsonBuf {
+    RawJsonBuf::from_string("{}".to_string()).expect("valid JSON")
 }
 
 /// The `dispatchAction` notification of `action` as own action `client_seq` on `channel`.

@@ -5,8 +5,8 @@ use super::{driver, BoxTransport, ConnectOptions, Connector, Handler};
 use crate::client::engine::{decode_result, Engine, EngineConfig, Event, ServerInfo};
 use crate::client::{generate_client_id, with_query_param, ConnectionState, Error};
 use crate::protocol::jsonrpc::Command;
+use crate::protocol::RawJsonBuf;
 use crate::protocol::StateAction;
-use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -28,7 +28,7 @@ pub enum ClientEvent {
     },
 }
 
-type Waiter = oneshot::Sender<Result<Box<RawValue>, Error>>;
+type Waiter = oneshot::Sender<Result<RawJsonBuf, Error>>;
 
 pub(super) struct Inner {
     /// The URL connections are opened with (may carry the token: never log it).
@@ -194,7 +194,7 @@ impl Inner {
     pub fn start(
         self: &Arc<Self>,
         f: impl FnOnce(&mut Engine, f64) -> u64,
-    ) -> oneshot::Receiver<Result<Box<RawValue>, Error>> {
+    ) -> oneshot::Receiver<Result<RawJsonBuf, Error>> {
         let (tx, rx) = oneshot::channel();
         self.with_engine(|engine, now| {
             let id = f(engine, now);
@@ -206,7 +206,7 @@ impl Inner {
     pub async fn call(
         self: &Arc<Self>,
         f: impl FnOnce(&mut Engine, f64) -> u64,
-    ) -> Result<Box<RawValue>, Error> {
+    ) -> Result<RawJsonBuf, Error> {
         self.start(f).await.unwrap_or(Err(Error::Closed))
     }
 }
@@ -357,7 +357,7 @@ impl AhpClient {
             .inner
             .call(|engine, now| engine.request::<C>(&params, now))
             .await?;
-        decode_result::<C>(&raw)
+        decode_result::<C>(raw.as_raw())
     }
 
     /// Subscribes to a channel; the handle exposes its optimistic state.

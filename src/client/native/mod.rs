@@ -76,7 +76,7 @@ pub use crate::client::ReconnectPolicy;
 
 /// Handles one server→client request method; returns the JSON result or an error object.
 pub type Handler = Arc<
-    dyn Fn(Option<Box<serde_json::value::RawValue>>) -> BoxFuture<Result<JsonValue, ErrorObject>>
+    dyn Fn(Option<crate::protocol::RawJsonBuf>) -> BoxFuture<Result<JsonValue, ErrorObject>>
         + Send
         + Sync,
 >;
@@ -160,7 +160,8 @@ where
     Arc::new(move |raw| {
         let handler = handler.clone();
         Box::pin(async move {
-            let params = decode_params::<C::Params>(raw.as_deref())?;
+            let params =
+                decode_params::<C::Params>(raw.as_ref().map(crate::protocol::RawJsonBuf::as_raw))?;
             let result = handler(params).await?;
             serde_json::to_value(result).map_err(|e| {
                 ErrorObject::new(crate::protocol::errors::INTERNAL_ERROR, e.to_string())

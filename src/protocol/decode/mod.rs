@@ -326,5 +326,44 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
     }
 }
 
+/// `Decode` for a plain struct (no `extra`): each member `field: "wireName"`, required, or
+/// `field: "wireName" = default` when absent or `null`. Unknown members are skipped.
+///
+/// ```ignore
+/// decode_object!(ServerInfo { server_seq: "serverSeq", locale: "locale" = None });
+/// ```
+macro_rules! decode_object {
+    ($name:ident $(<$lt:lifetime>)? { $($field:ident: $wire:literal $(= $default:expr)?),* $(,)? }) => {
+        impl $(<$lt>)? $crate::protocol::decode::Decode for $name $(<$lt>)? {
+            fn decode(
+                reader: &mut $crate::protocol::decode::Reader<'_>,
+            ) -> Result<Self, $crate::protocol::decode::DecodeError> {
+                use $crate::protocol::{decode, wire};
+                reader.begin_object(decode::Expected::Struct(stringify!($name)))?;
+                $(let mut $field = None;)*
+                while let Some(key) = reader.next_key()? {
+                    match &*key {
+                        $($wire => wire::field(reader, &mut $field, $wire)?,)*
+                        _ => reader.skip_value().map_err(|e| e.at_key(&key))?,
+                    }
+                }
+                Ok($name {
+                    $($field: decode_object!(@take reader $field $wire $($default)?),)*
+                })
+            }
+        }
+    };
+    (@take $reader:ident $field:ident $wire:literal $default:expr) => {
+        $field.unwrap_or($default)
+    };
+    (@take $reader:ident $field:ident $wire:literal) => {
+        match $field {
+            Some(value) => value,
+            None => return Err($crate::protocol::wire::missing($wire, $reader)),
+        }
+    };
+}
+pub(crate) use decode_object;
+
 #[cfg(test)]
 mod tests;

@@ -7,10 +7,10 @@ use super::client::AhpClient;
 use super::driver::Decode;
 use crate::protocol::decode::{self, DecodeError};
 use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
+use crate::protocol::RawJsonBuf;
 use crate::wasm::convert::check_limits;
 use crate::wasm::errors::invalid_input;
 use js_sys::Promise;
-use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -26,10 +26,12 @@ fn check_params<C: Command>(text: &str) -> Result<(), DecodeError> {
 impl AhpClient {
     /// Sends `method` with params already checked; `void`: resolves `undefined`.
     #[inline(never)]
-    fn send(&self, method: &'static str, params: Box<RawValue>, void: bool) -> Promise {
+    fn send(&self, method: &'static str, params: RawJsonBuf, void: bool) -> Promise {
         let decode = Decode::Json { method, void };
-        self.inner
-            .request(move |e, now| e.request_raw(method, &params, now), decode)
+        self.inner.request(
+            move |e, now| e.request_json(method, params.as_raw(), now),
+            decode,
+        )
     }
 
     /// Sends `method` with params from JavaScript (`root`: whether the root channel is filled
@@ -55,7 +57,7 @@ impl AhpClient {
 }
 
 /// The params as checked JSON text.
-fn params_text(check: ParamsCheck, params: &JsValue, root: bool) -> Result<Box<RawValue>, JsValue> {
+fn params_text(check: ParamsCheck, params: &JsValue, root: bool) -> Result<RawJsonBuf, JsValue> {
     let params = if params.is_undefined() {
         js_sys::Object::new().into()
     } else {
@@ -87,7 +89,7 @@ fn params_text(check: ParamsCheck, params: &JsValue, root: bool) -> Result<Box<R
             &format!("{} (near `{near}`)", e.message()),
         ));
     }
-    RawValue::from_string(text).map_err(|e| invalid_input("params", "", &e.to_string()))
+    RawJsonBuf::from_string(text).map_err(|e| invalid_input("params", "", &e.to_string()))
 }
 
 /// The largest char boundary `<= i` (`str::floor_char_boundary` is newer than our MSRV).
@@ -100,9 +102,9 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
 }
 
 /// `{"channel": ROOT_CHANNEL}`: the params of the commands that take none but the channel.
-fn root_params() -> Box<RawValue> {
+fn root_params() -> RawJsonBuf {
     let text = format!("{{\"channel\":\"{ROOT_CHANNEL}\"}}");
-    RawValue::from_string(text).expect("valid JSON")
+    RawJsonBuf::from_string(text).expect("valid JSON")
 }
 
 /// `true` for a row's `void` result.

@@ -37,10 +37,12 @@ fn string(options: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
         .transpose()
 }
 
-fn number(options: &JsValue, key: &str, min: f64) -> Result<Option<f64>, JsValue> {
+/// A finite number from `min` up (a whole `min`: written in messages without linking the
+/// float formatter into the module).
+fn number(options: &JsValue, key: &str, min: u32) -> Result<Option<f64>, JsValue> {
     get(options, key)?
         .map(|v| match v.as_f64() {
-            Some(n) if n.is_finite() && n >= min => Ok(n),
+            Some(n) if n.is_finite() && n >= f64::from(min) => Ok(n),
             _ => Err(invalid_input(
                 ARG,
                 key,
@@ -93,10 +95,10 @@ pub fn parse(options: &JsValue) -> Result<Options, JsValue> {
         )?);
     }
     config.locale = string(options, "locale")?;
-    if let Some(ms) = number(options, "requestTimeoutMs", 1.0)? {
+    if let Some(ms) = number(options, "requestTimeoutMs", 1)? {
         config.request_timeout_ms = ms;
     }
-    if let Some(ms) = number(options, "keepaliveMs", 0.0)? {
+    if let Some(ms) = number(options, "keepaliveMs", 0)? {
         config.keepalive_ms = (ms > 0.0).then_some(ms);
     }
     config.pending_policy = match string(options, "pendingPolicy")?.as_deref() {
@@ -140,21 +142,21 @@ pub fn parse(options: &JsValue) -> Result<Options, JsValue> {
 fn backoff(v: &JsValue) -> Result<ReconnectPolicy, JsValue> {
     let mut b = ReconnectPolicy::default();
     let at = |key: &str| format!("reconnect.{key}");
-    let num = |key: &str, min: f64| -> Result<Option<f64>, JsValue> {
+    let num = |key: &str, min: u32| -> Result<Option<f64>, JsValue> {
         number(v, key, min).map_err(|_| {
             invalid_input(ARG, &at(key), &format!("expected a finite number >= {min}"))
         })
     };
-    if let Some(ms) = num("initialDelayMs", 0.0)? {
+    if let Some(ms) = num("initialDelayMs", 0)? {
         b.initial_delay = millis(ms);
     }
-    if let Some(ms) = num("maxDelayMs", 0.0)? {
+    if let Some(ms) = num("maxDelayMs", 0)? {
         b.max_delay = millis(ms);
     }
-    if let Some(m) = num("multiplier", 1.0)? {
+    if let Some(m) = num("multiplier", 1)? {
         b.multiplier = m;
     }
-    if let Some(n) = num("maxAttempts", 0.0)? {
+    if let Some(n) = num("maxAttempts", 0)? {
         b.max_attempts = Some(n.min(u32::MAX as f64) as u32);
     }
     Ok(b)

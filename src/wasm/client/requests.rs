@@ -8,9 +8,9 @@ use super::driver::Inner;
 use super::errors::to_js_error_for;
 use crate::client::engine::Engine;
 use crate::client::Error;
+use crate::protocol::{RawJson, RawJsonBuf};
 use js_sys::Function;
 use litemap::LiteMap;
-use serde_json::value::RawValue;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -83,18 +83,18 @@ impl Inner {
     }
 
     /// Settles a request's promise with its result.
-    pub(super) fn settle(&self, waiter: Waiter, result: Result<Box<RawValue>, Error>) {
+    pub(super) fn settle(&self, waiter: Waiter, result: Result<RawJsonBuf, Error>) {
         let method = waiter.decode.method().to_string();
         let outcome = result
             .map_err(|e| to_js_error_for(&e, &method))
-            .and_then(|raw| self.decode(&waiter.decode, &raw));
+            .and_then(|raw| self.decode(&waiter.decode, raw.as_raw()));
         let _ = match outcome {
             Ok(value) => waiter.resolve.call1(&JsValue::UNDEFINED, &value),
             Err(error) => waiter.reject.call1(&JsValue::UNDEFINED, &error),
         };
     }
 
-    fn decode(&self, decode: &Decode, raw: &RawValue) -> Result<JsValue, JsValue> {
+    fn decode(&self, decode: &Decode, raw: RawJson<'_>) -> Result<JsValue, JsValue> {
         let invalid = |method: &str, message: String| {
             super::errors::to_js_error(&Error::InvalidResponse {
                 method: method.to_string(),
