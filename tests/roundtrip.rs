@@ -3,6 +3,7 @@
 
 mod common;
 
+use ahp_wasm::protocol::encode::{self, Encode};
 use ahp_wasm::protocol::{
     roundtrip_by_name, ActionEnvelope, ChangesetState, ResourceWatchState, ResponsePart, RootState,
     SessionState, StateAction, TerminalState, GENERATED_TYPES,
@@ -12,9 +13,16 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-fn roundtrip<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {
+/// Decodes `value` as a `T` and writes it back, by serde and by `Encode`: the two texts must
+/// be the same.
+fn roundtrip<T: DeserializeOwned + Serialize + Encode>(value: &Value) -> Result<Value, String> {
     let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
-    serde_json::to_value(&typed).map_err(|e| e.to_string())
+    let text = serde_json::to_string(&typed).map_err(|e| e.to_string())?;
+    let encoded = encode::to_text(&typed);
+    if encoded != text {
+        return Err(format!("Encode wrote {encoded}\nserde wrote  {text}"));
+    }
+    serde_json::from_str(&text).map_err(|e| e.to_string())
 }
 
 fn state_roundtrip(reducer: &str, value: &Value) -> Result<Value, String> {

@@ -4,6 +4,7 @@
 #![allow(clippy::all, missing_docs)]
 
 use super::decode::{self, Decode, DecodeError, Reader};
+use super::encode::{self, Encode, EncodeMembers, Writer};
 use super::manual::*;
 use super::tagged::{TaggedUnion, UnknownVariant};
 use super::wire::{self, Extra, JsonObject, JsonValue};
@@ -59,6 +60,12 @@ impl Decode for IconTheme {
 impl<'de> Deserialize<'de> for IconTheme {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for IconTheme {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -145,6 +152,32 @@ impl wire::WireStruct for Icon {
             theme: theme.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for Icon {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for Icon {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"src\":");
+        self.src.encode(writer);
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.sizes {
+            writer.key("\"sizes\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.theme {
+            writer.key("\"theme\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -359,6 +392,68 @@ impl wire::WireStruct for ProtectedResourceMetadata {
     }
 }
 
+impl Encode for ProtectedResourceMetadata {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ProtectedResourceMetadata {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        if let Some(value) = &self.resource_name {
+            writer.key("\"resource_name\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.authorization_servers {
+            writer.key("\"authorization_servers\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.jwks_uri {
+            writer.key("\"jwks_uri\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.scopes_supported {
+            writer.key("\"scopes_supported\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.bearer_methods_supported {
+            writer.key("\"bearer_methods_supported\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.resource_signing_alg_values_supported {
+            writer.key("\"resource_signing_alg_values_supported\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.resource_encryption_alg_values_supported {
+            writer.key("\"resource_encryption_alg_values_supported\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.resource_encryption_enc_values_supported {
+            writer.key("\"resource_encryption_enc_values_supported\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.resource_documentation {
+            writer.key("\"resource_documentation\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.resource_policy_uri {
+            writer.key("\"resource_policy_uri\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.resource_tos_uri {
+            writer.key("\"resource_tos_uri\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Wire values of `ConfigPropertySchemaType`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -420,6 +515,12 @@ impl Decode for ConfigPropertySchemaType {
 impl<'de> Deserialize<'de> for ConfigPropertySchemaType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ConfigPropertySchemaType {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -576,6 +677,58 @@ impl wire::WireStruct for ConfigPropertySchema {
     }
 }
 
+impl Encode for ConfigPropertySchema {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ConfigPropertySchema {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.default {
+            writer.key("\"default\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.r#enum {
+            writer.key("\"enum\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.enum_labels {
+            writer.key("\"enumLabels\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.enum_descriptions {
+            writer.key("\"enumDescriptions\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.read_only {
+            writer.key("\"readOnly\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.items {
+            writer.key("\"items\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.properties {
+            writer.key("\"properties\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A JSON Schema object describing available configuration properties.
 ///
 /// This is the generic base type. See {@link SessionConfigSchema} for
@@ -648,6 +801,26 @@ impl wire::WireStruct for ConfigSchema {
     }
 }
 
+impl Encode for ConfigSchema {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ConfigSchema {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.key("\"properties\":");
+        self.properties.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A zero-based position within a textual document.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -703,6 +876,22 @@ impl wire::WireStruct for TextPosition {
             character: wire::present(character),
             extra,
         })
+    }
+}
+
+impl Encode for TextPosition {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TextPosition {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"line\":");
+        self.line.encode(writer);
+        writer.key("\"character\":");
+        self.character.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -764,6 +953,22 @@ impl wire::WireStruct for TextRange {
     }
 }
 
+impl Encode for TextRange {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TextRange {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"start\":");
+        self.start.encode(writer);
+        writer.key("\"end\":");
+        self.end.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// A selection within a textual resource.
 ///
 /// This is only meaningful for textual resources. Binary resources may still
@@ -814,6 +1019,20 @@ impl wire::WireStruct for TextSelection {
             range: wire::present(range),
             extra,
         })
+    }
+}
+
+impl Encode for TextSelection {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TextSelection {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"range\":");
+        self.range.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -887,6 +1106,28 @@ impl wire::WireStruct for ContentRef {
     }
 }
 
+impl Encode for ContentRef {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ContentRef {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.size_hint {
+            writer.key("\"sizeHint\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The file state before the edit. Absent for file creations or for in-place file edits.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -943,6 +1184,22 @@ impl wire::WireStruct for FileEditBefore {
     }
 }
 
+impl Encode for FileEditBefore {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for FileEditBefore {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// The file state after the edit. Absent for file deletions.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -996,6 +1253,22 @@ impl wire::WireStruct for FileEditAfter {
             content: wire::present(content),
             extra,
         })
+    }
+}
+
+impl Encode for FileEditAfter {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for FileEditAfter {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -1059,6 +1332,26 @@ impl wire::WireStruct for FileEditDiff {
     }
 }
 
+impl Encode for FileEditDiff {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for FileEditDiff {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.added {
+            writer.key("\"added\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.removed {
+            writer.key("\"removed\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Describes a file modification with before/after state and diff metadata.
 ///
 /// Supports creates (only `after`), deletes (only `before`), renames/moves
@@ -1117,6 +1410,30 @@ impl wire::WireStruct for FileEdit {
             diff: diff.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for FileEdit {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for FileEdit {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.before {
+            writer.key("\"before\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.after {
+            writer.key("\"after\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.diff {
+            writer.key("\"diff\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -1212,6 +1529,38 @@ impl wire::WireStruct for UsageInfo {
     }
 }
 
+impl Encode for UsageInfo {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for UsageInfo {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.input_tokens {
+            writer.key("\"inputTokens\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.output_tokens {
+            writer.key("\"outputTokens\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.model {
+            writer.key("\"model\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.cache_read_tokens {
+            writer.key("\"cacheReadTokens\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ErrorInfo {
@@ -1272,6 +1621,26 @@ impl wire::WireStruct for ErrorInfo {
             stack: stack.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ErrorInfo {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ErrorInfo {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"errorType\":");
+        self.error_type.encode(writer);
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.stack {
+            writer.key("\"stack\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -1340,6 +1709,24 @@ impl wire::WireStruct for Snapshot {
             from_seq: wire::present(from_seq),
             extra,
         })
+    }
+}
+
+impl Encode for Snapshot {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for Snapshot {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        writer.key("\"state\":");
+        self.state.encode(writer);
+        writer.key("\"fromSeq\":");
+        self.from_seq.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -1415,6 +1802,32 @@ impl wire::WireStruct for RootState {
     }
 }
 
+impl Encode for RootState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for RootState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"agents\":");
+        self.agents.encode(writer);
+        if let Some(value) = &self.active_sessions {
+            writer.key("\"activeSessions\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.terminals {
+            writer.key("\"terminals\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.config {
+            writer.key("\"config\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The top-level properties of [`RootState`], for reporting which ones an action changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -1462,6 +1875,32 @@ impl RootState {
             }
             RootStateField::Terminals => self.terminals.clone_from(&other.terminals),
             RootStateField::Config => self.config.clone_from(&other.config),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: RootStateField, writer: &mut Writer) -> bool {
+        match field {
+            RootStateField::Agents => {
+                self.agents.encode(writer);
+                true
+            }
+            RootStateField::ActiveSessions => self
+                .active_sessions
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            RootStateField::Terminals => self
+                .terminals
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            RootStateField::Config => self
+                .config
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
         }
     }
 }
@@ -1599,6 +2038,38 @@ impl wire::WireStruct for AgentInfo {
     }
 }
 
+impl Encode for AgentInfo {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AgentInfo {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"provider\":");
+        self.provider.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        writer.key("\"description\":");
+        self.description.encode(writer);
+        writer.key("\"models\":");
+        self.models.encode(writer);
+        if let Some(value) = &self.protected_resources {
+            writer.key("\"protectedResources\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.customizations {
+            writer.key("\"customizations\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.system_message_sections {
+            writer.key("\"systemMessageSections\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionModelInfo {
@@ -1727,6 +2198,44 @@ impl wire::WireStruct for SessionModelInfo {
     }
 }
 
+impl Encode for SessionModelInfo {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionModelInfo {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"provider\":");
+        self.provider.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.max_context_window {
+            writer.key("\"maxContextWindow\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.supports_vision {
+            writer.key("\"supportsVision\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.policy_state {
+            writer.key("\"policyState\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.config_schema {
+            writer.key("\"configSchema\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A model selection: the chosen model ID together with any model-specific
 /// configuration values whose keys correspond to the model's
 /// {@link SessionModelInfo.configSchema}.
@@ -1782,6 +2291,24 @@ impl wire::WireStruct for ModelSelection {
             config: config.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ModelSelection {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ModelSelection {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.config {
+            writer.key("\"config\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -1847,6 +2374,22 @@ impl wire::WireStruct for RootConfigState {
     }
 }
 
+impl Encode for RootConfigState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for RootConfigState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"schema\":");
+        self.schema.encode(writer);
+        writer.key("\"values\":");
+        self.values.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// A message queued for future delivery to the agent.
 ///
 /// Steering messages are injected into the current turn mid-flight.
@@ -1906,6 +2449,22 @@ impl wire::WireStruct for PendingMessage {
             message: wire::present(message),
             extra,
         })
+    }
+}
+
+impl Encode for PendingMessage {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for PendingMessage {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -2120,6 +2679,68 @@ impl wire::WireStruct for SessionState {
     }
 }
 
+impl Encode for SessionState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"summary\":");
+        self.summary.encode(writer);
+        writer.key("\"lifecycle\":");
+        self.lifecycle.encode(writer);
+        if let Some(value) = &self.creation_error {
+            writer.key("\"creationError\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.server_tools {
+            writer.key("\"serverTools\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.active_client {
+            writer.key("\"activeClient\":");
+            value.encode(writer);
+        }
+        writer.key("\"turns\":");
+        self.turns.encode(writer);
+        if let Some(value) = &self.active_turn {
+            writer.key("\"activeTurn\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.steering_message {
+            writer.key("\"steeringMessage\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.queued_messages {
+            writer.key("\"queuedMessages\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.input_requests {
+            writer.key("\"inputRequests\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.config {
+            writer.key("\"config\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.customizations {
+            writer.key("\"customizations\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.changesets {
+            writer.key("\"changesets\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The top-level properties of [`SessionState`], for reporting which ones an action changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -2215,6 +2836,80 @@ impl SessionState {
             }
             SessionStateField::Changesets => self.changesets.clone_from(&other.changesets),
             SessionStateField::Meta => self.meta.clone_from(&other.meta),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: SessionStateField, writer: &mut Writer) -> bool {
+        match field {
+            SessionStateField::Summary => {
+                self.summary.encode(writer);
+                true
+            }
+            SessionStateField::Lifecycle => {
+                self.lifecycle.encode(writer);
+                true
+            }
+            SessionStateField::CreationError => self
+                .creation_error
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::ServerTools => self
+                .server_tools
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::ActiveClient => self
+                .active_client
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Turns => {
+                self.turns.encode(writer);
+                true
+            }
+            SessionStateField::ActiveTurn => self
+                .active_turn
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::SteeringMessage => self
+                .steering_message
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::QueuedMessages => self
+                .queued_messages
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::InputRequests => self
+                .input_requests
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Config => self
+                .config
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Customizations => self
+                .customizations
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Changesets => self
+                .changesets
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Meta => self
+                .meta
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
         }
     }
 }
@@ -2325,6 +3020,34 @@ impl wire::WireStruct for SessionActiveClient {
     }
 }
 
+impl Encode for SessionActiveClient {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionActiveClient {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"clientId\":");
+        self.client_id.encode(writer);
+        if let Some(value) = &self.display_name {
+            writer.key("\"displayName\":");
+            value.encode(writer);
+        }
+        writer.key("\"tools\":");
+        self.tools.encode(writer);
+        if let Some(value) = &self.customizations {
+            writer.key("\"customizations\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.system_message_transform {
+            writer.key("\"systemMessageTransform\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Server-owned project metadata for a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -2380,6 +3103,22 @@ impl wire::WireStruct for ProjectInfo {
             display_name: wire::present(display_name),
             extra,
         })
+    }
+}
+
+impl Encode for ProjectInfo {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ProjectInfo {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -2535,6 +3274,54 @@ impl wire::WireStruct for SessionSummary {
     }
 }
 
+impl Encode for SessionSummary {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionSummary {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        writer.key("\"provider\":");
+        self.provider.encode(writer);
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        writer.key("\"status\":");
+        self.status.encode(writer);
+        if let Some(value) = &self.activity {
+            writer.key("\"activity\":");
+            value.encode(writer);
+        }
+        writer.key("\"createdAt\":");
+        self.created_at.encode(writer);
+        writer.key("\"modifiedAt\":");
+        self.modified_at.encode(writer);
+        if let Some(value) = &self.project {
+            writer.key("\"project\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.model {
+            writer.key("\"model\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.agent {
+            writer.key("\"agent\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.working_directory {
+            writer.key("\"workingDirectory\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.changes {
+            writer.key("\"changes\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Aggregate counts describing the file changes associated with a session.
 ///
 /// All fields are optional so servers can populate only the metrics they
@@ -2611,6 +3398,30 @@ impl wire::WireStruct for ChangesSummary {
     }
 }
 
+impl Encode for ChangesSummary {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesSummary {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.additions {
+            writer.key("\"additions\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.deletions {
+            writer.key("\"deletions\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.files {
+            writer.key("\"files\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A selected custom agent for a session.
 ///
 /// The `uri` identifies a specific custom agent (matching an
@@ -2664,6 +3475,20 @@ impl wire::WireStruct for AgentSelection {
             uri: wire::present(uri),
             extra,
         })
+    }
+}
+
+impl Encode for AgentSelection {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AgentSelection {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -2728,6 +3553,12 @@ impl Decode for SessionConfigPropertySchemaType {
 impl<'de> Deserialize<'de> for SessionConfigPropertySchemaType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for SessionConfigPropertySchemaType {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -2904,6 +3735,66 @@ impl wire::WireStruct for SessionConfigPropertySchema {
     }
 }
 
+impl Encode for SessionConfigPropertySchema {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionConfigPropertySchema {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.default {
+            writer.key("\"default\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.r#enum {
+            writer.key("\"enum\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.enum_labels {
+            writer.key("\"enumLabels\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.enum_descriptions {
+            writer.key("\"enumDescriptions\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.read_only {
+            writer.key("\"readOnly\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.items {
+            writer.key("\"items\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.properties {
+            writer.key("\"properties\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.enum_dynamic {
+            writer.key("\"enumDynamic\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.session_mutable {
+            writer.key("\"sessionMutable\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A JSON Schema object describing available session configuration metadata.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -2973,6 +3864,26 @@ impl wire::WireStruct for SessionConfigSchema {
     }
 }
 
+impl Encode for SessionConfigSchema {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionConfigSchema {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.key("\"properties\":");
+        self.properties.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Live session configuration metadata.
 ///
 /// The schema describes the available configuration properties and the values
@@ -3032,6 +3943,22 @@ impl wire::WireStruct for SessionConfigState {
             values: wire::present(values),
             extra,
         })
+    }
+}
+
+impl Encode for SessionConfigState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionConfigState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"schema\":");
+        self.schema.encode(writer);
+        writer.key("\"values\":");
+        self.values.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -3113,6 +4040,30 @@ impl wire::WireStruct for SessionInputOption {
     }
 }
 
+impl Encode for SessionInputOption {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputOption {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.recommended {
+            writer.key("\"recommended\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputQuestionBase {
@@ -3179,6 +4130,30 @@ impl wire::WireStruct for SessionInputQuestionBase {
             required: required.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputQuestionBase {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputQuestionBase {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -3299,6 +4274,46 @@ impl wire::WireStruct for SessionInputTextQuestion {
     }
 }
 
+impl Encode for SessionInputTextQuestion {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputTextQuestion {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.format {
+            writer.key("\"format\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.min {
+            writer.key("\"min\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.max {
+            writer.key("\"max\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.default_value {
+            writer.key("\"defaultValue\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Numeric question within a session input request.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -3410,6 +4425,42 @@ impl wire::WireStruct for SessionInputNumberQuestion {
     }
 }
 
+impl Encode for SessionInputNumberQuestion {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputNumberQuestion {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.min {
+            writer.key("\"min\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.max {
+            writer.key("\"max\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.default_value {
+            writer.key("\"defaultValue\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Boolean question within a session input request.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -3487,6 +4538,34 @@ impl wire::WireStruct for SessionInputBooleanQuestion {
             default_value: default_value.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputBooleanQuestion {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputBooleanQuestion {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.default_value {
+            writer.key("\"defaultValue\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -3583,6 +4662,36 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
             allow_freeform_input: allow_freeform_input.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputSingleSelectQuestion {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputSingleSelectQuestion {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        writer.key("\"options\":");
+        self.options.encode(writer);
+        if let Some(value) = &self.allow_freeform_input {
+            writer.key("\"allowFreeformInput\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -3706,6 +4815,44 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
     }
 }
 
+impl Encode for SessionInputMultiSelectQuestion {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputMultiSelectQuestion {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.required {
+            writer.key("\"required\":");
+            value.encode(writer);
+        }
+        writer.key("\"options\":");
+        self.options.encode(writer);
+        if let Some(value) = &self.allow_freeform_input {
+            writer.key("\"allowFreeformInput\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.min {
+            writer.key("\"min\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.max {
+            writer.key("\"max\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A live request for user input.
 ///
 /// The server creates or replaces requests with `session/inputRequested`.
@@ -3787,6 +4934,36 @@ impl wire::WireStruct for SessionInputRequest {
     }
 }
 
+impl Encode for SessionInputRequest {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputRequest {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        if let Some(value) = &self.message {
+            writer.key("\"message\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.url {
+            writer.key("\"url\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.questions {
+            writer.key("\"questions\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.answers {
+            writer.key("\"answers\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Value captured for one answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -3832,6 +5009,20 @@ impl wire::WireStruct for SessionInputTextAnswerValue {
             value: wire::present(value),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputTextAnswerValue {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputTextAnswerValue {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -3882,6 +5073,20 @@ impl wire::WireStruct for SessionInputNumberAnswerValue {
     }
 }
 
+impl Encode for SessionInputNumberAnswerValue {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputNumberAnswerValue {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputBooleanAnswerValue {
@@ -3926,6 +5131,20 @@ impl wire::WireStruct for SessionInputBooleanAnswerValue {
             value: wire::present(value),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputBooleanAnswerValue {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputBooleanAnswerValue {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -3986,6 +5205,24 @@ impl wire::WireStruct for SessionInputSelectedAnswerValue {
     }
 }
 
+impl Encode for SessionInputSelectedAnswerValue {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputSelectedAnswerValue {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        if let Some(value) = &self.freeform_values {
+            writer.key("\"freeformValues\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSelectedManyAnswerValue {
@@ -4043,6 +5280,24 @@ impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
     }
 }
 
+impl Encode for SessionInputSelectedManyAnswerValue {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputSelectedManyAnswerValue {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        if let Some(value) = &self.freeform_values {
+            writer.key("\"freeformValues\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputAnswered {
@@ -4088,6 +5343,20 @@ impl wire::WireStruct for SessionInputAnswered {
             value: wire::present(value),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputAnswered {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputAnswered {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -4137,6 +5406,22 @@ impl wire::WireStruct for SessionInputSkipped {
             freeform_values: freeform_values.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputSkipped {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputSkipped {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.freeform_values {
+            writer.key("\"freeformValues\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -4231,6 +5516,34 @@ impl wire::WireStruct for Turn {
     }
 }
 
+impl Encode for Turn {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for Turn {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        writer.key("\"responseParts\":");
+        self.response_parts.encode(writer);
+        if let Some(value) = &self.usage {
+            writer.key("\"usage\":");
+            value.encode(writer);
+        }
+        writer.key("\"state\":");
+        self.state.encode(writer);
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// An in-progress turn — the assistant is actively streaming.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -4306,6 +5619,28 @@ impl wire::WireStruct for ActiveTurn {
     }
 }
 
+impl Encode for ActiveTurn {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ActiveTurn {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        writer.key("\"responseParts\":");
+        self.response_parts.encode(writer);
+        if let Some(value) = &self.usage {
+            writer.key("\"usage\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The origin of the message
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -4351,6 +5686,20 @@ impl wire::WireStruct for MessageOrigin {
             kind: wire::present(kind),
             extra,
         })
+    }
+}
+
+impl Encode for MessageOrigin {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for MessageOrigin {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"kind\":");
+        self.kind.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -4439,6 +5788,30 @@ impl wire::WireStruct for Message {
     }
 }
 
+impl Encode for Message {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for Message {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"text\":");
+        self.text.encode(writer);
+        writer.key("\"origin\":");
+        self.origin.encode(writer);
+        if let Some(value) = &self.attachments {
+            writer.key("\"attachments\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Common fields shared by all {@link MessageAttachment} variants.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -4524,6 +5897,32 @@ impl wire::WireStruct for MessageAttachmentBase {
             meta: meta.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for MessageAttachmentBase {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for MessageAttachmentBase {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.display_kind {
+            writer.key("\"displayKind\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -4634,6 +6033,36 @@ impl wire::WireStruct for SimpleMessageAttachment {
             model_representation: model_representation.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SimpleMessageAttachment {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SimpleMessageAttachment {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.display_kind {
+            writer.key("\"displayKind\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.model_representation {
+            writer.key("\"modelRepresentation\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -4759,6 +6188,40 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
             selection: selection.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for MessageEmbeddedResourceAttachment {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for MessageEmbeddedResourceAttachment {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.display_kind {
+            writer.key("\"displayKind\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"data\":");
+        self.data.encode(writer);
+        writer.key("\"contentType\":");
+        self.content_type.encode(writer);
+        if let Some(value) = &self.selection {
+            writer.key("\"selection\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -4898,6 +6361,46 @@ impl wire::WireStruct for MessageResourceAttachment {
     }
 }
 
+impl Encode for MessageResourceAttachment {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for MessageResourceAttachment {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.display_kind {
+            writer.key("\"displayKind\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.size_hint {
+            writer.key("\"sizeHint\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.selection {
+            writer.key("\"selection\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MarkdownResponsePart {
@@ -4952,6 +6455,22 @@ impl wire::WireStruct for MarkdownResponsePart {
             content: wire::present(content),
             extra,
         })
+    }
+}
+
+impl Encode for MarkdownResponsePart {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for MarkdownResponsePart {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -5025,6 +6544,28 @@ impl wire::WireStruct for ResourceReponsePart {
     }
 }
 
+impl Encode for ResourceReponsePart {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceReponsePart {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.size_hint {
+            writer.key("\"sizeHint\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A tool call represented as a response part.
 ///
 /// Tool calls are part of the response stream, interleaved with text and
@@ -5075,6 +6616,20 @@ impl wire::WireStruct for ToolCallResponsePart {
             tool_call: wire::present(tool_call),
             extra,
         })
+    }
+}
+
+impl Encode for ToolCallResponsePart {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallResponsePart {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCall\":");
+        self.tool_call.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -5136,6 +6691,22 @@ impl wire::WireStruct for ReasoningResponsePart {
     }
 }
 
+impl Encode for ReasoningResponsePart {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ReasoningResponsePart {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// A system notification surfaced as part of the response stream.
 ///
 /// System notifications are messages authored by the agent harness
@@ -5187,6 +6758,20 @@ impl wire::WireStruct for SystemNotificationResponsePart {
             content: wire::present(content),
             extra,
         })
+    }
+}
+
+impl Encode for SystemNotificationResponsePart {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SystemNotificationResponsePart {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -5274,6 +6859,28 @@ impl wire::WireStruct for ConfirmationOption {
     }
 }
 
+impl Encode for ConfirmationOption {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ConfirmationOption {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        writer.key("\"kind\":");
+        self.kind.encode(writer);
+        if let Some(value) = &self.group {
+            writer.key("\"group\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallClientContributor {
@@ -5326,6 +6933,20 @@ impl wire::WireStruct for ToolCallClientContributor {
     }
 }
 
+impl Encode for ToolCallClientContributor {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallClientContributor {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"clientId\":");
+        self.client_id.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallMcpContributor {
@@ -5371,6 +6992,20 @@ impl wire::WireStruct for ToolCallMcpContributor {
             customization_id: wire::present(customization_id),
             extra,
         })
+    }
+}
+
+impl Encode for ToolCallMcpContributor {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallMcpContributor {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"customizationId\":");
+        self.customization_id.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -5468,6 +7103,32 @@ impl wire::WireStruct for ToolCallBase {
     }
 }
 
+impl Encode for ToolCallBase {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallBase {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Properties available once tool call parameters are fully received.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -5523,6 +7184,24 @@ impl wire::WireStruct for ToolCallParameterFields {
     }
 }
 
+impl Encode for ToolCallParameterFields {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallParameterFields {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"invocationMessage\":");
+        self.invocation_message.encode(writer);
+        if let Some(value) = &self.tool_input {
+            writer.key("\"toolInput\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Error details if the tool failed
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -5573,6 +7252,24 @@ impl wire::WireStruct for ToolCallResultError {
             code: code.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ToolCallResultError {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallResultError {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.code {
+            writer.key("\"code\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -5664,6 +7361,34 @@ impl wire::WireStruct for ToolCallResult {
             error: error.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ToolCallResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"success\":");
+        self.success.encode(writer);
+        writer.key("\"pastTenseMessage\":");
+        self.past_tense_message.encode(writer);
+        if let Some(value) = &self.content {
+            writer.key("\"content\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.structured_content {
+            writer.key("\"structuredContent\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -5783,6 +7508,40 @@ impl wire::WireStruct for ToolCallStreamingState {
     }
 }
 
+impl Encode for ToolCallStreamingState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallStreamingState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.partial_input {
+            writer.key("\"partialInput\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.invocation_message {
+            writer.key("\"invocationMessage\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// File edits that this tool call will perform, for preview before confirmation
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -5828,6 +7587,20 @@ impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
             items: wire::present(items),
             extra,
         })
+    }
+}
+
+impl Encode for ToolCallPendingConfirmationStateEdits {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallPendingConfirmationStateEdits {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"items\":");
+        self.items.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -5978,6 +7751,54 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
     }
 }
 
+impl Encode for ToolCallPendingConfirmationState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallPendingConfirmationState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"invocationMessage\":");
+        self.invocation_message.encode(writer);
+        if let Some(value) = &self.tool_input {
+            writer.key("\"toolInput\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.confirmation_title {
+            writer.key("\"confirmationTitle\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.edits {
+            writer.key("\"edits\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.editable {
+            writer.key("\"editable\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.options {
+            writer.key("\"options\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Tool is actively executing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -6117,6 +7938,48 @@ impl wire::WireStruct for ToolCallRunningState {
             content: content.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ToolCallRunningState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallRunningState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"invocationMessage\":");
+        self.invocation_message.encode(writer);
+        if let Some(value) = &self.tool_input {
+            writer.key("\"toolInput\":");
+            value.encode(writer);
+        }
+        writer.key("\"confirmed\":");
+        self.confirmed.encode(writer);
+        if let Some(value) = &self.selected_option {
+            writer.key("\"selectedOption\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.content {
+            writer.key("\"content\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -6302,6 +8165,60 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     }
 }
 
+impl Encode for ToolCallPendingResultConfirmationState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallPendingResultConfirmationState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"invocationMessage\":");
+        self.invocation_message.encode(writer);
+        if let Some(value) = &self.tool_input {
+            writer.key("\"toolInput\":");
+            value.encode(writer);
+        }
+        writer.key("\"success\":");
+        self.success.encode(writer);
+        writer.key("\"pastTenseMessage\":");
+        self.past_tense_message.encode(writer);
+        if let Some(value) = &self.content {
+            writer.key("\"content\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.structured_content {
+            writer.key("\"structuredContent\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.key("\"confirmed\":");
+        self.confirmed.encode(writer);
+        if let Some(value) = &self.selected_option {
+            writer.key("\"selectedOption\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Tool completed successfully or with an error.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -6484,6 +8401,60 @@ impl wire::WireStruct for ToolCallCompletedState {
     }
 }
 
+impl Encode for ToolCallCompletedState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallCompletedState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"invocationMessage\":");
+        self.invocation_message.encode(writer);
+        if let Some(value) = &self.tool_input {
+            writer.key("\"toolInput\":");
+            value.encode(writer);
+        }
+        writer.key("\"success\":");
+        self.success.encode(writer);
+        writer.key("\"pastTenseMessage\":");
+        self.past_tense_message.encode(writer);
+        if let Some(value) = &self.content {
+            writer.key("\"content\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.structured_content {
+            writer.key("\"structuredContent\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.key("\"confirmed\":");
+        self.confirmed.encode(writer);
+        if let Some(value) = &self.selected_option {
+            writer.key("\"selectedOption\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Tool call was cancelled before execution.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -6638,6 +8609,52 @@ impl wire::WireStruct for ToolCallCancelledState {
     }
 }
 
+impl Encode for ToolCallCancelledState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallCancelledState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"invocationMessage\":");
+        self.invocation_message.encode(writer);
+        if let Some(value) = &self.tool_input {
+            writer.key("\"toolInput\":");
+            value.encode(writer);
+        }
+        writer.key("\"reason\":");
+        self.reason.encode(writer);
+        if let Some(value) = &self.reason_message {
+            writer.key("\"reasonMessage\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.user_suggestion {
+            writer.key("\"userSuggestion\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.selected_option {
+            writer.key("\"selectedOption\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Describes a tool available in a session, provided by either the server or the active client.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -6757,6 +8774,44 @@ impl wire::WireStruct for ToolDefinition {
     }
 }
 
+impl Encode for ToolDefinition {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolDefinition {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.input_schema {
+            writer.key("\"inputSchema\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.output_schema {
+            writer.key("\"outputSchema\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.annotations {
+            writer.key("\"annotations\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Behavioral hints about a tool. All properties are advisory and not
 /// guaranteed to faithfully describe tool behavior.
 ///
@@ -6852,6 +8907,38 @@ impl wire::WireStruct for ToolAnnotations {
     }
 }
 
+impl Encode for ToolAnnotations {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolAnnotations {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.read_only_hint {
+            writer.key("\"readOnlyHint\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.destructive_hint {
+            writer.key("\"destructiveHint\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.idempotent_hint {
+            writer.key("\"idempotentHint\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.open_world_hint {
+            writer.key("\"openWorldHint\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Text content in a tool result.
 ///
 /// Mirrors MCP `TextContent`.
@@ -6900,6 +8987,20 @@ impl wire::WireStruct for ToolResultTextContent {
             text: wire::present(text),
             extra,
         })
+    }
+}
+
+impl Encode for ToolResultTextContent {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultTextContent {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"text\":");
+        self.text.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -6960,6 +9061,22 @@ impl wire::WireStruct for ToolResultEmbeddedResourceContent {
             content_type: wire::present(content_type),
             extra,
         })
+    }
+}
+
+impl Encode for ToolResultEmbeddedResourceContent {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultEmbeddedResourceContent {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"data\":");
+        self.data.encode(writer);
+        writer.key("\"contentType\":");
+        self.content_type.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -7035,6 +9152,28 @@ impl wire::WireStruct for ToolResultResourceContent {
     }
 }
 
+impl Encode for ToolResultResourceContent {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultResourceContent {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.size_hint {
+            writer.key("\"sizeHint\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The file state before the edit. Absent for file creations or for in-place file edits.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -7091,6 +9230,22 @@ impl wire::WireStruct for ToolResultFileEditContentBefore {
     }
 }
 
+impl Encode for ToolResultFileEditContentBefore {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultFileEditContentBefore {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// The file state after the edit. Absent for file deletions.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -7144,6 +9299,22 @@ impl wire::WireStruct for ToolResultFileEditContentAfter {
             content: wire::present(content),
             extra,
         })
+    }
+}
+
+impl Encode for ToolResultFileEditContentAfter {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultFileEditContentAfter {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -7205,6 +9376,30 @@ impl wire::WireStruct for ToolResultFileEditContent {
     }
 }
 
+impl Encode for ToolResultFileEditContent {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultFileEditContent {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.before {
+            writer.key("\"before\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.after {
+            writer.key("\"after\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.diff {
+            writer.key("\"diff\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A reference to a terminal whose output is relevant to this tool result.
 ///
 /// Clients can subscribe to the terminal's URI to stream its output in real
@@ -7263,6 +9458,22 @@ impl wire::WireStruct for ToolResultTerminalContent {
             title: wire::present(title),
             extra,
         })
+    }
+}
+
+impl Encode for ToolResultTerminalContent {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultTerminalContent {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -7340,6 +9551,30 @@ impl wire::WireStruct for ToolResultSubagentContent {
             description: description.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ToolResultSubagentContent {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolResultSubagentContent {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        if let Some(value) = &self.agent_name {
+            writer.key("\"agentName\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -7433,6 +9668,32 @@ impl wire::WireStruct for CustomizationBase {
     }
 }
 
+impl Encode for CustomizationBase {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CustomizationBase {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Container is being loaded by the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -7471,6 +9732,18 @@ impl wire::WireStruct for CustomizationLoadingState {
     }
 }
 
+impl Encode for CustomizationLoadingState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CustomizationLoadingState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
+    }
+}
+
 /// Container loaded successfully.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -7506,6 +9779,18 @@ impl wire::WireStruct for CustomizationLoadedState {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for CustomizationLoadedState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CustomizationLoadedState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -7558,6 +9843,20 @@ impl wire::WireStruct for CustomizationDegradedState {
     }
 }
 
+impl Encode for CustomizationDegradedState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CustomizationDegradedState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Container failed to load.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -7604,6 +9903,20 @@ impl wire::WireStruct for CustomizationErrorState {
             message: wire::present(message),
             extra,
         })
+    }
+}
+
+impl Encode for CustomizationErrorState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CustomizationErrorState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -7732,6 +10045,46 @@ impl wire::WireStruct for ContainerCustomizationBase {
     }
 }
 
+impl Encode for ContainerCustomizationBase {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ContainerCustomizationBase {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        writer.key("\"enabled\":");
+        self.enabled.encode(writer);
+        if let Some(value) = &self.client_id {
+            writer.key("\"clientId\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.load {
+            writer.key("\"load\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.children {
+            writer.key("\"children\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// An [Open Plugins](https://open-plugins.com/) plugin.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -7854,6 +10207,46 @@ impl wire::WireStruct for PluginCustomization {
             children: children.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for PluginCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for PluginCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        writer.key("\"enabled\":");
+        self.enabled.encode(writer);
+        if let Some(value) = &self.client_id {
+            writer.key("\"clientId\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.load {
+            writer.key("\"load\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.children {
+            writer.key("\"children\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -8003,6 +10396,52 @@ impl wire::WireStruct for ClientPluginCustomization {
             nonce: nonce.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ClientPluginCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ClientPluginCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        writer.key("\"enabled\":");
+        self.enabled.encode(writer);
+        if let Some(value) = &self.client_id {
+            writer.key("\"clientId\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.load {
+            writer.key("\"load\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.children {
+            writer.key("\"children\":");
+            value.encode(writer);
+        }
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        if let Some(value) = &self.nonce {
+            writer.key("\"nonce\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -8158,6 +10597,50 @@ impl wire::WireStruct for DirectoryCustomization {
     }
 }
 
+impl Encode for DirectoryCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for DirectoryCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        writer.key("\"enabled\":");
+        self.enabled.encode(writer);
+        if let Some(value) = &self.client_id {
+            writer.key("\"clientId\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.load {
+            writer.key("\"load\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.children {
+            writer.key("\"children\":");
+            value.encode(writer);
+        }
+        writer.key("\"contents\":");
+        self.contents.encode(writer);
+        writer.key("\"writable\":");
+        self.writable.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// A custom agent contributed by a plugin or directory.
 ///
 /// Mirrors the [Open Plugins agent](https://open-plugins.com/agent-builders/components/agents)
@@ -8277,6 +10760,40 @@ impl wire::WireStruct for AgentCustomization {
             meta: meta.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for AgentCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AgentCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -8410,6 +10927,40 @@ impl wire::WireStruct for SkillCustomization {
     }
 }
 
+impl Encode for SkillCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SkillCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.disable_model_invocation {
+            writer.key("\"disableModelInvocation\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A prompt contributed by a plugin or directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -8507,6 +11058,36 @@ impl wire::WireStruct for PromptCustomization {
             description: description.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for PromptCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for PromptCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -8646,6 +11227,44 @@ impl wire::WireStruct for RuleCustomization {
     }
 }
 
+impl Encode for RuleCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for RuleCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.always_apply {
+            writer.key("\"alwaysApply\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.globs {
+            writer.key("\"globs\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A hook manifest contributed by a plugin or directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -8733,6 +11352,32 @@ impl wire::WireStruct for HookCustomization {
             range: range.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for HookCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for HookCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -8880,6 +11525,44 @@ impl wire::WireStruct for McpServerCustomization {
     }
 }
 
+impl Encode for McpServerCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for McpServerCustomization {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        if let Some(value) = &self.icons {
+            writer.key("\"icons\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range {
+            writer.key("\"range\":");
+            value.encode(writer);
+        }
+        writer.key("\"enabled\":");
+        self.enabled.encode(writer);
+        writer.key("\"state\":");
+        self.state.encode(writer);
+        if let Some(value) = &self.channel {
+            writer.key("\"channel\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.mcp_app {
+            writer.key("\"mcpApp\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Information from the agent host needed to render MCP Apps served
 /// by this MCP server.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -8934,6 +11617,20 @@ impl wire::WireStruct for McpServerCustomizationApps {
     }
 }
 
+impl Encode for McpServerCustomizationApps {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for McpServerCustomizationApps {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"capabilities\":");
+        self.capabilities.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Producer proxies the MCP `tools/*` methods to the upstream server.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -8980,6 +11677,22 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
             list_changed: list_changed.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for AhpMcpUiHostCapabilitiesServerTools {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AhpMcpUiHostCapabilitiesServerTools {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.list_changed {
+            writer.key("\"listChanged\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -9032,6 +11745,22 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     }
 }
 
+impl Encode for AhpMcpUiHostCapabilitiesServerResources {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AhpMcpUiHostCapabilitiesServerResources {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.list_changed {
+            writer.key("\"listChanged\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -9074,6 +11803,22 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
             tools: tools.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for AhpMcpUiHostCapabilitiesSampling {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AhpMcpUiHostCapabilitiesSampling {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.tools {
+            writer.key("\"tools\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -9183,6 +11928,34 @@ impl wire::WireStruct for AhpMcpUiHostCapabilities {
     }
 }
 
+impl Encode for AhpMcpUiHostCapabilities {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AhpMcpUiHostCapabilities {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.server_tools {
+            writer.key("\"serverTools\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.server_resources {
+            writer.key("\"serverResources\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.logging {
+            writer.key("\"logging\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.sampling {
+            writer.key("\"sampling\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Server is registered with the host but has not yet started.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -9221,6 +11994,18 @@ impl wire::WireStruct for McpServerStartingState {
     }
 }
 
+impl Encode for McpServerStartingState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for McpServerStartingState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
+    }
+}
+
 /// Server is running and serving requests.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -9256,6 +12041,18 @@ impl wire::WireStruct for McpServerReadyState {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for McpServerReadyState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for McpServerReadyState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -9364,6 +12161,30 @@ impl wire::WireStruct for McpServerAuthRequiredState {
     }
 }
 
+impl Encode for McpServerAuthRequiredState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for McpServerAuthRequiredState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"reason\":");
+        self.reason.encode(writer);
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        if let Some(value) = &self.required_scopes {
+            writer.key("\"requiredScopes\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Server failed to start, crashed, or otherwise transitioned to a
 /// non-recoverable error. Use {@link McpServerStatus.AuthRequired}
 /// for authentication failures.
@@ -9415,6 +12236,20 @@ impl wire::WireStruct for McpServerErrorState {
     }
 }
 
+impl Encode for McpServerErrorState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for McpServerErrorState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"error\":");
+        self.error.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Server has been shut down. The host MAY remove the server from the
 /// session entirely shortly after this state.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -9451,6 +12286,18 @@ impl wire::WireStruct for McpServerStoppedState {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for McpServerStoppedState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for McpServerStoppedState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -9532,6 +12379,28 @@ impl wire::WireStruct for TerminalInfo {
     }
 }
 
+impl Encode for TerminalInfo {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalInfo {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        writer.key("\"claim\":");
+        self.claim.encode(writer);
+        if let Some(value) = &self.exit_code {
+            writer.key("\"exitCode\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// A terminal claimed by a connected client.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -9578,6 +12447,20 @@ impl wire::WireStruct for TerminalClientClaim {
             client_id: wire::present(client_id),
             extra,
         })
+    }
+}
+
+impl Encode for TerminalClientClaim {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalClientClaim {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"clientId\":");
+        self.client_id.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -9643,6 +12526,28 @@ impl wire::WireStruct for TerminalSessionClaim {
             tool_call_id: tool_call_id.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for TerminalSessionClaim {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalSessionClaim {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"session\":");
+        self.session.encode(writer);
+        if let Some(value) = &self.turn_id {
+            writer.key("\"turnId\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.tool_call_id {
+            writer.key("\"toolCallId\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -9785,6 +12690,44 @@ impl wire::WireStruct for TerminalState {
     }
 }
 
+impl Encode for TerminalState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        if let Some(value) = &self.cwd {
+            writer.key("\"cwd\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.cols {
+            writer.key("\"cols\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.rows {
+            writer.key("\"rows\":");
+            value.encode(writer);
+        }
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        if let Some(value) = &self.exit_code {
+            writer.key("\"exitCode\":");
+            value.encode(writer);
+        }
+        writer.key("\"claim\":");
+        self.claim.encode(writer);
+        if let Some(value) = &self.supports_command_detection {
+            writer.key("\"supportsCommandDetection\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The top-level properties of [`TerminalState`], for reporting which ones an action changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -9850,6 +12793,50 @@ impl TerminalState {
                 .clone_from(&other.supports_command_detection),
         }
     }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: TerminalStateField, writer: &mut Writer) -> bool {
+        match field {
+            TerminalStateField::Title => {
+                self.title.encode(writer);
+                true
+            }
+            TerminalStateField::Cwd => self
+                .cwd
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::Cols => self
+                .cols
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::Rows => self
+                .rows
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::Content => {
+                self.content.encode(writer);
+                true
+            }
+            TerminalStateField::ExitCode => self
+                .exit_code
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::Claim => {
+                self.claim.encode(writer);
+                true
+            }
+            TerminalStateField::SupportsCommandDetection => self
+                .supports_command_detection
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
+    }
 }
 
 /// Unstructured terminal output — content before, between, or after commands,
@@ -9899,6 +12886,20 @@ impl wire::WireStruct for TerminalUnclassifiedPart {
             value: wire::present(value),
             extra,
         })
+    }
+}
+
+impl Encode for TerminalUnclassifiedPart {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalUnclassifiedPart {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -10023,6 +13024,36 @@ impl wire::WireStruct for TerminalCommandPart {
     }
 }
 
+impl Encode for TerminalCommandPart {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalCommandPart {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"commandId\":");
+        self.command_id.encode(writer);
+        writer.key("\"commandLine\":");
+        self.command_line.encode(writer);
+        writer.key("\"output\":");
+        self.output.encode(writer);
+        writer.key("\"timestamp\":");
+        self.timestamp.encode(writer);
+        writer.key("\"isComplete\":");
+        self.is_complete.encode(writer);
+        if let Some(value) = &self.exit_code {
+            writer.key("\"exitCode\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.duration_ms {
+            writer.key("\"durationMs\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Catalogue entry describing one changeset the server can produce for a
 /// session.
 ///
@@ -10136,6 +13167,28 @@ impl wire::WireStruct for Changeset {
     }
 }
 
+impl Encode for Changeset {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for Changeset {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        writer.key("\"uriTemplate\":");
+        self.uri_template.encode(writer);
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        writer.key("\"changeKind\":");
+        self.change_kind.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Full state for a single changeset, returned when a client subscribes to
 /// an expanded changeset URI.
 ///
@@ -10217,6 +13270,30 @@ impl wire::WireStruct for ChangesetState {
     }
 }
 
+impl Encode for ChangesetState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"status\":");
+        self.status.encode(writer);
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.key("\"files\":");
+        self.files.encode(writer);
+        if let Some(value) = &self.operations {
+            writer.key("\"operations\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The top-level properties of [`ChangesetState`], for reporting which ones an action changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -10257,6 +13334,31 @@ impl ChangesetState {
             ChangesetStateField::Error => self.error.clone_from(&other.error),
             ChangesetStateField::Files => self.files.clone_from(&other.files),
             ChangesetStateField::Operations => self.operations.clone_from(&other.operations),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: ChangesetStateField, writer: &mut Writer) -> bool {
+        match field {
+            ChangesetStateField::Status => {
+                self.status.encode(writer);
+                true
+            }
+            ChangesetStateField::Error => self
+                .error
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChangesetStateField::Files => {
+                self.files.encode(writer);
+                true
+            }
+            ChangesetStateField::Operations => self
+                .operations
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
         }
     }
 }
@@ -10326,6 +13428,26 @@ impl wire::WireStruct for ChangesetFile {
             meta: meta.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ChangesetFile {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetFile {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"edit\":");
+        self.edit.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -10465,6 +13587,42 @@ impl wire::WireStruct for ChangesetOperation {
     }
 }
 
+impl Encode for ChangesetOperation {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetOperation {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        writer.key("\"scopes\":");
+        self.scopes.encode(writer);
+        if let Some(value) = &self.confirmation {
+            writer.key("\"confirmation\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.icon {
+            writer.key("\"icon\":");
+            value.encode(writer);
+        }
+        writer.key("\"status\":");
+        self.status.encode(writer);
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// OTLP telemetry channels the agent host emits.
 ///
 /// Each field, when present, is either a literal channel URI or an
@@ -10560,6 +13718,30 @@ impl wire::WireStruct for TelemetryCapabilities {
     }
 }
 
+impl Encode for TelemetryCapabilities {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TelemetryCapabilities {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.logs {
+            writer.key("\"logs\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.traces {
+            writer.key("\"traces\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.metrics {
+            writer.key("\"metrics\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Optional glob patterns or paths relative to `root` to exclude from
 /// change reporting.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -10606,6 +13788,20 @@ impl wire::WireStruct for ResourceWatchStateExcludes {
             items: wire::present(items),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceWatchStateExcludes {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceWatchStateExcludes {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"items\":");
+        self.items.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -10656,6 +13852,20 @@ impl wire::WireStruct for ResourceWatchStateIncludes {
             items: wire::present(items),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceWatchStateIncludes {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceWatchStateIncludes {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"items\":");
+        self.items.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -10742,6 +13952,30 @@ impl wire::WireStruct for ResourceWatchState {
     }
 }
 
+impl Encode for ResourceWatchState {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceWatchState {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"root\":");
+        self.root.encode(writer);
+        writer.key("\"recursive\":");
+        self.recursive.encode(writer);
+        if let Some(value) = &self.excludes {
+            writer.key("\"excludes\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.includes {
+            writer.key("\"includes\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The top-level properties of [`ResourceWatchState`], for reporting which ones an action changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -10782,6 +14016,31 @@ impl ResourceWatchState {
             ResourceWatchStateField::Recursive => self.recursive.clone_from(&other.recursive),
             ResourceWatchStateField::Excludes => self.excludes.clone_from(&other.excludes),
             ResourceWatchStateField::Includes => self.includes.clone_from(&other.includes),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: ResourceWatchStateField, writer: &mut Writer) -> bool {
+        match field {
+            ResourceWatchStateField::Root => {
+                self.root.encode(writer);
+                true
+            }
+            ResourceWatchStateField::Recursive => {
+                self.recursive.encode(writer);
+                true
+            }
+            ResourceWatchStateField::Excludes => self
+                .excludes
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ResourceWatchStateField::Includes => self
+                .includes
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
         }
     }
 }
@@ -10841,6 +14100,22 @@ impl wire::WireStruct for ResourceChange {
             r#type: wire::present(r#type),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceChange {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceChange {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -10927,6 +14202,25 @@ impl<'de> Deserialize<'de> for SessionInputQuestion {
     }
 }
 
+impl Encode for SessionInputQuestion {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"kind\":";
+        match self {
+            Self::Text(members) => encode::encode_variant(writer, TAG, "\"text\"", members),
+            Self::Number(members) => encode::encode_variant(writer, TAG, "\"number\"", members),
+            Self::Integer(members) => encode::encode_variant(writer, TAG, "\"integer\"", members),
+            Self::Boolean(members) => encode::encode_variant(writer, TAG, "\"boolean\"", members),
+            Self::SingleSelect(members) => {
+                encode::encode_variant(writer, TAG, "\"single-select\"", members)
+            }
+            Self::MultiSelect(members) => {
+                encode::encode_variant(writer, TAG, "\"multi-select\"", members)
+            }
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
@@ -10996,6 +14290,22 @@ impl<'de> Deserialize<'de> for SessionInputAnswerValue {
     }
 }
 
+impl Encode for SessionInputAnswerValue {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"kind\":";
+        match self {
+            Self::Text(members) => encode::encode_variant(writer, TAG, "\"text\"", members),
+            Self::Number(members) => encode::encode_variant(writer, TAG, "\"number\"", members),
+            Self::Boolean(members) => encode::encode_variant(writer, TAG, "\"boolean\"", members),
+            Self::Selected(members) => encode::encode_variant(writer, TAG, "\"selected\"", members),
+            Self::SelectedMany(members) => {
+                encode::encode_variant(writer, TAG, "\"selected-many\"", members)
+            }
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 /// Draft, submitted, or skipped answer for one question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -11054,6 +14364,20 @@ impl<'de> Deserialize<'de> for SessionInputAnswer {
     }
 }
 
+impl Encode for SessionInputAnswer {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"state\":";
+        match self {
+            Self::Draft(members) => encode::encode_variant(writer, TAG, "\"draft\"", members),
+            Self::Submitted(members) => {
+                encode::encode_variant(writer, TAG, "\"submitted\"", members)
+            }
+            Self::Skipped(members) => encode::encode_variant(writer, TAG, "\"skipped\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 /// An attachment associated with a {@link Message}.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -11109,6 +14433,20 @@ impl Decode for MessageAttachment {
 impl<'de> Deserialize<'de> for MessageAttachment {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for MessageAttachment {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"type\":";
+        match self {
+            Self::Simple(members) => encode::encode_variant(writer, TAG, "\"simple\"", members),
+            Self::EmbeddedResource(members) => {
+                encode::encode_variant(writer, TAG, "\"embeddedResource\"", members)
+            }
+            Self::Resource(members) => encode::encode_variant(writer, TAG, "\"resource\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
     }
 }
 
@@ -11187,6 +14525,28 @@ impl<'de> Deserialize<'de> for ResponsePart {
     }
 }
 
+impl Encode for ResponsePart {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"kind\":";
+        match self {
+            Self::Markdown(members) => encode::encode_variant(writer, TAG, "\"markdown\"", members),
+            Self::ContentRef(members) => {
+                encode::encode_variant(writer, TAG, "\"contentRef\"", members)
+            }
+            Self::ToolCall(members) => {
+                encode::encode_variant(writer, TAG, "\"toolCall\"", &**members)
+            }
+            Self::Reasoning(members) => {
+                encode::encode_variant(writer, TAG, "\"reasoning\"", members)
+            }
+            Self::SystemNotification(members) => {
+                encode::encode_variant(writer, TAG, "\"systemNotification\"", members)
+            }
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
@@ -11233,6 +14593,17 @@ impl Decode for ToolCallContributor {
 impl<'de> Deserialize<'de> for ToolCallContributor {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ToolCallContributor {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"kind\":";
+        match self {
+            Self::Client(members) => encode::encode_variant(writer, TAG, "\"client\"", members),
+            Self::MCP(members) => encode::encode_variant(writer, TAG, "\"mcp\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
     }
 }
 
@@ -11321,6 +14692,31 @@ impl Decode for ToolCallState {
 impl<'de> Deserialize<'de> for ToolCallState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ToolCallState {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"status\":";
+        match self {
+            Self::Streaming(members) => {
+                encode::encode_variant(writer, TAG, "\"streaming\"", members)
+            }
+            Self::PendingConfirmation(members) => {
+                encode::encode_variant(writer, TAG, "\"pending-confirmation\"", members)
+            }
+            Self::Running(members) => encode::encode_variant(writer, TAG, "\"running\"", members),
+            Self::PendingResultConfirmation(members) => {
+                encode::encode_variant(writer, TAG, "\"pending-result-confirmation\"", members)
+            }
+            Self::Completed(members) => {
+                encode::encode_variant(writer, TAG, "\"completed\"", members)
+            }
+            Self::Cancelled(members) => {
+                encode::encode_variant(writer, TAG, "\"cancelled\"", members)
+            }
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
     }
 }
 
@@ -11413,6 +14809,23 @@ impl<'de> Deserialize<'de> for ToolResultContent {
     }
 }
 
+impl Encode for ToolResultContent {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"type\":";
+        match self {
+            Self::Text(members) => encode::encode_variant(writer, TAG, "\"text\"", members),
+            Self::EmbeddedResource(members) => {
+                encode::encode_variant(writer, TAG, "\"embeddedResource\"", members)
+            }
+            Self::Resource(members) => encode::encode_variant(writer, TAG, "\"resource\"", members),
+            Self::FileEdit(members) => encode::encode_variant(writer, TAG, "\"fileEdit\"", members),
+            Self::Terminal(members) => encode::encode_variant(writer, TAG, "\"terminal\"", members),
+            Self::Subagent(members) => encode::encode_variant(writer, TAG, "\"subagent\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 /// Customization types that appear as children of a
 /// {@link PluginCustomization} or {@link DirectoryCustomization}.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -11482,6 +14895,12 @@ impl<'de> Deserialize<'de> for ChildCustomizationType {
     }
 }
 
+impl Encode for ChildCustomizationType {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Discriminated load state for a container customization
 /// ({@link PluginCustomization} or {@link DirectoryCustomization}).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -11544,6 +14963,19 @@ impl Decode for CustomizationLoadState {
 impl<'de> Deserialize<'de> for CustomizationLoadState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for CustomizationLoadState {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"kind\":";
+        match self {
+            Self::Loading(members) => encode::encode_variant(writer, TAG, "\"loading\"", members),
+            Self::Loaded(members) => encode::encode_variant(writer, TAG, "\"loaded\"", members),
+            Self::Degraded(members) => encode::encode_variant(writer, TAG, "\"degraded\"", members),
+            Self::Error(members) => encode::encode_variant(writer, TAG, "\"error\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
     }
 }
 
@@ -11624,6 +15056,23 @@ impl<'de> Deserialize<'de> for ChildCustomization {
     }
 }
 
+impl Encode for ChildCustomization {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"type\":";
+        match self {
+            Self::Agent(members) => encode::encode_variant(writer, TAG, "\"agent\"", members),
+            Self::Skill(members) => encode::encode_variant(writer, TAG, "\"skill\"", members),
+            Self::Prompt(members) => encode::encode_variant(writer, TAG, "\"prompt\"", members),
+            Self::Rule(members) => encode::encode_variant(writer, TAG, "\"rule\"", members),
+            Self::Hook(members) => encode::encode_variant(writer, TAG, "\"hook\"", members),
+            Self::McpServer(members) => {
+                encode::encode_variant(writer, TAG, "\"mcpServer\"", members)
+            }
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 /// A top-level customization active in a session. Either a container
 /// ({@link PluginCustomization} or {@link DirectoryCustomization}) whose
 /// leaf customizations live in its
@@ -11683,6 +15132,22 @@ impl Decode for Customization {
 impl<'de> Deserialize<'de> for Customization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for Customization {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"type\":";
+        match self {
+            Self::Plugin(members) => encode::encode_variant(writer, TAG, "\"plugin\"", members),
+            Self::Directory(members) => {
+                encode::encode_variant(writer, TAG, "\"directory\"", members)
+            }
+            Self::McpServer(members) => {
+                encode::encode_variant(writer, TAG, "\"mcpServer\"", members)
+            }
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
     }
 }
 
@@ -11757,6 +15222,22 @@ impl<'de> Deserialize<'de> for McpServerState {
     }
 }
 
+impl Encode for McpServerState {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"kind\":";
+        match self {
+            Self::Starting(members) => encode::encode_variant(writer, TAG, "\"starting\"", members),
+            Self::Ready(members) => encode::encode_variant(writer, TAG, "\"ready\"", members),
+            Self::AuthRequired(members) => {
+                encode::encode_variant(writer, TAG, "\"authRequired\"", members)
+            }
+            Self::Error(members) => encode::encode_variant(writer, TAG, "\"error\"", members),
+            Self::Stopped(members) => encode::encode_variant(writer, TAG, "\"stopped\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 /// Describes who currently holds a terminal. A terminal may be claimed by
 /// either a connected client or a session (e.g. during a tool call).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -11810,6 +15291,17 @@ impl<'de> Deserialize<'de> for TerminalClaim {
     }
 }
 
+impl Encode for TerminalClaim {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"kind\":";
+        match self {
+            Self::Client(members) => encode::encode_variant(writer, TAG, "\"client\"", members),
+            Self::Session(members) => encode::encode_variant(writer, TAG, "\"session\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 /// A content part within terminal output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -11859,6 +15351,19 @@ impl Decode for TerminalContentPart {
 impl<'de> Deserialize<'de> for TerminalContentPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for TerminalContentPart {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"type\":";
+        match self {
+            Self::Unclassified(members) => {
+                encode::encode_variant(writer, TAG, "\"unclassified\"", members)
+            }
+            Self::Command(members) => encode::encode_variant(writer, TAG, "\"command\"", members),
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
     }
 }
 
@@ -11915,6 +15420,22 @@ impl wire::WireStruct for ActionOrigin {
             client_seq: wire::present(client_seq),
             extra,
         })
+    }
+}
+
+impl Encode for ActionOrigin {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ActionOrigin {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"clientId\":");
+        self.client_id.encode(writer);
+        writer.key("\"clientSeq\":");
+        self.client_seq.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -12009,6 +15530,32 @@ impl wire::WireStruct for ActionEnvelope {
     }
 }
 
+impl Encode for ActionEnvelope {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ActionEnvelope {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"action\":");
+        self.action.encode(writer);
+        writer.key("\"serverSeq\":");
+        self.server_seq.encode(writer);
+        if let Some(value) = &self.origin {
+            writer.key("\"origin\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.rejection_reason {
+            writer.key("\"rejectionReason\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Fired when available agent backends or their models change.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -12055,6 +15602,20 @@ impl wire::WireStruct for RootAgentsChangedAction {
             agents: wire::present(agents),
             extra,
         })
+    }
+}
+
+impl Encode for RootAgentsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for RootAgentsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"agents\":");
+        self.agents.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -12107,6 +15668,20 @@ impl wire::WireStruct for RootActiveSessionsChangedAction {
     }
 }
 
+impl Encode for RootActiveSessionsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for RootActiveSessionsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"activeSessions\":");
+        self.active_sessions.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Fired when the list of known terminals changes.
 ///
 /// Full-replacement semantics: the `terminals` array replaces the previous
@@ -12156,6 +15731,20 @@ impl wire::WireStruct for RootTerminalsChangedAction {
             terminals: wire::present(terminals),
             extra,
         })
+    }
+}
+
+impl Encode for RootTerminalsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for RootTerminalsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"terminals\":");
+        self.terminals.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -12215,6 +15804,24 @@ impl wire::WireStruct for RootConfigChangedAction {
             replace: replace.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for RootConfigChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for RootConfigChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"config\":");
+        self.config.encode(writer);
+        if let Some(value) = &self.replace {
+            writer.key("\"replace\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -12290,6 +15897,26 @@ impl wire::WireStruct for ToolCallActionBase {
     }
 }
 
+impl Encode for ToolCallActionBase {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ToolCallActionBase {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Session backend initialized successfully.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -12325,6 +15952,18 @@ impl wire::WireStruct for SessionReadyAction {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for SessionReadyAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionReadyAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -12374,6 +16013,20 @@ impl wire::WireStruct for SessionCreationFailedAction {
             error: wire::present(error),
             extra,
         })
+    }
+}
+
+impl Encode for SessionCreationFailedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionCreationFailedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"error\":");
+        self.error.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -12447,6 +16100,26 @@ impl wire::WireStruct for SessionTurnStartedAction {
     }
 }
 
+impl Encode for SessionTurnStartedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionTurnStartedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        if let Some(value) = &self.queued_message_id {
+            writer.key("\"queuedMessageId\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Streaming text chunk from the assistant, appended to a specific response part.
 ///
 /// The server MUST first emit a `session/responsePart` to create the target
@@ -12517,6 +16190,24 @@ impl wire::WireStruct for SessionDeltaAction {
     }
 }
 
+impl Encode for SessionDeltaAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionDeltaAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"partId\":");
+        self.part_id.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Structured content appended to the response.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -12572,6 +16263,22 @@ impl wire::WireStruct for SessionResponsePartAction {
             part: wire::present(part),
             extra,
         })
+    }
+}
+
+impl Encode for SessionResponsePartAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionResponsePartAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"part\":");
+        self.part.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -12687,6 +16394,34 @@ impl wire::WireStruct for SessionToolCallStartAction {
     }
 }
 
+impl Encode for SessionToolCallStartAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionToolCallStartAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"toolName\":");
+        self.tool_name.encode(writer);
+        writer.key("\"displayName\":");
+        self.display_name.encode(writer);
+        if let Some(value) = &self.contributor {
+            writer.key("\"contributor\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Streaming partial parameters for a tool call.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -12779,6 +16514,32 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
             invocation_message: invocation_message.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionToolCallDeltaAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionToolCallDeltaAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        if let Some(value) = &self.invocation_message {
+            writer.key("\"invocationMessage\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -12927,6 +16688,52 @@ impl wire::WireStruct for SessionToolCallReadyAction {
     }
 }
 
+impl Encode for SessionToolCallReadyAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionToolCallReadyAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"invocationMessage\":");
+        self.invocation_message.encode(writer);
+        if let Some(value) = &self.tool_input {
+            writer.key("\"toolInput\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.confirmation_title {
+            writer.key("\"confirmationTitle\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.edits {
+            writer.key("\"edits\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.editable {
+            writer.key("\"editable\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.confirmed {
+            writer.key("\"confirmed\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.options {
+            writer.key("\"options\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Tool execution finished. Transitions to `completed` or `pending-result-confirmation`
 /// if `requiresResultConfirmation` is `true`.
 ///
@@ -13035,6 +16842,32 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
     }
 }
 
+impl Encode for SessionToolCallCompleteAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionToolCallCompleteAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"result\":");
+        self.result.encode(writer);
+        if let Some(value) = &self.requires_result_confirmation {
+            writer.key("\"requiresResultConfirmation\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Client approves or denies a tool's result.
 ///
 /// If `approved` is `false`, the tool transitions to `cancelled` with reason `result-denied`.
@@ -13113,6 +16946,28 @@ impl wire::WireStruct for SessionToolCallResultConfirmedAction {
             approved: wire::present(approved),
             extra,
         })
+    }
+}
+
+impl Encode for SessionToolCallResultConfirmedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionToolCallResultConfirmedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"approved\":");
+        self.approved.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -13204,6 +17059,28 @@ impl wire::WireStruct for SessionToolCallContentChangedAction {
     }
 }
 
+impl Encode for SessionToolCallContentChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionToolCallContentChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"toolCallId\":");
+        self.tool_call_id.encode(writer);
+        if let Some(value) = &self.meta {
+            writer.key("\"_meta\":");
+            value.encode(writer);
+        }
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Turn finished — the assistant is idle.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -13253,6 +17130,20 @@ impl wire::WireStruct for SessionTurnCompleteAction {
     }
 }
 
+impl Encode for SessionTurnCompleteAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionTurnCompleteAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Turn was aborted; server stops processing.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -13299,6 +17190,20 @@ impl wire::WireStruct for SessionTurnCancelledAction {
             turn_id: wire::present(turn_id),
             extra,
         })
+    }
+}
+
+impl Encode for SessionTurnCancelledAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionTurnCancelledAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -13360,6 +17265,22 @@ impl wire::WireStruct for SessionErrorAction {
     }
 }
 
+impl Encode for SessionErrorAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionErrorAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"error\":");
+        self.error.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Session title updated. Fired by the server when the title is auto-generated
 /// from conversation, or dispatched by a client to rename a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -13407,6 +17328,20 @@ impl wire::WireStruct for SessionTitleChangedAction {
             title: wire::present(title),
             extra,
         })
+    }
+}
+
+impl Encode for SessionTitleChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionTitleChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -13465,6 +17400,22 @@ impl wire::WireStruct for SessionUsageAction {
             usage: wire::present(usage),
             extra,
         })
+    }
+}
+
+impl Encode for SessionUsageAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionUsageAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"usage\":");
+        self.usage.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -13538,6 +17489,24 @@ impl wire::WireStruct for SessionReasoningAction {
     }
 }
 
+impl Encode for SessionReasoningAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionReasoningAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.key("\"partId\":");
+        self.part_id.encode(writer);
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Model changed for this session.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -13584,6 +17553,20 @@ impl wire::WireStruct for SessionModelChangedAction {
             model: wire::present(model),
             extra,
         })
+    }
+}
+
+impl Encode for SessionModelChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionModelChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"model\":");
+        self.model.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -13641,6 +17624,22 @@ impl wire::WireStruct for SessionAgentChangedAction {
     }
 }
 
+impl Encode for SessionAgentChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionAgentChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.agent {
+            writer.key("\"agent\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The read state of the session changed.
 ///
 /// Dispatched by a client to mark a session as read (e.g. after viewing it)
@@ -13690,6 +17689,20 @@ impl wire::WireStruct for SessionIsReadChangedAction {
             is_read: wire::present(is_read),
             extra,
         })
+    }
+}
+
+impl Encode for SessionIsReadChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionIsReadChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"isRead\":");
+        self.is_read.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -13745,6 +17758,20 @@ impl wire::WireStruct for SessionIsArchivedChangedAction {
     }
 }
 
+impl Encode for SessionIsArchivedChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionIsArchivedChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"isArchived\":");
+        self.is_archived.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// The activity description of the session changed.
 ///
 /// Dispatched by the server to indicate what the session is currently doing
@@ -13791,6 +17818,22 @@ impl wire::WireStruct for SessionActivityChangedAction {
             activity: activity.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionActivityChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionActivityChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.activity {
+            writer.key("\"activity\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -13853,6 +17896,22 @@ impl wire::WireStruct for SessionChangesetsChangedAction {
     }
 }
 
+impl Encode for SessionChangesetsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionChangesetsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.changesets {
+            writer.key("\"changesets\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Server tools for this session have changed.
 ///
 /// Full-replacement semantics: the `tools` array replaces the previous `serverTools` entirely.
@@ -13901,6 +17960,20 @@ impl wire::WireStruct for SessionServerToolsChangedAction {
             tools: wire::present(tools),
             extra,
         })
+    }
+}
+
+impl Encode for SessionServerToolsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionServerToolsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"tools\":");
+        self.tools.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -13953,6 +18026,20 @@ impl wire::WireStruct for SessionActiveClientChangedAction {
             active_client: active_client.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionActiveClientChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionActiveClientChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"activeClient\":");
+        self.active_client.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -14009,6 +18096,20 @@ impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     }
 }
 
+impl Encode for SessionActiveClientToolsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionActiveClientToolsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"tools\":");
+        self.tools.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// The session's customizations have changed.
 ///
 /// Full-replacement semantics: the `customizations` array replaces the
@@ -14058,6 +18159,20 @@ impl wire::WireStruct for SessionCustomizationsChangedAction {
             customizations: wire::present(customizations),
             extra,
         })
+    }
+}
+
+impl Encode for SessionCustomizationsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionCustomizationsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"customizations\":");
+        self.customizations.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -14124,6 +18239,22 @@ impl wire::WireStruct for SessionCustomizationToggledAction {
     }
 }
 
+impl Encode for SessionCustomizationToggledAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionCustomizationToggledAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"enabled\":");
+        self.enabled.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Upserts a top-level customization (plugin or directory).
 ///
 /// The reducer locates the existing entry by `customization.id`:
@@ -14180,6 +18311,20 @@ impl wire::WireStruct for SessionCustomizationUpdatedAction {
     }
 }
 
+impl Encode for SessionCustomizationUpdatedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionCustomizationUpdatedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"customization\":");
+        self.customization.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Removes a customization by id.
 ///
 /// Searches every container and its children for the entry. If the entry
@@ -14230,6 +18375,20 @@ impl wire::WireStruct for SessionCustomizationRemovedAction {
             id: wire::present(id),
             extra,
         })
+    }
+}
+
+impl Encode for SessionCustomizationRemovedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionCustomizationRemovedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -14318,6 +18477,26 @@ impl wire::WireStruct for SessionMcpServerStateChangedAction {
     }
 }
 
+impl Encode for SessionMcpServerStateChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionMcpServerStateChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"state\":");
+        self.state.encode(writer);
+        if let Some(value) = &self.channel {
+            writer.key("\"channel\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Client changed a mutable config value mid-session.
 ///
 /// Only properties with `sessionMutable: true` in the config schema may be
@@ -14378,6 +18557,24 @@ impl wire::WireStruct for SessionConfigChangedAction {
     }
 }
 
+impl Encode for SessionConfigChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionConfigChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"config\":");
+        self.config.encode(writer);
+        if let Some(value) = &self.replace {
+            writer.key("\"replace\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The session's `_meta` side-channel changed. Replaces `state._meta`
 /// entirely (full-replacement semantics). Producers SHOULD merge any
 /// keys they wish to preserve into the new value before dispatching.
@@ -14427,6 +18624,20 @@ impl wire::WireStruct for SessionMetaChangedAction {
             meta: wire::present(meta),
             extra,
         })
+    }
+}
+
+impl Encode for SessionMetaChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionMetaChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"_meta\":");
+        self.meta.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -14481,6 +18692,22 @@ impl wire::WireStruct for SessionTruncatedAction {
             turn_id: turn_id.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionTruncatedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionTruncatedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.turn_id {
+            writer.key("\"turnId\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -14559,6 +18786,24 @@ impl wire::WireStruct for SessionPendingMessageSetAction {
     }
 }
 
+impl Encode for SessionPendingMessageSetAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionPendingMessageSetAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"kind\":");
+        self.kind.encode(writer);
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"message\":");
+        self.message.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// A pending message was removed (steering or queued).
 ///
 /// Dispatched by clients to cancel a pending message, or by the server when
@@ -14621,6 +18866,22 @@ impl wire::WireStruct for SessionPendingMessageRemovedAction {
     }
 }
 
+impl Encode for SessionPendingMessageRemovedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionPendingMessageRemovedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"kind\":");
+        self.kind.encode(writer);
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Reorder the queued messages.
 ///
 /// The `order` array contains the IDs of queued messages in their new
@@ -14676,6 +18937,20 @@ impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     }
 }
 
+impl Encode for SessionQueuedMessagesReorderedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionQueuedMessagesReorderedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"order\":");
+        self.order.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// A session requested input from the user.
 ///
 /// Full-request upsert semantics: the `request` replaces any existing request
@@ -14726,6 +19001,20 @@ impl wire::WireStruct for SessionInputRequestedAction {
             request: wire::present(request),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputRequestedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputRequestedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"request\":");
+        self.request.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -14792,6 +19081,26 @@ impl wire::WireStruct for SessionInputAnswerChangedAction {
             answer: answer.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionInputAnswerChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputAnswerChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"requestId\":");
+        self.request_id.encode(writer);
+        writer.key("\"questionId\":");
+        self.question_id.encode(writer);
+        if let Some(value) = &self.answer {
+            writer.key("\"answer\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -14866,6 +19175,26 @@ impl wire::WireStruct for SessionInputCompletedAction {
     }
 }
 
+impl Encode for SessionInputCompletedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionInputCompletedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"requestId\":");
+        self.request_id.encode(writer);
+        writer.key("\"response\":");
+        self.response.encode(writer);
+        if let Some(value) = &self.answers {
+            writer.key("\"answers\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Terminal output data (pty → client direction).
 ///
 /// Appends `data` to the terminal's `content` in the reducer.
@@ -14924,6 +19253,20 @@ impl wire::WireStruct for TerminalDataAction {
     }
 }
 
+impl Encode for TerminalDataAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalDataAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"data\":");
+        self.data.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Keyboard input sent to the terminal process (client → pty direction).
 ///
 /// This is a side-effect-only action: the server forwards the data to the
@@ -14976,6 +19319,20 @@ impl wire::WireStruct for TerminalInputAction {
             data: wire::present(data),
             extra,
         })
+    }
+}
+
+impl Encode for TerminalInputAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalInputAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"data\":");
+        self.data.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -15040,6 +19397,22 @@ impl wire::WireStruct for TerminalResizedAction {
     }
 }
 
+impl Encode for TerminalResizedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalResizedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"cols\":");
+        self.cols.encode(writer);
+        writer.key("\"rows\":");
+        self.rows.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Terminal claim changed. A client or session transfers ownership of the terminal.
 ///
 /// The server SHOULD reject if the dispatching client does not currently hold
@@ -15089,6 +19462,20 @@ impl wire::WireStruct for TerminalClaimedAction {
             claim: wire::present(claim),
             extra,
         })
+    }
+}
+
+impl Encode for TerminalClaimedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalClaimedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"claim\":");
+        self.claim.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -15144,6 +19531,20 @@ impl wire::WireStruct for TerminalTitleChangedAction {
     }
 }
 
+impl Encode for TerminalTitleChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalTitleChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"title\":");
+        self.title.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Terminal working directory changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -15190,6 +19591,20 @@ impl wire::WireStruct for TerminalCwdChangedAction {
             cwd: wire::present(cwd),
             extra,
         })
+    }
+}
+
+impl Encode for TerminalCwdChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalCwdChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"cwd\":");
+        self.cwd.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -15244,6 +19659,22 @@ impl wire::WireStruct for TerminalExitedAction {
     }
 }
 
+impl Encode for TerminalExitedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalExitedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.exit_code {
+            writer.key("\"exitCode\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Terminal scrollback buffer cleared.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -15279,6 +19710,18 @@ impl wire::WireStruct for TerminalClearedAction {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for TerminalClearedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalClearedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -15322,6 +19765,18 @@ impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for TerminalCommandDetectionAvailableAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalCommandDetectionAvailableAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -15393,6 +19848,24 @@ impl wire::WireStruct for TerminalCommandExecutedAction {
             timestamp: wire::present(timestamp),
             extra,
         })
+    }
+}
+
+impl Encode for TerminalCommandExecutedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalCommandExecutedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"commandId\":");
+        self.command_id.encode(writer);
+        writer.key("\"commandLine\":");
+        self.command_line.encode(writer);
+        writer.key("\"timestamp\":");
+        self.timestamp.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -15472,6 +19945,28 @@ impl wire::WireStruct for TerminalCommandFinishedAction {
     }
 }
 
+impl Encode for TerminalCommandFinishedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for TerminalCommandFinishedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"commandId\":");
+        self.command_id.encode(writer);
+        if let Some(value) = &self.exit_code {
+            writer.key("\"exitCode\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.duration_ms {
+            writer.key("\"durationMs\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The {@link ChangesetState.status} for this changeset transitioned (e.g.
 /// `computing → ready`). The error payload is set together with `status`
 /// whenever it transitions to {@link ChangesetStatus.Error | Error}.
@@ -15529,6 +20024,24 @@ impl wire::WireStruct for ChangesetStatusChangedAction {
     }
 }
 
+impl Encode for ChangesetStatusChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetStatusChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"status\":");
+        self.status.encode(writer);
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Upsert a {@link ChangesetFile} in the changeset — adds a new entry, or
 /// replaces an existing one identified by {@link ChangesetFile.id}.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -15576,6 +20089,20 @@ impl wire::WireStruct for ChangesetFileSetAction {
             file: wire::present(file),
             extra,
         })
+    }
+}
+
+impl Encode for ChangesetFileSetAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetFileSetAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"file\":");
+        self.file.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -15631,6 +20158,20 @@ impl wire::WireStruct for ChangesetFileRemovedAction {
     }
 }
 
+impl Encode for ChangesetFileRemovedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetFileRemovedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"fileId\":");
+        self.file_id.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// The set of operations available on this changeset changed. Full
 /// replacement semantics: `operations` replaces the previous list (or
 /// removes it entirely when `operations` is `undefined`).
@@ -15680,6 +20221,22 @@ impl wire::WireStruct for ChangesetOperationsChangedAction {
             operations: operations.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ChangesetOperationsChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetOperationsChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.operations {
+            writer.key("\"operations\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -15756,6 +20313,26 @@ impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     }
 }
 
+impl Encode for ChangesetOperationStatusChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetOperationStatusChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"operationId\":");
+        self.operation_id.encode(writer);
+        writer.key("\"status\":");
+        self.status.encode(writer);
+        if let Some(value) = &self.error {
+            writer.key("\"error\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Drop every file from the changeset.
 ///
 /// Two cases use this:
@@ -15807,6 +20384,18 @@ impl wire::WireStruct for ChangesetClearedAction {
     }
 }
 
+impl Encode for ChangesetClearedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetClearedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
+    }
+}
+
 /// The set of changes in this batch, wrapped for forward compatibility.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -15852,6 +20441,20 @@ impl wire::WireStruct for ResourceWatchChangedActionChanges {
             items: wire::present(items),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceWatchChangedActionChanges {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceWatchChangedActionChanges {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"items\":");
+        self.items.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -15907,6 +20510,20 @@ impl wire::WireStruct for ResourceWatchChangedAction {
             changes: wire::present(changes),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceWatchChangedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceWatchChangedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"changes\":");
+        self.changes.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -16398,6 +21015,216 @@ impl<'de> Deserialize<'de> for StateAction {
     }
 }
 
+impl Encode for StateAction {
+    fn encode(&self, writer: &mut Writer) {
+        const TAG: &str = "\"type\":";
+        match self {
+            Self::RootAgentsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"root/agentsChanged\"", members)
+            }
+            Self::RootActiveSessionsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"root/activeSessionsChanged\"", members)
+            }
+            Self::RootTerminalsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"root/terminalsChanged\"", members)
+            }
+            Self::RootConfigChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"root/configChanged\"", members)
+            }
+            Self::SessionReady(members) => {
+                encode::encode_variant(writer, TAG, "\"session/ready\"", members)
+            }
+            Self::SessionCreationFailed(members) => {
+                encode::encode_variant(writer, TAG, "\"session/creationFailed\"", members)
+            }
+            Self::SessionTurnStarted(members) => {
+                encode::encode_variant(writer, TAG, "\"session/turnStarted\"", &**members)
+            }
+            Self::SessionDelta(members) => {
+                encode::encode_variant(writer, TAG, "\"session/delta\"", members)
+            }
+            Self::SessionResponsePart(members) => {
+                encode::encode_variant(writer, TAG, "\"session/responsePart\"", &**members)
+            }
+            Self::SessionToolCallStart(members) => {
+                encode::encode_variant(writer, TAG, "\"session/toolCallStart\"", &**members)
+            }
+            Self::SessionToolCallDelta(members) => {
+                encode::encode_variant(writer, TAG, "\"session/toolCallDelta\"", &**members)
+            }
+            Self::SessionToolCallReady(members) => {
+                encode::encode_variant(writer, TAG, "\"session/toolCallReady\"", &**members)
+            }
+            Self::SessionToolCallConfirmed(members) => {
+                encode::encode_variant(writer, TAG, "\"session/toolCallConfirmed\"", &**members)
+            }
+            Self::SessionToolCallComplete(members) => {
+                encode::encode_variant(writer, TAG, "\"session/toolCallComplete\"", &**members)
+            }
+            Self::SessionToolCallResultConfirmed(members) => encode::encode_variant(
+                writer,
+                TAG,
+                "\"session/toolCallResultConfirmed\"",
+                &**members,
+            ),
+            Self::SessionToolCallContentChanged(members) => encode::encode_variant(
+                writer,
+                TAG,
+                "\"session/toolCallContentChanged\"",
+                &**members,
+            ),
+            Self::SessionTurnComplete(members) => {
+                encode::encode_variant(writer, TAG, "\"session/turnComplete\"", members)
+            }
+            Self::SessionTurnCancelled(members) => {
+                encode::encode_variant(writer, TAG, "\"session/turnCancelled\"", members)
+            }
+            Self::SessionError(members) => {
+                encode::encode_variant(writer, TAG, "\"session/error\"", &**members)
+            }
+            Self::SessionTitleChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/titleChanged\"", members)
+            }
+            Self::SessionUsage(members) => {
+                encode::encode_variant(writer, TAG, "\"session/usage\"", &**members)
+            }
+            Self::SessionReasoning(members) => {
+                encode::encode_variant(writer, TAG, "\"session/reasoning\"", members)
+            }
+            Self::SessionModelChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/modelChanged\"", members)
+            }
+            Self::SessionAgentChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/agentChanged\"", members)
+            }
+            Self::SessionServerToolsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/serverToolsChanged\"", members)
+            }
+            Self::SessionActiveClientChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/activeClientChanged\"", &**members)
+            }
+            Self::SessionActiveClientToolsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/activeClientToolsChanged\"", members)
+            }
+            Self::SessionPendingMessageSet(members) => {
+                encode::encode_variant(writer, TAG, "\"session/pendingMessageSet\"", &**members)
+            }
+            Self::SessionPendingMessageRemoved(members) => {
+                encode::encode_variant(writer, TAG, "\"session/pendingMessageRemoved\"", members)
+            }
+            Self::SessionQueuedMessagesReordered(members) => {
+                encode::encode_variant(writer, TAG, "\"session/queuedMessagesReordered\"", members)
+            }
+            Self::SessionInputRequested(members) => {
+                encode::encode_variant(writer, TAG, "\"session/inputRequested\"", &**members)
+            }
+            Self::SessionInputAnswerChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/inputAnswerChanged\"", &**members)
+            }
+            Self::SessionInputCompleted(members) => {
+                encode::encode_variant(writer, TAG, "\"session/inputCompleted\"", members)
+            }
+            Self::SessionCustomizationsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/customizationsChanged\"", members)
+            }
+            Self::SessionCustomizationToggled(members) => {
+                encode::encode_variant(writer, TAG, "\"session/customizationToggled\"", members)
+            }
+            Self::SessionCustomizationUpdated(members) => {
+                encode::encode_variant(writer, TAG, "\"session/customizationUpdated\"", &**members)
+            }
+            Self::SessionCustomizationRemoved(members) => {
+                encode::encode_variant(writer, TAG, "\"session/customizationRemoved\"", members)
+            }
+            Self::SessionMcpServerStateChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/mcpServerStateChanged\"", &**members)
+            }
+            Self::SessionTruncated(members) => {
+                encode::encode_variant(writer, TAG, "\"session/truncated\"", members)
+            }
+            Self::SessionIsReadChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/isReadChanged\"", members)
+            }
+            Self::SessionIsArchivedChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/isArchivedChanged\"", members)
+            }
+            Self::SessionActivityChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/activityChanged\"", members)
+            }
+            Self::SessionChangesetsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/changesetsChanged\"", members)
+            }
+            Self::SessionConfigChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/configChanged\"", members)
+            }
+            Self::SessionMetaChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"session/metaChanged\"", members)
+            }
+            Self::ChangesetStatusChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"changeset/statusChanged\"", &**members)
+            }
+            Self::ChangesetFileSet(members) => {
+                encode::encode_variant(writer, TAG, "\"changeset/fileSet\"", &**members)
+            }
+            Self::ChangesetFileRemoved(members) => {
+                encode::encode_variant(writer, TAG, "\"changeset/fileRemoved\"", members)
+            }
+            Self::ChangesetOperationsChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"changeset/operationsChanged\"", members)
+            }
+            Self::ChangesetOperationStatusChanged(members) => encode::encode_variant(
+                writer,
+                TAG,
+                "\"changeset/operationStatusChanged\"",
+                &**members,
+            ),
+            Self::ChangesetCleared(members) => {
+                encode::encode_variant(writer, TAG, "\"changeset/cleared\"", members)
+            }
+            Self::TerminalData(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/data\"", members)
+            }
+            Self::TerminalInput(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/input\"", members)
+            }
+            Self::TerminalResized(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/resized\"", members)
+            }
+            Self::TerminalClaimed(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/claimed\"", members)
+            }
+            Self::TerminalTitleChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/titleChanged\"", members)
+            }
+            Self::TerminalCwdChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/cwdChanged\"", members)
+            }
+            Self::TerminalExited(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/exited\"", members)
+            }
+            Self::TerminalCleared(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/cleared\"", members)
+            }
+            Self::TerminalCommandDetectionAvailable(members) => encode::encode_variant(
+                writer,
+                TAG,
+                "\"terminal/commandDetectionAvailable\"",
+                members,
+            ),
+            Self::TerminalCommandExecuted(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/commandExecuted\"", members)
+            }
+            Self::TerminalCommandFinished(members) => {
+                encode::encode_variant(writer, TAG, "\"terminal/commandFinished\"", members)
+            }
+            Self::ResourceWatchChanged(members) => {
+                encode::encode_variant(writer, TAG, "\"resourceWatch/changed\"", members)
+            }
+            Self::Unknown(unknown) => unknown.0.encode(writer),
+        }
+    }
+}
+
 /// Base shape every command's params extends.
 ///
 /// `channel` identifies the channel the command targets, mirroring the
@@ -16458,6 +21285,20 @@ impl wire::WireStruct for BaseParams {
             channel: wire::present(channel),
             extra,
         })
+    }
+}
+
+impl Encode for BaseParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for BaseParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -16574,6 +21415,36 @@ impl wire::WireStruct for InitializeParams {
     }
 }
 
+impl Encode for InitializeParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for InitializeParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"protocolVersions\":");
+        self.protocol_versions.encode(writer);
+        writer.key("\"clientId\":");
+        self.client_id.encode(writer);
+        if let Some(value) = &self.initial_subscriptions {
+            writer.key("\"initialSubscriptions\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.locale {
+            writer.key("\"locale\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.capabilities {
+            writer.key("\"capabilities\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Optional capabilities a client declares during `initialize`.
 ///
 /// Each field is a presence flag: an empty object `{}` means "supported",
@@ -16632,6 +21503,22 @@ impl wire::WireStruct for ClientCapabilities {
             mcp_apps: mcp_apps.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ClientCapabilities {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ClientCapabilities {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.mcp_apps {
+            writer.key("\"mcpApps\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -16754,6 +21641,36 @@ impl wire::WireStruct for InitializeResult {
     }
 }
 
+impl Encode for InitializeResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for InitializeResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"protocolVersion\":");
+        self.protocol_version.encode(writer);
+        writer.key("\"serverSeq\":");
+        self.server_seq.encode(writer);
+        writer.key("\"snapshots\":");
+        self.snapshots.encode(writer);
+        if let Some(value) = &self.default_directory {
+            writer.key("\"defaultDirectory\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.completion_trigger_characters {
+            writer.key("\"completionTriggerCharacters\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.telemetry {
+            writer.key("\"telemetry\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Verifies that the AHP connection is still alive and keeps it from being
 /// closed by idle-timeout intermediaries (proxies, load balancers, etc.).
 ///
@@ -16805,6 +21722,20 @@ impl wire::WireStruct for PingParams {
             channel: wire::present(channel),
             extra,
         })
+    }
+}
+
+impl Encode for PingParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for PingParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -16885,6 +21816,26 @@ impl wire::WireStruct for ReconnectParams {
     }
 }
 
+impl Encode for ReconnectParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ReconnectParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"clientId\":");
+        self.client_id.encode(writer);
+        writer.key("\"lastSeenServerSeq\":");
+        self.last_seen_server_seq.encode(writer);
+        writer.key("\"subscriptions\":");
+        self.subscriptions.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Reconnect result when the server can replay from the requested sequence.
 ///
 /// The server MUST include all replayed data in the response.
@@ -16958,6 +21909,24 @@ impl wire::WireStruct for ReconnectReplayResult {
     }
 }
 
+impl Encode for ReconnectReplayResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ReconnectReplayResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.key("\"actions\":");
+        self.actions.encode(writer);
+        writer.key("\"missing\":");
+        self.missing.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Reconnect result when the gap exceeds the replay buffer.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -17017,6 +21986,22 @@ impl wire::WireStruct for ReconnectSnapshotResult {
     }
 }
 
+impl Encode for ReconnectSnapshotResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ReconnectSnapshotResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.key("\"snapshots\":");
+        self.snapshots.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Subscribe to a URI-identified channel.
 ///
 /// A channel MAY have state associated with it (e.g. root, sessions,
@@ -17071,6 +22056,20 @@ impl wire::WireStruct for SubscribeParams {
     }
 }
 
+impl Encode for SubscribeParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SubscribeParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `subscribe` command.
 ///
 /// `snapshot` is present when the subscribed channel has associated state, and
@@ -17120,6 +22119,22 @@ impl wire::WireStruct for SubscribeResult {
     }
 }
 
+impl Encode for SubscribeResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SubscribeResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.snapshot {
+            writer.key("\"snapshot\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Stop receiving updates for a channel.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -17166,6 +22181,20 @@ impl wire::WireStruct for UnsubscribeParams {
             channel: wire::present(channel),
             extra,
         })
+    }
+}
+
+impl Encode for UnsubscribeParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for UnsubscribeParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -17239,6 +22268,24 @@ impl wire::WireStruct for DispatchActionParams {
             action: wire::present(action),
             extra,
         })
+    }
+}
+
+impl Encode for DispatchActionParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for DispatchActionParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"clientSeq\":");
+        self.client_seq.encode(writer);
+        writer.key("\"action\":");
+        self.action.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -17318,6 +22365,26 @@ impl wire::WireStruct for ResourceReadParams {
     }
 }
 
+impl Encode for ResourceReadParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceReadParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.encoding {
+            writer.key("\"encoding\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceRead` command.
 ///
 /// The server SHOULD honor the `encoding` requested in the params. If the
@@ -17387,6 +22454,26 @@ impl wire::WireStruct for ResourceReadResult {
             content_type: content_type.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceReadResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceReadResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"data\":");
+        self.data.encode(writer);
+        writer.key("\"encoding\":");
+        self.encoding.encode(writer);
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -17543,6 +22630,46 @@ impl wire::WireStruct for ResourceWriteParams {
     }
 }
 
+impl Encode for ResourceWriteParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceWriteParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"data\":");
+        self.data.encode(writer);
+        writer.key("\"encoding\":");
+        self.encoding.encode(writer);
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.create_only {
+            writer.key("\"createOnly\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.mode {
+            writer.key("\"mode\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.position {
+            writer.key("\"position\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.if_match {
+            writer.key("\"ifMatch\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceWrite` command.
 ///
 /// An empty object on success.
@@ -17580,6 +22707,18 @@ impl wire::WireStruct for ResourceWriteResult {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for ResourceWriteResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceWriteResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -17651,6 +22790,22 @@ impl wire::WireStruct for ResourceListParams {
     }
 }
 
+impl Encode for ResourceListParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceListParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Wire values of `DirectoryEntryType`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -17700,6 +22855,12 @@ impl Decode for DirectoryEntryType {
 impl<'de> Deserialize<'de> for DirectoryEntryType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for DirectoryEntryType {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -17761,6 +22922,22 @@ impl wire::WireStruct for DirectoryEntry {
     }
 }
 
+impl Encode for DirectoryEntry {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for DirectoryEntry {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"name\":");
+        self.name.encode(writer);
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceList` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -17807,6 +22984,20 @@ impl wire::WireStruct for ResourceListResult {
             entries: wire::present(entries),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceListResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceListResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"entries\":");
+        self.entries.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -17894,6 +23085,28 @@ impl wire::WireStruct for ResourceCopyParams {
     }
 }
 
+impl Encode for ResourceCopyParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceCopyParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"source\":");
+        self.source.encode(writer);
+        writer.key("\"destination\":");
+        self.destination.encode(writer);
+        if let Some(value) = &self.fail_if_exists {
+            writer.key("\"failIfExists\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceCopy` command.
 ///
 /// An empty object on success.
@@ -17931,6 +23144,18 @@ impl wire::WireStruct for ResourceCopyResult {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for ResourceCopyResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceCopyResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -18002,6 +23227,26 @@ impl wire::WireStruct for ResourceDeleteParams {
     }
 }
 
+impl Encode for ResourceDeleteParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceDeleteParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.recursive {
+            writer.key("\"recursive\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceDelete` command.
 ///
 /// An empty object on success.
@@ -18039,6 +23284,18 @@ impl wire::WireStruct for ResourceDeleteResult {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for ResourceDeleteResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceDeleteResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -18134,6 +23391,30 @@ impl wire::WireStruct for ResourceRequestParams {
     }
 }
 
+impl Encode for ResourceRequestParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceRequestParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.read {
+            writer.key("\"read\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.write {
+            writer.key("\"write\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceRequest` command.
 ///
 /// An empty object on success.
@@ -18171,6 +23452,18 @@ impl wire::WireStruct for ResourceRequestResult {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for ResourceRequestResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceRequestResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -18258,6 +23551,28 @@ impl wire::WireStruct for ResourceMoveParams {
     }
 }
 
+impl Encode for ResourceMoveParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceMoveParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"source\":");
+        self.source.encode(writer);
+        writer.key("\"destination\":");
+        self.destination.encode(writer);
+        if let Some(value) = &self.fail_if_exists {
+            writer.key("\"failIfExists\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceMove` command.
 ///
 /// An empty object on success.
@@ -18295,6 +23610,18 @@ impl wire::WireStruct for ResourceMoveResult {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for ResourceMoveResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceMoveResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -18376,6 +23703,26 @@ impl wire::WireStruct for ResourceResolveParams {
             follow_symlinks: follow_symlinks.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ResourceResolveParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceResolveParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.follow_symlinks {
+            writer.key("\"followSymlinks\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -18488,6 +23835,42 @@ impl wire::WireStruct for ResourceResolveResult {
     }
 }
 
+impl Encode for ResourceResolveResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceResolveResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.key("\"type\":");
+        self.r#type.encode(writer);
+        if let Some(value) = &self.size {
+            writer.key("\"size\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.mtime {
+            writer.key("\"mtime\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.ctime {
+            writer.key("\"ctime\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.content_type {
+            writer.key("\"contentType\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.etag {
+            writer.key("\"etag\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Creates a directory on the server's filesystem with `mkdir -p` semantics.
 ///
 /// The server MUST create any missing parent directories. Creating a
@@ -18554,6 +23937,22 @@ impl wire::WireStruct for ResourceMkdirParams {
     }
 }
 
+impl Encode for ResourceMkdirParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceMkdirParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resourceMkdir` command.
 ///
 /// An empty object on success.
@@ -18591,6 +23990,18 @@ impl wire::WireStruct for ResourceMkdirResult {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for ResourceMkdirResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResourceMkdirResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -18669,6 +24080,24 @@ impl wire::WireStruct for AuthenticateParams {
     }
 }
 
+impl Encode for AuthenticateParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AuthenticateParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        writer.key("\"token\":");
+        self.token.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `authenticate` command.
 ///
 /// An empty object on success. If the token is invalid or the resource is
@@ -18708,6 +24137,18 @@ impl wire::WireStruct for AuthenticateResult {
             }
         }
         Ok(Self { extra })
+    }
+}
+
+impl Encode for AuthenticateResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AuthenticateResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.extra(&self.extra);
     }
 }
 
@@ -18771,6 +24212,24 @@ impl wire::WireStruct for ListSessionsParams {
     }
 }
 
+impl Encode for ListSessionsParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ListSessionsParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        if let Some(value) = &self.filter {
+            writer.key("\"filter\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `listSessions` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -18817,6 +24276,20 @@ impl wire::WireStruct for ListSessionsResult {
             items: wire::present(items),
             extra,
         })
+    }
+}
+
+impl Encode for ListSessionsResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ListSessionsResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"items\":");
+        self.items.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -18900,6 +24373,32 @@ impl wire::WireStruct for ResolveSessionConfigParams {
     }
 }
 
+impl Encode for ResolveSessionConfigParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResolveSessionConfigParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        if let Some(value) = &self.provider {
+            writer.key("\"provider\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.working_directory {
+            writer.key("\"workingDirectory\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.config {
+            writer.key("\"config\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `resolveSessionConfig` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -18956,6 +24455,22 @@ impl wire::WireStruct for ResolveSessionConfigResult {
             values: wire::present(values),
             extra,
         })
+    }
+}
+
+impl Encode for ResolveSessionConfigResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ResolveSessionConfigResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"schema\":");
+        self.schema.encode(writer);
+        writer.key("\"values\":");
+        self.values.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19024,6 +24539,26 @@ impl wire::WireStruct for SessionConfigValueItem {
             description: description.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for SessionConfigValueItem {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionConfigValueItem {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"value\":");
+        self.value.encode(writer);
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -19125,6 +24660,38 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
     }
 }
 
+impl Encode for SessionConfigCompletionsParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionConfigCompletionsParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        if let Some(value) = &self.provider {
+            writer.key("\"provider\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.working_directory {
+            writer.key("\"workingDirectory\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.config {
+            writer.key("\"config\":");
+            value.encode(writer);
+        }
+        writer.key("\"property\":");
+        self.property.encode(writer);
+        if let Some(value) = &self.query {
+            writer.key("\"query\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `sessionConfigCompletions` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -19171,6 +24738,20 @@ impl wire::WireStruct for SessionConfigCompletionsResult {
             items: wire::present(items),
             extra,
         })
+    }
+}
+
+impl Encode for SessionConfigCompletionsResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionConfigCompletionsResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"items\":");
+        self.items.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19236,6 +24817,22 @@ impl wire::WireStruct for SessionForkSource {
             turn_id: wire::present(turn_id),
             extra,
         })
+    }
+}
+
+impl Encode for SessionForkSource {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionForkSource {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"session\":");
+        self.session.encode(writer);
+        writer.key("\"turnId\":");
+        self.turn_id.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19356,6 +24953,48 @@ impl wire::WireStruct for CreateSessionParams {
     }
 }
 
+impl Encode for CreateSessionParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CreateSessionParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        if let Some(value) = &self.provider {
+            writer.key("\"provider\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.model {
+            writer.key("\"model\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.agent {
+            writer.key("\"agent\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.working_directory {
+            writer.key("\"workingDirectory\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.fork {
+            writer.key("\"fork\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.config {
+            writer.key("\"config\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.active_client {
+            writer.key("\"activeClient\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Disposes a session and cleans up server-side resources.
 ///
 /// The server broadcasts a `root/sessionRemoved` notification to all clients.
@@ -19404,6 +25043,20 @@ impl wire::WireStruct for DisposeSessionParams {
             channel: wire::present(channel),
             extra,
         })
+    }
+}
+
+impl Encode for DisposeSessionParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for DisposeSessionParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19474,6 +25127,28 @@ impl wire::WireStruct for FetchTurnsParams {
     }
 }
 
+impl Encode for FetchTurnsParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for FetchTurnsParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        if let Some(value) = &self.before {
+            writer.key("\"before\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.limit {
+            writer.key("\"limit\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `fetchTurns` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -19529,6 +25204,22 @@ impl wire::WireStruct for FetchTurnsResult {
             has_more: wire::present(has_more),
             extra,
         })
+    }
+}
+
+impl Encode for FetchTurnsResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for FetchTurnsResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"turns\":");
+        self.turns.encode(writer);
+        writer.key("\"hasMore\":");
+        self.has_more.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19613,6 +25304,26 @@ impl wire::WireStruct for CompletionsParams {
             offset: wire::present(offset),
             extra,
         })
+    }
+}
+
+impl Encode for CompletionsParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CompletionsParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"kind\":");
+        self.kind.encode(writer);
+        writer.key("\"text\":");
+        self.text.encode(writer);
+        writer.key("\"offset\":");
+        self.offset.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19712,6 +25423,30 @@ impl wire::WireStruct for CompletionItem {
     }
 }
 
+impl Encode for CompletionItem {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CompletionItem {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"insertText\":");
+        self.insert_text.encode(writer);
+        if let Some(value) = &self.range_start {
+            writer.key("\"rangeStart\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.range_end {
+            writer.key("\"rangeEnd\":");
+            value.encode(writer);
+        }
+        writer.key("\"attachment\":");
+        self.attachment.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `completions` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -19758,6 +25493,20 @@ impl wire::WireStruct for CompletionsResult {
             items: wire::present(items),
             extra,
         })
+    }
+}
+
+impl Encode for CompletionsResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CompletionsResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"items\":");
+        self.items.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19857,6 +25606,38 @@ impl wire::WireStruct for CreateTerminalParams {
     }
 }
 
+impl Encode for CreateTerminalParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CreateTerminalParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"claim\":");
+        self.claim.encode(writer);
+        if let Some(value) = &self.name {
+            writer.key("\"name\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.cwd {
+            writer.key("\"cwd\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.cols {
+            writer.key("\"cols\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.rows {
+            writer.key("\"rows\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Disposes a terminal and kills its process if still running.
 ///
 /// The server dispatches `root/terminalsChanged` to remove the terminal from
@@ -19906,6 +25687,20 @@ impl wire::WireStruct for DisposeTerminalParams {
             channel: wire::present(channel),
             extra,
         })
+    }
+}
+
+impl Encode for DisposeTerminalParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for DisposeTerminalParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -19965,6 +25760,24 @@ impl wire::WireStruct for ChangesetOperationFollowUp {
             external: external.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for ChangesetOperationFollowUp {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for ChangesetOperationFollowUp {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        if let Some(value) = &self.external {
+            writer.key("\"external\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -20044,6 +25857,26 @@ impl wire::WireStruct for InvokeChangesetOperationParams {
     }
 }
 
+impl Encode for InvokeChangesetOperationParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for InvokeChangesetOperationParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"operationId\":");
+        self.operation_id.encode(writer);
+        if let Some(value) = &self.target {
+            writer.key("\"target\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the {@link InvokeChangesetOperationParams | `invokeChangesetOperation`}
 /// command.
 ///
@@ -20100,6 +25933,26 @@ impl wire::WireStruct for InvokeChangesetOperationResult {
             follow_up: follow_up.unwrap_or_default(),
             extra,
         })
+    }
+}
+
+impl Encode for InvokeChangesetOperationResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for InvokeChangesetOperationResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.message {
+            writer.key("\"message\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.follow_up {
+            writer.key("\"followUp\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
     }
 }
 
@@ -20198,6 +26051,34 @@ impl wire::WireStruct for CreateResourceWatchParams {
     }
 }
 
+impl Encode for CreateResourceWatchParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CreateResourceWatchParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"uri\":");
+        self.uri.encode(writer);
+        if let Some(value) = &self.recursive {
+            writer.key("\"recursive\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.excludes {
+            writer.key("\"excludes\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.includes {
+            writer.key("\"includes\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Result of the `createResourceWatch` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -20246,6 +26127,20 @@ impl wire::WireStruct for CreateResourceWatchResult {
             channel: wire::present(channel),
             extra,
         })
+    }
+}
+
+impl Encode for CreateResourceWatchResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for CreateResourceWatchResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -20322,6 +26217,26 @@ impl wire::WireStruct for AuthRequiredParams {
     }
 }
 
+impl Encode for AuthRequiredParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AuthRequiredParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"resource\":");
+        self.resource.encode(writer);
+        if let Some(value) = &self.reason {
+            writer.key("\"reason\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Broadcast to all clients subscribed to the root channel when a new session
 /// is created.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -20381,6 +26296,22 @@ impl wire::WireStruct for SessionAddedParams {
     }
 }
 
+impl Encode for SessionAddedParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionAddedParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"summary\":");
+        self.summary.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Broadcast to all clients subscribed to the root channel when a session is
 /// disposed.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -20437,6 +26368,22 @@ impl wire::WireStruct for SessionRemovedParams {
             session: wire::present(session),
             extra,
         })
+    }
+}
+
+impl Encode for SessionRemovedParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionRemovedParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"session\":");
+        self.session.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -20588,6 +26535,66 @@ impl wire::WireStruct for SessionSummaryChangedParamsChanges {
     }
 }
 
+impl Encode for SessionSummaryChangedParamsChanges {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionSummaryChangedParamsChanges {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.resource {
+            writer.key("\"resource\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.provider {
+            writer.key("\"provider\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.title {
+            writer.key("\"title\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.status {
+            writer.key("\"status\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.activity {
+            writer.key("\"activity\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.created_at {
+            writer.key("\"createdAt\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.modified_at {
+            writer.key("\"modifiedAt\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.project {
+            writer.key("\"project\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.model {
+            writer.key("\"model\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.agent {
+            writer.key("\"agent\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.working_directory {
+            writer.key("\"workingDirectory\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.changes {
+            writer.key("\"changes\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Broadcast to all clients subscribed to the root channel when an existing
 /// session's summary changes (title, status, `modifiedAt`, model, working
 /// directory, read/done state, or diff statistics).
@@ -20685,6 +26692,24 @@ impl wire::WireStruct for SessionSummaryChangedParams {
     }
 }
 
+impl Encode for SessionSummaryChangedParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionSummaryChangedParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"session\":");
+        self.session.encode(writer);
+        writer.key("\"changes\":");
+        self.changes.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Delivers a batch of OTLP log records to a client subscribed to the host's
 /// logs channel (advertised on `TelemetryCapabilities.logs`).
 ///
@@ -20757,6 +26782,22 @@ impl wire::WireStruct for OtlpExportLogsParams {
     }
 }
 
+impl Encode for OtlpExportLogsParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for OtlpExportLogsParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"payload\":");
+        self.payload.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Delivers a batch of OTLP spans to a client subscribed to the host's
 /// traces channel (advertised on `TelemetryCapabilities.traces`).
 ///
@@ -20820,6 +26861,22 @@ impl wire::WireStruct for OtlpExportTracesParams {
             payload: wire::present(payload),
             extra,
         })
+    }
+}
+
+impl Encode for OtlpExportTracesParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for OtlpExportTracesParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"payload\":");
+        self.payload.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -20889,6 +26946,22 @@ impl wire::WireStruct for OtlpExportMetricsParams {
     }
 }
 
+impl Encode for OtlpExportMetricsParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for OtlpExportMetricsParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"payload\":");
+        self.payload.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Details carried in the `data` field of an `AuthRequired` (-32007) error.
 ///
 /// Wraps the protected resource list in `{ resources: [...] }` rather than
@@ -20939,6 +27012,20 @@ impl wire::WireStruct for AuthRequiredErrorData {
             resources: wire::present(resources),
             extra,
         })
+    }
+}
+
+impl Encode for AuthRequiredErrorData {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for AuthRequiredErrorData {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"resources\":");
+        self.resources.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -20994,6 +27081,22 @@ impl wire::WireStruct for PermissionDeniedErrorData {
     }
 }
 
+impl Encode for PermissionDeniedErrorData {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for PermissionDeniedErrorData {
+    fn encode_members(&self, writer: &mut Writer) {
+        if let Some(value) = &self.request {
+            writer.key("\"request\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// Details carried in the `data` field of an `UnsupportedProtocolVersion`
 /// (-32005) error.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -21045,6 +27148,20 @@ impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
             supported_versions: wire::present(supported_versions),
             extra,
         })
+    }
+}
+
+impl Encode for UnsupportedProtocolVersionErrorData {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for UnsupportedProtocolVersionErrorData {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"supportedVersions\":");
+        self.supported_versions.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -21126,6 +27243,30 @@ impl wire::WireStruct for SystemMessageSection {
     }
 }
 
+impl Encode for SystemMessageSection {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SystemMessageSection {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"id\":");
+        self.id.encode(writer);
+        writer.key("\"label\":");
+        self.label.encode(writer);
+        if let Some(value) = &self.description {
+            writer.key("\"description\":");
+            value.encode(writer);
+        }
+        if let Some(value) = &self.restricted {
+            writer.key("\"restricted\":");
+            value.encode(writer);
+        }
+        writer.extra(&self.extra);
+    }
+}
+
 /// The section ids the active client wants to transform.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21175,6 +27316,20 @@ impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     }
 }
 
+impl Encode for SessionActiveClientSystemMessageTransform {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionActiveClientSystemMessageTransform {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"sections\":");
+        self.sections.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// One section in a transform request or answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21221,6 +27376,20 @@ impl wire::WireStruct for SystemMessageTransformSection {
             content: wire::present(content),
             extra,
         })
+    }
+}
+
+impl Encode for SystemMessageTransformSection {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SystemMessageTransformSection {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"content\":");
+        self.content.encode(writer);
+        writer.extra(&self.extra);
     }
 }
 
@@ -21286,6 +27455,22 @@ impl wire::WireStruct for SystemMessageTransformParams {
     }
 }
 
+impl Encode for SystemMessageTransformParams {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SystemMessageTransformParams {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"channel\":");
+        self.channel.encode(writer);
+        writer.key("\"sections\":");
+        self.sections.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Answer to `systemMessageTransform`: rewritten sections (omitted ones pass through; ids not in the request are ignored).
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21339,6 +27524,20 @@ impl wire::WireStruct for SystemMessageTransformResult {
     }
 }
 
+impl Encode for SystemMessageTransformResult {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SystemMessageTransformResult {
+    fn encode_members(&self, writer: &mut Writer) {
+        writer.key("\"sections\":");
+        self.sections.encode(writer);
+        writer.extra(&self.extra);
+    }
+}
+
 /// Wire values of `AuthRequiredReason`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21388,6 +27587,12 @@ impl Decode for AuthRequiredReason {
 impl<'de> Deserialize<'de> for AuthRequiredReason {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for AuthRequiredReason {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -21447,6 +27652,12 @@ impl<'de> Deserialize<'de> for ChangesetOperationScope {
     }
 }
 
+impl Encode for ChangesetOperationScope {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `ChangesetOperationStatus`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21500,6 +27711,12 @@ impl Decode for ChangesetOperationStatus {
 impl<'de> Deserialize<'de> for ChangesetOperationStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ChangesetOperationStatus {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -21559,6 +27776,12 @@ impl<'de> Deserialize<'de> for ChangesetStatus {
     }
 }
 
+impl Encode for ChangesetStatus {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `CompletionItemKind`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21604,6 +27827,12 @@ impl Decode for CompletionItemKind {
 impl<'de> Deserialize<'de> for CompletionItemKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for CompletionItemKind {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -21659,6 +27888,12 @@ impl<'de> Deserialize<'de> for ConfirmationOptionKind {
     }
 }
 
+impl Encode for ConfirmationOptionKind {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `ContentEncoding`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21708,6 +27943,12 @@ impl Decode for ContentEncoding {
 impl<'de> Deserialize<'de> for ContentEncoding {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ContentEncoding {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -21767,6 +28008,12 @@ impl<'de> Deserialize<'de> for McpAuthRequiredReason {
     }
 }
 
+impl Encode for McpAuthRequiredReason {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `PendingMessageKind`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21816,6 +28063,12 @@ impl Decode for PendingMessageKind {
 impl<'de> Deserialize<'de> for PendingMessageKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for PendingMessageKind {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -21875,6 +28128,12 @@ impl<'de> Deserialize<'de> for PolicyState {
     }
 }
 
+impl Encode for PolicyState {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `ResourceChangeType`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -21928,6 +28187,12 @@ impl Decode for ResourceChangeType {
 impl<'de> Deserialize<'de> for ResourceChangeType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ResourceChangeType {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -21987,6 +28252,12 @@ impl<'de> Deserialize<'de> for ResourceType {
     }
 }
 
+impl Encode for ResourceType {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `ResourceWriteMode`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -22040,6 +28311,12 @@ impl Decode for ResourceWriteMode {
 impl<'de> Deserialize<'de> for ResourceWriteMode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ResourceWriteMode {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -22099,6 +28376,12 @@ impl<'de> Deserialize<'de> for SessionInputResponseKind {
     }
 }
 
+impl Encode for SessionInputResponseKind {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `SessionLifecycle`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -22152,6 +28435,12 @@ impl Decode for SessionLifecycle {
 impl<'de> Deserialize<'de> for SessionLifecycle {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for SessionLifecycle {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -22211,6 +28500,12 @@ impl<'de> Deserialize<'de> for ToolCallCancellationReason {
     }
 }
 
+impl Encode for ToolCallCancellationReason {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Wire values of `ToolCallConfirmationReason`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -22264,6 +28559,12 @@ impl Decode for ToolCallConfirmationReason {
 impl<'de> Deserialize<'de> for ToolCallConfirmationReason {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl Encode for ToolCallConfirmationReason {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
     }
 }
 
@@ -22323,14 +28624,26 @@ impl<'de> Deserialize<'de> for TurnState {
     }
 }
 
+impl Encode for TurnState {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(self.as_str())
+    }
+}
+
 /// Every generated type by its schema name: deserializes `value` as that type and
-/// serializes it back. Used by the schema round-trip tests.
+/// serializes it back, checking that its `Encode` writes what serde writes. Used by the
+/// schema round-trip tests.
 pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValue, String>> {
-    fn rt<T: serde::de::DeserializeOwned + Serialize>(
+    fn rt<T: serde::de::DeserializeOwned + Serialize + Encode>(
         value: JsonValue,
     ) -> Result<JsonValue, String> {
         let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;
-        serde_json::to_value(&typed).map_err(|e| e.to_string())
+        let text = serde_json::to_string(&typed).map_err(|e| e.to_string())?;
+        let encoded = encode::to_text(&typed);
+        if encoded != text {
+            return Err(format!("Encode wrote {encoded}, serde {text}"));
+        }
+        serde_json::from_str(&text).map_err(|e| e.to_string())
     }
     Some(match name {
         "IconTheme" => rt::<IconTheme>(value),

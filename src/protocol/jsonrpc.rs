@@ -6,6 +6,7 @@
 //! with a precise error instead of dropping the connection.
 
 use super::decode::{self, decode_object, Decode, DecodeError, Expected, Reader, Token};
+use super::encode::{Encode, Writer};
 use super::wire::JsonValue;
 use super::RawJson;
 use super::*;
@@ -275,6 +276,30 @@ fn id_only(text: &str) -> Option<RequestId> {
     id?.decode().ok()
 }
 
+impl Encode for RequestId {
+    fn encode(&self, writer: &mut Writer) {
+        match self {
+            RequestId::Number(n) => writer.integer(*n),
+            RequestId::String(s) => writer.string(s),
+        }
+    }
+}
+
+impl Encode for ErrorObject {
+    fn encode(&self, writer: &mut Writer) {
+        writer.begin_object();
+        writer.key("\"code\":");
+        writer.integer(self.code);
+        writer.key("\"message\":");
+        writer.string(&self.message);
+        if let Some(data) = &self.data {
+            writer.key("\"data\":");
+            data.encode(writer);
+        }
+        writer.end_object();
+    }
+}
+
 impl Decode for RequestId {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         match reader.peek()? {
@@ -381,9 +406,9 @@ pub trait Command {
     /// The JSON-RPC method name.
     const METHOD: &'static str;
     /// The `params` type.
-    type Params: Serialize + Decode + serde::de::DeserializeOwned;
+    type Params: Serialize + Encode + Decode + serde::de::DeserializeOwned;
     /// The `result` type.
-    type Result: Serialize + Decode + serde::de::DeserializeOwned;
+    type Result: Serialize + Encode + Decode + serde::de::DeserializeOwned;
 }
 
 /// The result of commands that return nothing: `{}` on the wire, and any value is accepted.
@@ -403,6 +428,13 @@ impl<'de> Deserialize<'de> for EmptyResult {
     }
 }
 
+impl Encode for EmptyResult {
+    fn encode(&self, writer: &mut Writer) {
+        writer.begin_object();
+        writer.end_object();
+    }
+}
+
 impl Decode for EmptyResult {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         reader.skip_value().map(|()| EmptyResult)
@@ -417,6 +449,15 @@ pub enum ReconnectResult {
     Replay(ReconnectReplayResult),
     /// `type: "snapshot"`.
     Snapshot(ReconnectSnapshotResult),
+}
+
+impl Encode for ReconnectResult {
+    fn encode(&self, writer: &mut Writer) {
+        match self {
+            ReconnectResult::Replay(result) => result.encode(writer),
+            ReconnectResult::Snapshot(result) => result.encode(writer),
+        }
+    }
 }
 
 /// The first shape the value decodes as, as serde's `untagged` would.

@@ -2,6 +2,7 @@
 //! inside `StateAction`, and one type the schema references without defining.
 
 use super::decode::{self, Decode, DecodeError, Expected, Reader, Token};
+use super::encode::{self, Encode, EncodeMembers, Writer};
 use super::generated::{
     ChangesetState, Message, RootState, SessionState, TerminalState, TextRange,
     ToolCallCancellationReason, ToolCallConfirmationReason,
@@ -64,6 +65,21 @@ impl Decode for StringOrMarkdown {
     }
 }
 
+impl Encode for StringOrMarkdown {
+    fn encode(&self, writer: &mut Writer) {
+        match self {
+            StringOrMarkdown::Plain(text) => writer.string(text),
+            StringOrMarkdown::Markdown { markdown, extra } => {
+                writer.begin_object();
+                writer.key("\"markdown\":");
+                writer.string(markdown);
+                writer.extra(extra);
+                writer.end_object();
+            }
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for StringOrMarkdown {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
@@ -101,6 +117,21 @@ impl wire::WireStruct for SessionToolCallConfirmedAction {
             decode::from_text(&text).map(Self::Approved)
         } else {
             decode::from_text(&text).map(Self::Denied)
+        }
+    }
+}
+
+impl Encode for SessionToolCallConfirmedAction {
+    fn encode(&self, writer: &mut Writer) {
+        encode::encode_struct(self, writer)
+    }
+}
+
+impl EncodeMembers for SessionToolCallConfirmedAction {
+    fn encode_members(&self, writer: &mut Writer) {
+        match self {
+            Self::Approved(approved) => approved.encode_members(writer),
+            Self::Denied(denied) => denied.encode_members(writer),
         }
     }
 }
@@ -218,7 +249,20 @@ fn ser_false<S: serde::Serializer>(_: &(), s: S) -> Result<S::Ok, S::Error> {
 /// (required, read and dropped: the shapes' constant `approved`), beside `extra`: the decoder
 /// the generator writes.
 macro_rules! confirmation_decoder {
-    ($name:ident { $($field:ident: $wire:literal $($kind:ident)?,)* }) => {
+    ($name:ident approved: $approved:literal { $($field:ident: $wire:literal $($kind:ident)?,)* }) => {
+        impl Encode for $name {
+            fn encode(&self, writer: &mut Writer) {
+                encode::encode_struct(self, writer)
+            }
+        }
+
+        impl EncodeMembers for $name {
+            fn encode_members(&self, writer: &mut Writer) {
+                $(confirmation_decoder!(@encode self writer $field $wire $approved $($kind)?);)*
+                writer.extra(&self.extra);
+            }
+        }
+
         impl Decode for $name {
             fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
                 wire::decode_struct(reader)
@@ -260,6 +304,20 @@ macro_rules! confirmation_decoder {
             }
         }
     };
+    (@encode $self:ident $writer:ident $field:ident $wire:literal $approved:literal optional) => {
+        if let Some(value) = &$self.$field {
+            $writer.key(concat!("\"", $wire, "\":"));
+            value.encode($writer);
+        }
+    };
+    (@encode $self:ident $writer:ident $field:ident $wire:literal $approved:literal ignored) => {
+        $writer.key(concat!("\"", $wire, "\":"));
+        $writer.boolean($approved);
+    };
+    (@encode $self:ident $writer:ident $field:ident $wire:literal $approved:literal) => {
+        $writer.key(concat!("\"", $wire, "\":"));
+        $self.$field.encode($writer);
+    };
     (@slot ignored) => {
         None::<JsonValue>
     };
@@ -283,7 +341,7 @@ macro_rules! confirmation_decoder {
     };
 }
 
-confirmation_decoder!(SessionToolCallApprovedAction {
+confirmation_decoder!(SessionToolCallApprovedAction approved: true {
     turn_id: "turnId",
     tool_call_id: "toolCallId",
     meta: "_meta" optional,
@@ -293,7 +351,7 @@ confirmation_decoder!(SessionToolCallApprovedAction {
     selected_option_id: "selectedOptionId" optional,
 });
 
-confirmation_decoder!(SessionToolCallDeniedAction {
+confirmation_decoder!(SessionToolCallDeniedAction approved: false {
     turn_id: "turnId",
     tool_call_id: "toolCallId",
     meta: "_meta" optional,
@@ -358,6 +416,15 @@ impl Decode for ChangesetSide {
     }
 }
 
+impl Encode for ChangesetSide {
+    fn encode(&self, writer: &mut Writer) {
+        writer.string(match self {
+            ChangesetSide::Before => "before",
+            ChangesetSide::After => "after",
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetSide {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
@@ -419,6 +486,38 @@ impl Decode for ChangesetOperationTarget {
     }
 }
 
+impl Encode for ChangesetOperationTarget {
+    fn encode(&self, writer: &mut Writer) {
+        writer.begin_object();
+        writer.key("\"kind\":");
+        let (resource, side, range) = match self {
+            Self::Resource { resource, side } => {
+                writer.string("resource");
+                (resource, side, None)
+            }
+            Self::Range {
+                resource,
+                side,
+                range,
+            } => {
+                writer.string("range");
+                (resource, side, Some(range))
+            }
+        };
+        writer.key("\"resource\":");
+        writer.string(resource);
+        if let Some(side) = side {
+            writer.key("\"side\":");
+            side.encode(writer);
+        }
+        if let Some(range) = range {
+            writer.key("\"range\":");
+            range.encode(writer);
+        }
+        writer.end_object();
+    }
+}
+
 impl<'de> Deserialize<'de> for ChangesetOperationTarget {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
@@ -455,6 +554,17 @@ impl Decode for SnapshotState {
             ],
             "a root, session, terminal or changeset state",
         )
+    }
+}
+
+impl Encode for SnapshotState {
+    fn encode(&self, writer: &mut Writer) {
+        match self {
+            SnapshotState::Root(state) => state.encode(writer),
+            SnapshotState::Session(state) => state.encode(writer),
+            SnapshotState::Terminal(state) => state.encode(writer),
+            SnapshotState::Changeset(state) => state.encode(writer),
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 mod accessors;
 mod command_table;
 pub mod decode;
+pub mod encode;
 pub mod errors;
 mod generated;
 pub mod json_path;

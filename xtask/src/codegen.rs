@@ -802,6 +802,7 @@ impl<'a> Generator<'a> {
              use super::manual::*;\n\
              use super::tagged::{TaggedUnion, UnknownVariant};\n\
              use super::decode::{self, Decode, DecodeError, Reader};\n\
+             use super::encode::{self, Encode, EncodeMembers, Writer};\n\
              use super::wire::{self, Extra, JsonObject, JsonValue};\n\
              use serde::{Deserialize, Deserializer, Serialize, Serializer};\n\
              use std::collections::BTreeMap;\n\n",
@@ -951,6 +952,45 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
     );
     out.push_str("}\n\n");
     render_struct_decode(out, name, fields);
+    render_struct_encode(out, name, fields);
+}
+
+/// The JSON text of a member name with its colon, as the generated encoders write it.
+fn quoted_key(wire: &str) -> String {
+    format!(
+        "{}:",
+        serde_json::to_string(wire).expect("a string serializes")
+    )
+}
+
+/// `Encode` member by member, as serde's derive writes the struct: members in order, optional
+/// ones left out when absent, then the unknown ones.
+fn render_struct_encode(out: &mut String, name: &str, fields: &[Field]) {
+    let _ = writeln!(
+        out,
+        "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        encode::encode_struct(self, writer)\n    }}\n}}\n\n\
+         impl EncodeMembers for {name} {{\n    fn encode_members(&self, writer: &mut Writer) {{"
+    );
+    for f in fields {
+        let key = format!("{:?}", quoted_key(&f.wire));
+        if f.required {
+            let _ = writeln!(
+                out,
+                "        writer.key({key});\n        self.{}.encode(writer);",
+                f.rust
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "        if let Some(value) = &self.{} {{\n            writer.key({key});\n            value.encode(writer);\n        }}",
+                f.rust
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "        writer.extra(&self.{EXTRA_FIELD});\n    }}\n}}\n"
+    );
 }
 
 /// `Decode` through [`wire::WireStruct`] (see `protocol/decode`): one slot per field,
@@ -1068,6 +1108,29 @@ fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
             f.rust
         );
     }
+    let _ = writeln!(
+        out,
+        "        }}\n    }}\n\n    /// Writes one top-level field's value as JSON; `false` when the field is absent (then\n    \
+         /// nothing is written).\n    \
+         pub fn encode_field(&self, field: {name}Field, writer: &mut Writer) -> bool {{\n        match field {{"
+    );
+    for f in fields {
+        if f.required {
+            let _ = writeln!(
+                out,
+                "            {name}Field::{} => {{\n                self.{}.encode(writer);\n                true\n            }}",
+                pascal(&f.wire),
+                f.rust
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "            {name}Field::{} => self.{}.as_ref().map(|value| value.encode(writer)).is_some(),",
+                pascal(&f.wire),
+                f.rust
+            );
+        }
+    }
     let _ = writeln!(out, "        }}\n    }}\n}}\n");
 }
 
@@ -1126,6 +1189,24 @@ fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &
         "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),\n        }})\n    }}\n}}\n"
     );
     render_decode_impls(out, name, "super::tagged::decode(reader)");
+    let _ = writeln!(
+        out,
+        "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        const TAG: &str = {:?};\n        match self {{",
+        quoted_key(tag)
+    );
+    for v in variants {
+        let tag_text = serde_json::to_string(&v.wire).expect("a string serializes");
+        let members = if v.boxed { "&**members" } else { "members" };
+        let _ = writeln!(
+            out,
+            "            Self::{}(members) => encode::encode_variant(writer, TAG, {tag_text:?}, {members}),",
+            v.rust
+        );
+    }
+    let _ = writeln!(
+        out,
+        "            Self::Unknown(unknown) => unknown.0.encode(writer),\n        }}\n    }}\n}}\n"
+    );
 }
 
 fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
@@ -1163,17 +1244,27 @@ fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
         "            _ => Self::Other(s.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n"
     );
     render_decode_impls(out, name, "wire::decode_str_enum(reader, Self::from_wire)");
+    let _ = writeln!(
+        out,
+        "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        writer.string(self.as_str())\n    }}\n}}\n"
+    );
 }
 
 /// A name -> round-trip function table so tests can exercise every generated type by name.
 fn render_registry(out: &mut String, items: &[Item]) {
     out.push_str(
         "/// Every generated type by its schema name: deserializes `value` as that type and\n\
-         /// serializes it back. Used by the schema round-trip tests.\n\
+         /// serializes it back, checking that its `Encode` writes what serde writes. Used by the\n\
+         /// schema round-trip tests.\n\
          pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValue, String>> {\n\
-         \x20   fn rt<T: serde::de::DeserializeOwned + Serialize>(value: JsonValue) -> Result<JsonValue, String> {\n\
+         \x20   fn rt<T: serde::de::DeserializeOwned + Serialize + Encode>(value: JsonValue) -> Result<JsonValue, String> {\n\
          \x20       let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;\n\
-         \x20       serde_json::to_value(&typed).map_err(|e| e.to_string())\n\
+         \x20       let text = serde_json::to_string(&typed).map_err(|e| e.to_string())?;\n\
+         \x20       let encoded = encode::to_text(&typed);\n\
+         \x20       if encoded != text {\n\
+         \x20           return Err(format!(\"Encode wrote {encoded}, serde {text}\"));\n\
+         \x20       }\n\
+         \x20       serde_json::from_str(&text).map_err(|e| e.to_string())\n\
          \x20   }\n\
          \x20   Some(match name {\n",
     );
