@@ -110,17 +110,57 @@ pub fn request_text<P: Serialize>(id: RequestId, method: &str, params: &P) -> St
     })
 }
 
-/// A request frame with params that are JSON text already.
-pub fn request_text_json(id: RequestId, method: &str, params: RawJson<'_>) -> String {
-    let head = to_text(&Request {
-        jsonrpc: JSONRPC_VERSION,
-        id,
-        method,
-        params: &(),
-    });
-    // `...,"params":null}` with the params' text in place of `null`.
-    let head = head.strip_suffix("null}").unwrap_or(&head);
-    format!("{head}{}}}", params.get())
+/// A request frame, written by [`Encode`] (the text [`request_text`] writes by serde).
+pub fn request_frame<P: Encode + ?Sized>(id: &RequestId, method: &str, params: &P) -> String {
+    let mut writer = frame_head(Some(id));
+    writer.key("\"method\":");
+    writer.string(method);
+    writer.key("\"params\":");
+    params.encode(&mut writer);
+    writer.end_object();
+    writer.finish()
+}
+
+/// A notification frame, written by [`Encode`].
+pub fn notification_frame<P: Encode + ?Sized>(method: &str, params: &P) -> String {
+    let mut writer = Writer::default();
+    writer.begin_object();
+    writer.key("\"jsonrpc\":\"2.0\",\"method\":");
+    writer.string(method);
+    writer.key("\"params\":");
+    params.encode(&mut writer);
+    writer.end_object();
+    writer.finish()
+}
+
+/// A success response frame, written by [`Encode`].
+pub fn result_frame<R: Encode + ?Sized>(id: &RequestId, result: &R) -> String {
+    let mut writer = frame_head(Some(id));
+    writer.key("\"result\":");
+    result.encode(&mut writer);
+    writer.end_object();
+    writer.finish()
+}
+
+/// An error response frame, written by [`Encode`].
+pub fn error_frame(id: Option<&RequestId>, error: &ErrorObject) -> String {
+    let mut writer = frame_head(id);
+    writer.key("\"error\":");
+    error.encode(&mut writer);
+    writer.end_object();
+    writer.finish()
+}
+
+/// `{"jsonrpc":"2.0","id":...` (`null` without an id), the object left open.
+fn frame_head(id: Option<&RequestId>) -> Writer {
+    let mut writer = Writer::default();
+    writer.begin_object();
+    writer.key("\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        Some(id) => id.encode(&mut writer),
+        None => writer.null(),
+    }
+    writer
 }
 
 /// Serializes a notification frame.
@@ -668,17 +708,31 @@ mod tests {
     }
 
     #[test]
-    fn a_request_with_json_params_is_the_same_frame() {
-        let params = serde_json::json!({"channel": ROOT_CHANNEL, "x": [1, "\"q\""]});
+    fn frames_by_encode_are_frames_by_serde() {
+        let params = serde_json::json!({"channel": ROOT_CHANNEL, "x": [1, "\"q\"", 2.5]});
         let text = params.to_string();
+        let raw = RawJson::from_text(&text).unwrap();
+        for id in [RequestId::Number(3), RequestId::String("a\"b".into())] {
+            let by_serde = request_text(id.clone(), "ping", &params);
+            assert_eq!(request_frame(&id, "ping", &raw), by_serde);
+            assert_eq!(request_frame(&id, "ping", &params), by_serde);
+            assert_eq!(result_frame(&id, &params), result_text(&id, &params));
+            let error = ErrorObject {
+                code: -32602,
+                message: "bad \n".into(),
+                data: Some(params.clone()),
+            };
+            assert_eq!(
+                error_frame(Some(&id), &error),
+                error_text(Some(&id), &error)
+            );
+        }
         assert_eq!(
-            request_text_json(
-                RequestId::Number(3),
-                "ping",
-                RawJson::from_text(&text).unwrap()
-            ),
-            request_text(RequestId::Number(3), "ping", &params)
+            notification_frame("m/x", &params),
+            notification_text("m/x", &params)
         );
+        let error = ErrorObject::new(-32700, "no");
+        assert_eq!(error_frame(None, &error), error_text(None, &error));
     }
 
     #[test]

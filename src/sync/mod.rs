@@ -43,6 +43,7 @@ pub use mirror::{BatchEnvelope, BatchOutcome, Divergence, Mirror, PendingAction,
 pub use patch::{describe_session, describe_terminal, PatchBuilder, PatchOp, Probe, StatePatch};
 
 use crate::protocol::decode::Decode;
+use crate::protocol::encode::{Encode, Writer};
 use crate::protocol::{
     ChangesetState, ChangesetStateField, ResourceWatchState, ResourceWatchStateField, RootState,
     RootStateField, SessionState, SessionStateField, StateAction, TerminalState,
@@ -95,7 +96,7 @@ impl ChannelKind {
 
 /// A channel state with its reducer: what a [`Mirror`] needs.
 pub trait ChannelState:
-    Clone + PartialEq + fmt::Debug + Serialize + Decode + Send + Sync + 'static
+    Clone + PartialEq + fmt::Debug + Serialize + Encode + Decode + Send + Sync + 'static
 {
     /// The enum of top-level fields a reducer reports as changed.
     type Field: Copy + Into<u8> + fmt::Debug + Send + Sync + 'static;
@@ -107,6 +108,8 @@ pub trait ChannelState:
     fn field_name(field: Self::Field) -> &'static str;
     /// Applies one action with this channel's reducer.
     fn reduce(&mut self, action: &StateAction, clock: &dyn Clock) -> Outcome<Self::Field>;
+    /// Writes one top-level field's value as JSON; `false` when the field is absent.
+    fn encode_field(&self, field: Self::Field, writer: &mut Writer) -> bool;
     /// Sets the fields in `fields` to clones of `other`'s.
     fn clone_fields_from(&mut self, other: &Self, fields: Changed<Self::Field>);
     /// Sizes to remember before an action, for [`ChannelState::describe`].
@@ -138,6 +141,9 @@ macro_rules! channel_state {
             }
             fn field_name(field: $field) -> &'static str {
                 field.wire_name()
+            }
+            fn encode_field(&self, field: $field, writer: &mut Writer) -> bool {
+                <$state>::encode_field(self, field, writer)
             }
             fn reduce(&mut self, action: &StateAction, clock: &dyn Clock) -> Outcome<$field> {
                 $reducer(self, action, clock)

@@ -21,8 +21,8 @@
 
 use super::errors::invalid_input;
 use crate::protocol::decode::{self, Decode, DecodeError};
-use serde::ser::{self, Impossible, Serialize};
-use serde_json::Error;
+use crate::protocol::encode::{self, Encode, Writer};
+use crate::sync::ChannelState;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -195,354 +195,43 @@ fn replace_lone_surrogates(text: &str) -> String {
     out
 }
 
-/// Serializes `value` to a plain JS value (JSON text, then `JSON.parse`; see the module docs).
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    to_js_inner(value).map_err(|e| super::errors::internal(&e.to_string()))
+/// `value` as a plain JS value (JSON text, then `JSON.parse`; see the module docs).
+pub fn to_js<T: Encode + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    parse(&encode::to_text(value))
 }
 
-fn to_js_inner<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
-    let text = serde_json::to_string(value)?;
-    js_sys::JSON::parse(&text).map_err(js_error)
-}
-
-/// A JS exception (from `JSON.parse` or `Reflect`) as a serialization error.
-fn js_error(thrown: JsValue) -> Error {
-    let message = match thrown.dyn_ref::<js_sys::Error>() {
-        Some(error) => String::from(error.message()),
-        None => "a JS call threw".to_owned(),
-    };
-    ser::Error::custom(message)
+/// `JSON.parse(text)`, for text this module wrote.
+fn parse(text: &str) -> Result<JsValue, JsValue> {
+    js_sys::JSON::parse(text).map_err(|thrown| {
+        let message = match thrown.dyn_ref::<js_sys::Error>() {
+            Some(error) => String::from(error.message()),
+            None => "a JS call threw".to_owned(),
+        };
+        super::errors::internal(&message)
+    })
 }
 
 /// A shallow copy of the JS object `base` with the top-level fields named in `fields` replaced
-/// by the serialized fields of the struct `value` (removed where `value` skips them). The other
-/// properties of `base`, unknown ones included, are carried over as they are (same identity).
-///
-/// `value` may serialize as a struct or, as the wire types do (their unknown members are a
-/// flattened [`Extra`](crate::protocol::Extra)), as a map with string keys.
-pub fn patch_struct<T: Serialize>(
+/// by `state`'s (removed where `state` lacks them). The other properties of `base`, unknown
+/// ones included, are carried over as they are (same identity).
+pub fn patch_struct<S: ChannelState>(
     base: &JsValue,
-    value: &T,
+    state: &S,
     fields: &[&str],
 ) -> Result<JsValue, JsValue> {
     let target = js_sys::Object::assign(&js_sys::Object::new(), base.unchecked_ref());
-    value
-        .serialize(PatchSerializer {
-            target: &target,
-            fields,
-        })
-        .map_err(|e| super::errors::internal(&e.to_string()))?;
+    for &field in S::fields() {
+        let name = S::field_name(field);
+        if !fields.contains(&name) {
+            continue;
+        }
+        let key = JsValue::from_str(name);
+        let mut writer = Writer::default();
+        if state.encode_field(field, &mut writer) {
+            js_sys::Reflect::set(&target, &key, &parse(&writer.finish())?)?;
+        } else {
+            js_sys::Reflect::delete_property(&target, &key)?;
+        }
+    }
     Ok(target.into())
-}
-
-/// A serializer that accepts one struct or string-keyed map and writes the selected fields
-/// onto `target`.
-struct PatchSerializer<'a> {
-    target: &'a js_sys::Object,
-    fields: &'a [&'a str],
-}
-
-struct PatchStruct<'a> {
-    target: &'a js_sys::Object,
-    fields: &'a [&'a str],
-}
-
-impl ser::SerializeStruct for PatchStruct<'_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<V: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &V,
-    ) -> Result<(), Error> {
-        if !self.fields.contains(&key) {
-            return Ok(());
-        }
-        write_field(self.target, key, value)
-    }
-
-    fn skip_field(&mut self, key: &'static str) -> Result<(), Error> {
-        if self.fields.contains(&key) {
-            js_sys::Reflect::delete_property(self.target, &JsValue::from_str(key))
-                .map_err(js_error)?;
-        }
-        Ok(())
-    }
-
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
-
-/// Writes one selected field onto `target` (`JSON.parse` never gives `undefined`: a field to
-/// leave out is skipped by its `Serialize`, and deleted by the caller).
-fn write_field<V: ?Sized + Serialize>(
-    target: &js_sys::Object,
-    key: &str,
-    value: &V,
-) -> Result<(), Error> {
-    let value = to_js_inner(value)?;
-    js_sys::Reflect::set(target, &JsValue::from_str(key), &value).map_err(js_error)?;
-    Ok(())
-}
-
-/// The map form of a struct (`#[serde(flatten)]` makes serde write structs as maps): entries
-/// whose key is selected are written; selected keys that no entry wrote are absent from the
-/// value (skipped `None`s) and deleted at the end. Other entries (unknown members among them)
-/// are left to `target` as it is.
-struct PatchMap<'a> {
-    target: &'a js_sys::Object,
-    fields: &'a [&'a str],
-    /// Per entry of `fields`: whether an entry wrote it.
-    written: Vec<bool>,
-    /// The index in `fields` of the key just read, if selected.
-    pending: Option<usize>,
-}
-
-impl ser::SerializeMap for PatchMap<'_> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_key<K: ?Sized + Serialize>(&mut self, key: &K) -> Result<(), Error> {
-        let key = key.serialize(KeySerializer)?;
-        self.pending = self.fields.iter().position(|f| *f == key);
-        Ok(())
-    }
-
-    fn serialize_value<V: ?Sized + Serialize>(&mut self, value: &V) -> Result<(), Error> {
-        if let Some(i) = self.pending.take() {
-            let key = self.fields[i];
-            write_field(self.target, key, value)?;
-            for (written, field) in self.written.iter_mut().zip(self.fields) {
-                *written |= *field == key;
-            }
-        }
-        Ok(())
-    }
-
-    fn end(self) -> Result<(), Error> {
-        for (field, written) in self.fields.iter().zip(self.written) {
-            if !written {
-                js_sys::Reflect::delete_property(self.target, &JsValue::from_str(field))
-                    .map_err(js_error)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Reads a map key that is a string.
-struct KeySerializer;
-
-fn key_not_a_string() -> Error {
-    ser::Error::custom("patch_struct: a map key is not a string")
-}
-
-macro_rules! reject_key {
-    ($($name:ident($($arg:ty),*);)*) => {
-        $(fn $name(self, $(_: $arg),*) -> Result<String, Error> { Err(key_not_a_string()) })*
-    };
-}
-
-impl ser::Serializer for KeySerializer {
-    type Ok = String;
-    type Error = Error;
-    type SerializeSeq = Impossible<String, Error>;
-    type SerializeTuple = Impossible<String, Error>;
-    type SerializeTupleStruct = Impossible<String, Error>;
-    type SerializeTupleVariant = Impossible<String, Error>;
-    type SerializeMap = Impossible<String, Error>;
-    type SerializeStruct = Impossible<String, Error>;
-    type SerializeStructVariant = Impossible<String, Error>;
-
-    fn serialize_str(self, v: &str) -> Result<String, Error> {
-        Ok(v.to_owned())
-    }
-
-    reject_key! {
-        serialize_bool(bool);
-        serialize_i8(i8);
-        serialize_i16(i16);
-        serialize_i32(i32);
-        serialize_i64(i64);
-        serialize_u8(u8);
-        serialize_u16(u16);
-        serialize_u32(u32);
-        serialize_u64(u64);
-        serialize_f32(f32);
-        serialize_f64(f64);
-        serialize_char(char);
-        serialize_bytes(&[u8]);
-        serialize_none();
-        serialize_unit();
-        serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    }
-
-    fn serialize_some<V: ?Sized + Serialize>(self, _: &V) -> Result<String, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_newtype_struct<V: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &V,
-    ) -> Result<String, Error> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<V: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &V,
-    ) -> Result<String, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(key_not_a_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(key_not_a_string())
-    }
-}
-
-fn not_a_struct() -> Error {
-    ser::Error::custom("patch_struct: the state type must serialize as a struct or a map")
-}
-
-macro_rules! reject {
-    ($($name:ident($($arg:ty),*);)*) => {
-        $(fn $name(self, $(_: $arg),*) -> Result<(), Error> { Err(not_a_struct()) })*
-    };
-}
-
-impl<'a> ser::Serializer for PatchSerializer<'a> {
-    type Ok = ();
-    type Error = Error;
-    type SerializeSeq = Impossible<(), Error>;
-    type SerializeTuple = Impossible<(), Error>;
-    type SerializeTupleStruct = Impossible<(), Error>;
-    type SerializeTupleVariant = Impossible<(), Error>;
-    type SerializeMap = PatchMap<'a>;
-    type SerializeStruct = PatchStruct<'a>;
-    type SerializeStructVariant = Impossible<(), Error>;
-
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<PatchStruct<'a>, Error> {
-        Ok(PatchStruct {
-            target: self.target,
-            fields: self.fields,
-        })
-    }
-
-    reject! {
-        serialize_bool(bool);
-        serialize_i8(i8);
-        serialize_i16(i16);
-        serialize_i32(i32);
-        serialize_i64(i64);
-        serialize_u8(u8);
-        serialize_u16(u16);
-        serialize_u32(u32);
-        serialize_u64(u64);
-        serialize_f32(f32);
-        serialize_f64(f64);
-        serialize_char(char);
-        serialize_str(&str);
-        serialize_bytes(&[u8]);
-        serialize_none();
-        serialize_unit();
-        serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    }
-
-    fn serialize_some<V: ?Sized + Serialize>(self, _: &V) -> Result<(), Error> {
-        Err(not_a_struct())
-    }
-    fn serialize_newtype_struct<V: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: &V,
-    ) -> Result<(), Error> {
-        Err(not_a_struct())
-    }
-    fn serialize_newtype_variant<V: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &V,
-    ) -> Result<(), Error> {
-        Err(not_a_struct())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(not_a_struct())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(not_a_struct())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(not_a_struct())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(not_a_struct())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<PatchMap<'a>, Error> {
-        Ok(PatchMap {
-            target: self.target,
-            fields: self.fields,
-            written: vec![false; self.fields.len()],
-            pending: None,
-        })
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(not_a_struct())
-    }
 }

@@ -10,6 +10,7 @@
 //! patch the frozen state they returned last time.
 
 use super::convert::{patch_struct, to_js};
+use crate::protocol::encode::Encode;
 use crate::protocol::{ResponsePart, SessionState, ToolCallState};
 use crate::sync::{AnyMirror, ChannelState, PatchOp, StatePatch};
 use std::any::Any;
@@ -201,7 +202,7 @@ fn apply_from_session<S: ChannelState>(
 }
 
 /// A new, deeply frozen JS value of a whole state (a full conversion), handed to `sink` too.
-pub fn frozen_value<S: serde::Serialize>(state: &S, sink: &JsValue) -> Result<JsValue, JsValue> {
+pub fn frozen_value<S: Encode>(state: &S, sink: &JsValue) -> Result<JsValue, JsValue> {
     let value = to_js(state)?;
     let names: Vec<String> = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>())
         .iter()

@@ -6,12 +6,12 @@ use super::requests::Purpose;
 use super::{ConnectionState, DropReason, Engine, PendingPolicy};
 use crate::client::Error;
 use crate::protocol::decode::{self, decode_object};
+use crate::protocol::encode::{Encode, EncodeMembers, Writer};
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, ROOT_CHANNEL};
 use crate::protocol::RawJson;
 use crate::protocol::{errors, ActionEnvelope, InitializeParams, ReconnectParams};
 use crate::reduce::FixedClock;
 use litemap::LiteMap;
-use serde::Serialize;
 
 /// What a handshake result carries besides [`ServerInfo`], read in one pass: the snapshots
 /// (raw) and, from `initialize`, the secret the server issued (any JSON: a secret that is not
@@ -27,12 +27,21 @@ decode_object!(Snapshots {
 });
 
 /// Handshake params with the client's secret beside the protocol's members.
-#[derive(Serialize)]
 struct WithSecret<'a, P> {
-    #[serde(flatten)]
     params: &'a P,
-    #[serde(rename = "clientSecret", skip_serializing_if = "Option::is_none")]
     client_secret: Option<String>,
+}
+
+impl<P: EncodeMembers> Encode for WithSecret<'_, P> {
+    fn encode(&self, writer: &mut Writer) {
+        writer.begin_object();
+        self.params.encode_members(writer);
+        if let Some(secret) = &self.client_secret {
+            writer.key("\"clientSecret\":");
+            writer.string(secret);
+        }
+        writer.end_object();
+    }
 }
 
 struct ReconnectKind {

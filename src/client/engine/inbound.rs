@@ -167,7 +167,7 @@ impl Engine {
                         format!("this client does not handle `{method}`"),
                     );
                     self.outgoing
-                        .push_back(jsonrpc::error_text(Some(&id), &error));
+                        .push_back(jsonrpc::error_frame(Some(&id), &error));
                 }
             }
             Incoming::Response { id, outcome } => {

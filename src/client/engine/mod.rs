@@ -70,6 +70,7 @@ pub mod fast_path {
 }
 
 use super::Error;
+use crate::protocol::encode::{Encode, Writer};
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
 use crate::protocol::{
     ClientCapabilities, JsonValue, StateAction, SubscribeParams, UnsubscribeParams,
@@ -80,7 +81,6 @@ use crate::reduce::FixedClock;
 use crate::sync::{AnyMirror, ChangeSet, ChannelState, Mirror};
 use litemap::LiteMap;
 use requests::{Purpose, Requests};
-use serde::Serialize;
 use std::collections::VecDeque;
 
 /// Default per-request timeout: 30 s.
@@ -406,16 +406,14 @@ impl Engine {
     }
 
     /// Sends a request by method name (for methods this crate does not know).
-    pub fn request_raw<P: Serialize>(&mut self, method: &str, params: &P, now: f64) -> u64 {
+    pub fn request_raw<P: Encode + ?Sized>(&mut self, method: &str, params: &P, now: f64) -> u64 {
         self.start_request(method, params, Purpose::User, now)
     }
 
     /// [`request_raw`](Self::request_raw) with params that are JSON text already (written into
     /// the frame as they are).
     pub fn request_json(&mut self, method: &str, params: RawJson<'_>, now: f64) -> u64 {
-        self.start_request_with(method, Purpose::User, now, |id| {
-            jsonrpc::request_text_json(RequestId::Number(id as i64), method, params)
-        })
+        self.start_request(method, &params, Purpose::User, now)
     }
 
     /// Subscribes to `channel`. On success the channel's mirror is installed (or refreshed)
@@ -448,7 +446,7 @@ impl Engine {
                 channel: channel.to_string(),
                 extra: Default::default(),
             };
-            self.outgoing.push_back(jsonrpc::notification_text(
+            self.outgoing.push_back(jsonrpc::notification_frame(
                 jsonrpc::methods::UNSUBSCRIBE,
                 &params,
             ));
@@ -459,7 +457,11 @@ impl Engine {
     /// while the client is not connected is an error ([`Error::Transport`], kind `Send`), as
     /// are the two the engine sends itself (`dispatchAction`, `unsubscribe`: use
     /// [`Engine::dispatch`] and [`Engine::unsubscribe`], which keep the mirrors right).
-    pub fn notify_raw<P: Serialize>(&mut self, method: &str, params: &P) -> Result<(), Error> {
+    pub fn notify_raw<P: Encode + ?Sized>(
+        &mut self,
+        method: &str,
+        params: &P,
+    ) -> Result<(), Error> {
         if self.state == ConnectionState::Closed {
             return Err(Error::Closed);
         }
@@ -476,7 +478,7 @@ impl Engine {
             ));
         }
         self.outgoing
-            .push_back(jsonrpc::notification_text(method, params));
+            .push_back(jsonrpc::notification_frame(method, params));
         Ok(())
     }
 
@@ -522,37 +524,24 @@ impl Engine {
             return;
         }
         self.outgoing.push_back(match result {
-            Ok(value) => jsonrpc::result_text(&request.id, &value),
-            Err(error) => jsonrpc::error_text(Some(&request.id), &error),
+            Ok(value) => jsonrpc::result_frame(&request.id, &value),
+            Err(error) => jsonrpc::error_frame(Some(&request.id), &error),
         });
     }
 
-    fn start_request<P: Serialize>(
+    fn start_request<P: Encode + ?Sized>(
         &mut self,
         method: &str,
         params: &P,
         purpose: Purpose,
         now: f64,
     ) -> u64 {
-        self.start_request_with(method, purpose, now, |id| {
-            jsonrpc::request_text(RequestId::Number(id as i64), method, params)
-        })
-    }
-
-    /// Sends the request `frame` writes for its id.
-    fn start_request_with(
-        &mut self,
-        method: &str,
-        purpose: Purpose,
-        now: f64,
-        frame: impl FnOnce(u64) -> String,
-    ) -> u64 {
         let id = self.requests.next_id();
         if self.state == ConnectionState::Closed {
             self.complete(id, Err(Error::Closed));
             return id;
         }
-        let frame = frame(id);
+        let frame = jsonrpc::request_frame(&RequestId::Number(id as i64), method, params);
         if let Err(e) = self.check_frame_size(method, || frame.len()) {
             self.complete(id, Err(e));
             return id;
@@ -674,7 +663,7 @@ fn empty_object() -> RawJsonBuf {
 
 /// The `dispatchAction` notification of `action` as own action `client_seq` on `channel`.
 fn dispatch_frame(channel: &str, client_seq: u64, action: &StateAction) -> String {
-    jsonrpc::notification_text(
+    jsonrpc::notification_frame(
         jsonrpc::methods::DISPATCH_ACTION,
         &DispatchRef {
             channel,
@@ -684,11 +673,22 @@ fn dispatch_frame(channel: &str, client_seq: u64, action: &StateAction) -> Strin
     )
 }
 
-/// `dispatchAction` params, borrowing the pending action.
-#[derive(Serialize)]
+/// `dispatchAction` params (`DispatchActionParams`), borrowing the pending action.
 struct DispatchRef<'a> {
     channel: &'a str,
-    #[serde(rename = "clientSeq")]
     client_seq: u64,
     action: &'a StateAction,
+}
+
+impl Encode for DispatchRef<'_> {
+    fn encode(&self, writer: &mut Writer) {
+        writer.begin_object();
+        writer.key("\"channel\":");
+        writer.string(self.channel);
+        writer.key("\"clientSeq\":");
+        writer.unsigned(self.client_seq);
+        writer.key("\"action\":");
+        self.action.encode(writer);
+        writer.end_object();
+    }
 }
