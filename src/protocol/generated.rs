@@ -63,6 +63,12 @@ impl<'de> Deserialize<'de> for IconTheme {
     }
 }
 
+impl wire::Blank for IconTheme {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for IconTheme {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -122,36 +128,37 @@ impl<'de> Deserialize<'de> for Icon {
     }
 }
 
+impl wire::Blank for Icon {
+    fn blank() -> Self {
+        Self {
+            src: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            sizes: wire::Blank::blank(),
+            theme: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for Icon {
     const NAME: &'static str = "Icon";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut src = None;
-        let mut content_type = None;
-        let mut sizes = None;
-        let mut theme = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["src", "contentType", "sizes", "theme"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut src, "src")?,
-                1 => wire::field(reader, &mut content_type, "contentType")?,
-                2 => wire::field(reader, &mut sizes, "sizes")?,
-                3 => wire::field(reader, &mut theme, "theme")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.src, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.sizes, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.theme, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if src.is_none() {
-            return Err(wire::missing("src", reader));
-        }
-        Ok(Self {
-            src: wire::present(src),
-            content_type: content_type.unwrap_or_default(),
-            sizes: sizes.unwrap_or_default(),
-            theme: theme.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -295,25 +302,32 @@ impl<'de> Deserialize<'de> for ProtectedResourceMetadata {
     }
 }
 
+impl wire::Blank for ProtectedResourceMetadata {
+    fn blank() -> Self {
+        Self {
+            resource: wire::Blank::blank(),
+            resource_name: wire::Blank::blank(),
+            authorization_servers: wire::Blank::blank(),
+            jwks_uri: wire::Blank::blank(),
+            scopes_supported: wire::Blank::blank(),
+            bearer_methods_supported: wire::Blank::blank(),
+            resource_signing_alg_values_supported: wire::Blank::blank(),
+            resource_encryption_alg_values_supported: wire::Blank::blank(),
+            resource_encryption_enc_values_supported: wire::Blank::blank(),
+            resource_documentation: wire::Blank::blank(),
+            resource_policy_uri: wire::Blank::blank(),
+            resource_tos_uri: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ProtectedResourceMetadata {
     const NAME: &'static str = "ProtectedResourceMetadata";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resource = None;
-        let mut resource_name = None;
-        let mut authorization_servers = None;
-        let mut jwks_uri = None;
-        let mut scopes_supported = None;
-        let mut bearer_methods_supported = None;
-        let mut resource_signing_alg_values_supported = None;
-        let mut resource_encryption_alg_values_supported = None;
-        let mut resource_encryption_enc_values_supported = None;
-        let mut resource_documentation = None;
-        let mut resource_policy_uri = None;
-        let mut resource_tos_uri = None;
-        let mut required = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "resource",
             "resource_name",
@@ -329,66 +343,52 @@ impl wire::WireStruct for ProtectedResourceMetadata {
             "resource_tos_uri",
             "required",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resource, "resource")?,
-                1 => wire::field(reader, &mut resource_name, "resource_name")?,
-                2 => wire::field(reader, &mut authorization_servers, "authorization_servers")?,
-                3 => wire::field(reader, &mut jwks_uri, "jwks_uri")?,
-                4 => wire::field(reader, &mut scopes_supported, "scopes_supported")?,
-                5 => wire::field(
+                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.resource_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.authorization_servers, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.jwks_uri, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.scopes_supported, &mut seen, 4, KEYS)?,
+                5 => wire::member(
                     reader,
-                    &mut bearer_methods_supported,
-                    "bearer_methods_supported",
+                    &mut out.bearer_methods_supported,
+                    &mut seen,
+                    5,
+                    KEYS,
                 )?,
-                6 => wire::field(
+                6 => wire::member(
                     reader,
-                    &mut resource_signing_alg_values_supported,
-                    "resource_signing_alg_values_supported",
+                    &mut out.resource_signing_alg_values_supported,
+                    &mut seen,
+                    6,
+                    KEYS,
                 )?,
-                7 => wire::field(
+                7 => wire::member(
                     reader,
-                    &mut resource_encryption_alg_values_supported,
-                    "resource_encryption_alg_values_supported",
+                    &mut out.resource_encryption_alg_values_supported,
+                    &mut seen,
+                    7,
+                    KEYS,
                 )?,
-                8 => wire::field(
+                8 => wire::member(
                     reader,
-                    &mut resource_encryption_enc_values_supported,
-                    "resource_encryption_enc_values_supported",
+                    &mut out.resource_encryption_enc_values_supported,
+                    &mut seen,
+                    8,
+                    KEYS,
                 )?,
-                9 => wire::field(
-                    reader,
-                    &mut resource_documentation,
-                    "resource_documentation",
-                )?,
-                10 => wire::field(reader, &mut resource_policy_uri, "resource_policy_uri")?,
-                11 => wire::field(reader, &mut resource_tos_uri, "resource_tos_uri")?,
-                12 => wire::field(reader, &mut required, "required")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                9 => wire::member(reader, &mut out.resource_documentation, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.resource_policy_uri, &mut seen, 10, KEYS)?,
+                11 => wire::member(reader, &mut out.resource_tos_uri, &mut seen, 11, KEYS)?,
+                12 => wire::member(reader, &mut out.required, &mut seen, 12, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        Ok(Self {
-            resource: wire::present(resource),
-            resource_name: resource_name.unwrap_or_default(),
-            authorization_servers: authorization_servers.unwrap_or_default(),
-            jwks_uri: jwks_uri.unwrap_or_default(),
-            scopes_supported: scopes_supported.unwrap_or_default(),
-            bearer_methods_supported: bearer_methods_supported.unwrap_or_default(),
-            resource_signing_alg_values_supported: resource_signing_alg_values_supported
-                .unwrap_or_default(),
-            resource_encryption_alg_values_supported: resource_encryption_alg_values_supported
-                .unwrap_or_default(),
-            resource_encryption_enc_values_supported: resource_encryption_enc_values_supported
-                .unwrap_or_default(),
-            resource_documentation: resource_documentation.unwrap_or_default(),
-            resource_policy_uri: resource_policy_uri.unwrap_or_default(),
-            resource_tos_uri: resource_tos_uri.unwrap_or_default(),
-            required: required.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -518,6 +518,12 @@ impl<'de> Deserialize<'de> for ConfigPropertySchemaType {
     }
 }
 
+impl wire::Blank for ConfigPropertySchemaType {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ConfigPropertySchemaType {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -608,23 +614,30 @@ impl<'de> Deserialize<'de> for ConfigPropertySchema {
     }
 }
 
+impl wire::Blank for ConfigPropertySchema {
+    fn blank() -> Self {
+        Self {
+            r#type: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            default: wire::Blank::blank(),
+            r#enum: wire::Blank::blank(),
+            enum_labels: wire::Blank::blank(),
+            enum_descriptions: wire::Blank::blank(),
+            read_only: wire::Blank::blank(),
+            items: wire::Blank::blank(),
+            properties: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ConfigPropertySchema {
     const NAME: &'static str = "ConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut r#type = None;
-        let mut title = None;
-        let mut description = None;
-        let mut default = None;
-        let mut r#enum = None;
-        let mut enum_labels = None;
-        let mut enum_descriptions = None;
-        let mut read_only = None;
-        let mut items = None;
-        let mut properties = None;
-        let mut required = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "type",
             "title",
@@ -638,42 +651,26 @@ impl wire::WireStruct for ConfigPropertySchema {
             "properties",
             "required",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut r#type, "type")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut default, "default")?,
-                4 => wire::field(reader, &mut r#enum, "enum")?,
-                5 => wire::field(reader, &mut enum_labels, "enumLabels")?,
-                6 => wire::field(reader, &mut enum_descriptions, "enumDescriptions")?,
-                7 => wire::field(reader, &mut read_only, "readOnly")?,
-                8 => wire::field(reader, &mut items, "items")?,
-                9 => wire::field(reader, &mut properties, "properties")?,
-                10 => wire::field(reader, &mut required, "required")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.properties, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.required, &mut seen, 10, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        Ok(Self {
-            r#type: wire::present(r#type),
-            title: wire::present(title),
-            description: description.unwrap_or_default(),
-            default: default.unwrap_or_default(),
-            r#enum: r#enum.unwrap_or_default(),
-            enum_labels: enum_labels.unwrap_or_default(),
-            enum_descriptions: enum_descriptions.unwrap_or_default(),
-            read_only: read_only.unwrap_or_default(),
-            items: items.unwrap_or_default(),
-            properties: properties.unwrap_or_default(),
-            required: required.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -768,36 +765,35 @@ impl<'de> Deserialize<'de> for ConfigSchema {
     }
 }
 
+impl wire::Blank for ConfigSchema {
+    fn blank() -> Self {
+        Self {
+            r#type: wire::Blank::blank(),
+            properties: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ConfigSchema {
     const NAME: &'static str = "ConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut r#type = None;
-        let mut properties = None;
-        let mut required = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "properties", "required"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut r#type, "type")?,
-                1 => wire::field(reader, &mut properties, "properties")?,
-                2 => wire::field(reader, &mut required, "required")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        if properties.is_none() {
-            return Err(wire::missing("properties", reader));
-        }
-        Ok(Self {
-            r#type: wire::present(r#type),
-            properties: wire::present(properties),
-            required: required.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -849,33 +845,33 @@ impl<'de> Deserialize<'de> for TextPosition {
     }
 }
 
+impl wire::Blank for TextPosition {
+    fn blank() -> Self {
+        Self {
+            line: wire::Blank::blank(),
+            character: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TextPosition {
     const NAME: &'static str = "TextPosition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut line = None;
-        let mut character = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["line", "character"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut line, "line")?,
-                1 => wire::field(reader, &mut character, "character")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.line, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.character, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if line.is_none() {
-            return Err(wire::missing("line", reader));
-        }
-        if character.is_none() {
-            return Err(wire::missing("character", reader));
-        }
-        Ok(Self {
-            line: wire::present(line),
-            character: wire::present(character),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -923,33 +919,33 @@ impl<'de> Deserialize<'de> for TextRange {
     }
 }
 
+impl wire::Blank for TextRange {
+    fn blank() -> Self {
+        Self {
+            start: wire::Blank::blank(),
+            end: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TextRange {
     const NAME: &'static str = "TextRange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut start = None;
-        let mut end = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["start", "end"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut start, "start")?,
-                1 => wire::field(reader, &mut end, "end")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.start, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.end, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if start.is_none() {
-            return Err(wire::missing("start", reader));
-        }
-        if end.is_none() {
-            return Err(wire::missing("end", reader));
-        }
-        Ok(Self {
-            start: wire::present(start),
-            end: wire::present(end),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -998,27 +994,31 @@ impl<'de> Deserialize<'de> for TextSelection {
     }
 }
 
+impl wire::Blank for TextSelection {
+    fn blank() -> Self {
+        Self {
+            range: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TextSelection {
     const NAME: &'static str = "TextSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut range = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["range"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut range, "range")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.range, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if range.is_none() {
-            return Err(wire::missing("range", reader));
-        }
-        Ok(Self {
-            range: wire::present(range),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1076,33 +1076,35 @@ impl<'de> Deserialize<'de> for ContentRef {
     }
 }
 
+impl wire::Blank for ContentRef {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            size_hint: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ContentRef {
     const NAME: &'static str = "ContentRef";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut size_hint = None;
-        let mut content_type = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut size_hint, "sizeHint")?,
-                2 => wire::field(reader, &mut content_type, "contentType")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            size_hint: size_hint.unwrap_or_default(),
-            content_type: content_type.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1154,33 +1156,33 @@ impl<'de> Deserialize<'de> for FileEditBefore {
     }
 }
 
+impl wire::Blank for FileEditBefore {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for FileEditBefore {
     const NAME: &'static str = "FileEditBefore";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1226,33 +1228,33 @@ impl<'de> Deserialize<'de> for FileEditAfter {
     }
 }
 
+impl wire::Blank for FileEditAfter {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for FileEditAfter {
     const NAME: &'static str = "FileEditAfter";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1308,27 +1310,33 @@ impl<'de> Deserialize<'de> for FileEditDiff {
     }
 }
 
+impl wire::Blank for FileEditDiff {
+    fn blank() -> Self {
+        Self {
+            added: wire::Blank::blank(),
+            removed: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for FileEditDiff {
     const NAME: &'static str = "FileEditDiff";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut added = None;
-        let mut removed = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["added", "removed"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut added, "added")?,
-                1 => wire::field(reader, &mut removed, "removed")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.added, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.removed, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            added: added.unwrap_or_default(),
-            removed: removed.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1386,30 +1394,35 @@ impl<'de> Deserialize<'de> for FileEdit {
     }
 }
 
+impl wire::Blank for FileEdit {
+    fn blank() -> Self {
+        Self {
+            before: wire::Blank::blank(),
+            after: wire::Blank::blank(),
+            diff: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for FileEdit {
     const NAME: &'static str = "FileEdit";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut before = None;
-        let mut after = None;
-        let mut diff = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["before", "after", "diff"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut before, "before")?,
-                1 => wire::field(reader, &mut after, "after")?,
-                2 => wire::field(reader, &mut diff, "diff")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            before: before.unwrap_or_default(),
-            after: after.unwrap_or_default(),
-            diff: diff.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1490,17 +1503,24 @@ impl<'de> Deserialize<'de> for UsageInfo {
     }
 }
 
+impl wire::Blank for UsageInfo {
+    fn blank() -> Self {
+        Self {
+            input_tokens: wire::Blank::blank(),
+            output_tokens: wire::Blank::blank(),
+            model: wire::Blank::blank(),
+            cache_read_tokens: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for UsageInfo {
     const NAME: &'static str = "UsageInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut input_tokens = None;
-        let mut output_tokens = None;
-        let mut model = None;
-        let mut cache_read_tokens = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "inputTokens",
             "outputTokens",
@@ -1508,24 +1528,20 @@ impl wire::WireStruct for UsageInfo {
             "cacheReadTokens",
             "_meta",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut input_tokens, "inputTokens")?,
-                1 => wire::field(reader, &mut output_tokens, "outputTokens")?,
-                2 => wire::field(reader, &mut model, "model")?,
-                3 => wire::field(reader, &mut cache_read_tokens, "cacheReadTokens")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.input_tokens, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.output_tokens, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.model, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.cache_read_tokens, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            input_tokens: input_tokens.unwrap_or_default(),
-            output_tokens: output_tokens.unwrap_or_default(),
-            model: model.unwrap_or_default(),
-            cache_read_tokens: cache_read_tokens.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1591,36 +1607,35 @@ impl<'de> Deserialize<'de> for ErrorInfo {
     }
 }
 
+impl wire::Blank for ErrorInfo {
+    fn blank() -> Self {
+        Self {
+            error_type: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            stack: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ErrorInfo {
     const NAME: &'static str = "ErrorInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut error_type = None;
-        let mut message = None;
-        let mut stack = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["errorType", "message", "stack"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut error_type, "errorType")?,
-                1 => wire::field(reader, &mut message, "message")?,
-                2 => wire::field(reader, &mut stack, "stack")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.error_type, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.stack, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if error_type.is_none() {
-            return Err(wire::missing("errorType", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            error_type: wire::present(error_type),
-            message: wire::present(message),
-            stack: stack.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1676,39 +1691,35 @@ impl<'de> Deserialize<'de> for Snapshot {
     }
 }
 
+impl wire::Blank for Snapshot {
+    fn blank() -> Self {
+        Self {
+            resource: wire::Blank::blank(),
+            state: wire::Blank::blank(),
+            from_seq: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for Snapshot {
     const NAME: &'static str = "Snapshot";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resource = None;
-        let mut state = None;
-        let mut from_seq = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "state", "fromSeq"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resource, "resource")?,
-                1 => wire::field(reader, &mut state, "state")?,
-                2 => wire::field(reader, &mut from_seq, "fromSeq")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.from_seq, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        if state.is_none() {
-            return Err(wire::missing("state", reader));
-        }
-        if from_seq.is_none() {
-            return Err(wire::missing("fromSeq", reader));
-        }
-        Ok(Self {
-            resource: wire::present(resource),
-            state: wire::present(state),
-            from_seq: wire::present(from_seq),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1769,36 +1780,37 @@ impl<'de> Deserialize<'de> for RootState {
     }
 }
 
+impl wire::Blank for RootState {
+    fn blank() -> Self {
+        Self {
+            agents: wire::Blank::blank(),
+            active_sessions: wire::Blank::blank(),
+            terminals: wire::Blank::blank(),
+            config: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for RootState {
     const NAME: &'static str = "RootState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut agents = None;
-        let mut active_sessions = None;
-        let mut terminals = None;
-        let mut config = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["agents", "activeSessions", "terminals", "config"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut agents, "agents")?,
-                1 => wire::field(reader, &mut active_sessions, "activeSessions")?,
-                2 => wire::field(reader, &mut terminals, "terminals")?,
-                3 => wire::field(reader, &mut config, "config")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.active_sessions, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.terminals, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if agents.is_none() {
-            return Err(wire::missing("agents", reader));
-        }
-        Ok(Self {
-            agents: wire::present(agents),
-            active_sessions: active_sessions.unwrap_or_default(),
-            terminals: terminals.unwrap_or_default(),
-            config: config.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -1975,19 +1987,26 @@ impl<'de> Deserialize<'de> for AgentInfo {
     }
 }
 
+impl wire::Blank for AgentInfo {
+    fn blank() -> Self {
+        Self {
+            provider: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            models: wire::Blank::blank(),
+            protected_resources: wire::Blank::blank(),
+            customizations: wire::Blank::blank(),
+            system_message_sections: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AgentInfo {
     const NAME: &'static str = "AgentInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut provider = None;
-        let mut display_name = None;
-        let mut description = None;
-        let mut models = None;
-        let mut protected_resources = None;
-        let mut customizations = None;
-        let mut system_message_sections = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "provider",
             "displayName",
@@ -1997,44 +2016,22 @@ impl wire::WireStruct for AgentInfo {
             "customizations",
             "systemMessageSections",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut provider, "provider")?,
-                1 => wire::field(reader, &mut display_name, "displayName")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut models, "models")?,
-                4 => wire::field(reader, &mut protected_resources, "protectedResources")?,
-                5 => wire::field(reader, &mut customizations, "customizations")?,
-                6 => wire::field(
-                    reader,
-                    &mut system_message_sections,
-                    "systemMessageSections",
-                )?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.models, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.protected_resources, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.customizations, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.system_message_sections, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if provider.is_none() {
-            return Err(wire::missing("provider", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        if description.is_none() {
-            return Err(wire::missing("description", reader));
-        }
-        if models.is_none() {
-            return Err(wire::missing("models", reader));
-        }
-        Ok(Self {
-            provider: wire::present(provider),
-            display_name: wire::present(display_name),
-            description: wire::present(description),
-            models: wire::present(models),
-            protected_resources: protected_resources.unwrap_or_default(),
-            customizations: customizations.unwrap_or_default(),
-            system_message_sections: system_message_sections.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0xf, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -2138,20 +2135,27 @@ impl<'de> Deserialize<'de> for SessionModelInfo {
     }
 }
 
+impl wire::Blank for SessionModelInfo {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            provider: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            max_context_window: wire::Blank::blank(),
+            supports_vision: wire::Blank::blank(),
+            policy_state: wire::Blank::blank(),
+            config_schema: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionModelInfo {
     const NAME: &'static str = "SessionModelInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut provider = None;
-        let mut name = None;
-        let mut max_context_window = None;
-        let mut supports_vision = None;
-        let mut policy_state = None;
-        let mut config_schema = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "provider",
@@ -2162,39 +2166,23 @@ impl wire::WireStruct for SessionModelInfo {
             "configSchema",
             "_meta",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut provider, "provider")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut max_context_window, "maxContextWindow")?,
-                4 => wire::field(reader, &mut supports_vision, "supportsVision")?,
-                5 => wire::field(reader, &mut policy_state, "policyState")?,
-                6 => wire::field(reader, &mut config_schema, "configSchema")?,
-                7 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.max_context_window, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.supports_vision, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.policy_state, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.config_schema, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.meta, &mut seen, 7, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if provider.is_none() {
-            return Err(wire::missing("provider", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            provider: wire::present(provider),
-            name: wire::present(name),
-            max_context_window: max_context_window.unwrap_or_default(),
-            supports_vision: supports_vision.unwrap_or_default(),
-            policy_state: policy_state.unwrap_or_default(),
-            config_schema: config_schema.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -2267,30 +2255,33 @@ impl<'de> Deserialize<'de> for ModelSelection {
     }
 }
 
+impl wire::Blank for ModelSelection {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            config: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ModelSelection {
     const NAME: &'static str = "ModelSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut config = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "config"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut config, "config")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.config, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            config: config.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -2344,33 +2335,33 @@ impl<'de> Deserialize<'de> for RootConfigState {
     }
 }
 
+impl wire::Blank for RootConfigState {
+    fn blank() -> Self {
+        Self {
+            schema: wire::Blank::blank(),
+            values: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for RootConfigState {
     const NAME: &'static str = "RootConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut schema = None;
-        let mut values = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["schema", "values"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut schema, "schema")?,
-                1 => wire::field(reader, &mut values, "values")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if schema.is_none() {
-            return Err(wire::missing("schema", reader));
-        }
-        if values.is_none() {
-            return Err(wire::missing("values", reader));
-        }
-        Ok(Self {
-            schema: wire::present(schema),
-            values: wire::present(values),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -2422,33 +2413,33 @@ impl<'de> Deserialize<'de> for PendingMessage {
     }
 }
 
+impl wire::Blank for PendingMessage {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for PendingMessage {
     const NAME: &'static str = "PendingMessage";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut message = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut message, "message")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            message: wire::present(message),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -2595,26 +2586,33 @@ impl<'de> Deserialize<'de> for SessionState {
     }
 }
 
+impl wire::Blank for SessionState {
+    fn blank() -> Self {
+        Self {
+            summary: wire::Blank::blank(),
+            lifecycle: wire::Blank::blank(),
+            creation_error: wire::Blank::blank(),
+            server_tools: wire::Blank::blank(),
+            active_client: wire::Blank::blank(),
+            turns: wire::Blank::blank(),
+            active_turn: wire::Blank::blank(),
+            steering_message: wire::Blank::blank(),
+            queued_messages: wire::Blank::blank(),
+            input_requests: wire::Blank::blank(),
+            config: wire::Blank::blank(),
+            customizations: wire::Blank::blank(),
+            changesets: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionState {
     const NAME: &'static str = "SessionState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut summary = None;
-        let mut lifecycle = None;
-        let mut creation_error = None;
-        let mut server_tools = None;
-        let mut active_client = None;
-        let mut turns = None;
-        let mut active_turn = None;
-        let mut steering_message = None;
-        let mut queued_messages = None;
-        let mut input_requests = None;
-        let mut config = None;
-        let mut customizations = None;
-        let mut changesets = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "summary",
             "lifecycle",
@@ -2631,51 +2629,29 @@ impl wire::WireStruct for SessionState {
             "changesets",
             "_meta",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut summary, "summary")?,
-                1 => wire::field(reader, &mut lifecycle, "lifecycle")?,
-                2 => wire::field(reader, &mut creation_error, "creationError")?,
-                3 => wire::field(reader, &mut server_tools, "serverTools")?,
-                4 => wire::field(reader, &mut active_client, "activeClient")?,
-                5 => wire::field(reader, &mut turns, "turns")?,
-                6 => wire::field(reader, &mut active_turn, "activeTurn")?,
-                7 => wire::field(reader, &mut steering_message, "steeringMessage")?,
-                8 => wire::field(reader, &mut queued_messages, "queuedMessages")?,
-                9 => wire::field(reader, &mut input_requests, "inputRequests")?,
-                10 => wire::field(reader, &mut config, "config")?,
-                11 => wire::field(reader, &mut customizations, "customizations")?,
-                12 => wire::field(reader, &mut changesets, "changesets")?,
-                13 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.summary, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.lifecycle, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.creation_error, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.server_tools, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.active_client, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.turns, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.active_turn, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.steering_message, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.queued_messages, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.input_requests, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.config, &mut seen, 10, KEYS)?,
+                11 => wire::member(reader, &mut out.customizations, &mut seen, 11, KEYS)?,
+                12 => wire::member(reader, &mut out.changesets, &mut seen, 12, KEYS)?,
+                13 => wire::member(reader, &mut out.meta, &mut seen, 13, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if summary.is_none() {
-            return Err(wire::missing("summary", reader));
-        }
-        if lifecycle.is_none() {
-            return Err(wire::missing("lifecycle", reader));
-        }
-        if turns.is_none() {
-            return Err(wire::missing("turns", reader));
-        }
-        Ok(Self {
-            summary: wire::present(summary),
-            lifecycle: wire::present(lifecycle),
-            creation_error: creation_error.unwrap_or_default(),
-            server_tools: server_tools.unwrap_or_default(),
-            active_client: active_client.unwrap_or_default(),
-            turns: wire::present(turns),
-            active_turn: active_turn.unwrap_or_default(),
-            steering_message: steering_message.unwrap_or_default(),
-            queued_messages: queued_messages.unwrap_or_default(),
-            input_requests: input_requests.unwrap_or_default(),
-            config: config.unwrap_or_default(),
-            customizations: customizations.unwrap_or_default(),
-            changesets: changesets.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x23, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -2971,17 +2947,24 @@ impl<'de> Deserialize<'de> for SessionActiveClient {
     }
 }
 
+impl wire::Blank for SessionActiveClient {
+    fn blank() -> Self {
+        Self {
+            client_id: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            tools: wire::Blank::blank(),
+            customizations: wire::Blank::blank(),
+            system_message_transform: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionActiveClient {
     const NAME: &'static str = "SessionActiveClient";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut client_id = None;
-        let mut display_name = None;
-        let mut tools = None;
-        let mut customizations = None;
-        let mut system_message_transform = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "clientId",
             "displayName",
@@ -2989,34 +2972,26 @@ impl wire::WireStruct for SessionActiveClient {
             "customizations",
             "systemMessageTransform",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut client_id, "clientId")?,
-                1 => wire::field(reader, &mut display_name, "displayName")?,
-                2 => wire::field(reader, &mut tools, "tools")?,
-                3 => wire::field(reader, &mut customizations, "customizations")?,
-                4 => wire::field(
+                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.tools, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.customizations, &mut seen, 3, KEYS)?,
+                4 => wire::member(
                     reader,
-                    &mut system_message_transform,
-                    "systemMessageTransform",
+                    &mut out.system_message_transform,
+                    &mut seen,
+                    4,
+                    KEYS,
                 )?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if client_id.is_none() {
-            return Err(wire::missing("clientId", reader));
-        }
-        if tools.is_none() {
-            return Err(wire::missing("tools", reader));
-        }
-        Ok(Self {
-            client_id: wire::present(client_id),
-            display_name: display_name.unwrap_or_default(),
-            tools: wire::present(tools),
-            customizations: customizations.unwrap_or_default(),
-            system_message_transform: system_message_transform.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x5, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -3076,33 +3051,33 @@ impl<'de> Deserialize<'de> for ProjectInfo {
     }
 }
 
+impl wire::Blank for ProjectInfo {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ProjectInfo {
     const NAME: &'static str = "ProjectInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut display_name = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "displayName"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut display_name, "displayName")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            display_name: wire::present(display_name),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -3189,24 +3164,31 @@ impl<'de> Deserialize<'de> for SessionSummary {
     }
 }
 
+impl wire::Blank for SessionSummary {
+    fn blank() -> Self {
+        Self {
+            resource: wire::Blank::blank(),
+            provider: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            status: wire::Blank::blank(),
+            activity: wire::Blank::blank(),
+            created_at: wire::Blank::blank(),
+            modified_at: wire::Blank::blank(),
+            project: wire::Blank::blank(),
+            model: wire::Blank::blank(),
+            agent: wire::Blank::blank(),
+            working_directory: wire::Blank::blank(),
+            changes: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionSummary {
     const NAME: &'static str = "SessionSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resource = None;
-        let mut provider = None;
-        let mut title = None;
-        let mut status = None;
-        let mut activity = None;
-        let mut created_at = None;
-        let mut modified_at = None;
-        let mut project = None;
-        let mut model = None;
-        let mut agent = None;
-        let mut working_directory = None;
-        let mut changes = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "resource",
             "provider",
@@ -3221,56 +3203,27 @@ impl wire::WireStruct for SessionSummary {
             "workingDirectory",
             "changes",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resource, "resource")?,
-                1 => wire::field(reader, &mut provider, "provider")?,
-                2 => wire::field(reader, &mut title, "title")?,
-                3 => wire::field(reader, &mut status, "status")?,
-                4 => wire::field(reader, &mut activity, "activity")?,
-                5 => wire::field(reader, &mut created_at, "createdAt")?,
-                6 => wire::field(reader, &mut modified_at, "modifiedAt")?,
-                7 => wire::field(reader, &mut project, "project")?,
-                8 => wire::field(reader, &mut model, "model")?,
-                9 => wire::field(reader, &mut agent, "agent")?,
-                10 => wire::field(reader, &mut working_directory, "workingDirectory")?,
-                11 => wire::field(reader, &mut changes, "changes")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.status, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.activity, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.created_at, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.modified_at, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.project, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.model, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.agent, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.working_directory, &mut seen, 10, KEYS)?,
+                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        if provider.is_none() {
-            return Err(wire::missing("provider", reader));
-        }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        if status.is_none() {
-            return Err(wire::missing("status", reader));
-        }
-        if created_at.is_none() {
-            return Err(wire::missing("createdAt", reader));
-        }
-        if modified_at.is_none() {
-            return Err(wire::missing("modifiedAt", reader));
-        }
-        Ok(Self {
-            resource: wire::present(resource),
-            provider: wire::present(provider),
-            title: wire::present(title),
-            status: wire::present(status),
-            activity: activity.unwrap_or_default(),
-            created_at: wire::present(created_at),
-            modified_at: wire::present(modified_at),
-            project: project.unwrap_or_default(),
-            model: model.unwrap_or_default(),
-            agent: agent.unwrap_or_default(),
-            working_directory: working_directory.unwrap_or_default(),
-            changes: changes.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x6f, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -3371,30 +3324,35 @@ impl<'de> Deserialize<'de> for ChangesSummary {
     }
 }
 
+impl wire::Blank for ChangesSummary {
+    fn blank() -> Self {
+        Self {
+            additions: wire::Blank::blank(),
+            deletions: wire::Blank::blank(),
+            files: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesSummary {
     const NAME: &'static str = "ChangesSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut additions = None;
-        let mut deletions = None;
-        let mut files = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["additions", "deletions", "files"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut additions, "additions")?,
-                1 => wire::field(reader, &mut deletions, "deletions")?,
-                2 => wire::field(reader, &mut files, "files")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.additions, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.deletions, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            additions: additions.unwrap_or_default(),
-            deletions: deletions.unwrap_or_default(),
-            files: files.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -3454,27 +3412,31 @@ impl<'de> Deserialize<'de> for AgentSelection {
     }
 }
 
+impl wire::Blank for AgentSelection {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AgentSelection {
     const NAME: &'static str = "AgentSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -3553,6 +3515,12 @@ impl Decode for SessionConfigPropertySchemaType {
 impl<'de> Deserialize<'de> for SessionConfigPropertySchemaType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for SessionConfigPropertySchemaType {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -3658,25 +3626,32 @@ impl<'de> Deserialize<'de> for SessionConfigPropertySchema {
     }
 }
 
+impl wire::Blank for SessionConfigPropertySchema {
+    fn blank() -> Self {
+        Self {
+            r#type: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            default: wire::Blank::blank(),
+            r#enum: wire::Blank::blank(),
+            enum_labels: wire::Blank::blank(),
+            enum_descriptions: wire::Blank::blank(),
+            read_only: wire::Blank::blank(),
+            items: wire::Blank::blank(),
+            properties: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            enum_dynamic: wire::Blank::blank(),
+            session_mutable: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionConfigPropertySchema {
     const NAME: &'static str = "SessionConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut r#type = None;
-        let mut title = None;
-        let mut description = None;
-        let mut default = None;
-        let mut r#enum = None;
-        let mut enum_labels = None;
-        let mut enum_descriptions = None;
-        let mut read_only = None;
-        let mut items = None;
-        let mut properties = None;
-        let mut required = None;
-        let mut enum_dynamic = None;
-        let mut session_mutable = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "type",
             "title",
@@ -3692,46 +3667,28 @@ impl wire::WireStruct for SessionConfigPropertySchema {
             "enumDynamic",
             "sessionMutable",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut r#type, "type")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut default, "default")?,
-                4 => wire::field(reader, &mut r#enum, "enum")?,
-                5 => wire::field(reader, &mut enum_labels, "enumLabels")?,
-                6 => wire::field(reader, &mut enum_descriptions, "enumDescriptions")?,
-                7 => wire::field(reader, &mut read_only, "readOnly")?,
-                8 => wire::field(reader, &mut items, "items")?,
-                9 => wire::field(reader, &mut properties, "properties")?,
-                10 => wire::field(reader, &mut required, "required")?,
-                11 => wire::field(reader, &mut enum_dynamic, "enumDynamic")?,
-                12 => wire::field(reader, &mut session_mutable, "sessionMutable")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.properties, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.required, &mut seen, 10, KEYS)?,
+                11 => wire::member(reader, &mut out.enum_dynamic, &mut seen, 11, KEYS)?,
+                12 => wire::member(reader, &mut out.session_mutable, &mut seen, 12, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        Ok(Self {
-            r#type: wire::present(r#type),
-            title: wire::present(title),
-            description: description.unwrap_or_default(),
-            default: default.unwrap_or_default(),
-            r#enum: r#enum.unwrap_or_default(),
-            enum_labels: enum_labels.unwrap_or_default(),
-            enum_descriptions: enum_descriptions.unwrap_or_default(),
-            read_only: read_only.unwrap_or_default(),
-            items: items.unwrap_or_default(),
-            properties: properties.unwrap_or_default(),
-            required: required.unwrap_or_default(),
-            enum_dynamic: enum_dynamic.unwrap_or_default(),
-            session_mutable: session_mutable.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -3831,36 +3788,35 @@ impl<'de> Deserialize<'de> for SessionConfigSchema {
     }
 }
 
+impl wire::Blank for SessionConfigSchema {
+    fn blank() -> Self {
+        Self {
+            r#type: wire::Blank::blank(),
+            properties: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionConfigSchema {
     const NAME: &'static str = "SessionConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut r#type = None;
-        let mut properties = None;
-        let mut required = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "properties", "required"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut r#type, "type")?,
-                1 => wire::field(reader, &mut properties, "properties")?,
-                2 => wire::field(reader, &mut required, "required")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        if properties.is_none() {
-            return Err(wire::missing("properties", reader));
-        }
-        Ok(Self {
-            r#type: wire::present(r#type),
-            properties: wire::present(properties),
-            required: required.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -3916,33 +3872,33 @@ impl<'de> Deserialize<'de> for SessionConfigState {
     }
 }
 
+impl wire::Blank for SessionConfigState {
+    fn blank() -> Self {
+        Self {
+            schema: wire::Blank::blank(),
+            values: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionConfigState {
     const NAME: &'static str = "SessionConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut schema = None;
-        let mut values = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["schema", "values"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut schema, "schema")?,
-                1 => wire::field(reader, &mut values, "values")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if schema.is_none() {
-            return Err(wire::missing("schema", reader));
-        }
-        if values.is_none() {
-            return Err(wire::missing("values", reader));
-        }
-        Ok(Self {
-            schema: wire::present(schema),
-            values: wire::present(values),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4004,39 +3960,37 @@ impl<'de> Deserialize<'de> for SessionInputOption {
     }
 }
 
+impl wire::Blank for SessionInputOption {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            label: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            recommended: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputOption {
     const NAME: &'static str = "SessionInputOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut label = None;
-        let mut description = None;
-        let mut recommended = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "label", "description", "recommended"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut label, "label")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut recommended, "recommended")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.recommended, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            label: wire::present(label),
-            description: description.unwrap_or_default(),
-            recommended: recommended.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4097,39 +4051,37 @@ impl<'de> Deserialize<'de> for SessionInputQuestionBase {
     }
 }
 
+impl wire::Blank for SessionInputQuestionBase {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputQuestionBase {
     const NAME: &'static str = "SessionInputQuestionBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut title = None;
-        let mut message = None;
-        let mut required = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "title", "message", "required"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut message, "message")?,
-                3 => wire::field(reader, &mut required, "required")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            title: title.unwrap_or_default(),
-            message: wire::present(message),
-            required: required.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x5, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4217,20 +4169,27 @@ impl<'de> Deserialize<'de> for SessionInputTextQuestion {
     }
 }
 
+impl wire::Blank for SessionInputTextQuestion {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            format: wire::Blank::blank(),
+            min: wire::Blank::blank(),
+            max: wire::Blank::blank(),
+            default_value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputTextQuestion {
     const NAME: &'static str = "SessionInputTextQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut title = None;
-        let mut message = None;
-        let mut required = None;
-        let mut format = None;
-        let mut min = None;
-        let mut max = None;
-        let mut default_value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "title",
@@ -4241,36 +4200,23 @@ impl wire::WireStruct for SessionInputTextQuestion {
             "max",
             "defaultValue",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut message, "message")?,
-                3 => wire::field(reader, &mut required, "required")?,
-                4 => wire::field(reader, &mut format, "format")?,
-                5 => wire::field(reader, &mut min, "min")?,
-                6 => wire::field(reader, &mut max, "max")?,
-                7 => wire::field(reader, &mut default_value, "defaultValue")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.format, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.min, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.max, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.default_value, &mut seen, 7, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            title: title.unwrap_or_default(),
-            message: wire::present(message),
-            required: required.unwrap_or_default(),
-            format: format.unwrap_or_default(),
-            min: min.unwrap_or_default(),
-            max: max.unwrap_or_default(),
-            default_value: default_value.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x5, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4372,19 +4318,26 @@ impl<'de> Deserialize<'de> for SessionInputNumberQuestion {
     }
 }
 
+impl wire::Blank for SessionInputNumberQuestion {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            min: wire::Blank::blank(),
+            max: wire::Blank::blank(),
+            default_value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputNumberQuestion {
     const NAME: &'static str = "SessionInputNumberQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut title = None;
-        let mut message = None;
-        let mut required = None;
-        let mut min = None;
-        let mut max = None;
-        let mut default_value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "title",
@@ -4394,34 +4347,22 @@ impl wire::WireStruct for SessionInputNumberQuestion {
             "max",
             "defaultValue",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut message, "message")?,
-                3 => wire::field(reader, &mut required, "required")?,
-                4 => wire::field(reader, &mut min, "min")?,
-                5 => wire::field(reader, &mut max, "max")?,
-                6 => wire::field(reader, &mut default_value, "defaultValue")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.min, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.max, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.default_value, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            title: title.unwrap_or_default(),
-            message: wire::present(message),
-            required: required.unwrap_or_default(),
-            min: min.unwrap_or_default(),
-            max: max.unwrap_or_default(),
-            default_value: default_value.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x5, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4502,42 +4443,39 @@ impl<'de> Deserialize<'de> for SessionInputBooleanQuestion {
     }
 }
 
+impl wire::Blank for SessionInputBooleanQuestion {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            default_value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputBooleanQuestion {
     const NAME: &'static str = "SessionInputBooleanQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut title = None;
-        let mut message = None;
-        let mut required = None;
-        let mut default_value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "title", "message", "required", "defaultValue"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut message, "message")?,
-                3 => wire::field(reader, &mut required, "required")?,
-                4 => wire::field(reader, &mut default_value, "defaultValue")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.default_value, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            title: title.unwrap_or_default(),
-            message: wire::present(message),
-            required: required.unwrap_or_default(),
-            default_value: default_value.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x5, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4613,18 +4551,25 @@ impl<'de> Deserialize<'de> for SessionInputSingleSelectQuestion {
     }
 }
 
+impl wire::Blank for SessionInputSingleSelectQuestion {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            options: wire::Blank::blank(),
+            allow_freeform_input: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputSingleSelectQuestion {
     const NAME: &'static str = "SessionInputSingleSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut title = None;
-        let mut message = None;
-        let mut required = None;
-        let mut options = None;
-        let mut allow_freeform_input = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "title",
@@ -4633,35 +4578,21 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
             "options",
             "allowFreeformInput",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut message, "message")?,
-                3 => wire::field(reader, &mut required, "required")?,
-                4 => wire::field(reader, &mut options, "options")?,
-                5 => wire::field(reader, &mut allow_freeform_input, "allowFreeformInput")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        if options.is_none() {
-            return Err(wire::missing("options", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            title: title.unwrap_or_default(),
-            message: wire::present(message),
-            required: required.unwrap_or_default(),
-            options: wire::present(options),
-            allow_freeform_input: allow_freeform_input.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x15, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4755,20 +4686,27 @@ impl<'de> Deserialize<'de> for SessionInputMultiSelectQuestion {
     }
 }
 
+impl wire::Blank for SessionInputMultiSelectQuestion {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            required: wire::Blank::blank(),
+            options: wire::Blank::blank(),
+            allow_freeform_input: wire::Blank::blank(),
+            min: wire::Blank::blank(),
+            max: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputMultiSelectQuestion {
     const NAME: &'static str = "SessionInputMultiSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut title = None;
-        let mut message = None;
-        let mut required = None;
-        let mut options = None;
-        let mut allow_freeform_input = None;
-        let mut min = None;
-        let mut max = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "title",
@@ -4779,39 +4717,23 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
             "min",
             "max",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut message, "message")?,
-                3 => wire::field(reader, &mut required, "required")?,
-                4 => wire::field(reader, &mut options, "options")?,
-                5 => wire::field(reader, &mut allow_freeform_input, "allowFreeformInput")?,
-                6 => wire::field(reader, &mut min, "min")?,
-                7 => wire::field(reader, &mut max, "max")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.min, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.max, &mut seen, 7, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        if options.is_none() {
-            return Err(wire::missing("options", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            title: title.unwrap_or_default(),
-            message: wire::present(message),
-            required: required.unwrap_or_default(),
-            options: wire::present(options),
-            allow_freeform_input: allow_freeform_input.unwrap_or_default(),
-            min: min.unwrap_or_default(),
-            max: max.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x15, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4898,39 +4820,39 @@ impl<'de> Deserialize<'de> for SessionInputRequest {
     }
 }
 
+impl wire::Blank for SessionInputRequest {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            url: wire::Blank::blank(),
+            questions: wire::Blank::blank(),
+            answers: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputRequest {
     const NAME: &'static str = "SessionInputRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut message = None;
-        let mut url = None;
-        let mut questions = None;
-        let mut answers = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message", "url", "questions", "answers"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut message, "message")?,
-                2 => wire::field(reader, &mut url, "url")?,
-                3 => wire::field(reader, &mut questions, "questions")?,
-                4 => wire::field(reader, &mut answers, "answers")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.url, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.questions, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.answers, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            message: message.unwrap_or_default(),
-            url: url.unwrap_or_default(),
-            questions: questions.unwrap_or_default(),
-            answers: answers.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -4988,27 +4910,31 @@ impl<'de> Deserialize<'de> for SessionInputTextAnswerValue {
     }
 }
 
+impl wire::Blank for SessionInputTextAnswerValue {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputTextAnswerValue {
     const NAME: &'static str = "SessionInputTextAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5049,27 +4975,31 @@ impl<'de> Deserialize<'de> for SessionInputNumberAnswerValue {
     }
 }
 
+impl wire::Blank for SessionInputNumberAnswerValue {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputNumberAnswerValue {
     const NAME: &'static str = "SessionInputNumberAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5110,27 +5040,31 @@ impl<'de> Deserialize<'de> for SessionInputBooleanAnswerValue {
     }
 }
 
+impl wire::Blank for SessionInputBooleanAnswerValue {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputBooleanAnswerValue {
     const NAME: &'static str = "SessionInputBooleanAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5178,30 +5112,33 @@ impl<'de> Deserialize<'de> for SessionInputSelectedAnswerValue {
     }
 }
 
+impl wire::Blank for SessionInputSelectedAnswerValue {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            freeform_values: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputSelectedAnswerValue {
     const NAME: &'static str = "SessionInputSelectedAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut freeform_values = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value", "freeformValues"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                1 => wire::field(reader, &mut freeform_values, "freeformValues")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            freeform_values: freeform_values.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5253,30 +5190,33 @@ impl<'de> Deserialize<'de> for SessionInputSelectedManyAnswerValue {
     }
 }
 
+impl wire::Blank for SessionInputSelectedManyAnswerValue {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            freeform_values: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
     const NAME: &'static str = "SessionInputSelectedManyAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut freeform_values = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value", "freeformValues"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                1 => wire::field(reader, &mut freeform_values, "freeformValues")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            freeform_values: freeform_values.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5322,27 +5262,31 @@ impl<'de> Deserialize<'de> for SessionInputAnswered {
     }
 }
 
+impl wire::Blank for SessionInputAnswered {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputAnswered {
     const NAME: &'static str = "SessionInputAnswered";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5388,24 +5332,31 @@ impl<'de> Deserialize<'de> for SessionInputSkipped {
     }
 }
 
+impl wire::Blank for SessionInputSkipped {
+    fn blank() -> Self {
+        Self {
+            freeform_values: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputSkipped {
     const NAME: &'static str = "SessionInputSkipped";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut freeform_values = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["freeformValues"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut freeform_values, "freeformValues")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.freeform_values, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            freeform_values: freeform_values.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5468,51 +5419,41 @@ impl<'de> Deserialize<'de> for Turn {
     }
 }
 
+impl wire::Blank for Turn {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            response_parts: wire::Blank::blank(),
+            usage: wire::Blank::blank(),
+            state: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for Turn {
     const NAME: &'static str = "Turn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut message = None;
-        let mut response_parts = None;
-        let mut usage = None;
-        let mut state = None;
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message", "responseParts", "usage", "state", "error"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut message, "message")?,
-                2 => wire::field(reader, &mut response_parts, "responseParts")?,
-                3 => wire::field(reader, &mut usage, "usage")?,
-                4 => wire::field(reader, &mut state, "state")?,
-                5 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.response_parts, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.usage, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.state, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.error, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        if response_parts.is_none() {
-            return Err(wire::missing("responseParts", reader));
-        }
-        if state.is_none() {
-            return Err(wire::missing("state", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            message: wire::present(message),
-            response_parts: wire::present(response_parts),
-            usage: usage.unwrap_or_default(),
-            state: wire::present(state),
-            error: error.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x17, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5580,42 +5521,37 @@ impl<'de> Deserialize<'de> for ActiveTurn {
     }
 }
 
+impl wire::Blank for ActiveTurn {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            response_parts: wire::Blank::blank(),
+            usage: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ActiveTurn {
     const NAME: &'static str = "ActiveTurn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut message = None;
-        let mut response_parts = None;
-        let mut usage = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "message", "responseParts", "usage"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut message, "message")?,
-                2 => wire::field(reader, &mut response_parts, "responseParts")?,
-                3 => wire::field(reader, &mut usage, "usage")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.response_parts, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.usage, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        if response_parts.is_none() {
-            return Err(wire::missing("responseParts", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            message: wire::present(message),
-            response_parts: wire::present(response_parts),
-            usage: usage.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5665,27 +5601,31 @@ impl<'de> Deserialize<'de> for MessageOrigin {
     }
 }
 
+impl wire::Blank for MessageOrigin {
+    fn blank() -> Self {
+        Self {
+            kind: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for MessageOrigin {
     const NAME: &'static str = "MessageOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut kind = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["kind"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut kind, "kind")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if kind.is_none() {
-            return Err(wire::missing("kind", reader));
-        }
-        Ok(Self {
-            kind: wire::present(kind),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5752,39 +5692,37 @@ impl<'de> Deserialize<'de> for Message {
     }
 }
 
+impl wire::Blank for Message {
+    fn blank() -> Self {
+        Self {
+            text: wire::Blank::blank(),
+            origin: wire::Blank::blank(),
+            attachments: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for Message {
     const NAME: &'static str = "Message";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut text = None;
-        let mut origin = None;
-        let mut attachments = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["text", "origin", "attachments", "_meta"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut text, "text")?,
-                1 => wire::field(reader, &mut origin, "origin")?,
-                2 => wire::field(reader, &mut attachments, "attachments")?,
-                3 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.origin, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.attachments, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if text.is_none() {
-            return Err(wire::missing("text", reader));
-        }
-        if origin.is_none() {
-            return Err(wire::missing("origin", reader));
-        }
-        Ok(Self {
-            text: wire::present(text),
-            origin: wire::present(origin),
-            attachments: attachments.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5867,36 +5805,37 @@ impl<'de> Deserialize<'de> for MessageAttachmentBase {
     }
 }
 
+impl wire::Blank for MessageAttachmentBase {
+    fn blank() -> Self {
+        Self {
+            label: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            display_kind: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for MessageAttachmentBase {
     const NAME: &'static str = "MessageAttachmentBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut label = None;
-        let mut range = None;
-        let mut display_kind = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["label", "range", "displayKind", "_meta"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut label, "label")?,
-                1 => wire::field(reader, &mut range, "range")?,
-                2 => wire::field(reader, &mut display_kind, "displayKind")?,
-                3 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        Ok(Self {
-            label: wire::present(label),
-            range: range.unwrap_or_default(),
-            display_kind: display_kind.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -5994,17 +5933,24 @@ impl<'de> Deserialize<'de> for SimpleMessageAttachment {
     }
 }
 
+impl wire::Blank for SimpleMessageAttachment {
+    fn blank() -> Self {
+        Self {
+            label: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            display_kind: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            model_representation: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SimpleMessageAttachment {
     const NAME: &'static str = "SimpleMessageAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut label = None;
-        let mut range = None;
-        let mut display_kind = None;
-        let mut meta = None;
-        let mut model_representation = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "label",
             "range",
@@ -6012,27 +5958,20 @@ impl wire::WireStruct for SimpleMessageAttachment {
             "_meta",
             "modelRepresentation",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut label, "label")?,
-                1 => wire::field(reader, &mut range, "range")?,
-                2 => wire::field(reader, &mut display_kind, "displayKind")?,
-                3 => wire::field(reader, &mut meta, "_meta")?,
-                4 => wire::field(reader, &mut model_representation, "modelRepresentation")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.model_representation, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        Ok(Self {
-            label: wire::present(label),
-            range: range.unwrap_or_default(),
-            display_kind: display_kind.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            model_representation: model_representation.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6135,19 +6074,26 @@ impl<'de> Deserialize<'de> for MessageEmbeddedResourceAttachment {
     }
 }
 
+impl wire::Blank for MessageEmbeddedResourceAttachment {
+    fn blank() -> Self {
+        Self {
+            label: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            display_kind: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            data: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            selection: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     const NAME: &'static str = "MessageEmbeddedResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut label = None;
-        let mut range = None;
-        let mut display_kind = None;
-        let mut meta = None;
-        let mut data = None;
-        let mut content_type = None;
-        let mut selection = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "label",
             "range",
@@ -6157,37 +6103,22 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
             "contentType",
             "selection",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut label, "label")?,
-                1 => wire::field(reader, &mut range, "range")?,
-                2 => wire::field(reader, &mut display_kind, "displayKind")?,
-                3 => wire::field(reader, &mut meta, "_meta")?,
-                4 => wire::field(reader, &mut data, "data")?,
-                5 => wire::field(reader, &mut content_type, "contentType")?,
-                6 => wire::field(reader, &mut selection, "selection")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.data, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.selection, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        if data.is_none() {
-            return Err(wire::missing("data", reader));
-        }
-        if content_type.is_none() {
-            return Err(wire::missing("contentType", reader));
-        }
-        Ok(Self {
-            label: wire::present(label),
-            range: range.unwrap_or_default(),
-            display_kind: display_kind.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            data: wire::present(data),
-            content_type: wire::present(content_type),
-            selection: selection.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x31, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6304,20 +6235,27 @@ impl<'de> Deserialize<'de> for MessageResourceAttachment {
     }
 }
 
+impl wire::Blank for MessageResourceAttachment {
+    fn blank() -> Self {
+        Self {
+            label: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            display_kind: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            size_hint: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            selection: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for MessageResourceAttachment {
     const NAME: &'static str = "MessageResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut label = None;
-        let mut range = None;
-        let mut display_kind = None;
-        let mut meta = None;
-        let mut uri = None;
-        let mut size_hint = None;
-        let mut content_type = None;
-        let mut selection = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "label",
             "range",
@@ -6328,36 +6266,23 @@ impl wire::WireStruct for MessageResourceAttachment {
             "contentType",
             "selection",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut label, "label")?,
-                1 => wire::field(reader, &mut range, "range")?,
-                2 => wire::field(reader, &mut display_kind, "displayKind")?,
-                3 => wire::field(reader, &mut meta, "_meta")?,
-                4 => wire::field(reader, &mut uri, "uri")?,
-                5 => wire::field(reader, &mut size_hint, "sizeHint")?,
-                6 => wire::field(reader, &mut content_type, "contentType")?,
-                7 => wire::field(reader, &mut selection, "selection")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.uri, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.size_hint, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.content_type, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.selection, &mut seen, 7, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            label: wire::present(label),
-            range: range.unwrap_or_default(),
-            display_kind: display_kind.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            uri: wire::present(uri),
-            size_hint: size_hint.unwrap_or_default(),
-            content_type: content_type.unwrap_or_default(),
-            selection: selection.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x11, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6428,33 +6353,33 @@ impl<'de> Deserialize<'de> for MarkdownResponsePart {
     }
 }
 
+impl wire::Blank for MarkdownResponsePart {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for MarkdownResponsePart {
     const NAME: &'static str = "MarkdownResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6514,33 +6439,35 @@ impl<'de> Deserialize<'de> for ResourceReponsePart {
     }
 }
 
+impl wire::Blank for ResourceReponsePart {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            size_hint: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceReponsePart {
     const NAME: &'static str = "ResourceReponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut size_hint = None;
-        let mut content_type = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut size_hint, "sizeHint")?,
-                2 => wire::field(reader, &mut content_type, "contentType")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            size_hint: size_hint.unwrap_or_default(),
-            content_type: content_type.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6595,27 +6522,31 @@ impl<'de> Deserialize<'de> for ToolCallResponsePart {
     }
 }
 
+impl wire::Blank for ToolCallResponsePart {
+    fn blank() -> Self {
+        Self {
+            tool_call: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallResponsePart {
     const NAME: &'static str = "ToolCallResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["toolCall"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call, "toolCall")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call.is_none() {
-            return Err(wire::missing("toolCall", reader));
-        }
-        Ok(Self {
-            tool_call: wire::present(tool_call),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6661,33 +6592,33 @@ impl<'de> Deserialize<'de> for ReasoningResponsePart {
     }
 }
 
+impl wire::Blank for ReasoningResponsePart {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ReasoningResponsePart {
     const NAME: &'static str = "ReasoningResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6737,27 +6668,31 @@ impl<'de> Deserialize<'de> for SystemNotificationResponsePart {
     }
 }
 
+impl wire::Blank for SystemNotificationResponsePart {
+    fn blank() -> Self {
+        Self {
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SystemNotificationResponsePart {
     const NAME: &'static str = "SystemNotificationResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6820,42 +6755,37 @@ impl<'de> Deserialize<'de> for ConfirmationOption {
     }
 }
 
+impl wire::Blank for ConfirmationOption {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            label: wire::Blank::blank(),
+            kind: wire::Blank::blank(),
+            group: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ConfirmationOption {
     const NAME: &'static str = "ConfirmationOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut label = None;
-        let mut kind = None;
-        let mut group = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "label", "kind", "group"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut label, "label")?,
-                2 => wire::field(reader, &mut kind, "kind")?,
-                3 => wire::field(reader, &mut group, "group")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.kind, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.group, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        if kind.is_none() {
-            return Err(wire::missing("kind", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            label: wire::present(label),
-            kind: wire::present(kind),
-            group: group.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6909,27 +6839,31 @@ impl<'de> Deserialize<'de> for ToolCallClientContributor {
     }
 }
 
+impl wire::Blank for ToolCallClientContributor {
+    fn blank() -> Self {
+        Self {
+            client_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallClientContributor {
     const NAME: &'static str = "ToolCallClientContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut client_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["clientId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut client_id, "clientId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if client_id.is_none() {
-            return Err(wire::missing("clientId", reader));
-        }
-        Ok(Self {
-            client_id: wire::present(client_id),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -6971,27 +6905,31 @@ impl<'de> Deserialize<'de> for ToolCallMcpContributor {
     }
 }
 
+impl wire::Blank for ToolCallMcpContributor {
+    fn blank() -> Self {
+        Self {
+            customization_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallMcpContributor {
     const NAME: &'static str = "ToolCallMcpContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut customization_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["customizationId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut customization_id, "customizationId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.customization_id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if customization_id.is_none() {
-            return Err(wire::missing("customizationId", reader));
-        }
-        Ok(Self {
-            customization_id: wire::present(customization_id),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7055,17 +6993,24 @@ impl<'de> Deserialize<'de> for ToolCallBase {
     }
 }
 
+impl wire::Blank for ToolCallBase {
+    fn blank() -> Self {
+        Self {
+            tool_call_id: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallBase {
     const NAME: &'static str = "ToolCallBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call_id = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "toolCallId",
             "toolName",
@@ -7073,33 +7018,20 @@ impl wire::WireStruct for ToolCallBase {
             "contributor",
             "_meta",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(reader, &mut tool_name, "toolName")?,
-                2 => wire::field(reader, &mut display_name, "displayName")?,
-                3 => wire::field(reader, &mut contributor, "contributor")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        Ok(Self {
-            tool_call_id: wire::present(tool_call_id),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7157,30 +7089,33 @@ impl<'de> Deserialize<'de> for ToolCallParameterFields {
     }
 }
 
+impl wire::Blank for ToolCallParameterFields {
+    fn blank() -> Self {
+        Self {
+            invocation_message: wire::Blank::blank(),
+            tool_input: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallParameterFields {
     const NAME: &'static str = "ToolCallParameterFields";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut invocation_message = None;
-        let mut tool_input = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["invocationMessage", "toolInput"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                1 => wire::field(reader, &mut tool_input, "toolInput")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.invocation_message, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_input, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage", reader));
-        }
-        Ok(Self {
-            invocation_message: wire::present(invocation_message),
-            tool_input: tool_input.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7228,30 +7163,33 @@ impl<'de> Deserialize<'de> for ToolCallResultError {
     }
 }
 
+impl wire::Blank for ToolCallResultError {
+    fn blank() -> Self {
+        Self {
+            message: wire::Blank::blank(),
+            code: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallResultError {
     const NAME: &'static str = "ToolCallResultError";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut message = None;
-        let mut code = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["message", "code"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut message, "message")?,
-                1 => wire::field(reader, &mut code, "code")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.code, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            message: wire::present(message),
-            code: code.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7319,17 +7257,24 @@ impl<'de> Deserialize<'de> for ToolCallResult {
     }
 }
 
+impl wire::Blank for ToolCallResult {
+    fn blank() -> Self {
+        Self {
+            success: wire::Blank::blank(),
+            past_tense_message: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            structured_content: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallResult {
     const NAME: &'static str = "ToolCallResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut success = None;
-        let mut past_tense_message = None;
-        let mut content = None;
-        let mut structured_content = None;
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "success",
             "pastTenseMessage",
@@ -7337,30 +7282,20 @@ impl wire::WireStruct for ToolCallResult {
             "structuredContent",
             "error",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut success, "success")?,
-                1 => wire::field(reader, &mut past_tense_message, "pastTenseMessage")?,
-                2 => wire::field(reader, &mut content, "content")?,
-                3 => wire::field(reader, &mut structured_content, "structuredContent")?,
-                4 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.success, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.past_tense_message, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.structured_content, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.error, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if success.is_none() {
-            return Err(wire::missing("success", reader));
-        }
-        if past_tense_message.is_none() {
-            return Err(wire::missing("pastTenseMessage", reader));
-        }
-        Ok(Self {
-            success: wire::present(success),
-            past_tense_message: wire::present(past_tense_message),
-            content: content.unwrap_or_default(),
-            structured_content: structured_content.unwrap_or_default(),
-            error: error.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7452,19 +7387,26 @@ impl<'de> Deserialize<'de> for ToolCallStreamingState {
     }
 }
 
+impl wire::Blank for ToolCallStreamingState {
+    fn blank() -> Self {
+        Self {
+            tool_call_id: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            partial_input: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallStreamingState {
     const NAME: &'static str = "ToolCallStreamingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call_id = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut meta = None;
-        let mut partial_input = None;
-        let mut invocation_message = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "toolCallId",
             "toolName",
@@ -7474,37 +7416,22 @@ impl wire::WireStruct for ToolCallStreamingState {
             "partialInput",
             "invocationMessage",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(reader, &mut tool_name, "toolName")?,
-                2 => wire::field(reader, &mut display_name, "displayName")?,
-                3 => wire::field(reader, &mut contributor, "contributor")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                5 => wire::field(reader, &mut partial_input, "partialInput")?,
-                6 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.partial_input, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        Ok(Self {
-            tool_call_id: wire::present(tool_call_id),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            partial_input: partial_input.unwrap_or_default(),
-            invocation_message: invocation_message.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7566,27 +7493,31 @@ impl<'de> Deserialize<'de> for ToolCallPendingConfirmationStateEdits {
     }
 }
 
+impl wire::Blank for ToolCallPendingConfirmationStateEdits {
+    fn blank() -> Self {
+        Self {
+            items: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
     const NAME: &'static str = "ToolCallPendingConfirmationStateEdits";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut items = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut items, "items")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if items.is_none() {
-            return Err(wire::missing("items", reader));
-        }
-        Ok(Self {
-            items: wire::present(items),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7676,23 +7607,30 @@ impl<'de> Deserialize<'de> for ToolCallPendingConfirmationState {
     }
 }
 
+impl wire::Blank for ToolCallPendingConfirmationState {
+    fn blank() -> Self {
+        Self {
+            tool_call_id: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            tool_input: wire::Blank::blank(),
+            confirmation_title: wire::Blank::blank(),
+            edits: wire::Blank::blank(),
+            editable: wire::Blank::blank(),
+            options: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingConfirmationState {
     const NAME: &'static str = "ToolCallPendingConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call_id = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut meta = None;
-        let mut invocation_message = None;
-        let mut tool_input = None;
-        let mut confirmation_title = None;
-        let mut edits = None;
-        let mut editable = None;
-        let mut options = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "toolCallId",
             "toolName",
@@ -7706,48 +7644,26 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
             "editable",
             "options",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(reader, &mut tool_name, "toolName")?,
-                2 => wire::field(reader, &mut display_name, "displayName")?,
-                3 => wire::field(reader, &mut contributor, "contributor")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(reader, &mut tool_input, "toolInput")?,
-                7 => wire::field(reader, &mut confirmation_title, "confirmationTitle")?,
-                8 => wire::field(reader, &mut edits, "edits")?,
-                9 => wire::field(reader, &mut editable, "editable")?,
-                10 => wire::field(reader, &mut options, "options")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.confirmation_title, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.edits, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.editable, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.options, &mut seen, 10, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage", reader));
-        }
-        Ok(Self {
-            tool_call_id: wire::present(tool_call_id),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            invocation_message: wire::present(invocation_message),
-            tool_input: tool_input.unwrap_or_default(),
-            confirmation_title: confirmation_title.unwrap_or_default(),
-            edits: edits.unwrap_or_default(),
-            editable: editable.unwrap_or_default(),
-            options: options.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x27, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -7867,22 +7783,29 @@ impl<'de> Deserialize<'de> for ToolCallRunningState {
     }
 }
 
+impl wire::Blank for ToolCallRunningState {
+    fn blank() -> Self {
+        Self {
+            tool_call_id: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            tool_input: wire::Blank::blank(),
+            confirmed: wire::Blank::blank(),
+            selected_option: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallRunningState {
     const NAME: &'static str = "ToolCallRunningState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call_id = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut meta = None;
-        let mut invocation_message = None;
-        let mut tool_input = None;
-        let mut confirmed = None;
-        let mut selected_option = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "toolCallId",
             "toolName",
@@ -7895,49 +7818,25 @@ impl wire::WireStruct for ToolCallRunningState {
             "selectedOption",
             "content",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(reader, &mut tool_name, "toolName")?,
-                2 => wire::field(reader, &mut display_name, "displayName")?,
-                3 => wire::field(reader, &mut contributor, "contributor")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(reader, &mut tool_input, "toolInput")?,
-                7 => wire::field(reader, &mut confirmed, "confirmed")?,
-                8 => wire::field(reader, &mut selected_option, "selectedOption")?,
-                9 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.confirmed, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.selected_option, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage", reader));
-        }
-        if confirmed.is_none() {
-            return Err(wire::missing("confirmed", reader));
-        }
-        Ok(Self {
-            tool_call_id: wire::present(tool_call_id),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            invocation_message: wire::present(invocation_message),
-            tool_input: tool_input.unwrap_or_default(),
-            confirmed: wire::present(confirmed),
-            selected_option: selected_option.unwrap_or_default(),
-            content: content.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0xa7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -8069,26 +7968,33 @@ impl<'de> Deserialize<'de> for ToolCallPendingResultConfirmationState {
     }
 }
 
+impl wire::Blank for ToolCallPendingResultConfirmationState {
+    fn blank() -> Self {
+        Self {
+            tool_call_id: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            tool_input: wire::Blank::blank(),
+            success: wire::Blank::blank(),
+            past_tense_message: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            structured_content: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            confirmed: wire::Blank::blank(),
+            selected_option: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     const NAME: &'static str = "ToolCallPendingResultConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call_id = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut meta = None;
-        let mut invocation_message = None;
-        let mut tool_input = None;
-        let mut success = None;
-        let mut past_tense_message = None;
-        let mut content = None;
-        let mut structured_content = None;
-        let mut error = None;
-        let mut confirmed = None;
-        let mut selected_option = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "toolCallId",
             "toolName",
@@ -8105,63 +8011,29 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
             "confirmed",
             "selectedOption",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(reader, &mut tool_name, "toolName")?,
-                2 => wire::field(reader, &mut display_name, "displayName")?,
-                3 => wire::field(reader, &mut contributor, "contributor")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(reader, &mut tool_input, "toolInput")?,
-                7 => wire::field(reader, &mut success, "success")?,
-                8 => wire::field(reader, &mut past_tense_message, "pastTenseMessage")?,
-                9 => wire::field(reader, &mut content, "content")?,
-                10 => wire::field(reader, &mut structured_content, "structuredContent")?,
-                11 => wire::field(reader, &mut error, "error")?,
-                12 => wire::field(reader, &mut confirmed, "confirmed")?,
-                13 => wire::field(reader, &mut selected_option, "selectedOption")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.success, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.past_tense_message, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.structured_content, &mut seen, 10, KEYS)?,
+                11 => wire::member(reader, &mut out.error, &mut seen, 11, KEYS)?,
+                12 => wire::member(reader, &mut out.confirmed, &mut seen, 12, KEYS)?,
+                13 => wire::member(reader, &mut out.selected_option, &mut seen, 13, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage", reader));
-        }
-        if success.is_none() {
-            return Err(wire::missing("success", reader));
-        }
-        if past_tense_message.is_none() {
-            return Err(wire::missing("pastTenseMessage", reader));
-        }
-        if confirmed.is_none() {
-            return Err(wire::missing("confirmed", reader));
-        }
-        Ok(Self {
-            tool_call_id: wire::present(tool_call_id),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            invocation_message: wire::present(invocation_message),
-            tool_input: tool_input.unwrap_or_default(),
-            success: wire::present(success),
-            past_tense_message: wire::present(past_tense_message),
-            content: content.unwrap_or_default(),
-            structured_content: structured_content.unwrap_or_default(),
-            error: error.unwrap_or_default(),
-            confirmed: wire::present(confirmed),
-            selected_option: selected_option.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x11a7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -8305,26 +8177,33 @@ impl<'de> Deserialize<'de> for ToolCallCompletedState {
     }
 }
 
+impl wire::Blank for ToolCallCompletedState {
+    fn blank() -> Self {
+        Self {
+            tool_call_id: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            tool_input: wire::Blank::blank(),
+            success: wire::Blank::blank(),
+            past_tense_message: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            structured_content: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            confirmed: wire::Blank::blank(),
+            selected_option: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallCompletedState {
     const NAME: &'static str = "ToolCallCompletedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call_id = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut meta = None;
-        let mut invocation_message = None;
-        let mut tool_input = None;
-        let mut success = None;
-        let mut past_tense_message = None;
-        let mut content = None;
-        let mut structured_content = None;
-        let mut error = None;
-        let mut confirmed = None;
-        let mut selected_option = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "toolCallId",
             "toolName",
@@ -8341,63 +8220,29 @@ impl wire::WireStruct for ToolCallCompletedState {
             "confirmed",
             "selectedOption",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(reader, &mut tool_name, "toolName")?,
-                2 => wire::field(reader, &mut display_name, "displayName")?,
-                3 => wire::field(reader, &mut contributor, "contributor")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(reader, &mut tool_input, "toolInput")?,
-                7 => wire::field(reader, &mut success, "success")?,
-                8 => wire::field(reader, &mut past_tense_message, "pastTenseMessage")?,
-                9 => wire::field(reader, &mut content, "content")?,
-                10 => wire::field(reader, &mut structured_content, "structuredContent")?,
-                11 => wire::field(reader, &mut error, "error")?,
-                12 => wire::field(reader, &mut confirmed, "confirmed")?,
-                13 => wire::field(reader, &mut selected_option, "selectedOption")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.success, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.past_tense_message, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.structured_content, &mut seen, 10, KEYS)?,
+                11 => wire::member(reader, &mut out.error, &mut seen, 11, KEYS)?,
+                12 => wire::member(reader, &mut out.confirmed, &mut seen, 12, KEYS)?,
+                13 => wire::member(reader, &mut out.selected_option, &mut seen, 13, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage", reader));
-        }
-        if success.is_none() {
-            return Err(wire::missing("success", reader));
-        }
-        if past_tense_message.is_none() {
-            return Err(wire::missing("pastTenseMessage", reader));
-        }
-        if confirmed.is_none() {
-            return Err(wire::missing("confirmed", reader));
-        }
-        Ok(Self {
-            tool_call_id: wire::present(tool_call_id),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            invocation_message: wire::present(invocation_message),
-            tool_input: tool_input.unwrap_or_default(),
-            success: wire::present(success),
-            past_tense_message: wire::present(past_tense_message),
-            content: content.unwrap_or_default(),
-            structured_content: structured_content.unwrap_or_default(),
-            error: error.unwrap_or_default(),
-            confirmed: wire::present(confirmed),
-            selected_option: selected_option.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x11a7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -8531,23 +8376,30 @@ impl<'de> Deserialize<'de> for ToolCallCancelledState {
     }
 }
 
+impl wire::Blank for ToolCallCancelledState {
+    fn blank() -> Self {
+        Self {
+            tool_call_id: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            tool_input: wire::Blank::blank(),
+            reason: wire::Blank::blank(),
+            reason_message: wire::Blank::blank(),
+            user_suggestion: wire::Blank::blank(),
+            selected_option: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallCancelledState {
     const NAME: &'static str = "ToolCallCancelledState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tool_call_id = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut meta = None;
-        let mut invocation_message = None;
-        let mut tool_input = None;
-        let mut reason = None;
-        let mut reason_message = None;
-        let mut user_suggestion = None;
-        let mut selected_option = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "toolCallId",
             "toolName",
@@ -8561,51 +8413,26 @@ impl wire::WireStruct for ToolCallCancelledState {
             "userSuggestion",
             "selectedOption",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                1 => wire::field(reader, &mut tool_name, "toolName")?,
-                2 => wire::field(reader, &mut display_name, "displayName")?,
-                3 => wire::field(reader, &mut contributor, "contributor")?,
-                4 => wire::field(reader, &mut meta, "_meta")?,
-                5 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                6 => wire::field(reader, &mut tool_input, "toolInput")?,
-                7 => wire::field(reader, &mut reason, "reason")?,
-                8 => wire::field(reader, &mut reason_message, "reasonMessage")?,
-                9 => wire::field(reader, &mut user_suggestion, "userSuggestion")?,
-                10 => wire::field(reader, &mut selected_option, "selectedOption")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.reason, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.reason_message, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.user_suggestion, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.selected_option, &mut seen, 10, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage", reader));
-        }
-        if reason.is_none() {
-            return Err(wire::missing("reason", reader));
-        }
-        Ok(Self {
-            tool_call_id: wire::present(tool_call_id),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            invocation_message: wire::present(invocation_message),
-            tool_input: tool_input.unwrap_or_default(),
-            reason: wire::present(reason),
-            reason_message: reason_message.unwrap_or_default(),
-            user_suggestion: user_suggestion.unwrap_or_default(),
-            selected_option: selected_option.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0xa7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -8724,19 +8551,26 @@ impl<'de> Deserialize<'de> for ToolDefinition {
     }
 }
 
+impl wire::Blank for ToolDefinition {
+    fn blank() -> Self {
+        Self {
+            name: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            input_schema: wire::Blank::blank(),
+            output_schema: wire::Blank::blank(),
+            annotations: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolDefinition {
     const NAME: &'static str = "ToolDefinition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut name = None;
-        let mut title = None;
-        let mut description = None;
-        let mut input_schema = None;
-        let mut output_schema = None;
-        let mut annotations = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "name",
             "title",
@@ -8746,31 +8580,22 @@ impl wire::WireStruct for ToolDefinition {
             "annotations",
             "_meta",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut name, "name")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut input_schema, "inputSchema")?,
-                4 => wire::field(reader, &mut output_schema, "outputSchema")?,
-                5 => wire::field(reader, &mut annotations, "annotations")?,
-                6 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.input_schema, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.output_schema, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.annotations, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            name: wire::present(name),
-            title: title.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            input_schema: input_schema.unwrap_or_default(),
-            output_schema: output_schema.unwrap_or_default(),
-            annotations: annotations.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -8868,17 +8693,24 @@ impl<'de> Deserialize<'de> for ToolAnnotations {
     }
 }
 
+impl wire::Blank for ToolAnnotations {
+    fn blank() -> Self {
+        Self {
+            title: wire::Blank::blank(),
+            read_only_hint: wire::Blank::blank(),
+            destructive_hint: wire::Blank::blank(),
+            idempotent_hint: wire::Blank::blank(),
+            open_world_hint: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolAnnotations {
     const NAME: &'static str = "ToolAnnotations";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut title = None;
-        let mut read_only_hint = None;
-        let mut destructive_hint = None;
-        let mut idempotent_hint = None;
-        let mut open_world_hint = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "title",
             "readOnlyHint",
@@ -8886,24 +8718,20 @@ impl wire::WireStruct for ToolAnnotations {
             "idempotentHint",
             "openWorldHint",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut title, "title")?,
-                1 => wire::field(reader, &mut read_only_hint, "readOnlyHint")?,
-                2 => wire::field(reader, &mut destructive_hint, "destructiveHint")?,
-                3 => wire::field(reader, &mut idempotent_hint, "idempotentHint")?,
-                4 => wire::field(reader, &mut open_world_hint, "openWorldHint")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.read_only_hint, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.destructive_hint, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.idempotent_hint, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.open_world_hint, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            title: title.unwrap_or_default(),
-            read_only_hint: read_only_hint.unwrap_or_default(),
-            destructive_hint: destructive_hint.unwrap_or_default(),
-            idempotent_hint: idempotent_hint.unwrap_or_default(),
-            open_world_hint: open_world_hint.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -8966,27 +8794,31 @@ impl<'de> Deserialize<'de> for ToolResultTextContent {
     }
 }
 
+impl wire::Blank for ToolResultTextContent {
+    fn blank() -> Self {
+        Self {
+            text: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultTextContent {
     const NAME: &'static str = "ToolResultTextContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut text = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["text"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut text, "text")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if text.is_none() {
-            return Err(wire::missing("text", reader));
-        }
-        Ok(Self {
-            text: wire::present(text),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9034,33 +8866,33 @@ impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
     }
 }
 
+impl wire::Blank for ToolResultEmbeddedResourceContent {
+    fn blank() -> Self {
+        Self {
+            data: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     const NAME: &'static str = "ToolResultEmbeddedResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut data = None;
-        let mut content_type = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["data", "contentType"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut data, "data")?,
-                1 => wire::field(reader, &mut content_type, "contentType")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if data.is_none() {
-            return Err(wire::missing("data", reader));
-        }
-        if content_type.is_none() {
-            return Err(wire::missing("contentType", reader));
-        }
-        Ok(Self {
-            data: wire::present(data),
-            content_type: wire::present(content_type),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9122,33 +8954,35 @@ impl<'de> Deserialize<'de> for ToolResultResourceContent {
     }
 }
 
+impl wire::Blank for ToolResultResourceContent {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            size_hint: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultResourceContent {
     const NAME: &'static str = "ToolResultResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut size_hint = None;
-        let mut content_type = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut size_hint, "sizeHint")?,
-                2 => wire::field(reader, &mut content_type, "contentType")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            size_hint: size_hint.unwrap_or_default(),
-            content_type: content_type.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9200,33 +9034,33 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentBefore {
     }
 }
 
+impl wire::Blank for ToolResultFileEditContentBefore {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContentBefore {
     const NAME: &'static str = "ToolResultFileEditContentBefore";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9272,33 +9106,33 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentAfter {
     }
 }
 
+impl wire::Blank for ToolResultFileEditContentAfter {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContentAfter {
     const NAME: &'static str = "ToolResultFileEditContentAfter";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9349,30 +9183,35 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContent {
     }
 }
 
+impl wire::Blank for ToolResultFileEditContent {
+    fn blank() -> Self {
+        Self {
+            before: wire::Blank::blank(),
+            after: wire::Blank::blank(),
+            diff: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContent {
     const NAME: &'static str = "ToolResultFileEditContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut before = None;
-        let mut after = None;
-        let mut diff = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["before", "after", "diff"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut before, "before")?,
-                1 => wire::field(reader, &mut after, "after")?,
-                2 => wire::field(reader, &mut diff, "diff")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            before: before.unwrap_or_default(),
-            after: after.unwrap_or_default(),
-            diff: diff.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9431,33 +9270,33 @@ impl<'de> Deserialize<'de> for ToolResultTerminalContent {
     }
 }
 
+impl wire::Blank for ToolResultTerminalContent {
+    fn blank() -> Self {
+        Self {
+            resource: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultTerminalContent {
     const NAME: &'static str = "ToolResultTerminalContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resource = None;
-        let mut title = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "title"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resource, "resource")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        Ok(Self {
-            resource: wire::present(resource),
-            title: wire::present(title),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9518,39 +9357,37 @@ impl<'de> Deserialize<'de> for ToolResultSubagentContent {
     }
 }
 
+impl wire::Blank for ToolResultSubagentContent {
+    fn blank() -> Self {
+        Self {
+            resource: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            agent_name: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolResultSubagentContent {
     const NAME: &'static str = "ToolResultSubagentContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resource = None;
-        let mut title = None;
-        let mut agent_name = None;
-        let mut description = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "title", "agentName", "description"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resource, "resource")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut agent_name, "agentName")?,
-                3 => wire::field(reader, &mut description, "description")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.agent_name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        Ok(Self {
-            resource: wire::present(resource),
-            title: wire::present(title),
-            agent_name: agent_name.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9626,45 +9463,39 @@ impl<'de> Deserialize<'de> for CustomizationBase {
     }
 }
 
+impl wire::Blank for CustomizationBase {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CustomizationBase {
     const NAME: &'static str = "CustomizationBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9716,19 +9547,29 @@ impl<'de> Deserialize<'de> for CustomizationLoadingState {
     }
 }
 
+impl wire::Blank for CustomizationLoadingState {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadingState {
     const NAME: &'static str = "CustomizationLoadingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9766,19 +9607,29 @@ impl<'de> Deserialize<'de> for CustomizationLoadedState {
     }
 }
 
+impl wire::Blank for CustomizationLoadedState {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadedState {
     const NAME: &'static str = "CustomizationLoadedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9819,27 +9670,31 @@ impl<'de> Deserialize<'de> for CustomizationDegradedState {
     }
 }
 
+impl wire::Blank for CustomizationDegradedState {
+    fn blank() -> Self {
+        Self {
+            message: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CustomizationDegradedState {
     const NAME: &'static str = "CustomizationDegradedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut message = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["message"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut message, "message")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            message: wire::present(message),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9882,27 +9737,31 @@ impl<'de> Deserialize<'de> for CustomizationErrorState {
     }
 }
 
+impl wire::Blank for CustomizationErrorState {
+    fn blank() -> Self {
+        Self {
+            message: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CustomizationErrorState {
     const NAME: &'static str = "CustomizationErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut message = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["message"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut message, "message")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            message: wire::present(message),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -9986,62 +9845,49 @@ impl<'de> Deserialize<'de> for ContainerCustomizationBase {
     }
 }
 
+impl wire::Blank for ContainerCustomizationBase {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            enabled: wire::Blank::blank(),
+            client_id: wire::Blank::blank(),
+            load: wire::Blank::blank(),
+            children: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ContainerCustomizationBase {
     const NAME: &'static str = "ContainerCustomizationBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut enabled = None;
-        let mut client_id = None;
-        let mut load = None;
-        let mut children = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut enabled, "enabled")?,
-                6 => wire::field(reader, &mut client_id, "clientId")?,
-                7 => wire::field(reader, &mut load, "load")?,
-                8 => wire::field(reader, &mut children, "children")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        if enabled.is_none() {
-            return Err(wire::missing("enabled", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            enabled: wire::present(enabled),
-            client_id: client_id.unwrap_or_default(),
-            load: load.unwrap_or_default(),
-            children: children.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x27, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -10151,62 +9997,49 @@ impl<'de> Deserialize<'de> for PluginCustomization {
     }
 }
 
+impl wire::Blank for PluginCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            enabled: wire::Blank::blank(),
+            client_id: wire::Blank::blank(),
+            load: wire::Blank::blank(),
+            children: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for PluginCustomization {
     const NAME: &'static str = "PluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut enabled = None;
-        let mut client_id = None;
-        let mut load = None;
-        let mut children = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut enabled, "enabled")?,
-                6 => wire::field(reader, &mut client_id, "clientId")?,
-                7 => wire::field(reader, &mut load, "load")?,
-                8 => wire::field(reader, &mut children, "children")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        if enabled.is_none() {
-            return Err(wire::missing("enabled", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            enabled: wire::present(enabled),
-            client_id: client_id.unwrap_or_default(),
-            load: load.unwrap_or_default(),
-            children: children.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x27, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -10330,72 +10163,54 @@ impl<'de> Deserialize<'de> for ClientPluginCustomization {
     }
 }
 
+impl wire::Blank for ClientPluginCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            enabled: wire::Blank::blank(),
+            client_id: wire::Blank::blank(),
+            load: wire::Blank::blank(),
+            children: wire::Blank::blank(),
+            r#type: wire::Blank::blank(),
+            nonce: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ClientPluginCustomization {
     const NAME: &'static str = "ClientPluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut enabled = None;
-        let mut client_id = None;
-        let mut load = None;
-        let mut children = None;
-        let mut r#type = None;
-        let mut nonce = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
             "type", "nonce",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut enabled, "enabled")?,
-                6 => wire::field(reader, &mut client_id, "clientId")?,
-                7 => wire::field(reader, &mut load, "load")?,
-                8 => wire::field(reader, &mut children, "children")?,
-                9 => wire::field(reader, &mut r#type, "type")?,
-                10 => wire::field(reader, &mut nonce, "nonce")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.r#type, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.nonce, &mut seen, 10, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        if enabled.is_none() {
-            return Err(wire::missing("enabled", reader));
-        }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            enabled: wire::present(enabled),
-            client_id: client_id.unwrap_or_default(),
-            load: load.unwrap_or_default(),
-            children: children.unwrap_or_default(),
-            r#type: wire::present(r#type),
-            nonce: nonce.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x227, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -10525,75 +10340,54 @@ impl<'de> Deserialize<'de> for DirectoryCustomization {
     }
 }
 
+impl wire::Blank for DirectoryCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            enabled: wire::Blank::blank(),
+            client_id: wire::Blank::blank(),
+            load: wire::Blank::blank(),
+            children: wire::Blank::blank(),
+            contents: wire::Blank::blank(),
+            writable: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for DirectoryCustomization {
     const NAME: &'static str = "DirectoryCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut enabled = None;
-        let mut client_id = None;
-        let mut load = None;
-        let mut children = None;
-        let mut contents = None;
-        let mut writable = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
             "contents", "writable",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut enabled, "enabled")?,
-                6 => wire::field(reader, &mut client_id, "clientId")?,
-                7 => wire::field(reader, &mut load, "load")?,
-                8 => wire::field(reader, &mut children, "children")?,
-                9 => wire::field(reader, &mut contents, "contents")?,
-                10 => wire::field(reader, &mut writable, "writable")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.contents, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.writable, &mut seen, 10, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        if enabled.is_none() {
-            return Err(wire::missing("enabled", reader));
-        }
-        if contents.is_none() {
-            return Err(wire::missing("contents", reader));
-        }
-        if writable.is_none() {
-            return Err(wire::missing("writable", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            enabled: wire::present(enabled),
-            client_id: client_id.unwrap_or_default(),
-            load: load.unwrap_or_default(),
-            children: children.unwrap_or_default(),
-            contents: wire::present(contents),
-            writable: wire::present(writable),
-            extra,
-        })
+        wire::check_required(seen, 0x627, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -10707,19 +10501,26 @@ impl<'de> Deserialize<'de> for AgentCustomization {
     }
 }
 
+impl wire::Blank for AgentCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AgentCustomization {
     const NAME: &'static str = "AgentCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut description = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "uri",
@@ -10729,37 +10530,22 @@ impl wire::WireStruct for AgentCustomization {
             "description",
             "_meta",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut description, "description")?,
-                6 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -10867,19 +10653,26 @@ impl<'de> Deserialize<'de> for SkillCustomization {
     }
 }
 
+impl wire::Blank for SkillCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            disable_model_invocation: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SkillCustomization {
     const NAME: &'static str = "SkillCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut description = None;
-        let mut disable_model_invocation = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "uri",
@@ -10889,41 +10682,28 @@ impl wire::WireStruct for SkillCustomization {
             "description",
             "disableModelInvocation",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut description, "description")?,
-                6 => wire::field(
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
+                6 => wire::member(
                     reader,
-                    &mut disable_model_invocation,
-                    "disableModelInvocation",
+                    &mut out.disable_model_invocation,
+                    &mut seen,
+                    6,
+                    KEYS,
                 )?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            disable_model_invocation: disable_model_invocation.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11016,48 +10796,41 @@ impl<'de> Deserialize<'de> for PromptCustomization {
     }
 }
 
+impl wire::Blank for PromptCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for PromptCustomization {
     const NAME: &'static str = "PromptCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut description = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "uri", "name", "icons", "range", "description"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut description, "description")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11167,20 +10940,27 @@ impl<'de> Deserialize<'de> for RuleCustomization {
     }
 }
 
+impl wire::Blank for RuleCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            always_apply: wire::Blank::blank(),
+            globs: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for RuleCustomization {
     const NAME: &'static str = "RuleCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut description = None;
-        let mut always_apply = None;
-        let mut globs = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "uri",
@@ -11191,39 +10971,23 @@ impl wire::WireStruct for RuleCustomization {
             "alwaysApply",
             "globs",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut description, "description")?,
-                6 => wire::field(reader, &mut always_apply, "alwaysApply")?,
-                7 => wire::field(reader, &mut globs, "globs")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.always_apply, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.globs, &mut seen, 7, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            always_apply: always_apply.unwrap_or_default(),
-            globs: globs.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11313,45 +11077,39 @@ impl<'de> Deserialize<'de> for HookCustomization {
     }
 }
 
+impl wire::Blank for HookCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for HookCustomization {
     const NAME: &'static str = "HookCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11463,65 +11221,49 @@ impl<'de> Deserialize<'de> for McpServerCustomization {
     }
 }
 
+impl wire::Blank for McpServerCustomization {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            icons: wire::Blank::blank(),
+            range: wire::Blank::blank(),
+            enabled: wire::Blank::blank(),
+            state: wire::Blank::blank(),
+            channel: wire::Blank::blank(),
+            mcp_app: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for McpServerCustomization {
     const NAME: &'static str = "McpServerCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut uri = None;
-        let mut name = None;
-        let mut icons = None;
-        let mut range = None;
-        let mut enabled = None;
-        let mut state = None;
-        let mut channel = None;
-        let mut mcp_app = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut icons, "icons")?,
-                4 => wire::field(reader, &mut range, "range")?,
-                5 => wire::field(reader, &mut enabled, "enabled")?,
-                6 => wire::field(reader, &mut state, "state")?,
-                7 => wire::field(reader, &mut channel, "channel")?,
-                8 => wire::field(reader, &mut mcp_app, "mcpApp")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.state, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.channel, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.mcp_app, &mut seen, 8, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        if enabled.is_none() {
-            return Err(wire::missing("enabled", reader));
-        }
-        if state.is_none() {
-            return Err(wire::missing("state", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            uri: wire::present(uri),
-            name: wire::present(name),
-            icons: icons.unwrap_or_default(),
-            range: range.unwrap_or_default(),
-            enabled: wire::present(enabled),
-            state: wire::present(state),
-            channel: channel.unwrap_or_default(),
-            mcp_app: mcp_app.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x67, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11593,27 +11335,31 @@ impl<'de> Deserialize<'de> for McpServerCustomizationApps {
     }
 }
 
+impl wire::Blank for McpServerCustomizationApps {
+    fn blank() -> Self {
+        Self {
+            capabilities: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for McpServerCustomizationApps {
     const NAME: &'static str = "McpServerCustomizationApps";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut capabilities = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["capabilities"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut capabilities, "capabilities")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.capabilities, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if capabilities.is_none() {
-            return Err(wire::missing("capabilities", reader));
-        }
-        Ok(Self {
-            capabilities: wire::present(capabilities),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11659,24 +11405,31 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerTools {
     }
 }
 
+impl wire::Blank for AhpMcpUiHostCapabilitiesServerTools {
+    fn blank() -> Self {
+        Self {
+            list_changed: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerTools";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut list_changed = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["listChanged"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut list_changed, "listChanged")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.list_changed, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            list_changed: list_changed.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11724,24 +11477,31 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesServerResources {
     }
 }
 
+impl wire::Blank for AhpMcpUiHostCapabilitiesServerResources {
+    fn blank() -> Self {
+        Self {
+            list_changed: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerResources";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut list_changed = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["listChanged"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut list_changed, "listChanged")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.list_changed, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            list_changed: list_changed.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11785,24 +11545,31 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilitiesSampling {
     }
 }
 
+impl wire::Blank for AhpMcpUiHostCapabilitiesSampling {
+    fn blank() -> Self {
+        Self {
+            tools: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesSampling";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tools = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["tools"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tools, "tools")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            tools: tools.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11898,33 +11665,37 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilities {
     }
 }
 
+impl wire::Blank for AhpMcpUiHostCapabilities {
+    fn blank() -> Self {
+        Self {
+            server_tools: wire::Blank::blank(),
+            server_resources: wire::Blank::blank(),
+            logging: wire::Blank::blank(),
+            sampling: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilities {
     const NAME: &'static str = "AhpMcpUiHostCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut server_tools = None;
-        let mut server_resources = None;
-        let mut logging = None;
-        let mut sampling = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["serverTools", "serverResources", "logging", "sampling"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut server_tools, "serverTools")?,
-                1 => wire::field(reader, &mut server_resources, "serverResources")?,
-                2 => wire::field(reader, &mut logging, "logging")?,
-                3 => wire::field(reader, &mut sampling, "sampling")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.server_tools, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.server_resources, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.logging, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.sampling, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            server_tools: server_tools.unwrap_or_default(),
-            server_resources: server_resources.unwrap_or_default(),
-            logging: logging.unwrap_or_default(),
-            sampling: sampling.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -11978,19 +11749,29 @@ impl<'de> Deserialize<'de> for McpServerStartingState {
     }
 }
 
+impl wire::Blank for McpServerStartingState {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for McpServerStartingState {
     const NAME: &'static str = "McpServerStartingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12028,19 +11809,29 @@ impl<'de> Deserialize<'de> for McpServerReadyState {
     }
 }
 
+impl wire::Blank for McpServerReadyState {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for McpServerReadyState {
     const NAME: &'static str = "McpServerReadyState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12125,39 +11916,37 @@ impl<'de> Deserialize<'de> for McpServerAuthRequiredState {
     }
 }
 
+impl wire::Blank for McpServerAuthRequiredState {
+    fn blank() -> Self {
+        Self {
+            reason: wire::Blank::blank(),
+            resource: wire::Blank::blank(),
+            required_scopes: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for McpServerAuthRequiredState {
     const NAME: &'static str = "McpServerAuthRequiredState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut reason = None;
-        let mut resource = None;
-        let mut required_scopes = None;
-        let mut description = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["reason", "resource", "requiredScopes", "description"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut reason, "reason")?,
-                1 => wire::field(reader, &mut resource, "resource")?,
-                2 => wire::field(reader, &mut required_scopes, "requiredScopes")?,
-                3 => wire::field(reader, &mut description, "description")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.reason, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.required_scopes, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if reason.is_none() {
-            return Err(wire::missing("reason", reader));
-        }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        Ok(Self {
-            reason: wire::present(reason),
-            resource: wire::present(resource),
-            required_scopes: required_scopes.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12212,27 +12001,31 @@ impl<'de> Deserialize<'de> for McpServerErrorState {
     }
 }
 
+impl wire::Blank for McpServerErrorState {
+    fn blank() -> Self {
+        Self {
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for McpServerErrorState {
     const NAME: &'static str = "McpServerErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["error"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if error.is_none() {
-            return Err(wire::missing("error", reader));
-        }
-        Ok(Self {
-            error: wire::present(error),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12273,19 +12066,29 @@ impl<'de> Deserialize<'de> for McpServerStoppedState {
     }
 }
 
+impl wire::Blank for McpServerStoppedState {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for McpServerStoppedState {
     const NAME: &'static str = "McpServerStoppedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12340,42 +12143,37 @@ impl<'de> Deserialize<'de> for TerminalInfo {
     }
 }
 
+impl wire::Blank for TerminalInfo {
+    fn blank() -> Self {
+        Self {
+            resource: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            claim: wire::Blank::blank(),
+            exit_code: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalInfo {
     const NAME: &'static str = "TerminalInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resource = None;
-        let mut title = None;
-        let mut claim = None;
-        let mut exit_code = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["resource", "title", "claim", "exitCode"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resource, "resource")?,
-                1 => wire::field(reader, &mut title, "title")?,
-                2 => wire::field(reader, &mut claim, "claim")?,
-                3 => wire::field(reader, &mut exit_code, "exitCode")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.claim, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.exit_code, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        if claim.is_none() {
-            return Err(wire::missing("claim", reader));
-        }
-        Ok(Self {
-            resource: wire::present(resource),
-            title: wire::present(title),
-            claim: wire::present(claim),
-            exit_code: exit_code.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12426,27 +12224,31 @@ impl<'de> Deserialize<'de> for TerminalClientClaim {
     }
 }
 
+impl wire::Blank for TerminalClientClaim {
+    fn blank() -> Self {
+        Self {
+            client_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalClientClaim {
     const NAME: &'static str = "TerminalClientClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut client_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["clientId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut client_id, "clientId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if client_id.is_none() {
-            return Err(wire::missing("clientId", reader));
-        }
-        Ok(Self {
-            client_id: wire::present(client_id),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12499,33 +12301,35 @@ impl<'de> Deserialize<'de> for TerminalSessionClaim {
     }
 }
 
+impl wire::Blank for TerminalSessionClaim {
+    fn blank() -> Self {
+        Self {
+            session: wire::Blank::blank(),
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalSessionClaim {
     const NAME: &'static str = "TerminalSessionClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut session = None;
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["session", "turnId", "toolCallId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut session, "session")?,
-                1 => wire::field(reader, &mut turn_id, "turnId")?,
-                2 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.tool_call_id, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if session.is_none() {
-            return Err(wire::missing("session", reader));
-        }
-        Ok(Self {
-            session: wire::present(session),
-            turn_id: turn_id.unwrap_or_default(),
-            tool_call_id: tool_call_id.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12626,20 +12430,27 @@ impl<'de> Deserialize<'de> for TerminalState {
     }
 }
 
+impl wire::Blank for TerminalState {
+    fn blank() -> Self {
+        Self {
+            title: wire::Blank::blank(),
+            cwd: wire::Blank::blank(),
+            cols: wire::Blank::blank(),
+            rows: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            exit_code: wire::Blank::blank(),
+            claim: wire::Blank::blank(),
+            supports_command_detection: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalState {
     const NAME: &'static str = "TerminalState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut title = None;
-        let mut cwd = None;
-        let mut cols = None;
-        let mut rows = None;
-        let mut content = None;
-        let mut exit_code = None;
-        let mut claim = None;
-        let mut supports_command_detection = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "title",
             "cwd",
@@ -12650,43 +12461,29 @@ impl wire::WireStruct for TerminalState {
             "claim",
             "supportsCommandDetection",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut title, "title")?,
-                1 => wire::field(reader, &mut cwd, "cwd")?,
-                2 => wire::field(reader, &mut cols, "cols")?,
-                3 => wire::field(reader, &mut rows, "rows")?,
-                4 => wire::field(reader, &mut content, "content")?,
-                5 => wire::field(reader, &mut exit_code, "exitCode")?,
-                6 => wire::field(reader, &mut claim, "claim")?,
-                7 => wire::field(
+                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.cwd, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.cols, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.rows, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.content, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.exit_code, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.claim, &mut seen, 6, KEYS)?,
+                7 => wire::member(
                     reader,
-                    &mut supports_command_detection,
-                    "supportsCommandDetection",
+                    &mut out.supports_command_detection,
+                    &mut seen,
+                    7,
+                    KEYS,
                 )?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        if claim.is_none() {
-            return Err(wire::missing("claim", reader));
-        }
-        Ok(Self {
-            title: wire::present(title),
-            cwd: cwd.unwrap_or_default(),
-            cols: cols.unwrap_or_default(),
-            rows: rows.unwrap_or_default(),
-            content: wire::present(content),
-            exit_code: exit_code.unwrap_or_default(),
-            claim: wire::present(claim),
-            supports_command_detection: supports_command_detection.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x51, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12865,27 +12662,31 @@ impl<'de> Deserialize<'de> for TerminalUnclassifiedPart {
     }
 }
 
+impl wire::Blank for TerminalUnclassifiedPart {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalUnclassifiedPart {
     const NAME: &'static str = "TerminalUnclassifiedPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -12962,19 +12763,26 @@ impl<'de> Deserialize<'de> for TerminalCommandPart {
     }
 }
 
+impl wire::Blank for TerminalCommandPart {
+    fn blank() -> Self {
+        Self {
+            command_id: wire::Blank::blank(),
+            command_line: wire::Blank::blank(),
+            output: wire::Blank::blank(),
+            timestamp: wire::Blank::blank(),
+            is_complete: wire::Blank::blank(),
+            exit_code: wire::Blank::blank(),
+            duration_ms: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalCommandPart {
     const NAME: &'static str = "TerminalCommandPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut command_id = None;
-        let mut command_line = None;
-        let mut output = None;
-        let mut timestamp = None;
-        let mut is_complete = None;
-        let mut exit_code = None;
-        let mut duration_ms = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "commandId",
             "commandLine",
@@ -12984,43 +12792,22 @@ impl wire::WireStruct for TerminalCommandPart {
             "exitCode",
             "durationMs",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut command_id, "commandId")?,
-                1 => wire::field(reader, &mut command_line, "commandLine")?,
-                2 => wire::field(reader, &mut output, "output")?,
-                3 => wire::field(reader, &mut timestamp, "timestamp")?,
-                4 => wire::field(reader, &mut is_complete, "isComplete")?,
-                5 => wire::field(reader, &mut exit_code, "exitCode")?,
-                6 => wire::field(reader, &mut duration_ms, "durationMs")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.output, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.timestamp, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.is_complete, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.exit_code, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.duration_ms, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if command_id.is_none() {
-            return Err(wire::missing("commandId", reader));
-        }
-        if command_line.is_none() {
-            return Err(wire::missing("commandLine", reader));
-        }
-        if output.is_none() {
-            return Err(wire::missing("output", reader));
-        }
-        if timestamp.is_none() {
-            return Err(wire::missing("timestamp", reader));
-        }
-        if is_complete.is_none() {
-            return Err(wire::missing("isComplete", reader));
-        }
-        Ok(Self {
-            command_id: wire::present(command_id),
-            command_line: wire::present(command_line),
-            output: wire::present(output),
-            timestamp: wire::present(timestamp),
-            is_complete: wire::present(is_complete),
-            exit_code: exit_code.unwrap_or_default(),
-            duration_ms: duration_ms.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1f, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13128,42 +12915,37 @@ impl<'de> Deserialize<'de> for Changeset {
     }
 }
 
+impl wire::Blank for Changeset {
+    fn blank() -> Self {
+        Self {
+            label: wire::Blank::blank(),
+            uri_template: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            change_kind: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for Changeset {
     const NAME: &'static str = "Changeset";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut label = None;
-        let mut uri_template = None;
-        let mut description = None;
-        let mut change_kind = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["label", "uriTemplate", "description", "changeKind"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut label, "label")?,
-                1 => wire::field(reader, &mut uri_template, "uriTemplate")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut change_kind, "changeKind")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri_template, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.change_kind, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        if uri_template.is_none() {
-            return Err(wire::missing("uriTemplate", reader));
-        }
-        if change_kind.is_none() {
-            return Err(wire::missing("changeKind", reader));
-        }
-        Ok(Self {
-            label: wire::present(label),
-            uri_template: wire::present(uri_template),
-            description: description.unwrap_or_default(),
-            change_kind: wire::present(change_kind),
-            extra,
-        })
+        wire::check_required(seen, 0xb, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13234,39 +13016,37 @@ impl<'de> Deserialize<'de> for ChangesetState {
     }
 }
 
+impl wire::Blank for ChangesetState {
+    fn blank() -> Self {
+        Self {
+            status: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            files: wire::Blank::blank(),
+            operations: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetState {
     const NAME: &'static str = "ChangesetState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut status = None;
-        let mut error = None;
-        let mut files = None;
-        let mut operations = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["status", "error", "files", "operations"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut status, "status")?,
-                1 => wire::field(reader, &mut error, "error")?,
-                2 => wire::field(reader, &mut files, "files")?,
-                3 => wire::field(reader, &mut operations, "operations")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.operations, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if status.is_none() {
-            return Err(wire::missing("status", reader));
-        }
-        if files.is_none() {
-            return Err(wire::missing("files", reader));
-        }
-        Ok(Self {
-            status: wire::present(status),
-            error: error.unwrap_or_default(),
-            files: wire::present(files),
-            operations: operations.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x5, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13398,36 +13178,35 @@ impl<'de> Deserialize<'de> for ChangesetFile {
     }
 }
 
+impl wire::Blank for ChangesetFile {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            edit: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetFile {
     const NAME: &'static str = "ChangesetFile";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut edit = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "edit", "_meta"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut edit, "edit")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.edit, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if edit.is_none() {
-            return Err(wire::missing("edit", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            edit: wire::present(edit),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13524,20 +13303,27 @@ impl<'de> Deserialize<'de> for ChangesetOperation {
     }
 }
 
+impl wire::Blank for ChangesetOperation {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            label: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            scopes: wire::Blank::blank(),
+            confirmation: wire::Blank::blank(),
+            icon: wire::Blank::blank(),
+            status: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetOperation {
     const NAME: &'static str = "ChangesetOperation";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut label = None;
-        let mut description = None;
-        let mut scopes = None;
-        let mut confirmation = None;
-        let mut icon = None;
-        let mut status = None;
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "id",
             "label",
@@ -13548,42 +13334,23 @@ impl wire::WireStruct for ChangesetOperation {
             "status",
             "error",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut label, "label")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut scopes, "scopes")?,
-                4 => wire::field(reader, &mut confirmation, "confirmation")?,
-                5 => wire::field(reader, &mut icon, "icon")?,
-                6 => wire::field(reader, &mut status, "status")?,
-                7 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.scopes, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.confirmation, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.icon, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.status, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.error, &mut seen, 7, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        if scopes.is_none() {
-            return Err(wire::missing("scopes", reader));
-        }
-        if status.is_none() {
-            return Err(wire::missing("status", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            label: wire::present(label),
-            description: description.unwrap_or_default(),
-            scopes: wire::present(scopes),
-            confirmation: confirmation.unwrap_or_default(),
-            icon: icon.unwrap_or_default(),
-            status: wire::present(status),
-            error: error.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x4b, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13691,30 +13458,35 @@ impl<'de> Deserialize<'de> for TelemetryCapabilities {
     }
 }
 
+impl wire::Blank for TelemetryCapabilities {
+    fn blank() -> Self {
+        Self {
+            logs: wire::Blank::blank(),
+            traces: wire::Blank::blank(),
+            metrics: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TelemetryCapabilities {
     const NAME: &'static str = "TelemetryCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut logs = None;
-        let mut traces = None;
-        let mut metrics = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["logs", "traces", "metrics"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut logs, "logs")?,
-                1 => wire::field(reader, &mut traces, "traces")?,
-                2 => wire::field(reader, &mut metrics, "metrics")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.logs, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.traces, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.metrics, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            logs: logs.unwrap_or_default(),
-            traces: traces.unwrap_or_default(),
-            metrics: metrics.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13767,27 +13539,31 @@ impl<'de> Deserialize<'de> for ResourceWatchStateExcludes {
     }
 }
 
+impl wire::Blank for ResourceWatchStateExcludes {
+    fn blank() -> Self {
+        Self {
+            items: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceWatchStateExcludes {
     const NAME: &'static str = "ResourceWatchStateExcludes";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut items = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut items, "items")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if items.is_none() {
-            return Err(wire::missing("items", reader));
-        }
-        Ok(Self {
-            items: wire::present(items),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13831,27 +13607,31 @@ impl<'de> Deserialize<'de> for ResourceWatchStateIncludes {
     }
 }
 
+impl wire::Blank for ResourceWatchStateIncludes {
+    fn blank() -> Self {
+        Self {
+            items: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceWatchStateIncludes {
     const NAME: &'static str = "ResourceWatchStateIncludes";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut items = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut items, "items")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if items.is_none() {
-            return Err(wire::missing("items", reader));
-        }
-        Ok(Self {
-            items: wire::present(items),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -13916,39 +13696,37 @@ impl<'de> Deserialize<'de> for ResourceWatchState {
     }
 }
 
+impl wire::Blank for ResourceWatchState {
+    fn blank() -> Self {
+        Self {
+            root: wire::Blank::blank(),
+            recursive: wire::Blank::blank(),
+            excludes: wire::Blank::blank(),
+            includes: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceWatchState {
     const NAME: &'static str = "ResourceWatchState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut root = None;
-        let mut recursive = None;
-        let mut excludes = None;
-        let mut includes = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["root", "recursive", "excludes", "includes"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut root, "root")?,
-                1 => wire::field(reader, &mut recursive, "recursive")?,
-                2 => wire::field(reader, &mut excludes, "excludes")?,
-                3 => wire::field(reader, &mut includes, "includes")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.root, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.recursive, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.excludes, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.includes, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if root.is_none() {
-            return Err(wire::missing("root", reader));
-        }
-        if recursive.is_none() {
-            return Err(wire::missing("recursive", reader));
-        }
-        Ok(Self {
-            root: wire::present(root),
-            recursive: wire::present(recursive),
-            excludes: excludes.unwrap_or_default(),
-            includes: includes.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -14073,33 +13851,33 @@ impl<'de> Deserialize<'de> for ResourceChange {
     }
 }
 
+impl wire::Blank for ResourceChange {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            r#type: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceChange {
     const NAME: &'static str = "ResourceChange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut r#type = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["uri", "type"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut r#type, "type")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            r#type: wire::present(r#type),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -14202,6 +13980,12 @@ impl<'de> Deserialize<'de> for SessionInputQuestion {
     }
 }
 
+impl wire::Blank for SessionInputQuestion {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for SessionInputQuestion {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"kind\":";
@@ -14290,6 +14074,12 @@ impl<'de> Deserialize<'de> for SessionInputAnswerValue {
     }
 }
 
+impl wire::Blank for SessionInputAnswerValue {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for SessionInputAnswerValue {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"kind\":";
@@ -14364,6 +14154,12 @@ impl<'de> Deserialize<'de> for SessionInputAnswer {
     }
 }
 
+impl wire::Blank for SessionInputAnswer {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for SessionInputAnswer {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"state\":";
@@ -14433,6 +14229,12 @@ impl Decode for MessageAttachment {
 impl<'de> Deserialize<'de> for MessageAttachment {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for MessageAttachment {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
     }
 }
 
@@ -14525,6 +14327,12 @@ impl<'de> Deserialize<'de> for ResponsePart {
     }
 }
 
+impl wire::Blank for ResponsePart {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for ResponsePart {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"kind\":";
@@ -14593,6 +14401,12 @@ impl Decode for ToolCallContributor {
 impl<'de> Deserialize<'de> for ToolCallContributor {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for ToolCallContributor {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
     }
 }
 
@@ -14692,6 +14506,12 @@ impl Decode for ToolCallState {
 impl<'de> Deserialize<'de> for ToolCallState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for ToolCallState {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
     }
 }
 
@@ -14809,6 +14629,12 @@ impl<'de> Deserialize<'de> for ToolResultContent {
     }
 }
 
+impl wire::Blank for ToolResultContent {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for ToolResultContent {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"type\":";
@@ -14895,6 +14721,12 @@ impl<'de> Deserialize<'de> for ChildCustomizationType {
     }
 }
 
+impl wire::Blank for ChildCustomizationType {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ChildCustomizationType {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -14963,6 +14795,12 @@ impl Decode for CustomizationLoadState {
 impl<'de> Deserialize<'de> for CustomizationLoadState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for CustomizationLoadState {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
     }
 }
 
@@ -15056,6 +14894,12 @@ impl<'de> Deserialize<'de> for ChildCustomization {
     }
 }
 
+impl wire::Blank for ChildCustomization {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for ChildCustomization {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"type\":";
@@ -15132,6 +14976,12 @@ impl Decode for Customization {
 impl<'de> Deserialize<'de> for Customization {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for Customization {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
     }
 }
 
@@ -15222,6 +15072,12 @@ impl<'de> Deserialize<'de> for McpServerState {
     }
 }
 
+impl wire::Blank for McpServerState {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for McpServerState {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"kind\":";
@@ -15291,6 +15147,12 @@ impl<'de> Deserialize<'de> for TerminalClaim {
     }
 }
 
+impl wire::Blank for TerminalClaim {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for TerminalClaim {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"kind\":";
@@ -15354,6 +15216,12 @@ impl<'de> Deserialize<'de> for TerminalContentPart {
     }
 }
 
+impl wire::Blank for TerminalContentPart {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for TerminalContentPart {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"type\":";
@@ -15393,33 +15261,33 @@ impl<'de> Deserialize<'de> for ActionOrigin {
     }
 }
 
+impl wire::Blank for ActionOrigin {
+    fn blank() -> Self {
+        Self {
+            client_id: wire::Blank::blank(),
+            client_seq: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ActionOrigin {
     const NAME: &'static str = "ActionOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut client_id = None;
-        let mut client_seq = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["clientId", "clientSeq"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut client_id, "clientId")?,
-                1 => wire::field(reader, &mut client_seq, "clientSeq")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if client_id.is_none() {
-            return Err(wire::missing("clientId", reader));
-        }
-        if client_seq.is_none() {
-            return Err(wire::missing("clientSeq", reader));
-        }
-        Ok(Self {
-            client_id: wire::present(client_id),
-            client_seq: wire::present(client_seq),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15482,17 +15350,24 @@ impl<'de> Deserialize<'de> for ActionEnvelope {
     }
 }
 
+impl wire::Blank for ActionEnvelope {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            action: wire::Blank::blank(),
+            server_seq: wire::Blank::blank(),
+            origin: wire::Blank::blank(),
+            rejection_reason: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ActionEnvelope {
     const NAME: &'static str = "ActionEnvelope";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut action = None;
-        let mut server_seq = None;
-        let mut origin = None;
-        let mut rejection_reason = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "channel",
             "action",
@@ -15500,33 +15375,20 @@ impl wire::WireStruct for ActionEnvelope {
             "origin",
             "rejectionReason",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut action, "action")?,
-                2 => wire::field(reader, &mut server_seq, "serverSeq")?,
-                3 => wire::field(reader, &mut origin, "origin")?,
-                4 => wire::field(reader, &mut rejection_reason, "rejectionReason")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.action, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.server_seq, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.origin, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.rejection_reason, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if action.is_none() {
-            return Err(wire::missing("action", reader));
-        }
-        if server_seq.is_none() {
-            return Err(wire::missing("serverSeq", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            action: wire::present(action),
-            server_seq: wire::present(server_seq),
-            origin: origin.unwrap_or_default(),
-            rejection_reason: rejection_reason.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15581,27 +15443,31 @@ impl<'de> Deserialize<'de> for RootAgentsChangedAction {
     }
 }
 
+impl wire::Blank for RootAgentsChangedAction {
+    fn blank() -> Self {
+        Self {
+            agents: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for RootAgentsChangedAction {
     const NAME: &'static str = "RootAgentsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut agents = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["agents"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut agents, "agents")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if agents.is_none() {
-            return Err(wire::missing("agents", reader));
-        }
-        Ok(Self {
-            agents: wire::present(agents),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15644,27 +15510,31 @@ impl<'de> Deserialize<'de> for RootActiveSessionsChangedAction {
     }
 }
 
+impl wire::Blank for RootActiveSessionsChangedAction {
+    fn blank() -> Self {
+        Self {
+            active_sessions: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for RootActiveSessionsChangedAction {
     const NAME: &'static str = "RootActiveSessionsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut active_sessions = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["activeSessions"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut active_sessions, "activeSessions")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.active_sessions, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if active_sessions.is_none() {
-            return Err(wire::missing("activeSessions", reader));
-        }
-        Ok(Self {
-            active_sessions: wire::present(active_sessions),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15710,27 +15580,31 @@ impl<'de> Deserialize<'de> for RootTerminalsChangedAction {
     }
 }
 
+impl wire::Blank for RootTerminalsChangedAction {
+    fn blank() -> Self {
+        Self {
+            terminals: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for RootTerminalsChangedAction {
     const NAME: &'static str = "RootTerminalsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut terminals = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["terminals"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut terminals, "terminals")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.terminals, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if terminals.is_none() {
-            return Err(wire::missing("terminals", reader));
-        }
-        Ok(Self {
-            terminals: wire::present(terminals),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15780,30 +15654,33 @@ impl<'de> Deserialize<'de> for RootConfigChangedAction {
     }
 }
 
+impl wire::Blank for RootConfigChangedAction {
+    fn blank() -> Self {
+        Self {
+            config: wire::Blank::blank(),
+            replace: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for RootConfigChangedAction {
     const NAME: &'static str = "RootConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut config = None;
-        let mut replace = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["config", "replace"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut config, "config")?,
-                1 => wire::field(reader, &mut replace, "replace")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if config.is_none() {
-            return Err(wire::missing("config", reader));
-        }
-        Ok(Self {
-            config: wire::present(config),
-            replace: replace.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15864,36 +15741,35 @@ impl<'de> Deserialize<'de> for ToolCallActionBase {
     }
 }
 
+impl wire::Blank for ToolCallActionBase {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ToolCallActionBase {
     const NAME: &'static str = "ToolCallActionBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "toolCallId", "_meta"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15939,19 +15815,29 @@ impl<'de> Deserialize<'de> for SessionReadyAction {
     }
 }
 
+impl wire::Blank for SessionReadyAction {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionReadyAction {
     const NAME: &'static str = "SessionReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -15992,27 +15878,31 @@ impl<'de> Deserialize<'de> for SessionCreationFailedAction {
     }
 }
 
+impl wire::Blank for SessionCreationFailedAction {
+    fn blank() -> Self {
+        Self {
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionCreationFailedAction {
     const NAME: &'static str = "SessionCreationFailedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["error"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if error.is_none() {
-            return Err(wire::missing("error", reader));
-        }
-        Ok(Self {
-            error: wire::present(error),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16067,36 +15957,35 @@ impl<'de> Deserialize<'de> for SessionTurnStartedAction {
     }
 }
 
+impl wire::Blank for SessionTurnStartedAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            queued_message_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionTurnStartedAction {
     const NAME: &'static str = "SessionTurnStartedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut message = None;
-        let mut queued_message_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "message", "queuedMessageId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut message, "message")?,
-                2 => wire::field(reader, &mut queued_message_id, "queuedMessageId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.queued_message_id, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            message: wire::present(message),
-            queued_message_id: queued_message_id.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16154,39 +16043,35 @@ impl<'de> Deserialize<'de> for SessionDeltaAction {
     }
 }
 
+impl wire::Blank for SessionDeltaAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            part_id: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionDeltaAction {
     const NAME: &'static str = "SessionDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut part_id = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "partId", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut part_id, "partId")?,
-                2 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if part_id.is_none() {
-            return Err(wire::missing("partId", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            part_id: wire::present(part_id),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16236,33 +16121,33 @@ impl<'de> Deserialize<'de> for SessionResponsePartAction {
     }
 }
 
+impl wire::Blank for SessionResponsePartAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            part: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionResponsePartAction {
     const NAME: &'static str = "SessionResponsePartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut part = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "part"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut part, "part")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.part, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if part.is_none() {
-            return Err(wire::missing("part", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            part: wire::present(part),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16339,18 +16224,25 @@ impl<'de> Deserialize<'de> for SessionToolCallStartAction {
     }
 }
 
+impl wire::Blank for SessionToolCallStartAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            tool_name: wire::Blank::blank(),
+            display_name: wire::Blank::blank(),
+            contributor: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionToolCallStartAction {
     const NAME: &'static str = "SessionToolCallStartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut tool_name = None;
-        let mut display_name = None;
-        let mut contributor = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "turnId",
             "toolCallId",
@@ -16359,38 +16251,21 @@ impl wire::WireStruct for SessionToolCallStartAction {
             "displayName",
             "contributor",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                3 => wire::field(reader, &mut tool_name, "toolName")?,
-                4 => wire::field(reader, &mut display_name, "displayName")?,
-                5 => wire::field(reader, &mut contributor, "contributor")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.tool_name, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.display_name, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.contributor, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if tool_name.is_none() {
-            return Err(wire::missing("toolName", reader));
-        }
-        if display_name.is_none() {
-            return Err(wire::missing("displayName", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            tool_name: wire::present(tool_name),
-            display_name: wire::present(display_name),
-            contributor: contributor.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1b, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16469,17 +16344,24 @@ impl<'de> Deserialize<'de> for SessionToolCallDeltaAction {
     }
 }
 
+impl wire::Blank for SessionToolCallDeltaAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionToolCallDeltaAction {
     const NAME: &'static str = "SessionToolCallDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut content = None;
-        let mut invocation_message = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "turnId",
             "toolCallId",
@@ -16487,33 +16369,20 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
             "content",
             "invocationMessage",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                3 => wire::field(reader, &mut content, "content")?,
-                4 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.invocation_message, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            content: wire::present(content),
-            invocation_message: invocation_message.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0xb, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16620,22 +16489,29 @@ impl<'de> Deserialize<'de> for SessionToolCallReadyAction {
     }
 }
 
+impl wire::Blank for SessionToolCallReadyAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            invocation_message: wire::Blank::blank(),
+            tool_input: wire::Blank::blank(),
+            confirmation_title: wire::Blank::blank(),
+            edits: wire::Blank::blank(),
+            editable: wire::Blank::blank(),
+            confirmed: wire::Blank::blank(),
+            options: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionToolCallReadyAction {
     const NAME: &'static str = "SessionToolCallReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut invocation_message = None;
-        let mut tool_input = None;
-        let mut confirmation_title = None;
-        let mut edits = None;
-        let mut editable = None;
-        let mut confirmed = None;
-        let mut options = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "turnId",
             "toolCallId",
@@ -16648,43 +16524,25 @@ impl wire::WireStruct for SessionToolCallReadyAction {
             "confirmed",
             "options",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                3 => wire::field(reader, &mut invocation_message, "invocationMessage")?,
-                4 => wire::field(reader, &mut tool_input, "toolInput")?,
-                5 => wire::field(reader, &mut confirmation_title, "confirmationTitle")?,
-                6 => wire::field(reader, &mut edits, "edits")?,
-                7 => wire::field(reader, &mut editable, "editable")?,
-                8 => wire::field(reader, &mut confirmed, "confirmed")?,
-                9 => wire::field(reader, &mut options, "options")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.invocation_message, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.tool_input, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.confirmation_title, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.edits, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.editable, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.confirmed, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.options, &mut seen, 9, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if invocation_message.is_none() {
-            return Err(wire::missing("invocationMessage", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            invocation_message: wire::present(invocation_message),
-            tool_input: tool_input.unwrap_or_default(),
-            confirmation_title: confirmation_title.unwrap_or_default(),
-            edits: edits.unwrap_or_default(),
-            editable: editable.unwrap_or_default(),
-            confirmed: confirmed.unwrap_or_default(),
-            options: options.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0xb, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16790,17 +16648,24 @@ impl<'de> Deserialize<'de> for SessionToolCallCompleteAction {
     }
 }
 
+impl wire::Blank for SessionToolCallCompleteAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            result: wire::Blank::blank(),
+            requires_result_confirmation: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionToolCallCompleteAction {
     const NAME: &'static str = "SessionToolCallCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut result = None;
-        let mut requires_result_confirmation = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "turnId",
             "toolCallId",
@@ -16808,37 +16673,26 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
             "result",
             "requiresResultConfirmation",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                3 => wire::field(reader, &mut result, "result")?,
-                4 => wire::field(
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.result, &mut seen, 3, KEYS)?,
+                4 => wire::member(
                     reader,
-                    &mut requires_result_confirmation,
-                    "requiresResultConfirmation",
+                    &mut out.requires_result_confirmation,
+                    &mut seen,
+                    4,
+                    KEYS,
                 )?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if result.is_none() {
-            return Err(wire::missing("result", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            result: wire::present(result),
-            requires_result_confirmation: requires_result_confirmation.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0xb, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -16910,42 +16764,37 @@ impl<'de> Deserialize<'de> for SessionToolCallResultConfirmedAction {
     }
 }
 
+impl wire::Blank for SessionToolCallResultConfirmedAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            approved: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionToolCallResultConfirmedAction {
     const NAME: &'static str = "SessionToolCallResultConfirmedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut approved = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "approved"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                3 => wire::field(reader, &mut approved, "approved")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.approved, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if approved.is_none() {
-            return Err(wire::missing("approved", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            approved: wire::present(approved),
-            extra,
-        })
+        wire::check_required(seen, 0xb, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17020,42 +16869,37 @@ impl<'de> Deserialize<'de> for SessionToolCallContentChangedAction {
     }
 }
 
+impl wire::Blank for SessionToolCallContentChangedAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            tool_call_id: wire::Blank::blank(),
+            meta: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionToolCallContentChangedAction {
     const NAME: &'static str = "SessionToolCallContentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut tool_call_id = None;
-        let mut meta = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut tool_call_id, "toolCallId")?,
-                2 => wire::field(reader, &mut meta, "_meta")?,
-                3 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if tool_call_id.is_none() {
-            return Err(wire::missing("toolCallId", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            tool_call_id: wire::present(tool_call_id),
-            meta: meta.unwrap_or_default(),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0xb, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17106,27 +16950,31 @@ impl<'de> Deserialize<'de> for SessionTurnCompleteAction {
     }
 }
 
+impl wire::Blank for SessionTurnCompleteAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionTurnCompleteAction {
     const NAME: &'static str = "SessionTurnCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17169,27 +17017,31 @@ impl<'de> Deserialize<'de> for SessionTurnCancelledAction {
     }
 }
 
+impl wire::Blank for SessionTurnCancelledAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionTurnCancelledAction {
     const NAME: &'static str = "SessionTurnCancelledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17235,33 +17087,33 @@ impl<'de> Deserialize<'de> for SessionErrorAction {
     }
 }
 
+impl wire::Blank for SessionErrorAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionErrorAction {
     const NAME: &'static str = "SessionErrorAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "error"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if error.is_none() {
-            return Err(wire::missing("error", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            error: wire::present(error),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17307,27 +17159,31 @@ impl<'de> Deserialize<'de> for SessionTitleChangedAction {
     }
 }
 
+impl wire::Blank for SessionTitleChangedAction {
+    fn blank() -> Self {
+        Self {
+            title: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionTitleChangedAction {
     const NAME: &'static str = "SessionTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut title = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["title"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut title, "title")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        Ok(Self {
-            title: wire::present(title),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17373,33 +17229,33 @@ impl<'de> Deserialize<'de> for SessionUsageAction {
     }
 }
 
+impl wire::Blank for SessionUsageAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            usage: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionUsageAction {
     const NAME: &'static str = "SessionUsageAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut usage = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "usage"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut usage, "usage")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.usage, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if usage.is_none() {
-            return Err(wire::missing("usage", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            usage: wire::present(usage),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17453,39 +17309,35 @@ impl<'de> Deserialize<'de> for SessionReasoningAction {
     }
 }
 
+impl wire::Blank for SessionReasoningAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            part_id: wire::Blank::blank(),
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionReasoningAction {
     const NAME: &'static str = "SessionReasoningAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut part_id = None;
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId", "partId", "content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                1 => wire::field(reader, &mut part_id, "partId")?,
-                2 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        if part_id.is_none() {
-            return Err(wire::missing("partId", reader));
-        }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            turn_id: wire::present(turn_id),
-            part_id: wire::present(part_id),
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17532,27 +17384,31 @@ impl<'de> Deserialize<'de> for SessionModelChangedAction {
     }
 }
 
+impl wire::Blank for SessionModelChangedAction {
+    fn blank() -> Self {
+        Self {
+            model: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionModelChangedAction {
     const NAME: &'static str = "SessionModelChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut model = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["model"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut model, "model")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.model, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if model.is_none() {
-            return Err(wire::missing("model", reader));
-        }
-        Ok(Self {
-            model: wire::present(model),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17603,24 +17459,31 @@ impl<'de> Deserialize<'de> for SessionAgentChangedAction {
     }
 }
 
+impl wire::Blank for SessionAgentChangedAction {
+    fn blank() -> Self {
+        Self {
+            agent: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionAgentChangedAction {
     const NAME: &'static str = "SessionAgentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut agent = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["agent"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut agent, "agent")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.agent, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            agent: agent.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17668,27 +17531,31 @@ impl<'de> Deserialize<'de> for SessionIsReadChangedAction {
     }
 }
 
+impl wire::Blank for SessionIsReadChangedAction {
+    fn blank() -> Self {
+        Self {
+            is_read: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionIsReadChangedAction {
     const NAME: &'static str = "SessionIsReadChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut is_read = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["isRead"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut is_read, "isRead")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.is_read, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if is_read.is_none() {
-            return Err(wire::missing("isRead", reader));
-        }
-        Ok(Self {
-            is_read: wire::present(is_read),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17734,27 +17601,31 @@ impl<'de> Deserialize<'de> for SessionIsArchivedChangedAction {
     }
 }
 
+impl wire::Blank for SessionIsArchivedChangedAction {
+    fn blank() -> Self {
+        Self {
+            is_archived: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionIsArchivedChangedAction {
     const NAME: &'static str = "SessionIsArchivedChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut is_archived = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["isArchived"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut is_archived, "isArchived")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.is_archived, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if is_archived.is_none() {
-            return Err(wire::missing("isArchived", reader));
-        }
-        Ok(Self {
-            is_archived: wire::present(is_archived),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17800,24 +17671,31 @@ impl<'de> Deserialize<'de> for SessionActivityChangedAction {
     }
 }
 
+impl wire::Blank for SessionActivityChangedAction {
+    fn blank() -> Self {
+        Self {
+            activity: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionActivityChangedAction {
     const NAME: &'static str = "SessionActivityChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut activity = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["activity"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut activity, "activity")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.activity, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            activity: activity.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17875,24 +17753,31 @@ impl<'de> Deserialize<'de> for SessionChangesetsChangedAction {
     }
 }
 
+impl wire::Blank for SessionChangesetsChangedAction {
+    fn blank() -> Self {
+        Self {
+            changesets: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionChangesetsChangedAction {
     const NAME: &'static str = "SessionChangesetsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut changesets = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["changesets"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut changesets, "changesets")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.changesets, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            changesets: changesets.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -17939,27 +17824,31 @@ impl<'de> Deserialize<'de> for SessionServerToolsChangedAction {
     }
 }
 
+impl wire::Blank for SessionServerToolsChangedAction {
+    fn blank() -> Self {
+        Self {
+            tools: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionServerToolsChangedAction {
     const NAME: &'static str = "SessionServerToolsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tools = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["tools"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tools, "tools")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tools.is_none() {
-            return Err(wire::missing("tools", reader));
-        }
-        Ok(Self {
-            tools: wire::present(tools),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18008,24 +17897,31 @@ impl<'de> Deserialize<'de> for SessionActiveClientChangedAction {
     }
 }
 
+impl wire::Blank for SessionActiveClientChangedAction {
+    fn blank() -> Self {
+        Self {
+            active_client: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientChangedAction {
     const NAME: &'static str = "SessionActiveClientChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut active_client = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["activeClient"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut active_client, "activeClient")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.active_client, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            active_client: active_client.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18072,27 +17968,31 @@ impl<'de> Deserialize<'de> for SessionActiveClientToolsChangedAction {
     }
 }
 
+impl wire::Blank for SessionActiveClientToolsChangedAction {
+    fn blank() -> Self {
+        Self {
+            tools: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     const NAME: &'static str = "SessionActiveClientToolsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut tools = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["tools"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut tools, "tools")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if tools.is_none() {
-            return Err(wire::missing("tools", reader));
-        }
-        Ok(Self {
-            tools: wire::present(tools),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18138,27 +18038,31 @@ impl<'de> Deserialize<'de> for SessionCustomizationsChangedAction {
     }
 }
 
+impl wire::Blank for SessionCustomizationsChangedAction {
+    fn blank() -> Self {
+        Self {
+            customizations: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationsChangedAction {
     const NAME: &'static str = "SessionCustomizationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut customizations = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["customizations"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut customizations, "customizations")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.customizations, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if customizations.is_none() {
-            return Err(wire::missing("customizations", reader));
-        }
-        Ok(Self {
-            customizations: wire::present(customizations),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18209,33 +18113,33 @@ impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
     }
 }
 
+impl wire::Blank for SessionCustomizationToggledAction {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            enabled: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationToggledAction {
     const NAME: &'static str = "SessionCustomizationToggledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut enabled = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "enabled"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut enabled, "enabled")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.enabled, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if enabled.is_none() {
-            return Err(wire::missing("enabled", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            enabled: wire::present(enabled),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18287,27 +18191,31 @@ impl<'de> Deserialize<'de> for SessionCustomizationUpdatedAction {
     }
 }
 
+impl wire::Blank for SessionCustomizationUpdatedAction {
+    fn blank() -> Self {
+        Self {
+            customization: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationUpdatedAction {
     const NAME: &'static str = "SessionCustomizationUpdatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut customization = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["customization"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut customization, "customization")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.customization, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if customization.is_none() {
-            return Err(wire::missing("customization", reader));
-        }
-        Ok(Self {
-            customization: wire::present(customization),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18354,27 +18262,31 @@ impl<'de> Deserialize<'de> for SessionCustomizationRemovedAction {
     }
 }
 
+impl wire::Blank for SessionCustomizationRemovedAction {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationRemovedAction {
     const NAME: &'static str = "SessionCustomizationRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18444,36 +18356,35 @@ impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
     }
 }
 
+impl wire::Blank for SessionMcpServerStateChangedAction {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            state: wire::Blank::blank(),
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionMcpServerStateChangedAction {
     const NAME: &'static str = "SessionMcpServerStateChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut state = None;
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "state", "channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut state, "state")?,
-                2 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.channel, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if state.is_none() {
-            return Err(wire::missing("state", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            state: wire::present(state),
-            channel: channel.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18530,30 +18441,33 @@ impl<'de> Deserialize<'de> for SessionConfigChangedAction {
     }
 }
 
+impl wire::Blank for SessionConfigChangedAction {
+    fn blank() -> Self {
+        Self {
+            config: wire::Blank::blank(),
+            replace: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionConfigChangedAction {
     const NAME: &'static str = "SessionConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut config = None;
-        let mut replace = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["config", "replace"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut config, "config")?,
-                1 => wire::field(reader, &mut replace, "replace")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if config.is_none() {
-            return Err(wire::missing("config", reader));
-        }
-        Ok(Self {
-            config: wire::present(config),
-            replace: replace.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18603,27 +18517,31 @@ impl<'de> Deserialize<'de> for SessionMetaChangedAction {
     }
 }
 
+impl wire::Blank for SessionMetaChangedAction {
+    fn blank() -> Self {
+        Self {
+            meta: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionMetaChangedAction {
     const NAME: &'static str = "SessionMetaChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut meta = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["_meta"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut meta, "_meta")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.meta, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if meta.is_none() {
-            return Err(wire::missing("_meta", reader));
-        }
-        Ok(Self {
-            meta: wire::present(meta),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18674,24 +18592,31 @@ impl<'de> Deserialize<'de> for SessionTruncatedAction {
     }
 }
 
+impl wire::Blank for SessionTruncatedAction {
+    fn blank() -> Self {
+        Self {
+            turn_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionTruncatedAction {
     const NAME: &'static str = "SessionTruncatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turn_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turnId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turn_id, "turnId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            turn_id: turn_id.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18750,39 +18675,35 @@ impl<'de> Deserialize<'de> for SessionPendingMessageSetAction {
     }
 }
 
+impl wire::Blank for SessionPendingMessageSetAction {
+    fn blank() -> Self {
+        Self {
+            kind: wire::Blank::blank(),
+            id: wire::Blank::blank(),
+            message: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionPendingMessageSetAction {
     const NAME: &'static str = "SessionPendingMessageSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut kind = None;
-        let mut id = None;
-        let mut message = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["kind", "id", "message"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut kind, "kind")?,
-                1 => wire::field(reader, &mut id, "id")?,
-                2 => wire::field(reader, &mut message, "message")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if kind.is_none() {
-            return Err(wire::missing("kind", reader));
-        }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if message.is_none() {
-            return Err(wire::missing("message", reader));
-        }
-        Ok(Self {
-            kind: wire::present(kind),
-            id: wire::present(id),
-            message: wire::present(message),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18836,33 +18757,33 @@ impl<'de> Deserialize<'de> for SessionPendingMessageRemovedAction {
     }
 }
 
+impl wire::Blank for SessionPendingMessageRemovedAction {
+    fn blank() -> Self {
+        Self {
+            kind: wire::Blank::blank(),
+            id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionPendingMessageRemovedAction {
     const NAME: &'static str = "SessionPendingMessageRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut kind = None;
-        let mut id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["kind", "id"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut kind, "kind")?,
-                1 => wire::field(reader, &mut id, "id")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if kind.is_none() {
-            return Err(wire::missing("kind", reader));
-        }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        Ok(Self {
-            kind: wire::present(kind),
-            id: wire::present(id),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18913,27 +18834,31 @@ impl<'de> Deserialize<'de> for SessionQueuedMessagesReorderedAction {
     }
 }
 
+impl wire::Blank for SessionQueuedMessagesReorderedAction {
+    fn blank() -> Self {
+        Self {
+            order: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     const NAME: &'static str = "SessionQueuedMessagesReorderedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut order = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["order"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut order, "order")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.order, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if order.is_none() {
-            return Err(wire::missing("order", reader));
-        }
-        Ok(Self {
-            order: wire::present(order),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -18980,27 +18905,31 @@ impl<'de> Deserialize<'de> for SessionInputRequestedAction {
     }
 }
 
+impl wire::Blank for SessionInputRequestedAction {
+    fn blank() -> Self {
+        Self {
+            request: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputRequestedAction {
     const NAME: &'static str = "SessionInputRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut request = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["request"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut request, "request")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if request.is_none() {
-            return Err(wire::missing("request", reader));
-        }
-        Ok(Self {
-            request: wire::present(request),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19051,36 +18980,35 @@ impl<'de> Deserialize<'de> for SessionInputAnswerChangedAction {
     }
 }
 
+impl wire::Blank for SessionInputAnswerChangedAction {
+    fn blank() -> Self {
+        Self {
+            request_id: wire::Blank::blank(),
+            question_id: wire::Blank::blank(),
+            answer: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputAnswerChangedAction {
     const NAME: &'static str = "SessionInputAnswerChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut request_id = None;
-        let mut question_id = None;
-        let mut answer = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["requestId", "questionId", "answer"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut request_id, "requestId")?,
-                1 => wire::field(reader, &mut question_id, "questionId")?,
-                2 => wire::field(reader, &mut answer, "answer")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.question_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.answer, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if request_id.is_none() {
-            return Err(wire::missing("requestId", reader));
-        }
-        if question_id.is_none() {
-            return Err(wire::missing("questionId", reader));
-        }
-        Ok(Self {
-            request_id: wire::present(request_id),
-            question_id: wire::present(question_id),
-            answer: answer.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19142,36 +19070,35 @@ impl<'de> Deserialize<'de> for SessionInputCompletedAction {
     }
 }
 
+impl wire::Blank for SessionInputCompletedAction {
+    fn blank() -> Self {
+        Self {
+            request_id: wire::Blank::blank(),
+            response: wire::Blank::blank(),
+            answers: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionInputCompletedAction {
     const NAME: &'static str = "SessionInputCompletedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut request_id = None;
-        let mut response = None;
-        let mut answers = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["requestId", "response", "answers"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut request_id, "requestId")?,
-                1 => wire::field(reader, &mut response, "response")?,
-                2 => wire::field(reader, &mut answers, "answers")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.response, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.answers, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if request_id.is_none() {
-            return Err(wire::missing("requestId", reader));
-        }
-        if response.is_none() {
-            return Err(wire::missing("response", reader));
-        }
-        Ok(Self {
-            request_id: wire::present(request_id),
-            response: wire::present(response),
-            answers: answers.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19229,27 +19156,31 @@ impl<'de> Deserialize<'de> for TerminalDataAction {
     }
 }
 
+impl wire::Blank for TerminalDataAction {
+    fn blank() -> Self {
+        Self {
+            data: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalDataAction {
     const NAME: &'static str = "TerminalDataAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut data = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["data"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut data, "data")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if data.is_none() {
-            return Err(wire::missing("data", reader));
-        }
-        Ok(Self {
-            data: wire::present(data),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19298,27 +19229,31 @@ impl<'de> Deserialize<'de> for TerminalInputAction {
     }
 }
 
+impl wire::Blank for TerminalInputAction {
+    fn blank() -> Self {
+        Self {
+            data: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalInputAction {
     const NAME: &'static str = "TerminalInputAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut data = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["data"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut data, "data")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if data.is_none() {
-            return Err(wire::missing("data", reader));
-        }
-        Ok(Self {
-            data: wire::present(data),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19367,33 +19302,33 @@ impl<'de> Deserialize<'de> for TerminalResizedAction {
     }
 }
 
+impl wire::Blank for TerminalResizedAction {
+    fn blank() -> Self {
+        Self {
+            cols: wire::Blank::blank(),
+            rows: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalResizedAction {
     const NAME: &'static str = "TerminalResizedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut cols = None;
-        let mut rows = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["cols", "rows"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut cols, "cols")?,
-                1 => wire::field(reader, &mut rows, "rows")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.cols, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.rows, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if cols.is_none() {
-            return Err(wire::missing("cols", reader));
-        }
-        if rows.is_none() {
-            return Err(wire::missing("rows", reader));
-        }
-        Ok(Self {
-            cols: wire::present(cols),
-            rows: wire::present(rows),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19441,27 +19376,31 @@ impl<'de> Deserialize<'de> for TerminalClaimedAction {
     }
 }
 
+impl wire::Blank for TerminalClaimedAction {
+    fn blank() -> Self {
+        Self {
+            claim: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalClaimedAction {
     const NAME: &'static str = "TerminalClaimedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut claim = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["claim"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut claim, "claim")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.claim, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if claim.is_none() {
-            return Err(wire::missing("claim", reader));
-        }
-        Ok(Self {
-            claim: wire::present(claim),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19507,27 +19446,31 @@ impl<'de> Deserialize<'de> for TerminalTitleChangedAction {
     }
 }
 
+impl wire::Blank for TerminalTitleChangedAction {
+    fn blank() -> Self {
+        Self {
+            title: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalTitleChangedAction {
     const NAME: &'static str = "TerminalTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut title = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["title"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut title, "title")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if title.is_none() {
-            return Err(wire::missing("title", reader));
-        }
-        Ok(Self {
-            title: wire::present(title),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19570,27 +19513,31 @@ impl<'de> Deserialize<'de> for TerminalCwdChangedAction {
     }
 }
 
+impl wire::Blank for TerminalCwdChangedAction {
+    fn blank() -> Self {
+        Self {
+            cwd: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalCwdChangedAction {
     const NAME: &'static str = "TerminalCwdChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut cwd = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["cwd"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut cwd, "cwd")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.cwd, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if cwd.is_none() {
-            return Err(wire::missing("cwd", reader));
-        }
-        Ok(Self {
-            cwd: wire::present(cwd),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19638,24 +19585,31 @@ impl<'de> Deserialize<'de> for TerminalExitedAction {
     }
 }
 
+impl wire::Blank for TerminalExitedAction {
+    fn blank() -> Self {
+        Self {
+            exit_code: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalExitedAction {
     const NAME: &'static str = "TerminalExitedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut exit_code = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["exitCode"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut exit_code, "exitCode")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.exit_code, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            exit_code: exit_code.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19697,19 +19651,29 @@ impl<'de> Deserialize<'de> for TerminalClearedAction {
     }
 }
 
+impl wire::Blank for TerminalClearedAction {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalClearedAction {
     const NAME: &'static str = "TerminalClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19752,19 +19716,29 @@ impl<'de> Deserialize<'de> for TerminalCommandDetectionAvailableAction {
     }
 }
 
+impl wire::Blank for TerminalCommandDetectionAvailableAction {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     const NAME: &'static str = "TerminalCommandDetectionAvailableAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19815,39 +19789,35 @@ impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
     }
 }
 
+impl wire::Blank for TerminalCommandExecutedAction {
+    fn blank() -> Self {
+        Self {
+            command_id: wire::Blank::blank(),
+            command_line: wire::Blank::blank(),
+            timestamp: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalCommandExecutedAction {
     const NAME: &'static str = "TerminalCommandExecutedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut command_id = None;
-        let mut command_line = None;
-        let mut timestamp = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["commandId", "commandLine", "timestamp"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut command_id, "commandId")?,
-                1 => wire::field(reader, &mut command_line, "commandLine")?,
-                2 => wire::field(reader, &mut timestamp, "timestamp")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.timestamp, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if command_id.is_none() {
-            return Err(wire::missing("commandId", reader));
-        }
-        if command_line.is_none() {
-            return Err(wire::missing("commandLine", reader));
-        }
-        if timestamp.is_none() {
-            return Err(wire::missing("timestamp", reader));
-        }
-        Ok(Self {
-            command_id: wire::present(command_id),
-            command_line: wire::present(command_line),
-            timestamp: wire::present(timestamp),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19915,33 +19885,35 @@ impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
     }
 }
 
+impl wire::Blank for TerminalCommandFinishedAction {
+    fn blank() -> Self {
+        Self {
+            command_id: wire::Blank::blank(),
+            exit_code: wire::Blank::blank(),
+            duration_ms: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for TerminalCommandFinishedAction {
     const NAME: &'static str = "TerminalCommandFinishedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut command_id = None;
-        let mut exit_code = None;
-        let mut duration_ms = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["commandId", "exitCode", "durationMs"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut command_id, "commandId")?,
-                1 => wire::field(reader, &mut exit_code, "exitCode")?,
-                2 => wire::field(reader, &mut duration_ms, "durationMs")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.exit_code, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.duration_ms, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if command_id.is_none() {
-            return Err(wire::missing("commandId", reader));
-        }
-        Ok(Self {
-            command_id: wire::present(command_id),
-            exit_code: exit_code.unwrap_or_default(),
-            duration_ms: duration_ms.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -19997,30 +19969,33 @@ impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
     }
 }
 
+impl wire::Blank for ChangesetStatusChangedAction {
+    fn blank() -> Self {
+        Self {
+            status: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetStatusChangedAction {
     const NAME: &'static str = "ChangesetStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut status = None;
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["status", "error"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut status, "status")?,
-                1 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if status.is_none() {
-            return Err(wire::missing("status", reader));
-        }
-        Ok(Self {
-            status: wire::present(status),
-            error: error.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -20068,27 +20043,31 @@ impl<'de> Deserialize<'de> for ChangesetFileSetAction {
     }
 }
 
+impl wire::Blank for ChangesetFileSetAction {
+    fn blank() -> Self {
+        Self {
+            file: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetFileSetAction {
     const NAME: &'static str = "ChangesetFileSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut file = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["file"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut file, "file")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.file, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if file.is_none() {
-            return Err(wire::missing("file", reader));
-        }
-        Ok(Self {
-            file: wire::present(file),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -20134,27 +20113,31 @@ impl<'de> Deserialize<'de> for ChangesetFileRemovedAction {
     }
 }
 
+impl wire::Blank for ChangesetFileRemovedAction {
+    fn blank() -> Self {
+        Self {
+            file_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetFileRemovedAction {
     const NAME: &'static str = "ChangesetFileRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut file_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["fileId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut file_id, "fileId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.file_id, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if file_id.is_none() {
-            return Err(wire::missing("fileId", reader));
-        }
-        Ok(Self {
-            file_id: wire::present(file_id),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -20203,24 +20186,31 @@ impl<'de> Deserialize<'de> for ChangesetOperationsChangedAction {
     }
 }
 
+impl wire::Blank for ChangesetOperationsChangedAction {
+    fn blank() -> Self {
+        Self {
+            operations: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationsChangedAction {
     const NAME: &'static str = "ChangesetOperationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut operations = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["operations"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut operations, "operations")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.operations, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            operations: operations.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -20280,36 +20270,35 @@ impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
     }
 }
 
+impl wire::Blank for ChangesetOperationStatusChangedAction {
+    fn blank() -> Self {
+        Self {
+            operation_id: wire::Blank::blank(),
+            status: wire::Blank::blank(),
+            error: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     const NAME: &'static str = "ChangesetOperationStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut operation_id = None;
-        let mut status = None;
-        let mut error = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["operationId", "status", "error"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut operation_id, "operationId")?,
-                1 => wire::field(reader, &mut status, "status")?,
-                2 => wire::field(reader, &mut error, "error")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.operation_id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.status, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.error, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if operation_id.is_none() {
-            return Err(wire::missing("operationId", reader));
-        }
-        if status.is_none() {
-            return Err(wire::missing("status", reader));
-        }
-        Ok(Self {
-            operation_id: wire::present(operation_id),
-            status: wire::present(status),
-            error: error.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -20368,19 +20357,29 @@ impl<'de> Deserialize<'de> for ChangesetClearedAction {
     }
 }
 
+impl wire::Blank for ChangesetClearedAction {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetClearedAction {
     const NAME: &'static str = "ChangesetClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -20420,27 +20419,31 @@ impl<'de> Deserialize<'de> for ResourceWatchChangedActionChanges {
     }
 }
 
+impl wire::Blank for ResourceWatchChangedActionChanges {
+    fn blank() -> Self {
+        Self {
+            items: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceWatchChangedActionChanges {
     const NAME: &'static str = "ResourceWatchChangedActionChanges";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut items = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut items, "items")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if items.is_none() {
-            return Err(wire::missing("items", reader));
-        }
-        Ok(Self {
-            items: wire::present(items),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -20489,27 +20492,31 @@ impl<'de> Deserialize<'de> for ResourceWatchChangedAction {
     }
 }
 
+impl wire::Blank for ResourceWatchChangedAction {
+    fn blank() -> Self {
+        Self {
+            changes: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceWatchChangedAction {
     const NAME: &'static str = "ResourceWatchChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut changes = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["changes"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut changes, "changes")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.changes, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if changes.is_none() {
-            return Err(wire::missing("changes", reader));
-        }
-        Ok(Self {
-            changes: wire::present(changes),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21015,6 +21022,12 @@ impl<'de> Deserialize<'de> for StateAction {
     }
 }
 
+impl wire::Blank for StateAction {
+    fn blank() -> Self {
+        Self::Unknown(UnknownVariant(JsonObject::new()))
+    }
+}
+
 impl Encode for StateAction {
     fn encode(&self, writer: &mut Writer) {
         const TAG: &str = "\"type\":";
@@ -21264,27 +21277,31 @@ impl<'de> Deserialize<'de> for BaseParams {
     }
 }
 
+impl wire::Blank for BaseParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for BaseParams {
     const NAME: &'static str = "BaseParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21363,18 +21380,25 @@ impl<'de> Deserialize<'de> for InitializeParams {
     }
 }
 
+impl wire::Blank for InitializeParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            protocol_versions: wire::Blank::blank(),
+            client_id: wire::Blank::blank(),
+            initial_subscriptions: wire::Blank::blank(),
+            locale: wire::Blank::blank(),
+            capabilities: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for InitializeParams {
     const NAME: &'static str = "InitializeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut protocol_versions = None;
-        let mut client_id = None;
-        let mut initial_subscriptions = None;
-        let mut locale = None;
-        let mut capabilities = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "channel",
             "protocolVersions",
@@ -21383,35 +21407,21 @@ impl wire::WireStruct for InitializeParams {
             "locale",
             "capabilities",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut protocol_versions, "protocolVersions")?,
-                2 => wire::field(reader, &mut client_id, "clientId")?,
-                3 => wire::field(reader, &mut initial_subscriptions, "initialSubscriptions")?,
-                4 => wire::field(reader, &mut locale, "locale")?,
-                5 => wire::field(reader, &mut capabilities, "capabilities")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.protocol_versions, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.client_id, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.initial_subscriptions, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.locale, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.capabilities, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if protocol_versions.is_none() {
-            return Err(wire::missing("protocolVersions", reader));
-        }
-        if client_id.is_none() {
-            return Err(wire::missing("clientId", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            protocol_versions: wire::present(protocol_versions),
-            client_id: wire::present(client_id),
-            initial_subscriptions: initial_subscriptions.unwrap_or_default(),
-            locale: locale.unwrap_or_default(),
-            capabilities: capabilities.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21485,24 +21495,31 @@ impl<'de> Deserialize<'de> for ClientCapabilities {
     }
 }
 
+impl wire::Blank for ClientCapabilities {
+    fn blank() -> Self {
+        Self {
+            mcp_apps: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ClientCapabilities {
     const NAME: &'static str = "ClientCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut mcp_apps = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["mcpApps"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut mcp_apps, "mcpApps")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.mcp_apps, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            mcp_apps: mcp_apps.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21585,18 +21602,25 @@ impl<'de> Deserialize<'de> for InitializeResult {
     }
 }
 
+impl wire::Blank for InitializeResult {
+    fn blank() -> Self {
+        Self {
+            protocol_version: wire::Blank::blank(),
+            server_seq: wire::Blank::blank(),
+            snapshots: wire::Blank::blank(),
+            default_directory: wire::Blank::blank(),
+            completion_trigger_characters: wire::Blank::blank(),
+            telemetry: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for InitializeResult {
     const NAME: &'static str = "InitializeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut protocol_version = None;
-        let mut server_seq = None;
-        let mut snapshots = None;
-        let mut default_directory = None;
-        let mut completion_trigger_characters = None;
-        let mut telemetry = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "protocolVersion",
             "serverSeq",
@@ -21605,39 +21629,27 @@ impl wire::WireStruct for InitializeResult {
             "completionTriggerCharacters",
             "telemetry",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut protocol_version, "protocolVersion")?,
-                1 => wire::field(reader, &mut server_seq, "serverSeq")?,
-                2 => wire::field(reader, &mut snapshots, "snapshots")?,
-                3 => wire::field(reader, &mut default_directory, "defaultDirectory")?,
-                4 => wire::field(
+                0 => wire::member(reader, &mut out.protocol_version, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.server_seq, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.snapshots, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.default_directory, &mut seen, 3, KEYS)?,
+                4 => wire::member(
                     reader,
-                    &mut completion_trigger_characters,
-                    "completionTriggerCharacters",
+                    &mut out.completion_trigger_characters,
+                    &mut seen,
+                    4,
+                    KEYS,
                 )?,
-                5 => wire::field(reader, &mut telemetry, "telemetry")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                5 => wire::member(reader, &mut out.telemetry, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if protocol_version.is_none() {
-            return Err(wire::missing("protocolVersion", reader));
-        }
-        if server_seq.is_none() {
-            return Err(wire::missing("serverSeq", reader));
-        }
-        if snapshots.is_none() {
-            return Err(wire::missing("snapshots", reader));
-        }
-        Ok(Self {
-            protocol_version: wire::present(protocol_version),
-            server_seq: wire::present(server_seq),
-            snapshots: wire::present(snapshots),
-            default_directory: default_directory.unwrap_or_default(),
-            completion_trigger_characters: completion_trigger_characters.unwrap_or_default(),
-            telemetry: telemetry.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21701,27 +21713,31 @@ impl<'de> Deserialize<'de> for PingParams {
     }
 }
 
+impl wire::Blank for PingParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for PingParams {
     const NAME: &'static str = "PingParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21774,45 +21790,37 @@ impl<'de> Deserialize<'de> for ReconnectParams {
     }
 }
 
+impl wire::Blank for ReconnectParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            client_id: wire::Blank::blank(),
+            last_seen_server_seq: wire::Blank::blank(),
+            subscriptions: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ReconnectParams {
     const NAME: &'static str = "ReconnectParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut client_id = None;
-        let mut last_seen_server_seq = None;
-        let mut subscriptions = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "clientId", "lastSeenServerSeq", "subscriptions"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut client_id, "clientId")?,
-                2 => wire::field(reader, &mut last_seen_server_seq, "lastSeenServerSeq")?,
-                3 => wire::field(reader, &mut subscriptions, "subscriptions")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.client_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.last_seen_server_seq, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.subscriptions, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if client_id.is_none() {
-            return Err(wire::missing("clientId", reader));
-        }
-        if last_seen_server_seq.is_none() {
-            return Err(wire::missing("lastSeenServerSeq", reader));
-        }
-        if subscriptions.is_none() {
-            return Err(wire::missing("subscriptions", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            client_id: wire::present(client_id),
-            last_seen_server_seq: wire::present(last_seen_server_seq),
-            subscriptions: wire::present(subscriptions),
-            extra,
-        })
+        wire::check_required(seen, 0xf, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21873,39 +21881,35 @@ impl<'de> Deserialize<'de> for ReconnectReplayResult {
     }
 }
 
+impl wire::Blank for ReconnectReplayResult {
+    fn blank() -> Self {
+        Self {
+            r#type: wire::Blank::blank(),
+            actions: wire::Blank::blank(),
+            missing: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ReconnectReplayResult {
     const NAME: &'static str = "ReconnectReplayResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut r#type = None;
-        let mut actions = None;
-        let mut missing = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "actions", "missing"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut r#type, "type")?,
-                1 => wire::field(reader, &mut actions, "actions")?,
-                2 => wire::field(reader, &mut missing, "missing")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.actions, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.missing, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        if actions.is_none() {
-            return Err(wire::missing("actions", reader));
-        }
-        if missing.is_none() {
-            return Err(wire::missing("missing", reader));
-        }
-        Ok(Self {
-            r#type: wire::present(r#type),
-            actions: wire::present(actions),
-            missing: wire::present(missing),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -21956,33 +21960,33 @@ impl<'de> Deserialize<'de> for ReconnectSnapshotResult {
     }
 }
 
+impl wire::Blank for ReconnectSnapshotResult {
+    fn blank() -> Self {
+        Self {
+            r#type: wire::Blank::blank(),
+            snapshots: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ReconnectSnapshotResult {
     const NAME: &'static str = "ReconnectSnapshotResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut r#type = None;
-        let mut snapshots = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["type", "snapshots"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut r#type, "type")?,
-                1 => wire::field(reader, &mut snapshots, "snapshots")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.snapshots, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        if snapshots.is_none() {
-            return Err(wire::missing("snapshots", reader));
-        }
-        Ok(Self {
-            r#type: wire::present(r#type),
-            snapshots: wire::present(snapshots),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22032,27 +22036,31 @@ impl<'de> Deserialize<'de> for SubscribeParams {
     }
 }
 
+impl wire::Blank for SubscribeParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SubscribeParams {
     const NAME: &'static str = "SubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22098,24 +22106,31 @@ impl<'de> Deserialize<'de> for SubscribeResult {
     }
 }
 
+impl wire::Blank for SubscribeResult {
+    fn blank() -> Self {
+        Self {
+            snapshot: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SubscribeResult {
     const NAME: &'static str = "SubscribeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut snapshot = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["snapshot"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut snapshot, "snapshot")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.snapshot, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            snapshot: snapshot.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22160,27 +22175,31 @@ impl<'de> Deserialize<'de> for UnsubscribeParams {
     }
 }
 
+impl wire::Blank for UnsubscribeParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for UnsubscribeParams {
     const NAME: &'static str = "UnsubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22235,39 +22254,35 @@ impl<'de> Deserialize<'de> for DispatchActionParams {
     }
 }
 
+impl wire::Blank for DispatchActionParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            client_seq: wire::Blank::blank(),
+            action: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for DispatchActionParams {
     const NAME: &'static str = "DispatchActionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut client_seq = None;
-        let mut action = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "clientSeq", "action"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut client_seq, "clientSeq")?,
-                2 => wire::field(reader, &mut action, "action")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.action, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if client_seq.is_none() {
-            return Err(wire::missing("clientSeq", reader));
-        }
-        if action.is_none() {
-            return Err(wire::missing("action", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            client_seq: wire::present(client_seq),
-            action: wire::present(action),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22332,36 +22347,35 @@ impl<'de> Deserialize<'de> for ResourceReadParams {
     }
 }
 
+impl wire::Blank for ResourceReadParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            encoding: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceReadParams {
     const NAME: &'static str = "ResourceReadParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut encoding = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "encoding"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut encoding, "encoding")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.encoding, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            encoding: encoding.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22424,36 +22438,35 @@ impl<'de> Deserialize<'de> for ResourceReadResult {
     }
 }
 
+impl wire::Blank for ResourceReadResult {
+    fn blank() -> Self {
+        Self {
+            data: wire::Blank::blank(),
+            encoding: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceReadResult {
     const NAME: &'static str = "ResourceReadResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut data = None;
-        let mut encoding = None;
-        let mut content_type = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["data", "encoding", "contentType"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut data, "data")?,
-                1 => wire::field(reader, &mut encoding, "encoding")?,
-                2 => wire::field(reader, &mut content_type, "contentType")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.encoding, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if data.is_none() {
-            return Err(wire::missing("data", reader));
-        }
-        if encoding.is_none() {
-            return Err(wire::missing("encoding", reader));
-        }
-        Ok(Self {
-            data: wire::present(data),
-            encoding: wire::present(encoding),
-            content_type: content_type.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22563,21 +22576,28 @@ impl<'de> Deserialize<'de> for ResourceWriteParams {
     }
 }
 
+impl wire::Blank for ResourceWriteParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            data: wire::Blank::blank(),
+            encoding: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            create_only: wire::Blank::blank(),
+            mode: wire::Blank::blank(),
+            position: wire::Blank::blank(),
+            if_match: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceWriteParams {
     const NAME: &'static str = "ResourceWriteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut data = None;
-        let mut encoding = None;
-        let mut content_type = None;
-        let mut create_only = None;
-        let mut mode = None;
-        let mut position = None;
-        let mut if_match = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "channel",
             "uri",
@@ -22589,44 +22609,24 @@ impl wire::WireStruct for ResourceWriteParams {
             "position",
             "ifMatch",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut data, "data")?,
-                3 => wire::field(reader, &mut encoding, "encoding")?,
-                4 => wire::field(reader, &mut content_type, "contentType")?,
-                5 => wire::field(reader, &mut create_only, "createOnly")?,
-                6 => wire::field(reader, &mut mode, "mode")?,
-                7 => wire::field(reader, &mut position, "position")?,
-                8 => wire::field(reader, &mut if_match, "ifMatch")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.data, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.encoding, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.content_type, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.create_only, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.mode, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.position, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.if_match, &mut seen, 8, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if data.is_none() {
-            return Err(wire::missing("data", reader));
-        }
-        if encoding.is_none() {
-            return Err(wire::missing("encoding", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            data: wire::present(data),
-            encoding: wire::present(encoding),
-            content_type: content_type.unwrap_or_default(),
-            create_only: create_only.unwrap_or_default(),
-            mode: mode.unwrap_or_default(),
-            position: position.unwrap_or_default(),
-            if_match: if_match.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0xf, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22694,19 +22694,29 @@ impl<'de> Deserialize<'de> for ResourceWriteResult {
     }
 }
 
+impl wire::Blank for ResourceWriteResult {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceWriteResult {
     const NAME: &'static str = "ResourceWriteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22760,33 +22770,33 @@ impl<'de> Deserialize<'de> for ResourceListParams {
     }
 }
 
+impl wire::Blank for ResourceListParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceListParams {
     const NAME: &'static str = "ResourceListParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22858,6 +22868,12 @@ impl<'de> Deserialize<'de> for DirectoryEntryType {
     }
 }
 
+impl wire::Blank for DirectoryEntryType {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for DirectoryEntryType {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -22892,33 +22908,33 @@ impl<'de> Deserialize<'de> for DirectoryEntry {
     }
 }
 
+impl wire::Blank for DirectoryEntry {
+    fn blank() -> Self {
+        Self {
+            name: wire::Blank::blank(),
+            r#type: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for DirectoryEntry {
     const NAME: &'static str = "DirectoryEntry";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut name = None;
-        let mut r#type = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["name", "type"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut name, "name")?,
-                1 => wire::field(reader, &mut r#type, "type")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if name.is_none() {
-            return Err(wire::missing("name", reader));
-        }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        Ok(Self {
-            name: wire::present(name),
-            r#type: wire::present(r#type),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -22963,27 +22979,31 @@ impl<'de> Deserialize<'de> for ResourceListResult {
     }
 }
 
+impl wire::Blank for ResourceListResult {
+    fn blank() -> Self {
+        Self {
+            entries: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceListResult {
     const NAME: &'static str = "ResourceListResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut entries = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["entries"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut entries, "entries")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.entries, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if entries.is_none() {
-            return Err(wire::missing("entries", reader));
-        }
-        Ok(Self {
-            entries: wire::present(entries),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23046,42 +23066,37 @@ impl<'de> Deserialize<'de> for ResourceCopyParams {
     }
 }
 
+impl wire::Blank for ResourceCopyParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            source: wire::Blank::blank(),
+            destination: wire::Blank::blank(),
+            fail_if_exists: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceCopyParams {
     const NAME: &'static str = "ResourceCopyParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut source = None;
-        let mut destination = None;
-        let mut fail_if_exists = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut source, "source")?,
-                2 => wire::field(reader, &mut destination, "destination")?,
-                3 => wire::field(reader, &mut fail_if_exists, "failIfExists")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.source, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.destination, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if source.is_none() {
-            return Err(wire::missing("source", reader));
-        }
-        if destination.is_none() {
-            return Err(wire::missing("destination", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            source: wire::present(source),
-            destination: wire::present(destination),
-            fail_if_exists: fail_if_exists.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23131,19 +23146,29 @@ impl<'de> Deserialize<'de> for ResourceCopyResult {
     }
 }
 
+impl wire::Blank for ResourceCopyResult {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceCopyResult {
     const NAME: &'static str = "ResourceCopyResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23194,36 +23219,35 @@ impl<'de> Deserialize<'de> for ResourceDeleteParams {
     }
 }
 
+impl wire::Blank for ResourceDeleteParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            recursive: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteParams {
     const NAME: &'static str = "ResourceDeleteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut recursive = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "recursive"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut recursive, "recursive")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.recursive, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            recursive: recursive.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23271,19 +23295,29 @@ impl<'de> Deserialize<'de> for ResourceDeleteResult {
     }
 }
 
+impl wire::Blank for ResourceDeleteResult {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteResult {
     const NAME: &'static str = "ResourceDeleteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23355,39 +23389,37 @@ impl<'de> Deserialize<'de> for ResourceRequestParams {
     }
 }
 
+impl wire::Blank for ResourceRequestParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            read: wire::Blank::blank(),
+            write: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceRequestParams {
     const NAME: &'static str = "ResourceRequestParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut read = None;
-        let mut write = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "read", "write"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut read, "read")?,
-                3 => wire::field(reader, &mut write, "write")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.read, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.write, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            read: read.unwrap_or_default(),
-            write: write.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23439,19 +23471,29 @@ impl<'de> Deserialize<'de> for ResourceRequestResult {
     }
 }
 
+impl wire::Blank for ResourceRequestResult {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceRequestResult {
     const NAME: &'static str = "ResourceRequestResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23512,42 +23554,37 @@ impl<'de> Deserialize<'de> for ResourceMoveParams {
     }
 }
 
+impl wire::Blank for ResourceMoveParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            source: wire::Blank::blank(),
+            destination: wire::Blank::blank(),
+            fail_if_exists: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceMoveParams {
     const NAME: &'static str = "ResourceMoveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut source = None;
-        let mut destination = None;
-        let mut fail_if_exists = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut source, "source")?,
-                2 => wire::field(reader, &mut destination, "destination")?,
-                3 => wire::field(reader, &mut fail_if_exists, "failIfExists")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.source, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.destination, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if source.is_none() {
-            return Err(wire::missing("source", reader));
-        }
-        if destination.is_none() {
-            return Err(wire::missing("destination", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            source: wire::present(source),
-            destination: wire::present(destination),
-            fail_if_exists: fail_if_exists.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23597,19 +23634,29 @@ impl<'de> Deserialize<'de> for ResourceMoveResult {
     }
 }
 
+impl wire::Blank for ResourceMoveResult {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceMoveResult {
     const NAME: &'static str = "ResourceMoveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23673,36 +23720,35 @@ impl<'de> Deserialize<'de> for ResourceResolveParams {
     }
 }
 
+impl wire::Blank for ResourceResolveParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            follow_symlinks: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceResolveParams {
     const NAME: &'static str = "ResourceResolveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut follow_symlinks = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "followSymlinks"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut follow_symlinks, "followSymlinks")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.follow_symlinks, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            follow_symlinks: follow_symlinks.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23782,19 +23828,26 @@ impl<'de> Deserialize<'de> for ResourceResolveResult {
     }
 }
 
+impl wire::Blank for ResourceResolveResult {
+    fn blank() -> Self {
+        Self {
+            uri: wire::Blank::blank(),
+            r#type: wire::Blank::blank(),
+            size: wire::Blank::blank(),
+            mtime: wire::Blank::blank(),
+            ctime: wire::Blank::blank(),
+            content_type: wire::Blank::blank(),
+            etag: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceResolveResult {
     const NAME: &'static str = "ResourceResolveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut uri = None;
-        let mut r#type = None;
-        let mut size = None;
-        let mut mtime = None;
-        let mut ctime = None;
-        let mut content_type = None;
-        let mut etag = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "uri",
             "type",
@@ -23804,34 +23857,22 @@ impl wire::WireStruct for ResourceResolveResult {
             "contentType",
             "etag",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut uri, "uri")?,
-                1 => wire::field(reader, &mut r#type, "type")?,
-                2 => wire::field(reader, &mut size, "size")?,
-                3 => wire::field(reader, &mut mtime, "mtime")?,
-                4 => wire::field(reader, &mut ctime, "ctime")?,
-                5 => wire::field(reader, &mut content_type, "contentType")?,
-                6 => wire::field(reader, &mut etag, "etag")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.size, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.mtime, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.ctime, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.etag, &mut seen, 6, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        if r#type.is_none() {
-            return Err(wire::missing("type", reader));
-        }
-        Ok(Self {
-            uri: wire::present(uri),
-            r#type: wire::present(r#type),
-            size: size.unwrap_or_default(),
-            mtime: mtime.unwrap_or_default(),
-            ctime: ctime.unwrap_or_default(),
-            content_type: content_type.unwrap_or_default(),
-            etag: etag.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23907,33 +23948,33 @@ impl<'de> Deserialize<'de> for ResourceMkdirParams {
     }
 }
 
+impl wire::Blank for ResourceMkdirParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirParams {
     const NAME: &'static str = "ResourceMkdirParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -23977,19 +24018,29 @@ impl<'de> Deserialize<'de> for ResourceMkdirResult {
     }
 }
 
+impl wire::Blank for ResourceMkdirResult {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirResult {
     const NAME: &'static str = "ResourceMkdirResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24044,39 +24095,35 @@ impl<'de> Deserialize<'de> for AuthenticateParams {
     }
 }
 
+impl wire::Blank for AuthenticateParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            resource: wire::Blank::blank(),
+            token: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AuthenticateParams {
     const NAME: &'static str = "AuthenticateParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut resource = None;
-        let mut token = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "resource", "token"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut resource, "resource")?,
-                2 => wire::field(reader, &mut token, "token")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.token, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        if token.is_none() {
-            return Err(wire::missing("token", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            resource: wire::present(resource),
-            token: wire::present(token),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24124,19 +24171,29 @@ impl<'de> Deserialize<'de> for AuthenticateResult {
     }
 }
 
+impl wire::Blank for AuthenticateResult {
+    fn blank() -> Self {
+        Self {
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AuthenticateResult {
     const NAME: &'static str = "AuthenticateResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[];
+        let mut out = <Self as wire::Blank>::blank();
+        let seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut extra, key)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self { extra })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24185,30 +24242,33 @@ impl<'de> Deserialize<'de> for ListSessionsParams {
     }
 }
 
+impl wire::Blank for ListSessionsParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            filter: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ListSessionsParams {
     const NAME: &'static str = "ListSessionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut filter = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "filter"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut filter, "filter")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.filter, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            filter: filter.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24255,27 +24315,31 @@ impl<'de> Deserialize<'de> for ListSessionsResult {
     }
 }
 
+impl wire::Blank for ListSessionsResult {
+    fn blank() -> Self {
+        Self {
+            items: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ListSessionsResult {
     const NAME: &'static str = "ListSessionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut items = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut items, "items")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if items.is_none() {
-            return Err(wire::missing("items", reader));
-        }
-        Ok(Self {
-            items: wire::present(items),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24340,36 +24404,37 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigParams {
     }
 }
 
+impl wire::Blank for ResolveSessionConfigParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            provider: wire::Blank::blank(),
+            working_directory: wire::Blank::blank(),
+            config: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigParams {
     const NAME: &'static str = "ResolveSessionConfigParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut provider = None;
-        let mut working_directory = None;
-        let mut config = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "provider", "workingDirectory", "config"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut provider, "provider")?,
-                2 => wire::field(reader, &mut working_directory, "workingDirectory")?,
-                3 => wire::field(reader, &mut config, "config")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.working_directory, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            provider: provider.unwrap_or_default(),
-            working_directory: working_directory.unwrap_or_default(),
-            config: config.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24428,33 +24493,33 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
     }
 }
 
+impl wire::Blank for ResolveSessionConfigResult {
+    fn blank() -> Self {
+        Self {
+            schema: wire::Blank::blank(),
+            values: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigResult {
     const NAME: &'static str = "ResolveSessionConfigResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut schema = None;
-        let mut values = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["schema", "values"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut schema, "schema")?,
-                1 => wire::field(reader, &mut values, "values")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if schema.is_none() {
-            return Err(wire::missing("schema", reader));
-        }
-        if values.is_none() {
-            return Err(wire::missing("values", reader));
-        }
-        Ok(Self {
-            schema: wire::present(schema),
-            values: wire::present(values),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24509,36 +24574,35 @@ impl<'de> Deserialize<'de> for SessionConfigValueItem {
     }
 }
 
+impl wire::Blank for SessionConfigValueItem {
+    fn blank() -> Self {
+        Self {
+            value: wire::Blank::blank(),
+            label: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionConfigValueItem {
     const NAME: &'static str = "SessionConfigValueItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut value = None;
-        let mut label = None;
-        let mut description = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["value", "label", "description"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut value, "value")?,
-                1 => wire::field(reader, &mut label, "label")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if value.is_none() {
-            return Err(wire::missing("value", reader));
-        }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        Ok(Self {
-            value: wire::present(value),
-            label: wire::present(label),
-            description: description.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24611,18 +24675,25 @@ impl<'de> Deserialize<'de> for SessionConfigCompletionsParams {
     }
 }
 
+impl wire::Blank for SessionConfigCompletionsParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            provider: wire::Blank::blank(),
+            working_directory: wire::Blank::blank(),
+            config: wire::Blank::blank(),
+            property: wire::Blank::blank(),
+            query: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsParams {
     const NAME: &'static str = "SessionConfigCompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut provider = None;
-        let mut working_directory = None;
-        let mut config = None;
-        let mut property = None;
-        let mut query = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "channel",
             "provider",
@@ -24631,32 +24702,21 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
             "property",
             "query",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut provider, "provider")?,
-                2 => wire::field(reader, &mut working_directory, "workingDirectory")?,
-                3 => wire::field(reader, &mut config, "config")?,
-                4 => wire::field(reader, &mut property, "property")?,
-                5 => wire::field(reader, &mut query, "query")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.working_directory, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.property, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.query, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if property.is_none() {
-            return Err(wire::missing("property", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            provider: provider.unwrap_or_default(),
-            working_directory: working_directory.unwrap_or_default(),
-            config: config.unwrap_or_default(),
-            property: wire::present(property),
-            query: query.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x11, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24717,27 +24777,31 @@ impl<'de> Deserialize<'de> for SessionConfigCompletionsResult {
     }
 }
 
+impl wire::Blank for SessionConfigCompletionsResult {
+    fn blank() -> Self {
+        Self {
+            items: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsResult {
     const NAME: &'static str = "SessionConfigCompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut items = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut items, "items")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if items.is_none() {
-            return Err(wire::missing("items", reader));
-        }
-        Ok(Self {
-            items: wire::present(items),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24790,33 +24854,33 @@ impl<'de> Deserialize<'de> for SessionForkSource {
     }
 }
 
+impl wire::Blank for SessionForkSource {
+    fn blank() -> Self {
+        Self {
+            session: wire::Blank::blank(),
+            turn_id: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionForkSource {
     const NAME: &'static str = "SessionForkSource";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut session = None;
-        let mut turn_id = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["session", "turnId"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut session, "session")?,
-                1 => wire::field(reader, &mut turn_id, "turnId")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if session.is_none() {
-            return Err(wire::missing("session", reader));
-        }
-        if turn_id.is_none() {
-            return Err(wire::missing("turnId", reader));
-        }
-        Ok(Self {
-            session: wire::present(session),
-            turn_id: wire::present(turn_id),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -24899,20 +24963,27 @@ impl<'de> Deserialize<'de> for CreateSessionParams {
     }
 }
 
+impl wire::Blank for CreateSessionParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            provider: wire::Blank::blank(),
+            model: wire::Blank::blank(),
+            agent: wire::Blank::blank(),
+            working_directory: wire::Blank::blank(),
+            fork: wire::Blank::blank(),
+            config: wire::Blank::blank(),
+            active_client: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CreateSessionParams {
     const NAME: &'static str = "CreateSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut provider = None;
-        let mut model = None;
-        let mut agent = None;
-        let mut working_directory = None;
-        let mut fork = None;
-        let mut config = None;
-        let mut active_client = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "channel",
             "provider",
@@ -24923,33 +24994,23 @@ impl wire::WireStruct for CreateSessionParams {
             "config",
             "activeClient",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut provider, "provider")?,
-                2 => wire::field(reader, &mut model, "model")?,
-                3 => wire::field(reader, &mut agent, "agent")?,
-                4 => wire::field(reader, &mut working_directory, "workingDirectory")?,
-                5 => wire::field(reader, &mut fork, "fork")?,
-                6 => wire::field(reader, &mut config, "config")?,
-                7 => wire::field(reader, &mut active_client, "activeClient")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.model, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.agent, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.working_directory, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.fork, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.config, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.active_client, &mut seen, 7, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            provider: provider.unwrap_or_default(),
-            model: model.unwrap_or_default(),
-            agent: agent.unwrap_or_default(),
-            working_directory: working_directory.unwrap_or_default(),
-            fork: fork.unwrap_or_default(),
-            config: config.unwrap_or_default(),
-            active_client: active_client.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25022,27 +25083,31 @@ impl<'de> Deserialize<'de> for DisposeSessionParams {
     }
 }
 
+impl wire::Blank for DisposeSessionParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for DisposeSessionParams {
     const NAME: &'static str = "DisposeSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25097,33 +25162,35 @@ impl<'de> Deserialize<'de> for FetchTurnsParams {
     }
 }
 
+impl wire::Blank for FetchTurnsParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            before: wire::Blank::blank(),
+            limit: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for FetchTurnsParams {
     const NAME: &'static str = "FetchTurnsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut before = None;
-        let mut limit = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "before", "limit"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut before, "before")?,
-                2 => wire::field(reader, &mut limit, "limit")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.before, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.limit, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            before: before.unwrap_or_default(),
-            limit: limit.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25177,33 +25244,33 @@ impl<'de> Deserialize<'de> for FetchTurnsResult {
     }
 }
 
+impl wire::Blank for FetchTurnsResult {
+    fn blank() -> Self {
+        Self {
+            turns: wire::Blank::blank(),
+            has_more: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for FetchTurnsResult {
     const NAME: &'static str = "FetchTurnsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut turns = None;
-        let mut has_more = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["turns", "hasMore"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut turns, "turns")?,
-                1 => wire::field(reader, &mut has_more, "hasMore")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.turns, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.has_more, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if turns.is_none() {
-            return Err(wire::missing("turns", reader));
-        }
-        if has_more.is_none() {
-            return Err(wire::missing("hasMore", reader));
-        }
-        Ok(Self {
-            turns: wire::present(turns),
-            has_more: wire::present(has_more),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25265,45 +25332,37 @@ impl<'de> Deserialize<'de> for CompletionsParams {
     }
 }
 
+impl wire::Blank for CompletionsParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            kind: wire::Blank::blank(),
+            text: wire::Blank::blank(),
+            offset: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CompletionsParams {
     const NAME: &'static str = "CompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut kind = None;
-        let mut text = None;
-        let mut offset = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "kind", "text", "offset"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut kind, "kind")?,
-                2 => wire::field(reader, &mut text, "text")?,
-                3 => wire::field(reader, &mut offset, "offset")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.kind, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.text, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.offset, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if kind.is_none() {
-            return Err(wire::missing("kind", reader));
-        }
-        if text.is_none() {
-            return Err(wire::missing("text", reader));
-        }
-        if offset.is_none() {
-            return Err(wire::missing("offset", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            kind: wire::present(kind),
-            text: wire::present(text),
-            offset: wire::present(offset),
-            extra,
-        })
+        wire::check_required(seen, 0xf, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25387,39 +25446,37 @@ impl<'de> Deserialize<'de> for CompletionItem {
     }
 }
 
+impl wire::Blank for CompletionItem {
+    fn blank() -> Self {
+        Self {
+            insert_text: wire::Blank::blank(),
+            range_start: wire::Blank::blank(),
+            range_end: wire::Blank::blank(),
+            attachment: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CompletionItem {
     const NAME: &'static str = "CompletionItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut insert_text = None;
-        let mut range_start = None;
-        let mut range_end = None;
-        let mut attachment = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["insertText", "rangeStart", "rangeEnd", "attachment"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut insert_text, "insertText")?,
-                1 => wire::field(reader, &mut range_start, "rangeStart")?,
-                2 => wire::field(reader, &mut range_end, "rangeEnd")?,
-                3 => wire::field(reader, &mut attachment, "attachment")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.insert_text, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.range_start, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.range_end, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.attachment, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if insert_text.is_none() {
-            return Err(wire::missing("insertText", reader));
-        }
-        if attachment.is_none() {
-            return Err(wire::missing("attachment", reader));
-        }
-        Ok(Self {
-            insert_text: wire::present(insert_text),
-            range_start: range_start.unwrap_or_default(),
-            range_end: range_end.unwrap_or_default(),
-            attachment: wire::present(attachment),
-            extra,
-        })
+        wire::check_required(seen, 0x9, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25472,27 +25529,31 @@ impl<'de> Deserialize<'de> for CompletionsResult {
     }
 }
 
+impl wire::Blank for CompletionsResult {
+    fn blank() -> Self {
+        Self {
+            items: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CompletionsResult {
     const NAME: &'static str = "CompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut items = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["items"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut items, "items")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if items.is_none() {
-            return Err(wire::missing("items", reader));
-        }
-        Ok(Self {
-            items: wire::present(items),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25564,45 +25625,41 @@ impl<'de> Deserialize<'de> for CreateTerminalParams {
     }
 }
 
+impl wire::Blank for CreateTerminalParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            claim: wire::Blank::blank(),
+            name: wire::Blank::blank(),
+            cwd: wire::Blank::blank(),
+            cols: wire::Blank::blank(),
+            rows: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CreateTerminalParams {
     const NAME: &'static str = "CreateTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut claim = None;
-        let mut name = None;
-        let mut cwd = None;
-        let mut cols = None;
-        let mut rows = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "claim", "name", "cwd", "cols", "rows"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut claim, "claim")?,
-                2 => wire::field(reader, &mut name, "name")?,
-                3 => wire::field(reader, &mut cwd, "cwd")?,
-                4 => wire::field(reader, &mut cols, "cols")?,
-                5 => wire::field(reader, &mut rows, "rows")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.claim, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.cwd, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.cols, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.rows, &mut seen, 5, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if claim.is_none() {
-            return Err(wire::missing("claim", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            claim: wire::present(claim),
-            name: name.unwrap_or_default(),
-            cwd: cwd.unwrap_or_default(),
-            cols: cols.unwrap_or_default(),
-            rows: rows.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25666,27 +25723,31 @@ impl<'de> Deserialize<'de> for DisposeTerminalParams {
     }
 }
 
+impl wire::Blank for DisposeTerminalParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for DisposeTerminalParams {
     const NAME: &'static str = "DisposeTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25736,30 +25797,33 @@ impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
     }
 }
 
+impl wire::Blank for ChangesetOperationFollowUp {
+    fn blank() -> Self {
+        Self {
+            content: wire::Blank::blank(),
+            external: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationFollowUp {
     const NAME: &'static str = "ChangesetOperationFollowUp";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut content = None;
-        let mut external = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["content", "external"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut content, "content")?,
-                1 => wire::field(reader, &mut external, "external")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.external, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            content: wire::present(content),
-            external: external.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25824,36 +25888,35 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
     }
 }
 
+impl wire::Blank for InvokeChangesetOperationParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            operation_id: wire::Blank::blank(),
+            target: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationParams {
     const NAME: &'static str = "InvokeChangesetOperationParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut operation_id = None;
-        let mut target = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "operationId", "target"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut operation_id, "operationId")?,
-                2 => wire::field(reader, &mut target, "target")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.operation_id, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.target, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if operation_id.is_none() {
-            return Err(wire::missing("operationId", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            operation_id: wire::present(operation_id),
-            target: target.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -25912,27 +25975,33 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
     }
 }
 
+impl wire::Blank for InvokeChangesetOperationResult {
+    fn blank() -> Self {
+        Self {
+            message: wire::Blank::blank(),
+            follow_up: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationResult {
     const NAME: &'static str = "InvokeChangesetOperationResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut message = None;
-        let mut follow_up = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["message", "followUp"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut message, "message")?,
-                1 => wire::field(reader, &mut follow_up, "followUp")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.follow_up, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            message: message.unwrap_or_default(),
-            follow_up: follow_up.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26012,42 +26081,39 @@ impl<'de> Deserialize<'de> for CreateResourceWatchParams {
     }
 }
 
+impl wire::Blank for CreateResourceWatchParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            uri: wire::Blank::blank(),
+            recursive: wire::Blank::blank(),
+            excludes: wire::Blank::blank(),
+            includes: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchParams {
     const NAME: &'static str = "CreateResourceWatchParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut uri = None;
-        let mut recursive = None;
-        let mut excludes = None;
-        let mut includes = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "uri", "recursive", "excludes", "includes"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut uri, "uri")?,
-                2 => wire::field(reader, &mut recursive, "recursive")?,
-                3 => wire::field(reader, &mut excludes, "excludes")?,
-                4 => wire::field(reader, &mut includes, "includes")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.recursive, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.excludes, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.includes, &mut seen, 4, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if uri.is_none() {
-            return Err(wire::missing("uri", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            uri: wire::present(uri),
-            recursive: recursive.unwrap_or_default(),
-            excludes: excludes.unwrap_or_default(),
-            includes: includes.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26106,27 +26172,31 @@ impl<'de> Deserialize<'de> for CreateResourceWatchResult {
     }
 }
 
+impl wire::Blank for CreateResourceWatchResult {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchResult {
     const NAME: &'static str = "CreateResourceWatchResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26184,36 +26254,35 @@ impl<'de> Deserialize<'de> for AuthRequiredParams {
     }
 }
 
+impl wire::Blank for AuthRequiredParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            resource: wire::Blank::blank(),
+            reason: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AuthRequiredParams {
     const NAME: &'static str = "AuthRequiredParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut resource = None;
-        let mut reason = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "resource", "reason"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut resource, "resource")?,
-                2 => wire::field(reader, &mut reason, "reason")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.reason, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if resource.is_none() {
-            return Err(wire::missing("resource", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            resource: wire::present(resource),
-            reason: reason.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26266,33 +26335,33 @@ impl<'de> Deserialize<'de> for SessionAddedParams {
     }
 }
 
+impl wire::Blank for SessionAddedParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            summary: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionAddedParams {
     const NAME: &'static str = "SessionAddedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut summary = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "summary"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut summary, "summary")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.summary, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if summary.is_none() {
-            return Err(wire::missing("summary", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            summary: wire::present(summary),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26341,33 +26410,33 @@ impl<'de> Deserialize<'de> for SessionRemovedParams {
     }
 }
 
+impl wire::Blank for SessionRemovedParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            session: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionRemovedParams {
     const NAME: &'static str = "SessionRemovedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut session = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "session"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut session, "session")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if session.is_none() {
-            return Err(wire::missing("session", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            session: wire::present(session),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26468,24 +26537,31 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParamsChanges {
     }
 }
 
+impl wire::Blank for SessionSummaryChangedParamsChanges {
+    fn blank() -> Self {
+        Self {
+            resource: wire::Blank::blank(),
+            provider: wire::Blank::blank(),
+            title: wire::Blank::blank(),
+            status: wire::Blank::blank(),
+            activity: wire::Blank::blank(),
+            created_at: wire::Blank::blank(),
+            modified_at: wire::Blank::blank(),
+            project: wire::Blank::blank(),
+            model: wire::Blank::blank(),
+            agent: wire::Blank::blank(),
+            working_directory: wire::Blank::blank(),
+            changes: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionSummaryChangedParamsChanges {
     const NAME: &'static str = "SessionSummaryChangedParamsChanges";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resource = None;
-        let mut provider = None;
-        let mut title = None;
-        let mut status = None;
-        let mut activity = None;
-        let mut created_at = None;
-        let mut modified_at = None;
-        let mut project = None;
-        let mut model = None;
-        let mut agent = None;
-        let mut working_directory = None;
-        let mut changes = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &[
             "resource",
             "provider",
@@ -26500,38 +26576,27 @@ impl wire::WireStruct for SessionSummaryChangedParamsChanges {
             "workingDirectory",
             "changes",
         ];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resource, "resource")?,
-                1 => wire::field(reader, &mut provider, "provider")?,
-                2 => wire::field(reader, &mut title, "title")?,
-                3 => wire::field(reader, &mut status, "status")?,
-                4 => wire::field(reader, &mut activity, "activity")?,
-                5 => wire::field(reader, &mut created_at, "createdAt")?,
-                6 => wire::field(reader, &mut modified_at, "modifiedAt")?,
-                7 => wire::field(reader, &mut project, "project")?,
-                8 => wire::field(reader, &mut model, "model")?,
-                9 => wire::field(reader, &mut agent, "agent")?,
-                10 => wire::field(reader, &mut working_directory, "workingDirectory")?,
-                11 => wire::field(reader, &mut changes, "changes")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.status, &mut seen, 3, KEYS)?,
+                4 => wire::member(reader, &mut out.activity, &mut seen, 4, KEYS)?,
+                5 => wire::member(reader, &mut out.created_at, &mut seen, 5, KEYS)?,
+                6 => wire::member(reader, &mut out.modified_at, &mut seen, 6, KEYS)?,
+                7 => wire::member(reader, &mut out.project, &mut seen, 7, KEYS)?,
+                8 => wire::member(reader, &mut out.model, &mut seen, 8, KEYS)?,
+                9 => wire::member(reader, &mut out.agent, &mut seen, 9, KEYS)?,
+                10 => wire::member(reader, &mut out.working_directory, &mut seen, 10, KEYS)?,
+                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            resource: resource.unwrap_or_default(),
-            provider: provider.unwrap_or_default(),
-            title: title.unwrap_or_default(),
-            status: status.unwrap_or_default(),
-            activity: activity.unwrap_or_default(),
-            created_at: created_at.unwrap_or_default(),
-            modified_at: modified_at.unwrap_or_default(),
-            project: project.unwrap_or_default(),
-            model: model.unwrap_or_default(),
-            agent: agent.unwrap_or_default(),
-            working_directory: working_directory.unwrap_or_default(),
-            changes: changes.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26656,39 +26721,35 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
     }
 }
 
+impl wire::Blank for SessionSummaryChangedParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            session: wire::Blank::blank(),
+            changes: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionSummaryChangedParams {
     const NAME: &'static str = "SessionSummaryChangedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut session = None;
-        let mut changes = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "session", "changes"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut session, "session")?,
-                2 => wire::field(reader, &mut changes, "changes")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.changes, &mut seen, 2, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if session.is_none() {
-            return Err(wire::missing("session", reader));
-        }
-        if changes.is_none() {
-            return Err(wire::missing("changes", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            session: wire::present(session),
-            changes: wire::present(changes),
-            extra,
-        })
+        wire::check_required(seen, 0x7, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26752,33 +26813,33 @@ impl<'de> Deserialize<'de> for OtlpExportLogsParams {
     }
 }
 
+impl wire::Blank for OtlpExportLogsParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            payload: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for OtlpExportLogsParams {
     const NAME: &'static str = "OtlpExportLogsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut payload = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "payload"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut payload, "payload")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if payload.is_none() {
-            return Err(wire::missing("payload", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            payload: wire::present(payload),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26834,33 +26895,33 @@ impl<'de> Deserialize<'de> for OtlpExportTracesParams {
     }
 }
 
+impl wire::Blank for OtlpExportTracesParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            payload: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for OtlpExportTracesParams {
     const NAME: &'static str = "OtlpExportTracesParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut payload = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "payload"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut payload, "payload")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if payload.is_none() {
-            return Err(wire::missing("payload", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            payload: wire::present(payload),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26916,33 +26977,33 @@ impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
     }
 }
 
+impl wire::Blank for OtlpExportMetricsParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            payload: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for OtlpExportMetricsParams {
     const NAME: &'static str = "OtlpExportMetricsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut payload = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "payload"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut payload, "payload")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if payload.is_none() {
-            return Err(wire::missing("payload", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            payload: wire::present(payload),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -26991,27 +27052,31 @@ impl<'de> Deserialize<'de> for AuthRequiredErrorData {
     }
 }
 
+impl wire::Blank for AuthRequiredErrorData {
+    fn blank() -> Self {
+        Self {
+            resources: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for AuthRequiredErrorData {
     const NAME: &'static str = "AuthRequiredErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut resources = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["resources"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut resources, "resources")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.resources, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if resources.is_none() {
-            return Err(wire::missing("resources", reader));
-        }
-        Ok(Self {
-            resources: wire::present(resources),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27060,24 +27125,31 @@ impl<'de> Deserialize<'de> for PermissionDeniedErrorData {
     }
 }
 
+impl wire::Blank for PermissionDeniedErrorData {
+    fn blank() -> Self {
+        Self {
+            request: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for PermissionDeniedErrorData {
     const NAME: &'static str = "PermissionDeniedErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut request = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["request"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut request, "request")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        Ok(Self {
-            request: request.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x0, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27127,27 +27199,31 @@ impl<'de> Deserialize<'de> for UnsupportedProtocolVersionErrorData {
     }
 }
 
+impl wire::Blank for UnsupportedProtocolVersionErrorData {
+    fn blank() -> Self {
+        Self {
+            supported_versions: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     const NAME: &'static str = "UnsupportedProtocolVersionErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut supported_versions = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["supportedVersions"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut supported_versions, "supportedVersions")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.supported_versions, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if supported_versions.is_none() {
-            return Err(wire::missing("supportedVersions", reader));
-        }
-        Ok(Self {
-            supported_versions: wire::present(supported_versions),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27207,39 +27283,37 @@ impl<'de> Deserialize<'de> for SystemMessageSection {
     }
 }
 
+impl wire::Blank for SystemMessageSection {
+    fn blank() -> Self {
+        Self {
+            id: wire::Blank::blank(),
+            label: wire::Blank::blank(),
+            description: wire::Blank::blank(),
+            restricted: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SystemMessageSection {
     const NAME: &'static str = "SystemMessageSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut id = None;
-        let mut label = None;
-        let mut description = None;
-        let mut restricted = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["id", "label", "description", "restricted"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut id, "id")?,
-                1 => wire::field(reader, &mut label, "label")?,
-                2 => wire::field(reader, &mut description, "description")?,
-                3 => wire::field(reader, &mut restricted, "restricted")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
+                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
+                3 => wire::member(reader, &mut out.restricted, &mut seen, 3, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if id.is_none() {
-            return Err(wire::missing("id", reader));
-        }
-        if label.is_none() {
-            return Err(wire::missing("label", reader));
-        }
-        Ok(Self {
-            id: wire::present(id),
-            label: wire::present(label),
-            description: description.unwrap_or_default(),
-            restricted: restricted.unwrap_or_default(),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27292,27 +27366,31 @@ impl<'de> Deserialize<'de> for SessionActiveClientSystemMessageTransform {
     }
 }
 
+impl wire::Blank for SessionActiveClientSystemMessageTransform {
+    fn blank() -> Self {
+        Self {
+            sections: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     const NAME: &'static str = "SessionActiveClientSystemMessageTransform";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut sections = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["sections"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut sections, "sections")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if sections.is_none() {
-            return Err(wire::missing("sections", reader));
-        }
-        Ok(Self {
-            sections: wire::present(sections),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27355,27 +27433,31 @@ impl<'de> Deserialize<'de> for SystemMessageTransformSection {
     }
 }
 
+impl wire::Blank for SystemMessageTransformSection {
+    fn blank() -> Self {
+        Self {
+            content: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformSection {
     const NAME: &'static str = "SystemMessageTransformSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut content = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["content"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut content, "content")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if content.is_none() {
-            return Err(wire::missing("content", reader));
-        }
-        Ok(Self {
-            content: wire::present(content),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27425,33 +27507,33 @@ impl<'de> Deserialize<'de> for SystemMessageTransformParams {
     }
 }
 
+impl wire::Blank for SystemMessageTransformParams {
+    fn blank() -> Self {
+        Self {
+            channel: wire::Blank::blank(),
+            sections: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformParams {
     const NAME: &'static str = "SystemMessageTransformParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut channel = None;
-        let mut sections = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["channel", "sections"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut channel, "channel")?,
-                1 => wire::field(reader, &mut sections, "sections")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
+                1 => wire::member(reader, &mut out.sections, &mut seen, 1, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if channel.is_none() {
-            return Err(wire::missing("channel", reader));
-        }
-        if sections.is_none() {
-            return Err(wire::missing("sections", reader));
-        }
-        Ok(Self {
-            channel: wire::present(channel),
-            sections: wire::present(sections),
-            extra,
-        })
+        wire::check_required(seen, 0x3, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27500,27 +27582,31 @@ impl<'de> Deserialize<'de> for SystemMessageTransformResult {
     }
 }
 
+impl wire::Blank for SystemMessageTransformResult {
+    fn blank() -> Self {
+        Self {
+            sections: wire::Blank::blank(),
+            extra: Extra::default(),
+        }
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformResult {
     const NAME: &'static str = "SystemMessageTransformResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let mut sections = None;
-        let mut extra = Extra::default();
         const KEYS: &[&str] = &["sections"];
+        let mut out = <Self as wire::Blank>::blank();
+        let mut seen = 0u64;
         while let Some(key) = reader.next_key()? {
             match wire::key_index(&key, KEYS) {
-                0 => wire::field(reader, &mut sections, "sections")?,
-                _ => wire::unknown(reader, &mut extra, key)?,
+                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
+                _ => wire::unknown(reader, &mut out.extra, key)?,
             }
         }
-        if sections.is_none() {
-            return Err(wire::missing("sections", reader));
-        }
-        Ok(Self {
-            sections: wire::present(sections),
-            extra,
-        })
+        wire::check_required(seen, 0x1, KEYS, reader)?;
+        Ok(out)
     }
 }
 
@@ -27590,6 +27676,12 @@ impl<'de> Deserialize<'de> for AuthRequiredReason {
     }
 }
 
+impl wire::Blank for AuthRequiredReason {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for AuthRequiredReason {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -27649,6 +27741,12 @@ impl Decode for ChangesetOperationScope {
 impl<'de> Deserialize<'de> for ChangesetOperationScope {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for ChangesetOperationScope {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -27714,6 +27812,12 @@ impl<'de> Deserialize<'de> for ChangesetOperationStatus {
     }
 }
 
+impl wire::Blank for ChangesetOperationStatus {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ChangesetOperationStatus {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -27776,6 +27880,12 @@ impl<'de> Deserialize<'de> for ChangesetStatus {
     }
 }
 
+impl wire::Blank for ChangesetStatus {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ChangesetStatus {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -27827,6 +27937,12 @@ impl Decode for CompletionItemKind {
 impl<'de> Deserialize<'de> for CompletionItemKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for CompletionItemKind {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -27888,6 +28004,12 @@ impl<'de> Deserialize<'de> for ConfirmationOptionKind {
     }
 }
 
+impl wire::Blank for ConfirmationOptionKind {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ConfirmationOptionKind {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -27943,6 +28065,12 @@ impl Decode for ContentEncoding {
 impl<'de> Deserialize<'de> for ContentEncoding {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for ContentEncoding {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -28008,6 +28136,12 @@ impl<'de> Deserialize<'de> for McpAuthRequiredReason {
     }
 }
 
+impl wire::Blank for McpAuthRequiredReason {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for McpAuthRequiredReason {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -28063,6 +28197,12 @@ impl Decode for PendingMessageKind {
 impl<'de> Deserialize<'de> for PendingMessageKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for PendingMessageKind {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -28128,6 +28268,12 @@ impl<'de> Deserialize<'de> for PolicyState {
     }
 }
 
+impl wire::Blank for PolicyState {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for PolicyState {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -28187,6 +28333,12 @@ impl Decode for ResourceChangeType {
 impl<'de> Deserialize<'de> for ResourceChangeType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for ResourceChangeType {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -28252,6 +28404,12 @@ impl<'de> Deserialize<'de> for ResourceType {
     }
 }
 
+impl wire::Blank for ResourceType {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ResourceType {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -28311,6 +28469,12 @@ impl Decode for ResourceWriteMode {
 impl<'de> Deserialize<'de> for ResourceWriteMode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for ResourceWriteMode {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -28376,6 +28540,12 @@ impl<'de> Deserialize<'de> for SessionInputResponseKind {
     }
 }
 
+impl wire::Blank for SessionInputResponseKind {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for SessionInputResponseKind {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -28435,6 +28605,12 @@ impl Decode for SessionLifecycle {
 impl<'de> Deserialize<'de> for SessionLifecycle {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for SessionLifecycle {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 
@@ -28500,6 +28676,12 @@ impl<'de> Deserialize<'de> for ToolCallCancellationReason {
     }
 }
 
+impl wire::Blank for ToolCallCancellationReason {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ToolCallCancellationReason {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -28562,6 +28744,12 @@ impl<'de> Deserialize<'de> for ToolCallConfirmationReason {
     }
 }
 
+impl wire::Blank for ToolCallConfirmationReason {
+    fn blank() -> Self {
+        Self::Other(String::new())
+    }
+}
+
 impl Encode for ToolCallConfirmationReason {
     fn encode(&self, writer: &mut Writer) {
         writer.string(self.as_str())
@@ -28621,6 +28809,12 @@ impl Decode for TurnState {
 impl<'de> Deserialize<'de> for TurnState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         decode::deserialize(deserializer)
+    }
+}
+
+impl wire::Blank for TurnState {
+    fn blank() -> Self {
+        Self::Other(String::new())
     }
 }
 

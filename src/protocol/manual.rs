@@ -65,6 +65,12 @@ impl Decode for StringOrMarkdown {
     }
 }
 
+impl wire::Blank for StringOrMarkdown {
+    fn blank() -> Self {
+        StringOrMarkdown::Plain(String::new())
+    }
+}
+
 impl Encode for StringOrMarkdown {
     fn encode(&self, writer: &mut Writer) {
         match self {
@@ -554,6 +560,12 @@ impl Decode for SnapshotState {
             ],
             "a root, session, terminal or changeset state",
         )
+    }
+}
+
+impl wire::Blank for SnapshotState {
+    fn blank() -> Self {
+        SnapshotState::Root(wire::Blank::blank())
     }
 }
 

@@ -162,6 +162,92 @@ pub fn key_index(key: &str, keys: &[&str]) -> usize {
         .unwrap_or(usize::MAX)
 }
 
+/// A placeholder value a decoder starts a struct with before its members are read (an empty
+/// string, zero, `None`, a blank struct...). A required member that stays blank is an error
+/// ([`check_required`]), so no blank reaches a caller. Decoding into the struct itself, not
+/// into a slot per member, leaves one drop of the whole struct on an error path instead of one
+/// per filled slot, and no move of the slots at the end: a third of the decoders' code.
+pub trait Blank {
+    /// The placeholder.
+    fn blank() -> Self;
+}
+
+macro_rules! blank_by_default {
+    ($($ty:ty),*) => {
+        $(impl Blank for $ty {
+            fn blank() -> Self {
+                Default::default()
+            }
+        })*
+    };
+}
+
+blank_by_default!(String, bool, f64, u64, u32, i64, JsonValue, JsonObject, Extra);
+
+impl<T> Blank for Option<T> {
+    fn blank() -> Self {
+        None
+    }
+}
+
+impl<T> Blank for Vec<T> {
+    fn blank() -> Self {
+        Vec::new()
+    }
+}
+
+impl<K: Ord, V> Blank for std::collections::BTreeMap<K, V> {
+    fn blank() -> Self {
+        std::collections::BTreeMap::new()
+    }
+}
+
+impl<T: Blank> Blank for Box<T> {
+    fn blank() -> Self {
+        Box::new(T::blank())
+    }
+}
+
+impl<T: Blank> Blank for std::sync::Arc<T> {
+    fn blank() -> Self {
+        std::sync::Arc::new(T::blank())
+    }
+}
+
+/// Reads the value of member `bit` (its name is `keys[bit]`) into the struct's field `slot`,
+/// noting it in `seen`; a member given twice is an error.
+#[inline(never)]
+pub fn member<T: Decode>(
+    reader: &mut Reader<'_>,
+    slot: &mut T,
+    seen: &mut u64,
+    bit: usize,
+    keys: &[&'static str],
+) -> Result<(), DecodeError> {
+    let name = keys[bit];
+    if *seen & (1 << bit) != 0 {
+        return Err(duplicate(name, reader.offset()));
+    }
+    *slot = T::decode(reader).map_err(|e| e.at_key(name))?;
+    *seen |= 1 << bit;
+    Ok(())
+}
+
+/// Fails for the first required member (a bit of `required`) that was not `seen`.
+#[inline(never)]
+pub fn check_required(
+    seen: u64,
+    required: u64,
+    keys: &[&'static str],
+    reader: &Reader<'_>,
+) -> Result<(), DecodeError> {
+    let absent = required & !seen;
+    if absent == 0 {
+        return Ok(());
+    }
+    Err(missing(keys[absent.trailing_zeros() as usize], reader))
+}
+
 /// Reads the value of a known member into its slot; a member given twice is an error.
 #[inline(never)]
 pub fn field<T: Decode>(

@@ -993,62 +993,55 @@ fn render_struct_encode(out: &mut String, name: &str, fields: &[Field]) {
     );
 }
 
-/// `Decode` through [`wire::WireStruct`] (see `protocol/decode`): one slot per field,
-/// unknown members into `extra`, required ones checked at the end; `Deserialize` through
-/// `Decode`.
+/// `Decode` through [`wire::WireStruct`] (see `protocol/decode`): the struct starts blank
+/// (`wire::Blank`), each member is read into its field (noted in a bit set), unknown ones into
+/// `extra`, required ones checked at the end; `Deserialize` through `Decode`.
 fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
     render_decode_impls(out, name, "wire::decode_struct(reader)");
+    assert!(
+        fields.len() <= 64,
+        "{name}: more members than the decoder's bit set holds"
+    );
     let _ = writeln!(
         out,
-        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{"
+        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        Self {{"
     );
     for f in fields {
-        let _ = writeln!(out, "        let mut {} = None;", f.rust);
+        let _ = writeln!(out, "            {}: wire::Blank::blank(),", f.rust);
     }
-    // Keys are looked up in a table by one shared function, then dispatched by index (a jump
-    // table): an inline `match` on strings compiles to a comparison per member.
+    let _ = writeln!(
+        out,
+        "            {EXTRA_FIELD}: Extra::default(),\n        }}\n    }}\n}}\n"
+    );
+    // Required members: not nullable (a nullable one may be absent, as `null`).
+    let required: u64 = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.required && !f.nullable)
+        .fold(0, |mask, (i, _)| mask | 1 << i);
     let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
     let _ = writeln!(
         out,
-        "        let mut {EXTRA_FIELD} = Extra::default();\n        const KEYS: &[&str] = &[{}];\n        while let Some(key) = reader.next_key()? {{\n            match wire::key_index(&key, KEYS) {{",
-        names.join(", ")
+        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        \
+         const KEYS: &[&str] = &[{}];\n        let mut out = <Self as wire::Blank>::blank();\n        let {}seen = 0u64;\n        \
+         while let Some(key) = reader.next_key()? {{\n            match wire::key_index(&key, KEYS) {{",
+        names.join(", "),
+        if fields.is_empty() { "" } else { "mut " }
     );
+    // Keys are looked up in a table by one shared function, then dispatched by index (a jump
+    // table): an inline `match` on strings compiles to a comparison per member.
     for (i, f) in fields.iter().enumerate() {
         let _ = writeln!(
             out,
-            "                {i} => wire::field(reader, &mut {}, {:?})?,",
-            f.rust, f.wire
+            "                {i} => wire::member(reader, &mut out.{}, &mut seen, {i}, KEYS)?,",
+            f.rust
         );
     }
     let _ = writeln!(
         out,
-        "                _ => wire::unknown(reader, &mut {EXTRA_FIELD}, key)?,\n            }}\n        }}"
+        "                _ => wire::unknown(reader, &mut out.{EXTRA_FIELD}, key)?,\n            }}\n        }}\n        \
+         wire::check_required(seen, {required:#x}, KEYS, reader)?;\n        Ok(out)\n    }}\n}}\n"
     );
-    // Every required member is checked before any slot is moved, so all early returns drop the
-    // same slots: one cleanup path, not one per required member (which grows with the square
-    // of the member count in the module).
-    let is_required = |f: &Field| f.required && !f.nullable;
-    for f in fields.iter().filter(|f| is_required(f)) {
-        let _ = writeln!(
-            out,
-            "        if {}.is_none() {{\n            return Err(wire::missing({:?}, reader));\n        }}",
-            f.rust, f.wire
-        );
-    }
-    let _ = writeln!(out, "        Ok(Self {{");
-    for f in fields {
-        if is_required(f) {
-            let _ = writeln!(out, "            {}: wire::present({}),", f.rust, f.rust);
-        } else {
-            // An absent optional member is `None`, as is an explicit `null`.
-            let _ = writeln!(
-                out,
-                "            {}: {}.unwrap_or_default(),",
-                f.rust, f.rust
-            );
-        }
-    }
-    let _ = writeln!(out, "            {EXTRA_FIELD},\n        }})\n    }}\n}}\n");
 }
 
 /// `Decode` by `body` (over `reader`), and `Deserialize` through it.
@@ -1191,6 +1184,10 @@ fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &
     render_decode_impls(out, name, "super::tagged::decode(reader)");
     let _ = writeln!(
         out,
+        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        Self::Unknown(UnknownVariant(JsonObject::new()))\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
         "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        const TAG: &str = {:?};\n        match self {{",
         quoted_key(tag)
     );
@@ -1244,6 +1241,10 @@ fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
         "            _ => Self::Other(s.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n"
     );
     render_decode_impls(out, name, "wire::decode_str_enum(reader, Self::from_wire)");
+    let _ = writeln!(
+        out,
+        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        Self::Other(String::new())\n    }}\n}}\n"
+    );
     let _ = writeln!(
         out,
         "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        writer.string(self.as_str())\n    }}\n}}\n"
