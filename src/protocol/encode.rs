@@ -158,8 +158,13 @@ impl Writer {
             self.integer(value as i64);
         } else {
             // Non-finite values are written as `null`, as JSON has no other way.
-            let text = serde_json::Number::from_f64(value).map(|n| n.to_string());
-            self.raw(text.as_deref().unwrap_or("null"));
+            self.value_start();
+            if value.is_finite() {
+                super::float::write(value, &mut self.out);
+            } else {
+                self.out.push_str("null");
+            }
+            self.comma = true;
         }
     }
 
@@ -251,7 +256,16 @@ impl Encode for JsonValue {
         match self {
             JsonValue::Null => writer.null(),
             JsonValue::Bool(b) => writer.boolean(*b),
-            JsonValue::Number(n) => writer.raw(&n.to_string()),
+            JsonValue::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(v), _, _) => writer.unsigned(v),
+                (None, Some(v), _) => writer.integer(v),
+                (None, None, Some(v)) => {
+                    writer.value_start();
+                    super::float::write(v, &mut writer.out);
+                    writer.comma = true;
+                }
+                (None, None, None) => writer.null(),
+            },
             JsonValue::String(s) => writer.string(s),
             JsonValue::Array(items) => items.encode(writer),
             JsonValue::Object(members) => members.encode(writer),

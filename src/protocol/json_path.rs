@@ -45,7 +45,7 @@ impl JsonPath {
                 }
                 Segment::Key(key) => {
                     out.push('[');
-                    out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                    out.push_str(&super::encode::to_text(key.as_str()));
                     out.push(']');
                 }
             }

@@ -9,6 +9,7 @@ mod command_table;
 pub mod decode;
 pub mod encode;
 pub mod errors;
+mod float;
 mod generated;
 pub mod json_path;
 pub mod jsonrpc;

@@ -83,7 +83,7 @@ impl Serialize for Extra {
 /// `value` as compact JSON text, for messages. What `{value}` writes, without linking
 /// `JsonValue`'s `Display` (a serializer instance of its own for each of its two formats).
 pub fn json_text(value: &JsonValue) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    super::encode::to_text(value)
 }
 
 /// Largest integer a JavaScript number holds exactly (2^53 - 1).

@@ -422,8 +422,8 @@ impl<'a> Reader<'a> {
                 magnitude as f64
             });
         }
-        match text.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(v),
+        match crate::protocol::float::parse(text) {
+            v if v.is_finite() => Ok(v),
             _ => {
                 self.pos = start;
                 Err(DecodeError::new(
