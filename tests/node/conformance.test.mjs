@@ -502,3 +502,20 @@ test('a large state (megabytes of text with multi-byte characters) converts exac
   assert.deepEqual(out.turns, expected.turns);
   assert.equal(out.activeTurn.responseParts[0].content, 'Hello ');
 });
+
+test('numbers come back as JSON.parse reads them: fractions, exponents, the extremes', () => {
+  const numbers = [0.1, 1.5e-7, 123456789.123456789, 1e21, 1.7976931348623157e308, 5e-324, -2.5, 9007199254740993, 0.000001];
+  const state = session();
+  state.summary.createdAt = 1e21 + 0.5e6;
+  state._meta = { numbers };
+  // From text too: JSON with exponents and long fractions, read in wasm.
+  const parsed = JSON.parse('{"n":[1E2,-1.0e-5,0.30000000000000004,17000000010700000001000,2.2250738585072014e-308]}');
+  state._meta.parsed = parsed.n;
+  const titled = sessionReducer(state, { type: 'session/titleChanged', title: 'numbers' });
+  assert.equal(titled.summary.createdAt, 1e21 + 0.5e6);
+  // The new `_meta` is decoded from the action's JSON and written back to JS by the module.
+  const next = sessionReducer(titled, { type: 'session/metaChanged', _meta: { numbers, parsed: parsed.n } });
+  assert.notEqual(next._meta, titled._meta);
+  assert.deepEqual(next._meta.numbers, numbers);
+  assert.deepEqual(next._meta.parsed, parsed.n);
+});
