@@ -201,7 +201,7 @@ pub fn to_js<T: Encode + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 }
 
 /// `JSON.parse(text)`, for text this module wrote.
-fn parse(text: &str) -> Result<JsValue, JsValue> {
+pub fn parse(text: &str) -> Result<JsValue, JsValue> {
     js_sys::JSON::parse(text).map_err(|thrown| {
         let message = match thrown.dyn_ref::<js_sys::Error>() {
             Some(error) => String::from(error.message()),

@@ -105,6 +105,46 @@ pub fn apply_patch<S: ChannelState>(
     patch: &StatePatch,
     sink: &JsValue,
 ) -> Result<JsValue, JsValue> {
+    apply_patch_to(value, state, patch, sink)
+}
+
+/// What rendering needs of a channel state, as an object: one copy of the patching code for
+/// the five kinds of state, not one each.
+trait Rendered {
+    /// Whether `fields` names every top-level field of the state.
+    fn names_every_field(&self, fields: &[&str]) -> bool;
+    /// [`patch_struct`] of this state.
+    fn patch_fields(&self, value: &JsValue, fields: &[&str]) -> Result<JsValue, JsValue>;
+    /// The whole state as JSON text.
+    fn text(&self) -> String;
+    /// The state, when it is a session's.
+    fn as_session(&self) -> Option<&SessionState>;
+}
+
+impl<S: ChannelState> Rendered for S {
+    fn names_every_field(&self, fields: &[&str]) -> bool {
+        S::fields()
+            .iter()
+            .all(|&field| fields.contains(&S::field_name(field)))
+    }
+    fn patch_fields(&self, value: &JsValue, fields: &[&str]) -> Result<JsValue, JsValue> {
+        patch_struct(value, self, fields)
+    }
+    fn text(&self) -> String {
+        crate::protocol::encode::to_text(self)
+    }
+    fn as_session(&self) -> Option<&SessionState> {
+        (self as &dyn Any).downcast_ref::<SessionState>()
+    }
+}
+
+#[inline(never)]
+fn apply_patch_to(
+    value: &JsValue,
+    state: &dyn Rendered,
+    patch: &StatePatch,
+    sink: &JsValue,
+) -> Result<JsValue, JsValue> {
     let mut value = value.clone();
     let mut fields: Vec<&str> = Vec::new();
     for op in &patch.ops {
@@ -123,27 +163,24 @@ pub fn apply_patch<S: ChannelState>(
     if fields.is_empty() {
         return Ok(value);
     }
-    if S::fields()
-        .iter()
-        .all(|&field| fields.contains(&S::field_name(field)))
-    {
+    if state.names_every_field(&fields) {
         // Every field (a new snapshot, a state converted in full): a new value, whole, so that
         // the state's unknown top-level members are the state's too (a snapshot may change them).
-        return frozen_value(state, sink);
+        return frozen_text(&state.text(), sink);
     }
-    let next = patch_struct(&value, state, &fields)?;
+    let next = state.patch_fields(&value, &fields)?;
     freeze_fields(&next, fields.iter().map(|n| n.to_string()).collect(), sink);
     Ok(next)
 }
 
 /// A fine step whose new values are read from the (session) state.
-fn apply_from_session<S: ChannelState>(
+fn apply_from_session(
     value: &JsValue,
-    state: &S,
+    state: &dyn Rendered,
     op: &PatchOp,
     sink: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let Some(state) = (state as &dyn Any).downcast_ref::<SessionState>() else {
+    let Some(state) = state.as_session() else {
         return Err(super::errors::internal(
             "a session patch for a channel of another kind",
         ));
@@ -203,7 +240,13 @@ fn apply_from_session<S: ChannelState>(
 
 /// A new, deeply frozen JS value of a whole state (a full conversion), handed to `sink` too.
 pub fn frozen_value<S: Encode>(state: &S, sink: &JsValue) -> Result<JsValue, JsValue> {
-    let value = to_js(state)?;
+    frozen_text(&crate::protocol::encode::to_text(state), sink)
+}
+
+/// [`frozen_value`] of a state's JSON text.
+#[inline(never)]
+fn frozen_text(text: &str, sink: &JsValue) -> Result<JsValue, JsValue> {
+    let value = super::convert::parse(text)?;
     let names: Vec<String> = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>())
         .iter()
         .filter_map(|k| k.as_string())
