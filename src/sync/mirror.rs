@@ -288,58 +288,38 @@ impl<S: ChannelState> Mirror<S> {
         let mut needs_replay = false;
         for item in envelopes {
             let envelope = item.envelope();
-            if envelope.server_seq <= self.last_server_seq {
-                out.duplicates += 1;
-                continue;
-            }
-            self.last_server_seq = envelope.server_seq;
-            let own_seq = envelope
-                .origin
-                .as_ref()
-                .filter(|o| crate::words::same(&o.client_id, client_id))
-                .map(|o| o.client_seq);
-            if let Some(seq) = own_seq {
-                if let Some(index) = self.pending.iter().position(|p| p.client_seq == seq) {
-                    out.skipped.extend(self.pending.drain(..index));
-                    let own = self.pending.pop_front().expect("position is in range");
-                    self.watermark = self.watermark.max(seq);
-                    needs_replay |= index > 0;
-                    match &envelope.rejection_reason {
-                        Some(reason) => {
-                            needs_replay = true;
-                            out.rejected.push(Rejection {
-                                client_seq: seq,
-                                action: own.action,
-                                reason: reason.clone(),
-                            });
-                        }
-                        None => {
-                            self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch);
-                            out.resolved.push(seq);
-                        }
+            let books = Books {
+                pending: &mut self.pending,
+                watermark: &mut self.watermark,
+                last_server_seq: &mut self.last_server_seq,
+            };
+            let records = Records {
+                duplicates: &mut out.duplicates,
+                skipped: &mut out.skipped,
+                rejected: &mut out.rejected,
+                divergence: &mut out.divergence,
+            };
+            match classify(books, records, envelope, client_id) {
+                Step::Skip => {}
+                Step::Replay => needs_replay = true,
+                Step::ApplyOwn(seq, replay) => {
+                    needs_replay |= replay;
+                    self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch);
+                    out.resolved.push(seq);
+                }
+                Step::RejectTaken(seq, reason) => out.rejected.push(Rejection {
+                    client_seq: seq,
+                    action: item.take_action(),
+                    reason,
+                }),
+                Step::Apply => {
+                    // Foreign (or an own action no longer pending): the server applied it.
+                    if self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch)
+                        && !self.pending.is_empty()
+                    {
+                        needs_replay = true;
                     }
-                    continue;
                 }
-                if seq > self.watermark {
-                    out.divergence = Some(Divergence::UnknownClientSeq(seq));
-                }
-                if let Some(reason) = &envelope.rejection_reason {
-                    let reason = reason.clone();
-                    out.rejected.push(Rejection {
-                        client_seq: seq,
-                        action: item.take_action(),
-                        reason,
-                    });
-                    continue;
-                }
-            } else if envelope.rejection_reason.is_some() {
-                continue;
-            }
-            // Foreign (or an own action no longer pending): the server applied it.
-            if self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch)
-                && !self.pending.is_empty()
-            {
-                needs_replay = true;
             }
         }
         let whole = if self.pending.is_empty() {
@@ -392,24 +372,9 @@ impl<S: ChannelState> Mirror<S> {
         mut drop: impl FnMut(&PendingAction) -> bool,
         clock: &dyn Clock,
     ) -> (Vec<PendingAction>, Changed<S::Field>) {
-        // Moved out, not cloned: the dropped actions go to the caller.
-        let mut dropped = Vec::new();
-        let mut kept = VecDeque::with_capacity(self.pending.len());
-        for p in std::mem::take(&mut self.pending) {
-            if drop(&p) {
-                dropped.push(p);
-            } else {
-                kept.push_back(p);
-            }
-        }
-        self.pending = kept;
+        let (dropped, mut bits) = take_pending(&mut self.pending, &mut self.watermark, &mut drop);
         if dropped.is_empty() {
             return (dropped, Changed::none());
-        }
-        let mut bits = dropped.iter().fold(0, |b, p| b | p.effect);
-        bits |= self.pending.iter().fold(0, |b, p| b | p.effect);
-        if let Some(max) = dropped.iter().map(|p| p.client_seq).max() {
-            self.watermark = self.watermark.max(max);
         }
         if self.pending.is_empty() {
             self.optimistic = None;
@@ -468,6 +433,122 @@ impl<S: ChannelState> Mirror<S> {
         }
         bits
     }
+}
+
+/// A mirror's bookkeeping, borrowed for [`classify`].
+struct Books<'a> {
+    pending: &'a mut VecDeque<PendingAction>,
+    watermark: &'a mut u64,
+    last_server_seq: &'a mut u64,
+}
+
+/// The parts of a [`BatchOutcome`] that [`classify`] writes (the ones not about fields).
+struct Records<'a> {
+    duplicates: &'a mut usize,
+    skipped: &'a mut Vec<PendingAction>,
+    rejected: &'a mut Vec<Rejection>,
+    divergence: &'a mut Option<Divergence>,
+}
+
+/// What [`Mirror::apply_batch`] does with one envelope.
+enum Step {
+    /// Nothing (a duplicate, a rejected foreign action); reported in the outcome already.
+    Skip,
+    /// Nothing, but pending actions must be replayed (an own rejection).
+    Replay,
+    /// Apply it to the confirmed state: the server applied own action `.0` (`.1`: earlier
+    /// pending actions were skipped, so replay).
+    ApplyOwn(u64, bool),
+    /// An own action no longer pending, rejected: report it with its action.
+    RejectTaken(u64, String),
+    /// Apply it to the confirmed state (foreign, or own and no longer pending).
+    Apply,
+}
+
+/// The bookkeeping of one envelope, apart from the state (one copy in the module, not one
+/// per kind of state): duplicates, own echoes against the pending queue (skipped ones are
+/// moved out, a rejected one reported), the watermark, divergence.
+#[inline(never)]
+fn classify(
+    books: Books<'_>,
+    out: Records<'_>,
+    envelope: &ActionEnvelope,
+    client_id: &str,
+) -> Step {
+    let Books {
+        pending,
+        watermark,
+        last_server_seq,
+    } = books;
+    if envelope.server_seq <= *last_server_seq {
+        *out.duplicates += 1;
+        return Step::Skip;
+    }
+    *last_server_seq = envelope.server_seq;
+    let own_seq = envelope
+        .origin
+        .as_ref()
+        .filter(|o| crate::words::same(&o.client_id, client_id))
+        .map(|o| o.client_seq);
+    let Some(seq) = own_seq else {
+        return match envelope.rejection_reason {
+            Some(_) => Step::Skip,
+            None => Step::Apply,
+        };
+    };
+    if let Some(index) = pending.iter().position(|p| p.client_seq == seq) {
+        out.skipped.extend(pending.drain(..index));
+        let own = pending.pop_front().expect("position is in range");
+        *watermark = (*watermark).max(seq);
+        return match &envelope.rejection_reason {
+            Some(reason) => {
+                out.rejected.push(Rejection {
+                    client_seq: seq,
+                    action: own.action,
+                    reason: reason.clone(),
+                });
+                Step::Replay
+            }
+            None => Step::ApplyOwn(seq, index > 0),
+        };
+    }
+    if seq > *watermark {
+        *out.divergence = Some(Divergence::UnknownClientSeq(seq));
+    }
+    match &envelope.rejection_reason {
+        Some(reason) => Step::RejectTaken(seq, reason.clone()),
+        None => Step::Apply,
+    }
+}
+
+/// Moves the pending actions `drop` selects out of the queue (not cloned: they go to the
+/// caller), raising the watermark past them. Returns them and the fields the dropped and the
+/// kept ones touched (empty when none is dropped).
+#[inline(never)]
+fn take_pending(
+    pending: &mut VecDeque<PendingAction>,
+    watermark: &mut u64,
+    drop: &mut dyn FnMut(&PendingAction) -> bool,
+) -> (Vec<PendingAction>, u64) {
+    let mut dropped = Vec::new();
+    let mut kept = VecDeque::with_capacity(pending.len());
+    for p in std::mem::take(pending) {
+        if drop(&p) {
+            dropped.push(p);
+        } else {
+            kept.push_back(p);
+        }
+    }
+    *pending = kept;
+    if dropped.is_empty() {
+        return (dropped, 0);
+    }
+    let mut bits = dropped.iter().fold(0, |b, p| b | p.effect);
+    bits |= pending.iter().fold(0, |b, p| b | p.effect);
+    if let Some(max) = dropped.iter().map(|p| p.client_seq).max() {
+        *watermark = (*watermark).max(max);
+    }
+    (dropped, bits)
 }
 
 fn effect_bits<F: Copy + Into<u8>>(outcome: Outcome<F>) -> u64 {
