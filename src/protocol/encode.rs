@@ -18,7 +18,7 @@
 
 use super::wire::{Extra, JsonObject, JsonValue};
 use super::{RawJson, RawJsonBuf};
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 use std::sync::Arc;
 
 /// A wire type that can be written as JSON text.
@@ -325,7 +325,7 @@ impl<T: Encode + ?Sized> Encode for &T {
     }
 }
 
-impl<T: Encode> Encode for BTreeMap<String, T> {
+impl<T: Encode> Encode for LiteMap<String, T> {
     fn encode(&self, writer: &mut Writer) {
         writer.begin_object();
         for (name, value) in self {
@@ -395,6 +395,16 @@ mod tests {
                     .prop_map(|members| JsonValue::Object(members.into_iter().collect())),
             ]
         })
+    }
+
+    /// `Record<string, T>` members are objects, also when empty, by serde and by `Encode`.
+    #[test]
+    fn empty_records_are_objects() {
+        let schema: crate::protocol::ConfigSchema =
+            crate::protocol::decode::from_text(r#"{"type":"object","properties":{}}"#).unwrap();
+        let text = to_text(&schema);
+        assert_eq!(text, r#"{"type":"object","properties":{}}"#);
+        assert_eq!(serde_json::to_string(&schema).unwrap(), text);
     }
 
     proptest! {

@@ -8,8 +8,8 @@ use super::encode::{self, Encode, EncodeMembers, Writer};
 use super::manual::*;
 use super::tagged::{TaggedUnion, UnknownVariant};
 use super::wire::{self, Extra, JsonObject, JsonValue};
+use litemap::LiteMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::collections::BTreeMap;
 
 /// Wire values of `IconTheme`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -586,13 +586,14 @@ pub struct ConfigPropertySchema {
     #[serde(
         rename = "properties",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "wire::ser_opt_map"
     )]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, ConfigPropertySchema>")
     )]
-    pub properties: Option<BTreeMap<String, ConfigPropertySchema>>,
+    pub properties: Option<LiteMap<String, ConfigPropertySchema>>,
     /// JSON Schema: list of required property ids (used when `type` is `'object'`)
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
@@ -738,12 +739,12 @@ pub struct ConfigSchema {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "\"object\""))]
     pub r#type: String,
     /// JSON Schema: property descriptors keyed by property id
-    #[serde(rename = "properties")]
+    #[serde(rename = "properties", serialize_with = "wire::ser_map")]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, ConfigPropertySchema>")
     )]
-    pub properties: BTreeMap<String, ConfigPropertySchema>,
+    pub properties: LiteMap<String, ConfigPropertySchema>,
     /// JSON Schema: list of required property ids
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
@@ -2234,9 +2235,14 @@ pub struct ModelSelection {
     #[serde(rename = "id")]
     pub id: String,
     /// Model-specific configuration values
-    #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "config",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "wire::ser_opt_map"
+    )]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string>"))]
-    pub config: Option<BTreeMap<String, String>>,
+    pub config: Option<LiteMap<String, String>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -3581,13 +3587,14 @@ pub struct SessionConfigPropertySchema {
     #[serde(
         rename = "properties",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "wire::ser_opt_map"
     )]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, ConfigPropertySchema>")
     )]
-    pub properties: Option<BTreeMap<String, ConfigPropertySchema>>,
+    pub properties: Option<LiteMap<String, ConfigPropertySchema>>,
     /// JSON Schema: list of required property ids (used when `type` is `'object'`)
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
@@ -3761,12 +3768,12 @@ pub struct SessionConfigSchema {
     #[cfg_attr(target_arch = "wasm32", tsify(type = "\"object\""))]
     pub r#type: String,
     /// JSON Schema: property descriptors keyed by property id
-    #[serde(rename = "properties")]
+    #[serde(rename = "properties", serialize_with = "wire::ser_map")]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, SessionConfigPropertySchema>")
     )]
-    pub properties: BTreeMap<String, SessionConfigPropertySchema>,
+    pub properties: LiteMap<String, SessionConfigPropertySchema>,
     /// JSON Schema: list of required property ids
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
@@ -4796,12 +4803,17 @@ pub struct SessionInputRequest {
     #[serde(rename = "questions", default, skip_serializing_if = "Option::is_none")]
     pub questions: Option<Vec<SessionInputQuestion>>,
     /// Current draft or submitted answers, keyed by question ID
-    #[serde(rename = "answers", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "answers",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "wire::ser_opt_map"
+    )]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, SessionInputAnswer>")
     )]
-    pub answers: Option<BTreeMap<String, SessionInputAnswer>>,
+    pub answers: Option<LiteMap<String, SessionInputAnswer>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -19046,12 +19058,17 @@ pub struct SessionInputCompletedAction {
     #[serde(rename = "response")]
     pub response: SessionInputResponseKind,
     /// Optional final answer replacement, keyed by question ID
-    #[serde(rename = "answers", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "answers",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "wire::ser_opt_map"
+    )]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, SessionInputAnswer>")
     )]
-    pub answers: Option<BTreeMap<String, SessionInputAnswer>>,
+    pub answers: Option<LiteMap<String, SessionInputAnswer>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -27483,12 +27500,12 @@ pub struct SystemMessageTransformParams {
     #[serde(rename = "channel")]
     pub channel: String,
     /// Sections by id: only ids the active client opted into, rendered now, and not restricted.
-    #[serde(rename = "sections")]
+    #[serde(rename = "sections", serialize_with = "wire::ser_map")]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, SystemMessageTransformSection>")
     )]
-    pub sections: BTreeMap<String, SystemMessageTransformSection>,
+    pub sections: LiteMap<String, SystemMessageTransformSection>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -27558,12 +27575,12 @@ impl EncodeMembers for SystemMessageTransformParams {
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformResult {
     /// Rewritten sections by id.
-    #[serde(rename = "sections")]
+    #[serde(rename = "sections", serialize_with = "wire::ser_map")]
     #[cfg_attr(
         target_arch = "wasm32",
         tsify(type = "Record<string, SystemMessageTransformSection>")
     )]
-    pub sections: BTreeMap<String, SystemMessageTransformSection>,
+    pub sections: LiteMap<String, SystemMessageTransformSection>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]

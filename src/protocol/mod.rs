@@ -19,6 +19,9 @@ pub mod tagged;
 pub mod wire;
 
 pub use generated::*;
+/// The map of `Record<string, T>` members (sorted by name), re-exported so users need no
+/// dependency of their own.
+pub use litemap::LiteMap;
 pub use manual::*;
 pub use raw::{RawJson, RawJsonBuf};
 pub use wire::{Extra, JsonObject, JsonValue};

@@ -124,6 +124,26 @@ pub fn ser_vec_f64<S: Serializer>(values: &[f64], serializer: S) -> Result<S::Ok
     seq.end()
 }
 
+/// A `Record<string, T>` member as a JSON object (`LiteMap`'s own `Serialize` writes an empty
+/// map as an array).
+pub fn ser_map<S: Serializer, V: Serialize>(
+    map: &litemap::LiteMap<String, V>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(map.iter())
+}
+
+/// [`ser_map`] for optional members.
+pub fn ser_opt_map<S: Serializer, V: Serialize>(
+    map: &Option<litemap::LiteMap<String, V>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match map {
+        Some(map) => ser_map(map, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
 /// Decodes a string enum without allocating for known values.
 #[inline(never)]
 pub fn decode_str_enum<T>(
@@ -196,9 +216,9 @@ impl<T> Blank for Vec<T> {
     }
 }
 
-impl<K: Ord, V> Blank for std::collections::BTreeMap<K, V> {
+impl<K: Ord, V> Blank for litemap::LiteMap<K, V> {
     fn blank() -> Self {
-        std::collections::BTreeMap::new()
+        litemap::LiteMap::new()
     }
 }
 

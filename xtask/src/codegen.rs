@@ -265,7 +265,7 @@ impl Ty {
             Ty::Any => "JsonValue".into(),
             Ty::Object => "JsonObject".into(),
             Ty::Vec(t) => format!("Vec<{}>", t.rust()),
-            Ty::Map(t) => format!("BTreeMap<String, {}>", t.rust()),
+            Ty::Map(t) => format!("LiteMap<String, {}>", t.rust()),
             Ty::Named(n) => n.clone(),
         }
     }
@@ -805,7 +805,7 @@ impl<'a> Generator<'a> {
              use super::encode::{self, Encode, EncodeMembers, Writer};\n\
              use super::wire::{self, Extra, JsonObject, JsonValue};\n\
              use serde::{Deserialize, Deserializer, Serialize, Serializer};\n\
-             use std::collections::BTreeMap;\n\n",
+             use litemap::LiteMap;\n\n",
         );
         let defaultable = self.defaultable();
         for item in &self.items {
@@ -928,6 +928,9 @@ fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], defa
             (Ty::Vec(inner), _) if **inner == Ty::F64 => {
                 serde.push("serialize_with = \"wire::ser_vec_f64\"".into())
             }
+            // Always an object, also when empty (`LiteMap`'s own impl writes `[]` then).
+            (Ty::Map(_), false) => serde.push("serialize_with = \"wire::ser_map\"".into()),
+            (Ty::Map(_), true) => serde.push("serialize_with = \"wire::ser_opt_map\"".into()),
             _ => {}
         }
         let _ = writeln!(out, "    #[serde({})]", serde.join(", "));

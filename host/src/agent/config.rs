@@ -551,7 +551,10 @@ mod tests {
             json!({"model": "echo", "mode": "agent"})
         );
         assert_eq!(
-            root.schema.properties[MODE].r#enum.as_deref(),
+            root.schema
+                .properties
+                .get(MODE)
+                .and_then(|p| p.r#enum.as_deref()),
             Some(&["agent".to_string(), "ask".to_string()][..])
         );
         // A stored value still valid is kept; one no longer valid falls back to the default.

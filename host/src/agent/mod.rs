@@ -17,7 +17,7 @@ use crate::hub::{HubMsg, HubSender};
 use crate::mcp::CallError;
 use ahp_wasm::protocol::*;
 use directives::{Directive, Parsed};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
 use text::chunks;
@@ -74,7 +74,7 @@ pub enum AgentEvent {
         /// accept / decline / cancel.
         response: SessionInputResponseKind,
         /// The final answers.
-        answers: Option<BTreeMap<String, SessionInputAnswer>>,
+        answers: Option<ahp_wasm::protocol::LiteMap<String, SessionInputAnswer>>,
     },
     /// A steering message arrived.
     Steering(PendingMessage),

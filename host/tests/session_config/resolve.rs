@@ -25,7 +25,7 @@ async fn resolve_answers_the_schema_and_the_values_with_defaults() {
         schema.required,
         Some(vec!["model".to_owned(), "mode".to_owned()])
     );
-    let model = &schema.properties["model"];
+    let model = schema.properties.get("model").expect("model");
     // One list: the models of the agent in root state are the enum of `model`.
     let ids: Vec<String> = root.agents[0].models.iter().map(|m| m.id.clone()).collect();
     assert_eq!(model.r#enum.as_ref(), Some(&ids));
@@ -38,7 +38,7 @@ async fn resolve_answers_the_schema_and_the_values_with_defaults() {
     assert_eq!(model.enum_labels.as_ref(), Some(&names));
     assert_eq!(model.default, Some(json!("echo")));
     assert_eq!(model.session_mutable, Some(false));
-    let mode = &schema.properties["mode"];
+    let mode = schema.properties.get("mode").expect("mode");
     assert_eq!(
         mode.r#enum.as_deref(),
         Some(&["agent".to_owned(), "ask".to_owned()][..])

@@ -31,7 +31,7 @@ pub use reader::{Reader, Token};
 
 use super::json_path::{JsonPath, Segment};
 use super::wire::{JsonObject, JsonValue};
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -313,11 +313,11 @@ impl<T: Decode> Decode for Arc<T> {
     }
 }
 
-/// A JSON object of values of one type (`Record<string, T>`).
-impl<T: Decode> Decode for BTreeMap<String, T> {
+/// A JSON object of values of one type (`Record<string, T>`), by name.
+impl<T: Decode> Decode for LiteMap<String, T> {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         reader.begin_object(Expected::Object)?;
-        let mut map = BTreeMap::new();
+        let mut map = LiteMap::new();
         while let Some(key) = reader.next_key()? {
             let value = T::decode(reader).map_err(|e| e.at_key(&key))?;
             map.insert(key.into_owned(), value);

@@ -104,7 +104,7 @@ fn deep_state_paths_and_odd_keys() {
     assert_eq!(JsonPath::default().to_js_string(), "");
     // An escaped key is unescaped.
     let text = r#"{"a\"b":{"c\u0041":1}}"#;
-    let error = from_text::<BTreeMap<String, BTreeMap<String, String>>>(text).unwrap_err();
+    let error = from_text::<LiteMap<String, LiteMap<String, String>>>(text).unwrap_err();
     assert_eq!(error.js_path(), r#"["a\"b"].cA"#);
 }
 
