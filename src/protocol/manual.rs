@@ -415,7 +415,10 @@ impl Decode for ChangesetSide {
             "before" => Ok(ChangesetSide::Before),
             "after" => Ok(ChangesetSide::After),
             other => Err(DecodeError::new(
-                format!("expected \"before\" or \"after\", got the string {other:?}"),
+                format!(
+                    "expected \"before\" or \"after\", got the string {}",
+                    encode::to_text(other)
+                ),
                 start,
             )),
         }
@@ -453,8 +456,10 @@ impl TaggedUnion for ChangesetOperationTarget {
             "resource" => false,
             "range" => true,
             other => {
-                let message =
-                    format!("expected \"resource\" or \"range\", got the string {other:?}");
+                let message = format!(
+                    "expected \"resource\" or \"range\", got the string {}",
+                    encode::to_text(other)
+                );
                 return Err(DecodeError::new(message, reader.offset()).at_key("kind"));
             }
         };

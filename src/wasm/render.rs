@@ -91,8 +91,10 @@ fn in_memory(text: &str) -> (u32, u32) {
 
 /// JSON text already in JS, parsed there and deeply frozen.
 pub fn parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue> {
-    render_parse_frozen(text)
-        .map_err(|e| super::errors::internal(&format!("parsing checked JSON text: {e:?}")))
+    render_parse_frozen(text).map_err(|e| {
+        let why = super::client::transport::describe(&e);
+        super::errors::internal(&format!("parsing checked JSON text: {why}"))
+    })
 }
 
 /// Applies `patch` to `value`, the frozen rendering of the state before the change, reading new
@@ -190,7 +192,7 @@ fn apply_from_session(
         .as_ref()
         .map(|t| &t.response_parts[..])
         .unwrap_or_default();
-    let missing = || super::errors::internal(&format!("patch step {op:?} is out of range"));
+    let missing = || super::errors::internal("a patch step is out of range of the state");
     Ok(match op {
         PatchOp::AppendPartText { index, appended } => {
             let content = match parts.get(*index) {

@@ -140,8 +140,8 @@ impl Engine {
             .contains(&info.protocol_version)
         {
             let message = format!(
-                "the server chose protocol version {:?}, which was not offered",
-                info.protocol_version
+                "the server chose protocol version {}, which was not offered",
+                crate::protocol::encode::to_text(&info.protocol_version)
             );
             return self.events.push_back(invalid(message));
         }

@@ -22,6 +22,6 @@ mod options;
 mod requests;
 mod subscription;
 mod timer;
-mod transport;
+pub(crate) mod transport;
 
 pub use client::AhpClient;

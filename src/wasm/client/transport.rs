@@ -91,7 +91,10 @@ pub fn describe(value: &JsValue) -> String {
     if let Some(error) = value.dyn_ref::<js_sys::Error>() {
         return String::from(error.message());
     }
-    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+    // `String(value)`, as JS would write it (not Rust's `Debug`, which links its formatter).
+    value
+        .as_string()
+        .unwrap_or_else(|| String::from(js_sys::JsString::from(value.clone())))
 }
 
 /// Opens a connection through a custom transport factory.
