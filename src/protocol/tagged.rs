@@ -33,21 +33,29 @@ pub fn decode<T: TaggedUnion>(reader: &mut Reader<'_>) -> Result<T, DecodeError>
         let tag = reader.str().map_err(|e| e.at_key(T::TAG))?;
         return T::decode_variant(&tag, reader);
     }
+    // Slow path: the tag is not the first member. The rest of the object is read as a tree
+    // and written again with the tag first, then decoded by the fast path (paths in errors
+    // stay right: the text is the same object).
+    let text = reordered(first, reader, T::TAG)?;
+    let mut again = Reader::new(&text);
+    let value = decode(&mut again)?;
+    again.finish()?;
+    Ok(value)
+}
+
+/// The object whose first member `first` the reader has just read, as JSON text with the
+/// member `tag_key` first (not generic: one copy for every union).
+#[inline(never)]
+fn reordered(
+    first: std::borrow::Cow<'_, str>,
+    reader: &mut Reader<'_>,
+    tag_key: &str,
+) -> Result<String, DecodeError> {
     let value = reader.value().map_err(|e| e.at_key(&first))?;
     let mut object = JsonObject::new();
     object.insert(first.into_owned(), value);
     object.extend(reader.members()?);
-    decode_reordered(object, T::TAG, reader.offset())
-}
-
-/// The slow path of [`decode`]: `object` as JSON text with the tag first, decoded again.
-/// Paths in errors stay right: the text is the same object.
-#[inline(never)]
-fn decode_reordered<T: TaggedUnion>(
-    mut object: JsonObject,
-    tag_key: &str,
-    offset: usize,
-) -> Result<T, DecodeError> {
+    let offset = reader.offset();
     let tag = match object.shift_remove(tag_key) {
         Some(JsonValue::String(tag)) => tag,
         Some(other) => {
@@ -59,11 +67,7 @@ fn decode_reordered<T: TaggedUnion>(
     let mut ordered = JsonObject::new();
     ordered.insert(tag_key.to_owned(), JsonValue::String(tag));
     ordered.extend(object);
-    let text = super::wire::json_text(&JsonValue::Object(ordered));
-    let mut reader = Reader::new(&text);
-    let value = decode(&mut reader)?;
-    reader.finish()?;
-    Ok(value)
+    Ok(super::wire::json_text(&JsonValue::Object(ordered)))
 }
 
 /// A union variant from a newer protocol version: the whole object, tag included, kept so it
