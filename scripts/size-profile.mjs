@@ -101,9 +101,9 @@ const percent = (n) => ((100 * n) / total).toFixed(1).padStart(5) + '%';
 const GROUPS = [
   ['decoding of wire types (protocol::decode, generated decoders, serde adapters)', /(protocol::decode::|protocol::tagged::decode|Decode>::decode|WireStruct>::decode_members|wire::(field|unknown|missing|duplicate|decode_)|UnknownVariant>::from_rest|as serde(_core)?::de::Deserialize>|Visitor>::visit_|::de::|__FieldVisitor|DeserializeSeed)/],
   ['serde_json (parser, writer, Value)', /serde_json::/],
-  ['Serialize of wire types', /(as serde(_core)?::ser::Serialize>|Serialize for|::ser::|SerializeStruct|SerializeMap)/],
+  ['encoding of wire types (protocol::encode, generated encoders)', /(protocol::encode::|Encode>::encode|EncodeMembers>::encode_members|::encode_field|as serde(_core)?::ser::Serialize>|Serialize for|::ser::)/],
   ['Clone / PartialEq / Drop', /(as core::clone::Clone>|as core::cmp::PartialEq>|drop_in_place|clone_field_from)/],
-  ['float and number formatting (core::fmt, flt2dec)', /(core(\[[0-9a-f]+\])?::fmt::|fmt::Display>::fmt|flt2dec|zmij|escape_debug)/],
+  ['formatting (core::fmt)', /(core(\[[0-9a-f]+\])?::fmt::|fmt::Display>::fmt|flt2dec|zmij|escape_debug)/],
   ['wasm bindings (wasm_bindgen, js_sys, web_sys, gloo, export shims)', /(wasm_bindgen|js_sys|web_sys|gloo_|__wbg|__wbindgen|externref shim|multivalue shim|^[a-z]+_[a-zA-Z]+$)/],
   ['client engine (src/client)', /ahp_wasm::client::/],
   ['bindings layer (src/wasm)', /ahp_wasm::wasm::/],
