@@ -1047,6 +1047,14 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
     );
 }
 
+/// `wire::Blank` of a union or an enum: `value`, its variant for an unknown wire value.
+fn render_blank(out: &mut String, name: &str, value: &str) {
+    let _ = writeln!(
+        out,
+        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        {value}\n    }}\n}}\n"
+    );
+}
+
 /// `Decode` by `body` (over `reader`), and `Deserialize` through it.
 fn render_decode_impls(out: &mut String, name: &str, body: &str) {
     let _ = writeln!(
@@ -1185,9 +1193,10 @@ fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &
         "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),\n        }})\n    }}\n}}\n"
     );
     render_decode_impls(out, name, "super::tagged::decode(reader)");
-    let _ = writeln!(
+    render_blank(
         out,
-        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        Self::Unknown(UnknownVariant(JsonObject::new()))\n    }}\n}}\n"
+        name,
+        "Self::Unknown(UnknownVariant(JsonObject::new()))",
     );
     let _ = writeln!(
         out,
@@ -1244,10 +1253,7 @@ fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
         "            _ => Self::Other(s.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n"
     );
     render_decode_impls(out, name, "wire::decode_str_enum(reader, Self::from_wire)");
-    let _ = writeln!(
-        out,
-        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        Self::Other(String::new())\n    }}\n}}\n"
-    );
+    render_blank(out, name, "Self::Other(String::new())");
     let _ = writeln!(
         out,
         "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        writer.string(self.as_str())\n    }}\n}}\n"
