@@ -329,7 +329,7 @@ impl<T: Decode> Decode for LiteMap<String, T> {
 /// `Decode` for a plain struct (no `extra`): each member `field: "wireName"`, required, or
 /// `field: "wireName" = default` when absent or `null`. Unknown members are skipped.
 ///
-/// ```ignore
+/// ```text
 /// decode_object!(ServerInfo { server_seq: "serverSeq", locale: "locale" = None });
 /// ```
 macro_rules! decode_object {
