@@ -50,6 +50,12 @@ impl RawJsonBuf {
         Ok(RawJsonBuf(text.into_boxed_str()))
     }
 
+    /// Text the decoder has read as one value (not checked again).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn from_checked(text: String) -> RawJsonBuf {
+        RawJsonBuf(text.into_boxed_str())
+    }
+
     /// Borrowed.
     pub fn as_raw(&self) -> RawJson<'_> {
         RawJson(&self.0)

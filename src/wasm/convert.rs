@@ -11,13 +11,12 @@
 //! params); a failure names the path of the offending value
 //! (`activeTurn.responseParts[0].kind`).
 //!
-//! Out: a value is written as JSON text by `serde_json` (the one `Serialize` instantiation every
-//! wire type needs anyway, for frames) and turned into plain JS values by one `JSON.parse`:
+//! Out: a value is written as JSON text by [`encode`](crate::protocol::encode) (the one encoder
+//! every wire type has, for frames too) and turned into plain JS values by one `JSON.parse`:
 //! exactly the wire form (absent optional fields omitted, `null` kept), in one call across the
-//! boundary instead of one per property, and without a second copy of every wire type's
-//! `Serialize` in the module. [`patch_struct`] writes only the top-level fields an action
-//! changed onto a shallow copy of the input object, so everything else keeps its identity, as
-//! with the official TypeScript reducers.
+//! boundary instead of one per property. [`patch_struct`] writes only the top-level fields an
+//! action changed onto a shallow copy of the input object, so everything else keeps its
+//! identity, as with the official TypeScript reducers.
 
 use super::errors::invalid_input;
 use crate::protocol::decode::{self, Decode, DecodeError};

@@ -8,7 +8,8 @@
 //! - [`render`]: the one render path, turning a `StatePatch` into a new frozen, structurally
 //!   shared JS state; both the reducers and each subscription's state go through it.
 //! - [`convert`]: JS <-> Rust conversion through JSON text both ways (in: `JSON.stringify`
-//!   after the input limits, decoded by serde_json; out: serde_json, then `JSON.parse`),
+//!   after the input limits, then `protocol::decode`; out: `protocol::encode`, then
+//!   `JSON.parse`),
 //!   error paths.
 //! - [`errors`]: the JS error classes (`AhpError`, `InvalidInputError`) thrown to callers.
 //! - [`version`]: the protocol version constants the package entry re-exports.

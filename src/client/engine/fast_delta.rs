@@ -9,7 +9,8 @@
 //! with no white space. Anything else — another order, white space, extra members, a number
 //! that is not a plain unsigned integer, a malformed string — returns `None` and the frame
 //! takes the general path (which also reports errors). Strings with escapes are unescaped by
-//! `serde_json` itself, so the two paths cannot disagree on a string's value.
+//! the decoder itself (`protocol::decode`), so the two paths cannot disagree on a string's
+//! value.
 
 use crate::protocol::{ActionEnvelope, ActionOrigin, SessionDeltaAction, StateAction};
 
@@ -122,7 +123,7 @@ impl<'a> Scan<'a> {
         Some(())
     }
 
-    /// A JSON string: borrowed as is when it has no escapes, else unescaped by `serde_json`.
+    /// A JSON string: borrowed as is when it has no escapes, else unescaped by the decoder.
     fn string(&mut self) -> Option<std::borrow::Cow<'a, str>> {
         let bytes = self.text.as_bytes();
         let start = self.at;

@@ -89,7 +89,8 @@ fn params_text(check: ParamsCheck, params: &JsValue, root: bool) -> Result<RawJs
             &format!("{} (near `{near}`)", e.message()),
         ));
     }
-    RawJsonBuf::from_string(text).map_err(|e| invalid_input("params", "", &e.to_string()))
+    // `check` has just decoded the whole text as the params type: it is one JSON value.
+    Ok(RawJsonBuf::from_checked(text))
 }
 
 /// The largest char boundary `<= i` (`str::floor_char_boundary` is newer than our MSRV).
