@@ -297,6 +297,14 @@ test('frames of any script and size reach the mirror intact (buffer path, string
     peer.act(SESSION, delta(text));
   };
   send('ascii ');
+  // Every short length, all ASCII or with a non-ASCII character at either end (the render
+  // reads up to eight ASCII bytes itself, the rest with TextDecoder), and an empty delta.
+  send('');
+  for (let n = 1; n <= 10; n++) {
+    send('abcdefghij'.slice(0, n));
+    send(`${'k'.repeat(n - 1)}\u00e9`);
+    send(`\u65e5${'m'.repeat(n - 1)}`);
+  }
   send('h\u00e9llo, \u65e5\u672c\u8a9e, \u{1F642} ');
   send('\u65e5'.repeat(50_000)); // 150 KB of UTF-8 from 50,000 UTF-16 units: the buffer grows
   send('x'.repeat(300_000)); // beyond the reusable buffer: passed as a string

@@ -109,13 +109,16 @@ struct Scan<'a> {
     at: usize,
 }
 
+// The scan's steps are inlined into `canonical_delta_into` (ten calls per frame otherwise).
 impl<'a> Scan<'a> {
+    #[inline(always)]
     fn literal(&mut self, expected: &str) -> Option<()> {
         let rest = self.text.get(self.at..)?;
         crate::words::starts_with(rest, expected).then(|| self.at += expected.len())
     }
 
     /// A JSON string into `out` (its old content replaced, its capacity reused).
+    #[inline(always)]
     fn string_into(&mut self, out: &mut String) -> Option<()> {
         let value = self.string()?;
         out.clear();
@@ -160,12 +163,20 @@ impl<'a> Scan<'a> {
     }
 
     /// A plain unsigned integer that fits `u64` (no sign, fraction, exponent or leading zero).
+    #[inline(always)]
     fn unsigned(&mut self) -> Option<u64> {
         let bytes = self.text.as_bytes().get(self.at..)?;
         let mut value: u64 = 0;
         let mut digits = 0;
         for &b in bytes.iter().take_while(|b| b.is_ascii_digit()) {
-            value = value.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+            // Overflow checked by comparison: `checked_mul` on `u64` is a 128-bit multiply
+            // in wasm32 (`__multi3`), a call per digit.
+            const LAST: u64 = u64::MAX / 10;
+            let digit = u64::from(b - b'0');
+            if value > LAST || (value == LAST && digit > u64::MAX % 10) {
+                return None;
+            }
+            value = value * 10 + digit;
             digits += 1;
         }
         if digits == 0 || (digits > 1 && bytes[0] == b'0') {
@@ -226,6 +237,11 @@ mod tests {
     fn anything_else_is_left_to_the_general_path() {
         let ok = r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#;
         assert!(canonical_delta(ok).is_some());
+        let max = ok.replace(r#""serverSeq":1"#, r#""serverSeq":18446744073709551615"#);
+        assert_eq!(
+            canonical_delta(&max).map(|(e, _)| e.server_seq),
+            Some(u64::MAX)
+        );
         for text in [
             // White space, another order, an extra member, another action type.
             r#"{"channel": "c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#,
