@@ -17,8 +17,30 @@ use crate::protocol::{ActionEnvelope, ActionOrigin, SessionDeltaAction, StateAct
 /// Decodes a canonical delta envelope at the start of `text`; returns it and the bytes used.
 pub(super) fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
     let mut envelope = empty_delta();
-    let used = canonical_delta_into(text, &mut envelope)?;
+    let used = canonical_delta_into(text, &mut envelope, &mut DeltaPrefix::default())?;
     Some((envelope, used))
+}
+
+/// The start of the last canonical delta envelope decoded, up to its content
+/// (`{"channel":…,"partId":…,"content":`), and the channel, turn and part it decoded to. A
+/// stream's deltas repeat it byte for byte, so a delta that starts with it (one comparison) has
+/// the three values copied from here and only the rest scanned. The values depend on those
+/// bytes alone, so it stays right whatever came between.
+#[derive(Debug, Default, Clone)]
+pub(super) struct DeltaPrefix {
+    text: String,
+    channel: String,
+    turn_id: String,
+    part_id: String,
+}
+
+/// A prefix longer than this is not remembered (its strings would keep their capacity).
+const PREFIX_MAX_BYTES: usize = 4096;
+
+/// `out = value`, reusing `out`'s capacity.
+fn assign(out: &mut String, value: &str) {
+    out.clear();
+    out.push_str(value);
 }
 
 /// An envelope to decode deltas into (see [`canonical_delta_into`]).
@@ -42,19 +64,38 @@ pub(super) fn empty_delta() -> ActionEnvelope {
 /// strings (an envelope of an earlier delta: a stream then decodes without allocating);
 /// returns the bytes used. On `None`, `envelope` holds a part of the frame: use it only to
 /// decode into again.
-pub(super) fn canonical_delta_into(text: &str, envelope: &mut ActionEnvelope) -> Option<usize> {
+pub(super) fn canonical_delta_into(
+    text: &str,
+    envelope: &mut ActionEnvelope,
+    prefix: &mut DeltaPrefix,
+) -> Option<usize> {
     let StateAction::SessionDelta(delta) = &mut envelope.action else {
         envelope.action = empty_delta().action;
-        return canonical_delta_into(text, envelope);
+        return canonical_delta_into(text, envelope, prefix);
     };
     let mut scan = Scan { text, at: 0 };
-    scan.literal(r#"{"channel":"#)?;
-    scan.string_into(&mut envelope.channel)?;
-    scan.literal(r#","action":{"type":"session/delta","turnId":"#)?;
-    scan.string_into(&mut delta.turn_id)?;
-    scan.literal(r#","partId":"#)?;
-    scan.string_into(&mut delta.part_id)?;
-    scan.literal(r#","content":"#)?;
+    if !prefix.text.is_empty() && crate::words::starts_with(text, &prefix.text) {
+        assign(&mut envelope.channel, &prefix.channel);
+        assign(&mut delta.turn_id, &prefix.turn_id);
+        assign(&mut delta.part_id, &prefix.part_id);
+        scan.at = prefix.text.len();
+    } else {
+        scan.literal(r#"{"channel":"#)?;
+        scan.string_into(&mut envelope.channel)?;
+        scan.literal(r#","action":{"type":"session/delta","turnId":"#)?;
+        scan.string_into(&mut delta.turn_id)?;
+        scan.literal(r#","partId":"#)?;
+        scan.string_into(&mut delta.part_id)?;
+        scan.literal(r#","content":"#)?;
+        if scan.at <= PREFIX_MAX_BYTES {
+            assign(&mut prefix.text, &text[..scan.at]);
+            assign(&mut prefix.channel, &envelope.channel);
+            assign(&mut prefix.turn_id, &delta.turn_id);
+            assign(&mut prefix.part_id, &delta.part_id);
+        } else {
+            *prefix = DeltaPrefix::default();
+        }
+    }
     scan.string_into(&mut delta.content)?;
     scan.literal(r#"},"serverSeq":"#)?;
     envelope.server_seq = scan.unsigned()?;
@@ -310,9 +351,20 @@ mod tests {
             if let Some((fast, used)) = canonical_delta(&mangled) {
                 prop_assert_eq!(Some(fast), general(&mangled[..used]));
             }
-            // Decoded into the envelope of another delta (as the engine reuses one): the same.
-            let mut spare = e.clone();
-            let reused = super::canonical_delta_into(&mangled, &mut spare).map(|used| (spare, used));
+            // Decoded into the envelope of another delta (as the engine reuses one), right after
+            // the canonical text (its start remembered, as in a stream): the same.
+            // Into an envelope holding other values: those of the start come from `prefix`.
+            let mut prefix = super::DeltaPrefix::default();
+            prop_assert!(super::canonical_delta_into(&text, &mut e.clone(), &mut prefix).is_some());
+            prop_assert!(!prefix.text.is_empty() && text.starts_with(&prefix.text));
+            let mut spare = envelope("other content", Some(("other client", 9)));
+            spare.channel = "other channel".into();
+            if let StateAction::SessionDelta(d) = &mut spare.action {
+                d.turn_id = "other turn".into();
+                d.part_id = "other part".into();
+            }
+            let reused = super::canonical_delta_into(&mangled, &mut spare, &mut prefix)
+                .map(|used| (spare, used));
             prop_assert_eq!(reused, canonical_delta(&mangled));
         }
     }

@@ -2,6 +2,7 @@
 //! notifications and server requests surfaced as events.
 
 use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
+use super::fast_delta::DeltaPrefix;
 use super::requests::Purpose;
 use super::{ConnectionState, DropReason, Engine};
 use crate::client::Error;
@@ -45,6 +46,8 @@ pub(super) struct Batch {
     /// A delta envelope already applied, kept to decode the next canonical delta into: its
     /// strings are reused, so a stream of deltas is decoded without allocating.
     spare: Option<ActionEnvelope>,
+    /// What the last canonical delta began with (see [`DeltaPrefix`]).
+    prefix: DeltaPrefix,
 }
 
 /// A spare envelope keeps its strings' capacity: past this many bytes of content it is dropped.
@@ -85,13 +88,14 @@ const ACTION_PREFIX: &str = r#"{"jsonrpc":"2.0","method":"action","params":"#;
 pub(super) fn canonical_action(
     text: &str,
     spare: &mut Option<ActionEnvelope>,
+    prefix: &mut DeltaPrefix,
 ) -> Option<ActionEnvelope> {
     if !crate::words::starts_with(text, ACTION_PREFIX) {
         return None;
     }
     let rest = &text[ACTION_PREFIX.len()..];
     let mut envelope = spare.take().unwrap_or_else(super::fast_delta::empty_delta);
-    if let Some(used) = super::fast_delta::canonical_delta_into(rest, &mut envelope) {
+    if let Some(used) = super::fast_delta::canonical_delta_into(rest, &mut envelope, prefix) {
         if rest[used..].trim() == "}" {
             return Some(envelope);
         }
@@ -131,7 +135,7 @@ impl Engine {
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
-        if let Some(envelope) = canonical_action(text, &mut batch.spare) {
+        if let Some(envelope) = canonical_action(text, &mut batch.spare, &mut batch.prefix) {
             return self.route_envelope(envelope, batch);
         }
         let incoming = match Incoming::parse(text) {
@@ -401,10 +405,16 @@ impl Engine {
 #[cfg(test)]
 mod fast_path_tests {
     use super::canonical_action;
+    use super::DeltaPrefix;
     use crate::protocol::jsonrpc::{self, decode_params, Incoming};
     use crate::protocol::ActionEnvelope;
 
     const ENVELOPE: &str = r#"{"channel":"ahp-session:/s","action":{"type":"session/delta","turnId":"t","partId":"p","content":"a \"quoted\" }"},"serverSeq":7,"origin":{"clientId":"c","clientSeq":2}}"#;
+
+    /// The fast path with nothing remembered from an earlier frame.
+    fn fresh(text: &str) -> Option<ActionEnvelope> {
+        canonical_action(text, &mut None, &mut DeltaPrefix::default())
+    }
 
     fn general(text: &str) -> ActionEnvelope {
         match Incoming::parse(text).unwrap() {
@@ -419,10 +429,10 @@ mod fast_path_tests {
     #[test]
     fn canonical_frames_decode_like_the_general_path() {
         let text = format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}"#);
-        assert_eq!(canonical_action(&text, &mut None), Some(general(&text)));
+        assert_eq!(fresh(&text), Some(general(&text)));
         let spaced =
             format!("{{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{ENVELOPE} }}\n");
-        assert_eq!(canonical_action(&spaced, &mut None), Some(general(&spaced)));
+        assert_eq!(fresh(&spaced), Some(general(&spaced)));
     }
 
     #[test]
@@ -437,12 +447,23 @@ mod fast_path_tests {
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"d","action":{"type":"session/delta","turnId":"t","partId":"p","content":"y"},"serverSeq":01}}"#.to_string(),
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"e","action":{"type":"session/titleChanged","title":"T"},"serverSeq":10}}"#.to_string(),
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"f","action":{"type":"session/delta","turnId":"u","partId":"q","content":""},"serverSeq":11}}"#.to_string(),
+            // The same start (channel, turn, part) again: taken from the one before, not
+            // scanned; then a frame failing after it, then the start again.
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"f","action":{"type":"session/delta","turnId":"u","partId":"q","content":"more"},"serverSeq":12}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"f","action":{"type":"session/delta","turnId":"u","partId":"q","content":"\q"},"serverSeq":13}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"f","action":{"type":"session/delta","turnId":"u","partId":"q","content":"z"},"serverSeq":14,"origin":{"clientId":"c","clientSeq":4}}}"#.to_string(),
+            // An escaped channel, twice (its start remembered with the unescaped value).
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"g\"h\u00e9","action":{"type":"session/delta","turnId":"u","partId":"q","content":"1"},"serverSeq":15}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"g\"h\u00e9","action":{"type":"session/delta","turnId":"u","partId":"q","content":"2"},"serverSeq":16}}"#.to_string(),
+            // A start that only begins like the remembered one.
+            r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"g\"h\u00e9x","action":{"type":"session/delta","turnId":"u","partId":"q","content":"3"},"serverSeq":17}}"#.to_string(),
         ];
         let mut spare = None;
+        let mut prefix = DeltaPrefix::default();
         let mut decoded = 0;
         for text in &frames {
-            let fresh = canonical_action(text, &mut None);
-            let reused = canonical_action(text, &mut spare);
+            let fresh = fresh(text);
+            let reused = canonical_action(text, &mut spare, &mut prefix);
             assert_eq!(reused, fresh, "{text}");
             if let Some(envelope) = reused {
                 decoded += 1;
@@ -450,7 +471,10 @@ mod fast_path_tests {
                 spare = Some(envelope); // as the engine keeps the last delta envelope
             }
         }
-        assert_eq!(decoded, 5, "all but the one with a leading zero");
+        assert_eq!(
+            decoded, 10,
+            "all but the one with a leading zero and the bad escape"
+        );
     }
 
     #[test]
@@ -464,7 +488,7 @@ mod fast_path_tests {
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":1}}"#.to_string(),
             r#"{"jsonrpc":"2.0","method":"actions","params":{}}"#.to_string(),
         ] {
-            assert_eq!(canonical_action(&text, &mut None), None, "{text}");
+            assert_eq!(fresh(&text), None, "{text}");
         }
     }
 }

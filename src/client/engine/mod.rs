@@ -51,16 +51,15 @@ pub mod fast_path {
     /// An `action` notification in canonical form, decoded by the fast path (`None`: the frame
     /// takes the general path).
     pub fn canonical_action(text: &str) -> Option<ActionEnvelope> {
-        super::inbound::canonical_action(text, &mut None)
+        super::inbound::canonical_action(text, &mut None, &mut Default::default())
     }
 
-    /// [`canonical_action`] decoding into the envelope of an earlier frame (the engine reuses
-    /// the last delta envelope this way): `spare` is that envelope, taken or kept.
-    pub fn canonical_action_reusing(
-        text: &str,
-        spare: &mut Option<ActionEnvelope>,
-    ) -> Option<ActionEnvelope> {
-        super::inbound::canonical_action(text, spare)
+    /// [`canonical_action`] of `text` right after `earlier`, as the engine decodes a stream:
+    /// into the envelope of the earlier delta, with what its start decoded to remembered.
+    pub fn canonical_action_after(earlier: &str, text: &str) -> Option<ActionEnvelope> {
+        let (mut spare, mut prefix) = (None, Default::default());
+        spare = super::inbound::canonical_action(earlier, &mut spare, &mut prefix).or(spare);
+        super::inbound::canonical_action(text, &mut spare, &mut prefix)
     }
 
     /// A canonical `session/delta` envelope at the start of `text`, and the bytes it used.
