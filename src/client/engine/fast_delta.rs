@@ -63,7 +63,8 @@ pub(super) fn empty_delta() -> ActionEnvelope {
 /// Decodes a canonical delta envelope at the start of `text` into `envelope`, reusing its
 /// strings (an envelope of an earlier delta: a stream then decodes without allocating);
 /// returns the bytes used. On `None`, `envelope` holds a part of the frame: use it only to
-/// decode into again.
+/// decode into again. `prefix` is what the last delta decoded with it began with (see
+/// [`DeltaPrefix`]), updated here.
 pub(super) fn canonical_delta_into(
     text: &str,
     envelope: &mut ActionEnvelope,
@@ -161,9 +162,7 @@ impl<'a> Scan<'a> {
     /// A JSON string into `out` (its old content replaced, its capacity reused).
     #[inline(always)]
     fn string_into(&mut self, out: &mut String) -> Option<()> {
-        let value = self.string()?;
-        out.clear();
-        out.push_str(&value);
+        assign(out, &self.string()?);
         Some(())
     }
 
@@ -351,9 +350,9 @@ mod tests {
             if let Some((fast, used)) = canonical_delta(&mangled) {
                 prop_assert_eq!(Some(fast), general(&mangled[..used]));
             }
-            // Decoded into the envelope of another delta (as the engine reuses one), right after
-            // the canonical text (its start remembered, as in a stream): the same.
-            // Into an envelope holding other values: those of the start come from `prefix`.
+            // Decoded right after the canonical text (its start remembered, as in a stream) into
+            // the envelope of another delta holding other values (as the engine reuses one):
+            // the same, the start's values coming from `prefix`.
             let mut prefix = super::DeltaPrefix::default();
             prop_assert!(super::canonical_delta_into(&text, &mut e.clone(), &mut prefix).is_some());
             prop_assert!(!prefix.text.is_empty() && text.starts_with(&prefix.text));
