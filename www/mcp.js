@@ -1,5 +1,6 @@
 // MCP in the open session: the MCP servers panel (state, on/off toggle, a token prompt for
-// servers in `authRequired`) and MCP App tool calls rendered inline through the SDK's
+// servers in `authRequired`, an Allow button for servers of the working directory that wait for
+// approval) and MCP App tool calls rendered inline through the SDK's
 // `ahp-wasm/mcp-apps` entry (loaded the first time an App call is shown).
 
 import { app } from './state.js';
@@ -14,6 +15,19 @@ const STATE_TEXT = {
   error: 'error',
   stopped: 'stopped',
 };
+
+/** `ErrorInfo.errorType` of a server the host runs only once a client approves it. */
+const NEEDS_APPROVAL = 'McpServerNeedsApproval';
+
+/** The file path of a `file://` URI (the URI itself when it is not one). */
+function filePath(uri) {
+  try {
+    const u = new URL(uri);
+    return u.protocol === 'file:' ? decodeURIComponent(u.pathname) : uri;
+  } catch {
+    return uri;
+  }
+}
 
 /** The MCP server customizations of a session state (top level and containers' children). */
 function mcpServers(state) {
@@ -38,6 +52,13 @@ class ServerView {
     this.server = server;
     const kind = server.state?.kind ?? 'unknown';
     this.el.dataset.state = kind;
+    const waiting = kind === 'error' && server.state?.error?.errorType === NEEDS_APPROVAL;
+    if (waiting) {
+      this.el.dataset.approval = 'needed';
+      this.el.replaceChildren(...this.approval(server));
+      return;
+    }
+    delete this.el.dataset.approval;
     const toggle = customizationToggle(this.id, server.enabled, `Run ${String(server.name ?? this.id)}`, 'mcp-toggle', this.dispatch);
     const children = [
       h('label', null, toggle, ' ', h('strong', null, String(server.name ?? this.id))),
@@ -50,6 +71,24 @@ class ServerView {
     }
     if (kind === 'authRequired') children.push(this.authForm(server.state));
     this.el.replaceChildren(...children);
+  }
+
+  /**
+   * A server the working directory declares, waiting for approval: who declares it, what it would
+   * run or contact (the host's message), and Allow, which enables it (the host remembers that
+   * approval for this directory and this exact declaration).
+   */
+  approval(server) {
+    const name = String(server.name ?? this.id);
+    const allow = () => this.dispatch({ type: 'session/customizationToggled', id: this.id, enabled: true });
+    return [
+      h('strong', null, name), ' ',
+      h('span', { class: 'muted', dataset: { testid: 'mcp-state' } }, 'needs approval'),
+      h('div', { class: 'muted', dataset: { testid: 'mcp-declared-by' } },
+        `declared by the working directory in ${filePath(String(server.uri ?? ''))}`),
+      h('pre', { class: 'mcp-error', dataset: { testid: 'mcp-approval' } }, String(server.state.error.message ?? '')),
+      h('button', { type: 'button', 'aria-label': `Allow ${name} to run`, dataset: { testid: 'mcp-allow' }, onclick: allow }, 'Allow'),
+    ];
   }
 
   /** A token field for the protected resource the server named (RFC 9728 metadata). */

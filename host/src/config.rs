@@ -52,9 +52,13 @@ pub struct Cli {
     #[arg(long, default_value_t = 5_000)]
     pub client_tool_grace_ms: u64,
     /// An MCP config file (`{"mcpServers": {...}}`) whose servers every session runs, besides
-    /// those of the `.mcp.json` in the session's working directory.
+    /// those of the `.mcp.json` in the session's working directory (once approved).
     #[arg(long, value_name = "FILE")]
     pub mcp_config: Option<PathBuf>,
+    /// Start the MCP servers of a working directory's `.mcp.json` without a client's approval
+    /// (as the operator's are). Off by default: the repository wrote that file.
+    #[arg(long)]
+    pub trust_project_mcp: bool,
     /// An Open Plugins directory (repeatable): every session shows it as a plugin (skills,
     /// agents, commands, prompts, rules, hooks) and runs the MCP servers of its `.mcp.json`.
     #[arg(long = "plugins", value_name = "DIR")]
@@ -228,6 +232,8 @@ pub struct Config {
     /// `--plugins`: plugin directories (shown in every session; their `.mcp.json` servers run
     /// in every session).
     pub plugins: Vec<PathBuf>,
+    /// `--trust-project-mcp`: working-directory MCP servers start without approval.
+    pub trust_project_mcp: bool,
     /// Longest wait for a client's answer to a host request.
     pub client_request_timeout: Duration,
     /// Longest wait for the active client's `systemMessageTransform` answer.
@@ -259,6 +265,7 @@ impl Config {
             limits: Limits::default(),
             mcp_config: None,
             plugins: Vec::new(),
+            trust_project_mcp: false,
             client_request_timeout: Duration::from_secs(10),
             transform_timeout: crate::agent::transform::DEFAULT_TIMEOUT,
             debug: false,
@@ -299,6 +306,7 @@ impl From<Cli> for Config {
             limits,
             mcp_config: cli.mcp_config,
             plugins: cli.plugins,
+            trust_project_mcp: cli.trust_project_mcp,
             client_request_timeout: Duration::from_millis(cli.client_request_timeout_ms.max(1)),
             transform_timeout: Duration::from_millis(cli.transform_timeout_ms.max(1)),
             debug: cli.debug,

@@ -8,7 +8,9 @@
 //!   reducer clock it was applied with, so a restart replays it to the exact same state;
 //! - `meta(key, value)`: the last `serverSeq`;
 //! - `clients(client_id, secret_sha256, used)`: client ids bound to secrets (hashes only);
-//! - `settings(key, json)`: the host configuration (`rootConfig`: root `config.values`).
+//! - `settings(key, json)`: the host configuration (`rootConfig`: root `config.values`);
+//! - `mcp_approvals(workdir, name, sha256, client_id)`: the working-directory MCP server
+//!   declarations a client approved (the last one per canonical directory and server name).
 //!
 //! The hub commits one transaction per batch of messages *before* it sends anything from that
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
@@ -116,6 +118,21 @@ pub enum Op {
         /// `config.values` as JSON.
         json: String,
     },
+    /// A client approved a working directory's MCP server declaration.
+    ApproveMcp(McpApproval),
+}
+
+/// An approved MCP server declaration of a working directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpApproval {
+    /// The canonical working directory.
+    pub workdir: String,
+    /// The server's name.
+    pub name: String,
+    /// Hex SHA-256 of the normalized declaration (`crate::mcp::trust::digest`).
+    pub sha256: String,
+    /// The client that approved it.
+    pub client_id: String,
 }
 
 /// A client id's binding as stored.
@@ -153,6 +170,8 @@ pub struct Loaded {
     pub clients: Vec<ClientBinding>,
     /// The host configuration's values (root `config.values`) as JSON, once set.
     pub root_config: Option<String>,
+    /// Approved MCP server declarations of working directories.
+    pub mcp_approvals: Vec<McpApproval>,
 }
 
 /// The database.
@@ -179,6 +198,8 @@ CREATE TABLE IF NOT EXISTS actions(seq INTEGER PRIMARY KEY, uri TEXT NOT NULL, t
 CREATE INDEX IF NOT EXISTS actions_by_uri ON actions(uri, seq);
 CREATE TABLE IF NOT EXISTS clients(client_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL,
     used INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS mcp_approvals(workdir TEXT NOT NULL, name TEXT NOT NULL,
+    sha256 TEXT NOT NULL, client_id TEXT NOT NULL, PRIMARY KEY(workdir, name));
 ";
 
 impl Store {
@@ -297,11 +318,24 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()?;
+        let mcp_approvals = self
+            .conn
+            .prepare("SELECT workdir, name, sha256, client_id FROM mcp_approvals")?
+            .query_map([], |r| {
+                Ok(McpApproval {
+                    workdir: r.get(0)?,
+                    name: r.get(1)?,
+                    sha256: r.get(2)?,
+                    client_id: r.get(3)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
         Ok(Loaded {
             last_seq,
             sessions,
             clients,
             root_config,
+            mcp_approvals,
         })
     }
 
@@ -371,6 +405,13 @@ impl Store {
                         tx.execute(
                             "INSERT OR REPLACE INTO settings(key, json) VALUES ('rootConfig', ?1)",
                             [json],
+                        )?;
+                    }
+                    Op::ApproveMcp(a) => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO mcp_approvals(workdir, name, sha256, client_id) \
+                             VALUES (?1, ?2, ?3, ?4)",
+                            params![a.workdir, a.name, a.sha256, a.client_id],
                         )?;
                     }
                     Op::DeleteSession { uri } => {

@@ -18,6 +18,13 @@
 //!   `<script>` in an answer shows as text; host/tests/static_files.rs checks the CSP itself (no
 //!   inline script).
 //! - "terminal scrollback" bound: `terminal_scrollback_is_bounded` (a shell printing 3 MB).
+//!
+//! Beyond that list (issue 30): a repository's MCP servers (the working directory's `.mcp.json`)
+//! run only once a client approves them: `a_repository_s_mcp_servers_run_only_once_a_client_approves_them`
+//! (more in tests/mcp/trust.rs: a changed declaration, HTTP servers not contacted, the operator's
+//! server winning a name clash). Not prevented: an approved command running repository files that
+//! changed since (the declaration is approved, not what it executes); any client holding the token
+//! can approve; `--trust-project-mcp` turns approvals off.
 
 mod common;
 
@@ -736,4 +743,73 @@ async fn tokens_are_never_logged() {
         "stderr:\n{stderr}"
     );
     assert!(!stdout.contains(WRONG), "{stdout}");
+}
+
+/// "a repository's commands run only once a client approves them" (issue 30: a working
+/// directory's `.mcp.json` is written by the repository, not by the operator; VS Code and Claude
+/// Code ask before running a workspace's MCP servers)
+///
+/// Controls: `hub/mcp_trust.rs` (a server declared by the working directory waits, not enabled,
+/// in `error` `McpServerNeedsApproval`, until a client enables it; approvals in SQLite, per
+/// directory and declaration) and the guard in `hub/mcp.rs` `mcp_start`.
+#[tokio::test]
+async fn a_repository_s_mcp_servers_run_only_once_a_client_approves_them() {
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("pwned");
+    let t = start_host().await;
+    std::fs::write(
+        t.work.path().join(".mcp.json"),
+        json!({"mcpServers": {"repo": {"command": "sh",
+            "args": ["-c", "echo pwned > \"$MARKER\""], "env": {"MARKER": marker}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let mut c = Client::ready(&t.host, "threat-mcp").await;
+    c.create_session(S).await;
+    c.subscribe(S).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !marker.exists(),
+        "createSession ran the repository's command (it wrote outside the working directory)"
+    );
+    c.close().await;
+    let TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let mut c = Client::ready(&host, "threat-mcp").await;
+    c.subscribe(S).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !marker.exists(),
+        "a subscribe after a restart ran the repository's command"
+    );
+    let state = host_state(&host, S).await;
+    let entry = state
+        .customizations
+        .iter()
+        .flatten()
+        .find_map(|c| match c {
+            Customization::McpServer(m) if m.id == "mcp/repo" => Some(m.clone()),
+            _ => None,
+        })
+        .expect("the server is listed");
+    assert!(!entry.enabled);
+    assert!(
+        matches!(&entry.state, McpServerState::Error(e)
+            if e.error.error_type == "McpServerNeedsApproval" && e.error.message.contains("pwned")),
+        "{entry:?}"
+    );
+    // The approval: a client enables it.
+    c.dispatch(
+        S,
+        action(json!({"type": "session/customizationToggled", "id": "mcp/repo", "enabled": true})),
+    )
+    .await;
+    let deadline = Instant::now() + WAIT;
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the approved server never ran");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    c.close().await;
+    host.shutdown().await;
 }

@@ -1,6 +1,7 @@
 // MCP Apps end to end: the real ahp-host runs the real npm MCP server
 // `@modelcontextprotocol/server-basic-vanillajs` (from the session's `.mcp.json`), the page
-// (connected with `capabilities.mcpApps`) shows the server in its MCP panel, `/mcp basic get-time`
+// (connected with `capabilities.mcpApps`) shows the server in its MCP panel waiting for approval
+// (who declares it, what it runs) until Allow is clicked, `/mcp basic get-time`
 // makes the agent call the App tool, and the page renders the App through the SDK's
 // `ahp-wasm/mcp-apps` entry (the official ext-apps AppBridge) in a sandboxed iframe. Clicking the
 // App's button calls the server tool over the `mcp://` channel and the App shows the new time.
@@ -68,9 +69,20 @@ test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, callin
       p.on('websocket', (ws) => ws.on('framesent', (f) => frames.push(String(f.payload)))));
     const page = A.page;
 
-    // A session in the work directory: its MCP server shows in the panel and gets ready.
+    // A session in the work directory: its MCP server shows in the panel, waiting for approval
+    // (the working directory declares it): the declaring file and the command are shown, nothing
+    // runs until Allow.
     await page.click('[data-testid=new-session]');
     await page.waitForFunction(() => window.__ahp.subscription?.state);
+    const waiting = page.locator('[data-testid=mcp-server][data-id="mcp/basic"][data-approval=needed]');
+    await waiting.waitFor();
+    assert.equal(await waiting.locator('[data-testid=mcp-state]').textContent(), 'needs approval');
+    assert.match(await waiting.locator('[data-testid=mcp-declared-by]').textContent(), /working directory in .*\/\.mcp\.json$/);
+    const approval = await waiting.locator('[data-testid=mcp-approval]').textContent();
+    assert.ok(approval.includes(JSON.stringify(process.execPath)) && approval.includes(JSON.stringify(SERVER)),
+      `the command and its arguments are shown: ${approval}`);
+    assert.equal(await page.evaluate(() => window.__ahp.subscription.state.serverTools.some((t) => t.name.startsWith('mcp__'))), false);
+    await waiting.locator('[data-testid=mcp-allow]').click();
     const server = page.locator('[data-testid=mcp-server][data-id="mcp/basic"][data-state=ready]');
     await server.waitFor({ timeout: 60_000 });
     assert.equal(await server.locator('[data-testid=mcp-state]').textContent(), 'ready');
@@ -175,6 +187,9 @@ test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, callin
     // The panel's token prompt: a server behind a bearer token waits in authRequired; a wrong
     // token is refused (shown as an error, still waiting), the right one makes it ready.
     const secure = (state) => page.locator(`[data-testid=mcp-server][data-id="mcp/secure"][data-state=${state}]`);
+    const secureWaiting = page.locator('[data-testid=mcp-server][data-id="mcp/secure"][data-approval=needed]');
+    assert.match(await secureWaiting.locator('[data-testid=mcp-approval]').textContent(), new RegExp(`connects to "http://127\\.0\\.0\\.1:${authPort}/mcp"`));
+    await secureWaiting.locator('[data-testid=mcp-allow]').click();
     await secure('authRequired').waitFor();
     const errorsBefore = await page.locator('[data-testid=error]').count();
     await secure('authRequired').locator('[data-testid=mcp-token]').fill('wrong-token');

@@ -2,7 +2,8 @@
 //!
 //! Servers are per session: a session's servers are read from `--mcp-config` and the
 //! session's `.mcp.json` when it is created (or, after a host restart, when it is first
-//! subscribed to or gets a turn) and started at once; each is a top-level
+//! subscribed to or gets a turn) and started at once, except those of the working directory
+//! not approved yet (`mcp_trust.rs`), which wait until a client enables them; each is a top-level
 //! `McpServerCustomization` added with `session/customizationUpdated` and moved through
 //! `starting` → `ready` | `authRequired` | `error` (`stopped` when disabled) with
 //! `session/mcpServerStateChanged`, all server-originated actions through the reducers
@@ -18,7 +19,7 @@
 //! connection they carry is stopped).
 
 use super::{Hub, HubMsg};
-use crate::mcp::config::{self, Declared, ServerSpec};
+use crate::mcp::config::{self, Declared, Origin, ServerSpec};
 use crate::mcp::{apps, auth, ConnectError, McpConnection, McpEvent, ServerHandle, Upstream};
 use ahp_wasm::protocol::{
     AhpMcpUiHostCapabilities, Customization, ErrorInfo, McpServerCustomization,
@@ -51,6 +52,8 @@ pub(super) struct Run {
     pid: Arc<AtomicU32>,
     /// Set while ready.
     conn: Option<Arc<McpConnection>>,
+    /// Set while it waits for a client's approval: it is not started.
+    pub(super) pending: Option<super::mcp_trust::Pending>,
     /// Its `mcp://` channel URI (minted once per declaration and session; served only while
     /// ready and `caps` is set).
     pub(super) channel_uri: String,
@@ -98,6 +101,8 @@ pub(super) struct McpRuns {
     pub(super) auth: super::mcp_auth::AuthState,
     /// Tool calls waiting for a new token.
     pub(super) step_ups: super::mcp_step_up::Waits,
+    /// Approvals of working-directory servers.
+    pub(super) trust: super::mcp_trust::Trust,
 }
 
 impl McpRuns {
@@ -319,23 +324,30 @@ impl Hub {
             run.halt();
         }
         let mut runs = Vec::new();
-        for Declared {
-            id,
-            name,
-            source,
-            spec,
-        } in declared
-        {
-            let enabled = previous
-                .iter()
-                .find(|(p, _)| p == &id)
-                .is_none_or(|(_, e)| *e);
-            let state = match (&spec, enabled) {
-                (Err(reason), _) => error_state(reason),
-                (Ok(_), true) => McpServerState::Starting(McpServerStartingState {
+        for d in declared {
+            let pending = self.mcp.trust.pending(&workdir, &d);
+            let Declared {
+                id,
+                name,
+                source,
+                spec,
+                origin,
+            } = d;
+            // Waiting for approval, or shadowed by the operator's server: not enabled.
+            let held = pending.is_some()
+                || (origin == Origin::Project && id == config::shadowed_id(&name));
+            let enabled = !held
+                && previous
+                    .iter()
+                    .find(|(p, _)| p == &id)
+                    .is_none_or(|(_, e)| *e);
+            let state = match (&spec, &pending, enabled) {
+                (Err(reason), _, _) => error_state(reason),
+                (Ok(_), Some(pending), _) => pending.state(),
+                (Ok(_), None, true) => McpServerState::Starting(McpServerStartingState {
                     extra: Default::default(),
                 }),
-                (Ok(_), false) => McpServerState::Stopped(McpServerStoppedState {
+                (Ok(_), None, false) => McpServerState::Stopped(McpServerStoppedState {
                     extra: Default::default(),
                 }),
             };
@@ -371,6 +383,7 @@ impl Hub {
                     stop: CancellationToken::new(),
                     pid: Arc::new(AtomicU32::new(0)),
                     conn: None,
+                    pending,
                     channel_uri: mint_channel_uri(),
                     caps: None,
                 },
@@ -411,7 +424,8 @@ impl Hub {
         let Some(run) = self.mcp.run_mut(channel, id) else {
             return;
         };
-        let Ok(spec) = run.spec.clone() else {
+        // Nothing of a working directory runs (or is contacted) before a client approved it.
+        let (Ok(spec), None) = (run.spec.clone(), &run.pending) else {
             return;
         };
         run.halt();
@@ -694,8 +708,12 @@ impl Hub {
             .filter(|r| r.generation == generation)
     }
 
-    /// `session/customizationToggled` on one of our servers: stop it, or start it again.
-    pub(super) fn mcp_toggled(&mut self, channel: &str, id: &str, enabled: bool) {
+    /// `session/customizationToggled` (by client `by`) on one of our servers: stop it, or start
+    /// it again (approving it first when it waits for approval).
+    pub(super) fn mcp_toggled(&mut self, channel: &str, id: &str, enabled: bool, by: Option<&str>) {
+        if self.mcp_approval_toggled(channel, id, enabled, by) {
+            return;
+        }
         let Some(run) = self.mcp.run_mut(channel, id) else {
             return;
         };

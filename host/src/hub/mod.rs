@@ -18,6 +18,7 @@
 //! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
 //! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
 //! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
+//! - `mcp_trust.rs`: working-directory MCP servers wait for a client's approval;
 //! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps);
 //! - `terminals.rs`: terminal channels and their shells (`crate::terminals`);
 //! - `customizations.rs`: plugins and directories (`crate::customize`); `client_plugins.rs`:
@@ -37,6 +38,7 @@ mod mcp;
 mod mcp_auth;
 mod mcp_channel;
 mod mcp_step_up;
+mod mcp_trust;
 mod messages;
 mod session_config;
 mod session_filter;
@@ -301,6 +303,7 @@ impl Hub {
             watches: watches::Watches::default(),
             changesets: changesets::Changesets::default(),
         };
+        hub.mcp.trust = mcp_trust::Trust::new(loaded.mcp_approvals, config.trust_project_mcp);
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
             let uri = s.state.summary.resource.clone();

@@ -83,7 +83,7 @@ impl Hub {
                 }
             }
             StateAction::SessionCustomizationToggled(a) => {
-                self.mcp_toggled(channel, &a.id, a.enabled)
+                self.mcp_toggled(channel, &a.id, a.enabled, from_client)
             }
             StateAction::SessionMcpServerStateChanged(a) => self.mcp_step_up_check(channel, &a.id),
             StateAction::SessionActiveClientChanged(_) => self.custom_client_sync(channel),

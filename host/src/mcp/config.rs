@@ -10,6 +10,11 @@
 //!
 //! A declaration that cannot be used becomes an entry with an error (shown on that server's
 //! state), never a failure of the session or the host.
+//!
+//! Each declaration has an [`Origin`]: the operator's files (`--mcp-config`, `--plugins`) are
+//! trusted as configured; the working directory's `.mcp.json` is not (the repository wrote it),
+//! so its servers wait for a client's approval (`hub/mcp_trust.rs`) and never replace an
+//! operator's server of the same name.
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -55,6 +60,15 @@ impl ServerSpec {
     }
 }
 
+/// Who declared a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `--mcp-config` or a `--plugins` directory: named by the operator, started as declared.
+    Operator,
+    /// The session's working directory: started only once a client approved the declaration.
+    Project,
+}
+
 /// One declared server, usable or not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Declared {
@@ -66,6 +80,8 @@ pub struct Declared {
     pub source: PathBuf,
     /// How to run it, or why it cannot be run.
     pub spec: Result<ServerSpec, String>,
+    /// Who declared it.
+    pub origin: Origin,
 }
 
 /// The customization id of a server named `name`.
@@ -73,34 +89,75 @@ pub fn server_id(name: &str) -> String {
     format!("mcp/{name}")
 }
 
-/// The servers of the `--mcp-config` file (if any), of each `--plugins` directory's
-/// `.mcp.json` and of `workdir/.mcp.json` (if present), in that order: a later server replaces
-/// an earlier one of the same name (the project's wins). At most [`MAX_SERVERS`].
+/// The customization id of a working-directory server shadowed by an operator's server named
+/// `name` (server names have no `/`, so it is distinct from every [`server_id`]).
+pub fn shadowed_id(name: &str) -> String {
+    format!("mcp/{name}/shadowed")
+}
+
+/// The servers of the `--mcp-config` file (if any) and of each `--plugins` directory's
+/// `.mcp.json` (a later one replacing an earlier one of the same name), then those of
+/// `workdir/.mcp.json` (if present, and not one of the operator's files): a working-directory
+/// server named like an operator's one never replaces it; it is listed as shadowed (id
+/// [`shadowed_id`], an error saying why, never run). At most [`MAX_SERVERS`], the operator's
+/// first.
 pub fn load(global: Option<&Path>, plugins: &[PathBuf], workdir: &Path) -> Vec<Declared> {
     let mut out: Vec<Declared> = Vec::new();
     let optional = |dir: &Path| {
         let file = dir.join(PROJECT_FILE);
         file.is_file().then_some((file, false))
     };
-    let files = global
+    let operator: Vec<(PathBuf, bool)> = global
         .map(|g| (g.to_path_buf(), true))
         .into_iter()
         .chain(plugins.iter().filter_map(|dir| optional(dir)))
-        .chain(optional(workdir));
-    for (file, required) in files {
-        for d in read_file(&file, required) {
-            match out.iter_mut().find(|o| o.id == d.id) {
-                Some(existing) => *existing = d,
-                None => out.push(d),
+        .collect();
+    for (file, required) in &operator {
+        for d in read_file(file, *required, Origin::Operator) {
+            upsert(&mut out, d);
+        }
+    }
+    let project =
+        optional(workdir).filter(|(file, _)| !operator.iter().any(|(o, _)| same(o, file)));
+    if let Some((file, _)) = project {
+        for mut d in read_file(&file, false, Origin::Project) {
+            let shadowing = out
+                .iter()
+                .find(|o| o.id == d.id && o.origin == Origin::Operator && o.id.starts_with("mcp/"));
+            if let Some(op) = shadowing {
+                d.spec = Err(format!(
+                    "not used: the operator's server `{}` (declared in {}) has this name and wins; \
+                     this declaration of the working directory never runs",
+                    d.name,
+                    op.source.display()
+                ));
+                d.id = shadowed_id(&d.name);
             }
+            upsert(&mut out, d);
         }
     }
     out.truncate(MAX_SERVERS);
     out
 }
 
+/// Adds `d`, replacing an entry of the same id.
+fn upsert(out: &mut Vec<Declared>, d: Declared) {
+    match out.iter_mut().find(|o| o.id == d.id) {
+        Some(existing) => *existing = d,
+        None => out.push(d),
+    }
+}
+
+/// Whether two paths name the same file (the working directory may be a plugin directory).
+fn same(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// The declarations of one file; a file that cannot be used is one entry with the reason.
-fn read_file(file: &Path, required: bool) -> Vec<Declared> {
+fn read_file(file: &Path, required: bool, origin: Origin) -> Vec<Declared> {
     let name = file
         .file_name()
         .map_or_else(|| "mcp config".into(), |n| n.to_string_lossy().into_owned());
@@ -110,6 +167,7 @@ fn read_file(file: &Path, required: bool) -> Vec<Declared> {
             name: name.clone(),
             source: file.to_path_buf(),
             spec: Err(reason),
+            origin,
         }]
     };
     let text = match read_bounded(file) {
@@ -125,6 +183,7 @@ fn read_file(file: &Path, required: bool) -> Vec<Declared> {
                 name,
                 source: file.to_path_buf(),
                 spec,
+                origin,
             })
             .collect(),
         Err(e) => file_error(format!("invalid {}: {e}", file.display())),
@@ -272,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn project_file_overrides_global_and_file_errors_are_entries() {
+    fn operator_servers_win_over_the_working_directory_and_file_errors_are_entries() {
         let dir = tempfile::tempdir().unwrap();
         let global = dir.path().join("global.json");
         std::fs::write(
@@ -284,7 +343,7 @@ mod tests {
         std::fs::create_dir(&work).unwrap();
         std::fs::write(
             work.join(PROJECT_FILE),
-            r#"{"mcpServers": {"x": {"command": "c"}}}"#,
+            r#"{"mcpServers": {"x": {"command": "c"}, "w": {"command": "d"}}}"#,
         )
         .unwrap();
         let plugin = dir.path().join("plugin");
@@ -297,10 +356,21 @@ mod tests {
         let no_plugin = dir.path().join("no-plugin-file");
         let plugins = [plugin.clone(), no_plugin];
         let all = load(Some(&global), &plugins, &work);
-        assert_eq!(all.len(), 3);
-        assert!(matches!(&all[0].spec, Ok(ServerSpec::Stdio { command, .. }) if command == "c"));
+        let ids: Vec<&str> = all.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(ids, ["mcp/x", "mcp/y", "mcp/z", "mcp/x/shadowed", "mcp/w"]);
+        // The operator's `x` stays; a plugin replaces the global `y` (both the operator's).
+        assert!(matches!(&all[0].spec, Ok(ServerSpec::Stdio { command, .. }) if command == "a"));
+        assert_eq!(all[0].origin, Origin::Operator);
         assert!(matches!(&all[1].spec, Ok(ServerSpec::Stdio { command, .. }) if command == "p"));
         assert_eq!(all[2].source, plugin.join(PROJECT_FILE));
+        // The working directory's `x` is listed, never run; its `w` is the project's.
+        assert!(all[3].spec.as_ref().unwrap_err().contains("operator"));
+        assert_eq!(all[3].origin, Origin::Project);
+        assert_eq!(all[4].origin, Origin::Project);
+        // A working directory that is a plugin directory: its file is the operator's.
+        let as_plugin = load(None, std::slice::from_ref(&work), &work);
+        assert!(as_plugin.iter().all(|d| d.origin == Origin::Operator));
+        assert_eq!(as_plugin.len(), 2);
         std::fs::write(work.join(PROJECT_FILE), "{").unwrap();
         let all = load(None, &[], &work);
         assert_eq!(all.len(), 1);

@@ -3,7 +3,8 @@
 //! top-level `McpServerCustomization`s whose `state` the hub changes through the reducers, and
 //! lent to the built-in agent as tools with an `mcp` contributor.
 //!
-//! - [`config`]: the declarations;
+//! - [`config`]: the declarations (the operator's, and the working directory's);
+//! - [`trust`]: what approving a working directory's server approves (digest, shown text);
 //! - [`client`]: one running server (`rmcp` client over stdio or streamable HTTP), bounded;
 //! - [`process`]: the child processes of stdio servers (spawned so they die with the host);
 //! - [`auth`]: HTTP servers that need a bearer token (challenges, metadata, the token type);
@@ -18,6 +19,7 @@ pub mod auth;
 pub mod client;
 pub mod config;
 pub mod process;
+pub mod trust;
 
 pub use client::{CallError, ConnectError, McpConnection, McpLimits, McpTool, Upstream};
 

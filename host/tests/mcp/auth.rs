@@ -61,7 +61,9 @@ async fn a_server_that_needs_a_token_waits_in_auth_required_until_authenticate()
             .unwrap()
     };
     let host_token = "auth-test-host-token-0123456789";
-    let spawn = || HostProcess::spawn_with_stderr(data.path(), work.path(), host_token, &[], log());
+    let trusting = ["--trust-project-mcp"];
+    let spawn =
+        || HostProcess::spawn_with_stderr(data.path(), work.path(), host_token, &trusting, log());
     let host = spawn();
     let mut c = Client::connect_url(&host.url(), "auth-a").await;
     c.initialize(&["ahp-root://"]).await;

@@ -10,6 +10,7 @@ mod common;
 mod apps;
 mod auth;
 mod servers;
+mod trust;
 
 use ahp_wasm::protocol::*;
 use ahp_wasm::protocol::{errors, jsonrpc};
@@ -66,14 +67,30 @@ fn write_mcp_json(work: &Path, servers: Value) {
     .unwrap();
 }
 
-/// A host whose working directory holds `.mcp.json` with `servers`; MCP limits tweaked.
+/// A host whose working directory holds `.mcp.json` with `servers`, started without approval
+/// (`--trust-project-mcp`: these tests are about the servers, `trust.rs` about approving them);
+/// MCP limits tweaked.
 async fn host_with(
     servers: impl FnOnce(&Path) -> Value,
     tweak: impl FnOnce(&mut ahp_host::Config),
 ) -> TestHost {
-    let t = start_host_with(tweak).await;
+    let t = start_host_with(|c| {
+        c.trust_project_mcp = true;
+        tweak(c);
+    })
+    .await;
     write_mcp_json(t.work.path(), servers(t.work.path()));
     t
+}
+
+/// [`restart`] with `--trust-project-mcp`, as [`host_with`] starts hosts.
+async fn restart_trusting(data: &Path, work: &Path) -> ahp_host::RunningHost {
+    isolated_home();
+    let mut config = ahp_host::Config::local(data, work);
+    config.chunk_delay = Duration::from_millis(1);
+    config.token = Some(test_token(data));
+    config.trust_project_mcp = true;
+    ahp_host::start(config).await.expect("host restarts")
 }
 
 /// A client with session `S` created and subscribed, and its mirrored state.

@@ -322,7 +322,7 @@ async fn after_a_restart_servers_start_again_when_the_session_is_used() {
     until_dead(before).await;
     std::fs::remove_file(&pid_file).unwrap();
 
-    let host = restart(data.path(), work.path()).await;
+    let host = restart_trusting(data.path(), work.path()).await;
     // Not running until the session is used: the restored state says `stopped`.
     let mut c = Client::ready(&host, "mcp-client").await;
     let mut mirror = session_state(&c.subscribe(S).await);
@@ -387,7 +387,7 @@ async fn a_host_killed_with_sigkill_takes_its_servers_with_it() {
         data.path(),
         work.path(),
         "sigkill-test-host-token-0123456789",
-        &[],
+        &["--trust-project-mcp"],
     );
     let mut c = Client::connect_url(&host.url(), "sigkill").await;
     c.initialize(&[]).await;
