@@ -19,7 +19,7 @@
 //! connection they carry is stopped).
 
 use super::{Hub, HubMsg};
-use crate::mcp::config::{self, Declared, Origin, ServerSpec};
+use crate::mcp::config::{self, Declared, ServerSpec};
 use crate::mcp::{apps, auth, ConnectError, McpConnection, McpEvent, ServerHandle, Upstream};
 use ahp_wasm::protocol::{
     AhpMcpUiHostCapabilities, Customization, ErrorInfo, McpServerCustomization,
@@ -224,7 +224,7 @@ fn refresh_tools(
     poke
 }
 
-fn error_state(reason: &str) -> McpServerState {
+pub(super) fn error_state(reason: &str) -> McpServerState {
     McpServerState::Error(McpServerErrorState {
         error: ErrorInfo {
             error_type: "McpServerError".into(),
@@ -326,31 +326,15 @@ impl Hub {
         let mut runs = Vec::new();
         for d in declared {
             let pending = self.mcp.trust.pending(&workdir, &d);
+            let was = previous.iter().find(|(p, _)| p == &d.id).map(|(_, e)| *e);
+            let (enabled, state) = super::mcp_trust::opening(&d, pending.as_ref(), was);
             let Declared {
                 id,
                 name,
                 source,
                 spec,
-                origin,
+                ..
             } = d;
-            // Waiting for approval, or shadowed by the operator's server: not enabled.
-            let held = pending.is_some()
-                || (origin == Origin::Project && id == config::shadowed_id(&name));
-            let enabled = !held
-                && previous
-                    .iter()
-                    .find(|(p, _)| p == &id)
-                    .is_none_or(|(_, e)| *e);
-            let state = match (&spec, &pending, enabled) {
-                (Err(reason), _, _) => error_state(reason),
-                (Ok(_), Some(pending), _) => pending.state(),
-                (Ok(_), None, true) => McpServerState::Starting(McpServerStartingState {
-                    extra: Default::default(),
-                }),
-                (Ok(_), None, false) => McpServerState::Stopped(McpServerStoppedState {
-                    extra: Default::default(),
-                }),
-            };
             let entry = McpServerCustomization {
                 id: id.clone(),
                 uri: crate::resources::file_uri(&source),

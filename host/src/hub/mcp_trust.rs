@@ -13,10 +13,12 @@
 //! these servers start as the operator's do.
 
 use super::Hub;
-use crate::mcp::config::{Declared, Origin};
+use crate::mcp::config::{self, Declared, Origin};
 use crate::mcp::trust;
 use crate::store::{McpApproval, Op};
-use ahp_wasm::protocol::{ErrorInfo, McpServerErrorState, McpServerState};
+use ahp_wasm::protocol::{
+    ErrorInfo, McpServerErrorState, McpServerStartingState, McpServerState, McpServerStoppedState,
+};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -82,6 +84,29 @@ impl Pending {
             extra: Default::default(),
         })
     }
+}
+
+/// Whether declaration `d` is listed enabled (`was`: its `enabled` when it was listed before)
+/// and its first state: waiting for approval or shadowed by the operator's server (never
+/// enabled), else as for any server (`starting` if enabled).
+pub(super) fn opening(
+    d: &Declared,
+    pending: Option<&Pending>,
+    was: Option<bool>,
+) -> (bool, McpServerState) {
+    let shadowed = d.origin == Origin::Project && d.id == config::shadowed_id(&d.name);
+    let enabled = pending.is_none() && !shadowed && was.unwrap_or(true);
+    let state = match (&d.spec, pending) {
+        (Err(reason), _) => super::mcp::error_state(reason),
+        (Ok(_), Some(pending)) => pending.state(),
+        (Ok(_), None) if enabled => McpServerState::Starting(McpServerStartingState {
+            extra: Default::default(),
+        }),
+        (Ok(_), None) => McpServerState::Stopped(McpServerStoppedState {
+            extra: Default::default(),
+        }),
+    };
+    (enabled, state)
 }
 
 impl Hub {
