@@ -8,6 +8,11 @@
 //!   the Rust half of the wasm `Subscription` path.
 //! - `mirror/first_dispatch/N`: one own action dispatched on a session mirror with nothing pending
 //!   (the mirror forks its optimistic copy): should not grow with the session's history.
+//! - `documented_path/{ours,ours_serde,official}/N`: parse + reduce of each envelope the way the
+//!   README shows it (`protocol::decode::from_text`), through our serde impls
+//!   (`serde_json::from_str`, a compatibility detour), and with the official `ahp` 0.3.0 crate
+//!   (`serde_json::from_str` into `ahp_types`, `ahp::reducers::apply_action_to_session`), side
+//!   by side in one process.
 //!
 //! Criterion reports time per iteration (one whole stream) and throughput in actions/s;
 //! `scripts/bench-summary.sh` turns the estimates into ns/action.
@@ -15,7 +20,7 @@
 #[path = "support/engine.rs"]
 mod support;
 
-use ahp_wasm::protocol::{ActionEnvelope, SessionState, StateAction};
+use ahp_wasm::protocol::{decode, ActionEnvelope, SessionState, StateAction};
 use ahp_wasm::reduce::{session_reducer, FixedClock};
 use ahp_wasm::sync::Mirror;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -142,5 +147,68 @@ fn bench_session_stream(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_session_stream);
+/// The README's Rust path against the official crate, on the same envelopes.
+fn bench_documented_path(c: &mut Criterion) {
+    let clock = FixedClock(0.0);
+    for turns in [50, 500] {
+        let w = workload(turns);
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let initial_text =
+            std::fs::read_to_string(root.join(format!("target/bench-workload/initial-{turns}.json")))
+                .expect("initial state");
+        let official_initial: ahp_types::state::SessionState =
+            serde_json::from_str(&initial_text).expect("initial state (official)");
+        let mut group = c.benchmark_group("documented_path");
+        group.throughput(Throughput::Elements(w.envelopes.len() as u64));
+        group.sample_size(20);
+        group.bench_function(format!("ours/{turns}"), |b| {
+            b.iter_batched(
+                || w.initial.clone(),
+                |mut state| {
+                    for text in &w.envelopes {
+                        let envelope: ActionEnvelope =
+                            decode::from_text(black_box(text)).expect("envelope");
+                        black_box(session_reducer(&mut state, &envelope.action, &clock));
+                    }
+                    state
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(format!("ours_serde/{turns}"), |b| {
+            b.iter_batched(
+                || w.initial.clone(),
+                |mut state| {
+                    for text in &w.envelopes {
+                        let envelope: ActionEnvelope =
+                            serde_json::from_str(black_box(text)).expect("envelope");
+                        black_box(session_reducer(&mut state, &envelope.action, &clock));
+                    }
+                    state
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(format!("official/{turns}"), |b| {
+            b.iter_batched(
+                || official_initial.clone(),
+                |mut state| {
+                    for text in &w.envelopes {
+                        let envelope: ahp_types::actions::ActionEnvelope =
+                            serde_json::from_str(black_box(text)).expect("envelope (official)");
+                        black_box(ahp::reducers::apply_action_to_session(
+                            &mut state,
+                            &envelope.action,
+                        ));
+                    }
+                    state
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_session_stream, bench_documented_path);
 criterion_main!(benches);

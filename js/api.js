@@ -5,10 +5,12 @@
 //
 // Loading contract: nothing here needs the WebAssembly module to be imported. The error classes
 // (js/errors.js, a wasm-bindgen snippet: plain JavaScript) and the version constants come from
-// ./generated.js, written by scripts/build-pkg.sh, so they work before `init()`. What does need
-// the module (the reducers, `AhpClient.connect`, `new MultiHostClient()`) throws, or rejects
-// with, an `AhpError` of kind 'notInitialized' until `init()` has resolved. Every other wasm
-// object (a client, a subscription) can only come from those, so they need no check.
+// ./generated.js, written by scripts/build-pkg.sh, so they work before `init()`. The async entry
+// point, `AhpClient.connect`, loads the module itself (through the entry's `init()`, so
+// concurrent calls share one load and a failed load rejects with kind 'wasmLoad' and is retried
+// by the next call). The synchronous ones (the reducers, `new MultiHostClient()`) cannot wait:
+// they throw an `AhpError` of kind 'notInitialized' until `init()` has resolved. Every other
+// wasm object (a client, a subscription) can only come from those, so they need no check.
 //
 // Hand-written; scripts/build-pkg.sh copies it into pkg/. Keep in sync with js/index.d.ts; the
 // error classes are listed by the codegen (between the `generated` markers).
@@ -70,10 +72,28 @@ export let ChannelUnavailableError;
 let wasmState = 'idle';
 let wasmError;
 
+/** The entry's `init()`, for async entry points; null where the entry loads on import (Node). */
+let loadModule = null;
+
 /** For the entries only (not exported by `export *`): the module is loading, ready or failed. */
 export default function setWasmState(state, error) {
   wasmState = state;
   wasmError = error;
+}
+
+/** For the browser entry: how async entry points load the module when the app has not yet. */
+setWasmState.loadWith = (load) => {
+  loadModule = load;
+};
+
+/**
+ * For async entry points: resolves once the module is ready, loading it through the entry's
+ * `init()` if nobody has (the same promise as the app's own `init()` call, if one is running).
+ */
+function whenLoaded(what) {
+  if (wasmState === 'ready') return Promise.resolve();
+  if (loadModule === null) return Promise.reject(notInitialized(what));
+  return loadModule();
 }
 
 /** The `AhpError` (kind 'notInitialized') of a call that needs the module before it is ready. */
@@ -182,8 +202,7 @@ function checkWebSocketUrl(url) {
 
 const wasmConnect = AhpClient.connect;
 AhpClient.connect = function connect(url, options) {
-  if (wasmState !== 'ready') return Promise.reject(notInitialized('AhpClient.connect'));
-  return connecting(url, options, (checked) => wasmConnect.call(this, url, checked));
+  return whenLoaded('AhpClient.connect').then(() => connecting(url, options, (checked) => wasmConnect.call(this, url, checked)));
 };
 
 /** The bindings' class, with the check in its constructor. */

@@ -54,10 +54,10 @@ export interface InitOptions {
 }
 
 /**
- * Loads the WebAssembly module. Call it, and wait for it, before anything that needs the module:
- * the reducers, `AhpClient.connect` and `new MultiHostClient()` throw (or reject with) an
- * `AhpError` of kind `'notInitialized'` until it has resolved. The error classes and the version
- * constants work before it.
+ * Loads the WebAssembly module. `AhpClient.connect` calls it itself (sharing the load with any
+ * `init()` already running). The synchronous entry points cannot wait for it: the reducers and
+ * `new MultiHostClient()` throw an `AhpError` of kind `'notInitialized'` until it has resolved.
+ * The error classes and the version constants work before it.
  *
  * Idempotent: every call returns the same promise (later `options` are ignored), until a call
  * fails: that promise rejects with an `AhpError` of kind `'wasmLoad'` and the next call retries.
@@ -856,7 +856,11 @@ export type ClientEvent =
  */
 export declare class AhpClient {
   private constructor();
-  /** Opens the connection and performs `initialize`; rejects with a typed error if that fails. */
+  /**
+   * Opens the connection and performs `initialize`; rejects with a typed error if that fails.
+   * Loads the WebAssembly module first if `init()` has not (a failed load rejects with an
+   * `AhpError` of kind `'wasmLoad'`; the next call tries again).
+   */
   static connect(url: string, options?: ConnectOptions): Promise<AhpClient>;
   readonly url: string;
   readonly clientId: string;

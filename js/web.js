@@ -9,7 +9,8 @@ import setWasmState, { AhpError, InvalidInputError } from './api.js';
 let loading = null;
 
 /**
- * Loads the WebAssembly module; call it (and wait for it) before anything else of the SDK.
+ * Loads the WebAssembly module. `AhpClient.connect` calls it itself; the synchronous entry
+ * points (the reducers, `new MultiHostClient()`) need it to have resolved first.
  * Idempotent: every call returns the same promise until one fails (the next call retries).
  * `options.wasm`: where the module is (URL, string, Request, Response, a promise of one,
  * the bytes, or a compiled `WebAssembly.Module`); default: `ahp_wasm_bg.wasm` beside this file.
@@ -32,6 +33,7 @@ export function init(options) {
   }
   return loading;
 }
+setWasmState.loadWith(() => init());
 
 /** An options object, not a wasm source passed by mistake in its place (`init(url)`). */
 function isOptions(o) {

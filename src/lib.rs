@@ -8,26 +8,27 @@
 //! - [`client`]: a sans-IO JSON-RPC engine, transports, and (feature `native`) an async client.
 //!
 //! ```
+//! use ahp_wasm::protocol::decode::{self, DecodeError};
 //! use ahp_wasm::protocol::{ActionEnvelope, SessionState};
 //! use ahp_wasm::reduce::{session_reducer, Outcome, SystemClock};
 //!
-//! fn apply(state: &mut SessionState, frame: &str) -> Result<(), serde_json::Error> {
-//!     let envelope: ActionEnvelope = serde_json::from_str(frame)?;
+//! fn apply(state: &mut SessionState, frame: &str) -> Result<(), DecodeError> {
+//!     let envelope: ActionEnvelope = decode::from_text(frame)?; // errors name the bad field's path
 //!     match session_reducer(state, &envelope.action, &SystemClock) {
-//!         Outcome::Applied(_changed) => { /* the top-level fields touched */ }
+//!         Outcome::Applied(changed) => { /* `changed` lists the top-level fields touched */ }
 //!         Outcome::NoOp(why) => eprintln!("ignored: {}", why.reason()),
 //!     }
 //!     Ok(())
 //! }
 //!
-//! let mut state: SessionState = serde_json::from_str(
+//! let mut state: SessionState = decode::from_text(
 //!     r#"{"summary":{"resource":"copilot:/s","provider":"copilot","title":"","status":1,
 //!         "createdAt":0,"modifiedAt":0},"lifecycle":"ready","turns":[]}"#,
 //! )?;
 //! apply(&mut state, r#"{"channel":"copilot:/s","serverSeq":1,
 //!     "action":{"type":"session/titleChanged","title":"Hello"}}"#)?;
 //! assert_eq!(state.summary.title, "Hello");
-//! # Ok::<(), serde_json::Error>(())
+//! # Ok::<(), DecodeError>(())
 //! ```
 
 #![forbid(unsafe_code)]

@@ -1,6 +1,7 @@
 // The package's browser entry (pkg/web.js: ES module without top-level await; `init()` fetches
 // and compiles the .wasm next to it) loaded by a page in headless Chromium, with no bundler: the
-// import loads no wasm, calls before init() throw the typed error, init() is idempotent. The
+// import loads no wasm, reducers before init() throw the typed error, `AhpClient.connect` loads the
+// module itself (sharing the load with init()), init() is idempotent. The
 // page reports back to this test's loopback server, which records the order of requests. Text
 // frames of every kind (short ASCII, non-ASCII, long) reach a mirror through a custom transport. Run: node --test tests/browser/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
@@ -32,27 +33,11 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm web entry</ti
     } catch (e) {
       before.threw = { ahp: e instanceof ahp.AhpError, kind: e.kind, message: e.message };
     }
-    before.connect = await ahp.AhpClient.connect('ws://127.0.0.1:9/ahp').then(() => 'connected', (e) => e.kind);
-    const first = ahp.init();
-    before.samePromise = first === ahp.init() && first === ahp.init({ wasm: '/nowhere.wasm' });
-    try {
-      ahp.rootReducer({}, { type: 'x' });
-    } catch (e) {
-      before.whileLoading = e.message;
-    }
-    await first;
     const state = {
       summary: { resource: 'copilot:/s', provider: 'copilot', title: 'Old', status: 1, createdAt: 1, modifiedAt: 2 },
       lifecycle: 'ready',
       turns: [],
     };
-    const next = ahp.sessionReducer(state, { type: 'session/titleChanged', title: 'New' });
-    let error = null;
-    try {
-      ahp.sessionReducer(state, { type: 'session/titleChanged', title: 42 });
-    } catch (e) {
-      error = { invalid: e instanceof ahp.InvalidInputError, ahp: e instanceof ahp.AhpError, path: e.path, message: e.message };
-    }
     // Frames through a custom transport: the page copies short ASCII frames into wasm memory
     // itself (js/glue.js) and hands the rest to TextEncoder; both must give the same text.
     let deliver;
@@ -72,7 +57,26 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm web entry</ti
         close() {},
       };
     };
-    const client = await ahp.AhpClient.connect('ws://frames.invalid/ahp', { transport, initialSubscriptions: [uri], reconnect: false, keepaliveMs: 0 });
+    // connect before any init(): it starts loading the module itself ...
+    const connecting = ahp.AhpClient.connect('ws://frames.invalid/ahp', { transport, initialSubscriptions: [uri], reconnect: false, keepaliveMs: 0 });
+    try {
+      ahp.rootReducer({}, { type: 'x' });
+    } catch (e) {
+      before.whileLoading = e.message;
+    }
+    // ... and the app's own init() calls share that load.
+    const first = ahp.init();
+    before.samePromise = first === ahp.init() && first === ahp.init({ wasm: '/nowhere.wasm' });
+    const client = await connecting;
+    await first;
+    before.connected = client.connectionState;
+    const next = ahp.sessionReducer(state, { type: 'session/titleChanged', title: 'New' });
+    let error = null;
+    try {
+      ahp.sessionReducer(state, { type: 'session/titleChanged', title: 42 });
+    } catch (e) {
+      error = { invalid: e instanceof ahp.InvalidInputError, ahp: e instanceof ahp.AhpError, path: e.path, message: e.message };
+    }
     const subscription = client.subscription(uri) ?? (await client.subscribe(uri));
     const pieces = ['plain ', 'caf\u00e9 ', 'x'.repeat(40) + '\u{1f600}', '\u2028', 'a'.repeat(700), '\u00fc'.repeat(400), 'end'];
     pieces.forEach((content, i) => deliver.message(JSON.stringify({ jsonrpc: '2.0', method: 'action',
@@ -162,7 +166,7 @@ test('the browser entry loads and works in headless Chromium without a bundler',
   assert.equal(r.before.threw.ahp, true);
   assert.equal(r.before.threw.kind, 'notInitialized');
   assert.match(r.before.threw.message, /sessionReducer called before init\(\).*await init\(\)/);
-  assert.equal(r.before.connect, 'notInitialized');
+  assert.equal(r.before.connected, 'connected', 'connect before init() loaded the module itself');
   assert.equal(r.before.samePromise, true);
   assert.match(r.before.whileLoading, /rootReducer called while the WebAssembly module is loading/);
   assert.equal(r.streamed.content.length, r.streamed.expected.length);

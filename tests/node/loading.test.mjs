@@ -1,8 +1,10 @@
 // The loading contract of both entries (pkg/README.md, "Loading"), each in a fresh Node process
 // (the entries share one module instance within a process): no top-level await; before init()
-// the error classes and version constants work and what needs the module throws an AhpError of
-// kind 'notInitialized'; init() is idempotent, reports a failed load as kind 'wasmLoad' and can
-// be retried. The browser entry gets its module as bytes here (Node's fetch has no file: URLs).
+// the error classes and version constants work and the synchronous entry points throw an
+// AhpError of kind 'notInitialized'; AhpClient.connect loads the module itself (one load for
+// concurrent calls, kind 'wasmLoad' when it fails, retried by the next call); init() is
+// idempotent, reports a failed load as kind 'wasmLoad' and can be retried. The browser entry gets
+// its module as bytes here, or from a stand-in `fetch` (Node's fetch has no file: URLs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -40,6 +42,7 @@ test('the browser entry: nothing before init(), then init() loads the module onc
     r.reducers = ['rootReducer', 'sessionReducer', 'terminalReducer', 'changesetReducer', 'resourceWatchReducer']
       .map((name) => error(() => ahp[name]({}, { type: 'x' })));
     r.multi = error(() => new ahp.MultiHostClient());
+    // connect loads the module itself: here from the default file: URL, which Node cannot fetch.
     r.connect = await ahp.AhpClient.connect('ws://127.0.0.1:9/ahp').then(() => null, (e) => ({ ahp: e instanceof ahp.AhpError, kind: e.kind }));
     r.badOptions = [];
     for (const bad of ['/x.wasm', new URL('file:///x.wasm'), new Uint8Array([0]), null, Promise.resolve()]) {
@@ -77,7 +80,7 @@ test('the browser entry: nothing before init(), then init() loads the module onc
     assert.equal(e.kind, 'notInitialized');
     assert.match(e.message, /called before init\(\).*await init\(\)/);
   }
-  assert.deepEqual(r.connect, { ahp: true, kind: 'notInitialized' });
+  assert.deepEqual(r.connect, { ahp: true, kind: 'wasmLoad' });
   assert.deepEqual(r.badOptions, Array(5).fill({ invalid: true }));
   assert.equal(r.bad?.kind, 'wasmLoad');
   assert.equal(r.bad.ahp, true);
@@ -90,6 +93,56 @@ test('the browser entry: nothing before init(), then init() loads the module onc
   assert.equal(r.works, true);
   assert.equal(r.multiOk, true);
   assert.equal(r.invalid.kind, 'invalid-input');
+});
+
+test('the browser entry: AhpClient.connect loads the module itself, once for concurrent calls, retried after a failure', () => {
+  const r = runModule(`
+    import { readFileSync } from 'node:fs';
+    const bytes = readFileSync('ahp_wasm_bg.wasm');
+    const fetched = [];
+    let failNext = true;
+    globalThis.fetch = async (url) => {
+      fetched.push(String(url));
+      if (failNext) { failNext = false; throw new TypeError('network down'); }
+      await new Promise((ok) => setTimeout(ok, 20)); // a download that takes a while
+      return new Response(bytes, { headers: { 'content-type': 'application/wasm' } });
+    };
+    const ahp = await import(new URL('./web.js', 'file://' + process.cwd() + '/').href);
+    /** A host on an in-memory pair that answers initialize. */
+    const host = () => {
+      const { client, server } = ahp.InMemoryTransport.pair();
+      server.onMessage((frame) => {
+        const msg = JSON.parse(frame);
+        if (msg.method === 'initialize') server.send(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '0.3.0', serverSeq: 0, snapshots: [] } }));
+      });
+      return client;
+    };
+    const options = (transport) => ({ transport, initialSubscriptions: [], keepaliveMs: 0, reconnect: { maxAttempts: 0 } });
+    const r = {};
+    r.failed = await ahp.AhpClient.connect('ws://h/ahp', options(host())).then(() => null, (e) => ({ ahp: e instanceof ahp.AhpError, kind: e.kind, message: e.message }));
+    r.reducerAfterFailure = (() => { try { ahp.rootReducer({ agents: [] }, { type: 'x' }); return null; } catch (e) { return e.kind; } })();
+    const both = [ahp.AhpClient.connect('ws://a/ahp', options(host())), ahp.AhpClient.connect('ws://b/ahp', options(host()))];
+    const clients = await Promise.all(both);
+    r.connected = clients.map((c) => c instanceof ahp.AhpClient && c.connectionState);
+    r.fetches = fetched.length;
+    const state = { agents: [] };
+    r.reducerAfter = ahp.rootReducer(state, { type: 'no/such-action' }) === state;
+    r.initAfter = await ahp.init();
+    r.fetchesAfterInit = fetched.length;
+    for (const c of clients) c.close();
+    console.log(JSON.stringify(r));
+  `);
+  // The first call's load failed: a typed error saying so, and nothing loaded.
+  assert.equal(r.failed?.ahp, true);
+  assert.equal(r.failed.kind, 'wasmLoad');
+  assert.match(r.failed.message, /loading the WebAssembly module failed.*network down/);
+  assert.equal(r.reducerAfterFailure, 'notInitialized');
+  // Two connects at once: one more download, both connected.
+  assert.deepEqual(r.connected, ['connected', 'connected']);
+  assert.equal(r.fetches, 2, 'one failed download, then one shared by both connects');
+  assert.equal(r.reducerAfter, true);
+  assert.equal(r.initAfter, undefined);
+  assert.equal(r.fetchesAfterInit, 2, 'init() after connect loads nothing again');
 });
 
 test('the Node entry: loaded on import; init() exists and resolves at once', () => {

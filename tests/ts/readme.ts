@@ -1,7 +1,6 @@
 // The client quick start of pkg/README.md, verbatim (tests/node/readme.test.mjs checks they
 // match); type-checked with the consumer (tsc --strict).
 import {
-  init,
   AhpClient,
   RpcError,
   TransportError,
@@ -11,12 +10,9 @@ import {
   type DeepReadonly,
 } from 'ahp-wasm';
 
-// Load the WebAssembly module first (once; later calls return the same promise). Until it has
-// resolved, what needs the module throws an AhpError of kind 'notInitialized'.
-await init();
-
 // Connect (the global WebSocket; in Node 20, pass one: `{ WebSocket }` from the `ws` package,
-// or run `node --experimental-websocket`). `initialize` is done when the promise resolves.
+// or run `node --experimental-websocket`). `initialize` is done when the promise resolves; the
+// WebAssembly module is loaded on the way (no `init()` needed before `connect`).
 const client = await AhpClient.connect('ws://127.0.0.1:8787/ahp', { token: 'the host token' });
 
 // Create a session (a new URI each run: creating an existing one is an error) and subscribe:
