@@ -125,6 +125,10 @@ pub struct Cli {
     /// Most bytes of turns one session may store; a session over it accepts no new messages.
     #[arg(long, default_value_t = Limits::default().max_session_bytes)]
     pub max_session_bytes: usize,
+    /// Most bytes one client's published plugins may add to a session's state (their entries as
+    /// JSON, children included); a plugin past it is shown `degraded` with the children that fit.
+    #[arg(long, default_value_t = Limits::default().max_client_customization_bytes)]
+    pub max_client_customization_bytes: usize,
     /// Protect the built-in agent with the token in this file (one line, at least 16
     /// characters): clients `authenticate` before using it. A file, not a flag or variable, so
     /// the token shows neither in `ps` nor in child processes' environments.
@@ -173,6 +177,8 @@ pub struct Limits {
     pub max_sessions: usize,
     /// Bytes of turns one session may store.
     pub max_session_bytes: usize,
+    /// Bytes one client's customizations may add to a session's state.
+    pub max_client_customization_bytes: usize,
 }
 
 impl Default for Limits {
@@ -194,6 +200,7 @@ impl Default for Limits {
             max_resource_bytes: 8 << 20,
             max_sessions: 10_000,
             max_session_bytes: 24 << 20,
+            max_client_customization_bytes: 1 << 20,
         }
     }
 }
@@ -288,6 +295,7 @@ impl From<Cli> for Config {
             max_unauthenticated: cli.max_unauthenticated.max(1),
             max_sessions: cli.max_sessions,
             max_session_bytes: cli.max_session_bytes,
+            max_client_customization_bytes: cli.max_client_customization_bytes,
             ..Limits::default()
         };
         Config {
@@ -414,5 +422,17 @@ mod tests {
         assert_eq!(auth.token_file, PathBuf::from("token"));
         assert_eq!(auth.ttl, Duration::from_secs(90));
         assert_eq!(auth.resource, crate::agent_auth::DEFAULT_RESOURCE);
+    }
+
+    #[test]
+    fn the_client_customization_budget_flag_reaches_the_limits() {
+        let defaults = Config::from(Cli::try_parse_from(["ahp-host"]).unwrap());
+        assert_eq!(defaults.limits.max_client_customization_bytes, 1 << 20);
+        let cli =
+            Cli::try_parse_from(["ahp-host", "--max-client-customization-bytes", "65536"]).unwrap();
+        assert_eq!(
+            Config::from(cli).limits.max_client_customization_bytes,
+            65536
+        );
     }
 }

@@ -520,3 +520,168 @@ async fn a_changeset_is_resumed_by_reconnect_with_the_missed_actions() {
         "the replay brings the mirror up to date"
     );
 }
+
+/// Runs git in `dir` with `input` on its stdin; answers its stdout, trimmed.
+fn git_with(dir: &Path, args: &[&str], input: &str) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// Every file under `dir` with its mode and bytes (what must stay byte for byte).
+fn files_with_modes(dir: &Path) -> std::collections::BTreeMap<String, (u32, Vec<u8>)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+            let rel = entry
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .display()
+                .to_string();
+            if meta.is_dir() {
+                stack.push(entry.path());
+                out.insert(rel, (meta.permissions().mode(), Vec::new()));
+            } else {
+                let bytes = std::fs::read(entry.path()).unwrap_or_default();
+                out.insert(rel, (meta.permissions().mode(), bytes));
+            }
+        }
+    }
+    out
+}
+
+/// A commit whose tree lists `.git/hooks/pre-commit`, `.git/config` and git's other names for
+/// `.git` (case, trailing dots and spaces, an NTFS stream, the 8.3 short name `git~1`, HFS+
+/// ignorable characters, a `.git` in a subdirectory, a backslash-separated name): what a clone
+/// of a hostile repository leaves in `HEAD` after "invalid path". Plumbing does not check names.
+fn commit_a_tree_naming_git(repo: &Path) {
+    let blob = |text: &str| git_with(repo, &["hash-object", "-w", "--stdin"], text);
+    let mktree = |entries: &[(&str, &str)]| {
+        let listing: String = entries
+            .iter()
+            .map(|(entry, name)| format!("{entry}\t{name}\n"))
+            .collect();
+        git_with(repo, &["mktree"], &listing)
+    };
+    let hook = blob("#!/bin/sh\ntouch pwned\n");
+    let config = blob("[core]\n\tfsmonitor = touch pwned\n");
+    let x = blob("x\n");
+    let tracked = blob("one\ntwo\n");
+    let hooks = mktree(&[(&format!("100755 blob {hook}"), "pre-commit")]);
+    let dot_git = mktree(&[
+        (&format!("100644 blob {config}"), "config"),
+        (&format!("040000 tree {hooks}"), "hooks"),
+    ]);
+    let x_dir = mktree(&[(&format!("100644 blob {x}"), "x")]);
+    let sub = mktree(&[
+        (&format!("040000 tree {x_dir}"), ".git"),
+        (&format!("100644 blob {x}"), "keep.txt"),
+    ]);
+    let dir = |t: &str| format!("040000 tree {t}");
+    let root = mktree(&[
+        (&dir(&dot_git), ".git"),
+        (&dir(&dot_git), ".GIT"),
+        (&dir(&x_dir), ".Git"),
+        (&dir(&x_dir), ".git."),
+        (&dir(&x_dir), ".git. ."),
+        (&dir(&x_dir), "git~1"),
+        (&dir(&x_dir), "GIT~1"),
+        (&dir(&x_dir), ".git::$INDEX_ALLOCATION"),
+        (&dir(&x_dir), ".g\u{200c}it"),
+        (&dir(&x_dir), "a\\.git"),
+        (&dir(&sub), "sub"),
+        (&format!("100644 blob {tracked}"), "tracked.txt"),
+    ]);
+    let commit = git_with(
+        repo,
+        &["commit-tree", &root, "-p", "HEAD", "-m", "evil"],
+        "",
+    );
+    git(repo, &["update-ref", "HEAD", &commit]);
+}
+
+#[tokio::test]
+async fn a_head_tree_naming_git_paths_is_never_listed_nor_written() {
+    let t = start_host().await;
+    let repo = t.work.path().canonicalize().unwrap().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("tracked.txt"), "one\ntwo\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "init"]);
+    commit_a_tree_naming_git(&repo);
+    std::fs::create_dir(repo.join("sub")).unwrap();
+    std::fs::write(repo.join("sub/keep.txt"), "x\n").unwrap();
+    // Two real changes.
+    std::fs::write(repo.join("tracked.txt"), "one\n2\n").unwrap();
+    std::fs::write(repo.join("new.txt"), "new\n").unwrap();
+    let dot_git_before = files_with_modes(&repo.join(".git"));
+
+    let mut c = Client::ready(&t.host, "git-names").await;
+    let uri = "ahp-session:/git-names";
+    let channel = session_in(&mut c, uri, &repo).await;
+    let mut m = Mirror::subscribe(&mut c, &channel).await;
+    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
+        .await;
+    m.until(&mut c, "tracked.txt", |s| {
+        files_of(s).iter().any(|f| f.0 == "tracked.txt")
+    })
+    .await;
+    let listed: Vec<String> = m.files().into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        listed,
+        ["new.txt", "tracked.txt"],
+        "no path naming `.git` is listed"
+    );
+
+    // Reverting a path inside `.git` (or a variant) is refused; nothing is written.
+    for path in [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".GIT/config",
+        "sub/.git/x",
+    ] {
+        let r = invoke(&mut c, &channel, "revert", resource(&repo.join(path))).await;
+        assert_eq!(r, Err(errors::INVALID_PARAMS), "revert of {path}");
+    }
+
+    // Revert all: exactly the two real changes, and it converges.
+    let r = invoke(&mut c, &channel, "revert-all", None).await.unwrap();
+    assert_eq!(r["message"], "Reverted 2 files");
+    assert_eq!(
+        std::fs::read(repo.join("tracked.txt")).unwrap(),
+        b"one\ntwo\n"
+    );
+    assert!(!repo.join("new.txt").exists());
+    assert!(
+        files_with_modes(&repo.join(".git")) == dot_git_before,
+        "`.git` is byte for byte unchanged"
+    );
+    for variant in [".GIT", "git~1", ".git.", "sub/.git", "pwned"] {
+        assert!(!repo.join(variant).exists(), "{variant} was not created");
+    }
+    m.until(&mut c, "an empty changeset", |s| s.files.is_empty())
+        .await;
+    let r = invoke(&mut c, &channel, "revert-all", None).await.unwrap();
+    assert_eq!(r["message"], "Reverted 0 files");
+    assert!(files_with_modes(&repo.join(".git")) == dot_git_before);
+}

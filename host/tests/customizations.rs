@@ -667,3 +667,144 @@ async fn after_a_restart_containers_are_read_again_and_client_plugins_wait_for_t
     assert_eq!(plugin.unwrap()["clientId"], "a");
     host.shutdown().await;
 }
+
+/// A published plugin (`id`, `uri`) under the given nonce.
+fn plugin_at(id: &str, uri: &str, nonce: &str) -> Value {
+    json!([{"type": "plugin", "id": id, "uri": uri, "name": id, "enabled": true, "nonce": nonce}])
+}
+
+/// A client plugin at `root` whose `hooks/hooks.json` holds `entries` matcher groups of one
+/// event (3 bytes each: `{},`).
+fn hook_files(root: &str, entries: usize) -> Files {
+    let groups = vec!["{}"; entries].join(",");
+    let text = format!("{{\"hooks\": {{\"Stop\": [{groups}]}}}}");
+    Files(
+        [(format!("{root}/hooks/hooks.json"), text)]
+            .into_iter()
+            .collect(),
+    )
+}
+
+fn read_or_degraded(v: Option<&Value>) -> bool {
+    v.is_some_and(|v| loaded(v) || load_is("degraded")(v))
+}
+
+/// The amplification: a 32 KiB `uri` repeated in every child, and a 3.6 KiB
+/// `hooks.json` of 1,200 entries becoming 1,200 children.
+#[tokio::test]
+async fn a_client_plugin_cannot_amplify_its_uri_and_hooks_into_a_huge_state() {
+    let t = start_host().await;
+    let (mut a, mut mirror) = session(&t, "a").await;
+
+    // A 32 KiB uri (or id) is refused with the claim, with the reason; nothing is read.
+    let long_uri = format!("virtual://a/{}", "u".repeat(32 << 10));
+    let long_id = "i".repeat(4096);
+    for (what, published) in [
+        ("uri", plugin_at("big", &long_uri, "n1")),
+        ("id", plugin_at(&long_id, "virtual://a/p", "n1")),
+    ] {
+        let seq = a.dispatch(S, claim("a", published)).await;
+        let reason = a
+            .echo_of(seq)
+            .await
+            .rejection_reason
+            .unwrap_or_else(|| panic!("a 32 KiB {what} was accepted"));
+        assert!(
+            reason.contains(what) && reason.contains("longer than"),
+            "{reason}"
+        );
+    }
+    let host = host_state(&t.host, S).await;
+    assert!(host.active_client.is_none() && !by_id(&host).contains_key("big"));
+
+    // 1,200 hook entries: at most 500 children, degraded with the reason.
+    let root = "virtual://a/hooks-plugin";
+    a.dispatch(S, claim("a", plugin_at("hooks", root, "n1")))
+        .await;
+    let files = hook_files(root, 1200);
+    let (plugin, _) =
+        serve_until(&mut a, &mut mirror, Some(&files), "hooks", read_or_degraded).await;
+    let plugin = plugin.unwrap();
+    let children = plugin["children"].as_array().unwrap().len();
+    assert!(children <= 500, "{children} children from one hooks.json");
+    assert_eq!(children, 500);
+    let why = plugin["load"]["message"].as_str().unwrap_or_default();
+    assert!(
+        plugin["load"]["kind"] == "degraded" && why.contains("more than 500 children"),
+        "{}",
+        plugin["load"]
+    );
+}
+
+/// The bytes one client's customizations add to a session are bounded (1 MiB by default): a
+/// plugin of 120 rules with long descriptions and globs (1.6 MiB of children) is shown
+/// degraded with what fits; the session stays subscribable, and publishing it again and again
+/// does not grow the database without end.
+#[tokio::test]
+async fn a_client_plugin_over_its_byte_budget_is_degraded_and_the_database_stays_bounded() {
+    let t = start_host().await;
+    let (mut a, mut mirror) = session(&t, "a").await;
+    let root = "virtual://a/fat";
+    let globs: Vec<String> = (0..50)
+        .map(|i| format!("{i:03}{}", "g".repeat(246)))
+        .collect();
+    let rule = format!(
+        "---\ndescription: {}\nglobs: [{}]\n---\nA rule.\n",
+        "d".repeat(1000),
+        globs.join(", ")
+    );
+    let files = Files(
+        (0..120)
+            .map(|i| (format!("{root}/rules/r{i:03}.md"), rule.clone()))
+            .collect(),
+    );
+    let published = |nonce: &str| plugin_at("fat", root, nonce);
+    a.dispatch(S, claim("a", published("n0"))).await;
+    let (plugin, _) = serve_until(&mut a, &mut mirror, Some(&files), "fat", read_or_degraded).await;
+    let plugin = plugin.unwrap();
+    let bytes = plugin.to_string().len();
+    assert!(bytes <= 1 << 20, "the plugin's entry takes {bytes} bytes");
+    let why = plugin["load"]["message"].as_str().unwrap_or_default();
+    assert!(
+        plugin["load"]["kind"] == "degraded" && why.contains("bytes"),
+        "{}",
+        plugin["load"]
+    );
+    let shown = plugin["children"].as_array().unwrap().len();
+    assert!(shown > 0 && shown < 120, "{shown} children shown");
+
+    // Another client subscribes and sees the same.
+    let mut b = Client::ready(&t.host, "b").await;
+    let observed = session_state(&b.subscribe(S).await);
+    assert_eq!(by_id(&observed)["fat"], plugin);
+
+    // Published again twelve times: each read is logged, but the log is folded into the
+    // session's head as it grows.
+    for n in 1..=12 {
+        a.dispatch(S, claim("a", published(&format!("n{n}")))).await;
+        let reloading = std::cell::Cell::new(false);
+        serve_until(&mut a, &mut mirror, Some(&files), "fat", |v| {
+            if v.is_some_and(load_is("loading")) {
+                reloading.set(true);
+            }
+            reloading.get() && read_or_degraded(v)
+        })
+        .await;
+    }
+    drop(b);
+    a.close().await;
+    let data = t.data.path().to_path_buf();
+    t.host.shutdown().await;
+    let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
+    let logged: i64 = db
+        .query_row(
+            "SELECT COALESCE(SUM(LENGTH(envelope)), 0) FROM actions WHERE uri = ?1",
+            [S],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        logged < 6 << 20,
+        "{logged} bytes of actions logged for the session"
+    );
+}

@@ -25,6 +25,23 @@
 //! server winning a name clash). Not prevented: an approved command running repository files that
 //! changed since (the declaration is approved, not what it executes); any client holding the token
 //! can approve; `--trust-project-mcp` turns approvals off.
+//!
+//! Untrusted content the host builds state from or writes back, tested in its topical file:
+//! - a repository's `HEAD` ("revert-all writes the hook executable and overwrites the real
+//!   config, and the next `git status` / `git commit` runs the attacker's commands"): paths
+//!   naming `.git` in any of git's spellings are never listed nor written, and `revert-all`
+//!   says exactly what it did and ends: `a_head_tree_naming_git_paths_is_never_listed_nor_written`
+//!   in tests/changesets.rs, `paths_inside_git_are_never_written` (a link into `.git`) in
+//!   src/changes/revert.rs. Not prevented: restoring other files `HEAD` holds that tools run.
+//! - a client's published plugin ("a 32 KiB `uri` and a 4 KiB `hooks/hooks.json` of 1,200
+//!   entries became a 37.7 MiB `customizationUpdated` broadcast to every subscriber"): children
+//!   per container, id and uri lengths and the bytes one client's entries take in a session are
+//!   bounded; over budget is `degraded`, the session stays subscribable and re-publishing does
+//!   not grow the log without end:
+//!   `a_client_plugin_cannot_amplify_its_uri_and_hooks_into_a_huge_state` and
+//!   `a_client_plugin_over_its_byte_budget_is_degraded_and_the_database_stays_bounded` in
+//!   tests/customizations.rs. Not bounded beyond the frame limit: the published fields
+//!   themselves (shown once).
 
 mod common;
 

@@ -148,6 +148,10 @@ impl Baseline {
                             continue;
                         }
                         let path = String::from_utf8_lossy(&entry.filepath).into_owned();
+                        // A tree naming `.git` (git refuses to check it out) is not a baseline.
+                        if super::git_path::names_git(&path) {
+                            continue;
+                        }
                         let Some(rel) = path.strip_prefix(&prefix) else {
                             continue;
                         };
@@ -192,6 +196,18 @@ impl Base {
             }
             Source::Unavailable => None,
         }
+    }
+
+    /// The repository's git directories (its own and the common one of a linked worktree),
+    /// canonical: nothing is ever written inside them (empty without git).
+    pub fn git_dirs(&self) -> Vec<PathBuf> {
+        let Some(git) = &self.git else {
+            return Vec::new();
+        };
+        [git.repo.git_dir(), git.repo.common_dir()]
+            .iter()
+            .filter_map(|d| d.canonicalize().ok())
+            .collect()
     }
 
     /// Git's ignore rules for this work tree (`None` without git: nothing is ignored).

@@ -5,7 +5,8 @@
 //! (`hub/changesets.rs`). The work is bounded so a large tree costs a bounded amount:
 //!
 //! - the walk reads at most [`MAX_WALK_ENTRIES`] directory entries, [`MAX_DEPTH`] levels deep;
-//!   `.git` is skipped, links are neither followed nor compared, and with git, ignored
+//!   `.git` (and every other name git gives it, [`git_path`]) is skipped, links are neither
+//!   followed nor compared, and with git, ignored
 //!   untracked files and directories are skipped (tracked files are compared wherever they are);
 //! - at most [`MAX_FILES`] changed files are listed (in path order; the rest is counted in
 //!   `truncated`);
@@ -19,10 +20,11 @@
 //!   stay ([`Unchanged`]), so an unchanged tree costs a walk.
 
 mod baseline;
+pub mod git_path;
 mod revert;
 
 pub use baseline::{Base, Baseline, MAX_SNAPSHOT_BYTES};
-pub use revert::{revert_all, revert_file};
+pub use revert::{revert_all, revert_file, Reverted};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -132,8 +134,8 @@ pub(crate) struct Walk {
     pub partial: bool,
 }
 
-/// The regular files under `dir` (relative paths), skipping `.git`, links, and whatever
-/// `skip(rel, is_dir)` says, within [`MAX_WALK_ENTRIES`] and [`MAX_DEPTH`].
+/// The regular files under `dir` (relative paths), skipping `.git` (in all its names), links,
+/// and whatever `skip(rel, is_dir)` says, within [`MAX_WALK_ENTRIES`] and [`MAX_DEPTH`].
 pub(crate) fn walk(dir: &Path, skip: &mut dyn FnMut(&str, bool) -> bool) -> Walk {
     let mut out = Walk::default();
     let mut stack = vec![(dir.to_path_buf(), String::new(), 0usize)];
@@ -153,7 +155,7 @@ pub(crate) fn walk(dir: &Path, skip: &mut dyn FnMut(&str, bool) -> bool) -> Walk
             let Some(name) = name.to_str() else {
                 continue;
             };
-            if name == ".git" {
+            if git_path::is_git_name(name) {
                 continue;
             }
             let child = if rel.is_empty() {

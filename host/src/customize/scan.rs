@@ -14,7 +14,8 @@
 //! | `hooks/hooks.json` | one hook per event (and matcher) |
 //!
 //! Every read is bounded ([`Bounds`]): entries listed per directory and in all, files read,
-//! bytes per file and in all. What is over a bound, and files that cannot be used (bad
+//! bytes per file and in all, and the children one container yields (hook entries included:
+//! one small `hooks.json` can list thousands). What is over a bound, and files that cannot be used (bad
 //! frontmatter, too large, not UTF-8, a symbolic link out of the container), are skipped and
 //! named in a `degraded` load state; a container that cannot be read at all (no such
 //! directory, an unreadable manifest, the client gone) is `error`.
@@ -91,6 +92,8 @@ pub struct Bounds {
     pub file_bytes: usize,
     /// Bytes of all files.
     pub total_bytes: usize,
+    /// Children of the container (every kind, hooks included).
+    pub children: usize,
 }
 
 impl Default for Bounds {
@@ -101,6 +104,7 @@ impl Default for Bounds {
             files: 500,
             file_bytes: 256 * 1024,
             total_bytes: 8 * 1024 * 1024,
+            children: 500,
         }
     }
 }
@@ -210,6 +214,22 @@ impl<S: Source> Scanner<'_, S> {
         if self.warnings.len() < 1000 {
             self.warnings.push(message);
         }
+    }
+
+    /// Adds a child within [`Bounds::children`]; past it, says so and stops the read.
+    fn add(&mut self, child: Child) -> bool {
+        if self.children.len() >= self.bounds.children {
+            if !self.full {
+                self.warn(format!(
+                    "more than {} children; the rest were not read",
+                    self.bounds.children
+                ));
+                self.full = true;
+            }
+            return false;
+        }
+        self.children.push(child);
+        true
     }
 
     /// Lists a directory within the bounds; `None` when it is missing or was skipped.
@@ -323,7 +343,7 @@ impl<S: Source> Scanner<'_, S> {
                     self.warn(format!("{rel}: {w}"));
                 }
                 let name = parsed.meta.name.clone().unwrap_or(fallback_name);
-                self.children.push(Child {
+                self.add(Child {
                     kind,
                     name,
                     rel,
@@ -459,14 +479,17 @@ impl<S: Source> Scanner<'_, S> {
                     Some(m) => format!("{event} ({m})"),
                     None => event.clone(),
                 };
-                self.children.push(Child {
+                let hook = Child {
                     kind: ChildKind::Hook,
                     name,
                     rel: rel.to_owned(),
                     meta: frontmatter::Meta::default(),
                     body: String::new(),
                     entry: Some(format!("{event}/{i}")),
-                });
+                };
+                if !self.add(hook) {
+                    return Ok(());
+                }
             }
         }
         Ok(())
@@ -654,12 +677,13 @@ mod tests {
         ) {
             let src = Mem(files.into_iter().map(|(p, t)| (p.to_string(), t)).collect());
             let bounds = if small {
-                Bounds { dir_entries: 2, entries: 6, files: 3, file_bytes: 40, total_bytes: 60 }
+                Bounds { dir_entries: 2, entries: 6, files: 3, file_bytes: 40, total_bytes: 60, children: 4 }
             } else {
                 Bounds::default()
             };
             let s = run(&src, Layout::Plugin, bounds);
             proptest::prop_assert!(s.children.iter().filter(|c| c.kind != ChildKind::Hook).count() <= bounds.files);
+            proptest::prop_assert!(s.children.len() <= bounds.children);
             for c in &s.children {
                 proptest::prop_assert!(c.name.chars().count() <= 256 + frontmatter::MAX_NAME_CHARS + 3);
                 proptest::prop_assert!(c.body.len() <= bounds.file_bytes);
@@ -670,6 +694,22 @@ mod tests {
             // The same tree reads the same (what the watcher relies on to stay quiet).
             proptest::prop_assert_eq!(run(&src, Layout::Plugin, bounds), s);
         }
+    }
+
+    /// One small `hooks.json` of 1,200 entries is not 1,200 children.
+    #[test]
+    fn hook_entries_count_against_the_children_bound() {
+        let groups = vec!["{}"; 1200].join(",");
+        let hooks = format!("{{\"hooks\": {{\"Stop\": [{groups}]}}}}");
+        let src = mem(&[("rules/a.md", "a"), ("hooks/hooks.json", &hooks)]);
+        let s = run(&src, Layout::Plugin, Bounds::default());
+        assert_eq!(s.children.len(), 500);
+        assert_eq!(s.children[0].kind, ChildKind::Rule);
+        assert!(
+            matches!(&s.load, Load::Degraded(m) if m.contains("more than 500 children")),
+            "{:?}",
+            s.load
+        );
     }
 
     #[test]

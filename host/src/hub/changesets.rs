@@ -650,6 +650,14 @@ impl Hub {
         let rel = match (&p.target, operation.id.as_str()) {
             (None, REVERT_ALL) => None,
             (Some(ChangesetOperationTarget::Resource { resource, .. }), REVERT) => {
+                let in_git = uri_path(resource).is_ok_and(|p| {
+                    changes::git_path::path_names_git(p.strip_prefix(&cs.workdir).unwrap_or(&p))
+                });
+                if in_git {
+                    return Err(invalid(
+                        "the target is inside `.git`: a changeset never lists nor writes it",
+                    ));
+                }
                 Some(cs.paths.get(resource).cloned().ok_or_else(|| {
                     invalid("the target resource is not a file of this changeset")
                 })?)
@@ -695,8 +703,7 @@ impl Hub {
             let job = tokio::task::spawn_blocking(move || match rel {
                 Some(rel) => changes::revert_file(&sandbox, &workdir, &baseline, &rel)
                     .map(|()| format!("Reverted `{rel}`")),
-                None => changes::revert_all(&sandbox, &workdir, &baseline)
-                    .map(|n| format!("Reverted {n} files")),
+                None => changes::revert_all(&sandbox, &workdir, &baseline).map(|r| r.message()),
             });
             let result = job.await.unwrap_or_else(|_| {
                 Err(ErrorObject::new(

@@ -2,12 +2,19 @@
 //! `ClientPluginCustomization`s, read back from that client with `resourceList` and
 //! `resourceRead` (`customize::client`), shown with `clientId`, read again on a new `nonce`,
 //! removed with the client's role, and read when a client that was away comes back.
+//!
+//! What a client publishes is repeated in what the host builds from it (each child's id and
+//! uri start with the plugin's), so it is bounded where the entries are built: the plugin's id
+//! and uri ([`MAX_PLUGIN_ID_BYTES`], [`MAX_PLUGIN_URI_BYTES`]), its children (the read's
+//! bounds), and the bytes all of one client's entries take in a session
+//! (`Limits::max_client_customization_bytes`): a plugin past that is shown `degraded`, with the
+//! children that fit.
 
 use super::customizations::{fill, is_host_id, removed, top_id, Read};
 use super::{Hub, HubMsg};
 use crate::customize::client::ClientSource;
 use crate::customize::scan::{self, Bounds, Layout};
-use crate::customize::Scan;
+use crate::customize::{Load, Scan};
 use ahp_wasm::protocol::{ClientPluginCustomization, Customization};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -15,6 +22,10 @@ use tokio::task::AbortHandle;
 
 /// Plugins one client may publish (more are not read).
 pub(super) const MAX_CLIENT_PLUGINS: usize = 16;
+/// Longest id of a published plugin, in bytes (every child's id starts with it).
+pub(super) const MAX_PLUGIN_ID_BYTES: usize = 256;
+/// Longest uri of a published plugin, in bytes (every child's uri starts with it).
+pub(super) const MAX_PLUGIN_URI_BYTES: usize = 2048;
 /// How long reading one client plugin may take in all.
 const CLIENT_READ_LIMIT: Duration = Duration::from_secs(30);
 
@@ -26,6 +37,8 @@ pub(super) struct ClientRun {
     generation: u64,
     pub(super) scan: Option<Scan>,
     task: Option<AbortHandle>,
+    /// Bytes its entry takes in the session's state (as JSON), counted against the budget.
+    shown_bytes: usize,
     /// The client was not connected: read when it is back.
     waiting: bool,
 }
@@ -58,9 +71,51 @@ impl Hub {
         };
         run.scan = Some(scan);
         run.task = None;
-        if let Some(value) = self.client_json(channel, id) {
-            self.custom_publish(channel, value);
+        self.client_show(channel, id);
+    }
+
+    /// Publishes a client plugin's entry within its client's budget: what the client's other
+    /// plugins take in the session is counted, and the children past what is left are dropped
+    /// (from the state and from what the agent is given), the plugin `degraded` with why.
+    fn client_show(&mut self, channel: &str, id: &str) {
+        let budget = self.limits.max_client_customization_bytes;
+        let Some(session) = self.customs.sessions.get(channel) else {
+            return;
+        };
+        let others: usize = session
+            .client
+            .iter()
+            .filter(|r| r.id != id)
+            .map(|r| r.shown_bytes)
+            .sum();
+        let allowance = budget.saturating_sub(others);
+        let Some(mut value) = self.client_json(channel, id) else {
+            return;
+        };
+        let mut bytes = json_len(&value);
+        if bytes > allowance {
+            if let Some(scan) = self
+                .client_run_mut(channel, id)
+                .and_then(|r| r.scan.as_mut())
+            {
+                fit(scan, &value, allowance, budget);
+            }
+            value = self.client_json(channel, id).unwrap_or(value);
+            bytes = json_len(&value);
         }
+        if let Some(run) = self.client_run_mut(channel, id) {
+            run.shown_bytes = bytes;
+        }
+        self.custom_publish(channel, value);
+    }
+
+    fn client_run_mut(&mut self, channel: &str, id: &str) -> Option<&mut ClientRun> {
+        self.customs
+            .sessions
+            .get_mut(channel)?
+            .client
+            .iter_mut()
+            .find(|r| r.id == id)
     }
 
     /// A client plugin's entry as the session shows it now.
@@ -100,6 +155,10 @@ impl Hub {
             let taken = self
                 .custom_entry(channel, &p.id)
                 .is_some_and(|c| !is_client_entry(c));
+            if p.id.len() > MAX_PLUGIN_ID_BYTES || p.uri.len() > MAX_PLUGIN_URI_BYTES {
+                eprintln!("ahp-host: a client plugin ignored: its id or uri is too long");
+                continue;
+            }
             if is_host_id(&p.id) || taken || published.iter().any(|q| q.id == p.id) {
                 eprintln!(
                     "ahp-host: client plugin `{}` ignored: its id is taken",
@@ -174,14 +233,13 @@ impl Hub {
             generation,
             scan: None,
             task: None,
+            shown_bytes: 0,
             waiting: false,
         };
         if let Some(s) = self.customs.sessions.get_mut(channel) {
             s.client.push(run);
         }
-        if let Some(v) = self.client_json(channel, &id) {
-            self.custom_publish(channel, v);
-        }
+        self.client_show(channel, &id);
         let conn = self
             .conns
             .iter()
@@ -258,6 +316,48 @@ impl Hub {
             self.custom_read_client(&channel, client_id, published);
         }
     }
+}
+
+/// The bytes of `value` as JSON.
+fn json_len(value: &Value) -> usize {
+    serde_json::to_vec(value).map_or(0, |v| v.len())
+}
+
+/// Cuts `scan`'s children to those that fit, in order, in `allowance` bytes of entry JSON
+/// (`entry`: the entry with all of them), and says so in its load state.
+fn fit(scan: &mut Scan, entry: &Value, allowance: usize, budget: usize) {
+    let sizes: Vec<usize> = entry["children"]
+        .as_array()
+        .map(|c| c.iter().map(json_len).collect())
+        .unwrap_or_default();
+    let total = sizes.len();
+    let load = |kept: usize| {
+        let why = format!(
+            "more than the {budget} bytes one client's customizations may take in a session; \
+             {kept} of {total} children are shown"
+        );
+        match &scan.load {
+            Load::Degraded(earlier) => Load::Degraded(format!("{why}; {earlier}")),
+            Load::Error(m) => Load::Error(m.clone()),
+            Load::Loaded => Load::Degraded(why),
+        }
+    };
+    // The entry without children, with the longest reason (`total` of `total`).
+    let mut bare = entry.clone();
+    bare["children"] = json!([]);
+    bare["load"] = load(total).json();
+    let mut used = json_len(&bare);
+    let mut kept = 0;
+    for size in sizes {
+        let add = size + usize::from(kept > 0);
+        if used + add > allowance {
+            break;
+        }
+        used += add;
+        kept += 1;
+    }
+    scan.load = load(kept);
+    scan.children.truncate(kept);
 }
 
 /// Whether a top-level entry was published by a client.

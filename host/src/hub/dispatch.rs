@@ -107,7 +107,7 @@ pub(super) fn authorize(
 }
 
 /// A client's published plugins: ids the host's own containers do not use (nor other entries
-/// of the session), unique, and not too many.
+/// of the session), unique, not too many, and ids and uris of bounded length.
 fn client_plugins(
     state: &SessionState,
     plugins: Option<&[ahp_wasm::protocol::ClientPluginCustomization]>,
@@ -118,6 +118,21 @@ fn client_plugins(
         return Err(format!("at most {max} plugins may be published"));
     }
     for (i, p) in plugins.iter().enumerate() {
+        let max_id = super::client_plugins::MAX_PLUGIN_ID_BYTES;
+        if p.id.len() > max_id {
+            return Err(format!(
+                "a plugin id is longer than {max_id} bytes ({} bytes)",
+                p.id.len()
+            ));
+        }
+        let max_uri = super::client_plugins::MAX_PLUGIN_URI_BYTES;
+        if p.uri.len() > max_uri {
+            return Err(format!(
+                "the uri of plugin `{}` is longer than {max_uri} bytes ({} bytes)",
+                p.id,
+                p.uri.len()
+            ));
+        }
         let taken = state.customizations.iter().flatten().any(|c| match c {
             ahp_wasm::protocol::Customization::Plugin(q) => q.id == p.id && q.client_id.is_none(),
             ahp_wasm::protocol::Customization::Directory(d) => d.id == p.id,

@@ -17,6 +17,9 @@ use super::ConnId;
 /// A fresh head (state without completed turns) is written at least this often, so a restart
 /// replays a bounded log.
 const HEAD_EVERY: usize = 512;
+/// ... and at least every this many bytes of log, so large actions (a client plugin published
+/// again and again) do not grow the database by their size each time.
+const HEAD_EVERY_BYTES: usize = 4 << 20;
 
 /// The agent task working on the active turn.
 pub(super) struct AgentRun {
@@ -36,6 +39,8 @@ pub(super) struct Session {
     turn_bytes: Vec<usize>,
     /// Log entries since the last head.
     since_head: usize,
+    /// Bytes of those entries (of this process's: a restart starts counting again).
+    since_head_bytes: usize,
     /// The summary as last announced with `root/sessionSummaryChanged`.
     announced: SessionSummary,
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
@@ -54,6 +59,7 @@ impl Session {
             persisted_turns: 0,
             turn_bytes: Vec::new(),
             since_head: 0,
+            since_head_bytes: 0,
             deferred: Vec::new(),
         }
     }
@@ -69,6 +75,7 @@ impl Session {
             persisted_turns: loaded.persisted_turns,
             turn_bytes: loaded.turn_bytes,
             since_head: loaded.since_head,
+            since_head_bytes: 0,
             deferred: Vec::new(),
         }
     }
@@ -98,12 +105,14 @@ impl Session {
             frame: frame.clone(),
         });
         self.since_head += 1;
+        self.since_head_bytes += frame.len();
         let structural = changed.contains(SessionStateField::Turns)
             || changed.contains(SessionStateField::Lifecycle);
         if changed.contains(SessionStateField::Turns) {
             self.record_turns(ops);
         }
-        if structural || self.since_head >= HEAD_EVERY {
+        if structural || self.since_head >= HEAD_EVERY || self.since_head_bytes >= HEAD_EVERY_BYTES
+        {
             self.record_head(seq, ops);
         }
     }
@@ -144,6 +153,7 @@ impl Session {
             seq,
         });
         self.since_head = 0;
+        self.since_head_bytes = 0;
     }
 
     /// The `root/sessionSummaryChanged` params for a summary change not yet announced.
