@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 /// Customization ids, top-level and children alike.
 const CUSTOMIZATIONS: &[&str] = &["p", "m", "x"];
 /// Pending message ids, queued and steering alike.
-const MESSAGES: &[&str] = &["q1", "q2", "q3", "q1", ""];
+const MESSAGES: &[&str] = &["q1", "q2", "q3", "q1", "", ""];
 const REQUESTS: &[&str] = &["r1", "r2"];
 const QUESTIONS: &[&str] = &["a", "b"];
 
@@ -33,12 +33,13 @@ fn mcp_state() -> BoxedStrategy<Value> {
 
 fn child() -> BoxedStrategy<Value> {
     prop_oneof![
-        pick(CUSTOMIZATIONS).prop_map(|id| json!({"type": "agent", "id": id, "uri": "file:///a",
-            "name": "A"})),
-        (pick(CUSTOMIZATIONS), mcp_state()).prop_map(|(id, state)| json!({"type": "mcpServer",
-            "id": id, "uri": "file:///m", "name": "M", "enabled": true, "state": state})),
+        1 => pick(CUSTOMIZATIONS).prop_map(|id| json!({"type": "agent", "id": id,
+            "uri": "file:///a", "name": "A"})),
+        2 => (pick(CUSTOMIZATIONS), mcp_state()).prop_map(|(id, state)| json!({
+            "type": "mcpServer", "id": id, "uri": "file:///m", "name": "M", "enabled": true,
+            "state": state})),
         // A child of a newer kind, with an id from the pool or none.
-        prop::option::of(pick(CUSTOMIZATIONS))
+        1 => prop::option::of(pick(CUSTOMIZATIONS))
             .prop_map(|id| { with(json!({"type": "widget", "name": "W"}), json!({"id": id})) }),
     ]
     .boxed()
@@ -148,7 +149,7 @@ pub fn extras() -> BoxedStrategy<Value> {
         .prop_map(|r| (!r.is_empty()).then(|| Value::from(r)));
     (
         (
-            prop::option::of(customizations()),
+            prop::option::weighted(0.75, customizations()),
             prop::option::of(config_values()),
             prop::option::of(tools()),
             prop::option::of(tools()),
@@ -275,9 +276,9 @@ pub fn action() -> BoxedStrategy<Value> {
                 "order": order})),
     ];
     prop_oneof![
-        2 => lifecycle,
+        3 => lifecycle,
         3 => summary,
-        3 => customizing,
+        4 => customizing,
         2 => input,
         3 => pending,
         1 => foreign("session"),

@@ -306,6 +306,9 @@ pub fn action() -> BoxedStrategy<Value> {
             .prop_map(|(a, ok)| with(a, json!({"approved": ok}))),
         (call("session/toolCallContentChanged"), result_content())
             .prop_map(|(a, c)| with(a, json!({"content": c}))),
+        // Twice as often: a call needs to be running for it to apply.
+        (call("session/toolCallContentChanged"), result_content())
+            .prop_map(|(a, c)| with(a, json!({"content": c}))),
     ];
     let ends = prop_oneof![
         turn().prop_map(|t| json!({"type": "session/turnComplete", "turnId": t})),
