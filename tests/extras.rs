@@ -593,10 +593,12 @@ fn check_step(
     for m in &state_members {
         let survives = if m.path.is_empty() {
             true
-        } else if rebuilt.contains(&m.path) {
-            false // a tool call that a transition built anew (its own members only)
-        } else if (1..=m.path.len()).any(|k| replaced.iter().any(|p| **p == m.path[..k])) {
-            false // an object from the action (maybe an equal one) took its place
+        } else if rebuilt.contains(&m.path)
+            || (1..=m.path.len()).any(|k| replaced.iter().any(|p| **p == m.path[..k]))
+        {
+            // A tool call that a transition built anew (its own members only), or an object
+            // from the action (maybe an equal one) took its place.
+            false
         } else {
             match (resolve(plain, &m.path), resolve(plain_after, &m.path)) {
                 (Some(b), Some(a)) if a.is_object() && same_place(plain, plain_after, &m.path) => {

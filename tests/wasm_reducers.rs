@@ -482,9 +482,11 @@ fn session_reducer_chains_match_the_rust_reducer() {
     });
 }
 
-/// The hand-made colliding-id cases of the native regression test, through `sessionReducer`.
+/// The hand-made colliding-id cases of the native regression test, through `sessionReducer`:
+/// a delta hits the first part with its id, a tool-call action every call with its id (as the
+/// official TypeScript reducers do).
 #[wasm_bindgen_test]
-fn colliding_ids_hit_the_first_matching_part_in_js() {
+fn colliding_ids_resolve_as_the_typescript_reducers_do_in_js() {
     let md = |id: &str, content: &str| json!({"kind": "markdown", "id": id, "content": content});
     let initial = json!({"summary": {"resource": "copilot:/s", "provider": "copilot", "title": "S",
         "status": 8, "createdAt": 1000, "modifiedAt": 1000}, "lifecycle": "ready", "turns": [],
@@ -511,7 +513,7 @@ fn colliding_ids_hit_the_first_matching_part_in_js() {
     assert_eq!(parts[2]["content"], "1+");
     assert_eq!(parts[3]["content"], "2");
     assert_eq!(parts[4]["toolCall"]["partialInput"], "p");
-    assert_eq!(parts[5]["toolCall"].get("partialInput"), None);
+    assert_eq!(parts[5]["toolCall"]["partialInput"], "p");
     drop(_now);
     run_many::<SessionState>("sessionReducer (hand-made)", session_js, 1, 0, |_| {
         (initial.clone(), actions.to_vec())

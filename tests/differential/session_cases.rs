@@ -78,7 +78,7 @@ fn tool_call_ready_takes_the_actions_input_and_drops_the_old_selection() {
     case_expect(
         true,
         busy(vec![running.clone()]),
-        &[ready.clone()],
+        std::slice::from_ref(&ready),
         &[
             (
                 "/activeTurn/responseParts/0/toolCall/status",
@@ -269,7 +269,7 @@ fn a_delta_stops_at_the_first_part_with_the_id_whatever_it_is() {
     case_expect(
         true,
         busy(vec![future, md("x")]),
-        &[delta.clone()],
+        std::slice::from_ref(&delta),
         &[("/activeTurn/responseParts/1/content", json!(""))],
     );
     let unknown = call("paused-for-lunch", "x", json!({}));
@@ -298,7 +298,7 @@ fn tool_call_actions_recompute_the_status_even_when_nothing_matches() {
     case_expect(
         true,
         errored,
-        &[ready.clone()],
+        std::slice::from_ref(&ready),
         &[("/summary/status", json!(1 | 32))],
     );
     let mut stale = busy(vec![]);

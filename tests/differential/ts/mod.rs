@@ -50,11 +50,8 @@ pub fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
 }
 
 /// `Array.prototype.findIndex` over `value[key]` (absent or not an array: `None`).
-pub fn find_index(value: &Value, key: &str, mut pred: impl FnMut(&Value) -> bool) -> Option<usize> {
-    get(value, key)?
-        .as_array()?
-        .iter()
-        .position(|item| pred(item))
+pub fn find_index(value: &Value, key: &str, pred: impl FnMut(&Value) -> bool) -> Option<usize> {
+    get(value, key)?.as_array()?.iter().position(pred)
 }
 
 // ─── Root ─────────────────────────────────────────────────────────────

@@ -132,10 +132,8 @@ pub fn session(state: &mut Value, action: &Value, now: f64) {
             get(action, "activity").cloned(),
         ),
         "changesetsChanged" => put(state, "changesets", get(action, "changesets").cloned()),
-        "configChanged" => {
-            if config_changed(state, action) {
-                put(summary_mut(state), "modifiedAt", Some(json!(now)));
-            }
+        "configChanged" if config_changed(state, action) => {
+            put(summary_mut(state), "modifiedAt", Some(json!(now)));
         }
         "metaChanged" => put(state, "_meta", get(action, "_meta").cloned()),
         "serverToolsChanged" => put(state, "serverTools", get(action, "tools").cloned()),
