@@ -11,7 +11,10 @@
 //! 3. every inserted member found in the result has the value it was inserted with;
 //! 4. the inserted members of every object that survives the reduction are still on it: the
 //!    state itself; a state object left unchanged or changed in place (same ids) at the same
-//!    place; an action object that the reducer placed in the state.
+//!    place; an action object that the reducer placed in the state. Objects the official
+//!    reducers build anew are not "the same": pending messages and input requests replaced by
+//!    id, and tool calls a transition (`toolCallReady`, `toolCallConfirmed`, `toolCallComplete`,
+//!    `toolCallResultConfirmed`) rebuilds from their base fields.
 
 mod common;
 #[path = "support/split_mix.rs"]
@@ -330,6 +333,43 @@ const REBUILT: [fn(&[Step]) -> bool; 3] = [
     |p| matches!(p, [Step::Key(k), Step::Index(_)] if k == "inputRequests"),
 ];
 
+/// The tool calls of the active turn that `action` moved to another status or rebuilt: a
+/// `toolCallReady`, `toolCallConfirmed`, `toolCallComplete` or `toolCallResultConfirmed` builds
+/// each call it applies to anew from its base fields (`tcBase` in the TypeScript reducers), so
+/// the call object's own unknown members go (objects inside it, such as `_meta`, are kept).
+fn rebuilt_tool_calls(plain: &Value, plain_after: &Value, action: &Value) -> Vec<Vec<Step>> {
+    const TRANSITIONS: [&str; 4] = [
+        "session/toolCallReady",
+        "session/toolCallConfirmed",
+        "session/toolCallComplete",
+        "session/toolCallResultConfirmed",
+    ];
+    if !TRANSITIONS.contains(&action["type"].as_str().unwrap_or("")) {
+        return Vec::new();
+    }
+    let parts = |state: &Value| state["activeTurn"]["responseParts"].as_array().cloned();
+    let (Some(before), Some(after)) = (parts(plain), parts(plain_after)) else {
+        return Vec::new();
+    };
+    before
+        .iter()
+        .zip(&after)
+        .enumerate()
+        .filter(|(_, (b, a))| {
+            b["toolCall"]["toolCallId"] == action["toolCallId"]
+                && common::normalize(&b["toolCall"]) != common::normalize(&a["toolCall"])
+        })
+        .map(|(i, _)| {
+            vec![
+                Step::Key("activeTurn".into()),
+                Step::Key("responseParts".into()),
+                Step::Index(i),
+                Step::Key("toolCall".into()),
+            ]
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running fixtures
 // ---------------------------------------------------------------------------------------------
@@ -549,11 +589,16 @@ fn check_step(
     // 4b. State objects that survive in place.
     let mut state_members = Vec::new();
     found_members(extended, &mut Vec::new(), &mut state_members);
+    let rebuilt = rebuilt_tool_calls(plain, plain_after, action);
     for m in &state_members {
         let survives = if m.path.is_empty() {
             true
-        } else if (1..=m.path.len()).any(|k| replaced.iter().any(|p| **p == m.path[..k])) {
-            false // an object from the action (maybe an equal one) took its place
+        } else if rebuilt.contains(&m.path)
+            || (1..=m.path.len()).any(|k| replaced.iter().any(|p| **p == m.path[..k]))
+        {
+            // A tool call that a transition built anew (its own members only), or an object
+            // from the action (maybe an equal one) took its place.
+            false
         } else {
             match (resolve(plain, &m.path), resolve(plain_after, &m.path)) {
                 (Some(b), Some(a)) if a.is_object() && same_place(plain, plain_after, &m.path) => {

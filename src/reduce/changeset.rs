@@ -12,7 +12,8 @@ use crate::protocol::{
 /// Applies `action` to a `ChangesetState`.
 ///
 /// Files are keyed by `id`: `changeset/fileSet` replaces a file in place or appends it,
-/// `changeset/fileRemoved` drops it. Changeset actions stamp no time, so `clock` is unused.
+/// `changeset/fileRemoved` drops it. The official Rust crate has no changeset reducer; the
+/// TypeScript one and the fixtures are the references. Changeset actions stamp no time, so `clock` is unused.
 pub fn changeset_reducer(
     state: &mut ChangesetState,
     action: &StateAction,
@@ -44,12 +45,13 @@ pub fn changeset_reducer(
             }
             applied(F::Files)
         }
+        // The first file with the id, as the TypeScript reducer does (file ids are unique; a
+        // snapshot holding several keeps the others).
         StateAction::ChangesetFileRemoved(a) => {
-            let before = state.files.len();
-            state.files.retain(|f| f.id != a.file_id);
-            if state.files.len() == before {
+            let Some(index) = state.files.iter().position(|f| f.id == a.file_id) else {
                 return Outcome::NoOp(NoOp::UnknownTarget);
-            }
+            };
+            state.files.remove(index);
             applied(F::Files)
         }
         StateAction::ChangesetOperationsChanged(a) => {

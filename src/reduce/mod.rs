@@ -1,10 +1,21 @@
 //! Pure reducers: `fn(&mut State, &StateAction, &dyn Clock) -> Outcome`, one module per channel.
 //!
-//! Semantics follow the AHP 0.3.0 spec and its conformance fixtures. Every reducer validates an
-//! action against the current state before mutating anything, so an action that does not apply
-//! (wrong turn, unknown tool call, invalid transition, an action for another channel, or an
-//! action type from a newer protocol version) leaves the state untouched and reports
-//! [`Outcome::NoOp`]. Reducers never panic.
+//! # Matching the official references
+//!
+//! A mirror must equal what the host computes, and hosts run the official reducers (VS Code's
+//! runs the TypeScript ones). So where the official reducers (TypeScript `typescript/v0.3.0`,
+//! Rust `ahp` 0.3.0) and the conformance fixtures agree, these reducers match them, even where
+//! we would have designed it otherwise; where the official Rust and TypeScript reducers
+//! disagree, they follow TypeScript, and the handler names the difference. What TypeScript does
+//! is read from its published source (`types/channels-*/reducer.ts`). The differential tests
+//! (`tests/reference_reducers.rs`, `tests/reference_channels.rs`) check both rules on random
+//! sequences over every action type, against the Rust crate and a model of the TypeScript
+//! reducers.
+//!
+//! Every reducer validates an action against the current state before mutating anything, so an
+//! action that does not apply (wrong turn, unknown tool call, invalid transition, an action for
+//! another channel, or an action type from a newer protocol version) leaves the state untouched
+//! and reports [`Outcome::NoOp`]. Reducers never panic.
 
 mod changeset;
 mod resource_watch;
@@ -16,7 +27,7 @@ pub use changeset::changeset_reducer;
 pub use resource_watch::resource_watch_reducer;
 pub use root::root_reducer;
 pub use session::session_reducer;
-pub use session::target::{text_part_index, tool_call_index, TextKind};
+pub use session::target::{text_part_index, tool_call_indices, TextKind};
 pub use terminal::{
     scrollback_size, terminal_reducer, terminal_text, trim_scrollback, MAX_SCROLLBACK_BYTES,
     SCROLLBACK_TRIM_TARGET,

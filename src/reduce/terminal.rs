@@ -174,32 +174,41 @@ fn append_data(content: &mut Vec<TerminalContentPart>, data: &str) {
     }
 }
 
-/// Completes the first command part with the action's `commandId`, as the reference reducers
-/// do: command ids are unique per terminal, so with a repeated id the first part is the one
-/// the finish names. A finish for a command that already finished overwrites its exit code and
-/// duration (a no-op only when they are the same); for an id with no part (e.g. trimmed from
-/// scrollback, or cleared) it is [`NoOp::UnknownTarget`].
+/// Completes every command part with the action's `commandId`, as the TypeScript reducers do
+/// (the official Rust reducers complete the first only). Command ids are unique per terminal;
+/// should a repeated id appear, every part with it takes the finish. A finish for a command
+/// that already finished overwrites its exit code and duration (a no-op only when they are the
+/// same); for an id with no part (e.g. trimmed from scrollback, or cleared) it is
+/// [`NoOp::UnknownTarget`].
 fn command_finished(
     content: &mut [TerminalContentPart],
     action: &TerminalCommandFinishedAction,
 ) -> Outcome<TerminalStateField> {
-    let part = content.iter_mut().find_map(|part| match part {
-        TerminalContentPart::Command(c) if c.command_id == action.command_id => Some(c),
-        _ => None,
-    });
-    let Some(part) = part else {
-        return Outcome::NoOp(NoOp::UnknownTarget);
-    };
-    if part.is_complete
-        && part.exit_code == action.exit_code
-        && part.duration_ms == action.duration_ms
-    {
-        return nothing();
+    let (mut found, mut changed) = (false, false);
+    for part in content.iter_mut() {
+        let TerminalContentPart::Command(part) = part else {
+            continue;
+        };
+        if part.command_id != action.command_id {
+            continue;
+        }
+        found = true;
+        if part.is_complete
+            && part.exit_code == action.exit_code
+            && part.duration_ms == action.duration_ms
+        {
+            continue;
+        }
+        part.is_complete = true;
+        part.exit_code = action.exit_code;
+        part.duration_ms = action.duration_ms;
+        changed = true;
     }
-    part.is_complete = true;
-    part.exit_code = action.exit_code;
-    part.duration_ms = action.duration_ms;
-    applied(TerminalStateField::Content)
+    match (found, changed) {
+        (_, true) => applied(TerminalStateField::Content),
+        (true, false) => nothing(),
+        (false, false) => Outcome::NoOp(NoOp::UnknownTarget),
+    }
 }
 
 fn bound_after_append(content: &mut Vec<TerminalContentPart>) {
@@ -509,7 +518,7 @@ mod tests {
     }
 
     #[test]
-    fn command_finished_targets_the_first_part_with_its_id() {
+    fn command_finished_targets_every_part_with_its_id() {
         let mut s = state(json!([
             {"type": "command", "commandId": "c", "commandLine": "x", "output": "", "timestamp": 1, "isComplete": false},
             {"type": "command", "commandId": "c", "commandLine": "y", "output": "", "timestamp": 2, "isComplete": false},
@@ -523,12 +532,15 @@ mod tests {
         let content = content_json(&s);
         assert_eq!(content[0]["isComplete"], json!(true));
         assert_eq!(content[0]["exitCode"], json!(3));
-        assert_eq!(content[1]["isComplete"], json!(false));
+        // As in the TypeScript reducers, the repeated id finishes too.
+        assert_eq!(content[1]["isComplete"], json!(true));
+        assert_eq!(content[1]["exitCode"], json!(3));
         // The same finish again changes nothing; another exit code is rewritten.
         assert_noop(&mut s, finish, NoOp::NothingToChange);
         let again = json!({"type": "terminal/commandFinished", "commandId": "c", "exitCode": 4});
         assert!(reduce(&mut s, again).is_applied());
         assert_eq!(content_json(&s)[0]["exitCode"], json!(4));
+        assert_eq!(content_json(&s)[1]["exitCode"], json!(4));
         assert_noop(
             &mut s,
             json!({"type": "terminal/commandFinished", "commandId": "nope"}),

@@ -6,7 +6,7 @@ use crate::protocol::{
     JsonValue, ResponsePart, SessionState, SessionStateField, StateAction, TerminalContentPart,
     TerminalState, TerminalStateField, ToolCallState,
 };
-use crate::reduce::{scrollback_size, text_part_index, tool_call_index, Changed, TextKind};
+use crate::reduce::{scrollback_size, text_part_index, tool_call_indices, Changed, TextKind};
 use std::ops::Range;
 
 /// One step of a [`StatePatch`]. Values are not carried: a consumer reads them from the
@@ -356,34 +356,32 @@ fn describe_active_turn(
             patch.push_parts(before.parts);
             true
         }
-        // Streamed input alone: appended in place (the input can grow long; the part is not
-        // rebuilt per delta). A new progress message takes the part whole.
+        // Streamed input alone: appended in place to every streaming call with the id (the
+        // input can grow long; the part is not rebuilt per delta). A new progress message
+        // takes the parts whole.
         StateAction::SessionToolCallDelta(a) if same_len && a.invocation_message.is_none() => {
-            match tool_call_index(parts, &a.tool_call_id) {
-                Some(i) if is_streaming(&parts[i]) => {
+            let mut described = false;
+            for i in tool_call_indices(parts, &a.tool_call_id) {
+                if is_streaming(&parts[i]) {
                     let after = partial_input_len(&parts[i]);
-                    patch.append_tool_input(i, after - a.content.len()..after);
-                    true
+                    patch.append_tool_input(i, after.saturating_sub(a.content.len())..after);
+                    described = true;
                 }
-                Some(i) => {
-                    patch.replace_part(i);
-                    true
-                }
-                None => false,
             }
+            described
         }
-        action if same_len => {
-            match action
-                .updated_tool_call_id()
-                .and_then(|id| tool_call_index(parts, id))
-            {
-                Some(i) => {
+        // Every call with the id may have changed.
+        action if same_len => match action.updated_tool_call_id() {
+            Some(id) => {
+                let mut described = false;
+                for i in tool_call_indices(parts, id) {
                     patch.replace_part(i);
-                    true
+                    described = true;
                 }
-                None => false,
+                described
             }
-        }
+            None => false,
+        },
         _ => false,
     }
 }

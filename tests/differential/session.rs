@@ -3,16 +3,18 @@
 //! customizations, truncation, input requests and pending messages, plus the session fields
 //! these act on, for the initial state. Ids come from small pools so they collide: containers
 //! and their children share ids, MCP servers exist at the top level and inside containers under
-//! the same id, queued and steering messages share ids, turns in history share ids.
+//! the same id (in several containers at once), entries of unknown (newer) types carry ids from
+//! the same pool (or none) and may hold children, queued and steering messages share ids (the
+//! empty id among them), turns in history share ids.
 
-use super::{foreign, pick, text};
+use super::{foreign, pick, text, with};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
 /// Customization ids, top-level and children alike.
 const CUSTOMIZATIONS: &[&str] = &["p", "m", "x"];
 /// Pending message ids, queued and steering alike.
-const MESSAGES: &[&str] = &["q1", "q2", "q3"];
+const MESSAGES: &[&str] = &["q1", "q2", "q3", "q1", "", ""];
 const REQUESTS: &[&str] = &["r1", "r2"];
 const QUESTIONS: &[&str] = &["a", "b"];
 
@@ -31,18 +33,35 @@ fn mcp_state() -> BoxedStrategy<Value> {
 
 fn child() -> BoxedStrategy<Value> {
     prop_oneof![
-        pick(CUSTOMIZATIONS).prop_map(|id| json!({"type": "agent", "id": id, "uri": "file:///a",
-            "name": "A"})),
-        (pick(CUSTOMIZATIONS), mcp_state()).prop_map(|(id, state)| json!({"type": "mcpServer",
-            "id": id, "uri": "file:///m", "name": "M", "enabled": true, "state": state})),
-        // A child of a newer kind; no id, so neither side can address it.
-        Just(json!({"type": "widget", "name": "W"})),
+        1 => pick(CUSTOMIZATIONS).prop_map(|id| json!({"type": "agent", "id": id,
+            "uri": "file:///a", "name": "A"})),
+        2 => (pick(CUSTOMIZATIONS), mcp_state()).prop_map(|(id, state)| json!({
+            "type": "mcpServer", "id": id, "uri": "file:///m", "name": "M", "enabled": true,
+            "state": state})),
+        // A child of a newer kind, with an id from the pool or none.
+        1 => prop::option::of(pick(CUSTOMIZATIONS))
+            .prop_map(|id| { with(json!({"type": "widget", "name": "W"}), json!({"id": id})) }),
     ]
     .boxed()
 }
 
-/// A top-level customization. Entries of unknown types carry no id from the pool: ours matches
-/// them by their raw `id` (as the TypeScript reference does), the official Rust reducers never.
+/// An entry of a newer type: with an id from the pool or none, maybe with children.
+fn unknown_customization() -> BoxedStrategy<Value> {
+    (
+        prop::option::of(pick(CUSTOMIZATIONS)),
+        prop::option::of(prop::collection::vec(child(), 0..3)),
+        any::<bool>(),
+    )
+        .prop_map(|(id, children, on)| {
+            with(
+                json!({"type": "futureThing", "name": "F", "enabled": on}),
+                json!({"id": id, "children": children}),
+            )
+        })
+        .boxed()
+}
+
+/// A top-level customization of a known type.
 fn customization() -> BoxedStrategy<Value> {
     let children = prop::option::of(prop::collection::vec(child(), 0..3));
     prop_oneof![
@@ -63,10 +82,12 @@ fn customization() -> BoxedStrategy<Value> {
 }
 
 fn customizations() -> BoxedStrategy<Value> {
-    let unknown = Just(json!({"type": "futureThing", "name": "F"}));
-    prop::collection::vec(prop_oneof![6 => customization(), 1 => unknown], 0..4)
-        .prop_map(Value::from)
-        .boxed()
+    prop::collection::vec(
+        prop_oneof![6 => customization(), 2 => unknown_customization()],
+        0..4,
+    )
+    .prop_map(Value::from)
+    .boxed()
 }
 
 fn answer() -> BoxedStrategy<Value> {
@@ -128,7 +149,7 @@ pub fn extras() -> BoxedStrategy<Value> {
         .prop_map(|r| (!r.is_empty()).then(|| Value::from(r)));
     (
         (
-            prop::option::of(customizations()),
+            prop::option::weighted(0.75, customizations()),
             prop::option::of(config_values()),
             prop::option::of(tools()),
             prop::option::of(tools()),
@@ -218,7 +239,7 @@ pub fn action() -> BoxedStrategy<Value> {
         (pick(CUSTOMIZATIONS), any::<bool>()).prop_map(|(id, on)| {
             json!({"type": "session/customizationToggled", "id": id, "enabled": on})
         }),
-        customization()
+        prop_oneof![3 => customization(), 1 => unknown_customization()]
             .prop_map(|c| { json!({"type": "session/customizationUpdated", "customization": c}) }),
         pick(CUSTOMIZATIONS)
             .prop_map(|id| json!({"type": "session/customizationRemoved", "id": id})),
@@ -255,9 +276,9 @@ pub fn action() -> BoxedStrategy<Value> {
                 "order": order})),
     ];
     prop_oneof![
-        2 => lifecycle,
+        3 => lifecycle,
         3 => summary,
-        3 => customizing,
+        4 => customizing,
         2 => input,
         3 => pending,
         1 => foreign("session"),

@@ -36,10 +36,12 @@ pub(super) fn requested(
 }
 
 /// `session/inputAnswerChanged`: sets one question's answer, or clears it when `answer` is
-/// absent (an emptied answer map becomes absent, as on the wire).
+/// absent (an emptied answer map becomes absent, as on the wire). Like both official reducers,
+/// it stamps `modifiedAt` whenever the request exists, also if the answers stay as they were.
 pub(super) fn answer_changed(
     state: &mut SessionState,
     action: &SessionInputAnswerChangedAction,
+    clock: &dyn Clock,
 ) -> Handled {
     let request = state
         .input_requests
@@ -50,33 +52,43 @@ pub(super) fn answer_changed(
                 .find(|request| request.id == action.request_id)
         })
         .ok_or(NoOp::UnknownTarget)?;
+    let mut changed = Changed::one(Field::Summary);
     match &action.answer {
         Some(answer) => {
             request
                 .answers
                 .get_or_insert_with(Default::default)
                 .insert(action.question_id.clone(), answer.clone());
+            changed.insert(Field::InputRequests);
         }
         None => {
             // An empty map (as a peer may send it) is emptied too, as in the reference reducers.
-            let answers = request
+            if let Some(answers) = request
                 .answers
                 .as_mut()
                 .filter(|answers| answers.is_empty() || answers.contains_key(&action.question_id))
-                .ok_or(NoOp::NothingToChange)?;
-            answers.remove(&action.question_id);
-            if answers.is_empty() {
-                request.answers = None;
+            {
+                answers.remove(&action.question_id);
+                if answers.is_empty() {
+                    request.answers = None;
+                }
+                changed.insert(Field::InputRequests);
             }
         }
     }
-    Ok(Changed::one(Field::InputRequests))
+    touch(state, clock);
+    Ok(changed)
 }
 
 /// `session/inputCompleted`: the request is answered, declined or cancelled, so it is removed
 /// (every request with its id, should a snapshot hold several, as the reference reducers do);
-/// the session stops waiting unless something else still needs the user.
-pub(super) fn completed(state: &mut SessionState, action: &SessionInputCompletedAction) -> Handled {
+/// the session stops waiting unless something else still needs the user. Stamps `modifiedAt`,
+/// as both official reducers do.
+pub(super) fn completed(
+    state: &mut SessionState,
+    action: &SessionInputCompletedAction,
+    clock: &dyn Clock,
+) -> Handled {
     let requests = state.input_requests.as_mut().ok_or(NoOp::UnknownTarget)?;
     let before = requests.len();
     requests.retain(|request| request.id != action.request_id);
@@ -86,9 +98,7 @@ pub(super) fn completed(state: &mut SessionState, action: &SessionInputCompleted
     if requests.is_empty() {
         state.input_requests = None;
     }
-    let mut changed = Changed::one(Field::InputRequests);
-    if status::refresh_activity(state) {
-        changed.insert(Field::Summary);
-    }
-    Ok(changed)
+    status::refresh_activity(state);
+    touch(state, clock);
+    Ok(Changed::one(Field::InputRequests).with(Field::Summary))
 }

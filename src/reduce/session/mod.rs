@@ -3,9 +3,10 @@
 //!
 //! The hot path is `session/delta` on the active turn, so every turn-scoped action touches only
 //! `activeTurn` (never the completed history), text is appended in place, and `summary.status`
-//! is recomputed only by actions that can change it. Which part a delta or tool-call action hits
-//! (the first part with its id, as in the reference reducers, also when ids collide) is decided
-//! in [`target`], which the render path shares.
+//! is recomputed only by actions that can change it. Which parts a delta or tool-call action hits
+//! (a delta the first part with its id, a tool-call action every call with its id, as in the
+//! TypeScript reducers, also when ids collide) is decided in [`target`], which the render path
+//! shares.
 //!
 //! Each action handler returns `Result<Changed, NoOp>` and validates everything it needs before
 //! its first write, so an `Err` always means the state is untouched.
@@ -77,8 +78,8 @@ pub fn session_reducer(
 
         // Input requests.
         StateAction::SessionInputRequested(a) => input::requested(state, a, clock),
-        StateAction::SessionInputAnswerChanged(a) => input::answer_changed(state, a),
-        StateAction::SessionInputCompleted(a) => input::completed(state, a),
+        StateAction::SessionInputAnswerChanged(a) => input::answer_changed(state, a, clock),
+        StateAction::SessionInputCompleted(a) => input::completed(state, a, clock),
 
         // Customizations.
         StateAction::SessionCustomizationsChanged(a) => customizations::replaced(state, a),

@@ -8,56 +8,48 @@ use crate::protocol::{
 use crate::reduce::{Changed, NoOp};
 
 /// `session/pendingMessageSet`: replaces the steering message, or upserts a queued message
-/// (updated in place if its id is queued already, appended otherwise).
+/// (the first queued message with its id is replaced, whole, else it is appended). A kind from a
+/// newer protocol version is queued, as the TypeScript reducers do with anything but
+/// `steering`.
 pub(super) fn set(state: &mut SessionState, action: &SessionPendingMessageSetAction) -> Handled {
-    let message = || PendingMessage {
+    let message = PendingMessage {
         id: action.id.clone(),
         message: action.message.clone(),
         extra: Default::default(),
     };
-    match action.kind {
-        PendingMessageKind::Steering => {
-            state.steering_message = Some(message());
-            Ok(Changed::one(Field::SteeringMessage))
-        }
-        PendingMessageKind::Queued => {
-            let queue = state.queued_messages.get_or_insert_with(Vec::new);
-            match queue.iter_mut().find(|queued| queued.id == action.id) {
-                Some(queued) => queued.message = action.message.clone(),
-                None => queue.push(message()),
-            }
-            Ok(Changed::one(Field::QueuedMessages))
-        }
-        // A kind from a newer protocol version: there is nowhere to put it.
-        PendingMessageKind::Other(_) => Err(NoOp::UnknownTarget),
+    if action.kind == PendingMessageKind::Steering {
+        state.steering_message = Some(message);
+        return Ok(Changed::one(Field::SteeringMessage));
     }
+    let queue = state.queued_messages.get_or_insert_with(Vec::new);
+    match queue.iter_mut().find(|queued| queued.id == action.id) {
+        Some(queued) => *queued = message,
+        None => queue.push(message),
+    }
+    Ok(Changed::one(Field::QueuedMessages))
 }
 
-/// `session/pendingMessageRemoved`: removes the steering message or a queued message by id.
+/// `session/pendingMessageRemoved`: removes the steering message or a queued message by id (a
+/// kind from a newer version means the queue, as in [`set`]).
 pub(super) fn removed(
     state: &mut SessionState,
     action: &SessionPendingMessageRemovedAction,
 ) -> Handled {
-    match action.kind {
-        PendingMessageKind::Steering => {
-            let names_steering = state
-                .steering_message
-                .as_ref()
-                .is_some_and(|steering| steering.id == action.id);
-            if !names_steering {
-                return Err(NoOp::UnknownTarget);
-            }
-            state.steering_message = None;
-            Ok(Changed::one(Field::SteeringMessage))
+    if action.kind == PendingMessageKind::Steering {
+        let names_steering = state
+            .steering_message
+            .as_ref()
+            .is_some_and(|steering| steering.id == action.id);
+        if !names_steering {
+            return Err(NoOp::UnknownTarget);
         }
-        PendingMessageKind::Queued => {
-            if !remove_queued(&mut state.queued_messages, &action.id) {
-                return Err(NoOp::UnknownTarget);
-            }
-            Ok(Changed::one(Field::QueuedMessages))
-        }
-        PendingMessageKind::Other(_) => Err(NoOp::UnknownTarget),
+        state.steering_message = None;
+        return Ok(Changed::one(Field::SteeringMessage));
     }
+    if !remove_queued(&mut state.queued_messages, &action.id) {
+        return Err(NoOp::UnknownTarget);
+    }
+    Ok(Changed::one(Field::QueuedMessages))
 }
 
 /// Removes the queued message `id` (every one with that id, should a snapshot hold several, as
@@ -79,14 +71,14 @@ pub(super) fn remove_queued(queue: &mut Option<Vec<PendingMessage>>, id: &str) -
 }
 
 /// `session/queuedMessagesReordered`: the queue takes the order of `order`; unknown ids are
-/// ignored and messages `order` does not mention keep their relative order at the end, so a
-/// client with a stale view of the queue never drops messages.
+/// ignored and messages `order` does not name keep their relative order at the end, so a
+/// client with a stale view of the queue never drops messages (fixtures 054 and 056).
 ///
-/// A deliberate difference from the official Rust reducers (`ahp` 0.3.0), which go through a
-/// `HashMap`: they append the unmentioned messages sorted by id (their comment says "in their
-/// original iteration order") and keep only one of several messages sharing an id. We keep the
-/// original order, as fixtures 054 and 056 name it, and every message
-/// (`tests/reference_reducers.rs`).
+/// Should several queued messages share an id (a snapshot could hold them), a named id places
+/// the LAST of them and the others go, and unnamed duplicates all stay: what the TypeScript
+/// reducers do (they index the queue with a `Map`). The official Rust reducers differ: they
+/// append the unnamed messages sorted by id (their comment says "in their original iteration
+/// order") and keep one message per id.
 pub(super) fn reordered(
     state: &mut SessionState,
     action: &SessionQueuedMessagesReorderedAction,
@@ -99,24 +91,27 @@ pub(super) fn reordered(
         return Err(NoOp::NothingToChange);
     };
     // Plan the new order as indices into the queue before moving anything.
-    let mut placed = vec![false; queue.len()];
+    let mut named: Vec<&str> = Vec::new();
     let mut order = Vec::with_capacity(queue.len());
     for id in &action.order {
-        if let Some(index) = queue.iter().position(|queued| &queued.id == id) {
-            match placed.get_mut(index) {
-                Some(seen) if !*seen => {
-                    *seen = true;
-                    order.push(index);
-                }
-                _ => {}
-            }
+        if named.contains(&id.as_str()) {
+            continue;
+        }
+        if let Some(index) = queue.iter().rposition(|queued| &queued.id == id) {
+            named.push(id);
+            order.push(index);
         }
     }
-    order.extend((0..queue.len()).filter(|index| placed.get(*index) == Some(&false)));
-    if order
-        .iter()
-        .enumerate()
-        .all(|(position, index)| position == *index)
+    order.extend((0..queue.len()).filter(|index| {
+        queue
+            .get(*index)
+            .is_some_and(|queued| !named.contains(&queued.id.as_str()))
+    }));
+    if order.len() == queue.len()
+        && order
+            .iter()
+            .enumerate()
+            .all(|(position, index)| position == *index)
     {
         return Err(NoOp::NothingToChange);
     }

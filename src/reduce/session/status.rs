@@ -54,27 +54,23 @@ pub(super) fn awaits_user(tool_call: &ToolCallState) -> bool {
     )
 }
 
-/// The activity the rest of the state implies. Open input requests mean input is needed (with
-/// or without a turn, as the elicitation guide says); without a turn an `error` outcome of the
-/// last turn stays visible until something else replaces it (the state-model guide: `Error` is
-/// "the most recent turn ended with an error"). A deliberate difference from the official Rust
-/// reducers (`ahp` 0.3.0), which recompute it to idle; it shows only from a snapshot holding
-/// both the error and open input requests (`tests/reference_reducers.rs`).
+/// The activity the rest of the state implies (the official reducers' `summaryStatus`): input
+/// needed while an input request is open or a tool call of the active turn waits for the user,
+/// in progress while a turn is active, idle otherwise. An `error` outcome of the last turn is
+/// not kept: both official reducers recompute it to idle like any other activity (we used to
+/// keep it until something replaced it, after the state-model guide's wording).
 fn implied_activity(state: &SessionState) -> u32 {
     let input_open = has_open_input(&state.input_requests);
     match &state.active_turn {
-        Some(turn) => {
-            let tool_waits = turn.response_parts.iter().any(
+        _ if input_open => INPUT_NEEDED,
+        Some(turn)
+            if turn.response_parts.iter().any(
                 |part| matches!(part, ResponsePart::ToolCall(part) if awaits_user(&part.tool_call)),
-            );
-            if input_open || tool_waits {
-                INPUT_NEEDED
-            } else {
-                IN_PROGRESS
-            }
+            ) =>
+        {
+            INPUT_NEEDED
         }
-        None if input_open => INPUT_NEEDED,
-        None if state.summary.status & ACTIVITY_MASK == ERROR => ERROR,
+        Some(_) => IN_PROGRESS,
         None => IDLE,
     }
 }

@@ -129,10 +129,17 @@ fn noops_leave_the_state_untouched_with_the_right_reason() {
     );
     assert_noop(
         &state,
-        json!({"type": "session/pendingMessageSet", "kind": "someday", "id": "x",
-               "message": {"text": "x", "origin": {"kind": "user"}}}),
+        json!({"type": "session/pendingMessageRemoved", "kind": "someday", "id": "x"}),
         NoOp::UnknownTarget,
     );
+    // A tool-call action that matches nothing still settles a status that says otherwise (as
+    // the TypeScript reducers do): here it was "idle" with a turn in progress.
+    let mut stale = state.clone();
+    stale.summary.status = 1;
+    let ready = json!({"type": "session/toolCallReady", "turnId": "t0", "toolCallId": "tc",
+                       "invocationMessage": "go"});
+    assert_eq!(apply(&mut stale, ready), changed(&[F::Summary]));
+    assert_eq!(stale.summary.status, 8);
 }
 
 #[test]
@@ -188,7 +195,11 @@ fn changed_sets_name_exactly_the_touched_fields() {
     );
     let answer = json!({"type": "session/inputAnswerChanged", "requestId": "r", "questionId": "q",
                         "answer": {"state": "skipped"}});
-    assert_eq!(apply(&mut state, answer), changed(&[F::InputRequests]));
+    // Answering stamps `modifiedAt`, as both official reducers do.
+    assert_eq!(
+        apply(&mut state, answer),
+        changed(&[F::InputRequests, F::Summary])
+    );
     let end = json!({"type": "session/turnComplete", "turnId": "t1"});
     assert_eq!(
         apply(&mut state, end),
@@ -253,36 +264,42 @@ fn the_clock_is_read_only_to_stamp_modified_at() {
 }
 
 #[test]
-fn unknown_tool_call_states_are_left_alone() {
+fn unknown_tool_call_states_wait_for_the_turn_end() {
     let future = json!({"kind": "toolCall", "toolCall": {"status": "paused-for-lunch",
-                        "toolCallId": "tc", "toolName": "bash", "displayName": "Bash"}});
+                        "toolCallId": "tc", "toolName": "bash", "displayName": "Bash",
+                        "invocationMessage": "run", "toolInput": "ls", "zzNew": 1}});
     let state = streaming(json!([future]));
-    // As in the reference reducers, a call of an unknown status is not addressable by its id
-    // (see `target`), and one addressed by "" is not changed.
+    // As in the TypeScript reducers, a call of an unknown status answers to its own id, but no
+    // tool-call action changes it.
     assert_noop(
         &state,
         json!({"type": "session/toolCallComplete", "turnId": "t1", "toolCallId": "tc",
                "result": {"success": true, "pastTenseMessage": "done"}}),
-        NoOp::UnknownTarget,
+        NoOp::InvalidTransition,
     );
     assert_noop(
         &state,
         json!({"type": "session/toolCallReady", "turnId": "t1", "toolCallId": "",
                "invocationMessage": "run", "confirmed": "not-needed"}),
-        NoOp::InvalidTransition,
+        NoOp::UnknownTarget,
     );
-    // Ending the turn force-cancels known unfinished tool calls only.
+    // Ending the turn cancels it (as skipped) from its base fields, message and input.
     let mut state = state;
     apply(
         &mut state,
         json!({"type": "session/turnComplete", "turnId": "t1"}),
     );
     let parts = serde_json::to_value(&state.turns[0].response_parts).expect("serialize");
-    assert_eq!(parts[1]["toolCall"]["status"], "paused-for-lunch");
+    assert_eq!(
+        parts[1]["toolCall"],
+        json!({"status": "cancelled", "toolCallId": "tc", "toolName": "bash",
+               "displayName": "Bash", "invocationMessage": "run", "toolInput": "ls",
+               "reason": "skipped"})
+    );
 }
 
 #[test]
-fn turn_end_cancels_unfinished_tool_calls_and_keeps_the_selected_option() {
+fn turn_end_cancels_unfinished_tool_calls_without_their_selected_option() {
     let mut running = tool_call("running", "run");
     running["toolCall"]["selectedOption"] = json!({"id": "o", "label": "Ok", "kind": "approve"});
     let mut state = streaming(json!([
@@ -299,10 +316,12 @@ fn turn_end_cancels_unfinished_tool_calls_and_keeps_the_selected_option() {
     assert_eq!(turn["state"], "error");
     assert_eq!(turn["responseParts"][1]["toolCall"]["reason"], "skipped");
     assert_eq!(turn["responseParts"][2]["toolCall"]["reason"], "skipped");
+    // Both official reducers build the skipped call from its base fields, message and input.
     assert_eq!(
-        turn["responseParts"][2]["toolCall"]["selectedOption"]["id"],
-        "o"
+        turn["responseParts"][2]["toolCall"]["selectedOption"],
+        Value::Null
     );
+    assert_eq!(turn["responseParts"][2]["toolCall"]["toolInput"], "ls");
     assert_eq!(turn["responseParts"][3]["toolCall"]["status"], "completed");
     assert_eq!(state.summary.status, 2);
 }
@@ -359,11 +378,11 @@ fn delta_and_reasoning_only_append_to_their_own_part_kind() {
     );
 }
 
-/// Colliding ids resolve as in the reference reducers (`ahp` 0.3.0): `session/delta` and
+/// Colliding ids resolve as in the TypeScript reducers (0.3.0): `session/delta` and
 /// `session/reasoning` hit the FIRST part whose id matches, whatever its kind, and apply only if
-/// that part is of their kind; a tool-call action hits the FIRST tool call with that id.
+/// that part is of their kind; a tool-call action hits EVERY tool call with that id.
 #[test]
-fn colliding_ids_hit_the_first_matching_part() {
+fn colliding_ids_resolve_as_the_typescript_reducers_do() {
     let md = |id: &str, content: &str| json!({"kind": "markdown", "id": id, "content": content});
     let reasoning = |id: &str| json!({"kind": "reasoning", "id": id, "content": ""});
     let parts = |state: &SessionState| {
@@ -397,7 +416,7 @@ fn colliding_ids_hit_the_first_matching_part() {
         NoOp::UnknownTarget,
     );
 
-    // Two tool calls `x`: the first one moves on, the newest stays.
+    // Two tool calls `x`: as in the TypeScript reducers, both move on.
     let mut state = streaming(json!([
         tool_call("streaming", "x"),
         tool_call("streaming", "x")
@@ -407,26 +426,27 @@ fn colliding_ids_hit_the_first_matching_part() {
         json!({"type": "session/toolCallDelta", "turnId": "t1", "toolCallId": "x", "content": "p"}),
     );
     assert_eq!(parts(&state)[1]["toolCall"]["partialInput"], "p");
-    assert_eq!(parts(&state)[2]["toolCall"].get("partialInput"), None);
+    assert_eq!(parts(&state)[2]["toolCall"]["partialInput"], "p");
 
-    // The first tool call `x` cannot take the action: nothing happens (no fall-through to a
-    // later one that could), while a markdown part `x` before it does not get in the way.
+    // Every tool call `x` that can take the action does; one that cannot is left alone, and a
+    // markdown part `x` does not get in the way.
     let complete = json!({"type": "session/toolCallComplete", "turnId": "t1", "toolCallId": "x",
                           "result": {"success": true, "pastTenseMessage": "done"}});
-    let state = streaming(json!([
-        md("x", ""),
-        tool_call("completed", "x"),
-        tool_call("running", "x")
-    ]));
-    assert_noop(&state, complete.clone(), NoOp::InvalidTransition);
     let mut state = streaming(json!([
         md("x", ""),
+        tool_call("completed", "x"),
         tool_call("running", "x"),
         tool_call("running", "x")
     ]));
-    apply(&mut state, complete);
-    assert_eq!(parts(&state)[2]["toolCall"]["status"], "completed");
-    assert_eq!(parts(&state)[3]["toolCall"]["status"], "running");
+    assert_eq!(
+        apply(&mut state, complete.clone()),
+        changed(&[F::ActiveTurn])
+    );
+    assert_eq!(parts(&state)[2]["toolCall"]["pastTenseMessage"], "ran");
+    assert_eq!(parts(&state)[3]["toolCall"]["status"], "completed");
+    assert_eq!(parts(&state)[4]["toolCall"]["status"], "completed");
+    let state = streaming(json!([md("x", ""), tool_call("completed", "x")]));
+    assert_noop(&state, complete, NoOp::InvalidTransition);
 }
 
 #[test]
@@ -465,11 +485,18 @@ fn customizations_find_children_and_unknown_entries() {
         {"type": "someFutureThing", "id": "f", "enabled": true},
     ]}));
     let before = state.clone();
-    assert_noop(
-        &before,
-        json!({"type": "session/customizationToggled", "id": "f", "enabled": false}),
-        NoOp::UnknownTarget,
+    // An entry of an unknown type is toggled by its raw id (its raw `enabled` member), as in
+    // the TypeScript reducers.
+    let mut toggled = before.clone();
+    assert_eq!(
+        apply(
+            &mut toggled,
+            json!({"type": "session/customizationToggled", "id": "f", "enabled": false})
+        ),
+        changed(&[F::Customizations])
     );
+    let list = serde_json::to_value(&toggled.customizations).expect("serialize");
+    assert_eq!(list[1]["enabled"], false);
     assert_noop(
         &before,
         json!({"type": "session/customizationToggled", "id": "p", "enabled": true}),

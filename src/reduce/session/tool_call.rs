@@ -11,17 +11,25 @@
 //! | running, pending-confirmation   | toolCallComplete needing review    | pending-result-confirmation   |
 //! | pending-result-confirmation     | toolCallResultConfirmed (approved) | completed                     |
 //! | pending-result-confirmation     | toolCallResultConfirmed (denied)   | cancelled (`result-denied`)   |
-//! | any unfinished                  | the turn ends                      | cancelled (`skipped`)         |
+//! | any unfinished, unknown         | the turn ends                      | cancelled (`skipped`)         |
 //!
-//! Every handler checks the current status before it writes; a tool call in an unexpected (or
-//! unknown, newer-version) status is left exactly as it is.
+//! As in the official TypeScript reducers (which real hosts run; the official Rust ones differ,
+//! `tests/reference_reducers.rs`), an action updates EVERY tool call of the active turn with its
+//! `toolCallId`, each one that is in a status the action applies to, and `toolCallReady`,
+//! `toolCallConfirmed`, `toolCallComplete` and `toolCallResultConfirmed` then recompute
+//! `summary.status` from the whole state, also when no call changed. A transition builds the
+//! call anew from its base fields (id, names, contributor, `_meta`), its message and input, and
+//! what the action brings, so members this version does not know are not carried over (a
+//! completed call takes the result's); `toolCallDelta` and `toolCallContentChanged` change a
+//! call in place and keep them. Every handler checks a call's status before it writes to it; a
+//! call of an unknown (newer-version) status is left as it is until its turn ends.
 
-use super::target::tool_call_index;
 use super::{active_turn_mut, status, Field, Handled};
+use crate::protocol::decode::{from_text, Decode};
 use crate::protocol::tagged::UnknownVariant;
 use crate::protocol::{
-    ConfirmationOption, Extra, JsonObject, Message, ResponsePart, SessionState,
-    SessionToolCallApprovedAction, SessionToolCallCompleteAction,
+    wire::json_text, ConfirmationOption, Extra, JsonObject, JsonValue, Message, ResponsePart,
+    SessionState, SessionToolCallApprovedAction, SessionToolCallCompleteAction,
     SessionToolCallContentChangedAction, SessionToolCallDeltaAction, SessionToolCallDeniedAction,
     SessionToolCallReadyAction, SessionToolCallResultConfirmedAction, SessionToolCallStartAction,
     StringOrMarkdown, ToolCallCancellationReason, ToolCallCancelledState, ToolCallCompletedState,
@@ -53,45 +61,55 @@ pub(super) fn start(state: &mut SessionState, action: &SessionToolCallStartActio
     Ok(Changed::one(Field::ActiveTurn))
 }
 
-/// `session/toolCallDelta`: appends streamed parameters (and maybe a new progress message).
+/// `session/toolCallDelta`: appends streamed parameters (and maybe a new progress message) to
+/// every streaming call with the id.
 pub(super) fn delta(state: &mut SessionState, action: &SessionToolCallDeltaAction) -> Handled {
-    let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
-    let ToolCallState::Streaming(streaming) = tool_call else {
-        return Err(NoOp::InvalidTransition);
-    };
-    streaming
-        .partial_input
-        .get_or_insert_with(String::new)
-        .push_str(&action.content);
-    if let Some(message) = &action.invocation_message {
-        streaming.invocation_message = Some(message.clone());
-    }
-    Ok(Changed::one(Field::ActiveTurn))
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
+        let ToolCallState::Streaming(streaming) = tool_call else {
+            return false;
+        };
+        streaming
+            .partial_input
+            .get_or_insert_with(String::new)
+            .push_str(&action.content);
+        if let Some(message) = &action.invocation_message {
+            streaming.invocation_message = Some(message.clone());
+        }
+        true
+    })?;
+    Ok(updated)
 }
 
 /// `session/toolCallReady`: parameters are complete (from `streaming`) or a running tool needs
 /// re-confirmation (from `running`). With `confirmed` the tool runs at once; otherwise it waits
-/// for the user in `pending-confirmation`. A missing `toolInput` keeps the input the call already
-/// has; the call keeps its own `_meta` (the conformance fixtures do not copy the action's).
+/// for the user in `pending-confirmation`. The call takes the action's message and `toolInput`
+/// (none if the action has none) and drops its earlier selected option; it keeps its own
+/// `_meta` (0.3.0 does not copy the action's).
 pub(super) fn ready(state: &mut SessionState, action: &SessionToolCallReadyAction) -> Handled {
-    let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
-    if !matches!(
-        tool_call,
-        ToolCallState::Streaming(_) | ToolCallState::Running(_)
-    ) {
-        return Err(NoOp::InvalidTransition);
-    }
-    transition(tool_call, |mut carried| {
-        carried.invocation_message = action.invocation_message.clone();
-        if let Some(input) = &action.tool_input {
-            carried.tool_input = Some(input.clone());
+    // TypeScript tests `confirmed` for truth: an empty reason is no confirmation.
+    let confirmed = action
+        .confirmed
+        .as_ref()
+        .filter(|reason| !reason.as_str().is_empty());
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
+        if !matches!(
+            tool_call,
+            ToolCallState::Streaming(_) | ToolCallState::Running(_)
+        ) {
+            return false;
         }
-        match &action.confirmed {
-            Some(confirmed) => carried.running(confirmed.clone()),
-            None => carried.pending_confirmation(action),
-        }
+        transition(tool_call, |mut carried| {
+            carried.invocation_message = action.invocation_message.clone();
+            carried.tool_input = action.tool_input.clone();
+            carried.selected_option = None;
+            match confirmed {
+                Some(confirmed) => carried.running(confirmed.clone()),
+                None => carried.pending_confirmation(action),
+            }
+        });
+        true
     });
-    Ok(tool_call_changed(state, false, action.confirmed.is_none()))
+    settle(state, updated)
 }
 
 /// `session/toolCallConfirmed` (approved): `pending-confirmation` → `running`, with the client's
@@ -100,61 +118,68 @@ pub(super) fn approved(
     state: &mut SessionState,
     action: &SessionToolCallApprovedAction,
 ) -> Handled {
-    let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
-    let ToolCallState::PendingConfirmation(pending) = &*tool_call else {
-        return Err(NoOp::InvalidTransition);
-    };
-    let selected = selected_option(pending, action.selected_option_id.as_deref());
-    transition(tool_call, |mut carried| {
-        if let Some(edited) = &action.edited_tool_input {
-            carried.tool_input = Some(edited.clone());
-        }
-        carried.selected_option = selected;
-        carried.running(action.confirmed.clone())
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
+        let ToolCallState::PendingConfirmation(pending) = &*tool_call else {
+            return false;
+        };
+        let selected = selected_option(pending, action.selected_option_id.as_deref());
+        transition(tool_call, |mut carried| {
+            if let Some(edited) = &action.edited_tool_input {
+                carried.tool_input = Some(edited.clone());
+            }
+            carried.selected_option = selected;
+            carried.running(action.confirmed.clone())
+        });
+        true
     });
-    Ok(tool_call_changed(state, true, false))
+    settle(state, updated)
 }
 
 /// `session/toolCallConfirmed` (denied): `pending-confirmation` → `cancelled`.
 pub(super) fn denied(state: &mut SessionState, action: &SessionToolCallDeniedAction) -> Handled {
-    let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
-    let ToolCallState::PendingConfirmation(pending) = &*tool_call else {
-        return Err(NoOp::InvalidTransition);
-    };
-    let selected = selected_option(pending, action.selected_option_id.as_deref());
-    transition(tool_call, |mut carried| {
-        carried.selected_option = selected;
-        carried.cancelled(
-            action.reason.clone(),
-            action.reason_message.clone(),
-            action.user_suggestion.clone(),
-        )
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
+        let ToolCallState::PendingConfirmation(pending) = &*tool_call else {
+            return false;
+        };
+        let selected = selected_option(pending, action.selected_option_id.as_deref());
+        transition(tool_call, |mut carried| {
+            carried.selected_option = selected;
+            carried.cancelled(
+                action.reason.clone(),
+                action.reason_message.clone(),
+                action.user_suggestion.clone(),
+            )
+        });
+        true
     });
-    Ok(tool_call_changed(state, true, false))
+    settle(state, updated)
 }
 
 /// `session/toolCallComplete`: `running` (or `pending-confirmation`, confirmed implicitly as
 /// `not-needed`) → `completed`, or → `pending-result-confirmation` when the result needs review.
+/// Every member of the result lands on the call, unknown ones too (TypeScript spreads it).
 pub(super) fn complete(
     state: &mut SessionState,
     action: &SessionToolCallCompleteAction,
 ) -> Handled {
-    let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
-    let (confirmed, was_waiting) = match &*tool_call {
-        ToolCallState::Running(running) => (running.confirmed.clone(), false),
-        ToolCallState::PendingConfirmation(_) => (ToolCallConfirmationReason::NotNeeded, true),
-        _ => return Err(NoOp::InvalidTransition),
-    };
     let needs_review = action.requires_result_confirmation == Some(true);
-    transition(tool_call, |carried| {
-        let result = action.result.clone();
-        if needs_review {
-            carried.pending_result_confirmation(confirmed, result)
-        } else {
-            carried.completed(confirmed, result)
-        }
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
+        let confirmed = match &*tool_call {
+            ToolCallState::Running(running) => running.confirmed.clone(),
+            ToolCallState::PendingConfirmation(_) => ToolCallConfirmationReason::NotNeeded,
+            _ => return false,
+        };
+        transition(tool_call, |carried| {
+            let result = action.result.clone();
+            if needs_review {
+                carried.pending_result_confirmation(confirmed, result)
+            } else {
+                carried.completed(confirmed, result)
+            }
+        });
+        true
     });
-    Ok(tool_call_changed(state, was_waiting, needs_review))
+    settle(state, updated)
 }
 
 /// `session/toolCallResultConfirmed`: `pending-result-confirmation` → `completed` if approved,
@@ -163,103 +188,118 @@ pub(super) fn result_confirmed(
     state: &mut SessionState,
     action: &SessionToolCallResultConfirmedAction,
 ) -> Handled {
-    let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
-    if !matches!(tool_call, ToolCallState::PendingResultConfirmation(_)) {
-        return Err(NoOp::InvalidTransition);
-    }
-    replace_with(tool_call, |old| match old {
-        ToolCallState::PendingResultConfirmation(pending) => {
-            let (carried, confirmed, result) = Carried::from_pending_result(pending);
-            if action.approved {
-                carried.completed(confirmed, result)
-            } else {
-                carried.cancelled(ToolCallCancellationReason::ResultDenied, None, None)
-            }
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
+        if !matches!(tool_call, ToolCallState::PendingResultConfirmation(_)) {
+            return false;
         }
-        other => other,
+        replace_with(tool_call, |old| match old {
+            ToolCallState::PendingResultConfirmation(pending) => {
+                let (carried, confirmed, result) = Carried::from_pending_result(pending);
+                if action.approved {
+                    carried.completed(confirmed, result)
+                } else {
+                    carried.cancelled(ToolCallCancellationReason::ResultDenied, None, None)
+                }
+            }
+            other => other,
+        });
+        true
     });
-    Ok(tool_call_changed(state, true, false))
+    settle(state, updated)
 }
 
-/// `session/toolCallContentChanged`: replaces the partial output of a running tool.
+/// `session/toolCallContentChanged`: replaces the partial output of every running tool with
+/// the id.
 pub(super) fn content_changed(
     state: &mut SessionState,
     action: &SessionToolCallContentChangedAction,
 ) -> Handled {
-    let tool_call = find(state, &action.turn_id, &action.tool_call_id)?;
-    let ToolCallState::Running(running) = tool_call else {
-        return Err(NoOp::InvalidTransition);
-    };
-    running.content = Some(action.content.clone());
-    Ok(Changed::one(Field::ActiveTurn))
+    each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
+        let ToolCallState::Running(running) = tool_call else {
+            return false;
+        };
+        running.content = Some(action.content.clone());
+        true
+    })
 }
 
-/// When a turn ends, a tool call that has not finished is cancelled as `skipped`; finished and
-/// unknown (newer-version) tool calls are kept as they are.
+/// When a turn ends, a tool call that has not finished is cancelled as `skipped`, keeping only
+/// its base fields, message and input. A call of an unknown (newer-version) status is not known
+/// to have finished, so it is cancelled too, from the same members of its raw object, as the
+/// TypeScript reducers do (the official Rust ones make it an empty call; a required member the
+/// raw object lacks becomes empty here, where TypeScript would leave it out).
 pub(super) fn force_cancel(tool_call: &mut ToolCallState) {
-    if matches!(
-        tool_call,
-        ToolCallState::Streaming(_)
-            | ToolCallState::PendingConfirmation(_)
-            | ToolCallState::Running(_)
-            | ToolCallState::PendingResultConfirmation(_)
-    ) {
-        transition(tool_call, |carried| {
+    match tool_call {
+        ToolCallState::Completed(_) | ToolCallState::Cancelled(_) => {}
+        ToolCallState::Unknown(raw) => {
+            let cancelled =
+                Carried::from_raw(raw).cancelled(ToolCallCancellationReason::Skipped, None, None);
+            *tool_call = cancelled;
+        }
+        _ => transition(tool_call, |mut carried| {
+            carried.selected_option = None;
             carried.cancelled(ToolCallCancellationReason::Skipped, None, None)
-        });
+        }),
     }
 }
 
-/// The tool call `tool_call_id` of the active turn `turn_id`: the first one with that id
-/// ([`tool_call_index`]; a later call with the same id is never tried).
-fn find<'a>(
-    state: &'a mut SessionState,
+/// Runs `update` on every tool call of the active turn `turn_id` whose `toolCallId` is
+/// `tool_call_id` (a call of an unknown status by its raw id, which no update changes);
+/// `update` returns whether it changed the call. The active turn changed if any did; else the
+/// reason nothing did: the turn is not active, no call has the id, or none is in a status the
+/// action applies to.
+fn each_call(
+    state: &mut SessionState,
     turn_id: &str,
     tool_call_id: &str,
-) -> Result<&'a mut ToolCallState, NoOp> {
+    mut update: impl FnMut(&mut ToolCallState) -> bool,
+) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, turn_id)?;
-    let index = tool_call_index(&turn.response_parts, tool_call_id).ok_or(NoOp::UnknownTarget)?;
-    match turn.response_parts.get_mut(index) {
-        Some(ResponsePart::ToolCall(part)) => Ok(&mut part.tool_call),
-        _ => Err(NoOp::UnknownTarget),
+    let (mut found, mut changed) = (false, false);
+    for part in &mut turn.response_parts {
+        let ResponsePart::ToolCall(part) = part else {
+            continue;
+        };
+        let id = part.tool_call.tool_call_id();
+        if id.is_some_and(|id| crate::words::same(id, tool_call_id)) {
+            found = true;
+            changed |= update(&mut part.tool_call);
+        }
+    }
+    match (found, changed) {
+        (_, true) => Ok(Changed::one(Field::ActiveTurn)),
+        (true, false) => Err(NoOp::InvalidTransition),
+        (false, false) => Err(NoOp::UnknownTarget),
     }
 }
 
-/// The offered option the client picked, if it names one.
+/// After a transition (applied or not): recomputes `summary.status` from the whole state, as
+/// the TypeScript reducers do after `toolCallReady`, `toolCallConfirmed`, `toolCallComplete`
+/// and `toolCallResultConfirmed` (the official Rust reducers only when a call matched). So a
+/// late action for a finished turn still settles a status that says otherwise (an `error`
+/// outcome becomes idle).
+fn settle(state: &mut SessionState, updated: Handled) -> Handled {
+    let status_changed = status::refresh_activity(state);
+    match updated {
+        Ok(changed) if status_changed => Ok(changed.with(Field::Summary)),
+        Err(_) if status_changed => Ok(Changed::one(Field::Summary)),
+        other => other,
+    }
+}
+
+/// The offered option the client picked, if it names one. An empty id names none (TypeScript
+/// tests it for truth; the official Rust reducers would pick an option whose id is empty).
 fn selected_option(
     pending: &ToolCallPendingConfirmationState,
     option_id: Option<&str>,
 ) -> Option<ConfirmationOption> {
-    let option_id = option_id?;
+    let option_id = option_id.filter(|id| !id.is_empty())?;
     pending
         .options
         .as_ref()?
         .iter()
         .find(|option| option.id == option_id)
         .cloned()
-}
-
-/// The fields after a tool-call transition: the active turn, plus the summary if the session's
-/// "waiting for the user" status changed. `was_waiting`/`now_waiting` say whether the tool call
-/// awaited the user before and after; only when it stopped waiting must the turn be rescanned
-/// (another tool call or an input request may still be waiting).
-fn tool_call_changed(
-    state: &mut SessionState,
-    was_waiting: bool,
-    now_waiting: bool,
-) -> Changed<Field> {
-    let mut changed = Changed::one(Field::ActiveTurn);
-    let status_changed = if now_waiting {
-        status::set_activity(&mut state.summary.status, status::INPUT_NEEDED)
-    } else if was_waiting {
-        status::refresh_activity(state)
-    } else {
-        false
-    };
-    if status_changed {
-        changed.insert(Field::Summary);
-    }
-    changed
 }
 
 /// Moves the tool call out of its slot, builds its next state from the carried fields, and puts
@@ -279,7 +319,8 @@ fn replace_with(slot: &mut ToolCallState, next: impl FnOnce(ToolCallState) -> To
     *slot = next(old);
 }
 
-/// What a tool call keeps from one status to the next.
+/// What a tool call keeps from one status to the next: its base fields (the TypeScript
+/// reducers' `tcBase`), message, input and selected option. Its unknown members are not kept.
 struct Carried {
     tool_call_id: String,
     tool_name: String,
@@ -289,9 +330,6 @@ struct Carried {
     invocation_message: StringOrMarkdown,
     tool_input: Option<String>,
     selected_option: Option<ConfirmationOption>,
-    /// The unknown members: a tool call keeps them across its states (as the TypeScript
-    /// reducers' `{ ...toolCall, status }` does).
-    extra: Extra,
 }
 
 /// Builds a [`Carried`] from any tool-call state struct (they share the base field names):
@@ -307,12 +345,59 @@ macro_rules! carried_from {
             invocation_message: $invocation_message,
             tool_input: $tool_input,
             selected_option: $selected_option,
-            extra: $state.extra,
         }
     };
 }
 
+/// The unknown members of a tool's result, for the call that takes the result (TypeScript
+/// spreads the result over the call). Names the call itself uses are left out, so the call
+/// never carries a member twice.
+fn result_members(extra: Extra) -> Extra {
+    const CALL_MEMBERS: [&str; 10] = [
+        "status",
+        "toolCallId",
+        "toolName",
+        "displayName",
+        "contributor",
+        "_meta",
+        "invocationMessage",
+        "toolInput",
+        "confirmed",
+        "selectedOption",
+    ];
+    if extra.is_empty() {
+        return extra;
+    }
+    let mut members = extra.into_object();
+    members.retain(|name, _| !CALL_MEMBERS.contains(&name.as_str()));
+    Extra::from(members)
+}
+
+/// A member of a raw JSON object as a wire type, if it is present and of that type.
+fn raw_member<T: Decode>(raw: &JsonObject, key: &str) -> Option<T> {
+    raw.get(key)
+        .filter(|value| !value.is_null())
+        .and_then(|value| from_text(&json_text(value)).ok())
+}
+
 impl Carried {
+    /// The base fields, message and input of a call of an unknown status, read from its raw
+    /// object (a member that is missing or not of its type becomes empty).
+    fn from_raw(raw: &UnknownVariant) -> Self {
+        let raw = &raw.0;
+        let text = |key: &str| raw_member::<String>(raw, key).unwrap_or_default();
+        Carried {
+            tool_call_id: text("toolCallId"),
+            tool_name: text("toolName"),
+            display_name: text("displayName"),
+            contributor: raw_member(raw, "contributor"),
+            meta: raw.get("_meta").and_then(JsonValue::as_object).cloned(),
+            invocation_message: raw_member(raw, "invocationMessage").unwrap_or_default(),
+            tool_input: raw_member(raw, "toolInput"),
+            selected_option: None,
+        }
+    }
+
     /// Splits a known state into what carries over; an unknown state comes back as `Err`.
     fn take(state: ToolCallState) -> Result<Self, UnknownVariant> {
         Ok(match state {
@@ -344,6 +429,7 @@ impl Carried {
     fn from_pending_result(
         s: ToolCallPendingResultConfirmationState,
     ) -> (Self, ToolCallConfirmationReason, ToolCallResult) {
+        // The call's members, not the result's unknown ones (a fresh object in TypeScript).
         let result = ToolCallResult {
             success: s.success,
             past_tense_message: s.past_tense_message,
@@ -376,7 +462,7 @@ impl Carried {
                 }),
             editable: ready.editable,
             options: ready.options.clone(),
-            extra: self.extra,
+            extra: Default::default(),
         })
     }
 
@@ -392,7 +478,7 @@ impl Carried {
             confirmed,
             selected_option: self.selected_option,
             content: None,
-            extra: self.extra,
+            extra: Default::default(),
         })
     }
 
@@ -416,7 +502,7 @@ impl Carried {
             error: result.error,
             confirmed,
             selected_option: self.selected_option,
-            extra: self.extra,
+            extra: result_members(result.extra),
         })
     }
 
@@ -440,7 +526,7 @@ impl Carried {
             error: result.error,
             confirmed,
             selected_option: self.selected_option,
-            extra: self.extra,
+            extra: result_members(result.extra),
         })
     }
 
@@ -462,7 +548,7 @@ impl Carried {
             reason_message,
             user_suggestion,
             selected_option: self.selected_option,
-            extra: self.extra,
+            extra: Default::default(),
         })
     }
 }

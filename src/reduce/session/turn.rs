@@ -5,7 +5,7 @@ use super::{active_turn_mut, pending, status, tool_call, touch, Field, Handled};
 use crate::protocol::{
     ActiveTurn, ErrorInfo, ResponsePart, SessionDeltaAction, SessionReasoningAction,
     SessionResponsePartAction, SessionState, SessionTruncatedAction, SessionTurnStartedAction,
-    SessionUsageAction, Turn, TurnState,
+    SessionUsageAction, ToolCallState, Turn, TurnState,
 };
 use crate::reduce::{Changed, Clock, NoOp};
 
@@ -50,23 +50,17 @@ fn text_part<'a>(
     parts.get_mut(index)
 }
 
-/// `session/responsePart`: appends a part to the active turn.
+/// `session/responsePart`: appends a part to the active turn. The status is left alone, also
+/// for a tool call that arrives already waiting for the user: both official reducers append
+/// and nothing else (we used to raise `input-needed`); the next tool-call action that settles
+/// the status counts it.
 pub(super) fn response_part(
     state: &mut SessionState,
     action: &SessionResponsePartAction,
 ) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
     turn.response_parts.push(action.part.clone());
-    let mut changed = Changed::one(Field::ActiveTurn);
-    // A tool call can arrive fully formed, possibly already waiting for the user.
-    if let ResponsePart::ToolCall(part) = &action.part {
-        if status::awaits_user(&part.tool_call)
-            && status::set_activity(&mut state.summary.status, status::INPUT_NEEDED)
-        {
-            changed.insert(Field::Summary);
-        }
-    }
-    Ok(changed)
+    Ok(Changed::one(Field::ActiveTurn))
 }
 
 /// `session/usage`: replaces the active turn's token usage.
@@ -86,8 +80,19 @@ pub(super) fn started(
     clock: &dyn Clock,
 ) -> Handled {
     let mut changed = Changed::one(Field::ActiveTurn).with(Field::Summary);
-    if let Some(id) = &action.queued_message_id {
-        if pending::remove_queued(&mut state.queued_messages, id) {
+    // TypeScript tests `queuedMessageId` for truth: an empty id names no message (the official
+    // Rust reducers would remove one whose id is empty).
+    if let Some(id) = action
+        .queued_message_id
+        .as_ref()
+        .filter(|id| !id.is_empty())
+    {
+        // An emptied queue becomes absent, and so does one that was empty already.
+        let was_empty = state.queued_messages.as_ref().is_some_and(Vec::is_empty);
+        if was_empty {
+            state.queued_messages = None;
+        }
+        if pending::remove_queued(&mut state.queued_messages, id) || was_empty {
             changed.insert(Field::QueuedMessages);
         }
         if state.steering_message.as_ref().is_some_and(|m| &m.id == id) {
@@ -121,7 +126,10 @@ pub(super) enum TurnEnd<'a> {
 }
 
 /// `session/turnComplete`, `session/turnCancelled`, `session/error`: moves the active turn into
-/// history, force-cancelling unfinished tool calls and abandoning open input requests.
+/// history, force-cancelling unfinished tool calls (and ones of unknown statuses, see
+/// [`tool_call::force_cancel`]) and abandoning open input requests. The finished turn is built
+/// anew, as both official reducers do: members of the active turn this version does not know,
+/// and those of a cancelled call's part, are not carried over.
 pub(super) fn end(
     state: &mut SessionState,
     turn_id: &str,
@@ -134,7 +142,13 @@ pub(super) fn end(
     };
     for part in &mut active.response_parts {
         if let ResponsePart::ToolCall(part) = part {
-            tool_call::force_cancel(&mut part.tool_call);
+            if !matches!(
+                part.tool_call,
+                ToolCallState::Completed(_) | ToolCallState::Cancelled(_)
+            ) {
+                tool_call::force_cancel(&mut part.tool_call);
+                part.extra = Default::default();
+            }
         }
     }
     let (turn_state, error, activity) = match end {
@@ -149,8 +163,7 @@ pub(super) fn end(
         usage: active.usage.map(Box::new),
         state: turn_state,
         error: error.map(Box::new),
-        // The turn keeps its unknown members into history.
-        extra: active.extra,
+        extra: Default::default(),
     }));
     let mut changed = Changed::one(Field::Turns)
         .with(Field::ActiveTurn)
