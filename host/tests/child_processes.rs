@@ -100,9 +100,12 @@ async fn no_child_process_gets_the_host_token() {
         &["--mcp-config", mcp_config.to_str().unwrap()],
     );
     let mut c = host.client("alice").await;
-    c.call("createTerminal", create_params("ahp-terminal:/env", "alice"))
-        .await
-        .expect("createTerminal");
+    c.call(
+        "createTerminal",
+        create_params("ahp-terminal:/env", "alice"),
+    )
+    .await
+    .expect("createTerminal");
     let line = format!("{SHOW_ENV}; echo env-$((40+2))-done");
     let state = run_line(&mut c, "ahp-terminal:/env", &line, "env-42-done").await;
     assert!(text(&state).contains("HOME="), "no env shown");

@@ -107,7 +107,10 @@ async fn dispose_is_refused_to_a_client_that_does_not_hold_the_terminal() {
     ping(&mut bob).await;
     // An unknown terminal is still NotFound (no permission oracle on top).
     let unknown = bob
-        .call("disposeTerminal", json!({ "channel": "ahp-terminal:/none" }))
+        .call(
+            "disposeTerminal",
+            json!({ "channel": "ahp-terminal:/none" }),
+        )
         .await
         .expect_err("no such terminal");
     assert_eq!(unknown.code, errors::NOT_FOUND);
@@ -167,7 +170,11 @@ async fn the_active_client_role_grants_no_session_terminal() {
     // The agent's own terminal: not even the active client types into it.
     alice.subscribe(SESSION).await;
     alice
-        .send_message(SESSION, "t1", "/run --timeout 30 sleep 2; echo run-$((4+5))")
+        .send_message(
+            SESSION,
+            "t1",
+            "/run --timeout 30 sleep 2; echo run-$((4+5))",
+        )
         .await;
     let run = run_terminal(&mut alice).await;
     rejected(
@@ -187,6 +194,9 @@ async fn the_active_client_role_grants_no_session_terminal() {
     let (uri, result) = run_result(&alice.until_turn_end("t1").await);
     assert_eq!(uri, run);
     let out = result_text(&result);
-    assert!(out.contains("run-9") && !out.contains("typed-by-bob"), "{out:?}");
+    assert!(
+        out.contains("run-9") && !out.contains("typed-by-bob"),
+        "{out:?}"
+    );
     assert!(result.success, "{result:?}");
 }

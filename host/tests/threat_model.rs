@@ -18,6 +18,13 @@
 //!   `<script>` in an answer shows as text; host/tests/static_files.rs checks the CSP itself (no
 //!   inline script).
 //! - "terminal scrollback" bound: `terminal_scrollback_is_bounded` (a shell printing 3 MB).
+//! - "actions authorized against current state and the connection that owns them", for
+//!   terminals and their processes: tests/terminal_ownership.rs (only the holder types, resizes
+//!   or disposes; the active-client role grants no session terminal; `/run` never runs in a
+//!   terminal a client planted) and tests/child_processes.rs (no child gets the access token;
+//!   no command forges its exit code). Not prevented: any token holder gets a shell outside the
+//!   `resource*` sandbox, and any client may read any terminal (host/README.md, "Security and
+//!   limits").
 
 mod common;
 
