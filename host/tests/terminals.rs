@@ -635,6 +635,11 @@ async fn run_directive_uses_a_session_terminal() {
         }
         other => panic!("claim {other:?}"),
     }
+    assert!(
+        text(&m.state).starts_with("$ echo run-$((40+2)); false\r\nrun-42"),
+        "{:?}",
+        text(&m.state)
+    );
     let cmd = commands(&m.state)[0].clone();
     assert_eq!(cmd.command_line, "echo run-$((40+2)); false");
     assert_eq!(cmd.exit_code, Some(1.0));

@@ -9,13 +9,13 @@
 //! `/run` (guide/terminals.md, "Agent Runs a Command"): every run gets a terminal of its own,
 //! started by the host for the session's agent ([`Owner::Agent`]) and running the command
 //! itself (`Program::Command`, not an interactive shell), claimed by `{session, turnId,
-//! toolCallId}`; the host dispatches its `commandExecuted`. A terminal a client made is never
-//! used, even when handed to the session. The run ends when the process exits, with the exit
-//! code the kernel reports for it (`waitpid`), never one read from its output; when a client
-//! takes the claim away (detaching it); or when the agent gives up (its timeout: the command
-//! gets Ctrl-C). At the end the claim narrows back to `{session}` and the agent gets the exit
-//! code and the command's output. A session keeps its [`KEEP_FINISHED_RUNS`] newest finished
-//! run terminals.
+//! toolCallId}`; the host shows the command line (`$ <command>`) and dispatches its
+//! `commandExecuted`. A terminal a client made is never used, even when handed to the session.
+//! The run ends when the process exits, with the exit code the kernel reports for it
+//! (`waitpid`), never one read from its output; when a client takes the claim away (detaching
+//! it); or when the agent gives up (its timeout: the command gets Ctrl-C). At the end the claim
+//! narrows back to `{session}` and the agent gets the exit code and the command's output. A
+//! session keeps its [`KEEP_FINISHED_RUNS`] newest finished run terminals.
 
 use super::terminals::{NewTerminal, Owner};
 use super::Hub;
@@ -273,7 +273,16 @@ impl Hub {
             let _ = req.started.send(Err(e.message));
             return;
         }
-        // Before any of its output: the hub handles the pty's messages after this one.
+        // Before any of its output (the hub handles the pty's messages after this one): the
+        // command line as an interactive shell would show it, then its command part.
+        let shown: String = req.command.chars().filter(|c| !c.is_control()).collect();
+        self.apply_terminal(
+            &uri,
+            StateAction::TerminalData(TerminalDataAction {
+                data: format!("$ {shown}\r\n"),
+                extra: Default::default(),
+            }),
+        );
         self.command_executed(&uri, req.command);
         self.update_root_terminals();
         let terminal = self.terminals.map.get_mut(&uri).expect("made above");
