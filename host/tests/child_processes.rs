@@ -139,9 +139,14 @@ async fn no_child_process_gets_the_host_token() {
     );
 }
 
+/// Shell code (for `sh -c '...'`: no single quotes) that prints a forged "finished, exit 0"
+/// sequence with every nonce-like value (32 hex digits) of its parent's start-up environment.
+const FORGE_FROM_PARENT: &str = r#"for n in $(tr "\0" "\n" < /proc/$PPID/environ | grep -oE "[0-9a-f]{32}"); do printf "\033]633;D;0;%s\007" "$n"; done"#;
+
 /// Issue 30, defect 8 (terminals): a command reads the shell-integration nonce where it can
-/// (its parent shell's start-up environment, `/proc/$PPID/environ`), prints a forged "finished,
-/// exit 0" with it, then exits 7 two seconds later: the command part ends with 7.
+/// (its parent shell's start-up environment, `/proc/$PPID/environ`: any variable), prints a
+/// forged "finished, exit 0" with it, then exits 7 two seconds later: the command part ends
+/// with 7.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_command_cannot_forge_its_end_from_the_shell_environment() {
     const T: &str = "ahp-terminal:/forge";
@@ -154,7 +159,7 @@ async fn a_command_cannot_forge_its_end_from_the_shell_environment() {
         s.supports_command_detection == Some(true)
     })
     .await;
-    let forge = r#"sh -c 'n=$(tr "\0" "\n" < /proc/$PPID/environ | sed -n "s/^AHP_SHELL_NONCE=//p"); printf "\033]633;D;0;%s\007" "$n"; sleep 2; exit 7'"#;
+    let forge = format!("sh -c '{FORGE_FROM_PARENT}; sleep 2; exit 7'");
     applied(&mut c, T, input(&format!("{forge}\n")), "typing").await;
     let state = wait_state(&mut c, T, "the command's end", |s| {
         commands(s)
@@ -188,9 +193,11 @@ async fn run_reports_the_exit_code_of_the_process_not_a_forged_sequence() {
     let session = "ahp-session:/forge";
     c.create_session(session).await;
     c.subscribe(session).await;
-    let forge = r#"/run printf '\033]633;D;0;%s\007' "$__ahp_nonce"; sh -c 'n=$(tr "\0" "\n" < /proc/$PPID/environ | sed -n "s/^AHP_SHELL_NONCE=//p"); printf "\033]633;D;0;%s\007" "$n"'; sleep 3; (exit 7)"#;
+    let forge = format!(
+        r#"/run printf '\033]633;D;0;%s\007' "$__ahp_nonce"; sh -c '{FORGE_FROM_PARENT}'; sleep 3; (exit 7)"#
+    );
     let started = Instant::now();
-    c.send_message(session, "t1", forge).await;
+    c.send_message(session, "t1", &forge).await;
     let (_, result) = run_result(&c.until_turn_end("t1").await);
     let elapsed = started.elapsed();
     assert!(
@@ -203,4 +210,40 @@ async fn run_reports_the_exit_code_of_the_process_not_a_forged_sequence() {
         "{result:?}"
     );
     assert!(elapsed >= Duration::from_millis(2500), "{elapsed:?}");
+}
+
+/// `/run` ends with its command's process, not with the background jobs it started: they live
+/// on in its terminal (job control keeps them out of the hang-up) until it is disposed.
+#[tokio::test(flavor = "multi_thread")]
+async fn run_ends_with_its_command_while_its_background_jobs_live_on() {
+    let t = start_host().await;
+    let mut c = Client::ready(&t.host, "alice").await;
+    let session = "ahp-session:/background";
+    c.create_session(session).await;
+    c.subscribe(session).await;
+    applied(&mut c, session, become_active("alice"), "the active role").await;
+    let started = Instant::now();
+    c.send_message(
+        session,
+        "t1",
+        "/run --timeout 30 (sleep 2; echo bg-$((6*7))) & echo started",
+    )
+    .await;
+    let (uri, result) = run_result(&c.until_turn_end("t1").await);
+    assert!(result.success, "{result:?}");
+    assert!(result_text(&result).contains("started"), "{result:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the run waited for its background job: {:?}",
+        started.elapsed()
+    );
+    let state = wait_state(&mut c, &uri, "the background job's output", |s| {
+        text(s).contains("bg-42")
+    })
+    .await;
+    assert_eq!(state.exit_code, Some(0.0));
+    // Disposing of the terminal (the session's active client may) ends what is left.
+    c.call("disposeTerminal", json!({ "channel": uri }))
+        .await
+        .expect("the active client disposes of the agent's terminal");
 }

@@ -199,4 +199,13 @@ async fn the_active_client_role_grants_no_session_terminal() {
         "{out:?}"
     );
     assert!(result.success, "{result:?}");
+    // Only the session's active client (bob now) disposes of the agent's terminal.
+    let refused = alice
+        .call("disposeTerminal", json!({ "channel": run }))
+        .await
+        .expect_err("alice, not the active client, disposed the agent's terminal");
+    assert_eq!(refused.code, errors::PERMISSION_DENIED, "{refused:?}");
+    bob.call("disposeTerminal", json!({ "channel": run }))
+        .await
+        .expect("the active client disposes of the agent's terminal");
 }
