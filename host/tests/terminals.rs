@@ -4,6 +4,7 @@
 //! left behind by a dispose or a host shutdown.
 
 mod common;
+mod terminal_support;
 
 use ahp_host::resources::file_uri;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, ROOT_CHANNEL};
@@ -12,6 +13,7 @@ use ahp_wasm::reduce::{terminal_reducer, SystemClock};
 use common::*;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
+use terminal_support::{commands, create_params, result_text, text};
 
 /// A client's mirror of one terminal, kept with the SDK's reducer from the envelopes it gets.
 struct Mirror {
@@ -19,19 +21,6 @@ struct Mirror {
     state: TerminalState,
     root: Option<Vec<TerminalInfo>>,
     rejections: Vec<(String, String)>,
-}
-
-fn text(state: &TerminalState) -> String {
-    ahp_wasm::reduce::terminal_text(&state.content)
-}
-
-fn create_params(uri: &str, client_id: &str) -> Value {
-    json!({
-        "channel": uri,
-        "claim": { "kind": "client", "clientId": client_id },
-        "cols": 80,
-        "rows": 24,
-    })
 }
 
 async fn subscribe_terminal(c: &mut Client, uri: &str) -> Mirror {
@@ -486,17 +475,6 @@ async fn host_shutdown_leaves_no_shell() {
 }
 
 /// The command parts of a terminal's content.
-fn commands(state: &TerminalState) -> Vec<&TerminalCommandPart> {
-    state
-        .content
-        .iter()
-        .filter_map(|p| match p {
-            TerminalContentPart::Command(c) => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn bash_reports_commands_cwd_and_title() {
     let t = start_host().await;
@@ -593,18 +571,6 @@ fn run_result(envelopes: &[ActionEnvelope]) -> (String, ToolCallResult) {
         }
     }
     panic!("no run_in_terminal result");
-}
-
-fn result_text(result: &ToolCallResult) -> String {
-    result
-        .content
-        .iter()
-        .flatten()
-        .filter_map(|c| match c {
-            ToolResultContent::Text(t) => Some(t.text.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]

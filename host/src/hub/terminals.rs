@@ -29,6 +29,13 @@ use std::collections::HashMap;
 
 /// The longest terminal title accepted from a client, in characters.
 const MAX_TITLE_CHARS: usize = 256;
+/// Why a client that does not hold a terminal is refused.
+const NOT_HOLDER: &str = "only the client holding the terminal may do this (its client claim, \
+                          or the client that handed it to its session)";
+/// Why a client is refused on an agent's terminal.
+const AGENT_TERMINAL: &str = "the agent's terminal takes no client's input: the session's \
+                              active client may only detach it (narrow its claim to the \
+                              session) or dispose of it";
 
 /// Who a terminal belongs to besides its claim (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -437,22 +444,11 @@ impl Hub {
     ) -> Result<(), String> {
         use StateAction as A;
         let state = &terminal.state;
-        let holder =
-            || {
-                if Self::holds(terminal, client_id) {
-                    Ok(())
-                } else if terminal.owner == Owner::Agent {
-                    Err("the agent's terminal takes no client's input: the session's active client \
-                     may only detach it (narrow its claim to the session)"
-                    .to_string())
-                } else {
-                    Err(
-                        "only the client holding the terminal may do this (its client claim, or \
-                     the client that handed it to its session)"
-                            .to_string(),
-                    )
-                }
-            };
+        let holder = || match (Self::holds(terminal, client_id), &terminal.owner) {
+            (true, _) => Ok(()),
+            (false, Owner::Agent) => Err(AGENT_TERMINAL.to_string()),
+            (false, Owner::Client(_)) => Err(NOT_HOLDER.to_string()),
+        };
         match action {
             A::TerminalInput(a) => {
                 holder()?;

@@ -1,4 +1,5 @@
-//! Pseudo-terminals behind `createTerminal` (one shell per terminal, via `portable-pty`).
+//! Pseudo-terminals behind `createTerminal` and the agent's `/run` (one process per terminal,
+//! via `portable-pty`).
 //!
 //! A terminal runs a [`Program`]: an interactive shell (`createTerminal`), or one command line
 //! (the agent's `/run`), whose exit code is then the command's, as the process reports it.
@@ -56,7 +57,8 @@ const EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// What a terminal runs.
 #[derive(Debug, Clone, Copy)]
 pub enum Program<'a> {
-    /// An interactive shell (see [`shell_path`]), with shell integration when it is bash.
+    /// An interactive shell (`$SHELL` when it exists, else bash, else `/bin/sh`), with shell
+    /// integration when it is bash.
     Shell,
     /// One command line, run by `bash -m -c` (`/bin/sh` without bash): the agent's `/run`. Job
     /// control (`-m`) puts its background jobs in their own process groups, so they outlive
