@@ -11,7 +11,8 @@
 //! - [`changes`]: a session's changes against git `HEAD` or a snapshot, and reverts;
 //! - [`agent`]: the built-in agent (and its session config); [`completions`]: `@` file and `/`
 //!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
-//!   input checks; [`agent_auth`]: the built-in agent's protected resource.
+//!   input checks; [`agent_auth`]: the built-in agent's protected resource; [`child_process`]:
+//!   what child processes get of the host (not its secrets).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -23,6 +24,7 @@
 pub mod agent;
 pub mod agent_auth;
 pub mod changes;
+pub mod child_process;
 pub mod completions;
 pub mod config;
 pub mod connection;

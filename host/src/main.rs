@@ -4,9 +4,24 @@ use ahp_host::{Cli, Config};
 use clap::Parser;
 use std::process::ExitCode;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let config = Config::from(Cli::parse());
+    // Before any other thread runs: the token read from the environment leaves it, and no
+    // child (shell, `/run`, MCP server) can read it from this process (see `child_process`).
+    ahp_host::child_process::forget_secrets();
+    if let Err(e) = ahp_host::child_process::forbid_inspection() {
+        eprintln!("ahp-host: cannot hide this process from its children: {e}");
+    }
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(serve(config)),
+        Err(e) => {
+            eprintln!("ahp-host: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> ExitCode {
     #[cfg(unix)]
     if let Err(e) = ahp_host::server::raise_open_files_limit() {
         eprintln!("ahp-host: cannot raise the open files limit: {e}");

@@ -4,6 +4,7 @@
 //! left behind by a dispose or a host shutdown.
 
 mod common;
+mod terminal_support;
 
 use ahp_host::resources::file_uri;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, ROOT_CHANNEL};
@@ -12,6 +13,7 @@ use ahp_wasm::reduce::{terminal_reducer, SystemClock};
 use common::*;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
+use terminal_support::{commands, create_params, result_text, text};
 
 /// A client's mirror of one terminal, kept with the SDK's reducer from the envelopes it gets.
 struct Mirror {
@@ -19,19 +21,6 @@ struct Mirror {
     state: TerminalState,
     root: Option<Vec<TerminalInfo>>,
     rejections: Vec<(String, String)>,
-}
-
-fn text(state: &TerminalState) -> String {
-    ahp_wasm::reduce::terminal_text(&state.content)
-}
-
-fn create_params(uri: &str, client_id: &str) -> Value {
-    json!({
-        "channel": uri,
-        "claim": { "kind": "client", "clientId": client_id },
-        "cols": 80,
-        "rows": 24,
-    })
 }
 
 async fn subscribe_terminal(c: &mut Client, uri: &str) -> Mirror {
@@ -486,17 +475,6 @@ async fn host_shutdown_leaves_no_shell() {
 }
 
 /// The command parts of a terminal's content.
-fn commands(state: &TerminalState) -> Vec<&TerminalCommandPart> {
-    state
-        .content
-        .iter()
-        .filter_map(|p| match p {
-            TerminalContentPart::Command(c) => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn bash_reports_commands_cwd_and_title() {
     let t = start_host().await;
@@ -595,18 +573,6 @@ fn run_result(envelopes: &[ActionEnvelope]) -> (String, ToolCallResult) {
     panic!("no run_in_terminal result");
 }
 
-fn result_text(result: &ToolCallResult) -> String {
-    result
-        .content
-        .iter()
-        .flatten()
-        .filter_map(|c| match c {
-            ToolResultContent::Text(t) => Some(t.text.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn run_directive_uses_a_session_terminal() {
     let t = start_host().await;
@@ -624,8 +590,10 @@ async fn run_directive_uses_a_session_terminal() {
         matches!(result.past_tense_message, StringOrMarkdown::Plain(ref m) if m.contains("exit code 1")),
         "{result:?}"
     );
-    // The terminal stays, claimed by the session alone (backgrounded), with the command part.
+    // The terminal stays, claimed by the session alone (backgrounded), with the command part;
+    // its process was the command.
     let m = subscribe_terminal(&mut c, &uri).await;
+    assert_eq!(m.state.exit_code, Some(1.0));
     match &m.state.claim {
         TerminalClaim::Session(s) => {
             assert_eq!(s.session, session);
@@ -633,10 +601,16 @@ async fn run_directive_uses_a_session_terminal() {
         }
         other => panic!("claim {other:?}"),
     }
+    assert!(
+        text(&m.state).starts_with("$ echo run-$((40+2)); false\r\nrun-42"),
+        "{:?}",
+        text(&m.state)
+    );
     let cmd = commands(&m.state)[0].clone();
     assert_eq!(cmd.command_line, "echo run-$((40+2)); false");
     assert_eq!(cmd.exit_code, Some(1.0));
-    // A command that never ends: interrupted at its timeout; the terminal is reused after.
+    // A command that never ends: interrupted at its timeout. Every run has a terminal of its
+    // own, which exits with the command.
     c.send_message(
         session,
         "t2",
@@ -661,22 +635,36 @@ async fn run_directive_uses_a_session_terminal() {
     let after = &completes[1].result;
     assert!(after.success, "{after:?}");
     assert!(result_text(after).contains("after-2"));
-    match after.content.as_deref() {
-        Some([ToolResultContent::Terminal(t), ..]) => assert_eq!(t.resource, uri),
+    let link = |r: &ToolCallResult| match r.content.as_deref() {
+        Some([ToolResultContent::Terminal(t), ..]) => t.resource.clone(),
         other => panic!("{other:?}"),
-    }
-    let m = subscribe_terminal(&mut c, &uri).await;
-    let done = commands(&m.state);
-    assert_eq!(done.len(), 3);
-    assert!(done.iter().all(|c| c.is_complete));
-    assert_eq!(done[1].exit_code, Some(130.0));
-    // Only one terminal was made for the session; it goes with the session.
-    assert_eq!(root_terminals(&mut c).await.len(), 1);
+    };
+    let (interrupted, second) = (link(timed_out), link(after));
+    assert!(interrupted != uri && second != uri && second != interrupted);
+    // Ctrl-C ended the interrupted command: 130, as a shell reports it.
+    let mut m = subscribe_terminal(&mut c, &interrupted).await;
+    m.until(&mut c, "the interrupted command's end", |m| {
+        m.state.exit_code.is_some()
+    })
+    .await;
+    assert_eq!(m.state.exit_code, Some(130.0));
+    assert_eq!(commands(&m.state)[0].exit_code, Some(130.0));
+    assert_eq!(root_terminals(&mut c).await.len(), 3);
+    // A session keeps its three newest finished run terminals: the next run takes the oldest.
+    c.send_message(session, "t3", "/run true").await;
+    c.until_turn_end("t3").await;
+    assert_eq!(root_terminals(&mut c).await.len(), 4);
+    c.send_message(session, "t4", "/run true").await;
+    c.until_turn_end("t4").await;
+    let left = root_terminals(&mut c).await;
+    assert_eq!(left.len(), 4);
+    assert!(left.iter().all(|t| t.resource != uri), "{left:?}");
+    // They go with the session.
     c.call("disposeSession", json!({ "channel": session }))
         .await
         .expect("disposeSession");
     assert!(root_terminals(&mut c).await.is_empty());
-    let gone = c.call("subscribe", json!({ "channel": uri })).await;
+    let gone = c.call("subscribe", json!({ "channel": second })).await;
     assert!(gone.is_err(), "{gone:?}");
 }
 
@@ -786,7 +774,7 @@ async fn a_client_detaches_a_running_command() {
     let session = "ahp-session:/detach";
     c.create_session(session).await;
     c.subscribe(session).await;
-    // Alice is the session's active client, so she holds its terminals too.
+    // Alice is the session's active client: she may detach the agent's terminal.
     let active: StateAction = serde_json::from_value(json!({"type": "session/activeClientChanged",
         "activeClient": {"clientId": "alice", "tools": []}}))
     .unwrap();
@@ -815,7 +803,7 @@ async fn a_client_detaches_a_running_command() {
         matches!(result.past_tense_message, StringOrMarkdown::Plain(ref m) if m.contains("background")),
         "{result:?}"
     );
-    // The command runs on (typed at the shell's first prompt if it was not yet).
+    // The command runs on in its terminal.
     let mut m = subscribe_terminal(&mut c, &uri).await;
     m.until(&mut c, "the running command", |m| {
         commands(&m.state)

@@ -42,6 +42,13 @@
 //!   `a_client_plugin_over_its_byte_budget_is_degraded_and_the_database_stays_bounded` in
 //!   tests/customizations.rs. Not bounded beyond the frame limit: the published fields
 //!   themselves (shown once).
+//! - "actions authorized against current state and the connection that owns them", for
+//!   terminals and their processes: tests/terminal_ownership.rs (only the holder types, resizes
+//!   or disposes; the active-client role grants no session terminal; `/run` never runs in a
+//!   terminal a client planted) and tests/child_processes.rs (no child gets the access token;
+//!   no command forges its exit code). Not prevented: any token holder gets a shell outside the
+//!   `resource*` sandbox, and any client may read any terminal (host/README.md, "Security and
+//!   limits").
 
 mod common;
 

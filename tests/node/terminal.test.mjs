@@ -109,12 +109,13 @@ test('a terminal: type, see the echo, resize, claims, commands, exit', async (t)
   assert.equal(events.at(-1).command.exitCode, 7);
   assert.ok(!output.includes('from-bob'));
 
-  // The exit.
+  // The exit. Bob holds the terminal: he disposes of it, Alice no longer may.
   theirs.write('exit 3\r');
   assert.equal(await term.exited, 3);
   assert.equal(term.exitCode, 3);
-  theirs.close();
-  await term.dispose();
+  await assert.rejects(term.dispose(), (e) => e instanceof AhpError && e.code === -32009);
+  await theirs.dispose();
+  term.close();
   await assert.rejects(alice.terminal(term.uri), AhpError);
   assert.throws(() => term.write('x'), AhpError);
 });

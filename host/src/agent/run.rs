@@ -2,11 +2,12 @@
 //! (guide/terminals.md, "Agent Runs a Command").
 //!
 //! The tool call `run_in_terminal` starts as running (no confirmation: whoever may send the
-//! message may also open a terminal and type the command). The hub picks or creates the
-//! terminal and types the command (`hub/terminal_run.rs`); the call's content then links to
-//! the terminal (`ToolResultTerminalContent`, via `session/toolCallContentChanged`) so clients
-//! can subscribe and watch it live. The result carries the same link and the end of the
-//! output as text. A command running past its timeout gets Ctrl-C and the call fails.
+//! message may also open a terminal and type the command). The hub starts the command in a
+//! terminal of its own (`hub/terminal_run.rs`); the call's content then links to the terminal
+//! (`ToolResultTerminalContent`, via `session/toolCallContentChanged`) so clients can subscribe
+//! and watch it live. The result carries the same link, the exit code of the command's process
+//! and the end of the output as text. A command running past its timeout gets Ctrl-C and the
+//! call fails.
 
 use super::calls::{self, text_content};
 use super::{Step, Stopped, Turn};
@@ -110,10 +111,6 @@ impl Turn {
             RunEnd::Detached => (
                 true,
                 format!("`{command}` goes on in the background (the terminal was detached)"),
-            ),
-            RunEnd::Exited => (
-                false,
-                format!("The terminal's shell exited (exit code {code})"),
             ),
         };
         let error_code = match outcome.end {

@@ -147,13 +147,13 @@ pub enum HubMsg {
         /// The output, coalesced.
         data: String,
     },
-    /// A terminal's shell exited.
+    /// A terminal's process (its shell, or a `/run` command) exited.
     TerminalExited {
         /// Terminal URI.
         channel: String,
         /// Which terminal at that URI.
         id: u64,
-        /// Its exit code, when known.
+        /// Its exit code from `waitpid` (128 + the signal that killed it), when known.
         exit_code: Option<u32>,
     },
     /// Shell integration reported something (`crate::terminals::shell`), in output order.

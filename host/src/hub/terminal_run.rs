@@ -3,39 +3,42 @@
 //! The pty's forwarder hands over the shell's events in output order (`HubMsg::TerminalShell`,
 //! see `crate::terminals::shell`); here they become `terminal/commandDetectionAvailable`,
 //! `terminal/commandExecuted`, `terminal/commandFinished`, `terminal/cwdChanged` and
-//! `terminal/titleChanged`, all through the SDK's terminal reducer like the rest.
+//! `terminal/titleChanged`, all through the SDK's terminal reducer like the rest. They are for
+//! display: a command in the shell can forge them, so nothing is decided on them.
 //!
-//! `/run` (guide/terminals.md, "Agent Runs a Command"): the agent asks the hub for a terminal
-//! of its session, which is reused when one is idle at its prompt or else created, claimed by
-//! `{session, turnId, toolCallId}`; the command is typed once the shell shows a prompt, and the
-//! run ends when the shell reports the command finished, when the terminal exits, when a
-//! client takes the claim away (detaching it), or when the agent gives up (its timeout: the
-//! command gets Ctrl-C). At the end the claim narrows back to `{session}` and the agent gets
-//! the exit code and the command's output.
+//! `/run` (guide/terminals.md, "Agent Runs a Command"): every run gets a terminal of its own,
+//! started by the host for the session's agent ([`Owner::Agent`]) and running the command
+//! itself (`Program::Command`, not an interactive shell), claimed by `{session, turnId,
+//! toolCallId}`; the host shows the command line (`$ <command>`) and dispatches its
+//! `commandExecuted`. A terminal a client made is never used, even when handed to the session.
+//! The run ends when the process exits, with the exit code the kernel reports for it
+//! (`waitpid`), never one read from its output; when a client takes the claim away (detaching
+//! it); or when the agent gives up (its timeout: the command gets Ctrl-C). At the end the claim
+//! narrows back to `{session}` and the agent gets the exit code and the command's output. A
+//! session keeps its [`KEEP_FINISHED_RUNS`] newest finished run terminals.
 
+use super::terminals::{NewTerminal, Owner};
 use super::Hub;
 use crate::terminals::shell::ShellEvent;
-use crate::terminals::MAX_TERMINALS;
+use crate::terminals::{Program, MAX_TERMINALS};
 use ahp_wasm::protocol::*;
 use std::time::Instant;
 use tokio::sync::oneshot;
 
 /// The most of a command's output handed to the agent (the end of it), in bytes.
 pub const MAX_RUN_OUTPUT: usize = 16 * 1024;
+/// Finished `/run` terminals a session keeps (older ones are disposed of when a run starts).
+pub const KEEP_FINISHED_RUNS: usize = 3;
+/// The `commandId` of a run's command in its terminal.
+const RUN_COMMAND_ID: &str = "cmd-1";
 
-/// What shell integration reported so far for one terminal.
+/// What shell integration reported so far for one terminal (and a run's own command).
 #[derive(Debug, Default)]
 pub(super) struct Tracking {
     /// `terminal/commandDetectionAvailable` was dispatched.
     available: bool,
-    /// The shell is at its prompt (a prompt came after the last command).
-    at_prompt: bool,
     /// The command line of the next `commandExecuted`.
     line: Option<String>,
-    /// A `/run` timed out and its command got Ctrl-C: back at the prompt soon.
-    interrupted: bool,
-    /// A detached `/run` command not typed yet: typed at the next prompt all the same.
-    queued: Option<String>,
     /// The running command: its id and start.
     running: Option<(String, Instant)>,
     commands: u64,
@@ -75,14 +78,12 @@ pub enum RunMsg {
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
-    /// The shell reported the command finished.
+    /// The command's process exited.
     Finished,
     /// The agent's timeout passed; the command was interrupted.
     TimedOut,
     /// A client took the terminal's claim.
     Detached,
-    /// The shell exited.
-    Exited,
 }
 
 /// The end of a run, for the agent.
@@ -90,7 +91,8 @@ pub enum End {
 pub struct RunOutcome {
     /// How.
     pub end: End,
-    /// The command's exit code, when the shell reported one.
+    /// The command's exit code (its process's: 128 + the signal when one killed it), when it
+    /// finished.
     pub exit_code: Option<i32>,
     /// The end of its output (at most [`MAX_RUN_OUTPUT`]), escape sequences removed.
     pub output: String,
@@ -101,11 +103,6 @@ pub struct RunOutcome {
 pub(super) struct Run {
     session: String,
     tool_call_id: String,
-    command: String,
-    /// Typed into the shell yet.
-    typed: bool,
-    /// The command id the shell gave it.
-    command_id: Option<String>,
     done: oneshot::Sender<RunOutcome>,
 }
 
@@ -138,55 +135,13 @@ impl Hub {
         match event {
             ShellEvent::CommandLine(line) => terminal.shell.line = Some(line),
             ShellEvent::Executed => {
-                let shell = &mut terminal.shell;
-                shell.commands += 1;
-                shell.at_prompt = false;
-                let command_id = format!("cmd-{}", shell.commands);
-                shell.running = Some((command_id.clone(), Instant::now()));
-                let command_line = shell.line.take().unwrap_or_default();
-                if let Some(run) = terminal.run.as_mut().filter(|r| r.typed) {
-                    run.command_id.get_or_insert(command_id.clone());
-                }
-                self.apply_terminal(
-                    channel,
-                    StateAction::TerminalCommandExecuted(TerminalCommandExecutedAction {
-                        command_id,
-                        command_line,
-                        timestamp: now_ms(),
-                        extra: Default::default(),
-                    }),
-                );
+                let command_line = terminal.shell.line.take().unwrap_or_default();
+                self.command_executed(channel, command_line);
             }
-            ShellEvent::Finished(code) => {
-                let Some((command_id, start)) = terminal.shell.running.take() else {
-                    // The first prompt, an empty line or Ctrl-C at the prompt. A typed `/run`
-                    // that never started (a syntax error) ends here with the shell's status.
-                    if terminal.run.as_ref().is_some_and(|r| r.typed) {
-                        self.end_run(channel, End::Finished, code);
-                    }
-                    return;
-                };
-                self.apply_terminal(
-                    channel,
-                    StateAction::TerminalCommandFinished(TerminalCommandFinishedAction {
-                        command_id: command_id.clone(),
-                        exit_code: code.map(f64::from),
-                        duration_ms: Some(start.elapsed().as_millis() as f64),
-                        extra: Default::default(),
-                    }),
-                );
-                let ours = self.terminals.map.get(channel).and_then(|t| t.run.as_ref());
-                if ours.is_some_and(|r| r.command_id.as_deref() == Some(&command_id)) {
-                    self.end_run(channel, End::Finished, code);
-                }
-            }
+            // Without a running command: the first prompt, an empty line or Ctrl-C at the
+            // prompt.
+            ShellEvent::Finished(code) => self.command_finished(channel, code),
             ShellEvent::Cwd(path) => {
-                terminal.shell.at_prompt = true;
-                terminal.shell.interrupted = false;
-                if let Some(command) = terminal.shell.queued.take() {
-                    terminal.shell.at_prompt = false;
-                    let _ = terminal.pty.write(format!("{command}\r").as_bytes());
-                }
                 let cwd = crate::resources::file_uri(std::path::Path::new(&path));
                 if terminal.state.cwd.as_deref() != Some(cwd.as_str()) {
                     self.apply_terminal(
@@ -197,7 +152,6 @@ impl Hub {
                         }),
                     );
                 }
-                self.type_run(channel);
             }
             ShellEvent::Title(title) => {
                 if title != terminal.state.title
@@ -215,24 +169,45 @@ impl Hub {
         }
     }
 
-    /// Types the waiting `/run` command when the shell is at its prompt.
-    fn type_run(&mut self, channel: &str) {
+    /// A command starts in `channel`: `commandExecuted` with the next `cmd-<n>`.
+    fn command_executed(&mut self, channel: &str, command_line: String) {
         let Some(terminal) = self.terminals.map.get_mut(channel) else {
             return;
         };
-        let Some(run) = terminal.run.as_mut() else {
+        let shell = &mut terminal.shell;
+        shell.commands += 1;
+        let command_id = format!("cmd-{}", shell.commands);
+        shell.running = Some((command_id.clone(), Instant::now()));
+        self.apply_terminal(
+            channel,
+            StateAction::TerminalCommandExecuted(TerminalCommandExecutedAction {
+                command_id,
+                command_line,
+                timestamp: now_ms(),
+                extra: Default::default(),
+            }),
+        );
+    }
+
+    /// The running command of `channel`, if any, finished with `code`: `commandFinished`.
+    fn command_finished(&mut self, channel: &str, code: Option<i32>) {
+        let Some((command_id, start)) = self
+            .terminals
+            .map
+            .get_mut(channel)
+            .and_then(|t| t.shell.running.take())
+        else {
             return;
         };
-        if run.typed || !terminal.shell.at_prompt || terminal.shell.running.is_some() {
-            return;
-        }
-        run.typed = true;
-        terminal.shell.at_prompt = false;
-        let line = format!("{}\r", run.command);
-        if let Err(e) = terminal.pty.write(line.as_bytes()) {
-            eprintln!("ahp-host: cannot type into {channel}: {e}");
-            self.end_run(channel, End::Exited, None);
-        }
+        self.apply_terminal(
+            channel,
+            StateAction::TerminalCommandFinished(TerminalCommandFinishedAction {
+                command_id,
+                exit_code: code.map(f64::from),
+                duration_ms: Some(start.elapsed().as_millis() as f64),
+                extra: Default::default(),
+            }),
+        );
     }
 
     pub(super) fn on_terminal_run(&mut self, msg: RunMsg) {
@@ -248,107 +223,75 @@ impl Hub {
                         .is_some_and(|r| r.tool_call_id == tool_call_id)
                 });
                 if let Some(t) = ours {
-                    // Interrupt the command; the shell's next prompt ends it as usual.
+                    // Interrupt the command; its exit finishes its command part later.
                     let _ = t.pty.write(b"\x03");
-                    t.shell.interrupted = true;
                     self.end_run(&terminal, End::TimedOut, None);
                 }
             }
         }
     }
 
+    /// Starts the command of `req` in a terminal of its own (see the module docs).
     fn start_run(&mut self, req: RunRequest) {
         let Some(session) = self.sessions.get(&req.session) else {
             let _ = req.started.send(Err("the session is gone".into()));
             return;
         };
         let workdir = self.session_workdir(&session.state);
-        // An idle terminal of this session (at its prompt, or about to be after an interrupted
-        // run), else a new one.
-        let mut idle: Vec<(&String, &super::terminals::Terminal)> = self
+        self.prune_finished_runs(&req.session, KEEP_FINISHED_RUNS);
+        if self.terminals.map.len() >= MAX_TERMINALS {
+            let _ = req.started.send(Err(format!(
+                "this host keeps at most {MAX_TERMINALS} terminals; dispose of one first"
+            )));
+            return;
+        }
+        let mut n = self.terminals.next_id + 1;
+        while self
             .terminals
             .map
-            .iter()
-            .filter(|(_, t)| {
-                matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == req.session)
-                    && t.state.exit_code.is_none()
-                    && t.run.is_none()
-                    && t.shell.available
-                    && ((t.shell.at_prompt && t.shell.running.is_none()) || t.shell.interrupted)
-            })
-            .collect();
-        idle.sort_by_key(|(uri, _)| uri.as_str());
-        let uri = match idle.first() {
-            Some((uri, _)) => (*uri).clone(),
-            None => {
-                if self.terminals.map.len() >= MAX_TERMINALS {
-                    let _ = req.started.send(Err(format!(
-                        "this host keeps at most {MAX_TERMINALS} terminals; dispose of one first"
-                    )));
-                    return;
-                }
-                let mut n = self.terminals.next_id + 1;
-                while self
-                    .terminals
-                    .map
-                    .contains_key(&format!("ahp-terminal:/run-{n}"))
-                {
-                    n += 1;
-                }
-                let uri = format!("ahp-terminal:/run-{n}");
-                let claim = TerminalClaim::Session(TerminalSessionClaim {
-                    session: req.session.clone(),
-                    turn_id: None,
-                    tool_call_id: None,
-                    extra: Default::default(),
-                });
-                let title: String = format!("run: {}", req.command).chars().take(80).collect();
-                if let Err(e) = self.spawn_terminal(uri.clone(), &workdir, (120, 30), title, claim)
-                {
-                    let _ = req.started.send(Err(e.message));
-                    return;
-                }
-                if !self.terminals.map[&uri].pty.integrated() {
-                    self.terminals.map.remove(&uri);
-                    let _ = req.started.send(Err(
-                        "the host's shell is not bash: no command detection for /run".into(),
-                    ));
-                    return;
-                }
-                uri
-            }
-        };
+            .contains_key(&format!("ahp-terminal:/run-{n}"))
+        {
+            n += 1;
+        }
+        let uri = format!("ahp-terminal:/run-{n}");
         let claim = TerminalClaim::Session(TerminalSessionClaim {
             session: req.session.clone(),
             turn_id: Some(req.turn_id.clone()),
             tool_call_id: Some(req.tool_call_id.clone()),
             extra: Default::default(),
         });
+        let title: String = format!("run: {}", req.command).chars().take(80).collect();
+        let new = NewTerminal {
+            uri: uri.clone(),
+            cwd: &workdir,
+            size: (120, 30),
+            title: title.clone(),
+            claim,
+            owner: Owner::Agent,
+        };
+        if let Err(e) = self.spawn_terminal(new, Program::Command(&req.command)) {
+            let _ = req.started.send(Err(e.message));
+            return;
+        }
+        // Before any of its output (the hub handles the pty's messages after this one): the
+        // command line as an interactive shell would show it, then its command part.
+        let shown: String = req.command.chars().filter(|c| !c.is_control()).collect();
         self.apply_terminal(
             &uri,
-            StateAction::TerminalClaimed(TerminalClaimedAction {
-                claim,
+            StateAction::TerminalData(TerminalDataAction {
+                data: format!("$ {shown}\r\n"),
                 extra: Default::default(),
             }),
         );
+        self.command_executed(&uri, req.command);
         self.update_root_terminals();
-        let terminal = self
-            .terminals
-            .map
-            .get_mut(&uri)
-            .expect("found or made above");
+        let terminal = self.terminals.map.get_mut(&uri).expect("made above");
         terminal.run = Some(Run {
             session: req.session,
             tool_call_id: req.tool_call_id,
-            command: req.command,
-            typed: false,
-            command_id: None,
             done: req.done,
         });
-        let _ = req
-            .started
-            .send(Ok((uri.clone(), terminal.state.title.clone())));
-        self.type_run(&uri);
+        let _ = req.started.send(Ok((uri, title)));
     }
 
     /// A client changed the claim of `channel`: a run that no longer holds it is over.
@@ -363,20 +306,20 @@ impl Hub {
             if c.session == run.session
                 && c.tool_call_id.as_deref() == Some(run.tool_call_id.as_str()));
         if !still {
-            self.finish_run(channel, End::Detached);
+            self.end_run(channel, End::Detached, None);
         }
     }
 
-    /// Ends the run on `channel`, if any (the terminal exited or was taken).
-    pub(super) fn finish_run(&mut self, channel: &str, end: End) {
-        let code = self
-            .terminals
-            .map
-            .get(channel)
-            .and_then(|t| t.state.exit_code)
-            .filter(|_| end == End::Exited)
-            .map(|c| c as i32);
-        self.end_run(channel, end, code);
+    /// The process of `channel` exited with `code`: the agent's command (if it is a run's
+    /// terminal) finishes with it, and so does its run.
+    pub(super) fn run_process_exited(&mut self, channel: &str, code: Option<i32>) {
+        let Some(terminal) = self.terminals.map.get(channel) else {
+            return;
+        };
+        if terminal.owner == Owner::Agent {
+            self.command_finished(channel, code);
+        }
+        self.end_run(channel, End::Finished, code);
     }
 
     /// Ends the run on `channel`: narrows the claim back to the session (unless a client took
@@ -390,25 +333,18 @@ impl Hub {
         else {
             return;
         };
-        if end == End::Detached && !run.typed {
-            let terminal = self.terminals.map.get_mut(channel).expect("has the run");
-            terminal.shell.queued = Some(run.command.clone());
-        }
         let state = &self.terminals.map[channel].state;
-        let output = run
-            .command_id
-            .as_deref()
-            .and_then(|id| {
-                state.content.iter().find_map(|p| match p {
-                    TerminalContentPart::Command(c) if c.command_id == id => {
-                        Some(c.output.as_str())
-                    }
-                    _ => None,
-                })
+        let output = state
+            .content
+            .iter()
+            .find_map(|p| match p {
+                TerminalContentPart::Command(c) if c.command_id == RUN_COMMAND_ID => {
+                    Some(plain_text(&c.output))
+                }
+                _ => None,
             })
-            .map(plain_text)
             .unwrap_or_default();
-        if end != End::Detached && state.exit_code.is_none() {
+        if end != End::Detached {
             let claim = TerminalClaim::Session(TerminalSessionClaim {
                 session: run.session.clone(),
                 turn_id: None,

@@ -4,10 +4,21 @@
 //! The hub keeps each terminal's `TerminalState` and changes it only through the SDK's
 //! terminal reducer (the one clients run), like every other channel. Terminals are not
 //! persisted: they die with the host (see `Hub::run`).
+//!
+//! Who uses a terminal (types into it, resizes, renames, clears, hands it on, disposes of it):
+//! - claimed by a client: that client;
+//! - claimed by a session: the client that handed it to the session, or created it for the
+//!   session (its [`Owner`]); the session's active-client role, which any client may take
+//!   while it is free, grants nothing;
+//! - started by the host for the agent's `/run` ([`Owner::Agent`]): no client types into it;
+//!   the session's active client may only detach it (narrow its claim to the session) or
+//!   dispose of it. `/run` runs only in such terminals (see `terminal_run.rs`).
+//!
+//! Anyone may subscribe to (read) any terminal.
 
 use super::commands::invalid;
 use super::{ConnId, Hub};
-use crate::terminals::{Pty, MAX_DIMENSION, MAX_INPUT_BYTES, MAX_TERMINALS};
+use crate::terminals::{Program, Pty, MAX_DIMENSION, MAX_INPUT_BYTES, MAX_TERMINALS};
 use ahp_wasm::protocol::jsonrpc::{EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::tagged::TaggedUnion;
 use ahp_wasm::protocol::{
@@ -18,6 +29,23 @@ use std::collections::HashMap;
 
 /// The longest terminal title accepted from a client, in characters.
 const MAX_TITLE_CHARS: usize = 256;
+/// Why a client that does not hold a terminal is refused.
+const NOT_HOLDER: &str = "only the client holding the terminal may do this (its client claim, \
+                          or the client that handed it to its session)";
+/// Why a client is refused on an agent's terminal.
+const AGENT_TERMINAL: &str = "the agent's terminal takes no client's input: the session's \
+                              active client may only detach it (narrow its claim to the \
+                              session) or dispose of it";
+
+/// Who a terminal belongs to besides its claim (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Owner {
+    /// The client that created the terminal or last held it with a client claim: while a
+    /// session claims the terminal, this client alone uses it.
+    Client(String),
+    /// The host, for the agent's `/run`: no client types into it.
+    Agent,
+}
 
 /// A terminal: its state, subscribers and shell.
 pub(super) struct Terminal {
@@ -26,7 +54,8 @@ pub(super) struct Terminal {
     /// Tells this terminal's pty messages from those of an earlier one at the same URI.
     id: u64,
     /// Creation order, for the root list.
-    order: u64,
+    pub(super) order: u64,
+    pub(super) owner: Owner,
     pub(super) pty: Pty,
     /// What shell integration has reported (see `terminal_run.rs`).
     pub(super) shell: super::terminal_run::Tracking,
@@ -57,18 +86,30 @@ pub(super) fn terminal_not_found(uri: &str) -> ErrorObject {
 }
 
 impl Hub {
-    /// Whether `client_id` holds the terminal: its client claim, or the active client of the
-    /// session holding it.
-    fn holds(&self, state: &TerminalState, client_id: &str) -> bool {
-        match &state.claim {
+    /// Whether `client_id` uses the terminal: the client of its client claim; while a session
+    /// claims it, its owning client (none for the agent's terminals).
+    fn holds(terminal: &Terminal, client_id: &str) -> bool {
+        match &terminal.state.claim {
             TerminalClaim::Client(c) => c.client_id == client_id,
-            TerminalClaim::Session(s) => self
-                .sessions
-                .get(&s.session)
-                .and_then(|s| s.state.active_client.as_ref())
-                .is_some_and(|a| a.client_id == client_id),
+            TerminalClaim::Session(_) => {
+                matches!(&terminal.owner, Owner::Client(owner) if owner == client_id)
+            }
             TerminalClaim::Unknown(_) => false,
         }
+    }
+
+    /// Whether `client_id` is the active client of the session holding this agent's terminal
+    /// (it may detach or dispose of it, nothing else).
+    fn steers_agent_terminal(&self, terminal: &Terminal, client_id: &str) -> bool {
+        let TerminalClaim::Session(claim) = &terminal.state.claim else {
+            return false;
+        };
+        terminal.owner == Owner::Agent
+            && self
+                .sessions
+                .get(&claim.session)
+                .and_then(|s| s.state.active_client.as_ref())
+                .is_some_and(|a| a.client_id == client_id)
     }
 
     /// A claim a client may set: its own client claim, or one for an existing session.
@@ -125,47 +166,62 @@ impl Hub {
             Some(dir) => self.check_workdir(dir)?,
             None => self.sandbox.root().to_path_buf(),
         };
-        self.spawn_terminal(uri, &cwd, (cols, rows), title, p.claim)?;
+        let new = NewTerminal {
+            uri,
+            cwd: &cwd,
+            size: (cols, rows),
+            title,
+            claim: p.claim,
+            owner: Owner::Client(client_id),
+        };
+        self.spawn_terminal(new, Program::Shell)?;
         self.respond(conn, id, &EmptyResult);
         self.update_root_terminals();
         Ok(())
     }
 
-    /// Starts a shell and adds its terminal (checked by the caller: URI, limits, claim).
+    /// Starts `program` and adds its terminal (checked by the caller: URI, limits, claim).
     pub(super) fn spawn_terminal(
         &mut self,
-        uri: String,
-        cwd: &std::path::Path,
-        (cols, rows): (u16, u16),
-        title: String,
-        claim: TerminalClaim,
+        new: NewTerminal<'_>,
+        program: Program<'_>,
     ) -> Result<(), ErrorObject> {
         self.terminals.next_id += 1;
         let tid = self.terminals.next_id;
-        let pty = Pty::spawn(cwd, cols, rows, uri.clone(), tid, self.tx.clone()).map_err(|e| {
+        let (cols, rows) = new.size;
+        let pty = Pty::spawn(
+            new.cwd,
+            new.size,
+            program,
+            new.uri.clone(),
+            tid,
+            self.tx.clone(),
+        )
+        .map_err(|e| {
             ErrorObject::new(
                 errors::INTERNAL_ERROR,
                 format!("cannot start the terminal: {e}"),
             )
         })?;
         let state = TerminalState {
-            title,
-            cwd: Some(crate::resources::file_uri(cwd)),
+            title: new.title,
+            cwd: Some(crate::resources::file_uri(new.cwd)),
             cols: Some(f64::from(cols)),
             rows: Some(f64::from(rows)),
             content: Vec::new(),
             exit_code: None,
-            claim,
+            claim: new.claim,
             supports_command_detection: None,
             extra: Default::default(),
         };
         self.terminals.map.insert(
-            uri,
+            new.uri,
             Terminal {
                 state,
                 subscribers: Vec::new(),
                 id: tid,
                 order: tid,
+                owner: new.owner,
                 pty,
                 shell: Default::default(),
                 run: None,
@@ -180,9 +236,21 @@ impl Hub {
         id: &RequestId,
         uri: &str,
     ) -> Result<(), ErrorObject> {
-        if !self.remove_terminal(uri) {
-            return Err(terminal_not_found(uri));
+        let client_id = self.conn_client_id(conn).unwrap_or_default();
+        let terminal = self
+            .terminals
+            .map
+            .get(uri)
+            .ok_or_else(|| terminal_not_found(uri))?;
+        if !Self::holds(terminal, client_id) && !self.steers_agent_terminal(terminal, client_id) {
+            return Err(ErrorObject::new(
+                errors::PERMISSION_DENIED,
+                "only the client holding the terminal may dispose of it (its client claim, or \
+                 the client that handed it to its session; for the agent's terminals, the \
+                 session's active client)",
+            ));
         }
+        self.remove_terminal(uri);
         self.respond(conn, id, &EmptyResult);
         self.update_root_terminals();
         Ok(())
@@ -218,6 +286,30 @@ impl Hub {
         if !held.is_empty() {
             self.update_root_terminals();
         }
+    }
+
+    /// Disposes of the finished `/run` terminals of `session` but the newest `keep` (a new
+    /// run is about to start: they would fill the host's [`MAX_TERMINALS`] otherwise).
+    pub(super) fn prune_finished_runs(&mut self, session: &str, keep: usize) {
+        let mut finished: Vec<(u64, String)> = self
+            .terminals
+            .map
+            .iter()
+            .filter(|(_, t)| {
+                t.owner == Owner::Agent
+                    && t.state.exit_code.is_some()
+                    && matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == session)
+            })
+            .map(|(uri, t)| (t.order, uri.clone()))
+            .collect();
+        if finished.len() <= keep {
+            return;
+        }
+        finished.sort();
+        for (_, uri) in &finished[..finished.len() - keep] {
+            self.remove_terminal(uri);
+        }
+        self.update_root_terminals();
     }
 
     /// Kills every shell (the host is stopping).
@@ -264,17 +356,20 @@ impl Hub {
         }
     }
 
-    /// A terminal's shell is gone.
+    /// A terminal's process is gone (`code`: its exit code, see `Pty`): the agent's command
+    /// finishes with it, then the terminal exits.
     pub(super) fn on_terminal_exited(&mut self, channel: &str, id: u64, code: Option<u32>) {
-        if self.terminals.map.get(channel).is_some_and(|t| t.id == id) {
-            let action = StateAction::TerminalExited(TerminalExitedAction {
-                exit_code: Some(code.map_or(-1.0, f64::from)),
-                extra: Default::default(),
-            });
-            if self.apply(channel, action, None).is_ok() {
-                self.update_root_terminals();
-            }
-            self.finish_run(channel, super::terminal_run::End::Exited);
+        if !self.is_terminal(channel, id) {
+            return;
+        }
+        let code = code.and_then(|c| i32::try_from(c).ok());
+        self.run_process_exited(channel, code);
+        let action = StateAction::TerminalExited(TerminalExitedAction {
+            exit_code: Some(code.map_or(-1.0, f64::from)),
+            extra: Default::default(),
+        });
+        if self.apply(channel, action, None).is_ok() {
+            self.update_root_terminals();
         }
     }
 
@@ -291,7 +386,7 @@ impl Hub {
             // Actions for a channel that does not exist are ignored silently.
             return;
         };
-        if let Err(reason) = self.authorize_terminal(&terminal.state, &action, &origin.client_id) {
+        if let Err(reason) = self.authorize_terminal(terminal, &action, &origin.client_id) {
             return self.reject(conn, channel, action, origin, reason);
         }
         let terminal = self.terminals.map.get_mut(channel).expect("checked above");
@@ -312,7 +407,10 @@ impl Hub {
             StateAction::TerminalClaimed(_) | StateAction::TerminalTitleChanged(_)
         );
         match self.apply(channel, action, Some(origin.clone())) {
-            Ok(_) => {
+            Ok(action) => {
+                if let StateAction::TerminalClaimed(a) = &action {
+                    self.claim_changed_owner(channel, &a.claim);
+                }
                 if list_changes {
                     self.update_root_terminals();
                 }
@@ -322,22 +420,34 @@ impl Hub {
         }
     }
 
+    /// A client claim makes its client the terminal's owner (the one who keeps it when it
+    /// hands the terminal to a session); the agent's terminals stay the agent's.
+    fn claim_changed_owner(&mut self, channel: &str, claim: &TerminalClaim) {
+        if let (Some(terminal), TerminalClaim::Client(c)) =
+            (self.terminals.map.get_mut(channel), claim)
+        {
+            if terminal.owner != Owner::Agent {
+                terminal.owner = Owner::Client(c.client_id.clone());
+            }
+        }
+    }
+
     /// The client-dispatchable terminal actions (spec/terminal-channel.md), authorized for
-    /// `client_id`: only the holder of the terminal (see `holds`) may type into it, resize it,
-    /// hand it on, rename it or clear it.
+    /// `client_id`: only the client that uses the terminal (see `holds`) may type into it,
+    /// resize it, hand it on, rename it or clear it; the session's active client may only
+    /// detach an agent's terminal.
     fn authorize_terminal(
         &self,
-        state: &TerminalState,
+        terminal: &Terminal,
         action: &StateAction,
         client_id: &str,
     ) -> Result<(), String> {
         use StateAction as A;
-        let holder = || {
-            if self.holds(state, client_id) {
-                Ok(())
-            } else {
-                Err("only the client holding the terminal (its claim) may do this".to_string())
-            }
+        let state = &terminal.state;
+        let holder = || match (Self::holds(terminal, client_id), &terminal.owner) {
+            (true, _) => Ok(()),
+            (false, Owner::Agent) => Err(AGENT_TERMINAL.to_string()),
+            (false, Owner::Client(_)) => Err(NOT_HOLDER.to_string()),
         };
         match action {
             A::TerminalInput(a) => {
@@ -356,11 +466,23 @@ impl Hub {
                 dimension(a.rows, "rows")?;
                 Ok(())
             }
+            A::TerminalClaimed(a) if terminal.owner == Owner::Agent => {
+                let detach = matches!((&state.claim, &a.claim),
+                    (TerminalClaim::Session(now), TerminalClaim::Session(to))
+                        if to.session == now.session
+                            && to.turn_id.is_none()
+                            && to.tool_call_id.is_none());
+                if detach && self.steers_agent_terminal(terminal, client_id) {
+                    Ok(())
+                } else {
+                    holder()
+                }
+            }
             A::TerminalClaimed(a) => {
                 holder()?;
                 match &a.claim {
                     // Handing on to another client is allowed (the claimant transfers it).
-                    ahp_wasm::protocol::TerminalClaim::Client(c)
+                    TerminalClaim::Client(c)
                         if !c.client_id.is_empty() && c.client_id.len() <= 256 =>
                     {
                         Ok(())
@@ -382,4 +504,14 @@ impl Hub {
             )),
         }
     }
+}
+
+/// What [`Hub::spawn_terminal`] starts a terminal with.
+pub(super) struct NewTerminal<'a> {
+    pub(super) uri: String,
+    pub(super) cwd: &'a std::path::Path,
+    pub(super) size: (u16, u16),
+    pub(super) title: String,
+    pub(super) claim: TerminalClaim,
+    pub(super) owner: Owner,
 }

@@ -318,9 +318,6 @@ pub(crate) fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// The environment variables never passed to a server (the host's own secrets).
-const WITHHELD_ENV: &[&str] = &["AHP_HOST_TOKEN"];
-
 impl McpConnection {
     /// Starts a server and completes `initialize` and `tools/list` within
     /// `limits.init_timeout`. Cancelling `stop` stops it at any point (a child's process group
@@ -359,6 +356,8 @@ impl McpConnection {
         slot: Arc<AtomicU32>,
     ) -> Result<Pending, StartError> {
         let mut cmd = tokio::process::Command::new(command);
+        // The host's secrets out first; the server's configured `env` then applies as given.
+        crate::child_process::scrub(&mut cmd);
         cmd.args(args)
             .envs(env)
             .current_dir(cwd)
@@ -366,11 +365,6 @@ impl McpConnection {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
-        for key in WITHHELD_ENV {
-            if !env.contains_key(*key) {
-                cmd.env_remove(key);
-            }
-        }
         let mut child = super::process::spawn(cmd)
             .await
             .map_err(|e| format!("cannot start `{command}`: {e}"))?;

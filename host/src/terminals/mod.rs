@@ -1,11 +1,21 @@
-//! Pseudo-terminals behind `createTerminal` (one shell per terminal, via `portable-pty`).
+//! Pseudo-terminals behind `createTerminal` and the agent's `/run` (one process per terminal,
+//! via `portable-pty`).
 //!
-//! The hub owns a [`Pty`]: it writes input, resizes and kills. Two threads per terminal carry
-//! the output: one reads the pty, the other coalesces what was read (at most every
-//! [`FLUSH_EVERY`] or [`FLUSH_BYTES`]) into `HubMsg::TerminalOutput`, and once the shell is
-//! gone reports its exit code with `HubMsg::TerminalExited`. Sending to the hub's bounded queue
-//! blocks, so a shell printing faster than the hub handles it is slowed down, not buffered; and
-//! a terminal's output is held to [`MAX_OUTPUT_BYTES_PER_SEC`] the same way.
+//! A terminal runs a [`Program`]: an interactive shell (`createTerminal`), or one command line
+//! (the agent's `/run`), whose exit code is then the command's, as the process reports it.
+//!
+//! The hub owns a [`Pty`]: it writes input, resizes and kills. Three threads per terminal carry
+//! the output: one reads the pty, one waits for the process (`waitpid`: the exit code comes
+//! from the kernel, never from what the program prints), and one coalesces what was read (at
+//! most every [`FLUSH_EVERY`] or [`FLUSH_BYTES`]) into `HubMsg::TerminalOutput` and, once the
+//! process is gone and the output it left is forwarded, reports its exit code with
+//! `HubMsg::TerminalExited` (a background job still holding the pty does not hold that back).
+//! Sending to the hub's bounded queue blocks, so a shell printing faster than the hub handles
+//! it is slowed down, not buffered; and a terminal's output is held to
+//! [`MAX_OUTPUT_BYTES_PER_SEC`] the same way.
+//!
+//! No child gets the host's secrets (`crate::child_process::scrub`), nor the shell-integration
+//! nonce in its environment (see [`shell`]).
 //!
 //! The scrollback a terminal's state keeps is bounded by the SDK's terminal reducer
 //! (`ahp_wasm::reduce::terminal::MAX_SCROLLBACK_BYTES`, 1 MiB: the oldest output is dropped).
@@ -17,7 +27,9 @@ use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, Pt
 use shell::{OscParser, Piece};
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc as std_mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How many terminals one host keeps at most (exited ones count until disposed).
@@ -36,6 +48,23 @@ pub const MAX_OUTPUT_BYTES_PER_SEC: usize = 1 << 20;
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
 /// At most this many inputs wait to be written to a pty (so at most 1 MiB).
 pub const INPUT_QUEUE: usize = 16;
+/// Once the process is gone, its exit is reported when the pty has been quiet this long (the
+/// output it left is forwarded first)...
+const EXIT_QUIET: Duration = Duration::from_millis(50);
+/// ...or this long after it went, whatever its background jobs still print.
+const EXIT_DRAIN: Duration = Duration::from_millis(500);
+
+/// What a terminal runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Program<'a> {
+    /// An interactive shell (`$SHELL` when it exists, else bash, else `/bin/sh`), with shell
+    /// integration when it is bash.
+    Shell,
+    /// One command line, run by `bash -m -c` (`/bin/sh` without bash): the agent's `/run`. Job
+    /// control (`-m`) puts its background jobs in their own process groups, so they outlive
+    /// it in the terminal, as they would in an interactive shell.
+    Command(&'a str),
+}
 
 /// A running (or exited) shell on a pseudo-terminal.
 pub struct Pty {
@@ -46,6 +75,8 @@ pub struct Pty {
     killer: Box<dyn ChildKiller + Send + Sync>,
     pid: Option<u32>,
     killed: bool,
+    /// The process was waited for: its pid may be another process's by now.
+    reaped: Arc<AtomicBool>,
     /// The shell runs with shell integration (bash): command detection will come.
     integrated: bool,
 }
@@ -69,13 +100,45 @@ fn shell_path() -> String {
     "/bin/sh".into()
 }
 
+/// The interactive shell, with shell integration when it is bash (the parser of its
+/// sequences, and whether it is integrated). The rcfile, nonce included, reaches bash in the
+/// environment of a first `bash -c`, which takes it out of its environment before it `exec`s
+/// the interactive shell (same pid) with the rcfile read from a pipe: the environment the
+/// interactive shell starts with (the one `/proc/<pid>/environ` shows) and the one its commands
+/// inherit never hold it.
+fn shell_command() -> (CommandBuilder, Option<OscParser>, bool) {
+    let shell = shell_path();
+    let mut cmd = CommandBuilder::new(&shell);
+    if !shell::is_bash(&shell) {
+        return (cmd, None, false);
+    }
+    let nonce = shell::nonce();
+    cmd.args([
+        "-c",
+        "rc=$AHP_SHELL_INTEGRATION; unset AHP_SHELL_INTEGRATION; \
+         exec \"$0\" --rcfile <(printf '%s' \"$rc\")",
+        &shell,
+    ]);
+    cmd.env("AHP_SHELL_INTEGRATION", shell::script(&nonce));
+    (cmd, Some(OscParser::new(nonce)), true)
+}
+
+/// The shell of a [`Program::Command`]: bash when installed, else `/bin/sh`.
+fn command_shell() -> &'static str {
+    if Path::new("/bin/bash").is_file() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    }
+}
+
 impl Pty {
-    /// Starts the shell in `cwd` on a `cols`×`rows` pty. Output and exit go to the hub as
+    /// Starts `program` in `cwd` on a `cols`×`rows` pty. Output and exit go to the hub as
     /// messages for `(channel, id)`.
     pub fn spawn(
         cwd: &Path,
-        cols: u16,
-        rows: u16,
+        (cols, rows): (u16, u16),
+        program: Program<'_>,
         channel: String,
         id: u64,
         hub: HubSender,
@@ -88,26 +151,20 @@ impl Pty {
                 pixel_height: 0,
             })
             .map_err(std::io::Error::other)?;
-        let shell = shell_path();
-        let mut cmd = CommandBuilder::new(&shell);
-        let integrated = shell::is_bash(&shell);
-        let mut parser = None;
-        if integrated {
-            // The rcfile comes through a pipe (process substitution), so no file is left
-            // behind; `exec` keeps the shell's pid. The script unsets both variables.
-            let nonce = shell::nonce();
-            cmd.args([
-                "-c",
-                "exec \"$0\" --rcfile <(printf '%s' \"$AHP_SHELL_INTEGRATION\")",
-                &shell,
-            ]);
-            cmd.env("AHP_SHELL_INTEGRATION", shell::SCRIPT);
-            cmd.env("AHP_SHELL_NONCE", &nonce);
-            parser = Some(OscParser::new(nonce));
-        }
+        let (mut cmd, parser, integrated) = match program {
+            Program::Shell => shell_command(),
+            Program::Command(line) => {
+                let mut cmd = CommandBuilder::new(command_shell());
+                cmd.args(["-m", "-c", line]);
+                // Shell integration is not used, but a sequence the command prints is stripped
+                // all the same: the parser's nonce is one nobody has.
+                (cmd, Some(OscParser::new(shell::nonce())), false)
+            }
+        };
+        crate::child_process::scrub(&mut cmd);
         cmd.cwd(cwd);
         cmd.env("TERM", "xterm-256color");
-        let mut child = pair
+        let child = pair
             .slave
             .spawn_command(cmd)
             .map_err(std::io::Error::other)?;
@@ -124,27 +181,30 @@ impl Pty {
         std::thread::Builder::new()
             .name("ahp-pty-write".into())
             .spawn(move || write_loop(writer, input_rx))?;
-        let (chunks_tx, chunks_rx) = std_mpsc::sync_channel::<Vec<u8>>(4);
+        let (out_tx, out_rx) = std_mpsc::sync_channel::<Out>(4);
+        let reaped = Arc::new(AtomicBool::new(false));
+        {
+            let (out_tx, reaped) = (out_tx.clone(), reaped.clone());
+            std::thread::Builder::new()
+                .name("ahp-pty-wait".into())
+                .spawn(move || {
+                    let code = wait_exit(child, &reaped);
+                    let _ = out_tx.send(Out::Exited(code));
+                })?;
+        }
         std::thread::Builder::new()
             .name("ahp-pty-read".into())
-            .spawn(move || read_loop(reader, chunks_tx))?;
+            .spawn(move || read_loop(reader, out_tx))?;
         std::thread::Builder::new()
             .name("ahp-pty-out".into())
-            .spawn(move || {
-                forward_loop(chunks_rx, parser, &channel, id, &hub);
-                let code = child.wait().ok().map(|s| s.exit_code());
-                let _ = hub.blocking_send(HubMsg::TerminalExited {
-                    channel,
-                    id,
-                    exit_code: code,
-                });
-            })?;
+            .spawn(move || forward_loop(out_rx, parser, &channel, id, &hub))?;
         Ok(Pty {
             master: pair.master,
             input,
             killer,
             pid,
             killed: false,
+            reaped,
             integrated,
         })
     }
@@ -184,13 +244,17 @@ impl Pty {
 
     /// Ends the shell and everything in its session: SIGHUP to the shell (which passes it on
     /// to its jobs), then SIGKILL to every process of the session (on Linux; a process that
-    /// left the session with `setsid` is not found).
+    /// left the session with `setsid` is not found). A shell already waited for is not
+    /// signalled (its pid may be reused); what is left of its session still is.
     pub fn kill(&mut self) {
         if self.killed {
             return;
         }
         self.killed = true;
-        let _ = self.killer.kill();
+        let reaped = self.reaped.load(Ordering::Acquire);
+        if !reaped {
+            let _ = self.killer.kill();
+        }
         #[cfg(unix)]
         if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
             for member in session_members(pid) {
@@ -199,10 +263,12 @@ impl Pty {
                     libc::kill(member, libc::SIGKILL);
                 }
             }
-            // SAFETY: as above; the shell is our child, unreaped until the output thread
-            // sees it exit, so the pid is still its own.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
+            if !reaped {
+                // SAFETY: as above; the shell is our child, not reaped yet, so the pid is
+                // still its own.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
             }
         }
     }
@@ -244,13 +310,54 @@ fn write_loop(mut writer: Box<dyn Write + Send>, input: std_mpsc::Receiver<Vec<u
     }
 }
 
-fn read_loop(mut reader: Box<dyn Read + Send>, chunks: std_mpsc::SyncSender<Vec<u8>>) {
+/// What the forwarder gets: output read from the pty, or the exit code of its process.
+enum Out {
+    Data(Vec<u8>),
+    Exited(Option<u32>),
+}
+
+/// Waits for the process and returns its exit code: its status, or 128 + the signal that
+/// killed it (as shells report it). Marks it `reaped` once waited for.
+fn wait_exit(
+    mut child: Box<dyn portable_pty::Child + Send + Sync>,
+    reaped: &AtomicBool,
+) -> Option<u32> {
+    #[cfg(unix)]
+    if let Some(pid) = child.process_id().and_then(|p| i32::try_from(p).ok()) {
+        let mut status = 0;
+        loop {
+            // SAFETY: waits for our own child; `status` is a valid place for its status.
+            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            if r == pid {
+                break;
+            }
+            if r == -1 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+            {
+                continue;
+            }
+            return None;
+        }
+        reaped.store(true, Ordering::Release);
+        return if libc::WIFEXITED(status) {
+            Some(libc::WEXITSTATUS(status) as u32)
+        } else if libc::WIFSIGNALED(status) {
+            Some(128 + libc::WTERMSIG(status) as u32)
+        } else {
+            None
+        };
+    }
+    let code = child.wait().ok().map(|s| s.exit_code());
+    reaped.store(true, Ordering::Release);
+    code
+}
+
+fn read_loop(mut reader: Box<dyn Read + Send>, out: std_mpsc::SyncSender<Out>) {
     let mut buf = vec![0u8; FLUSH_BYTES];
     loop {
         match reader.read(&mut buf) {
             Ok(0) | Err(_) => return,
             Ok(n) => {
-                if chunks.send(buf[..n].to_vec()).is_err() {
+                if out.send(Out::Data(buf[..n].to_vec())).is_err() {
                     return;
                 }
             }
@@ -258,10 +365,11 @@ fn read_loop(mut reader: Box<dyn Read + Send>, chunks: std_mpsc::SyncSender<Vec<
     }
 }
 
-/// Coalesces chunks into `TerminalOutput` messages until the reader is done; with shell
-/// integration, the shell's events go to the hub in between, in stream order.
+/// Coalesces output into `TerminalOutput` messages until the reader and the waiter are done;
+/// with shell integration, the shell's events go to the hub in between, in stream order. The
+/// exit goes once the output the process left is forwarded (see [`EXIT_QUIET`]).
 fn forward_loop(
-    chunks: std_mpsc::Receiver<Vec<u8>>,
+    out: std_mpsc::Receiver<Out>,
     mut parser: Option<OscParser>,
     channel: &str,
     id: u64,
@@ -269,7 +377,41 @@ fn forward_loop(
 ) {
     let mut decoder = Utf8Carry::default();
     let mut window = (Instant::now(), 0usize);
-    while let Ok(first) = chunks.recv() {
+    // The process is gone: its exit code, and when to report it at the latest.
+    let mut exit: Option<(Option<u32>, Instant)> = None;
+    let report = |code: Option<u32>| {
+        let msg = HubMsg::TerminalExited {
+            channel: channel.to_owned(),
+            id,
+            exit_code: code,
+        };
+        hub.blocking_send(msg).is_ok()
+    };
+    loop {
+        let first = match exit {
+            None => match out.recv() {
+                Ok(Out::Data(data)) => data,
+                Ok(Out::Exited(code)) => {
+                    exit = Some((code, Instant::now() + EXIT_DRAIN));
+                    continue;
+                }
+                Err(_) => return,
+            },
+            Some((code, by)) => {
+                let quiet = EXIT_QUIET.min(by.saturating_duration_since(Instant::now()));
+                match out.recv_timeout(quiet) {
+                    Ok(Out::Data(data)) => data,
+                    Ok(Out::Exited(_)) => continue,
+                    Err(e) => {
+                        exit = None;
+                        if !report(code) || e == std_mpsc::RecvTimeoutError::Disconnected {
+                            return;
+                        }
+                        continue;
+                    }
+                }
+            }
+        };
         // The output budget: once this second's is spent, wait for the next one.
         if window.1 >= MAX_OUTPUT_BYTES_PER_SEC {
             std::thread::sleep(
@@ -284,8 +426,9 @@ fn forward_loop(
         let mut done = false;
         while pending.len() < FLUSH_BYTES {
             let left = deadline.saturating_duration_since(Instant::now());
-            match chunks.recv_timeout(left) {
-                Ok(more) => pending.extend_from_slice(&more),
+            match out.recv_timeout(left) {
+                Ok(Out::Data(more)) => pending.extend_from_slice(&more),
+                Ok(Out::Exited(code)) => exit = Some((code, Instant::now() + EXIT_DRAIN)),
                 Err(std_mpsc::RecvTimeoutError::Timeout) => break,
                 Err(std_mpsc::RecvTimeoutError::Disconnected) => {
                     done = true;
@@ -294,37 +437,73 @@ fn forward_loop(
             }
         }
         window.1 += pending.len();
-        let pieces = match parser.as_mut() {
-            Some(parser) => parser.feed(&pending),
-            None => vec![Piece::Data(pending)],
-        };
-        for piece in pieces {
-            let msg = match piece {
-                Piece::Data(bytes) => {
-                    let data = decoder.decode(&bytes, done);
-                    if data.is_empty() {
-                        continue;
-                    }
-                    HubMsg::TerminalOutput {
-                        channel: channel.to_owned(),
-                        id,
-                        data,
-                    }
-                }
-                Piece::Event(event) => HubMsg::TerminalShell {
-                    channel: channel.to_owned(),
-                    id,
-                    event,
-                },
-            };
-            if hub.blocking_send(msg).is_err() {
-                return;
-            }
-        }
-        if done {
+        if !forward(
+            &mut decoder,
+            parser.as_mut(),
+            pending,
+            done,
+            channel,
+            id,
+            hub,
+        ) {
             return;
         }
+        match exit {
+            Some((code, _)) if done => {
+                report(code);
+                return;
+            }
+            Some((code, by)) if Instant::now() >= by => {
+                exit = None;
+                if !report(code) {
+                    return;
+                }
+            }
+            _ if done => return,
+            _ => {}
+        }
     }
+}
+
+/// Hands `pending` to the hub: output and, with shell integration, the shell's events in
+/// between. `false` once the hub is gone.
+fn forward(
+    decoder: &mut Utf8Carry,
+    parser: Option<&mut OscParser>,
+    pending: Vec<u8>,
+    last: bool,
+    channel: &str,
+    id: u64,
+    hub: &HubSender,
+) -> bool {
+    let pieces = match parser {
+        Some(parser) => parser.feed(&pending),
+        None => vec![Piece::Data(pending)],
+    };
+    for piece in pieces {
+        let msg = match piece {
+            Piece::Data(bytes) => {
+                let data = decoder.decode(&bytes, last);
+                if data.is_empty() {
+                    continue;
+                }
+                HubMsg::TerminalOutput {
+                    channel: channel.to_owned(),
+                    id,
+                    data,
+                }
+            }
+            Piece::Event(event) => HubMsg::TerminalShell {
+                channel: channel.to_owned(),
+                id,
+                event,
+            },
+        };
+        if hub.blocking_send(msg).is_err() {
+            return false;
+        }
+    }
+    true
 }
 
 /// UTF-8 decoding across chunk boundaries: an incomplete sequence at the end of a chunk waits

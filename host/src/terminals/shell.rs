@@ -1,7 +1,7 @@
 //! Shell integration: command detection for bash (spec/terminal-channel.md, "Command
 //! detection").
 //!
-//! A bash terminal starts with `--rcfile` reading [`SCRIPT`] from a pipe (see `Pty::spawn`:
+//! A bash terminal starts with `--rcfile` reading [`script`] from a pipe (see `Pty::spawn`:
 //! no file to write or clean up). The script sources the user's own `~/.bashrc` first, then reports,
 //! as OSC 633 escape sequences (the ones VS Code uses):
 //!
@@ -11,20 +11,24 @@
 //!   from `PROMPT_COMMAND` (before each prompt).
 //!
 //! The host keeps the command state itself (a `D` without a preceding `C` is the first prompt or
-//! an empty line), so the script needs no state of its own. The nonce, given to the shell in
-//! an environment variable the script unsets at once, keeps a program's output (`cat` of a
-//! hostile file) from faking command boundaries: sequences with a wrong nonce are stripped
-//! and ignored. [`OscParser`] strips every OSC 633 sequence from the output (the spec forbids
+//! an empty line), so the script needs no state of its own. The nonce, written into the script
+//! (never into an environment: no process's `/proc/<pid>/environ` shows it), keeps a program's
+//! output (`cat` of a hostile file) from faking command boundaries: sequences with a wrong nonce
+//! are stripped and ignored. It does not keep a command that runs *in* the shell (a typed line,
+//! a sourced script: they can read `$__ahp_nonce`) or that reads the shell's memory (same user)
+//! from faking them: what shell integration reports is for display, and the host decides
+//! nothing on it (the agent's `/run` takes a command's exit code from the process, see
+//! `Program::Command`). [`OscParser`] strips every OSC 633 sequence from the output (the spec forbids
 //! them in `terminal/data`) and reads window titles (OSC 0 and 2, kept in the output for
 //! clients' own emulators). It works on bytes as they come from the pty, across reads, with a
 //! bounded buffer.
 
-/// The rcfile. `__ahp_nonce` is not exported: child processes do not see it.
-pub const SCRIPT: &str = r#"# ahp-host shell integration (OSC 633), then the user's own ~/.bashrc.
+/// The rcfile, with `@NONCE@` for the nonce. `__ahp_nonce` is not exported: child processes do
+/// not see it.
+const SCRIPT: &str = r#"# ahp-host shell integration (OSC 633), then the user's own ~/.bashrc.
 if [ -z "$__ahp_loaded" ]; then
 __ahp_loaded=1
-__ahp_nonce="$AHP_SHELL_NONCE"
-unset AHP_SHELL_NONCE
+__ahp_nonce=@NONCE@
 if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 __ahp_escape() {
   local s="$1"
@@ -64,6 +68,12 @@ pub fn is_bash(shell: &str) -> bool {
     std::path::Path::new(shell)
         .file_name()
         .is_some_and(|n| n == "bash")
+}
+
+/// The rcfile of a terminal whose nonce is `nonce` (from [`nonce`]: hex, nothing to quote).
+pub fn script(nonce: &str) -> String {
+    debug_assert!(nonce.bytes().all(|b| b.is_ascii_hexdigit()));
+    SCRIPT.replace("@NONCE@", nonce)
 }
 
 /// A fresh nonce for one terminal.
