@@ -213,14 +213,18 @@ async fn a_client_id_cannot_be_taken_over_without_its_secret() {
         if let Some(p) = presented {
             params["clientSecret"] = json!(p);
         }
-        let e = attacker
-            .call("initialize", params.clone())
+        // The victim reads meanwhile, as a live client does (it answers the host's ping).
+        let e = victim
+            .reading_while(attacker.call("initialize", params.clone()))
             .await
             .unwrap_err();
         assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
         let reconnect = json!({"channel": ROOT_CHANNEL, "clientId": "victim",
             "lastSeenServerSeq": 0, "subscriptions": [], "clientSecret": params["clientSecret"]});
-        let e = attacker.call("reconnect", reconnect).await.unwrap_err();
+        let e = victim
+            .reading_while(attacker.call("reconnect", reconnect))
+            .await
+            .unwrap_err();
         assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
     }
     // The victim was not disconnected.
