@@ -10,6 +10,8 @@
 //! - `messages.rs`: what the hub is sent (`HubMsg`) and the requests it answers (`Request`);
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
+//! - `identity.rs`: client ids bound to secrets; `id_claims.rs`: handshakes waiting for the
+//!   connection that holds their id (pinged: alive, or gone);
 //! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
