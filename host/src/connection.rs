@@ -113,9 +113,9 @@ fn text_message(frame: Arc<str>) -> Message {
 /// How long the writer tries to say goodbye to a peer that is being dropped.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Writes queued frames until the queue closes or the connection is killed. A write that stalls
-/// for `write_timeout` (the peer stopped reading and the socket buffers are full) drops the
-/// connection as a slow consumer.
+/// Writes queued frames until the queue closes or the connection is killed, and a ping when
+/// the hub asks for one. A write that stalls for `write_timeout` (the peer stopped reading and
+/// the socket buffers are full) drops the connection as a slow consumer.
 async fn write_loop(
     mut sink: SplitSink<WebSocket, Message>,
     mut rx: mpsc::Receiver<Arc<str>>,
@@ -133,6 +133,13 @@ async fn write_loop(
         let first = tokio::select! {
             biased;
             _ = kill.cancelled() => break,
+            _ = shared.ping.notified() => {
+                let ping = sink.send(Message::Ping(Bytes::from_static(b"ahp-host")));
+                match tokio::time::timeout(write_timeout, ping).await {
+                    Ok(Ok(())) => continue,
+                    _ => return kill.cancel(),
+                }
+            }
             frame = rx.recv() => match frame {
                 Some(frame) => frame,
                 None => break,
@@ -253,6 +260,12 @@ impl Reader<'_> {
                     return;
                 }
                 Some(Ok(Message::Close(_))) | None => return,
+                // The hub asked whether this connection is alive (see `hub/id_claims.rs`).
+                Some(Ok(Message::Pong(_)))
+                    if self.shared.awaiting_pong.swap(false, Ordering::AcqRel) =>
+                {
+                    self.forward(HubMsg::Pong { conn: self.conn }).await
+                }
                 Some(Ok(_)) => true,
             };
             if !ok {

@@ -7,7 +7,8 @@
 //! - `actions(seq, uri, ts, envelope)`: every session envelope after its session's head, with the
 //!   reducer clock it was applied with, so a restart replays it to the exact same state;
 //! - `meta(key, value)`: the last `serverSeq`;
-//! - `clients(client_id, secret_sha256, used)`: client ids bound to secrets (hashes only);
+//! - `clients(client_id, secret_sha256, used, proven)`: client ids bound to secrets (hashes
+//!   only), and whether the client ever presented its secret;
 //! - `settings(key, json)`: the host configuration (`rootConfig`: root `config.values`);
 //! - `mcp_approvals(workdir, name, sha256, client_id)`: the working-directory MCP server
 //!   declarations a client approved (the last one per canonical directory and server name).
@@ -107,6 +108,8 @@ pub enum Op {
         secret_sha256: String,
         /// When it was last used (the hub's use counter).
         used: u64,
+        /// Its client presented the secret at least once.
+        proven: bool,
     },
     /// A client id's binding was forgotten.
     ForgetClient {
@@ -144,6 +147,8 @@ pub struct ClientBinding {
     pub secret_sha256: String,
     /// The hub's use counter when it was last used.
     pub used: u64,
+    /// Its client presented the secret at least once.
+    pub proven: bool,
 }
 
 /// A session as loaded at startup.
@@ -197,10 +202,23 @@ CREATE TABLE IF NOT EXISTS actions(seq INTEGER PRIMARY KEY, uri TEXT NOT NULL, t
     envelope TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS actions_by_uri ON actions(uri, seq);
 CREATE TABLE IF NOT EXISTS clients(client_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL,
-    used INTEGER NOT NULL);
+    used INTEGER NOT NULL, proven INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS mcp_approvals(workdir TEXT NOT NULL, name TEXT NOT NULL,
     sha256 TEXT NOT NULL, client_id TEXT NOT NULL, PRIMARY KEY(workdir, name));
 ";
+
+/// Brings a database of an older host up to [`SCHEMA`]. `clients.proven` came later: bindings
+/// made before it count as never presented (the secret is required again from the next
+/// handshake that presents it).
+fn migrate(conn: &Connection) -> Result<(), StoreError> {
+    let has_proven = conn
+        .prepare("SELECT 1 FROM pragma_table_info('clients') WHERE name = 'proven'")?
+        .exists([])?;
+    if !has_proven {
+        conn.execute_batch("ALTER TABLE clients ADD COLUMN proven INTEGER NOT NULL DEFAULT 0")?;
+    }
+    Ok(())
+}
 
 impl Store {
     /// Opens (creating if needed) `DIR/ahp-host.sqlite3`; the directory is created private.
@@ -236,6 +254,7 @@ impl Store {
         // Takes the exclusive lock now (and, in exclusive locking mode, keeps it).
         conn.execute_batch(&format!("BEGIN EXCLUSIVE; {SCHEMA} COMMIT;"))
             .map_err(in_use)?;
+        migrate(&conn)?;
         Ok(Store { conn, path })
     }
 
@@ -301,12 +320,13 @@ impl Store {
         });
         let clients = self
             .conn
-            .prepare("SELECT client_id, secret_sha256, used FROM clients")?
+            .prepare("SELECT client_id, secret_sha256, used, proven FROM clients")?
             .query_map([], |r| {
                 Ok(ClientBinding {
                     client_id: r.get(0)?,
                     secret_sha256: r.get(1)?,
                     used: r.get(2)?,
+                    proven: r.get(3)?,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -392,10 +412,12 @@ impl Store {
                         client_id,
                         secret_sha256,
                         used,
+                        proven,
                     } => {
                         tx.execute(
-                            "INSERT OR REPLACE INTO clients(client_id, secret_sha256, used) VALUES (?1, ?2, ?3)",
-                            params![client_id, secret_sha256, used],
+                            "INSERT OR REPLACE INTO clients(client_id, secret_sha256, used, proven) \
+                             VALUES (?1, ?2, ?3, ?4)",
+                            params![client_id, secret_sha256, used, proven],
                         )?;
                     }
                     Op::ForgetClient { client_id } => {

@@ -13,7 +13,7 @@ use ahp_wasm::protocol::{
 use common::*;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const AGENT_TOKEN: &str = "agent-secret-0123456789-XYZ";
 
@@ -204,15 +204,49 @@ async fn a_wrong_token_is_refused_with_auth_required() {
     assert!(!e.message.contains(AGENT_TOKEN));
 }
 
+/// A host on `data` and `work` whose agent is protected by the token in `secrets`, with
+/// unlocks lasting `ttl`.
+async fn protected_host_on(
+    data: &Path,
+    work: &Path,
+    secrets: &Path,
+    ttl: Duration,
+) -> ahp_host::RunningHost {
+    isolated_home();
+    let mut config = ahp_host::Config::local(data, work);
+    config.chunk_delay = Duration::from_millis(1);
+    config.token = Some(test_token(data));
+    config.agent_auth = Some(AgentAuthConfig {
+        token_file: token_file(secrets),
+        resource: DEFAULT_RESOURCE.into(),
+        ttl,
+    });
+    ahp_host::start(config).await.expect("host starts")
+}
+
 #[tokio::test]
 async fn expiry_sends_auth_required_and_locks_again() {
-    let (t, _s) = protected_host(Duration::from_secs(1)).await;
-    let mut c = Client::connect(&t.host, "c1").await;
-    c.initialize(&[]).await;
-    authenticate(&mut c, AGENT_TOKEN).await.unwrap();
-    try_create(&mut c, "ahp-session:/s1").await.unwrap();
-    c.subscribe("ahp-session:/s1").await;
+    // The session is made under a long unlock, so nothing below races the short one.
+    let (t, secrets) = protected_host(Duration::from_secs(600)).await;
+    let mut maker = Client::connect(&t.host, "maker").await;
+    maker.initialize(&[]).await;
+    authenticate(&mut maker, AGENT_TOKEN).await.unwrap();
+    try_create(&mut maker, "ahp-session:/s1").await.unwrap();
+    maker.close().await;
+    let TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = protected_host_on(
+        data.path(),
+        work.path(),
+        secrets.path(),
+        Duration::from_secs(1),
+    )
+    .await;
 
+    let mut c = Client::connect(&host, "c1").await;
+    c.initialize(&[]).await;
+    c.subscribe("ahp-session:/s1").await;
+    authenticate(&mut c, AGENT_TOKEN).await.unwrap();
     let n = tokio::time::timeout(WAIT, c.notification_named("auth/required"))
         .await
         .expect("auth/required within the wait");
@@ -227,23 +261,31 @@ async fn expiry_sends_auth_required_and_locks_again() {
     // Authenticating again unlocks again.
     authenticate(&mut c, AGENT_TOKEN).await.unwrap();
     try_create(&mut c, "ahp-session:/s2").await.unwrap();
+    host.shutdown().await;
 }
 
 #[tokio::test]
 async fn renewing_before_expiry_moves_the_deadline() {
-    let (t, _s) = protected_host(Duration::from_secs(2)).await;
+    let ttl = Duration::from_secs(2);
+    let (t, _s) = protected_host(ttl).await;
     let mut c = Client::connect(&t.host, "c1").await;
     c.initialize(&[]).await;
     authenticate(&mut c, AGENT_TOKEN).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let renewed = Instant::now();
     authenticate(&mut c, AGENT_TOKEN).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    // 2.4 s after the first unlock, 1.2 s after the second: still unlocked, nothing sent.
     try_create(&mut c, "ahp-session:/s1").await.unwrap();
     let n = tokio::time::timeout(WAIT, c.notification_named("auth/required"))
         .await
         .expect("expires after the renewed TTL");
     assert_eq!(n["params"]["reason"], "expired");
+    // The first unlock's deadline (1.5 s after `renewed`) passed without a word: the timer
+    // runs from the renewal, which the host read after `renewed`, however slow it was.
+    let after = renewed.elapsed();
+    assert!(
+        after >= ttl,
+        "expired {after:?} after the renewal: the first deadline was kept"
+    );
 }
 
 #[tokio::test]

@@ -197,17 +197,21 @@ async fn a_client_back_within_the_grace_period_still_completes_its_tool() {
         .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
         .await;
     let last_seen = seen.last().unwrap().server_seq;
+    // The new connection is open before the old one closes: within the grace period there is
+    // only the `reconnect` itself to do, however loaded the machine.
+    let mut back = Client::connect(&t.host, "owner").await;
     owner.close().await;
     // The host handled the disconnect (the role is released at once): the grace period runs.
     other
         .envelopes_until(|e| matches!(&e.action, StateAction::SessionActiveClientChanged(a) if a.active_client.is_none()))
         .await;
-
-    let mut back = Client::connect(&t.host, "owner").await;
+    let released = Instant::now();
     let result = back.reconnect(last_seen, vec![S.into()]).await.unwrap();
     assert!(matches!(result, ReconnectResult::Replay(_)));
-    // Past the end of the grace period the call is still running: the grace timer stopped.
-    tokio::time::sleep(grace + grace / 2).await;
+    // Past the end of the grace period (it ran from before `released`) the call is still
+    // running: the grace timer stopped.
+    tokio::time::sleep((released + grace + grace / 4).saturating_duration_since(Instant::now()))
+        .await;
     let host = host_state(&t.host, S).await;
     let running = host.active_turn.as_ref().unwrap().response_parts.iter().any(|p| {
         matches!(p, ResponsePart::ToolCall(part) if matches!(&part.tool_call, ToolCallState::Running(r) if r.tool_call_id == id))

@@ -6,9 +6,11 @@ mod common;
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::*;
 use common::*;
+use futures_util::SinkExt;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_tungstenite::tungstenite::Message as WsMessage;
 
 const S: &str = "ahp-session:/hardening";
 
@@ -121,11 +123,28 @@ async fn flood_without_reading(c: &mut Client, method: &str, params: Value, coun
         let frame = json!({"jsonrpc": "2.0", "id": 10_000 + i, "method": method, "params": params});
         c.send_text(frame.to_string()).await;
     }
-    // Not reading for a while: the host must give up on us rather than buffer everything.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Not reading at all until the host gives up on us (reading earlier would let a host slowed
+    // down by a loaded machine keep up, and never drop us): a small request every 50 ms until
+    // one is refused, which happens once the host has closed the connection (the peer resets).
+    let ping = |i: usize| json!({"jsonrpc": "2.0", "id": i, "method": "ping", "params": {}});
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for i in 20_000.. {
+        let sent = c.ws_mut().send(WsMessage::text(ping(i).to_string())).await;
+        if sent.is_err() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the host kept a peer that reads nothing"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let mut answers = 0;
     while let Some(frame) = c.read_frame().await {
-        if frame.get("id").is_some() {
+        if frame["id"]
+            .as_u64()
+            .is_some_and(|id| (10_000..20_000).contains(&id))
+        {
             answers += 1;
         }
     }
@@ -213,14 +232,18 @@ async fn a_client_id_cannot_be_taken_over_without_its_secret() {
         if let Some(p) = presented {
             params["clientSecret"] = json!(p);
         }
-        let e = attacker
-            .call("initialize", params.clone())
+        // The victim reads meanwhile, as a live client does (it answers the host's ping).
+        let e = victim
+            .reading_while(attacker.call("initialize", params.clone()))
             .await
             .unwrap_err();
         assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
         let reconnect = json!({"channel": ROOT_CHANNEL, "clientId": "victim",
             "lastSeenServerSeq": 0, "subscriptions": [], "clientSecret": params["clientSecret"]});
-        let e = attacker.call("reconnect", reconnect).await.unwrap_err();
+        let e = victim
+            .reading_while(attacker.call("reconnect", reconnect))
+            .await
+            .unwrap_err();
         assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
     }
     // The victim was not disconnected.

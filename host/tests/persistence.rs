@@ -213,3 +213,64 @@ async fn server_seq_of_a_rejection_is_never_reused_after_kill_9() {
     );
     host.kill_9();
 }
+
+/// A database written before bindings recorded whether their secret was ever presented: the
+/// host adds the column, keeps the bindings, and counts them as never presented.
+#[tokio::test]
+async fn client_bindings_of_an_older_database_are_kept() {
+    use sha2::{Digest, Sha256};
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let sha256 = |s: &str| -> String {
+        Sha256::digest(s.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    {
+        let db = rusqlite::Connection::open(data.path().join("ahp-host.sqlite3")).unwrap();
+        db.execute_batch(
+            "CREATE TABLE clients(client_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL,
+                 used INTEGER NOT NULL);",
+        )
+        .unwrap();
+        for (id, secret) in [("kept", "kept-secret"), ("open", "open-secret")] {
+            db.execute(
+                "INSERT INTO clients VALUES (?1, ?2, 1)",
+                rusqlite::params![id, sha256(secret)],
+            )
+            .unwrap();
+        }
+    }
+    let host = restart(data.path(), work.path()).await;
+    let reconnect = |id: &str, secret: Option<&str>| {
+        let mut params = serde_json::json!({"channel": ROOT_CHANNEL, "clientId": id,
+            "lastSeenServerSeq": 0, "subscriptions": []});
+        if let Some(secret) = secret {
+            params["clientSecret"] = secret.into();
+        }
+        params
+    };
+    let mut c = Client::connect(&host, "x").await;
+    let e = c
+        .call("reconnect", reconnect("kept", Some("wrong-secret")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
+    c.call("reconnect", reconnect("kept", Some("kept-secret")))
+        .await
+        .expect("the binding was kept: its secret is accepted");
+    c.close().await;
+    // Presented now: required from here on.
+    let mut c = Client::connect(&host, "x").await;
+    let e = c
+        .call("reconnect", reconnect("kept", None))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
+    // Never presented: a spec-following reconnect is accepted.
+    c.call("reconnect", reconnect("open", None))
+        .await
+        .expect("an old binding counts as never presented");
+    host.shutdown().await;
+}

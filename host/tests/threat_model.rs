@@ -49,6 +49,13 @@
 //!   no command forges its exit code). Not prevented: any token holder gets a shell outside the
 //!   `resource*` sandbox, and any client may read any terminal (host/README.md, "Security and
 //!   limits").
+//!
+//! Ownership by `clientId` ("the connection that owns them") rests on the host's binding of ids
+//! (`a_client_id_is_not_taken_from_its_connection`). Prevented: taking an id from a connection
+//! that answers pings, and taking the id of a client that has presented its `clientSecret`
+//! (the SDK clients), connected or not. Not prevented, and asserted there: while a
+//! spec-following client (which cannot present a secret) is disconnected, anyone with the
+//! host's token may claim its id first; the host cannot tell that from the client's reconnect.
 
 mod common;
 
@@ -676,6 +683,71 @@ async fn tool_calls_are_completed_only_by_their_owner() {
     )
     .await;
     assert!(reason.contains("executed by the server"), "{reason}");
+}
+
+/// A handshake claiming `client_id` without a `clientSecret`, as every spec-following client
+/// sends it.
+fn claim_without_secret(method: &str, client_id: &str) -> Value {
+    match method {
+        "initialize" => json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.3.0"],
+            "clientId": client_id}),
+        _ => json!({"channel": ROOT_CHANNEL, "clientId": client_id, "lastSeenServerSeq": 0,
+            "subscriptions": []}),
+    }
+}
+
+/// "actions authorized against ... the connection that owns them (active client, tool-call
+/// owner)": ownership goes by `clientId`, which every subscriber reads from state, so the id
+/// must not pass to another connection on its say-so.
+///
+/// Controls: `claim_client_id` and the ping of the holding connection (`hub/identity.rs`,
+/// `hub/id_claims.rs`). Prevented: taking an id from a live connection without its secret;
+/// taking the id of a client that has presented its secret (the SDK clients), connected or not.
+/// Not prevented, and asserted so: while no connection holds the id of a client that never
+/// presented a secret (any official client), a handshake with that id is accepted: the host
+/// cannot tell the client's own `reconnect` from someone else's.
+#[tokio::test]
+async fn a_client_id_is_not_taken_from_its_connection() {
+    let t = start_host().await;
+    // A connected client that never presented its secret, as an official client: each claim
+    // is refused once its connection answers the host's ping.
+    let mut holder = Client::ready(&t.host, "holder").await;
+    for method in ["initialize", "reconnect"] {
+        let mut intruder = Client::connect(&t.host, "intruder").await;
+        let claim = intruder.call(method, claim_without_secret(method, "holder"));
+        let e = holder.reading_while(claim).await.unwrap_err();
+        assert_eq!(e.code, errors::PERMISSION_DENIED, "{method}: {e:?}");
+        assert!(e.message.contains("live connection"), "{e:?}");
+        // The intruder's connection stays, and may use an id of its own.
+        ping(&mut intruder).await;
+    }
+    ping(&mut holder).await;
+
+    // A client that presented its secret once (the SDK clients do at every reconnect) keeps
+    // its id while it is away too.
+    let sdk = Client::ready(&t.host, "sdk").await;
+    sdk.close().await;
+    let mut sdk = Client::connect(&t.host, "sdk").await;
+    sdk.reconnect(0, vec![])
+        .await
+        .expect("its own reconnect, with its secret");
+    sdk.close().await;
+    let mut intruder = Client::connect(&t.host, "intruder").await;
+    for method in ["initialize", "reconnect"] {
+        let e = intruder
+            .call(method, claim_without_secret(method, "sdk"))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, errors::PERMISSION_DENIED, "{method}: {e:?}");
+        assert!(e.message.contains("clientSecret"), "{e:?}");
+    }
+
+    // NOT prevented: once the holder is gone, its id is anyone's who asks first.
+    holder.close().await;
+    intruder
+        .call("reconnect", claim_without_secret("reconnect", "holder"))
+        .await
+        .expect("a secret-less reconnect with a free id is the spec's flow, and accepted");
 }
 
 /// "tokens are never logged"

@@ -116,6 +116,17 @@ export async function newSessionLendingTools(page) {
   return page.evaluate(() => ({ clientId: window.__ahp.client.clientId, session: window.__ahp.subscription.uri }));
 }
 
+/** Whether `problem` (as harness.mjs records it) is the browser reporting that a connection to
+ * the host's `/ahp` (of the page at `pageUrl`) could not be made: the WebSocket upgrade, or the
+ * SDK's GET that asks why it failed. What a page logs while its host is down, and nothing else. */
+export function isConnectionErrorToHost(problem, pageUrl) {
+  const ahp = `//${new URL(pageUrl).host}/ahp?`;
+  const websocket = problem.includes(` console.error: WebSocket connection to 'ws:${ahp}`) && problem.includes("' failed");
+  const probe = / console\.error: Failed to load resource: net::ERR_(CONNECTION_(REFUSED|RESET|CLOSED)|EMPTY_RESPONSE) \(http:/.test(problem)
+    && problem.includes(` (http:${ahp}`);
+  return websocket || probe;
+}
+
 /** No page had errors or CSP reports (a closed page's failed WebSocket aside). */
 export function assertNoProblems(pages) {
   for (const p of pages) {

@@ -341,6 +341,10 @@ impl Hub {
         };
         let version = version.clone();
         check_client_id(&p.client_id)?;
+        if let Some(holder) = self.holder_to_ask(conn, &p.client_id, secret.as_deref())? {
+            self.wait_for_holder(conn, holder, id.clone(), Request::Initialize(p, secret));
+            return Ok(());
+        }
         let channels = self.handshake_channels(p.initial_subscriptions.unwrap_or_default())?;
         // Channels that do not exist are left out of the answer (stateless ones included:
         // this host has none).
@@ -387,6 +391,10 @@ impl Hub {
             ));
         }
         check_client_id(&p.client_id)?;
+        if let Some(holder) = self.holder_to_ask(conn, &p.client_id, secret.as_deref())? {
+            self.wait_for_holder(conn, holder, id.clone(), Request::Reconnect(p, secret));
+            return Ok(());
+        }
         let channels = self.handshake_channels(p.subscriptions)?;
         let (resumed, missing): (Vec<String>, Vec<String>) =
             channels.into_iter().partition(|c| self.has_channel(c));

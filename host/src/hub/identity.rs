@@ -1,13 +1,24 @@
-//! Client identity: a `clientId` is bound to the connection that first used it.
+//! Client identity: a `clientId` is bound to a secret, and held by one live connection.
 //!
 //! Every subscriber can read client ids from state (`origin`, `contributor`, `activeClient`), so
-//! an id alone proves nothing. The first `initialize` with an id binds it to a random secret,
-//! returned as `clientSecret` in the answer (an `ahp-host` extension of `InitializeResult`).
-//! Any later `initialize` or `reconnect` with that id must present the secret as
-//! `clientSecret` in its params; without it the handshake is refused with `PermissionDenied`,
-//! and the connection holding the id is left alone. Only the secret's SHA-256 is kept (in the
-//! database too, so bindings survive a restart).
+//! an id alone proves little. The first `initialize` with an id binds it to a random secret,
+//! returned as `clientSecret` in the answer (an `ahp-host` extension of `InitializeResult`); a
+//! later `initialize` or `reconnect` may present it as `clientSecret` in its params. Official
+//! clients know nothing of it, and the spec's `reconnect` must work for them, so the rule is:
+//!
+//! - the right secret: accepted, and a live connection holding the id is replaced (a client's
+//!   reconnect usually arrives before its old socket is noticed dead);
+//! - a wrong secret: refused (`PermissionDenied`);
+//! - no secret, from a client that once presented its secret (it keeps it: the SDK clients):
+//!   refused, connected or not;
+//! - no secret otherwise: accepted when no live connection holds the id; when one does, the
+//!   handshake waits for it to answer a ping (refused) or to go (accepted; `id_claims.rs`).
+//!
+//! An `initialize` accepted without a secret is answered with a new one (the old one was never
+//! presented). Refusals leave the holding connection alone. Only the secret's SHA-256 is kept
+//! (in the database too, with whether it was ever presented, so bindings survive a restart).
 
+use super::id_claims::WaitingClaims;
 use super::{ConnId, Hub};
 use crate::security::{constant_time_eq, hex, Token};
 use crate::store::{ClientBinding, Op};
@@ -26,12 +37,17 @@ pub(super) struct Bindings {
     by_id: HashMap<String, Bound>,
     /// A use counter: which binding was used least recently.
     clock: u64,
+    /// Handshakes waiting for the connection that holds their id.
+    pub(super) waiting: WaitingClaims,
 }
 
 #[derive(Debug)]
 struct Bound {
     secret_sha256: String,
     used: u64,
+    /// Its client presented the secret in a handshake: it keeps it, so a handshake without it
+    /// is refused even while no connection holds the id.
+    proven: bool,
     /// The client declared `capabilities.mcpApps` at its last `initialize` (kept for its
     /// `reconnect`s, which declare nothing; not persisted).
     mcp_apps: bool,
@@ -39,6 +55,11 @@ struct Bound {
 
 fn digest(secret: &str) -> String {
     hex(&Sha256::digest(secret.as_bytes()))
+}
+
+/// Whether `presented` is `bound`'s secret.
+fn proves(presented: &str, bound: &Bound) -> bool {
+    constant_time_eq(digest(presented).as_bytes(), bound.secret_sha256.as_bytes())
 }
 
 impl Bindings {
@@ -51,12 +72,23 @@ impl Bindings {
                 let bound = Bound {
                     secret_sha256: b.secret_sha256,
                     used: b.used,
+                    proven: b.proven,
                     mcp_apps: false,
                 };
                 (b.client_id, bound)
             })
             .collect();
-        Bindings { by_id, clock }
+        Bindings {
+            by_id,
+            clock,
+            waiting: WaitingClaims::default(),
+        }
+    }
+
+    /// Whether `client_id` is bound and its client never presented the secret (so a handshake
+    /// without one may be its client's).
+    pub fn open(&self, client_id: &str) -> bool {
+        self.by_id.get(client_id).is_some_and(|b| !b.proven)
     }
 
     /// Records whether `client_id` declared `capabilities.mcpApps` (at `initialize`).
@@ -83,8 +115,9 @@ pub(super) enum Claim {
 }
 
 impl Hub {
-    /// Checks that `presented` proves ownership of `client_id` (binding it first when it is
-    /// new and `claim` allows). Returns the secret to answer `initialize` with.
+    /// Checks `presented` against `client_id`'s binding by the rule of the module docs
+    /// (binding the id first when it is new and `claim` allows). Returns the secret to answer
+    /// `initialize` with. (A handshake that must wait for the id's holder was parked before.)
     pub(super) fn claim_client_id(
         &mut self,
         conn: ConnId,
@@ -94,20 +127,43 @@ impl Hub {
     ) -> Result<String, ErrorObject> {
         self.bindings.clock += 1;
         let now = self.bindings.clock;
+        let held = self.holder_of(client_id, conn).is_some();
+        let refused = |message: &str| Err(ErrorObject::new(errors::PERMISSION_DENIED, message));
         let secret = match self.bindings.by_id.get_mut(client_id) {
             Some(bound) => {
-                let proven = presented.is_some_and(|p| {
-                    constant_time_eq(digest(p).as_bytes(), bound.secret_sha256.as_bytes())
-                });
-                if !proven {
-                    return Err(ErrorObject::new(
-                        errors::PERMISSION_DENIED,
-                        "this clientId is bound to another client: present its clientSecret, \
-                         or use a new clientId",
-                    ));
-                }
+                let secret = match presented {
+                    Some(p) if proves(p, bound) => {
+                        bound.proven = true;
+                        p.to_owned()
+                    }
+                    Some(_) => {
+                        return refused(
+                            "this clientId is bound to another client: present its \
+                             clientSecret, or use a new clientId",
+                        )
+                    }
+                    None if bound.proven => {
+                        return refused(
+                            "this clientId belongs to a client that keeps its clientSecret: \
+                             present it, or use a new clientId",
+                        )
+                    }
+                    None if held => {
+                        return refused(
+                            "this clientId is held by a live connection: present its \
+                             clientSecret, or use a new clientId",
+                        )
+                    }
+                    // Free, and its client never presented a secret: the spec's handshake.
+                    None if claim == Claim::Initialize => {
+                        let secret = Token::generate().expose().to_owned();
+                        bound.secret_sha256 = digest(&secret);
+                        secret
+                    }
+                    None => String::new(),
+                };
                 bound.used = now;
-                presented.unwrap_or_default().to_owned()
+                secret
             }
             None if claim == Claim::Reconnect => {
                 return Err(ErrorObject::new(
@@ -123,16 +179,19 @@ impl Hub {
                     Bound {
                         secret_sha256: digest(&secret),
                         used: now,
+                        proven: false,
                         mcp_apps: false,
                     },
                 );
                 secret
             }
         };
+        let bound = &self.bindings.by_id[client_id];
         self.ops.push(Op::BindClient {
             client_id: client_id.to_owned(),
-            secret_sha256: self.bindings.by_id[client_id].secret_sha256.clone(),
+            secret_sha256: bound.secret_sha256.clone(),
             used: now,
+            proven: bound.proven,
         });
         Ok(secret)
     }

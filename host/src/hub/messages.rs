@@ -53,6 +53,18 @@ pub enum HubMsg {
         /// Its id.
         conn: ConnId,
     },
+    /// A connection answered the ping the hub asked for (`id_claims.rs`).
+    Pong {
+        /// Its id.
+        conn: ConnId,
+    },
+    /// A handshake's wait for the connection holding its `clientId` is over (`id_claims.rs`).
+    ClaimWaitOver {
+        /// The connection that sent the handshake.
+        claimant: ConnId,
+        /// Which wait.
+        timer: u64,
+    },
     /// A request to answer.
     Request {
         /// From.

@@ -10,6 +10,8 @@
 //! - `messages.rs`: what the hub is sent (`HubMsg`) and the requests it answers (`Request`);
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
+//! - `identity.rs`: client ids bound to secrets; `id_claims.rs`: handshakes waiting for the
+//!   connection that holds their id (pinged: alive, or gone);
 //! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
@@ -33,6 +35,7 @@ mod client_tools;
 mod commands;
 mod customizations;
 mod dispatch;
+mod id_claims;
 mod identity;
 mod mcp;
 mod mcp_auth;
@@ -99,6 +102,10 @@ pub struct ConnShared {
     pub mcp_inflight: AtomicUsize,
     /// `completions` of this connection being answered (see `session_config.rs`).
     pub completions_inflight: AtomicUsize,
+    /// Asks the writer to send a WebSocket ping (see `id_claims.rs`).
+    pub ping: tokio::sync::Notify,
+    /// Set while the hub waits for a pong: the reader reports the next one.
+    pub awaiting_pong: AtomicBool,
 }
 
 impl ConnShared {
@@ -364,6 +371,8 @@ impl Hub {
                 );
             }
             HubMsg::Disconnect { conn } => self.drop_conn(conn),
+            HubMsg::Pong { conn } => self.on_pong(conn),
+            HubMsg::ClaimWaitOver { claimant, timer } => self.on_claim_wait_over(claimant, timer),
             HubMsg::Request { conn, id, request } => {
                 if self.conns.contains_key(&conn) {
                     self.on_request(conn, id, *request);
@@ -475,6 +484,7 @@ impl Hub {
         };
         c.handle.shared.kill.cancel();
         self.agent_auth.conn_closed(conn);
+        self.claims_conn_closed(conn);
         for channel in &c.subs {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.retain(|&x| x != conn);

@@ -538,6 +538,25 @@ impl Client {
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
     }
+
+    /// Awaits `work` (another client's request, say) while this client reads, as a live peer
+    /// does: it answers the host's pings. Frames read meanwhile are kept in the inbox.
+    pub async fn reading_while<T>(&mut self, work: impl std::future::Future<Output = T>) -> T {
+        tokio::pin!(work);
+        while !self.closed {
+            tokio::select! {
+                out = &mut work => return out,
+                msg = self.ws.next() => match msg {
+                    Some(Ok(WsMessage::Text(t))) => {
+                        self.inbox.push_back(serde_json::from_str(&t).unwrap())
+                    }
+                    Some(Ok(WsMessage::Close(_))) | None | Some(Err(_)) => self.closed = true,
+                    Some(Ok(_)) => {}
+                },
+            }
+        }
+        work.await
+    }
 }
 
 /// `ping` answers `{}`: the connection is alive and served.
