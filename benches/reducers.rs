@@ -86,18 +86,10 @@ fn bench_session_stream(c: &mut Criterion) {
             )
         });
         group.bench_function(format!("wire_path/{turns}"), |b| {
-            b.iter_batched(
-                || w.initial.clone(),
-                |mut state| {
-                    for text in &w.envelopes {
-                        let envelope: ActionEnvelope =
-                            serde_json::from_str(black_box(text)).expect("envelope");
-                        black_box(session_reducer(&mut state, &envelope.action, &clock));
-                    }
-                    state
-                },
-                BatchSize::LargeInput,
-            )
+            replay(b, &w.initial, &w.envelopes, |state, text| {
+                let envelope: ActionEnvelope = serde_json::from_str(text).expect("envelope");
+                black_box(session_reducer(state, &envelope.action, &clock));
+            })
         });
         let frames: Vec<String> = w
             .envelopes
@@ -147,6 +139,25 @@ fn bench_session_stream(c: &mut Criterion) {
     }
 }
 
+/// Replays every envelope text of a stream into a fresh clone of `initial` with `apply`.
+fn replay<S: Clone>(
+    b: &mut criterion::Bencher<'_>,
+    initial: &S,
+    envelopes: &[String],
+    apply: impl Fn(&mut S, &str),
+) {
+    b.iter_batched(
+        || initial.clone(),
+        |mut state| {
+            for text in envelopes {
+                apply(&mut state, black_box(text));
+            }
+            state
+        },
+        BatchSize::LargeInput,
+    )
+}
+
 /// The README's Rust path against the official crate, on the same envelopes.
 fn bench_documented_path(c: &mut Criterion) {
     let clock = FixedClock(0.0);
@@ -163,49 +174,26 @@ fn bench_documented_path(c: &mut Criterion) {
         group.throughput(Throughput::Elements(w.envelopes.len() as u64));
         group.sample_size(20);
         group.bench_function(format!("ours/{turns}"), |b| {
-            b.iter_batched(
-                || w.initial.clone(),
-                |mut state| {
-                    for text in &w.envelopes {
-                        let envelope: ActionEnvelope =
-                            decode::from_text(black_box(text)).expect("envelope");
-                        black_box(session_reducer(&mut state, &envelope.action, &clock));
-                    }
-                    state
-                },
-                BatchSize::LargeInput,
-            )
+            replay(b, &w.initial, &w.envelopes, |state, text| {
+                let envelope: ActionEnvelope = decode::from_text(text).expect("envelope");
+                black_box(session_reducer(state, &envelope.action, &clock));
+            })
         });
         group.bench_function(format!("ours_serde/{turns}"), |b| {
-            b.iter_batched(
-                || w.initial.clone(),
-                |mut state| {
-                    for text in &w.envelopes {
-                        let envelope: ActionEnvelope =
-                            serde_json::from_str(black_box(text)).expect("envelope");
-                        black_box(session_reducer(&mut state, &envelope.action, &clock));
-                    }
-                    state
-                },
-                BatchSize::LargeInput,
-            )
+            replay(b, &w.initial, &w.envelopes, |state, text| {
+                let envelope: ActionEnvelope = serde_json::from_str(text).expect("envelope");
+                black_box(session_reducer(state, &envelope.action, &clock));
+            })
         });
         group.bench_function(format!("official/{turns}"), |b| {
-            b.iter_batched(
-                || official_initial.clone(),
-                |mut state| {
-                    for text in &w.envelopes {
-                        let envelope: ahp_types::actions::ActionEnvelope =
-                            serde_json::from_str(black_box(text)).expect("envelope (official)");
-                        black_box(ahp::reducers::apply_action_to_session(
-                            &mut state,
-                            &envelope.action,
-                        ));
-                    }
-                    state
-                },
-                BatchSize::LargeInput,
-            )
+            replay(b, &official_initial, &w.envelopes, |state, text| {
+                let envelope: ahp_types::actions::ActionEnvelope =
+                    serde_json::from_str(text).expect("envelope (official)");
+                black_box(ahp::reducers::apply_action_to_session(
+                    state,
+                    &envelope.action,
+                ));
+            })
         });
         group.finish();
     }
