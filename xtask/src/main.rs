@@ -9,6 +9,7 @@
 mod bindings;
 mod codegen;
 mod copiers;
+mod model;
 mod names;
 
 use std::path::PathBuf;
