@@ -25,7 +25,7 @@ use std::path::Path;
 const SCHEMA_FILES: [&str; 5] = ["state", "actions", "commands", "notifications", "errors"];
 /// Our additive extensions of the 0.3.0 schema: new `$defs`, and `addProperties` (new optional
 /// properties of existing definitions).
-const EXTENSION_FILES: [&str; 1] = ["protocol/extensions/system-message-transform.json"];
+pub(crate) const EXTENSION_FILES: [&str; 1] = ["protocol/extensions/system-message-transform.json"];
 
 /// Adds an extension file's definitions and properties; a name that exists already is an error
 /// (an extension never changes what the protocol defines).
@@ -134,7 +134,6 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     Ok(())
 }
 
-
 pub(crate) struct Schema {
     pub(crate) defs: Map<String, Value>,
     constants: Map<String, Value>,
@@ -210,7 +209,6 @@ fn ref_name(schema: &Value) -> Option<&str> {
         .and_then(Value::as_str)
         .and_then(|r| r.strip_prefix("#/$defs/"))
 }
-
 
 struct Generator<'a> {
     schema: &'a Schema,
@@ -674,6 +672,7 @@ impl<'a> Generator<'a> {
             channel_states: &CHANNEL_STATES,
             boxed_fields: &BOXED_FIELDS,
             shared_elements: &SHARED_ELEMENTS,
+            manual_in_registry: &[],
         };
         render_module(&self.items, &options)
     }
@@ -706,3 +705,45 @@ fn description(schema: &Value) -> String {
         .to_string()
 }
 
+/// An extension file mapped as the 0.3.0 schema is, for another version's types: the types of
+/// its `$defs`, and its `addProperties` as optional fields (`(definition, field)`).
+pub(crate) fn extension_items(path: &Path) -> Result<(Vec<Item>, Vec<(String, Field)>), String> {
+    let doc = read_json(path)?;
+    let section = |key: &str| {
+        doc.get(key)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let schema = Schema {
+        defs: section("$defs"),
+        constants: Map::new(),
+        enums: Map::new(),
+        aliases: Map::new(),
+        undefined_allowed: BTreeSet::new(),
+        property_types: Map::new(),
+    };
+    let mut generator = Generator::new(&schema);
+    for (name, def) in &schema.defs {
+        generator.emit_struct(name, def)?;
+    }
+    let mut fields = Vec::new();
+    for (target, props) in section("addProperties") {
+        for (wire, prop) in props.as_object().into_iter().flatten() {
+            let ctx = format!("{target}{}", pascal(wire));
+            let path = format!("{target}.{wire}");
+            let (ty, nullable) = generator.field_type(&ctx, &path, wire, prop)?;
+            let field = Field {
+                wire: wire.clone(),
+                rust: snake(wire),
+                ty,
+                required: false,
+                nullable,
+                boxed: false,
+                doc: description(prop),
+            };
+            fields.push((target.clone(), field));
+        }
+    }
+    Ok((generator.items, fields))
+}

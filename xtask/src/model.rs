@@ -187,6 +187,8 @@ pub(crate) struct RenderOptions<'a> {
     pub(crate) boxed_fields: &'a [(&'a str, &'a str)],
     /// Arrays whose elements are shared (`Vec<Arc<T>>`, `(struct, wire name)`).
     pub(crate) shared_elements: &'a [(&'a str, &'a str)],
+    /// Hand-written types that `roundtrip_by_name` also knows.
+    pub(crate) manual_in_registry: &'a [&'a str],
 }
 
 impl RenderOptions<'_> {
@@ -218,7 +220,14 @@ pub(crate) fn render_module(items: &[Item], options: &RenderOptions) -> String {
     for item in items {
         match item {
             Item::Struct { name, doc, fields } => {
-                render_struct(&mut out, name, doc, fields, defaultable.contains(name), options);
+                render_struct(
+                    &mut out,
+                    name,
+                    doc,
+                    fields,
+                    defaultable.contains(name),
+                    options,
+                );
                 if options.channel_states.contains(&name.as_str()) {
                     render_field_enum(&mut out, name, fields);
                 }
@@ -240,7 +249,7 @@ pub(crate) fn render_module(items: &[Item], options: &RenderOptions) -> String {
             Item::Bitset { name, doc, flags } => render_bitset(&mut out, name, doc, flags),
         }
     }
-    render_registry(&mut out, items);
+    render_registry(&mut out, items, options.manual_in_registry);
     out
 }
 
@@ -796,7 +805,7 @@ fn render_bitset(out: &mut String, name: &str, doc: &str, flags: &[(String, u32,
 }
 
 /// A name -> round-trip function table so tests can exercise every generated type by name.
-fn render_registry(out: &mut String, items: &[Item]) {
+fn render_registry(out: &mut String, items: &[Item], manual: &[&str]) {
     out.push_str(
         "/// Every generated type by its schema name: deserializes `value` as that type and\n\
          /// serializes it back, checking that its `Encode` writes what serde writes. Used by the\n\
@@ -813,8 +822,7 @@ fn render_registry(out: &mut String, items: &[Item]) {
          \x20   }\n\
          \x20   Some(match name {\n",
     );
-    for item in items {
-        let name = item.name();
+    for name in items.iter().map(Item::name).chain(manual.iter().copied()) {
         let _ = writeln!(out, "        {name:?} => rt::<{name}>(value),");
     }
     out.push_str("        _ => return None,\n    })\n}\n\n/// The schema names of all generated types.\npub const GENERATED_TYPES: &[&str] = &[\n");
@@ -823,7 +831,6 @@ fn render_registry(out: &mut String, items: &[Item]) {
     }
     out.push_str("];\n");
 }
-
 
 /// `turnId` -> `turn_id`, `_meta` -> `meta`, `type` -> `r#type`.
 pub(crate) fn snake(name: &str) -> String {
