@@ -705,9 +705,15 @@ fn description(schema: &Value) -> String {
         .to_string()
 }
 
+/// What an extension adds: types, and fields of existing definitions (`(definition, field)`).
+pub(crate) struct Extension {
+    pub(crate) items: Vec<Item>,
+    pub(crate) fields: Vec<(String, Field)>,
+}
+
 /// An extension file mapped as the 0.3.0 schema is, for another version's types: the types of
-/// its `$defs`, and its `addProperties` as optional fields (`(definition, field)`).
-pub(crate) fn extension_items(path: &Path) -> Result<(Vec<Item>, Vec<(String, Field)>), String> {
+/// its `$defs`, and its `addProperties` as optional fields.
+pub(crate) fn extension_items(path: &Path) -> Result<Extension, String> {
     let doc = read_json(path)?;
     let section = |key: &str| {
         doc.get(key)
@@ -745,5 +751,8 @@ pub(crate) fn extension_items(path: &Path) -> Result<(Vec<Item>, Vec<(String, Fi
             fields.push((target.clone(), field));
         }
     }
-    Ok((generator.items, fields))
+    Ok(Extension {
+        items: generator.items,
+        fields,
+    })
 }

@@ -27,10 +27,14 @@ use crate::codegen::{extension_items, EXTENSION_FILES};
 use crate::model::{
     render_module, rustfmt, Field, Item, RenderOptions, Ty, UntaggedVariant, Variant, EXTRA_FIELD,
 };
+use crate::syn_read::{
+    bitset_flags, camel, derives, doc, field_type, impl_target, plain_type, serde_attrs,
+    serialized_values,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use syn::{Attribute, Fields, GenericArgument, PathArguments, Type};
+use syn::Fields;
 
 const OUTPUT: &str = "src/protocol/v1/generated.rs";
 
@@ -131,8 +135,8 @@ fn definition_source(root: &Path) -> Result<PathBuf, String> {
 
 /// Adds an extension's types and its members of existing structs.
 fn extend(items: &mut Vec<Item>, path: &Path) -> Result<(), String> {
-    let (new_items, fields) = extension_items(path)?;
-    for item in new_items {
+    let extension = extension_items(path)?;
+    for item in extension.items {
         if items.iter().any(|i| i.name() == item.name()) {
             return Err(format!(
                 "{}: {} exists already in 1.0.0",
@@ -142,7 +146,7 @@ fn extend(items: &mut Vec<Item>, path: &Path) -> Result<(), String> {
         }
         items.push(item);
     }
-    for (target, field) in fields {
+    for (target, field) in extension.fields {
         let Some(Item::Struct { fields, .. }) = items.iter_mut().find(|i| i.name() == target)
         else {
             return Err(format!(
@@ -168,259 +172,6 @@ fn render_union_members(out: &mut String, members: &BTreeMap<String, (String, St
     }
 }
 
-/// The serde attributes of an item, a field or a variant that the mapping reads.
-#[derive(Default)]
-struct Serde {
-    rename: Option<String>,
-    rename_all: Option<String>,
-    tag: Option<String>,
-    untagged: bool,
-    transparent: bool,
-    skip_serializing_if: bool,
-    with_functions: bool,
-}
-
-fn serde_attrs(attrs: &[Attribute], at: &str) -> Result<Serde, String> {
-    let mut serde = Serde::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        attr.parse_nested_meta(|meta| {
-            let key = meta
-                .path
-                .get_ident()
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            let string =
-                || -> syn::Result<String> { Ok(meta.value()?.parse::<syn::LitStr>()?.value()) };
-            match key.as_str() {
-                "rename" => serde.rename = Some(string()?),
-                "rename_all" => serde.rename_all = Some(string()?),
-                "tag" => serde.tag = Some(string()?),
-                "untagged" => serde.untagged = true,
-                "transparent" => serde.transparent = true,
-                "default" => {}
-                "skip_serializing_if" => {
-                    let function = string()?;
-                    if function != "Option::is_none" {
-                        return Err(
-                            meta.error(format!("unsupported skip_serializing_if {function}"))
-                        );
-                    }
-                    serde.skip_serializing_if = true;
-                }
-                "serialize_with" | "deserialize_with" => {
-                    string()?;
-                    serde.with_functions = true;
-                }
-                other => return Err(meta.error(format!("unsupported serde attribute `{other}`"))),
-            }
-            Ok(())
-        })
-        .map_err(|e| format!("{at}: {e}"))?;
-    }
-    Ok(serde)
-}
-
-fn derives(attrs: &[Attribute]) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if let Some(last) = meta.path.segments.last() {
-                out.insert(last.ident.to_string());
-            }
-            Ok(())
-        });
-    }
-    out
-}
-
-/// The doc comment, one line per `///` line (the one space after `///` removed).
-fn doc(attrs: &[Attribute]) -> String {
-    let lines: Vec<String> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .map(|line| line.strip_prefix(' ').unwrap_or(&line).to_string())
-        .collect();
-    lines.join("\n")
-}
-
-/// `turn_id` -> `turnId` (serde's `camelCase` of a field name).
-fn camel(name: &str) -> String {
-    let mut out = String::new();
-    let mut upper = false;
-    for c in name.chars() {
-        if c == '_' {
-            upper = !out.is_empty();
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// A field's type: (type, `Option`, boxed).
-fn field_type(ty: &Type, at: &str) -> Result<(Ty, bool, bool), String> {
-    if let Some(inner) = generic_arg(ty, "Option") {
-        let (ty, optional, boxed) = field_type(inner, at)?;
-        if optional {
-            return Err(format!("{at}: nested Option"));
-        }
-        return Ok((ty, true, boxed));
-    }
-    if let Some(inner) = generic_arg(ty, "Box") {
-        return Ok((plain_type(inner, at)?, false, true));
-    }
-    Ok((plain_type(ty, at)?, false, false))
-}
-
-/// A type inside a field (a `Box` in a collection adds nothing: the collection is indirect).
-fn plain_type(ty: &Type, at: &str) -> Result<Ty, String> {
-    let Type::Path(path) = ty else {
-        return Err(format!("{at}: unsupported type"));
-    };
-    let last = path
-        .path
-        .segments
-        .last()
-        .ok_or_else(|| format!("{at}: empty type path"))?;
-    let name = last.ident.to_string();
-    Ok(match name.as_str() {
-        "String" | "Uri" => Ty::String,
-        "bool" => Ty::Bool,
-        "f64" => Ty::F64,
-        "u64" => Ty::U64,
-        "u32" => Ty::U32,
-        // JSON numbers; `i32` only for JSON-RPC error codes.
-        "i64" | "i32" => Ty::I64,
-        "AnyValue" | "Value" => Ty::Any,
-        "JsonObject" => Ty::Object,
-        "Vec" => Ty::Vec(Box::new(plain_type(
-            generic_arg(ty, "Vec").ok_or_else(|| format!("{at}: Vec without an element"))?,
-            at,
-        )?)),
-        "Box" => plain_type(generic_arg(ty, "Box").unwrap_or(ty), at)?,
-        "HashMap" | "BTreeMap" => {
-            let PathArguments::AngleBracketed(args) = &last.arguments else {
-                return Err(format!("{at}: map without arguments"));
-            };
-            let types: Vec<&Type> = args
-                .args
-                .iter()
-                .filter_map(|a| match a {
-                    GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                })
-                .collect();
-            match types.as_slice() {
-                [key, value] if plain_type(key, at)? == Ty::String => {
-                    Ty::Map(Box::new(plain_type(value, at)?))
-                }
-                _ => return Err(format!("{at}: a map must have string keys")),
-            }
-        }
-        "Option" | "i8" | "i16" | "u8" | "u16" | "f32" | "usize" | "isize" => {
-            return Err(format!("{at}: unsupported type {name}"))
-        }
-        _ if last.arguments.is_empty() => Ty::Named(name),
-        _ => return Err(format!("{at}: unsupported generic type {name}")),
-    })
-}
-
-/// `T` of `Outer<T>`, when `ty` is an `Outer`.
-fn generic_arg<'a>(ty: &'a Type, outer: &str) -> Option<&'a Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if last.ident != outer {
-        return None;
-    }
-    let PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|a| match a {
-        GenericArgument::Type(t) => Some(t),
-        _ => None,
-    })
-}
-
-/// The wire values of an open string enum: the `serialize_str` literal of each `Self::X` arm
-/// of its hand-written `Serialize`.
-fn serialized_values(imp: &syn::ItemImpl) -> Vec<(String, String)> {
-    let mut values = Vec::new();
-    for item in &imp.items {
-        let syn::ImplItem::Fn(f) = item else { continue };
-        for stmt in &f.block.stmts {
-            let syn::Stmt::Expr(syn::Expr::Match(m), _) = stmt else {
-                continue;
-            };
-            for arm in &m.arms {
-                let syn::Pat::Path(p) = &arm.pat else {
-                    continue;
-                };
-                let Some(variant) = p.path.segments.last() else {
-                    continue;
-                };
-                if let Some(value) = serialized_str(&arm.body) {
-                    values.push((variant.ident.to_string(), value));
-                }
-            }
-        }
-    }
-    values
-}
-
-/// The literal of `serializer.serialize_str("...")`, also inside a block.
-fn serialized_str(expr: &syn::Expr) -> Option<String> {
-    match expr {
-        syn::Expr::MethodCall(call) if call.method == "serialize_str" => match call.args.first() {
-            Some(syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            })) => Some(s.value()),
-            _ => None,
-        },
-        syn::Expr::Block(block) => match block.block.stmts.as_slice() {
-            [syn::Stmt::Expr(inner, None)] => serialized_str(inner),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The `pub const NAME: Self = Self(n)` flags of a bitset's inherent impl.
-fn bitset_flags(imp: &syn::ItemImpl) -> Vec<(String, u32, String)> {
-    let mut flags = Vec::new();
-    for item in &imp.items {
-        let syn::ImplItem::Const(c) = item else {
-            continue;
-        };
-        let syn::Expr::Call(call) = &c.expr else {
-            continue;
-        };
-        if let Some(syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(n),
-            ..
-        })) = call.args.first()
-        {
-            if let Ok(value) = n.base10_parse::<u32>() {
-                flags.push((c.ident.to_string(), value, doc(&c.attrs)));
-            }
-        }
-    }
-    flags
-}
-
 /// Reads the definition's modules; [`Reader::items`] maps them.
 #[derive(Default)]
 struct Reader {
@@ -433,13 +184,6 @@ struct Reader {
     order: Vec<(String, bool)>,
     /// Variant structs that stand alone somewhere with their union's tag -> (tag, value).
     tagged_members: BTreeMap<String, (String, String)>,
-}
-
-fn impl_target(imp: &syn::ItemImpl) -> Option<String> {
-    let Type::Path(p) = &*imp.self_ty else {
-        return None;
-    };
-    p.path.segments.last().map(|s| s.ident.to_string())
 }
 
 impl Reader {

@@ -13,6 +13,8 @@ mod codegen_v1;
 mod copiers;
 mod model;
 mod names;
+mod render;
+mod syn_read;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
