@@ -16,6 +16,7 @@ pub mod jsonrpc;
 mod manual;
 mod raw;
 pub mod tagged;
+pub mod v1;
 pub mod wire;
 
 pub use generated::*;

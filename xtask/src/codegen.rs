@@ -15,15 +15,17 @@
 //! - an enum of strings becomes a Rust enum with an `Other(String)` fallback;
 //! - a handful of irregular definitions are written by hand in `src/protocol/manual.rs`.
 
+use crate::model::{
+    pascal, render_module, rustfmt, snake, Field, Item, RenderOptions, Ty, Variant, EXTRA_FIELD,
+};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::path::Path;
 
 const SCHEMA_FILES: [&str; 5] = ["state", "actions", "commands", "notifications", "errors"];
 /// Our additive extensions of the 0.3.0 schema: new `$defs`, and `addProperties` (new optional
 /// properties of existing definitions).
-const EXTENSION_FILES: [&str; 1] = ["protocol/extensions/system-message-transform.json"];
+pub(crate) const EXTENSION_FILES: [&str; 1] = ["protocol/extensions/system-message-transform.json"];
 
 /// Adds an extension file's definitions and properties; a name that exists already is an error
 /// (an extension never changes what the protocol defines).
@@ -132,35 +134,6 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Formats generated code the way `cargo fmt` would, so the checked-in file stays stable.
-fn rustfmt(code: &str) -> Result<String, String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("rustfmt")
-        .args(["--edition", "2021", "--emit", "stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("running rustfmt: {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("rustfmt: no stdin")?;
-    let input = code.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child
-        .wait_with_output()
-        .map_err(|e| format!("rustfmt: {e}"))?;
-    writer
-        .join()
-        .map_err(|_| "rustfmt: writer panicked")?
-        .map_err(|e| format!("rustfmt: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "rustfmt failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    String::from_utf8(output.stdout).map_err(|e| format!("rustfmt output: {e}"))
-}
-
 pub(crate) struct Schema {
     pub(crate) defs: Map<String, Value>,
     constants: Map<String, Value>,
@@ -235,109 +208,6 @@ fn ref_name(schema: &Value) -> Option<&str> {
         .get("$ref")
         .and_then(Value::as_str)
         .and_then(|r| r.strip_prefix("#/$defs/"))
-}
-
-/// A Rust field type.
-#[derive(Clone, Debug, PartialEq)]
-enum Ty {
-    String,
-    F64,
-    U64,
-    U32,
-    Bool,
-    Any,
-    Object,
-    Vec(Box<Ty>),
-    Map(Box<Ty>),
-    Named(String),
-    /// A string that always has this one value (e.g. `channel: "ahp-root://"`).
-    Literal(String),
-}
-
-impl Ty {
-    fn rust(&self) -> String {
-        match self {
-            Ty::String | Ty::Literal(_) => "String".into(),
-            Ty::F64 => "f64".into(),
-            Ty::U64 => "u64".into(),
-            Ty::U32 => "u32".into(),
-            Ty::Bool => "bool".into(),
-            Ty::Any => "JsonValue".into(),
-            Ty::Object => "JsonObject".into(),
-            Ty::Vec(t) => format!("Vec<{}>", t.rust()),
-            Ty::Map(t) => format!("LiteMap<String, {}>", t.rust()),
-            Ty::Named(n) => n.clone(),
-        }
-    }
-
-    /// The TypeScript type, when tsify cannot infer it from the Rust type.
-    fn ts_override(&self) -> Option<String> {
-        match self {
-            Ty::Any | Ty::Object | Ty::Map(_) | Ty::Literal(_) => Some(self.ts()),
-            Ty::Vec(t) => t.ts_override().map(|inner| format!("{inner}[]")),
-            _ => None,
-        }
-    }
-
-    fn ts(&self) -> String {
-        match self {
-            Ty::String => "string".into(),
-            Ty::F64 | Ty::U64 | Ty::U32 => "number".into(),
-            Ty::Bool => "boolean".into(),
-            Ty::Any => "unknown".into(),
-            Ty::Object => "Record<string, unknown>".into(),
-            Ty::Vec(t) => format!("{}[]", t.ts()),
-            Ty::Map(t) => format!("Record<string, {}>", t.ts()),
-            Ty::Named(n) => n.clone(),
-            Ty::Literal(v) => format!("{v:?}"),
-        }
-    }
-}
-
-struct Field {
-    wire: String,
-    rust: String,
-    ty: Ty,
-    required: bool,
-    nullable: bool,
-    doc: String,
-}
-
-struct Variant {
-    wire: String,
-    rust: String,
-    payload: String,
-    /// Large payloads are boxed so the enum stays small (it is moved on every parse).
-    boxed: bool,
-}
-
-enum Item {
-    Struct {
-        name: String,
-        doc: String,
-        fields: Vec<Field>,
-    },
-    Tagged {
-        name: String,
-        doc: String,
-        tag: String,
-        variants: Vec<Variant>,
-    },
-    StrEnum {
-        name: String,
-        doc: String,
-        values: Vec<String>,
-    },
-}
-
-impl Item {
-    fn name(&self) -> &str {
-        match self {
-            Item::Struct { name, .. } | Item::Tagged { name, .. } | Item::StrEnum { name, .. } => {
-                name
-            }
-        }
-    }
 }
 
 struct Generator<'a> {
@@ -627,6 +497,7 @@ impl<'a> Generator<'a> {
                     required: required.contains(wire.as_str())
                         && !self.schema.undefined_allowed.contains(&prop_path),
                     nullable,
+                    boxed: false,
                     doc: description(&prop),
                 });
             }
@@ -794,499 +665,17 @@ impl<'a> Generator<'a> {
     }
 
     fn render(&self) -> String {
-        let mut out = String::new();
-        out.push_str(
-            "// @generated by `cargo run -p xtask -- codegen` from protocol/ahp-0.3.0/schema and\n\
-             // protocol/ahp-0.3.0-overlay.json. Do not edit by hand.\n\n\
-             #![allow(clippy::all, missing_docs)]\n\n\
-             use super::manual::*;\n\
-             use super::tagged::{TaggedUnion, UnknownVariant};\n\
-             use super::decode::{self, Decode, DecodeError, Reader};\n\
-             use super::encode::{self, Encode, EncodeMembers, Writer};\n\
-             use super::wire::{self, Extra, JsonObject, JsonValue};\n\
-             use serde::{Deserialize, Deserializer, Serialize, Serializer};\n\
-             use litemap::LiteMap;\n\n",
-        );
-        let defaultable = self.defaultable();
-        for item in &self.items {
-            match item {
-                Item::Struct { name, doc, fields } => {
-                    render_struct(&mut out, name, doc, fields, defaultable.contains(name));
-                    if CHANNEL_STATES.contains(&name.as_str()) {
-                        render_field_enum(&mut out, name, fields);
-                    }
-                }
-                Item::Tagged {
-                    name,
-                    doc,
-                    tag,
-                    variants,
-                } => render_tagged(&mut out, name, doc, tag, variants),
-                Item::StrEnum { name, doc, values } => render_str_enum(&mut out, name, doc, values),
-            }
-        }
-        render_registry(&mut out, &self.items);
-        out
-    }
-
-    /// Structs whose every field has a sensible empty value can derive `Default`.
-    fn defaultable(&self) -> BTreeSet<String> {
-        let mut set = BTreeSet::new();
-        loop {
-            let before = set.len();
-            for item in &self.items {
-                if let Item::Struct { name, fields, .. } = item {
-                    let ok = fields.iter().all(|f| {
-                        !f.required
-                            || f.nullable
-                            || match &f.ty {
-                                Ty::Named(n) => set.contains(n),
-                                _ => true,
-                            }
-                    });
-                    if ok {
-                        set.insert(name.clone());
-                    }
-                }
-            }
-            if set.len() == before {
-                return set;
-            }
-        }
-    }
-}
-
-fn render_doc(out: &mut String, indent: &str, doc: &str) {
-    let mut in_fence = false;
-    for line in doc.lines() {
-        let trimmed = line.trim_start();
-        let line = if let Some(rest) = trimmed.strip_prefix("```") {
-            // Fenced blocks in schema descriptions are examples in other languages.
-            let rendered = if in_fence {
-                "```".to_string()
-            } else {
-                let _ = rest;
-                "```text".to_string()
-            };
-            in_fence = !in_fence;
-            rendered
-        } else {
-            line.replace('\t', "    ")
+        let options = RenderOptions {
+            header: "// @generated by `cargo run -p xtask -- codegen` from protocol/ahp-0.3.0/schema and\n\
+                     // protocol/ahp-0.3.0-overlay.json. Do not edit by hand.",
+            tsify: true,
+            channel_states: &CHANNEL_STATES,
+            boxed_fields: &BOXED_FIELDS,
+            shared_elements: &SHARED_ELEMENTS,
+            manual_in_registry: &[],
         };
-        if line.is_empty() {
-            let _ = writeln!(out, "{indent}///");
-        } else {
-            let _ = writeln!(out, "{indent}/// {line}");
-        }
+        render_module(&self.items, &options)
     }
-    if in_fence {
-        let _ = writeln!(out, "{indent}/// ```");
-    }
-}
-
-/// The field of every generated struct that keeps the object's unknown members
-/// (`protocol::wire::Extra`, flattened). No wire property may map to this name.
-const EXTRA_FIELD: &str = "extra";
-
-const DERIVE_TSIFY: &str = "#[cfg_attr(target_arch = \"wasm32\", derive(tsify::Tsify))]\n";
-
-fn render_struct(out: &mut String, name: &str, doc: &str, fields: &[Field], default: bool) {
-    render_doc(out, "", doc);
-    let default = if default { ", Default" } else { "" };
-    let _ = write!(
-        out,
-        "#[derive(Debug, Clone, PartialEq, Serialize{default})]\n{DERIVE_TSIFY}pub struct {name} {{\n"
-    );
-    for f in fields {
-        render_doc(out, "    ", &f.doc);
-        let mut serde = vec![format!("rename = {:?}", f.wire)];
-        let optional = !f.required;
-        let rust_ty = match &f.ty {
-            // A struct that contains itself needs indirection; large, rare members get it.
-            Ty::Named(n) if n == name || BOXED_FIELDS.contains(&(name, f.wire.as_str())) => {
-                format!("Box<{n}>")
-            }
-            Ty::Vec(inner) if SHARED_ELEMENTS.contains(&(name, f.wire.as_str())) => {
-                format!("Vec<std::sync::Arc<{}>>", inner.rust())
-            }
-            other => other.rust(),
-        };
-        let ty = if optional || f.nullable {
-            format!("Option<{rust_ty}>")
-        } else {
-            rust_ty
-        };
-        if optional || f.nullable {
-            serde.push("default".into());
-        }
-        if optional {
-            serde.push("skip_serializing_if = \"Option::is_none\"".into());
-        }
-        match (&f.ty, optional || f.nullable) {
-            (Ty::F64, false) => serde.push("serialize_with = \"wire::ser_f64\"".into()),
-            (Ty::F64, true) => serde.push("serialize_with = \"wire::ser_opt_f64\"".into()),
-            (Ty::Vec(inner), _) if **inner == Ty::F64 => {
-                serde.push("serialize_with = \"wire::ser_vec_f64\"".into())
-            }
-            // Always an object, also when empty (`LiteMap`'s own impl writes `[]` then).
-            (Ty::Map(_), false) => serde.push("serialize_with = \"wire::ser_map\"".into()),
-            (Ty::Map(_), true) => serde.push("serialize_with = \"wire::ser_opt_map\"".into()),
-            _ => {}
-        }
-        let _ = writeln!(out, "    #[serde({})]", serde.join(", "));
-        let ts = if f.nullable {
-            Some(format!("{} | null", f.ty.ts()))
-        } else {
-            f.ty.ts_override()
-        };
-        if let Some(ts) = ts {
-            let _ = writeln!(
-                out,
-                "    #[cfg_attr(target_arch = \"wasm32\", tsify(type = {ts:?}))]"
-            );
-        }
-        let _ = writeln!(out, "    pub {}: {ty},", f.rust);
-    }
-    let _ = writeln!(
-        out,
-        "    /// Members this protocol version does not know (from a newer peer or an extension),\n    \
-         /// kept verbatim so they survive decoding, reducing and encoding.\n    \
-         #[serde(flatten)]\n    pub {EXTRA_FIELD}: Extra,"
-    );
-    out.push_str("}\n\n");
-    render_struct_decode(out, name, fields);
-    render_struct_encode(out, name, fields);
-}
-
-/// The JSON text of a member name with its colon, as the generated encoders write it.
-fn quoted_key(wire: &str) -> String {
-    format!(
-        "{}:",
-        serde_json::to_string(wire).expect("a string serializes")
-    )
-}
-
-/// `Encode` member by member, as serde's derive writes the struct: members in order, optional
-/// ones left out when absent, then the unknown ones.
-fn render_struct_encode(out: &mut String, name: &str, fields: &[Field]) {
-    let _ = writeln!(
-        out,
-        "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        encode::encode_struct(self, writer)\n    }}\n}}\n\n\
-         impl EncodeMembers for {name} {{\n    fn encode_members(&self, writer: &mut Writer) {{"
-    );
-    for f in fields {
-        let key = format!("{:?}", quoted_key(&f.wire));
-        if f.required {
-            let _ = writeln!(
-                out,
-                "        writer.key({key});\n        self.{}.encode(writer);",
-                f.rust
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "        if let Some(value) = &self.{} {{\n            writer.key({key});\n            value.encode(writer);\n        }}",
-                f.rust
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "        writer.extra(&self.{EXTRA_FIELD});\n    }}\n}}\n"
-    );
-}
-
-/// `Decode` through [`wire::WireStruct`] (see `protocol/decode`): the struct starts blank
-/// (`wire::Blank`), each member is read into its field (noted in a bit set), unknown ones into
-/// `extra`, required ones checked at the end; `Deserialize` through `Decode`.
-fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
-    render_decode_impls(out, name, "wire::decode_struct(reader)");
-    assert!(
-        fields.len() <= 64,
-        "{name}: more members than the decoder's bit set holds"
-    );
-    let _ = writeln!(
-        out,
-        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        Self {{"
-    );
-    for f in fields {
-        let _ = writeln!(out, "            {}: wire::Blank::blank(),", f.rust);
-    }
-    let _ = writeln!(
-        out,
-        "            {EXTRA_FIELD}: Extra::default(),\n        }}\n    }}\n}}\n"
-    );
-    // Required members: not nullable (a nullable one may be absent, as `null`).
-    let required: u64 = fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.required && !f.nullable)
-        .fold(0, |mask, (i, _)| mask | 1 << i);
-    let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
-    let _ = writeln!(
-        out,
-        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        \
-         const KEYS: &[&str] = &[{}];\n        let mut out = <Self as wire::Blank>::blank();\n        let {}seen = 0u64;\n        \
-         while let Some(key) = reader.next_key()? {{\n            match wire::key_index(&key, KEYS) {{",
-        names.join(", "),
-        if fields.is_empty() { "" } else { "mut " }
-    );
-    // Keys are looked up in a table by one shared function, then dispatched by index (a jump
-    // table): an inline `match` on strings compiles to a comparison per member.
-    for (i, f) in fields.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "                {i} => wire::member(reader, &mut out.{}, &mut seen, {i}, KEYS)?,",
-            f.rust
-        );
-    }
-    let _ = writeln!(
-        out,
-        "                _ => wire::unknown(reader, &mut out.{EXTRA_FIELD}, key)?,\n            }}\n        }}\n        \
-         wire::check_required(seen, {required:#x}, KEYS, reader)?;\n        Ok(out)\n    }}\n}}\n"
-    );
-}
-
-/// `wire::Blank` of a union or an enum: `value`, its variant for an unknown wire value.
-fn render_blank(out: &mut String, name: &str, value: &str) {
-    let _ = writeln!(
-        out,
-        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        {value}\n    }}\n}}\n"
-    );
-}
-
-/// `Decode` by `body` (over `reader`), and `Deserialize` through it.
-fn render_decode_impls(out: &mut String, name: &str, body: &str) {
-    let _ = writeln!(
-        out,
-        "impl Decode for {name} {{\n    fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        {body}\n    }}\n}}\n\n\
-         impl<'de> Deserialize<'de> for {name} {{\n    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{\n        decode::deserialize(deserializer)\n    }}\n}}\n"
-    );
-}
-
-fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) {
-    let _ = writeln!(
-        out,
-        "/// The top-level properties of [`{name}`], for reporting which ones an action changed.\n\
-         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\n#[repr(u8)]\npub enum {name}Field {{"
-    );
-    for f in fields {
-        let _ = writeln!(out, "    {},", pascal(&f.wire));
-    }
-    let _ = writeln!(
-        out,
-        "}}\n\nimpl {name}Field {{\n    /// Every field, in declaration order.\n    pub const ALL: &'static [Self] = &["
-    );
-    for f in fields {
-        let _ = writeln!(out, "        Self::{},", pascal(&f.wire));
-    }
-    let _ = writeln!(
-        out,
-        "    ];\n\n    /// The property name on the wire.\n    pub fn wire_name(self) -> &'static str {{\n        match self {{"
-    );
-    for f in fields {
-        let _ = writeln!(
-            out,
-            "            Self::{} => {:?},",
-            pascal(&f.wire),
-            f.wire
-        );
-    }
-    let _ = writeln!(out, "        }}\n    }}\n}}\n");
-    let _ = writeln!(
-        out,
-        "impl From<{name}Field> for u8 {{\n    fn from(field: {name}Field) -> u8 {{\n        field as u8\n    }}\n}}\n"
-    );
-    let _ = writeln!(
-        out,
-        "impl {name} {{\n    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to\n    \
-         /// date field by field instead of cloning the whole state).\n    \
-         pub fn clone_field_from(&mut self, other: &Self, field: {name}Field) {{\n        match field {{"
-    );
-    for f in fields {
-        let _ = writeln!(
-            out,
-            "            {name}Field::{} => self.{}.clone_from(&other.{}),",
-            pascal(&f.wire),
-            f.rust,
-            f.rust
-        );
-    }
-    let _ = writeln!(
-        out,
-        "        }}\n    }}\n\n    /// Writes one top-level field's value as JSON; `false` when the field is absent (then\n    \
-         /// nothing is written).\n    \
-         pub fn encode_field(&self, field: {name}Field, writer: &mut Writer) -> bool {{\n        match field {{"
-    );
-    for f in fields {
-        if f.required {
-            let _ = writeln!(
-                out,
-                "            {name}Field::{} => {{\n                self.{}.encode(writer);\n                true\n            }}",
-                pascal(&f.wire),
-                f.rust
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "            {name}Field::{} => self.{}.as_ref().map(|value| value.encode(writer)).is_some(),",
-                pascal(&f.wire),
-                f.rust
-            );
-        }
-    }
-    let _ = writeln!(out, "        }}\n    }}\n}}\n");
-}
-
-fn render_tagged(out: &mut String, name: &str, doc: &str, tag: &str, variants: &[Variant]) {
-    render_doc(out, "", doc);
-    let _ = write!(
-        out,
-        "#[derive(Debug, Clone, PartialEq, Serialize)]\n{DERIVE_TSIFY}#[serde(tag = {tag:?})]\npub enum {name} {{\n"
-    );
-    for v in variants {
-        let payload = if v.boxed {
-            format!("Box<{}>", v.payload)
-        } else {
-            v.payload.clone()
-        };
-        let _ = writeln!(
-            out,
-            "    #[serde(rename = {:?})]\n    {}({payload}),",
-            v.wire, v.rust
-        );
-    }
-    let _ = writeln!(
-        out,
-        "    /// A variant this protocol version does not know (from a newer peer), kept verbatim.\n    #[serde(untagged, skip_deserializing)]\n    Unknown(UnknownVariant),\n}}\n"
-    );
-    let _ = writeln!(
-        out,
-        "impl TaggedUnion for {name} {{\n    const TAG: &'static str = {tag:?};\n    const NAME: &'static str = {name:?};\n\n    fn variant_tag(&self) -> &str {{\n        match self {{"
-    );
-    for v in variants {
-        let _ = writeln!(out, "            Self::{}(_) => {:?},", v.rust, v.wire);
-    }
-    let _ = writeln!(
-        out,
-        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        const TAGS: &[&str] = &[{}];\n        Ok(match wire::key_index(tag, TAGS) {{",
-        variants
-            .iter()
-            .map(|v| format!("{:?}", v.wire))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    for (i, v) in variants.iter().enumerate() {
-        let parse = format!(
-            "<{} as wire::WireStruct>::decode_members(reader)?",
-            v.payload
-        );
-        let parse = if v.boxed {
-            format!("Box::new({parse})")
-        } else {
-            parse
-        };
-        let _ = writeln!(out, "            {i} => Self::{}({parse}),", v.rust);
-    }
-    let _ = writeln!(
-        out,
-        "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),\n        }})\n    }}\n}}\n"
-    );
-    render_decode_impls(out, name, "super::tagged::decode(reader)");
-    render_blank(
-        out,
-        name,
-        "Self::Unknown(UnknownVariant(JsonObject::new()))",
-    );
-    let _ = writeln!(
-        out,
-        "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        const TAG: &str = {:?};\n        match self {{",
-        quoted_key(tag)
-    );
-    for v in variants {
-        let tag_text = serde_json::to_string(&v.wire).expect("a string serializes");
-        let members = if v.boxed { "&**members" } else { "members" };
-        let _ = writeln!(
-            out,
-            "            Self::{}(members) => encode::encode_variant(writer, TAG, {tag_text:?}, {members}),",
-            v.rust
-        );
-    }
-    let _ = writeln!(
-        out,
-        "            Self::Unknown(unknown) => unknown.0.encode(writer),\n        }}\n    }}\n}}\n"
-    );
-}
-
-fn render_str_enum(out: &mut String, name: &str, doc: &str, values: &[String]) {
-    if doc.is_empty() {
-        let _ = writeln!(out, "/// Wire values of `{name}`.");
-    } else {
-        render_doc(out, "", doc);
-    }
-    let _ = write!(
-        out,
-        "#[derive(Debug, Clone, PartialEq, Eq, Hash)]\n{DERIVE_TSIFY}pub enum {name} {{\n"
-    );
-    let variants: Vec<String> = values.iter().map(|v| pascal(v)).collect();
-    for (v, rust) in values.iter().zip(&variants) {
-        let _ = writeln!(
-            out,
-            "    #[cfg_attr(target_arch = \"wasm32\", serde(rename = {v:?}))]\n    {rust},"
-        );
-    }
-    let _ = writeln!(out, "    /// A value this protocol version does not know (from a newer peer), kept verbatim.\n    #[cfg_attr(target_arch = \"wasm32\", serde(skip))]\n    Other(String),\n}}\n");
-    let _ = writeln!(
-        out,
-        "impl {name} {{\n    /// The wire string.\n    pub fn as_str(&self) -> &str {{\n        match self {{"
-    );
-    for (v, rust) in values.iter().zip(&variants) {
-        let _ = writeln!(out, "            Self::{rust} => {v:?},");
-    }
-    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-    let _ = writeln!(out, "            Self::Other(s) => s,\n        }}\n    }}\n\n    /// Parses a wire string; unknown values are kept as `Other`.\n    pub fn from_wire(s: &str) -> Self {{\n        const VALUES: &[&str] = &[{}];\n        match wire::key_index(s, VALUES) {{", quoted.join(", "));
-    for (i, rust) in variants.iter().enumerate() {
-        let _ = writeln!(out, "            {i} => Self::{rust},");
-    }
-    let _ = writeln!(
-        out,
-        "            _ => Self::Other(s.to_string()),\n        }}\n    }}\n}}\n\nimpl Serialize for {name} {{\n    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n        serializer.serialize_str(self.as_str())\n    }}\n}}\n"
-    );
-    render_decode_impls(out, name, "wire::decode_str_enum(reader, Self::from_wire)");
-    render_blank(out, name, "Self::Other(String::new())");
-    let _ = writeln!(
-        out,
-        "impl Encode for {name} {{\n    fn encode(&self, writer: &mut Writer) {{\n        writer.string(self.as_str())\n    }}\n}}\n"
-    );
-}
-
-/// A name -> round-trip function table so tests can exercise every generated type by name.
-fn render_registry(out: &mut String, items: &[Item]) {
-    out.push_str(
-        "/// Every generated type by its schema name: deserializes `value` as that type and\n\
-         /// serializes it back, checking that its `Encode` writes what serde writes. Used by the\n\
-         /// schema round-trip tests.\n\
-         pub fn roundtrip_by_name(name: &str, value: JsonValue) -> Option<Result<JsonValue, String>> {\n\
-         \x20   fn rt<T: serde::de::DeserializeOwned + Serialize + Encode>(value: JsonValue) -> Result<JsonValue, String> {\n\
-         \x20       let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;\n\
-         \x20       let text = serde_json::to_string(&typed).map_err(|e| e.to_string())?;\n\
-         \x20       let encoded = encode::to_text(&typed);\n\
-         \x20       if encoded != text {\n\
-         \x20           return Err(format!(\"Encode wrote {encoded}, serde {text}\"));\n\
-         \x20       }\n\
-         \x20       serde_json::from_str(&text).map_err(|e| e.to_string())\n\
-         \x20   }\n\
-         \x20   Some(match name {\n",
-    );
-    for item in items {
-        let name = item.name();
-        let _ = writeln!(out, "        {name:?} => rt::<{name}>(value),");
-    }
-    out.push_str("        _ => return None,\n    })\n}\n\n/// The schema names of all generated types.\npub const GENERATED_TYPES: &[&str] = &[\n");
-    for item in items {
-        let _ = writeln!(out, "    {:?},", item.name());
-    }
-    out.push_str("];\n");
 }
 
 /// `schema` with every `description` removed, for comparing shapes.
@@ -1316,52 +705,54 @@ fn description(schema: &Value) -> String {
         .to_string()
 }
 
-/// `turnId` -> `turn_id`, `_meta` -> `meta`, `type` -> `r#type`.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.trim_start_matches('_').chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if c.is_ascii_alphanumeric() || c == '_' {
-            out.push(c);
-        } else {
-            out.push('_');
-        }
-    }
-    match out.as_str() {
-        "type" | "ref" | "use" | "mod" | "move" | "self" | "match" | "loop" | "fn" | "impl"
-        | "struct" | "enum" | "trait" | "where" | "async" | "await" | "dyn" | "crate" | "super"
-        | "static" | "const" | "in" | "for" | "if" | "else" | "return" | "break" | "continue"
-        | "let" | "mut" | "pub" | "true" | "false" | "while" | "as" | "box" | "unsafe"
-        | "extern" | "override" => format!("r#{out}"),
-        _ => out,
-    }
+/// What an extension adds: types, and fields of existing definitions (`(definition, field)`).
+pub(crate) struct Extension {
+    pub(crate) items: Vec<Item>,
+    pub(crate) fields: Vec<(String, Field)>,
 }
 
-/// `not-needed` -> `NotNeeded`, `session/delta` -> `SessionDelta`, `ahp-root://` -> `AhpRoot`.
-fn pascal(value: &str) -> String {
-    let mut out = String::new();
-    let mut upper = true;
-    for c in value.chars() {
-        if c.is_ascii_alphanumeric() {
-            if upper {
-                out.push(c.to_ascii_uppercase());
-                upper = false;
-            } else {
-                out.push(c);
-            }
-        } else {
-            upper = true;
+/// An extension file mapped as the 0.3.0 schema is, for another version's types: the types of
+/// its `$defs`, and its `addProperties` as optional fields.
+pub(crate) fn extension_items(path: &Path) -> Result<Extension, String> {
+    let doc = read_json(path)?;
+    let section = |key: &str| {
+        doc.get(key)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let schema = Schema {
+        defs: section("$defs"),
+        constants: Map::new(),
+        enums: Map::new(),
+        aliases: Map::new(),
+        undefined_allowed: BTreeSet::new(),
+        property_types: Map::new(),
+    };
+    let mut generator = Generator::new(&schema);
+    for (name, def) in &schema.defs {
+        generator.emit_struct(name, def)?;
+    }
+    let mut fields = Vec::new();
+    for (target, props) in section("addProperties") {
+        for (wire, prop) in props.as_object().into_iter().flatten() {
+            let ctx = format!("{target}{}", pascal(wire));
+            let path = format!("{target}.{wire}");
+            let (ty, nullable) = generator.field_type(&ctx, &path, wire, prop)?;
+            let field = Field {
+                wire: wire.clone(),
+                rust: snake(wire),
+                ty,
+                required: false,
+                nullable,
+                boxed: false,
+                doc: description(prop),
+            };
+            fields.push((target.clone(), field));
         }
     }
-    if out.is_empty() {
-        out.push_str("Empty");
-    }
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, 'V');
-    }
-    out
+    Ok(Extension {
+        items: generator.items,
+        fields,
+    })
 }

@@ -1,15 +1,20 @@
 //! Project tasks. `cargo run -p xtask -- codegen` regenerates the AHP wire types in
 //! `src/protocol/generated.rs` from the vendored JSON Schema, and the generated sections of the
 //! npm package's hand-written files (`js/`) from the command and error class tables, and
-//! `js/protocol.js` (the protocol's named values);
+//! `js/protocol.js` (the protocol's named values), and the AHP 1.0.0 wire types in
+//! `src/protocol/v1/generated.rs` from the official `ahp-types` 1.0.0 definition;
 //! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
 
 #![forbid(unsafe_code)]
 
 mod bindings;
 mod codegen;
+mod codegen_v1;
 mod copiers;
+mod model;
 mod names;
+mod render;
+mod syn_read;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +29,7 @@ fn main() -> ExitCode {
         Some("codegen") => {
             let check = args.iter().any(|a| a == "--check");
             let result = codegen::run(&root, check)
+                .and_then(|()| codegen_v1::run(&root, check))
                 .and_then(|()| names::run(&root, check))
                 .and_then(|()| bindings::run(&root, check));
             match result {
