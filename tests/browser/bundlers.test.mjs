@@ -1,8 +1,9 @@
 // The package as an app's dependency, through bundlers with no configuration for it: a tiny app
 // is built with Vite (production build), esbuild (`--bundle --format=esm`, plus the one loader
 // flag of pkg/README.md, "Loading") and webpack 5, served from a loopback HTTP server, loaded in
-// headless Chromium, and run against the real ahp-host: before init() the SDK refuses with the
-// typed error, after it the app creates a session, subscribes, sends a message and sees the
+// headless Chromium, and run against the real ahp-host: before the module is loaded a reducer
+// refuses with the typed error; then the app connects (Vite and webpack: with no init() at all,
+// `connect` loads the module), creates a session, subscribes, sends a message and sees the
 // agent's reply in the mirrored state. The package is installed into the app from the tarball
 // `npm pack` makes of pkg/, as a user gets it. Run: node --test tests/browser/ (after
 // scripts/build-pkg.sh); host and browser as in harness.mjs.
@@ -17,20 +18,25 @@ import { ROOT_DIR, TOKEN, WAIT, explain, hostAndBrowser, run } from './harness.m
 const PKG = join(ROOT_DIR, 'pkg');
 const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.css': 'text/css' };
 
-// The app. `WASM_IMPORT` / `INIT_OPTIONS` are where a bundler needs the app to say something.
-const APP = `import { init, AhpClient, AhpError, PROTOCOL_VERSION } from 'ahp-wasm';
+// The app. `WASM_IMPORT` / `INIT` are where a bundler needs the app to say something: Vite and
+// webpack need nothing (`AhpClient.connect` loads the module the bundler emitted), esbuild
+// needs the loaded file's URL handed to init().
+const APP = `import { init, AhpClient, AhpError, PROTOCOL_VERSION, rootReducer } from 'ahp-wasm';
 WASM_IMPORT
 const params = new URLSearchParams(location.search);
 const url = params.get('ws');
 const token = params.get('tkn');
 
 async function main() {
-  // Before init(): the typed error, not a crash inside the bindings.
-  const before = await AhpClient.connect(url, { token }).then(
-    (c) => { c.close(); return 'connected'; },
-    (e) => (e instanceof AhpError ? e.kind : String(e)),
-  );
-  await init(INIT_OPTIONS);
+  // Before the module is loaded, a reducer (synchronous) refuses with the typed error, not a
+  // crash inside the bindings.
+  let before = 'ran';
+  try {
+    rootReducer({ agents: [] }, { type: 'x' });
+  } catch (e) {
+    before = e instanceof AhpError ? e.kind : String(e);
+  }
+  INIT
   const client = await AhpClient.connect(url, { token, reconnect: false });
   const channel = 'ahp-session:/bundled-' + params.get('name');
   await client.createSession({ channel });
@@ -111,7 +117,7 @@ async function runApp(t, name, dist) {
     await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 3 * WAIT });
     const r = await page.evaluate(() => window.__result);
     assert.equal(r.failed, undefined, r.failed);
-    assert.equal(r.before, 'notInitialized', 'AhpClient.connect before init() rejects with kind notInitialized');
+    assert.equal(r.before, 'notInitialized', 'a reducer before the module is loaded throws kind notInitialized');
     assert.equal(r.version, '0.3.0');
     assert.equal(r.turn.message.text, r.text);
     const reply = JSON.stringify(r.turn.responseParts);
@@ -138,7 +144,7 @@ function emittedWasm(dist) {
 
 test('Vite production build, no configuration', { timeout: 10 * 60_000 }, async (t) => {
   const dir = await appDir(t, 'vite');
-  writeFileSync(join(dir, 'main.js'), APP.replace('WASM_IMPORT', '').replace('INIT_OPTIONS', ''));
+  writeFileSync(join(dir, 'main.js'), APP.replace('WASM_IMPORT', '').replace('INIT', ''));
   writeFileSync(join(dir, 'index.html'), HTML('/main.js', true));
   const { build } = await import('vite');
   await build({ root: dir, configFile: false, logLevel: 'warn', build: { outDir: join(dir, 'dist') } });
@@ -149,7 +155,7 @@ test('Vite production build, no configuration', { timeout: 10 * 60_000 }, async 
 test('esbuild --bundle --format=esm with --loader:.wasm=file', { timeout: 10 * 60_000 }, async (t) => {
   const dir = await appDir(t, 'esbuild');
   const app = APP.replace('WASM_IMPORT', "import wasm from 'ahp-wasm/ahp_wasm_bg.wasm';")
-    .replace('INIT_OPTIONS', '{ wasm: new URL(wasm, import.meta.url) }');
+    .replace('INIT', 'await init({ wasm: new URL(wasm, import.meta.url) });');
   writeFileSync(join(dir, 'main.js'), app);
   const dist = join(dir, 'dist');
   mkdirSync(dist);
@@ -163,7 +169,7 @@ test('esbuild --bundle --format=esm with --loader:.wasm=file', { timeout: 10 * 6
 
 test('webpack 5 production build, no configuration for the package', { timeout: 10 * 60_000 }, async (t) => {
   const dir = await appDir(t, 'webpack');
-  writeFileSync(join(dir, 'main.js'), APP.replace('WASM_IMPORT', '').replace('INIT_OPTIONS', ''));
+  writeFileSync(join(dir, 'main.js'), APP.replace('WASM_IMPORT', '').replace('INIT', ''));
   const dist = join(dir, 'dist');
   const { default: webpack } = await import('webpack');
   const stats = await new Promise((resolve, reject) =>

@@ -29,7 +29,8 @@ test('terminal panel: type and see the echo; /run links its terminal', { timeout
     await page.waitForFunction(() => document.querySelector('[data-testid=terminal-view] .xterm-rows')?.textContent.includes('hi-42'), null, { timeout: WAIT });
     // Once: the panel wrote each piece of output once.
     assert.equal((await rows.textContent()).split('hi-42').length, 2, await rows.textContent());
-    // Shell integration saw the command.
+    // Shell integration saw the command (its end, with the exit code, may come after the output).
+    await page.waitForFunction(() => window.__ahp.terminal.commands.every((c) => c.exitCode !== undefined), null, { timeout: WAIT });
     const commands = await page.evaluate(() => window.__ahp.terminal.commands.map((c) => [c.commandLine, c.exitCode]));
     assert.deepEqual(commands, [['echo hi-$((40+2))', 0]]);
     const first = await page.evaluate(() => window.__ahp.terminal.uri);
