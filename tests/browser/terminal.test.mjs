@@ -30,7 +30,7 @@ test('terminal panel: type and see the echo; /run links its terminal', { timeout
     // Once: the panel wrote each piece of output once.
     assert.equal((await rows.textContent()).split('hi-42').length, 2, await rows.textContent());
     // Shell integration saw the command (its end, with the exit code, may come after the output).
-    await page.waitForFunction(() => window.__ahp.terminal.commands.every((c) => c.exitCode !== undefined), null, { timeout: WAIT });
+    await page.waitForFunction(() => window.__ahp.terminal.commands.length > 0 && window.__ahp.terminal.commands.every((c) => c.exitCode !== undefined), null, { timeout: WAIT });
     const commands = await page.evaluate(() => window.__ahp.terminal.commands.map((c) => [c.commandLine, c.exitCode]));
     assert.deepEqual(commands, [['echo hi-$((40+2))', 0]]);
     const first = await page.evaluate(() => window.__ahp.terminal.uri);
