@@ -3,12 +3,16 @@
 //! npm package's hand-written files (`js/`) from the command and error class tables, and
 //! `js/protocol.js` (the protocol's named values);
 //! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
+//!
+//! `cargo run -p xtask -- imports [--edges] [DIR...]` fails when files of a directory import
+//! each other in a circle (default: `src` and `js`; see [`imports`]).
 
 #![forbid(unsafe_code)]
 
 mod bindings;
 mod codegen;
 mod copiers;
+mod imports;
 mod names;
 
 use std::path::PathBuf;
@@ -34,8 +38,32 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("imports") => {
+            let edges = args.iter().any(|a| a == "--edges");
+            let mut dirs: Vec<String> = args[1..]
+                .iter()
+                .filter(|a| !a.starts_with("--"))
+                .cloned()
+                .collect();
+            if dirs.is_empty() {
+                dirs = imports::DEFAULT_DIRS
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect();
+            }
+            match imports::run(&root, &dirs, edges) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("imports: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: cargo run -p xtask -- codegen [--check]");
+            eprintln!(
+                "usage: cargo run -p xtask -- codegen [--check]\n       \
+                 cargo run -p xtask -- imports [--edges] [DIR...]"
+            );
             ExitCode::FAILURE
         }
     }
