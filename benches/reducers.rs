@@ -153,9 +153,10 @@ fn bench_documented_path(c: &mut Criterion) {
     for turns in [50, 500] {
         let w = workload(turns);
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let initial_text =
-            std::fs::read_to_string(root.join(format!("target/bench-workload/initial-{turns}.json")))
-                .expect("initial state");
+        let initial_text = std::fs::read_to_string(
+            root.join(format!("target/bench-workload/initial-{turns}.json")),
+        )
+        .expect("initial state");
         let official_initial: ahp_types::state::SessionState =
             serde_json::from_str(&initial_text).expect("initial state (official)");
         let mut group = c.benchmark_group("documented_path");
