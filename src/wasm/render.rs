@@ -92,7 +92,7 @@ fn in_memory(text: &str) -> (u32, u32) {
 /// JSON text already in JS, parsed there and deeply frozen.
 pub fn parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue> {
     render_parse_frozen(text).map_err(|e| {
-        let why = super::client::transport::describe(&e);
+        let why = super::errors::describe(&e);
         super::errors::internal(&format!("parsing checked JSON text: {why}"))
     })
 }

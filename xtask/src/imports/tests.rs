@@ -32,6 +32,16 @@ fn has_edge(root: &Path, dir: &str, from: &str, to: &str) -> bool {
     graph.edges.contains_key(&(from, to))
 }
 
+/// What the lint step checks: the SDK's `src/` and `js/` have no import circle.
+#[test]
+fn the_sdk_has_no_import_circles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dirs: Vec<String> = DEFAULT_DIRS.iter().map(|d| d.to_string()).collect();
+    if let Err(circles) = run(root, &dirs, false) {
+        panic!("{circles}");
+    }
+}
+
 #[test]
 fn finds_a_planted_rust_cycle_and_names_its_lines() {
     let (_dir, root) = project(&[
