@@ -25,6 +25,21 @@ fn circles(root: &Path, dir: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The circles of a temporary project with `files`, in its `src` or `js` (the first file's).
+fn circles_of(files: &[(&str, &str)]) -> Vec<Vec<String>> {
+    let (_dir, root) = project(files);
+    let dir = files[0].0.split('/').next().unwrap();
+    circles(&root, dir)
+}
+
+/// Checks that the checker fails on `dir`, its report naming each of `lines`.
+fn assert_reports(root: &Path, dir: &str, lines: &[&str]) {
+    let error = run(root, &[dir.to_string()], false).unwrap_err();
+    for line in lines {
+        assert!(error.contains(line), "{line:?} not in the report:\n{error}");
+    }
+}
+
 /// Whether `dir`'s graph has the edge `from -> to`.
 fn has_edge(root: &Path, dir: &str, from: &str, to: &str) -> bool {
     let graph = graph(root, &root.join(dir)).unwrap();
@@ -60,18 +75,14 @@ fn finds_a_planted_rust_cycle_and_names_its_lines() {
         circles(&root, "src"),
         [["src/a.rs", "src/b.rs", "src/c.rs"]]
     );
-    let error = run(&root, &["src".to_string()], false).unwrap_err();
-    assert!(
-        error.contains("cycle: src/a.rs -> src/b.rs -> src/c.rs -> src/a.rs"),
-        "{error}"
-    );
-    assert!(
-        error.contains("src/b.rs:3 -> src/c.rs (crate::c::g)"),
-        "{error}"
-    );
-    assert!(
-        error.contains("src/c.rs:1 -> src/a.rs (use super::a::A)"),
-        "{error}"
+    assert_reports(
+        &root,
+        "src",
+        &[
+            "cycle: src/a.rs -> src/b.rs -> src/c.rs -> src/a.rs",
+            "src/b.rs:3 -> src/c.rs (crate::c::g)",
+            "src/c.rs:1 -> src/a.rs (use super::a::A)",
+        ],
     );
 }
 
@@ -147,23 +158,22 @@ fn a_parent_and_its_children_use_each_other_freely() {
 
 #[test]
 fn a_circle_through_a_parent_and_a_module_outside_it_counts() {
-    let (_dir, root) = project(&[
-        ("src/lib.rs", "mod engine;\nmod other;\n"),
-        (
-            "src/engine/mod.rs",
-            "pub mod inbound;\npub struct Engine;\nfn f() { crate::other::g() }\n",
-        ),
-        (
-            "src/engine/inbound.rs",
-            "use super::Engine;\npub struct Batch;\n",
-        ),
-        (
-            "src/other.rs",
-            "use crate::engine::inbound::Batch;\npub fn g() {}\n",
-        ),
-    ]);
     assert_eq!(
-        circles(&root, "src"),
+        circles_of(&[
+            ("src/lib.rs", "mod engine;\nmod other;\n"),
+            (
+                "src/engine/mod.rs",
+                "pub mod inbound;\npub struct Engine;\nfn f() { crate::other::g() }\n",
+            ),
+            (
+                "src/engine/inbound.rs",
+                "use super::Engine;\npub struct Batch;\n",
+            ),
+            (
+                "src/other.rs",
+                "use crate::engine::inbound::Batch;\npub fn g() {}\n",
+            ),
+        ]),
         [["src/engine/inbound.rs", "src/engine/mod.rs", "src/other.rs"]]
     );
 }
@@ -186,23 +196,22 @@ fn test_code_is_no_import() {
 
 #[test]
 fn glob_re_exports_are_followed_to_the_defining_file() {
-    let (_dir, root) = project(&[
-        ("src/lib.rs", "pub mod protocol;\n"),
-        (
-            "src/protocol/mod.rs",
-            "mod generated;\npub mod wire;\npub use generated::*;\npub use wire::Value;\n",
-        ),
-        (
-            "src/protocol/generated.rs",
-            "use super::wire::Value;\npub struct State(Value);\n",
-        ),
-        (
-            "src/protocol/wire.rs",
-            "use crate::protocol::State;\npub enum Value { A }\nfn f(_: State) {}\n",
-        ),
-    ]);
     assert_eq!(
-        circles(&root, "src"),
+        circles_of(&[
+            ("src/lib.rs", "pub mod protocol;\n"),
+            (
+                "src/protocol/mod.rs",
+                "mod generated;\npub mod wire;\npub use generated::*;\npub use wire::Value;\n",
+            ),
+            (
+                "src/protocol/generated.rs",
+                "use super::wire::Value;\npub struct State(Value);\n",
+            ),
+            (
+                "src/protocol/wire.rs",
+                "use crate::protocol::State;\npub enum Value { A }\nfn f(_: State) {}\n",
+            ),
+        ]),
         [["src/protocol/generated.rs", "src/protocol/wire.rs"]]
     );
 }
@@ -252,14 +261,13 @@ fn finds_a_planted_js_cycle_through_a_barrel() {
         ("js/leaf.js", "import { readFileSync } from 'node:fs';\n"),
     ]);
     assert_eq!(circles(&root, "js"), [["js/api.js", "js/helper.js"]]);
-    let error = run(&root, &["js".to_string()], false).unwrap_err();
-    assert!(
-        error.contains("js/helper.js:1 -> js/api.js (./api.js)"),
-        "{error}"
-    );
-    assert!(
-        error.contains("js/api.js:2 -> js/helper.js (./helper.js)"),
-        "{error}"
+    assert_reports(
+        &root,
+        "js",
+        &[
+            "js/helper.js:1 -> js/api.js (./api.js)",
+            "js/api.js:2 -> js/helper.js (./helper.js)",
+        ],
     );
 
     // The error class from a leaf module instead: no circle.
