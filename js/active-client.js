@@ -6,7 +6,7 @@
 // Everything goes through the public client API (dispatch, subscriptions, setRequestHandler,
 // events): tool calls are state, so the owned calls are found in the session mirror as it
 // changes, and the results are actions. Hand-written; scripts/build-pkg.sh copies it into pkg/.
-import { AhpError, InvalidInputError } from './api.js';
+import { AhpError, InvalidInputError } from './error-classes.js';
 import { schemaErrors } from './schema-check.js';
 
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;

@@ -4,19 +4,22 @@
 // with `export *` (which leaves the default export out).
 //
 // Loading contract: nothing here needs the WebAssembly module to be imported. The error classes
-// (js/errors.js, a wasm-bindgen snippet: plain JavaScript) and the version constants come from
-// ./generated.js, written by scripts/build-pkg.sh, so they work before `init()`. The async entry
+// (js/errors.js, a wasm-bindgen snippet: plain JavaScript, exported by ./error-classes.js) and
+// the version constants come from ./generated.js, written by scripts/build-pkg.sh, so they work
+// before `init()`. The async entry
 // point, `AhpClient.connect`, loads the module itself (through the entry's `init()`, so
 // concurrent calls share one load and a failed load rejects with kind 'wasmLoad' and is retried
 // by the next call). The synchronous ones (the reducers, `new MultiHostClient()`) cannot wait:
 // they throw an `AhpError` of kind 'notInitialized' until `init()` has resolved. Every other
 // wasm object (a client, a subscription) can only come from those, so they need no check.
 //
-// Hand-written; scripts/build-pkg.sh copies it into pkg/. Keep in sync with js/index.d.ts; the
-// error classes are listed by the codegen (between the `generated` markers).
+// The modules this one re-exports import nothing from it (they take the error classes from
+// ./error-classes.js): no import circle (`cargo run -p xtask -- imports` checks).
+//
+// Hand-written; scripts/build-pkg.sh copies it into pkg/. Keep in sync with js/index.d.ts.
 import * as wasm from './ahp_wasm.js';
 import { AhpClient } from './ahp_wasm.js';
-import { errorClasses } from './generated.js';
+import { AhpError, InvalidInputError, TransportError } from './error-classes.js';
 import { onSystemMessageTransform, releaseActiveClient, setActiveClient } from './active-client.js';
 import { openTerminal, terminal } from './terminal.js';
 import { changeset, sessionChangeset } from './changeset.js';
@@ -24,45 +27,13 @@ import { connectError, connectOptions, watchReconnects, webSocketTransport as ma
 
 export { AhpClient, Subscription } from './ahp_wasm.js';
 export { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './generated.js';
+export * from './error-classes.js';
 export * from './protocol.js';
 export { InMemoryTransport } from './in-memory-transport.js';
 export { McpChannel } from './mcp-channel.js';
 export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
 export { TerminalHandle } from './terminal.js';
 export { ChangesetHandle } from './changeset.js';
-
-// <generated: error class exports> from src/client/error_classes.rs: cargo run -p xtask -- codegen
-export let AhpError;
-export let InvalidInputError;
-export let RpcError;
-export let RpcTimeoutError;
-export let TransportError;
-export let ClientClosedError;
-export let UnsupportedProtocolVersionError;
-export let NotSubscribedError;
-export let InvalidResponseError;
-export let ChannelUnavailableError;
-// </generated: error class exports>
-
-// The classes are set at once, before any `init()`, from the snippet the bindings use too (so
-// `instanceof` works with what the SDK throws). The generated lines read `wasm.__errorClasses()`:
-// here `wasm` is the snippet's list, which needs no WebAssembly.
-(function setErrorClasses(wasm) {
-  // <generated: error classes> from src/client/error_classes.rs: cargo run -p xtask -- codegen
-  ({
-    AhpError,
-    InvalidInputError,
-    RpcError,
-    RpcTimeoutError,
-    TransportError,
-    ClientClosedError,
-    UnsupportedProtocolVersionError,
-    NotSubscribedError,
-    InvalidResponseError,
-    ChannelUnavailableError,
-  } = wasm.__errorClasses());
-  // </generated: error classes>
-})({ __errorClasses: errorClasses });
 
 // ---------------------------------------------------------------------------------------------
 // The WebAssembly module's state, as the entry reports it.

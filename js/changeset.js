@@ -3,7 +3,7 @@
 // changeset or on one file. Everything goes through the public client API (a subscription to
 // the changeset, `invokeChangesetOperation`); results arrive as the changeset's own actions.
 // Hand-written; scripts/build-pkg.sh copies it into pkg/.
-import { AhpError, InvalidInputError, RpcTimeoutError } from './api.js';
+import { AhpError, InvalidInputError, RpcTimeoutError } from './error-classes.js';
 
 function invalid(message, argument) {
   return new InvalidInputError(message, argument, '');

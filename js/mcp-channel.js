@@ -11,7 +11,7 @@ import {
   ClientClosedError,
   InvalidInputError,
   RpcTimeoutError,
-} from './api.js';
+} from './error-classes.js';
 
 /**
  * Finds the customization `id` in a session state: top level or a container's `children`.

@@ -7,7 +7,7 @@
 // reducer keeps (the host trims the scrollback), so `onData` hands out what was appended since
 // the last change, or the whole text again (`reset: true`) after a clear or when trimming lost
 // the place. Hand-written; scripts/build-pkg.sh copies it into pkg/.
-import { AhpError, InvalidInputError } from './api.js';
+import { AhpError, InvalidInputError } from './error-classes.js';
 
 /** What one `terminal/input` may carry (the host refuses more than 64 KiB of UTF-8). */
 const CHUNK = 16 * 1024; // UTF-16 units: at most 48 KiB of UTF-8

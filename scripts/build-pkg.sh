@@ -80,7 +80,7 @@ else
   done
 fi
 
-cp js/node.js js/web.js js/api.js js/protocol.js js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js js/changeset.js js/schema-check.js js/index.d.ts pkg/
+cp js/node.js js/web.js js/api.js js/error-classes.js js/protocol.js js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js js/changeset.js js/schema-check.js js/index.d.ts pkg/
 
 # The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;
 # the package's own modules stay imports (the app's instance of the package is the one used).

@@ -6,7 +6,8 @@
 #
 #   scripts/test.sh                 everything (what CI runs)
 #   scripts/test.sh PART [PART...]  only those parts, in this order:
-#     lint     generated wire types, rustfmt, clippy (native, feature native, wasm32)
+#     lint     generated wire types, import circles (src/, js/), rustfmt, clippy (native,
+#              feature native, wasm32: the only build that compiles the bindings, src/wasm)
 #     native   the SDK crate's and xtask's tests (feature native)
 #     host     ahp-host's tests (real WebSockets, SQLite, the binary killed with SIGKILL)
 #     wasm     the npm package: fixtures in Chromium, the wasm client vs the host, tsc, Node tests
@@ -56,6 +57,7 @@ step() {
 # Chained with && : `set -e` does not apply inside a function run as an `if` condition.
 lint() {
   cargo run --quiet -p xtask -- codegen --check &&
+    cargo run --quiet -p xtask -- imports &&
     cargo fmt --all -- --check &&
     cargo clippy --workspace --all-targets --quiet -- -D warnings &&
     cargo clippy --workspace --all-targets --features native --quiet -- -D warnings &&
@@ -64,7 +66,7 @@ lint() {
 }
 
 step "tools" scripts/install-tools.sh
-wants lint && step "lint: generated wire types, fmt, clippy (native and wasm32)" lint
+wants lint && step "lint: generated wire types, import circles, fmt, clippy (native and wasm32)" lint
 wants native && step "native tests (with the async client: feature native)" \
   cargo test --workspace --exclude ahp-host --features native
 wants host && step "ahp-host tests" cargo test -p ahp-host

@@ -2,7 +2,7 @@
 //!
 //! The classes themselves are written in `js/errors.js` and declared in `js/index.d.ts`;
 //! `cargo run -p xtask -- codegen` writes every list of them from [`ERROR_CLASSES`] (the
-//! package's exports in `js/api.js`, `errorClasses()` and the kind-to-class map in
+//! package's exports in `js/error-classes.js`, `errorClasses()` and the kind-to-class map in
 //! `js/errors.js`), and `codegen --check` fails unless both files define exactly these classes
 //! with these `kind` and `code` values. A client error's class is the one of its
 //! [`Error::kind`](super::Error::kind) (a test checks every kind has one).

@@ -16,8 +16,7 @@
 //! # Ok::<(), decode::DecodeError>(())
 //! ```
 
-use super::wire::{Extra, JsonObject, JsonValue};
-use super::{RawJson, RawJsonBuf};
+use super::value::{Extra, JsonObject, JsonValue};
 use litemap::LiteMap;
 use std::sync::Arc;
 
@@ -32,6 +31,12 @@ pub fn to_text<T: Encode + ?Sized>(value: &T) -> String {
     let mut writer = Writer::default();
     value.encode(&mut writer);
     writer.finish()
+}
+
+/// `value` as compact JSON text, for messages. What `{value}` writes, without linking
+/// `JsonValue`'s `Display` (a serializer instance of its own for each of its two formats).
+pub fn json_text(value: &JsonValue) -> String {
+    to_text(value)
 }
 
 /// Largest integer a JavaScript number holds exactly (2^53 - 1).
@@ -333,18 +338,6 @@ impl<T: Encode> Encode for LiteMap<String, T> {
             value.encode(writer);
         }
         writer.end_object();
-    }
-}
-
-impl Encode for RawJson<'_> {
-    fn encode(&self, writer: &mut Writer) {
-        writer.raw(self.get());
-    }
-}
-
-impl Encode for RawJsonBuf {
-    fn encode(&self, writer: &mut Writer) {
-        writer.raw(self.get());
     }
 }
 

@@ -1,14 +1,20 @@
 //! Wire types whose schema shape the generator does not cover: untagged unions, a union nested
 //! inside `StateAction`, and one type the schema references without defining.
+//!
+//! A child of `generated.rs` (which declares it): its types and the generated ones name each
+//! other, so the two files are one module of wire types.
 
-use super::decode::{self, Decode, DecodeError, Expected, Reader, Token};
-use super::encode::{self, Encode, EncodeMembers, Writer};
-use super::generated::{
+// `generated.rs` allows clippy's lints for the generated code; this hand-written file keeps them.
+#![warn(clippy::all)]
+
+use super::{
     ChangesetState, Message, RootState, SessionState, TerminalState, TextRange,
     ToolCallCancellationReason, ToolCallConfirmationReason,
 };
-use super::tagged::TaggedUnion;
-use super::wire::{self, Extra, JsonObject, JsonValue};
+use crate::protocol::decode::{self, Decode, DecodeError, Expected, Reader, Token};
+use crate::protocol::encode::{self, Encode, EncodeMembers, Writer};
+use crate::protocol::tagged::TaggedUnion;
+use crate::protocol::wire::{self, Extra, JsonObject, JsonValue};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// A string that may be rendered as Markdown: a plain `string` is shown as-is, an object
@@ -118,7 +124,7 @@ impl wire::WireStruct for SessionToolCallConfirmedAction {
             }
             None => return Err(wire::missing("approved", reader)),
         };
-        let text = wire::json_text(&JsonValue::Object(object));
+        let text = encode::json_text(&JsonValue::Object(object));
         if approved {
             decode::from_text(&text).map(Self::Approved)
         } else {
@@ -493,7 +499,7 @@ impl TaggedUnion for ChangesetOperationTarget {
 
 impl Decode for ChangesetOperationTarget {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        super::tagged::decode(reader)
+        crate::protocol::tagged::decode(reader)
     }
 }
 

@@ -13,19 +13,18 @@ mod float;
 mod generated;
 pub mod json_path;
 pub mod jsonrpc;
-mod manual;
 mod raw;
 pub mod tagged;
 pub mod v1;
+mod value;
 pub mod wire;
 
 pub use generated::*;
 /// The map of `Record<string, T>` members (sorted by name), re-exported so users need no
 /// dependency of their own.
 pub use litemap::LiteMap;
-pub use manual::*;
 pub use raw::{RawJson, RawJsonBuf};
-pub use wire::{Extra, JsonObject, JsonValue};
+pub use value::{Extra, JsonObject, JsonValue};
 
 /// The protocol version this crate implements.
 pub const PROTOCOL_VERSION: &str = "0.3.0";

@@ -2,6 +2,7 @@
 //! the handler for its method decodes them). [`RawJson`] borrows it, [`RawJsonBuf`] owns it.
 
 use super::decode::{self, Decode, DecodeError, Reader};
+use super::encode::{Encode, Writer};
 use std::fmt;
 
 /// The JSON text of one value, checked to be JSON, borrowed (a slice of a frame).
@@ -81,6 +82,18 @@ impl fmt::Debug for RawJson<'_> {
 impl fmt::Debug for RawJsonBuf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "RawJson({})", &self.0)
+    }
+}
+
+impl Encode for RawJson<'_> {
+    fn encode(&self, writer: &mut Writer) {
+        writer.raw(self.get());
+    }
+}
+
+impl Encode for RawJsonBuf {
+    fn encode(&self, writer: &mut Writer) {
+        writer.raw(self.get());
     }
 }
 

@@ -67,7 +67,7 @@ fn reordered(
     let mut ordered = JsonObject::new();
     ordered.insert(tag_key.to_owned(), JsonValue::String(tag));
     ordered.extend(object);
-    Ok(super::wire::json_text(&JsonValue::Object(ordered)))
+    Ok(super::encode::json_text(&JsonValue::Object(ordered)))
 }
 
 /// A union variant from a newer protocol version: the whole object, tag included, kept so it

@@ -1,90 +1,12 @@
-//! Small serde helpers the generated wire types use.
+//! Small helpers the wire types use (the generated ones and those of `manual.rs`): serde's
+//! number and map writers, and what the decoders of wire structs share ([`WireStruct`],
+//! [`Blank`], [`member`], ...). The JSON value types are `value.rs`'s, re-exported here.
 
-use super::decode::{Decode, DecodeError, Expected, Reader};
+use super::decode::{duplicate, Decode, DecodeError, Expected, Reader};
+pub use super::decode::{field, missing};
+pub use super::encode::json_text;
+pub use super::value::{Extra, JsonObject, JsonValue};
 use serde::{Serialize, Serializer};
-use std::fmt;
-
-/// Any JSON value (`unknown` in TypeScript).
-pub type JsonValue = serde_json::Value;
-/// An open JSON object such as `_meta` (`Record<string, unknown>` in TypeScript).
-pub type JsonObject = serde_json::Map<String, serde_json::Value>;
-
-/// The members of a wire object that this protocol version does not know (from a newer peer
-/// or an extension, such as `activeClient.systemMessageTransform`), kept in their order so that
-/// decoding, reducing and encoding an object never drops them.
-///
-/// Every generated struct has one, as its last field `extra` (flattened: the members sit
-/// beside the known ones on the wire). In TypeScript it adds nothing to the object types.
-///
-/// Almost always empty, so it is one pointer wide and allocates nothing when empty (wire
-/// structs are built and moved per action). It reads as a [`JsonObject`] (`extra.get(name)`,
-/// `extra.insert(name, value)`).
-#[derive(Clone, Default)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(type = "{}"))]
-pub struct Extra(Option<Box<JsonObject>>);
-
-impl Extra {
-    /// Whether there are no unknown members.
-    pub fn is_empty(&self) -> bool {
-        self.0.as_ref().is_none_or(|members| members.is_empty())
-    }
-
-    /// The members, if any.
-    pub fn into_object(self) -> JsonObject {
-        self.0.map(|members| *members).unwrap_or_default()
-    }
-}
-
-fn empty_object() -> &'static JsonObject {
-    static EMPTY: std::sync::OnceLock<JsonObject> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(JsonObject::new)
-}
-
-impl std::ops::Deref for Extra {
-    type Target = JsonObject;
-    fn deref(&self) -> &JsonObject {
-        self.0.as_deref().unwrap_or_else(|| empty_object())
-    }
-}
-
-impl std::ops::DerefMut for Extra {
-    fn deref_mut(&mut self) -> &mut JsonObject {
-        self.0.get_or_insert_with(Default::default)
-    }
-}
-
-impl From<JsonObject> for Extra {
-    fn from(members: JsonObject) -> Self {
-        Extra((!members.is_empty()).then(|| Box::new(members)))
-    }
-}
-
-impl PartialEq for Extra {
-    fn eq(&self, other: &Self) -> bool {
-        **self == **other
-    }
-}
-
-impl fmt::Debug for Extra {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl Serialize for Extra {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Some(members) => members.serialize(serializer),
-            None => serializer.collect_map(std::iter::empty::<(&str, &JsonValue)>()),
-        }
-    }
-}
-
-/// `value` as compact JSON text, for messages. What `{value}` writes, without linking
-/// `JsonValue`'s `Display` (a serializer instance of its own for each of its two formats).
-pub fn json_text(value: &JsonValue) -> String {
-    super::encode::to_text(value)
-}
 
 /// Largest integer a JavaScript number holds exactly (2^53 - 1).
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -268,26 +190,6 @@ pub fn check_required(
     Err(missing(keys[absent.trailing_zeros() as usize], reader))
 }
 
-/// Reads the value of a known member into its slot; a member given twice is an error.
-#[inline(never)]
-pub fn field<T: Decode>(
-    reader: &mut Reader<'_>,
-    slot: &mut Option<T>,
-    name: &'static str,
-) -> Result<(), DecodeError> {
-    if slot.is_some() {
-        return Err(duplicate(name, reader.offset()));
-    }
-    *slot = Some(T::decode(reader).map_err(|e| e.at_key(name))?);
-    Ok(())
-}
-
-#[cold]
-#[inline(never)]
-fn duplicate(name: &str, offset: usize) -> DecodeError {
-    DecodeError::new(format!("duplicate property `{name}`"), offset).at_key(name)
-}
-
 /// Reads the value of an unknown member into `extra`.
 #[inline(never)]
 pub fn unknown(
@@ -298,14 +200,6 @@ pub fn unknown(
     let value = reader.value().map_err(|e| e.at_key(&key))?;
     extra.insert(key.into_owned(), value);
     Ok(())
-}
-
-/// The error for a required member that is absent (not inlined: one copy, not one per
-/// member).
-#[cold]
-#[inline(never)]
-pub fn missing(name: &'static str, reader: &Reader<'_>) -> DecodeError {
-    DecodeError::missing(name, reader.offset())
 }
 
 /// The value of a required member the generated decoder has checked to be present.

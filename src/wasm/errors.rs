@@ -2,6 +2,7 @@
 //! package entry re-exports, so `err instanceof InvalidInputError` works for callers.
 
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(module = "/js/errors.js")]
 extern "C" {
@@ -51,6 +52,17 @@ pub fn internal(reason: &str) -> JsValue {
 /// constructed with `new` that only factories make).
 pub fn usage(message: &str) -> JsValue {
     ahp_error("usage", message)
+}
+
+/// A short text for a thrown JS value.
+pub fn describe(value: &JsValue) -> String {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    // `String(value)`, as JS would write it (not Rust's `Debug`, which links its formatter).
+    value
+        .as_string()
+        .unwrap_or_else(|| String::from(js_sys::JsString::from(value.clone())))
 }
 
 /// The error classes, for the package entries to re-export (`{ AhpError, InvalidInputError }`).

@@ -92,7 +92,7 @@ fn in_memory(text: &str) -> (u32, u32) {
 /// JSON text already in JS, parsed there and deeply frozen.
 pub fn parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue> {
     render_parse_frozen(text).map_err(|e| {
-        let why = super::client::transport::describe(&e);
+        let why = super::errors::describe(&e);
         super::errors::internal(&format!("parsing checked JSON text: {why}"))
     })
 }
@@ -257,57 +257,19 @@ fn frozen_text(text: &str, sink: &JsValue) -> Result<JsValue, JsValue> {
     Ok(value)
 }
 
-/// Runs `$body` with `$s` bound to the typed optimistic state, whatever the kind.
-macro_rules! with_state {
-    ($mirror:expr, $s:ident => $body:expr) => {
-        match $mirror {
-            AnyMirror::Root(m) => {
-                let $s = m.state();
-                $body
-            }
-            AnyMirror::Session(m) => {
-                let $s = m.state();
-                $body
-            }
-            AnyMirror::Terminal(m) => {
-                let $s = m.state();
-                $body
-            }
-            AnyMirror::Changeset(m) => {
-                let $s = m.state();
-                $body
-            }
-            AnyMirror::ResourceWatch(m) => {
-                let $s = m.state();
-                $body
-            }
-        }
+/// Runs `$body` with `$s` bound to the mirror's typed state `$which` (`state`: the optimistic
+/// one, `confirmed`), whatever the kind.
+macro_rules! with_typed {
+    ($mirror:expr, $which:ident, $s:ident => $body:expr) => {
+        with_typed!(@kinds $mirror, $which, $s => $body;
+            Root Session Terminal Changeset ResourceWatch)
     };
-}
-
-macro_rules! with_confirmed {
-    ($mirror:expr, $s:ident => $body:expr) => {
+    (@kinds $mirror:expr, $which:ident, $s:ident => $body:expr; $($kind:ident)*) => {
         match $mirror {
-            AnyMirror::Root(m) => {
-                let $s = m.confirmed();
+            $(AnyMirror::$kind(m) => {
+                let $s = m.$which();
                 $body
-            }
-            AnyMirror::Session(m) => {
-                let $s = m.confirmed();
-                $body
-            }
-            AnyMirror::Terminal(m) => {
-                let $s = m.confirmed();
-                $body
-            }
-            AnyMirror::Changeset(m) => {
-                let $s = m.confirmed();
-                $body
-            }
-            AnyMirror::ResourceWatch(m) => {
-                let $s = m.confirmed();
-                $body
-            }
+            })*
         }
     };
 }
@@ -328,7 +290,7 @@ impl RenderedState {
     /// Converts the mirror's optimistic state in full (once, when a subscription starts);
     /// `sink`: the `Subscription` object, or `undefined`.
     pub fn new(mirror: &AnyMirror, sink: JsValue) -> Result<RenderedState, JsValue> {
-        let value = with_state!(mirror, s => frozen_value(s, &sink))?;
+        let value = with_typed!(mirror, state, s => frozen_value(s, &sink))?;
         Ok(RenderedState { value, sink })
     }
 
@@ -349,7 +311,8 @@ impl RenderedState {
     /// [`Event::ChannelChanged`]: crate::client::engine::Event::ChannelChanged
     pub fn update(&mut self, mirror: &AnyMirror, patch: &StatePatch) -> Result<(), JsValue> {
         // On an error the caller drops the rendering (rebuilt whole on the next read).
-        self.value = with_state!(mirror, s => apply_patch(&self.value, s, patch, &self.sink))?;
+        self.value =
+            with_typed!(mirror, state, s => apply_patch(&self.value, s, patch, &self.sink))?;
         Ok(())
     }
 }
@@ -365,5 +328,5 @@ impl Drop for RenderedState {
 /// The mirror's confirmed state as a new, deeply frozen JS value (full conversion: read it
 /// when needed, not per update).
 pub fn confirmed_value(mirror: &AnyMirror) -> Result<JsValue, JsValue> {
-    with_confirmed!(mirror, s => frozen_value(s, &JsValue::UNDEFINED))
+    with_typed!(mirror, confirmed, s => frozen_value(s, &JsValue::UNDEFINED))
 }

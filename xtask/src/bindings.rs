@@ -4,7 +4,8 @@
 //! - `js/index.d.ts`: the `AhpClient` command methods and the types they name, from the command
 //!   table (`src/protocol/command_table.rs`), and `NotificationMap`, from the table of protocol
 //!   notifications (`src/protocol/methods.rs`);
-//! - `js/api.js` (the package entries' exports) and `js/errors.js`: the lists of error classes,
+//! - `js/error-classes.js` (the package's error class exports) and `js/errors.js`: the lists
+//!   of error classes,
 //!   from the error class table (`src/client/error_classes.rs`); and the classes that
 //!   `js/errors.js` defines and `js/index.d.ts` declares must be exactly the table's, with its
 //!   `kind` and `code` values;
@@ -54,11 +55,8 @@ fn files(root: &Path) -> Result<Vec<(&'static str, Vec<Section>)>, String> {
             vec![("copiers", crate::copiers::section(root)?)],
         ),
         (
-            "js/api.js",
-            vec![
-                ("error class exports", api_error_exports()),
-                ("error classes", api_error_classes()),
-            ],
+            "js/error-classes.js",
+            vec![("error classes", exported_error_classes())],
         ),
     ])
 }
@@ -95,7 +93,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     check_error_classes("js/errors.js", &read("js/errors.js")?, Style::Js)?;
     check_error_classes("js/index.d.ts", &read("js/index.d.ts")?, Style::Dts)?;
     if check {
-        println!("js/index.d.ts, js/errors.js, js/api.js, js/render.js are up to date");
+        println!("js/index.d.ts, js/errors.js, js/error-classes.js, js/render.js are up to date");
     }
     Ok(())
 }
@@ -202,22 +200,15 @@ fn command_methods() -> Result<String, String> {
     Ok(out)
 }
 
-/// `js/api.js`: the package's exports, one per error class (set by `loaded()`).
-fn api_error_exports() -> String {
-    ERROR_CLASSES
-        .iter()
-        .map(|class| format!("export let {};\n", class.name))
-        .collect()
-}
-
-/// `js/api.js`: set when the module loads, from `__errorClasses()` (the classes `pkg/generated.js`
-/// re-exports from the bindings' snippet), so they work before `init()`.
-fn api_error_classes() -> String {
-    let mut out = String::from("  ({\n");
+/// `js/error-classes.js`: the package's exports, one per error class, from `errorClasses()`
+/// (what `pkg/generated.js` re-exports from the bindings' snippet), so they work before
+/// `init()`.
+fn exported_error_classes() -> String {
+    let mut out = String::from("export const {\n");
     for class in ERROR_CLASSES {
-        let _ = writeln!(out, "    {},", class.name);
+        let _ = writeln!(out, "  {},", class.name);
     }
-    out.push_str("  } = wasm.__errorClasses());\n");
+    out.push_str("} = errorClasses();\n");
     out
 }
 

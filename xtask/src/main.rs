@@ -4,6 +4,9 @@
 //! `js/protocol.js` (the protocol's named values), and the AHP 1.0.0 wire types in
 //! `src/protocol/v1/generated.rs` from the official `ahp-types` 1.0.0 definition;
 //! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
+//!
+//! `cargo run -p xtask -- imports [--edges] [DIR...]` fails when files of a directory import
+//! each other in a circle (default: `src` and `js`; see [`imports`]).
 
 #![forbid(unsafe_code)]
 
@@ -11,6 +14,7 @@ mod bindings;
 mod codegen;
 mod codegen_v1;
 mod copiers;
+mod imports;
 mod model;
 mod names;
 mod render;
@@ -40,8 +44,32 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("imports") => {
+            let edges = args.iter().any(|a| a == "--edges");
+            let mut dirs: Vec<String> = args[1..]
+                .iter()
+                .filter(|a| !a.starts_with("--"))
+                .cloned()
+                .collect();
+            if dirs.is_empty() {
+                dirs = imports::DEFAULT_DIRS
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect();
+            }
+            match imports::run(&root, &dirs, edges) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("imports: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         _ => {
-            eprintln!("usage: cargo run -p xtask -- codegen [--check]");
+            eprintln!(
+                "usage: cargo run -p xtask -- codegen [--check]\n       \
+                 cargo run -p xtask -- imports [--edges] [DIR...]"
+            );
             ExitCode::FAILURE
         }
     }

@@ -212,7 +212,11 @@ pub(crate) fn render_module(items: &[Item], options: &RenderOptions) -> String {
     out.push_str(
         "\n\n\
          #![allow(clippy::all, missing_docs)]\n\n\
-         use super::manual::*;\n\
+         // The shapes the generator does not cover, written by hand beside this file: a\n\
+         // part of this module (its types and these name each other).\n\
+         #[path = \"manual.rs\"]\n\
+         mod manual;\n\
+         pub use manual::*;\n\n\
          use super::tagged::{TaggedUnion, UnknownVariant};\n\
          use super::decode::{self, Decode, DecodeError, Reader};\n\
          use super::encode::{self, Encode, EncodeMembers, Writer};\n\

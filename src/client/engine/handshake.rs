@@ -106,7 +106,7 @@ impl Engine {
             Err(e) if e.code == errors::UNSUPPORTED_PROTOCOL_VERSION => {
                 let server_data = e
                     .data
-                    .and_then(|d| decode::from_text(&crate::protocol::wire::json_text(&d)).ok());
+                    .and_then(|d| decode::from_text(&crate::protocol::encode::json_text(&d)).ok());
                 let error = Error::UnsupportedProtocolVersion {
                     offered: self.config.protocol_versions.clone(),
                     server_data,

@@ -1,7 +1,8 @@
 //! The task that drives a client's engine: moves frames between the transport and the engine,
 //! fires timers, and reconnects with backoff.
 
-use super::client::{ClientEvent, Inner};
+use super::events::ClientEvent;
+use super::inner::Inner;
 use super::{BoxTransport, Connector, ReconnectPolicy};
 use crate::client::engine::Event;
 use crate::client::transport::{recv, try_recv};

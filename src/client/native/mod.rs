@@ -23,12 +23,15 @@
 mod client;
 mod commands;
 mod driver;
+mod events;
+mod inner;
 mod multi;
 mod subscription;
 
-pub use client::{AhpClient, ClientEvent};
+pub use client::AhpClient;
+pub use events::{ClientEvent, SubscriptionEvent};
 pub use multi::MultiHostClient;
-pub use subscription::{Subscription, SubscriptionEvent};
+pub use subscription::Subscription;
 
 use super::engine::PendingPolicy;
 use super::transport::memory::MemoryConnector;

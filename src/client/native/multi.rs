@@ -1,7 +1,8 @@
 //! [`MultiHostClient`]: several hosts, each with its own connection and reconnection, and one
 //! merged event stream.
 
-use super::client::{AhpClient, ClientEvent};
+use super::client::AhpClient;
+use super::events::ClientEvent;
 use super::ConnectOptions;
 use crate::client::Error;
 use std::collections::BTreeMap;

@@ -1,57 +1,34 @@
 //! [`Subscription`]: a handle on one subscribed channel.
 
-use super::client::AhpClient;
-use crate::client::engine::DropReason;
+use super::events::SubscriptionEvent;
+use super::inner::{CloseOnDrop, Inner};
 use crate::client::Error;
 use crate::protocol::StateAction;
-use crate::sync::{AnyMirror, AnyState, ChangeSet, ChannelState, PendingAction, Rejection};
+use crate::sync::{AnyMirror, AnyState, ChannelState};
+use std::sync::Arc;
 use tokio::sync::broadcast::{self, error::RecvError};
-
-/// What happened to a subscribed channel.
-#[derive(Debug, Clone)]
-pub enum SubscriptionEvent {
-    /// The channel's state exists (first snapshot).
-    Subscribed,
-    /// The optimistic state changed (one event per batch of server envelopes, and one per
-    /// own dispatch).
-    Changed {
-        /// Fields of the optimistic state that may differ.
-        changed: ChangeSet,
-        /// Fields of the confirmed state that changed.
-        confirmed_changed: ChangeSet,
-        /// Own actions still awaiting their echo.
-        pending: usize,
-    },
-    /// The server rejected an own action; its effect is reverted.
-    Rejected(Rejection),
-    /// Own actions dropped without an echo (see [`DropReason`]).
-    PendingDropped {
-        /// The actions.
-        actions: Vec<PendingAction>,
-        /// Why.
-        reason: DropReason,
-    },
-    /// The subscription ended without being asked to (e.g. the session was disposed).
-    Lost(String),
-}
 
 /// A subscribed channel. The state is read from the client's mirror on demand; changes arrive
 /// through [`Subscription::next_event`] or [`Subscription::on_event`]. Dropping the handle
 /// does not unsubscribe; [`Subscription::unsubscribe`] does (for every handle of the channel).
 pub struct Subscription {
-    client: AhpClient,
+    inner: Arc<Inner>,
+    /// Keeps the connection open while the handle lives, as a client clone does.
+    _owner: Arc<CloseOnDrop>,
     uri: String,
     events: broadcast::Receiver<SubscriptionEvent>,
 }
 
 impl Subscription {
     pub(super) fn new(
-        client: AhpClient,
+        inner: Arc<Inner>,
+        owner: Arc<CloseOnDrop>,
         uri: String,
         events: broadcast::Receiver<SubscriptionEvent>,
     ) -> Self {
         Subscription {
-            client,
+            inner,
+            _owner: owner,
             uri,
             events,
         }
@@ -65,7 +42,7 @@ impl Subscription {
     /// Runs `f` on the channel's mirror (no copy). `f` runs with the client's engine locked:
     /// do not call the client from inside it.
     pub fn with_mirror<R>(&self, f: impl FnOnce(&AnyMirror) -> R) -> Option<R> {
-        self.client.inner.engine().mirror(&self.uri).map(f)
+        self.inner.engine().mirror(&self.uri).map(f)
     }
 
     /// The optimistic state (a copy); `None` for a stateless or lost channel.
@@ -91,7 +68,7 @@ impl Subscription {
 
     /// Dispatches an action on this channel; returns its `clientSeq`.
     pub fn dispatch(&self, action: StateAction) -> Result<u64, Error> {
-        self.client.dispatch(&self.uri, action)
+        self.inner.dispatch(&self.uri, action)
     }
 
     /// The next event; `None` once the client is gone or the channel unsubscribed. Events
@@ -127,7 +104,7 @@ impl Subscription {
 
     /// Unsubscribes the channel.
     pub fn unsubscribe(self) {
-        self.client.unsubscribe(&self.uri);
+        self.inner.unsubscribe(&self.uri);
     }
 }
 

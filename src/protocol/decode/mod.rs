@@ -29,8 +29,9 @@ mod reader;
 
 pub use reader::{Reader, Token};
 
+use super::encode::json_text;
 use super::json_path::{JsonPath, Segment};
-use super::wire::{JsonObject, JsonValue};
+use super::value::{JsonObject, JsonValue};
 use litemap::LiteMap;
 use std::fmt;
 use std::sync::Arc;
@@ -57,7 +58,7 @@ pub fn deserialize<'de, D: serde::Deserializer<'de>, T: Decode>(
 ) -> Result<T, D::Error> {
     use serde::Deserialize;
     let value = JsonValue::deserialize(deserializer)?;
-    from_text(&super::wire::json_text(&value)).map_err(serde::de::Error::custom)
+    from_text(&json_text(&value)).map_err(serde::de::Error::custom)
 }
 
 /// Decodes the next value as the first of `shapes` it fits, as serde's `untagged` does; else
@@ -81,9 +82,9 @@ pub(crate) fn got(value: &JsonValue) -> String {
     match value {
         JsonValue::Object(_) => "an object".into(),
         JsonValue::Array(_) => "an array".into(),
-        JsonValue::String(_) => format!("the string {}", super::wire::json_text(value)),
-        JsonValue::Number(_) => format!("the number {}", super::wire::json_text(value)),
-        other => super::wire::json_text(other),
+        JsonValue::String(_) => format!("the string {}", json_text(value)),
+        JsonValue::Number(_) => format!("the number {}", json_text(value)),
+        other => json_text(other),
     }
 }
 
@@ -326,6 +327,35 @@ impl<T: Decode> Decode for LiteMap<String, T> {
     }
 }
 
+/// Reads the value of a known member into its slot; a member given twice is an error.
+#[inline(never)]
+pub fn field<T: Decode>(
+    reader: &mut Reader<'_>,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    if slot.is_some() {
+        return Err(duplicate(name, reader.offset()));
+    }
+    *slot = Some(T::decode(reader).map_err(|e| e.at_key(name))?);
+    Ok(())
+}
+
+/// The error for a member given twice.
+#[cold]
+#[inline(never)]
+pub(crate) fn duplicate(name: &str, offset: usize) -> DecodeError {
+    DecodeError::new(format!("duplicate property `{name}`"), offset).at_key(name)
+}
+
+/// The error for a required member that is absent (not inlined: one copy, not one per
+/// member).
+#[cold]
+#[inline(never)]
+pub fn missing(name: &'static str, reader: &Reader<'_>) -> DecodeError {
+    DecodeError::missing(name, reader.offset())
+}
+
 /// `Decode` for a plain struct (no `extra`): each member `field: "wireName"`, required, or
 /// `field: "wireName" = default` when absent or `null`. Unknown members are skipped.
 ///
@@ -338,12 +368,12 @@ macro_rules! decode_object {
             fn decode(
                 reader: &mut $crate::protocol::decode::Reader<'_>,
             ) -> Result<Self, $crate::protocol::decode::DecodeError> {
-                use $crate::protocol::{decode, wire};
+                use $crate::protocol::decode;
                 reader.begin_object(decode::Expected::Struct(stringify!($name)))?;
                 $(let mut $field = None;)*
                 while let Some(key) = reader.next_key()? {
                     match &*key {
-                        $($wire => wire::field(reader, &mut $field, $wire)?,)*
+                        $($wire => decode::field(reader, &mut $field, $wire)?,)*
                         _ => reader.skip_value().map_err(|e| e.at_key(&key))?,
                     }
                 }
@@ -359,7 +389,7 @@ macro_rules! decode_object {
     (@take $reader:ident $field:ident $wire:literal) => {
         match $field {
             Some(value) => value,
-            None => return Err($crate::protocol::wire::missing($wire, $reader)),
+            None => return Err($crate::protocol::decode::missing($wire, $reader)),
         }
     };
 }

@@ -6,7 +6,7 @@
 //! the code of every wire type).
 
 use super::{DecodeError, Expected};
-use crate::protocol::wire::{JsonObject, JsonValue};
+use crate::protocol::value::{JsonObject, JsonValue};
 use std::borrow::Cow;
 
 /// How deep objects and arrays may nest: 127 levels, as in `serde_json` (whose limit of 128

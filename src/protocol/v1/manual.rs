@@ -3,8 +3,8 @@
 
 use super::decode::{self, Decode, DecodeError, Reader};
 use super::encode::{self, Encode, EncodeMembers, Writer};
-use super::tagged::{self, TaggedUnion};
 use super::wire::{self, JsonObject, JsonValue};
+use crate::protocol::tagged::{self, TaggedUnion};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use crate::protocol::StringOrMarkdown;

@@ -11,13 +11,11 @@
 //! (`crate::protocol::{decode, encode}`).
 
 mod generated;
-mod manual;
 
 // The generated code reaches the shared machinery as `super::…`, as 0.3.0's does.
 use super::{decode, encode, tagged, wire};
 
 pub use generated::*;
-pub use manual::*;
 
 /// The protocol version of this model.
 pub const PROTOCOL_VERSION: &str = "1.0.0";

@@ -1,21 +1,17 @@
 //! `AhpClient`: one connection to an agent host (see `js/index.d.ts` for the contract).
 
-use super::driver::{Decode, Inner};
+use super::args::{function_arg, remover_of, string_arg};
+use super::decode::Decode;
+use super::driver::Inner;
 use super::errors::to_js_error;
-use super::events::{self, Listener};
+use super::events;
+use super::listener::Listener;
 use super::options;
-use crate::protocol::StateAction;
+use super::subscription::Subscription;
 use crate::wasm::convert::from_js;
-use crate::wasm::errors::invalid_input;
-use js_sys::{Function, Promise};
+use js_sys::Promise;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-
-#[wasm_bindgen(module = "/js/glue.js")]
-extern "C" {
-    fn remover(f: &JsValue, id: u32) -> JsValue;
-}
 
 /// A connection to one agent host. Typed in `js/index.d.ts`.
 #[wasm_bindgen(skip_typescript)]
@@ -23,30 +19,17 @@ pub struct AhpClient {
     pub(crate) inner: Rc<Inner>,
 }
 
-/// A string argument, or an `InvalidInputError` naming it.
-pub(crate) fn string_arg(value: &JsValue, argument: &str) -> Result<String, JsValue> {
-    value
-        .as_string()
-        .ok_or_else(|| invalid_input(argument, "", "expected a string"))
+/// The `AhpClient` object of a client (for the driver, which is below this file).
+fn client_object(inner: Rc<Inner>) -> JsValue {
+    AhpClient { inner }.into()
 }
 
-/// A function argument, or an `InvalidInputError` naming it.
-pub(crate) fn function_arg(value: JsValue, argument: &str) -> Result<Function, JsValue> {
-    value
-        .dyn_into::<Function>()
-        .map_err(|_| invalid_input(argument, "", "expected a function"))
-}
-
-/// The function that removes a listener (idempotent).
-pub(crate) fn remover_of(f: impl FnOnce(u32) + 'static, id: u32) -> JsValue {
-    remover(&Closure::once_into_js(f), id)
+/// The `Subscription` object of a channel (for the driver).
+fn subscription_object(inner: Rc<Inner>, channel: &str, serial: u32) -> JsValue {
+    Subscription::new(inner, channel, serial).into()
 }
 
 impl AhpClient {
-    pub(crate) fn from_inner(inner: Rc<Inner>) -> AhpClient {
-        AhpClient { inner }
-    }
-
     /// Starts connecting; the promise settles after the handshake.
     pub(crate) fn connect_inner(
         url: &JsValue,
@@ -54,7 +37,7 @@ impl AhpClient {
     ) -> Result<(Rc<Inner>, Promise), JsValue> {
         let url = string_arg(url, "url")?;
         let options = options::parse(options)?;
-        let inner = Inner::new(url, options);
+        let inner = Inner::new(url, options, client_object, subscription_object);
         let mut slots = None;
         let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
         let (resolve, reject) = slots.expect("the executor runs synchronously");
@@ -148,7 +131,7 @@ impl AhpClient {
     /// Applies `action` optimistically and sends it; returns its `clientSeq`.
     pub fn dispatch(&self, uri: JsValue, action: JsValue) -> Result<f64, JsValue> {
         let channel = string_arg(&uri, "uri")?;
-        dispatch(&self.inner, &channel, &action)
+        self.inner.dispatch(&channel, &action)
     }
 
     /// Listens to client events; returns the remover.
@@ -240,6 +223,7 @@ impl AhpClient {
     }
 }
 
+/// Adds a client-event listener to `inner`; returns its remover.
 pub(crate) fn add_listener(inner: &Rc<Inner>, listener: Listener) -> JsValue {
     let id = inner.listener_id();
     inner.listeners.events.add(id, listener);
@@ -252,13 +236,4 @@ pub(crate) fn add_listener(inner: &Rc<Inner>, listener: Listener) -> JsValue {
         },
         id,
     )
-}
-
-pub(crate) fn dispatch(inner: &Rc<Inner>, channel: &str, action: &JsValue) -> Result<f64, JsValue> {
-    let action: StateAction = from_js(action, "action")?;
-    let seq = inner
-        .with_engine(|e, now| e.dispatch(channel, action, now))
-        .map_err(|e| to_js_error(&e))?;
-    inner.run();
-    Ok(seq as f64)
 }

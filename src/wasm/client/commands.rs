@@ -4,7 +4,7 @@
 //! result text).
 
 use super::client::AhpClient;
-use super::driver::Decode;
+use super::decode::Decode;
 use crate::protocol::decode::{self, DecodeError};
 use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
 use crate::protocol::RawJsonBuf;

@@ -1,27 +1,24 @@
-//! [`Connection`]: the link to the host (where to connect, the open transport, its generation,
-//! reconnection), and the transport callbacks that drive it ([`Inner`]'s `transport_*`
-//! methods, called by [`super::transport`]).
+//! [`Connection`]: the link to the host: where to connect, the open transport and its
+//! generation, reconnection's schedule.
 //!
 //! Every connection gets a new generation; a callback tagged with an older one (a socket
 //! already let go, a late frame) is ignored. A connection that drops after a handshake is
 //! retried on the [`ReconnectPolicy`]'s schedule; one that never opens fails `connect()`.
+//! The driver reacts to the transport's reports (its `TransportEvents`) with these.
 //!
-//! The invariant of [`super::driver`] holds here too: a callback only changes state and
-//! queues deliveries; user code (listeners, a custom transport's `send`/`close`) runs with no
-//! `RefCell` borrowed: a transport is taken out of its cell before it is closed, cloned
-//! before it sends.
+//! No borrow of it is held while user code runs: a custom transport's factory is called
+//! before the new transport is stored; a transport is taken out of its cell before it is
+//! closed, cloned before it sends.
 
-use super::driver::Inner;
-use super::events::Delivery;
+use super::conn::Conn;
 use super::timer::{now, Timer};
-use super::transport::{self, Conn};
-use crate::client::engine::Event;
+use super::transport;
+use super::transport_events::TransportEvents;
 use crate::client::ReconnectPolicy;
 use crate::client::{Error, TransportErrorKind};
 use js_sys::Function;
 use std::cell::{Cell, RefCell};
 use std::rc::Weak;
-use wasm_bindgen::prelude::*;
 
 /// The connection to the host and its reconnection state. Exists so one place knows which
 /// transport is current (its generation), whether it opened, and when to retry.
@@ -118,7 +115,7 @@ impl Connection {
     }
 
     /// Opens a new transport (a new generation), reporting to `inner`.
-    fn open(&self, inner: Weak<Inner>) -> Result<(u64, Conn), Error> {
+    pub fn open<T: TransportEvents + 'static>(&self, inner: Weak<T>) -> Result<(u64, Conn), Error> {
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
         self.opened.set(false);
@@ -138,7 +135,7 @@ impl Connection {
 
     /// Keeps the transport just opened; one that is not open yet must open within `timeout_ms`
     /// (the reconnect timer bounds the attempt).
-    fn install(&self, conn: Conn, timeout_ms: f64) {
+    pub fn install(&self, conn: Conn, timeout_ms: f64) {
         *self.conn.borrow_mut() = Some(conn);
         if !self.opened.get() {
             self.timer.arm_at(now() + timeout_ms);
@@ -146,7 +143,7 @@ impl Connection {
     }
 
     /// The current transport reported itself open (false: stale, or already open).
-    fn mark_open(&self, generation: u64) -> bool {
+    pub fn mark_open(&self, generation: u64) -> bool {
         if !self.is_current(generation) || self.opened.get() {
             return false;
         }
@@ -157,7 +154,7 @@ impl Connection {
 
     /// Lets the transport go (its late callbacks become stale); close it with no borrow held.
     #[must_use]
-    fn take(&self) -> Option<Conn> {
+    pub fn take(&self) -> Option<Conn> {
         self.generation.set(self.generation.get() + 1);
         self.opened.set(false);
         self.conn.borrow_mut().take()
@@ -179,7 +176,7 @@ impl Connection {
     }
 
     /// Arms the next attempt; false when the policy gives up (or there is none).
-    fn schedule_retry(&self) -> bool {
+    pub fn schedule_retry(&self) -> bool {
         let attempt = self.attempt.get() + 1;
         match &self.policy {
             Some(policy) if !policy.gives_up(attempt) => {
@@ -202,181 +199,10 @@ impl Connection {
     }
 
     /// The error of a connection attempt that failed for `reason`.
-    fn cannot_connect(&self, reason: &str) -> Error {
+    pub fn cannot_connect(&self, reason: &str) -> Error {
         Error::transport(
             TransportErrorKind::Connect,
             format!("cannot connect to {}: {reason}", self.url),
         )
-    }
-}
-
-impl Inner {
-    /// Whether a callback tagged `generation` is the current transport's, on an open client.
-    fn is_live(&self, generation: u64) -> bool {
-        self.connection.is_current(generation) && !self.is_closed()
-    }
-
-    /// Opens the first connection; `connect()`'s promise settles after the handshake.
-    pub fn start(&self, resolve: Function, reject: Function) {
-        self.connection.set_connect_promise(resolve, reject);
-        self.lifetime.hold(self.rc());
-        if let Err(error) = self.open_transport() {
-            self.fail_connect(&error);
-        }
-    }
-
-    fn open_transport(&self) -> Result<(), Error> {
-        let (generation, conn) = self.connection.open(self.me.clone())?;
-        if !self.is_live(generation) {
-            conn.close(); // closed (or replaced) from inside the factory
-            return Ok(());
-        }
-        // A connection that never opens fails after the request timeout.
-        let timeout = self.engine.borrow().config().request_timeout_ms;
-        self.connection.install(conn, timeout);
-        self.run(); // frames queued if the factory already reported the connection open
-        Ok(())
-    }
-
-    pub fn transport_open(&self, generation: u64) {
-        if self.is_closed() || !self.connection.mark_open(generation) {
-            return;
-        }
-        self.with_engine(|e, now| e.on_open(now));
-        self.run();
-    }
-
-    pub fn transport_frames(&self, generation: u64, frames: Vec<String>) {
-        if !self.is_live(generation) || frames.is_empty() {
-            return;
-        }
-        self.mailbox.receive(frames);
-        self.run();
-    }
-
-    /// Takes one frame from the transport's buffer without running user code: parsed at once
-    /// (`now`: when it arrived, read by the JS side), or copied to the inbox when a delivery
-    /// is under way. Whether the caller should [`Inner::run`] now (false: a stale
-    /// connection's frame, ignored).
-    pub fn accept_frame(&self, generation: u64, text: &str, now: f64) -> bool {
-        if !self.is_live(generation) {
-            return false;
-        }
-        if self.mailbox.is_busy() {
-            self.mailbox.receive([text.to_string()]);
-        } else {
-            self.with_engine_at(now, |e, now| e.handle_frame(text, now));
-        }
-        true
-    }
-
-    /// Reports a frame the transport could not hand over; whether to [`Inner::run`].
-    pub fn reject_frame(&self, generation: u64, why: &str) -> bool {
-        if !self.is_live(generation) {
-            return false;
-        }
-        self.mailbox.push(Delivery::Event(Event::Malformed {
-            message: format!("the transport delivered {why}"),
-            frame: String::new(),
-        }));
-        true
-    }
-
-    pub fn transport_bad_frame(&self, generation: u64, value: &JsValue) {
-        let what = if value.is_object() {
-            "an object, not a text frame"
-        } else {
-            "a non-string value, not a text frame"
-        };
-        if self.reject_frame(generation, what) {
-            self.run();
-        }
-    }
-
-    pub fn transport_closed(&self, generation: u64, reason: &str) {
-        if !self.is_live(generation) {
-            return;
-        }
-        let reason = if reason.is_empty() { "closed" } else { reason };
-        if self.connection.opened() {
-            self.connection_lost(reason);
-        } else if !self.connection.ever_connected() {
-            self.drop_conn();
-            self.fail_connect(&self.connection.cannot_connect(reason));
-        } else {
-            self.drop_conn();
-            self.reconnect_failed(self.connection.cannot_connect(reason));
-        }
-    }
-
-    /// Lets the transport go, with the frames it delivered that were not parsed yet.
-    pub(super) fn drop_conn(&self) {
-        let conn = self.connection.take();
-        self.mailbox.clear_received();
-        if let Some(conn) = conn {
-            conn.close();
-        }
-    }
-
-    /// The connection dropped (or its handshake failed, or it went stale).
-    pub(super) fn connection_lost(&self, reason: &str) {
-        self.drop_conn();
-        if self.is_closed() {
-            return;
-        }
-        if !self.connection.ever_connected() {
-            self.fail_connect(&Error::transport(
-                TransportErrorKind::Connect,
-                format!(
-                    "connection to {} lost during the handshake: {reason}",
-                    self.connection.url
-                ),
-            ));
-            return;
-        }
-        self.mailbox.clear_outgoing();
-        self.with_engine(|e, now| e.on_close(reason, now));
-        self.schedule_reconnect();
-        self.run();
-    }
-
-    fn schedule_reconnect(&self) {
-        if !self.connection.schedule_retry() {
-            self.close();
-        }
-    }
-
-    /// The reconnect timer fired: time to retry, or a connection attempt did not open in time.
-    pub(super) fn try_reconnect(&self) {
-        if self.is_closed() {
-            return;
-        }
-        if self.connection.has_transport() {
-            if !self.connection.opened() {
-                let generation = self.connection.generation();
-                self.transport_closed(generation, "timed out opening the connection");
-            }
-            return;
-        }
-        if let Err(error) = self.open_transport() {
-            self.reconnect_failed(error);
-        }
-    }
-
-    fn reconnect_failed(&self, error: Error) {
-        let attempt = self.connection.attempt();
-        self.mailbox
-            .push(Delivery::ReconnectFailed { attempt, error });
-        self.schedule_reconnect();
-        self.run();
-    }
-
-    /// The first connection failed: `connect()` rejects and the client closes.
-    pub(super) fn fail_connect(&self, error: &Error) {
-        let promise = self.connection.take_connect_promise();
-        self.close();
-        if let Some((_, reject)) = promise {
-            let _ = reject.call1(&JsValue::UNDEFINED, &super::errors::to_js_error(error));
-        }
     }
 }

@@ -1,4 +1,5 @@
-//! What the driver delivers, and its JS form (`ClientEvent`, `ChangeInfo`, `ServerInfo`).
+//! The JS form of what the client reports (`ClientEvent`, `ChangeInfo`, `ServerInfo`), and
+//! of what server-request handlers return and throw.
 
 use super::errors::{set, string_array, to_js_error};
 use crate::client::engine::{DropReason, Event, ServerInfo, ServerNotification};
@@ -8,61 +9,9 @@ use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::JsonValue;
 use crate::sync::Rejection;
 use crate::wasm::convert::to_js;
-use js_sys::{Function, Object, Reflect};
-use std::rc::Rc;
+use crate::wasm::errors::describe;
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
-
-/// An item of the delivery queue.
-pub enum Delivery {
-    /// An engine event (never `ChannelChanged`, `Subscribed`: those become `Changed`).
-    Event(Event),
-    /// A reconnection attempt failed.
-    ReconnectFailed { attempt: u32, error: Error },
-    /// One change notification of a channel (all its changes of one engine drain).
-    Changed {
-        channel: String,
-        changed: Vec<&'static str>,
-        pending: usize,
-        /// The rejections of its pending actions, as JS `Rejection` objects.
-        rejections: Vec<JsValue>,
-    },
-}
-
-/// A client-event listener: a JS function, or the fan-in of a `MultiHostClient`.
-#[derive(Clone)]
-pub enum Listener {
-    Js(Function),
-    Rust(Rc<dyn Fn(&JsValue)>),
-}
-
-impl Listener {
-    pub fn call(&self, event: &JsValue) {
-        match self {
-            Listener::Js(f) => call(f, std::slice::from_ref(event)),
-            Listener::Rust(f) => f(event),
-        }
-    }
-}
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    fn console_error(message: &str, error: &JsValue);
-}
-
-/// Calls a user listener; an exception is reported on the console and does not stop the
-/// delivery of the other listeners and events.
-pub fn call(listener: &Function, args: &[JsValue]) {
-    let result = match args {
-        [] => listener.call0(&JsValue::UNDEFINED),
-        [a] => listener.call1(&JsValue::UNDEFINED, a),
-        [a, b] => listener.call2(&JsValue::UNDEFINED, a, b),
-        [a, b, c, ..] => listener.call3(&JsValue::UNDEFINED, a, b, c),
-    };
-    if let Err(error) = result {
-        console_error("ahp-wasm: a listener threw:", &error);
-    }
-}
 
 fn object(kind: &str) -> Object {
     let o = Object::new();
@@ -238,7 +187,7 @@ pub fn to_json(value: &JsValue) -> Result<JsonValue, String> {
         return Ok(JsonValue::Null);
     }
     let text = js_sys::JSON::stringify(value)
-        .map_err(|e| super::transport::describe(&e))?
+        .map_err(|e| describe(&e))?
         .as_string()
         .ok_or_else(|| "not serializable".to_string())?;
     crate::protocol::decode::from_text(&text).map_err(|e| e.to_string())
@@ -247,7 +196,7 @@ pub fn to_json(value: &JsValue) -> Result<JsonValue, String> {
 /// The JSON-RPC error for what a server-request handler threw: its numeric `code` (and
 /// `data`) if it has one, else -32603 with its message.
 pub fn error_object(thrown: &JsValue) -> ErrorObject {
-    let message = super::transport::describe(thrown);
+    let message = describe(thrown);
     let code = Reflect::get(thrown, &"code".into())
         .ok()
         .and_then(|c| c.as_f64())

@@ -3,10 +3,11 @@
 //! (`setRequestHandler`).
 //!
 //! Nothing here calls user code: a delivery takes a snapshot (clones of the functions), lets
-//! the borrow go, then calls them (see [`super::delivery`]). So a listener may add or remove
+//! the borrow go, then calls them (see the driver's `deliver`). So a listener may add or remove
 //! listeners, and a listener removed during a delivery still gets that delivery.
 
-use super::events::Listener;
+use super::listener::Listener;
+use super::registry::Registry;
 use js_sys::Function;
 use litemap::LiteMap;
 use std::cell::{Cell, RefCell};
@@ -51,29 +52,5 @@ impl Listeners {
     /// The handler of `method` (call it after this returns).
     pub fn handler(&self, method: &str) -> Option<Function> {
         self.handlers.borrow().get(method).cloned()
-    }
-}
-
-/// Listeners of one kind, by id, in the order they were added.
-pub struct Registry<T>(RefCell<Vec<(u32, T)>>);
-
-impl<T> Default for Registry<T> {
-    fn default() -> Self {
-        Registry(RefCell::default())
-    }
-}
-
-impl<T: Clone> Registry<T> {
-    pub fn add(&self, id: u32, listener: T) {
-        self.0.borrow_mut().push((id, listener));
-    }
-
-    pub fn remove(&self, id: u32) {
-        self.0.borrow_mut().retain(|(i, _)| *i != id);
-    }
-
-    /// The listeners now (call them after this returns).
-    pub fn snapshot(&self) -> Vec<T> {
-        self.0.borrow().iter().map(|(_, l)| l.clone()).collect()
     }
 }

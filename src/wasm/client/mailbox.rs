@@ -9,7 +9,7 @@
 //!
 //! Nothing here calls user code.
 
-use super::events::Delivery;
+use super::delivery::Delivery;
 use crate::client::engine::Engine;
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::VecDeque;

@@ -1,9 +1,10 @@
 //! `MultiHostClient`: several hosts, each its own `AhpClient` with its own connection and
 //! reconnection; their events fanned in, tagged with the host name.
 
-use super::client::{add_listener, function_arg, remover_of, string_arg, AhpClient};
-use super::driver::Inner;
-use super::events::{self, Listener};
+use super::args::{function_arg, remover_of, string_arg};
+use super::client::{add_listener, AhpClient};
+use super::driver::{then_both, Inner};
+use super::listener::{call, Listener};
 use js_sys::{Function, Promise};
 use litemap::LiteMap;
 use std::cell::{Cell, RefCell};
@@ -78,7 +79,7 @@ impl MultiHostClient {
                         .map(|(_, f)| f.clone())
                         .collect();
                     for listener in listeners {
-                        events::call(&listener, &[tag.clone(), event.clone()]);
+                        call(&listener, &[tag.clone(), event.clone()]);
                     }
                 }
             })),
@@ -104,7 +105,7 @@ impl MultiHostClient {
             }
             Err(error)
         });
-        let promise = super::driver::then_both(&connected, &on_ok, &on_err);
+        let promise = then_both(&connected, &on_ok, &on_err);
         self.shared
             .connecting
             .borrow_mut()

@@ -1,6 +1,6 @@
 //! `Subscription`: the live mirror of one channel (see `js/index.d.ts`).
 
-use super::client::{dispatch, function_arg, remover_of};
+use super::args::{function_arg, remover_of};
 use super::driver::Inner;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -97,7 +97,7 @@ impl Subscription {
 
     /// Same as `client.dispatch(this.uri, action)`.
     pub fn dispatch(&self, action: JsValue) -> Result<f64, JsValue> {
-        dispatch(&self.inner, &self.uri, &action)
+        self.inner.dispatch(&self.uri, &action)
     }
 
     /// Unsubscribes the channel.

@@ -6,19 +6,20 @@
 //! `close` listener is removed before the real event); Node 20 has no `CloseEvent`, which
 //! `js/node.js` supplies, else the real event would call a freed closure.
 //!
-//! Both report to the driver through [`Inner`]'s `transport_*` methods (in
-//! [`super::connection`]), tagged with the connection's generation so a stale connection's
-//! late callbacks are ignored.
+//! Both report through [`TransportEvents`] (the driver's), tagged with the connection's
+//! generation so a stale connection's late callbacks are ignored.
 
-use super::driver::Inner;
+use super::conn::Conn;
+use super::frame_sink::FrameSink;
+use super::transport_events::TransportEvents;
 use crate::client::{Error, TransportErrorKind};
 use crate::wasm::convert::text_from_js;
-use futures_channel::mpsc::{unbounded, UnboundedSender};
+use crate::wasm::errors::describe;
+use futures_channel::mpsc::unbounded;
 use futures_util::{SinkExt, StreamExt};
 use gloo_net::websocket::futures::WebSocket;
 use gloo_net::websocket::{Message, State};
 use js_sys::{Function, Reflect};
-use std::cell::RefCell;
 use std::future::poll_fn;
 use std::rc::Weak;
 use std::task::{Context, Poll, Waker};
@@ -36,72 +37,14 @@ extern "C" {
     ) -> JsValue;
 }
 
-/// Frames up to this many UTF-8 bytes reach wasm through a reused buffer (JS
-/// `TextEncoder.encodeInto` straight into wasm memory: no allocation, no per-character copy
-/// loop); longer ones go as strings, so the buffer never keeps a huge frame's size.
-const FRAME_BUFFER_MAX_BYTES: u32 = 256 * 1024;
-
 /// Frames gathered into one batch at most (one change notification per channel per batch).
 const MAX_BATCH: usize = 256;
 
-/// An open connection.
-pub enum Conn {
-    /// A custom transport: the object the factory returned.
-    Custom {
-        this: JsValue,
-        send: Function,
-        close: Function,
-    },
-    /// The default WebSocket: frames go to the task that owns the socket.
-    Ws(UnboundedSender<String>),
-}
-
-impl Conn {
-    /// Sends one frame. Custom transports are user code: never call with a borrow held.
-    pub fn send(&self, frame: &str) -> Result<(), Error> {
-        match self {
-            Conn::Custom { this, send, .. } => send
-                .call1(this, &JsValue::from_str(frame))
-                .map(|_| ())
-                .map_err(|e| {
-                    Error::transport(
-                        TransportErrorKind::Send,
-                        format!("send threw: {}", describe(&e)),
-                    )
-                }),
-            Conn::Ws(tx) => tx
-                .unbounded_send(frame.to_string())
-                .map_err(|_| Error::transport(TransportErrorKind::Send, "the WebSocket is closed")),
-        }
-    }
-
-    /// Closes the connection (errors ignored).
-    pub fn close(self) {
-        match self {
-            Conn::Custom { this, close, .. } => {
-                let _ = close.call0(&this);
-            }
-            Conn::Ws(tx) => tx.close_channel(),
-        }
-    }
-}
-
-/// A short text for a thrown JS value.
-pub fn describe(value: &JsValue) -> String {
-    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    // `String(value)`, as JS would write it (not Rust's `Debug`, which links its formatter).
-    value
-        .as_string()
-        .unwrap_or_else(|| String::from(js_sys::JsString::from(value.clone())))
-}
-
 /// Opens a connection through a custom transport factory.
-pub fn open_custom(
+pub fn open_custom<T: TransportEvents + 'static>(
     factory: &Function,
     url: &str,
-    inner: Weak<Inner>,
+    inner: Weak<T>,
     generation: u64,
 ) -> Result<Conn, Error> {
     // `Fn`, not `FnMut`: a transport may call back from inside `send` (re-entrant).
@@ -112,11 +55,7 @@ pub fn open_custom(
             inner.transport_frames(generation, vec![text_from_js(&frame)]);
         }
     });
-    let frame_sink = JsValue::from(FrameSink {
-        inner: inner.clone(),
-        generation,
-        buffer: RefCell::new(Vec::new()),
-    });
+    let frame_sink = JsValue::from(FrameSink::new(inner.clone(), generation));
     let callback = Closure::<dyn Fn(u32, JsValue)>::new(move |kind: u32, value: JsValue| {
         let Some(inner) = inner.upgrade() else {
             return;
@@ -165,58 +104,12 @@ pub fn open_custom(
     Ok(Conn::Custom { this, send, close })
 }
 
-/// The hot path of custom transports, a class so that JS calls it as an exported method
-/// (a direct call; a `Closure` goes through wasm-bindgen's generic wrapper on every frame):
-/// `reserve(n) => ptr` lends JS a buffer of at least `n` bytes in wasm memory (0 when it
-/// cannot: JS then passes the frame as a string), and `take(len, now)` takes the UTF-8 frame JS
-/// wrote there. The bytes are read (parsed or copied) before any user code runs, so a
-/// re-entrant frame cannot overwrite them in use. Not part of the package's API.
-#[wasm_bindgen(skip_typescript)]
-pub struct FrameSink {
-    inner: Weak<Inner>,
-    generation: u64,
-    buffer: RefCell<Vec<u8>>,
-}
-
-#[wasm_bindgen]
-impl FrameSink {
-    pub fn reserve(&self, bytes: u32) -> u32 {
-        let Ok(mut buffer) = self.buffer.try_borrow_mut() else {
-            return 0;
-        };
-        if bytes > FRAME_BUFFER_MAX_BYTES {
-            return 0;
-        }
-        if buffer.len() < bytes as usize {
-            // Zero-filled, so reading what JS wrote is plain safe slicing.
-            *buffer = vec![0; (bytes as usize).next_power_of_two().max(1024)];
-        }
-        buffer.as_mut_ptr() as u32
-    }
-
-    /// `now`: `Date.now()` when the frame arrived (read in JS: cheaper than a call out of wasm
-    /// for it).
-    pub fn take(&self, len: u32, now: f64) {
-        let Some(inner) = self.inner.upgrade() else {
-            return;
-        };
-        let accepted = match self.buffer.try_borrow() {
-            Ok(bytes) => match bytes.get(..len as usize).map(std::str::from_utf8) {
-                Some(Ok(text)) => inner.accept_frame(self.generation, text, now),
-                _ => inner.reject_frame(self.generation, "a frame that is not UTF-8 text"),
-            },
-            Err(_) => {
-                inner.reject_frame(self.generation, "a frame while the previous one was read")
-            }
-        };
-        if accepted {
-            inner.run();
-        }
-    }
-}
-
 /// Opens a WebSocket to `url`; a task owns the socket, reports its opening, frames and end.
-pub fn open_ws(url: &str, inner: Weak<Inner>, generation: u64) -> Result<Conn, Error> {
+pub fn open_ws<T: TransportEvents + 'static>(
+    url: &str,
+    inner: Weak<T>,
+    generation: u64,
+) -> Result<Conn, Error> {
     let mut ws = WebSocket::open(url).map_err(|e| {
         Error::transport(
             TransportErrorKind::Connect,
