@@ -118,18 +118,28 @@ const TAG_PROPS: [&str; 4] = ["type", "kind", "status", "state"];
 pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let schema = Schema::load(root)?;
     let code = rustfmt(&Generator::new(&schema).generate()?)?;
-    let out = root.join(OUTPUT);
+    write_or_check(root, OUTPUT, &code, check)
+}
+
+/// Writes generated `code` to `root/path`, or (`check`) fails when the file there differs.
+pub(crate) fn write_or_check(
+    root: &Path,
+    path: &str,
+    code: &str,
+    check: bool,
+) -> Result<(), String> {
+    let out = root.join(path);
     if check {
         let current = std::fs::read_to_string(&out).unwrap_or_default();
         if current != code {
             return Err(format!(
-                "{OUTPUT} is out of date; run `cargo run -p xtask -- codegen`"
+                "{path} is out of date; run `cargo run -p xtask -- codegen`"
             ));
         }
-        println!("{OUTPUT} is up to date");
+        println!("{path} is up to date");
     } else {
-        std::fs::write(&out, code).map_err(|e| format!("writing {OUTPUT}: {e}"))?;
-        println!("wrote {OUTPUT}");
+        std::fs::write(&out, code).map_err(|e| format!("writing {path}: {e}"))?;
+        println!("wrote {path}");
     }
     Ok(())
 }

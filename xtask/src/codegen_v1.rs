@@ -89,20 +89,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let mut code = render_module(&items, &options);
     render_union_members(&mut code, &reader.tagged_members);
     let code = rustfmt(&code)?;
-    let out = root.join(OUTPUT);
-    if check {
-        let current = std::fs::read_to_string(&out).unwrap_or_default();
-        if current != code {
-            return Err(format!(
-                "{OUTPUT} is out of date; run `cargo run -p xtask -- codegen`"
-            ));
-        }
-        println!("{OUTPUT} is up to date");
-    } else {
-        std::fs::write(&out, code).map_err(|e| format!("writing {OUTPUT}: {e}"))?;
-        println!("wrote {OUTPUT}");
-    }
-    Ok(())
+    super::codegen::write_or_check(root, OUTPUT, &code, check)
 }
 
 /// The `src` directory of the definition's package, from `cargo metadata`.
