@@ -12,6 +12,8 @@
 //! `session/pendingMessageSet` (which start turns) is rejected with a `rejectionReason` naming
 //! AuthRequired, as dispatched actions get no error response.
 
+use super::base::Core;
+use super::features::Feature;
 use super::{ConnId, Hub, HubMsg};
 use crate::agent_auth::AgentLock;
 use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -29,9 +31,9 @@ pub(super) struct AgentAuth {
     next_timer: u64,
 }
 
-impl AgentAuth {
+impl Feature for AgentAuth {
     /// Forgets a closed connection.
-    pub(super) fn conn_closed(&mut self, conn: ConnId) {
+    fn conn_closed(&mut self, _core: &mut Core, conn: ConnId, _subs: &[String]) {
         if let Some((_, task)) = self.unlocked.remove(&conn) {
             task.abort();
         }
@@ -41,7 +43,7 @@ impl AgentAuth {
 impl Hub {
     /// Protects the built-in agent: root state declares the resource from now on.
     pub fn protect_agent(&mut self, lock: AgentLock) {
-        for agent in &mut self.root.agents {
+        for agent in &mut self.core.root.agents {
             if agent.provider == crate::agent::PROVIDER {
                 agent.protected_resources = Some(vec![lock.metadata.clone()]);
             }
@@ -75,15 +77,15 @@ impl Hub {
         let ttl = lock.ttl;
         self.agent_auth.next_timer += 1;
         let timer = self.agent_auth.next_timer;
-        let tx = self.tx.clone();
-        let task = self.rt.spawn(async move {
+        let tx = self.core.tx.clone();
+        let task = self.core.rt.spawn(async move {
             tokio::time::sleep(ttl).await;
             let _ = tx.send(HubMsg::AgentAuthExpired { conn, timer }).await;
         });
         if let Some((_, old)) = self.agent_auth.unlocked.insert(conn, (timer, task)) {
             old.abort();
         }
-        self.respond(
+        self.core.respond(
             conn,
             id,
             &AuthenticateResult {
@@ -109,7 +111,7 @@ impl Hub {
             extra: Default::default(),
         };
         let frame = ahp_wasm::protocol::jsonrpc::notification_text(methods::AUTH_REQUIRED, &params);
-        self.outbox.push((conn, std::sync::Arc::from(frame)));
+        self.core.outbox.push((conn, std::sync::Arc::from(frame)));
     }
 
     /// `Ok` when `conn` may use the built-in agent: it is not protected, or `conn` unlocked it.

@@ -16,8 +16,10 @@
 //! (`revert` a file, `revert-all`) run one at a time per changeset, reflected by
 //! `changeset/operationStatusChanged` (`running`, then `idle` or `error`).
 
+use super::base::Core;
 use super::commands::invalid;
-use super::{fanout, ConnId, Hub, HubMsg};
+use super::features::Feature;
+use super::{ConnId, Hub, HubMsg};
 use crate::changes::{self, Baseline, Computed, FileChange, Kind, SCHEME};
 use crate::resources::{file_uri, uri_path};
 use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -233,98 +235,6 @@ fn changeset_file(workdir: &std::path::Path, change: &FileChange) -> ChangesetFi
 }
 
 impl Hub {
-    /// Creates the changeset of a new (or restored) session and takes its baseline.
-    pub(super) fn changes_open(&mut self, session: &str) {
-        let Some(workdir) = self
-            .sessions
-            .get(session)
-            .and_then(|s| s.state.summary.working_directory.as_deref())
-            .and_then(|uri| uri_path(uri).ok())
-            .and_then(|p| p.canonicalize().ok())
-        else {
-            return;
-        };
-        let channel = changeset_uri(session);
-        let root = self.sandbox.root().to_path_buf();
-        let git = Baseline::git(&workdir, &root);
-        let git_repo = git.is_some();
-        self.changesets.map.insert(
-            channel.clone(),
-            Cs {
-                session: session.to_owned(),
-                workdir: workdir.clone(),
-                baseline: git,
-                state: ChangesetState {
-                    status: ChangesetStatus::Computing,
-                    error: None,
-                    files: Vec::new(),
-                    operations: Some(operations(None)),
-                    extra: Default::default(),
-                },
-                subscribers: Vec::new(),
-                paths: HashMap::new(),
-                computing: false,
-                dirty: false,
-                busy: false,
-                watcher: None,
-                watched: HashSet::new(),
-                summary: None,
-                unchanged: Arc::default(),
-            },
-        );
-        // The catalogue at once (so a session's first snapshot has it); the state follows.
-        let catalogue = Some(vec![catalogue_entry(&channel, git_repo)]);
-        if self.sessions.get(session).map(|s| &s.state.changesets) != Some(&catalogue) {
-            self.apply_server(
-                session,
-                StateAction::SessionChangesetsChanged(SessionChangesetsChangedAction {
-                    changesets: catalogue,
-                    extra: Default::default(),
-                }),
-            );
-        }
-        if git_repo {
-            self.changes_refresh(&channel);
-            return;
-        }
-        // A snapshot walks the tree: off the hub.
-        self.changesets
-            .map
-            .get_mut(&channel)
-            .expect("inserted")
-            .computing = true;
-        let hub = self.tx.clone();
-        self.rt.spawn(async move {
-            let taken = tokio::task::spawn_blocking(move || Baseline::snapshot(&workdir)).await;
-            if let Ok(baseline) = taken {
-                let msg = ChangesMsg::Baseline { channel, baseline };
-                let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
-            }
-        });
-    }
-
-    /// The session is gone: its changeset is cleared for its subscribers, who are dropped
-    /// from it (the URI is no longer subscribable).
-    pub(super) fn changes_close(&mut self, session: &str) {
-        let channel = changeset_uri(session);
-        if !self.changesets.map.contains_key(&channel) {
-            return;
-        }
-        self.changes_apply(
-            &channel,
-            StateAction::ChangesetCleared(ChangesetClearedAction {
-                extra: Default::default(),
-            }),
-        );
-        if let Some(cs) = self.changesets.map.remove(&channel) {
-            for sub in cs.subscribers {
-                if let Some(c) = self.conns.get_mut(&sub) {
-                    c.subs.remove(&channel);
-                }
-            }
-        }
-    }
-
     pub(super) fn on_changes(&mut self, msg: ChangesMsg) {
         match msg {
             ChangesMsg::Baseline { channel, baseline } => {
@@ -333,7 +243,7 @@ impl Hub {
                 };
                 cs.baseline = Some(baseline);
                 cs.computing = false;
-                self.changes_refresh(&channel);
+                self.changesets.refresh(&mut self.core, &channel);
             }
             ChangesMsg::Computed { channel, result } => self.on_changes_computed(&channel, result),
             ChangesMsg::Done {
@@ -353,7 +263,8 @@ impl Hub {
                 if let Some(cs) = self.changesets.map.get_mut(&channel) {
                     cs.busy = false;
                 }
-                self.changes_apply(
+                self.changesets.apply(
+                    &mut self.core,
                     &channel,
                     StateAction::ChangesetOperationStatusChanged(Box::new(
                         ChangesetOperationStatusChangedAction {
@@ -365,7 +276,7 @@ impl Hub {
                     )),
                 );
                 match result {
-                    Ok(message) => self.respond(
+                    Ok(message) => self.core.respond(
                         conn,
                         &id,
                         &InvokeChangesetOperationResult {
@@ -374,9 +285,9 @@ impl Hub {
                             extra: Default::default(),
                         },
                     ),
-                    Err(e) => self.respond_error(conn, &id, e),
+                    Err(e) => self.core.respond_error(conn, &id, e),
                 }
-                self.changes_refresh(&channel);
+                self.changesets.refresh(&mut self.core, &channel);
             }
             ChangesMsg::Touched(paths) => {
                 let hit: Vec<String> = self
@@ -391,7 +302,7 @@ impl Hub {
                     .map(|(uri, _)| uri.clone())
                     .collect();
                 for channel in hit {
-                    self.changes_refresh(&channel);
+                    self.changesets.refresh(&mut self.core, &channel);
                 }
             }
         }
@@ -399,38 +310,8 @@ impl Hub {
 
     /// Refreshes the changeset of a session (after the agent changed something).
     pub(super) fn changes_session_touched(&mut self, session: &str) {
-        self.changes_refresh(&changeset_uri(session));
-    }
-
-    /// Starts a comparison, or marks the changeset dirty when one runs.
-    fn changes_refresh(&mut self, channel: &str) {
-        let Some(cs) = self.changesets.map.get_mut(channel) else {
-            return;
-        };
-        let Some(baseline) = cs.baseline.clone() else {
-            return;
-        };
-        if cs.computing {
-            cs.dirty = true;
-            return;
-        }
-        cs.computing = true;
-        cs.dirty = false;
-        let workdir = cs.workdir.clone();
-        let unchanged = cs.unchanged.clone();
-        let hub = self.tx.clone();
-        let channel = channel.to_owned();
-        self.rt.spawn(async move {
-            let job = move || {
-                let mut unchanged = unchanged.lock().unwrap_or_else(|p| p.into_inner());
-                changes::compute_with(&workdir, &baseline, &mut unchanged)
-            };
-            let result = tokio::task::spawn_blocking(job)
-                .await
-                .unwrap_or_else(|_| Err("the comparison failed".into()));
-            let msg = ChangesMsg::Computed { channel, result };
-            let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
-        });
+        self.changesets
+            .refresh(&mut self.core, &changeset_uri(session));
     }
 
     fn on_changes_computed(&mut self, channel: &str, result: Result<Computed, String>) {
@@ -442,7 +323,8 @@ impl Hub {
         let computed = match result {
             Ok(c) => c,
             Err(message) => {
-                self.changes_apply(
+                self.changesets.apply(
+                    &mut self.core,
                     channel,
                     StateAction::ChangesetStatusChanged(Box::new(ChangesetStatusChangedAction {
                         status: ChangesetStatus::Error,
@@ -451,7 +333,7 @@ impl Hub {
                     })),
                 );
                 if again {
-                    self.changes_refresh(channel);
+                    self.changesets.refresh(&mut self.core, channel);
                 }
                 return;
             }
@@ -480,7 +362,8 @@ impl Hub {
             .collect();
         self.changes_watch(channel, &computed.dirs);
         for file_id in removed {
-            self.changes_apply(
+            self.changesets.apply(
+                &mut self.core,
                 channel,
                 StateAction::ChangesetFileRemoved(ChangesetFileRemovedAction {
                     file_id,
@@ -489,7 +372,8 @@ impl Hub {
             );
         }
         for file in set {
-            self.changes_apply(
+            self.changesets.apply(
+                &mut self.core,
                 channel,
                 StateAction::ChangesetFileSet(Box::new(ChangesetFileSetAction {
                     file,
@@ -497,7 +381,8 @@ impl Hub {
                 })),
             );
         }
-        self.changes_apply(
+        self.changesets.apply(
+            &mut self.core,
             channel,
             StateAction::ChangesetStatusChanged(Box::new(ChangesetStatusChangedAction {
                 status: ChangesetStatus::Ready,
@@ -507,7 +392,7 @@ impl Hub {
         );
         self.changes_summary(channel, &computed);
         if again {
-            self.changes_refresh(channel);
+            self.changesets.refresh(&mut self.core, channel);
         }
     }
 
@@ -540,7 +425,8 @@ impl Hub {
             extra: Default::default(),
         };
         self.changesets.map.get_mut(channel).expect("found").summary = Some(summary);
-        self.notify_root(methods::SESSION_SUMMARY_CHANGED, &params);
+        self.core
+            .notify_root(methods::SESSION_SUMMARY_CHANGED, &params);
     }
 
     /// A session's summary as the root channel lists it: with its changes.
@@ -570,9 +456,9 @@ impl Hub {
                 return;
             };
             cs.watcher = Some(watcher);
-            let hub = self.tx.clone();
+            let hub = self.core.tx.clone();
             let workdir = cs.workdir.clone();
-            self.rt.spawn(async move {
+            self.core.rt.spawn(async move {
                 use crate::customize::watch::{burst, MAX_DELAY, QUIET};
                 while let Some(first) = rx.recv().await {
                     if burst(&mut rx, first, QUIET, MAX_DELAY).await.is_none() {
@@ -600,25 +486,6 @@ impl Hub {
                 cs.watched.insert(dir);
             }
         }
-    }
-
-    /// Applies a host action to a changeset: reducer, `serverSeq`, replay buffer, fan-out.
-    fn changes_apply(&mut self, channel: &str, action: StateAction) -> bool {
-        let Some(cs) = self.changesets.map.get_mut(channel) else {
-            return false;
-        };
-        if !matches!(
-            changeset_reducer(&mut cs.state, &action, &FixedClock(0.0)),
-            Outcome::Applied(_)
-        ) {
-            return false;
-        }
-        self.seq += 1;
-        let (frame, _) = self.envelope_frame(channel, action, None, None);
-        let subscribers = &self.changesets.map[channel].subscribers;
-        fanout(&mut self.outbox, subscribers, &frame);
-        self.replay.push(self.seq, Arc::from(channel), frame, None);
-        true
     }
 
     /// `invokeChangesetOperation`: checked against the changeset's current operations and
@@ -685,7 +552,8 @@ impl Hub {
         let workdir = cs.workdir.clone();
         let operation = operation.id.clone();
         self.changesets.map.get_mut(&channel).expect("found").busy = true;
-        self.changes_apply(
+        self.changesets.apply(
+            &mut self.core,
             &channel,
             StateAction::ChangesetOperationStatusChanged(Box::new(
                 ChangesetOperationStatusChangedAction {
@@ -696,10 +564,10 @@ impl Hub {
                 },
             )),
         );
-        let sandbox = self.sandbox.clone();
-        let hub = self.tx.clone();
+        let sandbox = self.core.sandbox.clone();
+        let hub = self.core.tx.clone();
         let id = id.clone();
-        self.rt.spawn(async move {
+        self.core.rt.spawn(async move {
             let job = tokio::task::spawn_blocking(move || match rel {
                 Some(rel) => changes::revert_file(&sandbox, &workdir, &baseline, &rel)
                     .map(|()| format!("Reverted `{rel}`")),
@@ -733,5 +601,152 @@ impl Hub {
             .map
             .get_mut(channel)
             .map(|cs| &mut cs.subscribers)
+    }
+}
+
+impl Changesets {
+    /// Starts a comparison, or marks the changeset dirty when one runs.
+    fn refresh(&mut self, core: &mut Core, channel: &str) {
+        let Some(cs) = self.map.get_mut(channel) else {
+            return;
+        };
+        let Some(baseline) = cs.baseline.clone() else {
+            return;
+        };
+        if cs.computing {
+            cs.dirty = true;
+            return;
+        }
+        cs.computing = true;
+        cs.dirty = false;
+        let workdir = cs.workdir.clone();
+        let unchanged = cs.unchanged.clone();
+        let hub = core.tx.clone();
+        let channel = channel.to_owned();
+        core.rt.spawn(async move {
+            let job = move || {
+                let mut unchanged = unchanged.lock().unwrap_or_else(|p| p.into_inner());
+                changes::compute_with(&workdir, &baseline, &mut unchanged)
+            };
+            let result = tokio::task::spawn_blocking(job)
+                .await
+                .unwrap_or_else(|_| Err("the comparison failed".into()));
+            let msg = ChangesMsg::Computed { channel, result };
+            let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
+        });
+    }
+
+    /// Applies a host action to a changeset: reducer, `serverSeq`, replay buffer, fan-out.
+    fn apply(&mut self, core: &mut Core, channel: &str, action: StateAction) -> bool {
+        let Some(cs) = self.map.get_mut(channel) else {
+            return false;
+        };
+        if !matches!(
+            changeset_reducer(&mut cs.state, &action, &FixedClock(0.0)),
+            Outcome::Applied(_)
+        ) {
+            return false;
+        }
+        core.publish(channel, action, None, &cs.subscribers);
+        true
+    }
+
+    /// Creates the changeset of a new (or restored) session and takes its baseline.
+    pub(super) fn open(&mut self, core: &mut Core, session: &str) {
+        let Some(workdir) = core
+            .sessions
+            .get(session)
+            .and_then(|s| s.state.summary.working_directory.as_deref())
+            .and_then(|uri| uri_path(uri).ok())
+            .and_then(|p| p.canonicalize().ok())
+        else {
+            return;
+        };
+        let channel = changeset_uri(session);
+        let root = core.sandbox.root().to_path_buf();
+        let git = Baseline::git(&workdir, &root);
+        let git_repo = git.is_some();
+        self.map.insert(
+            channel.clone(),
+            Cs {
+                session: session.to_owned(),
+                workdir: workdir.clone(),
+                baseline: git,
+                state: ChangesetState {
+                    status: ChangesetStatus::Computing,
+                    error: None,
+                    files: Vec::new(),
+                    operations: Some(operations(None)),
+                    extra: Default::default(),
+                },
+                subscribers: Vec::new(),
+                paths: HashMap::new(),
+                computing: false,
+                dirty: false,
+                busy: false,
+                watcher: None,
+                watched: HashSet::new(),
+                summary: None,
+                unchanged: Arc::default(),
+            },
+        );
+        // The catalogue at once (so a session's first snapshot has it); the state follows.
+        let catalogue = Some(vec![catalogue_entry(&channel, git_repo)]);
+        if core.sessions.get(session).map(|s| &s.state.changesets) != Some(&catalogue) {
+            core.apply_server(
+                session,
+                StateAction::SessionChangesetsChanged(SessionChangesetsChangedAction {
+                    changesets: catalogue,
+                    extra: Default::default(),
+                }),
+            );
+        }
+        if git_repo {
+            self.refresh(core, &channel);
+            return;
+        }
+        // A snapshot walks the tree: off the hub.
+        self.map.get_mut(&channel).expect("inserted").computing = true;
+        let hub = core.tx.clone();
+        core.rt.spawn(async move {
+            let taken = tokio::task::spawn_blocking(move || Baseline::snapshot(&workdir)).await;
+            if let Ok(baseline) = taken {
+                let msg = ChangesMsg::Baseline { channel, baseline };
+                let _ = hub.send(HubMsg::Changes(Box::new(msg))).await;
+            }
+        });
+    }
+}
+
+impl Feature for Changesets {
+    fn session_opened(&mut self, core: &mut Core, session: &str) {
+        self.open(core, session);
+    }
+
+    fn session_restored(&mut self, core: &mut Core, session: &str) {
+        self.open(core, session);
+    }
+
+    /// The session is gone: its changeset is cleared for its subscribers, who are dropped
+    /// from it (the URI is no longer subscribable).
+    fn session_disposed(&mut self, core: &mut Core, session: &str) {
+        let channel = changeset_uri(session);
+        if !self.map.contains_key(&channel) {
+            return;
+        }
+        self.apply(
+            core,
+            &channel,
+            StateAction::ChangesetCleared(ChangesetClearedAction {
+                extra: Default::default(),
+            }),
+        );
+        if let Some(cs) = self.map.remove(&channel) {
+            for sub in cs.subscribers {
+                if let Some(c) = core.conns.get_mut(&sub) {
+                    c.subs.remove(&channel);
+                }
+            }
+        }
     }
 }

@@ -94,12 +94,13 @@ impl Hub {
             Request::Initialize(p, secret) => self.initialize(conn, &id, p, secret),
             Request::Reconnect(p, secret) => self.reconnect(conn, &id, p, secret),
             Request::Subscribe(p) => self.subscribe(conn, &p.channel).map(|snapshot| {
-                self.respond(conn, &id, &SubscribeOut { snapshot });
+                self.core.respond(conn, &id, &SubscribeOut { snapshot });
             }),
             Request::CreateSession(p) => self.create_session(conn, &id, *p),
             Request::DisposeSession(p) => self.dispose_session(conn, &id, &p.channel),
             Request::ListSessions(filter) => {
                 let mut items: Vec<SessionSummary> = self
+                    .core
                     .sessions
                     .values()
                     .map(|s| &s.state.summary)
@@ -107,7 +108,7 @@ impl Hub {
                     .map(|summary| self.listed_summary(summary))
                     .collect();
                 items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
-                self.respond(
+                self.core.respond(
                     conn,
                     &id,
                     &ListSessionsResult {
@@ -131,11 +132,10 @@ impl Hub {
             Request::InvokeChangesetOperation(p) => self.invoke_changeset_operation(conn, &id, p),
         };
         if let Err(error) = result {
-            self.respond_error(conn, &id, error);
+            self.core.respond_error(conn, &id, error);
         }
-        for channel in std::mem::take(&mut self.mcp.to_wake) {
-            self.mcp_wake(&channel);
-            self.custom_wake(&channel);
+        for channel in std::mem::take(&mut self.core.to_wake) {
+            self.each_feature(|f, core| f.session_used(core, &channel));
         }
     }
 
@@ -145,36 +145,36 @@ impl Hub {
         let json = if channel == ROOT_CHANNEL {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
-                state: &self.root,
-                from_seq: self.seq,
+                state: &self.core.root,
+                from_seq: self.core.seq,
             })
         } else if channel.starts_with(crate::watches::SCHEME) {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: self.watch_state(channel)?,
-                from_seq: self.seq,
+                from_seq: self.core.seq,
             })
         } else if channel.starts_with(crate::changes::SCHEME) {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: self.changeset_state(channel)?,
-                from_seq: self.seq,
+                from_seq: self.core.seq,
             })
         } else if let Some(terminal) = self.terminals.map.get(channel) {
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: &terminal.state,
-                from_seq: self.seq,
+                from_seq: self.core.seq,
             })
         } else {
-            let state = &self.sessions.get(channel)?.state;
+            let state = &self.core.sessions.get(channel)?.state;
             let plain = (!apps)
                 .then(|| crate::mcp::apps::plain_state(state))
                 .flatten();
             serde_json::to_string(&SnapshotOut {
                 resource: channel,
                 state: plain.as_ref().unwrap_or(state),
-                from_seq: self.seq,
+                from_seq: self.core.seq,
             })
         };
         RawJsonBuf::from_string(json.ok()?).ok()
@@ -199,7 +199,7 @@ impl Hub {
         conn: ConnId,
         channel: &str,
     ) -> Result<RawJsonBuf, ErrorObject> {
-        let apps = self.conns.get(&conn).is_some_and(|c| c.mcp_apps);
+        let apps = self.core.conns.get(&conn).is_some_and(|c| c.mcp_apps);
         let snapshot = self.subscribable(channel, apps)?;
         self.within_response_budget(snapshot.get().len())?;
         self.add_subscription(conn, channel)?;
@@ -208,8 +208,9 @@ impl Hub {
 
     /// Registers a subscription, counted against the per-connection limit.
     fn add_subscription(&mut self, conn: ConnId, channel: &str) -> Result<(), ErrorObject> {
-        let max = self.limits.max_subscriptions;
+        let max = self.core.limits.max_subscriptions;
         let c = self
+            .core
             .conns
             .get_mut(&conn)
             .expect("caller checked the connection");
@@ -225,13 +226,13 @@ impl Hub {
                 subs.push(conn);
             }
             // After the answer carrying the snapshot (see `on_request`).
-            self.mcp.to_wake.push(channel.to_owned());
+            self.core.to_wake.push(channel.to_owned());
         }
         Ok(())
     }
 
     fn within_response_budget(&self, bytes: usize) -> Result<(), ErrorObject> {
-        let max = self.limits.max_response_bytes;
+        let max = self.core.limits.max_response_bytes;
         if bytes > max {
             return Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
@@ -252,7 +253,7 @@ impl Hub {
             .into_iter()
             .filter(|c| seen.insert(c.clone()))
             .collect();
-        let max = self.limits.max_subscriptions;
+        let max = self.core.limits.max_subscriptions;
         if channels.len() > max {
             return Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
@@ -268,7 +269,7 @@ impl Hub {
     /// Whether a state-bearing channel exists.
     fn has_channel(&self, channel: &str) -> bool {
         channel == ROOT_CHANNEL
-            || self.sessions.contains_key(channel)
+            || self.core.sessions.contains_key(channel)
             || self.watch_state(channel).is_some()
             || self.changeset_state(channel).is_some()
             || self.terminals.map.contains_key(channel)
@@ -292,14 +293,14 @@ impl Hub {
     }
 
     pub(super) fn unsubscribe(&mut self, conn: ConnId, channel: &str) {
-        let Some(c) = self.conns.get_mut(&conn) else {
+        let Some(c) = self.core.conns.get_mut(&conn) else {
             return;
         };
         if c.subs.remove(channel) {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.retain(|&x| x != conn);
             }
-            self.watch_unsubscribed(channel);
+            self.watches.unsubscribed(channel);
         }
     }
 
@@ -310,7 +311,7 @@ impl Hub {
         p: InitializeParams,
         secret: Option<String>,
     ) -> Result<(), ErrorObject> {
-        if self.conn_client_id(conn).is_some() {
+        if self.core.conn_client_id(conn).is_some() {
             return Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
                 "already initialized",
@@ -333,10 +334,10 @@ impl Hub {
                 "none of the offered protocol versions is supported",
             );
             error.data = serde_json::to_value(data).ok();
-            self.respond_error(conn, id, error);
+            self.core.respond_error(conn, id, error);
             // The spec says to close the connection after this error: an empty frame asks the
             // writer to close once the error is out.
-            self.outbox.push((conn, Arc::from("")));
+            self.core.outbox.push((conn, Arc::from("")));
             return Ok(());
         };
         let version = version.clone();
@@ -359,21 +360,21 @@ impl Hub {
         let snapshots = self.snapshots_within_budget(&channels, apps)?;
         let client_secret =
             self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Initialize)?;
-        self.bindings.set_mcp_apps(&p.client_id, apps);
+        self.core.bindings.set_mcp_apps(&p.client_id, apps);
         self.mark_initialized(conn, p.client_id);
         for channel in &channels {
             self.add_subscription(conn, channel)?;
         }
         let out = InitializeOut {
             protocol_version: version,
-            server_seq: self.seq,
+            server_seq: self.core.seq,
             snapshots,
-            default_directory: file_uri(self.sandbox.root()),
+            default_directory: file_uri(self.core.sandbox.root()),
             completion_trigger_characters: ["@", "/"],
             client_secret,
-            max_frame_bytes: self.limits.max_frame_bytes,
+            max_frame_bytes: self.core.limits.max_frame_bytes,
         };
-        self.respond(conn, id, &out);
+        self.core.respond(conn, id, &out);
         Ok(())
     }
 
@@ -384,7 +385,7 @@ impl Hub {
         p: ReconnectParams,
         secret: Option<String>,
     ) -> Result<(), ErrorObject> {
-        if self.conn_client_id(conn).is_some() {
+        if self.core.conn_client_id(conn).is_some() {
             return Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
                 "already initialized",
@@ -399,14 +400,15 @@ impl Hub {
         let (resumed, missing): (Vec<String>, Vec<String>) =
             channels.into_iter().partition(|c| self.has_channel(c));
         // (Only a client that proves its id below gets what it declared at `initialize`.)
-        let apps = self.bindings.mcp_apps(&p.client_id);
+        let apps = self.core.bindings.mcp_apps(&p.client_id);
         // Within the buffer: the missed envelopes of the resumed channels, copied as sent;
         // a replay over the response budget falls back to snapshots.
         let replay = self
+            .core
             .replay
-            .covers(p.last_seen_server_seq, self.seq)
+            .covers(p.last_seen_server_seq, self.core.seq)
             .then(|| self.replay_response(id, p.last_seen_server_seq, &resumed, &missing, apps))
-            .filter(|text| text.len() <= self.limits.max_response_bytes);
+            .filter(|text| text.len() <= self.core.limits.max_response_bytes);
         let snapshots = match replay {
             Some(_) => Vec::new(),
             None => self.snapshots_within_budget(&resumed, apps)?,
@@ -417,13 +419,13 @@ impl Hub {
             self.add_subscription(conn, channel)?;
         }
         match replay {
-            Some(text) => self.outbox.push((conn, Arc::from(text))),
+            Some(text) => self.core.outbox.push((conn, Arc::from(text))),
             None => {
                 let out = ReconnectSnapshotOut {
                     r#type: "snapshot",
                     snapshots,
                 };
-                self.respond(conn, id, &out);
+                self.core.respond(conn, id, &out);
             }
         }
         Ok(())
@@ -446,7 +448,7 @@ impl Hub {
             serde_json::to_string(id).unwrap_or_else(|_| "null".into())
         );
         let mut first = true;
-        for entry in self.replay.since(last_seen) {
+        for entry in self.core.replay.since(last_seen) {
             if resumed.contains(&*entry.channel) {
                 if !first {
                     text.push(',');
@@ -473,14 +475,14 @@ impl Hub {
                 "the session URI must be ahp-session:/<id> (printable, <= 256)",
             ));
         }
-        if self.sessions.contains_key(&uri) {
+        if self.core.sessions.contains_key(&uri) {
             return Err(ErrorObject::new(
                 errors::SESSION_ALREADY_EXISTS,
                 "a session with this URI exists",
             ));
         }
-        let max = self.limits.max_sessions;
-        if self.sessions.len() >= max {
+        let max = self.core.limits.max_sessions;
+        if self.core.sessions.len() >= max {
             return Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
                 format!("this host keeps at most {max} sessions; dispose of one first"),
@@ -490,7 +492,7 @@ impl Hub {
         self.agent_usable(conn)?;
         let workdir = match &p.working_directory {
             Some(dir) => self.check_workdir(dir)?,
-            None => self.sandbox.root().to_path_buf(),
+            None => self.core.sandbox.root().to_path_buf(),
         };
         let (config, model) = crate::agent::config::for_new_session(
             p.config.as_ref(),
@@ -499,7 +501,7 @@ impl Hub {
         )
         .map_err(invalid)?;
         if let Some(active) = &p.active_client {
-            if Some(active.client_id.as_str()) != self.conn_client_id(conn) {
+            if Some(active.client_id.as_str()) != self.core.conn_client_id(conn) {
                 return Err(invalid(
                     "activeClient.clientId must be the creating client's id",
                 ));
@@ -508,6 +510,7 @@ impl Hub {
         let turns = match &p.fork {
             Some(fork) => {
                 let source = self
+                    .core
                     .sessions
                     .get(&fork.session)
                     .ok_or_else(|| session_not_found(&fork.session))?;
@@ -551,10 +554,10 @@ impl Hub {
             extra: Default::default(),
         };
         let mut session = Session::new(state);
-        session.record_turns(&mut self.ops);
-        session.record_head(self.seq, &mut self.ops);
-        self.sessions.insert(uri.clone(), session);
-        self.respond(conn, id, &EmptyResult);
+        session.record_turns(&mut self.core.ops);
+        session.record_head(self.core.seq, &mut self.core.ops);
+        self.core.sessions.insert(uri.clone(), session);
+        self.core.respond(conn, id, &EmptyResult);
         // The backend needs no initialisation: the session is ready at once.
         self.apply_server(
             &uri,
@@ -562,11 +565,9 @@ impl Hub {
                 extra: Default::default(),
             }),
         );
-        self.mcp_open(&uri);
-        self.custom_open(&uri);
-        self.changes_open(&uri);
-        let summary = self.sessions[&uri].state.summary.clone();
-        self.notify_root(
+        self.each_feature(|f, core| f.session_opened(core, &uri));
+        let summary = self.core.sessions[&uri].state.summary.clone();
+        self.core.notify_root(
             methods::SESSION_ADDED,
             &SessionAddedParams {
                 channel: ROOT_CHANNEL.into(),
@@ -585,25 +586,22 @@ impl Hub {
         uri: &str,
     ) -> Result<(), ErrorObject> {
         let mut session = self
+            .core
             .sessions
             .remove(uri)
             .ok_or_else(|| session_not_found(uri))?;
         session.stop_agent();
-        self.forget_client_tools(uri);
-        self.mcp_close(uri);
-        self.custom_close(uri);
-        self.dispose_session_terminals(uri);
-        self.changes_close(uri);
+        self.each_feature(|f, core| f.session_disposed(core, uri));
         for sub in &session.subscribers {
-            if let Some(c) = self.conns.get_mut(sub) {
+            if let Some(c) = self.core.conns.get_mut(sub) {
                 c.subs.remove(uri);
             }
         }
-        self.ops.push(Op::DeleteSession {
+        self.core.ops.push(Op::DeleteSession {
             uri: session.uri.clone(),
         });
-        self.respond(conn, id, &EmptyResult);
-        self.notify_root(
+        self.core.respond(conn, id, &EmptyResult);
+        self.core.notify_root(
             methods::SESSION_REMOVED,
             &SessionRemovedParams {
                 channel: ROOT_CHANNEL.into(),
@@ -616,7 +614,7 @@ impl Hub {
     }
 
     fn update_active_sessions(&mut self) {
-        let count = self.sessions.len() as f64;
+        let count = self.core.sessions.len() as f64;
         let action = StateAction::RootActiveSessionsChanged(RootActiveSessionsChangedAction {
             active_sessions: count,
             extra: Default::default(),
@@ -630,7 +628,7 @@ impl Hub {
         id: &RequestId,
         p: FetchTurnsParams,
     ) -> Result<(), ErrorObject> {
-        if !self.sessions.contains_key(&p.channel) {
+        if !self.core.sessions.contains_key(&p.channel) {
             return Err(session_not_found(&p.channel));
         }
         // Up to 500 turns a page: a larger limit is a request for "as many as you give".
@@ -639,14 +637,15 @@ impl Hub {
             .min(500) as usize;
         // Completed turns are written with the envelope that completes them; commit this
         // batch's writes first so the database has every turn applied so far.
-        self.commit_ops();
+        self.core.commit_ops();
         let fetched = self
+            .core
             .store
             .fetch_turns(&p.channel, p.before.as_deref(), limit)
             .map_err(|e| ErrorObject::new(errors::INTERNAL_ERROR, e.to_string()))?;
         let (turns, has_more) =
             fetched.ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no turn with that id"))?;
-        self.respond(
+        self.core.respond(
             conn,
             id,
             &FetchTurnsResult {

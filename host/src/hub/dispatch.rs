@@ -113,19 +113,19 @@ fn client_plugins(
     plugins: Option<&[ahp_wasm::protocol::ClientPluginCustomization]>,
 ) -> Result<Disposition, String> {
     let plugins = plugins.unwrap_or_default();
-    let max = super::client_plugins::MAX_CLIENT_PLUGINS;
+    let max = super::customizations::client_plugins::MAX_CLIENT_PLUGINS;
     if plugins.len() > max {
         return Err(format!("at most {max} plugins may be published"));
     }
     for (i, p) in plugins.iter().enumerate() {
-        let max_id = super::client_plugins::MAX_PLUGIN_ID_BYTES;
+        let max_id = super::customizations::client_plugins::MAX_PLUGIN_ID_BYTES;
         if p.id.len() > max_id {
             return Err(format!(
                 "a plugin id is longer than {max_id} bytes ({} bytes)",
                 p.id.len()
             ));
         }
-        let max_uri = super::client_plugins::MAX_PLUGIN_URI_BYTES;
+        let max_uri = super::customizations::client_plugins::MAX_PLUGIN_URI_BYTES;
         if p.uri.len() > max_uri {
             return Err(format!(
                 "the uri of plugin `{}` is longer than {max_uri} bytes ({} bytes)",
@@ -200,7 +200,7 @@ fn tool_call_identity(tc: &ToolCallState) -> Option<(&str, Option<&ToolCallContr
 
 impl Hub {
     pub(super) fn on_dispatch(&mut self, conn: ConnId, p: DispatchActionParams) {
-        let Some(client_id) = self.conn_client_id(conn).map(str::to_owned) else {
+        let Some(client_id) = self.core.conn_client_id(conn).map(str::to_owned) else {
             return;
         };
         let origin = ActionOrigin {
@@ -217,7 +217,7 @@ impl Hub {
             return self.on_terminal_dispatch(conn, &channel, action, origin);
         }
         // Actions for a channel that does not exist are ignored silently (session-channel.md).
-        let Some(session) = self.sessions.get_mut(&channel) else {
+        let Some(session) = self.core.sessions.get_mut(&channel) else {
             return;
         };
         let adds_a_message = matches!(
@@ -225,23 +225,23 @@ impl Hub {
             StateAction::SessionTurnStarted(_) | StateAction::SessionPendingMessageSet(_)
         );
         let stored = session.stored_turn_bytes();
-        let max = self.limits.max_session_bytes;
+        let max = self.core.limits.max_session_bytes;
         if adds_a_message {
             if let Err(e) = self.agent_usable(conn) {
                 let reason = format!("AuthRequired ({}): {}", e.code, e.message);
-                return self.reject(conn, &channel, action, origin, reason);
+                return self.core.reject(conn, &channel, action, origin, reason);
             }
         }
-        let session = self.sessions.get_mut(&channel).expect("checked above");
+        let session = self.core.sessions.get_mut(&channel).expect("checked above");
         if adds_a_message && stored >= max {
             let reason = format!(
                 "the session is full: its turns take {stored} bytes (limit {max}); \
                  start a new session or truncate this one"
             );
-            return self.reject(conn, &channel, action, origin, reason);
+            return self.core.reject(conn, &channel, action, origin, reason);
         }
         match authorize(&session.state, &action, &client_id) {
-            Err(reason) => self.reject(conn, &channel, action, origin, reason),
+            Err(reason) => self.core.reject(conn, &channel, action, origin, reason),
             Ok(Disposition::Defer) => session.deferred.push((action, Some(origin))),
             Ok(Disposition::Apply) => {
                 // The host's own requests (a token for an MCP server) are not the agent's.
@@ -251,7 +251,7 @@ impl Hub {
                     }
                     _ => true,
                 };
-                let session = &self.sessions[&channel];
+                let session = &self.core.sessions[&channel];
                 let prior_answers = match &action {
                     StateAction::SessionInputCompleted(a) => session
                         .state
@@ -266,7 +266,7 @@ impl Hub {
                     Ok(action) => {
                         if let (StateAction::SessionInputCompleted(a), true) = (&action, agents) {
                             let answers = a.answers.clone().or(prior_answers);
-                            self.tell_agent(
+                            self.core.tell_agent(
                                 &channel,
                                 AgentEvent::InputCompleted {
                                     request_id: a.request_id.clone(),
@@ -287,7 +287,8 @@ impl Hub {
                                 self.client_tool_denied(&channel, &id, &client_id);
                             }
                         }
-                        self.reject(conn, &channel, action, origin, why.reason().into())
+                        self.core
+                            .reject(conn, &channel, action, origin, why.reason().into())
                     }
                 }
             }

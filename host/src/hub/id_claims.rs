@@ -40,7 +40,8 @@ struct WaitingClaim {
 impl Hub {
     /// The live connection other than `conn` that holds `client_id`, if any.
     pub(super) fn holder_of(&self, client_id: &str, conn: ConnId) -> Option<ConnId> {
-        self.conns
+        self.core
+            .conns
             .iter()
             .find(|(id, c)| **id != conn && c.client_id.as_deref() == Some(client_id))
             .map(|(id, _)| *id)
@@ -56,6 +57,7 @@ impl Hub {
         presented: Option<&str>,
     ) -> Result<Option<ConnId>, ErrorObject> {
         if self
+            .core
             .bindings
             .waiting
             .claims
@@ -67,7 +69,7 @@ impl Hub {
                 "a handshake of this connection is already waiting",
             ));
         }
-        if presented.is_some() || !self.bindings.open(client_id) {
+        if presented.is_some() || !self.core.bindings.open(client_id) {
             return Ok(None);
         }
         Ok(self.holder_of(client_id, conn))
@@ -81,13 +83,13 @@ impl Hub {
         id: RequestId,
         request: Request,
     ) {
-        if let Some(c) = self.conns.get(&holder) {
+        if let Some(c) = self.core.conns.get(&holder) {
             c.handle.shared.ping_for_pong();
         }
-        self.next_timer += 1;
-        let timer = self.next_timer;
+        self.core.next_timer += 1;
+        let timer = self.core.next_timer;
         let deadline = self.claim_wait_over(claimant, timer, PING_WAIT);
-        self.bindings.waiting.claims.push(WaitingClaim {
+        self.core.bindings.waiting.claims.push(WaitingClaim {
             claimant,
             id,
             request,
@@ -99,8 +101,8 @@ impl Hub {
 
     /// Sends [`HubMsg::ClaimWaitOver`] for `claimant`'s wait `timer` after `after`.
     fn claim_wait_over(&self, claimant: ConnId, timer: u64, after: Duration) -> AbortHandle {
-        let hub = self.tx.clone();
-        let task = self.rt.spawn(async move {
+        let hub = self.core.tx.clone();
+        let task = self.core.rt.spawn(async move {
             tokio::time::sleep(after).await;
             let _ = hub.send(HubMsg::ClaimWaitOver { claimant, timer }).await;
         });
@@ -110,10 +112,10 @@ impl Hub {
     /// `conn` answered a ping: it is alive, and the handshakes waiting for it are refused.
     pub(super) fn on_pong(&mut self, conn: ConnId) {
         let (answered, rest): (Vec<WaitingClaim>, Vec<WaitingClaim>) =
-            std::mem::take(&mut self.bindings.waiting.claims)
+            std::mem::take(&mut self.core.bindings.waiting.claims)
                 .into_iter()
                 .partition(|w| w.holder == conn);
-        self.bindings.waiting.claims = rest;
+        self.core.bindings.waiting.claims = rest;
         for w in answered {
             w.deadline.abort();
             let error = ErrorObject::new(
@@ -121,14 +123,14 @@ impl Hub {
                 "this clientId is held by a live connection: present its clientSecret, or use \
                  a new clientId",
             );
-            self.respond_error(w.claimant, &w.id, error);
+            self.core.respond_error(w.claimant, &w.id, error);
         }
     }
 
     /// A wait is over: its holder went, or did not answer the ping in time (and is dropped
     /// now). The handshake goes on.
     pub(super) fn on_claim_wait_over(&mut self, claimant: ConnId, timer: u64) {
-        let claims = &mut self.bindings.waiting.claims;
+        let claims = &mut self.core.bindings.waiting.claims;
         let Some(i) = claims
             .iter()
             .position(|w| w.claimant == claimant && w.timer == timer)
@@ -136,18 +138,18 @@ impl Hub {
             return;
         };
         let w = claims.swap_remove(i);
-        if self.conns.contains_key(&w.holder) {
+        if self.core.conns.contains_key(&w.holder) {
             eprintln!(
                 "ahp-host: connection {} dropped (no pong within {PING_WAIT:?} while another \
                  connection claimed its clientId)",
                 w.holder
             );
-            if let Some(c) = self.conns.get(&w.holder) {
+            if let Some(c) = self.core.conns.get(&w.holder) {
                 c.handle.shared.kill.cancel();
             }
             self.drop_conn(w.holder);
         }
-        if self.conns.contains_key(&claimant) {
+        if self.core.conns.contains_key(&claimant) {
             self.on_request(claimant, w.id, w.request);
         }
     }
@@ -156,7 +158,7 @@ impl Hub {
     /// (from the hub's queue, not from within whatever dropped it).
     pub(super) fn claims_conn_closed(&mut self, conn: ConnId) {
         let mut wake = Vec::new();
-        self.bindings.waiting.claims.retain(|w| {
+        self.core.bindings.waiting.claims.retain(|w| {
             if w.claimant == conn {
                 w.deadline.abort();
                 return false;

@@ -125,11 +125,11 @@ impl Hub {
         presented: Option<&str>,
         claim: Claim,
     ) -> Result<String, ErrorObject> {
-        self.bindings.clock += 1;
-        let now = self.bindings.clock;
+        self.core.bindings.clock += 1;
+        let now = self.core.bindings.clock;
         let held = self.holder_of(client_id, conn).is_some();
         let refused = |message: &str| Err(ErrorObject::new(errors::PERMISSION_DENIED, message));
-        let secret = match self.bindings.by_id.get_mut(client_id) {
+        let secret = match self.core.bindings.by_id.get_mut(client_id) {
             Some(bound) => {
                 let secret = match presented {
                     Some(p) if proves(p, bound) => {
@@ -174,7 +174,7 @@ impl Hub {
             None => {
                 self.forget_stale_bindings(conn);
                 let secret = Token::generate().expose().to_owned();
-                self.bindings.by_id.insert(
+                self.core.bindings.by_id.insert(
                     client_id.to_owned(),
                     Bound {
                         secret_sha256: digest(&secret),
@@ -186,8 +186,8 @@ impl Hub {
                 secret
             }
         };
-        let bound = &self.bindings.by_id[client_id];
-        self.ops.push(Op::BindClient {
+        let bound = &self.core.bindings.by_id[client_id];
+        self.core.ops.push(Op::BindClient {
             client_id: client_id.to_owned(),
             secret_sha256: bound.secret_sha256.clone(),
             used: now,
@@ -198,16 +198,18 @@ impl Hub {
 
     /// At capacity, forgets the least recently used binding whose id no live connection holds.
     fn forget_stale_bindings(&mut self, conn: ConnId) {
-        if self.bindings.by_id.len() < MAX_BINDINGS {
+        if self.core.bindings.by_id.len() < MAX_BINDINGS {
             return;
         }
         let live: std::collections::HashSet<&str> = self
+            .core
             .conns
             .iter()
             .filter(|(id, _)| **id != conn)
             .filter_map(|(_, c)| c.client_id.as_deref())
             .collect();
         let oldest = self
+            .core
             .bindings
             .by_id
             .iter()
@@ -215,8 +217,8 @@ impl Hub {
             .min_by_key(|(_, b)| b.used)
             .map(|(id, _)| id.clone());
         if let Some(id) = oldest {
-            self.bindings.by_id.remove(&id);
-            self.ops.push(Op::ForgetClient { client_id: id });
+            self.core.bindings.by_id.remove(&id);
+            self.core.ops.push(Op::ForgetClient { client_id: id });
         }
     }
 }

@@ -120,7 +120,7 @@ pub enum HubMsg {
     /// An MCP server task reported (see `mcp.rs`).
     Mcp(crate::mcp::McpEvent),
     /// A message on an `mcp://` channel (see `mcp_channel.rs`).
-    McpChannel(Box<mcp_channel::ChannelMessage>),
+    McpChannel(Box<ChannelMessage>),
     /// The agent holds a tool call until its MCP server has a new token (`mcp_step_up.rs`).
     McpStepUp(Box<StepUp>),
     /// The wait of such a call is over.
@@ -178,7 +178,7 @@ pub enum HubMsg {
         event: crate::terminals::shell::ShellEvent,
     },
     /// The agent's `/run` (`terminal_run.rs`): start, or give up on (timed out).
-    TerminalRun(Box<terminal_run::RunMsg>),
+    TerminalRun(Box<RunMsg>),
     /// Changeset jobs and file changes (`changesets.rs`).
     Changes(Box<ChangesMsg>),
     /// Stop the hub.

@@ -6,77 +6,81 @@
 //! then is anything the batch produced (responses, envelopes, notifications) handed to the
 //! connections' bounded queues. A connection whose queue is full is dropped as a slow consumer.
 //!
+//! The hub is a core and features. The core (`base.rs`: `serverSeq`, the outbox, connections,
+//! sessions, replay, the store) is what every feature builds on; each feature keeps its own
+//! state in a field of [`Hub`] and plugs into the session, turn and connection lifecycle through
+//! the hooks of one trait (`features.rs`), each hook getting its own state and `&mut Core`.
+//!
 //! - `mod.rs`: the loop, connections, applying and broadcasting actions;
+//! - `base.rs`: the core; `features.rs`: the lifecycle hooks and the order they run in;
 //! - `messages.rs`: what the hub is sent (`HubMsg`) and the requests it answers (`Request`);
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
 //! - `identity.rs`: client ids bound to secrets; `id_claims.rs`: handshakes waiting for the
 //!   connection that holds their id (pinged: alive, or gone);
-//! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
 //! - `turns.rs`: the agent orchestration (turn start/end, queued and steering messages);
 //! - `sessions.rs`: per-session bookkeeping (persistence, summary notifications);
 //!   `session_filter.rs`: the `listSessions` filter;
-//! - `session_config.rs`: `resolveSessionConfig`, `sessionConfigCompletions`, `completions`;
-//! - `mcp.rs`: the sessions' MCP servers (start, stop, toggles, state changes, tools);
-//! - `mcp_auth.rs`: MCP servers that need a token (`authRequired`, `authenticate`);
-//! - `mcp_step_up.rs`: tool calls waiting for a new token (an input request meanwhile);
-//! - `mcp_trust.rs`: working-directory MCP servers wait for a client's approval;
-//! - `mcp_channel.rs`: their `mcp://` channels (MCP Apps);
-//! - `terminals.rs`: terminal channels and their shells (`crate::terminals`);
-//! - `customizations.rs`: plugins and directories (`crate::customize`); `client_plugins.rs`:
-//!   plugins published by the active client, read back from it;
+//! - `session_config.rs`: `resolveSessionConfig`, `sessionConfigCompletions`, `completions`.
+//!
+//! The features:
+//! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
+//! - `mcp/`: the sessions' MCP servers (start, stop, toggles, state changes, tools), with
+//!   `auth.rs` (servers that need a token: `authRequired`, `authenticate`), `step_up.rs` (tool
+//!   calls waiting for a new token), `trust.rs` (working-directory servers wait for a client's
+//!   approval) and `channel.rs` (their `mcp://` channels, MCP Apps);
+//! - `terminals/`: terminal channels and their shells (`crate::terminals`), with `run.rs` (the
+//!   agent's `/run` in them);
+//! - `customizations/`: plugins and directories (`crate::customize`), with `client_plugins.rs`
+//!   (plugins published by the active client, read back from it) and `client_tools.rs` (tool
+//!   calls the agent delegated to a client);
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels);
-//! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations).
+//! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations);
+//! - `transform.rs`: where the agent's system prompt goes to be transformed by a client.
 
 mod agent_auth;
+mod base;
 mod changesets;
-mod client_plugins;
-mod client_tools;
 mod commands;
 mod customizations;
 mod dispatch;
+mod features;
 mod id_claims;
 mod identity;
 mod mcp;
-mod mcp_auth;
-mod mcp_channel;
-mod mcp_step_up;
-mod mcp_trust;
 mod messages;
 mod session_config;
 mod session_filter;
 mod sessions;
-mod terminal_run;
 mod terminals;
+mod transform;
 mod turns;
 mod watches;
 
-use crate::agent::AgentEvent;
 use crate::config::Config;
-use crate::replay::{action_frame, ReplayRing};
+use crate::replay::ReplayRing;
 use crate::resources::Sandbox;
-use crate::store::{Loaded, Op, Store};
-use ahp_wasm::protocol::jsonrpc::{self, ErrorObject, RequestId, ROOT_CHANNEL};
+use crate::store::{Loaded, Store};
+use ahp_wasm::protocol::jsonrpc::{RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::{
-    ActionEnvelope, ActionOrigin, CreateSessionParams, DispatchActionParams, DisposeSessionParams,
+    ActionOrigin, CreateSessionParams, DispatchActionParams, DisposeSessionParams,
     FetchTurnsParams, InitializeParams, ReconnectParams, RootState, StateAction, SubscribeParams,
 };
-use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
+use ahp_wasm::reduce::NoOp;
+use base::Core;
 pub use changesets::ChangesMsg;
-pub use client_tools::ToolExpiry;
+pub use customizations::client_tools::ToolExpiry;
 pub use customizations::Read as CustomizationRead;
-pub use mcp_auth::Authenticate;
-pub use mcp_channel::ChannelMessage;
-pub use mcp_step_up::StepUp;
+pub use mcp::auth::Authenticate;
+pub use mcp::channel::ChannelMessage;
+pub use mcp::step_up::StepUp;
 pub use messages::{HubMsg, HubSender, Request};
-use serde::Serialize;
 pub use session_filter::SessionFilter;
 use sessions::Session;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
-pub use terminal_run::{End as RunEnd, RunMsg, RunOutcome, RunRequest};
+pub use terminals::run::{End as RunEnd, RunMsg, RunOutcome, RunRequest};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -194,56 +198,23 @@ struct Conn {
     mcp_apps: bool,
 }
 
-/// The hub's state (see the module docs).
+/// The hub's state (see the module docs): the core, and each feature's own state.
 pub struct Hub {
-    seq: u64,
-    /// The `serverSeq` last committed to the database. Every number a client may have seen
-    /// (including those of rejected actions, which write nothing else) is committed before the
-    /// frame carrying it is sent, so a restart never hands a number out twice.
-    persisted_seq: u64,
-    root_uri: Arc<str>,
-    root: RootState,
-    root_subs: Vec<ConnId>,
-    sessions: HashMap<String, Session>,
+    core: Core,
+    /// Terminal channels, with the agent's `/run` in them.
     terminals: terminals::Terminals,
-    conns: HashMap<ConnId, Conn>,
-    replay: ReplayRing,
-    store: Store,
-    ops: Vec<Op>,
-    outbox: Vec<(ConnId, Arc<str>)>,
-    tx: HubSender,
-    rt: tokio::runtime::Handle,
-    sandbox: Sandbox,
-    chunk_delay: Duration,
-    client_tool_timeout: Duration,
-    client_tool_grace: Duration,
-    /// Client tool calls the agent waits on, by (session, tool call id).
-    client_tools: HashMap<(String, String), client_tools::ClientToolWait>,
-    next_timer: u64,
-    limits: crate::config::Limits,
-    bindings: identity::Bindings,
-    /// The protected built-in agent's lock and the connections it is open for.
-    agent_auth: agent_auth::AgentAuth,
-    stopping: bool,
-    /// The MCP servers of the sessions.
-    mcp: mcp::McpRuns,
-    /// `--mcp-config`: servers for every session.
-    mcp_config: Option<std::path::PathBuf>,
-    plugins: Vec<std::path::PathBuf>,
-    /// Bounds of every MCP server.
-    mcp_limits: crate::mcp::McpLimits,
-    /// Plugins, directories and client plugins of the sessions.
-    customs: customizations::Customs,
-    /// The host's requests to clients.
-    peer: Arc<crate::peer::PeerRequests>,
-    /// How long one of them may wait for its answer.
-    client_request_timeout: Duration,
-    transform_timeout: Duration,
-    debug: bool,
-    /// Resource watches.
-    watches: watches::Watches,
     /// The sessions' changesets.
     changesets: changesets::Changesets,
+    /// Resource watches.
+    watches: watches::Watches,
+    /// Plugins, directories, client plugins and client tools of the sessions.
+    customs: customizations::Customs,
+    /// The MCP servers of the sessions, with their auth, trust, step-up and channels.
+    mcp: mcp::McpRuns,
+    /// The protected built-in agent's lock and the connections it is open for.
+    agent_auth: agent_auth::AgentAuth,
+    /// Where the agent's system prompt goes to be transformed by a client.
+    transform: transform::Transform,
 }
 
 impl Hub {
@@ -257,7 +228,7 @@ impl Hub {
         rt: tokio::runtime::Handle,
         peer: Arc<crate::peer::PeerRequests>,
     ) -> Hub {
-        let mut hub = Hub {
+        let core = Core {
             seq: loaded.last_seq,
             persisted_seq: loaded.last_seq,
             root_uri: Arc::from(ROOT_CHANNEL),
@@ -276,7 +247,6 @@ impl Hub {
             },
             root_subs: Vec::new(),
             sessions: HashMap::new(),
-            terminals: terminals::Terminals::default(),
             conns: HashMap::new(),
             replay: ReplayRing::new(
                 config.limits.replay_entries,
@@ -290,43 +260,43 @@ impl Hub {
             rt,
             sandbox,
             chunk_delay: config.chunk_delay,
-            client_tool_timeout: config.client_tool_timeout,
-            client_tool_grace: config.client_tool_grace,
-            client_tools: HashMap::new(),
             next_timer: 0,
             limits: config.limits.clone(),
             bindings: identity::Bindings::loaded(loaded.clients),
-            agent_auth: agent_auth::AgentAuth::default(),
             stopping: false,
-            mcp: mcp::McpRuns::default(),
-            mcp_config: config.mcp_config.clone(),
-            plugins: config.plugins.clone(),
-            mcp_limits: config.mcp.clone(),
-            customs: customizations::Customs::default(),
             peer,
-            client_request_timeout: config.client_request_timeout,
-            transform_timeout: config.transform_timeout,
-            debug: config.debug,
-            watches: watches::Watches::default(),
-            changesets: changesets::Changesets::default(),
+            to_wake: Vec::new(),
+            applied: Vec::new(),
         };
-        hub.mcp.trust = mcp_trust::Trust::new(loaded.mcp_approvals, config.trust_project_mcp);
+        let mut hub = Hub {
+            core,
+            terminals: terminals::Terminals::default(),
+            changesets: changesets::Changesets::default(),
+            watches: watches::Watches::default(),
+            customs: customizations::Customs::new(config),
+            mcp: mcp::McpRuns::new(config, loaded.mcp_approvals),
+            agent_auth: agent_auth::AgentAuth::default(),
+            transform: transform::Transform {
+                timeout: config.transform_timeout,
+                audit: config.debug,
+            },
+        };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
             let uri = s.state.summary.resource.clone();
             if let Some(turn) = &s.state.active_turn {
                 interrupted.push((uri.clone(), turn.id.clone()));
             }
-            hub.sessions.insert(uri.clone(), Session::loaded(&uri, s));
+            hub.core
+                .sessions
+                .insert(uri.clone(), Session::loaded(&uri, s));
         }
         for (uri, turn_id) in interrupted {
             hub.apply_server(&uri, turns::interrupted(&turn_id));
         }
-        let uris: Vec<String> = hub.sessions.keys().cloned().collect();
+        let uris: Vec<String> = hub.core.sessions.keys().cloned().collect();
         for uri in uris {
-            hub.mcp_restored(&uri);
-            hub.custom_restored(&uri);
-            hub.changes_open(&uri);
+            hub.each_feature(|f, core| f.session_restored(core, &uri));
         }
         hub.commit_and_flush();
         hub
@@ -343,16 +313,15 @@ impl Hub {
                 }
             }
             self.commit_and_flush();
-            if self.stopping {
+            if self.core.stopping {
                 break;
             }
         }
-        for (_, session) in self.sessions.iter_mut() {
+        for (_, session) in self.core.sessions.iter_mut() {
             session.stop_agent();
         }
-        self.mcp_close_all();
-        self.kill_terminals();
-        for (_, conn) in self.conns.drain() {
+        self.each_feature(|f, core| f.shutdown(core));
+        for (_, conn) in self.core.conns.drain() {
             conn.handle.shared.kill.cancel();
         }
     }
@@ -360,7 +329,7 @@ impl Hub {
     fn handle(&mut self, msg: HubMsg) {
         match msg {
             HubMsg::Connect { conn, handle } => {
-                self.conns.insert(
+                self.core.conns.insert(
                     conn,
                     Conn {
                         handle,
@@ -374,7 +343,7 @@ impl Hub {
             HubMsg::Pong { conn } => self.on_pong(conn),
             HubMsg::ClaimWaitOver { claimant, timer } => self.on_claim_wait_over(claimant, timer),
             HubMsg::Request { conn, id, request } => {
-                if self.conns.contains_key(&conn) {
+                if self.core.conns.contains_key(&conn) {
                     self.on_request(conn, id, *request);
                 }
             }
@@ -401,10 +370,12 @@ impl Hub {
                 tool_call_id,
                 timer,
             } => self.on_mcp_step_up_expired(&channel, &tool_call_id, timer),
-            HubMsg::CustomizationsChanged { paths, overflow } => {
-                self.on_customizations_changed(paths, overflow)
+            HubMsg::CustomizationsChanged { paths, overflow } => self
+                .customs
+                .on_customizations_changed(&mut self.core, paths, overflow),
+            HubMsg::Customization(read) => {
+                self.customs.on_customization_read(&mut self.core, *read)
             }
-            HubMsg::Customization(read) => self.on_customization_read(*read),
             HubMsg::WatchOpened(opened) => self.on_watch_opened(*opened),
             HubMsg::WatchChanged { channel, changes } => self.on_watch_changed(&channel, changes),
             HubMsg::TerminalOutput { channel, id, data } => {
@@ -420,24 +391,22 @@ impl Hub {
             }
             HubMsg::TerminalRun(msg) => self.on_terminal_run(*msg),
             HubMsg::Changes(msg) => self.on_changes(*msg),
-            HubMsg::Shutdown => self.stopping = true,
+            HubMsg::Shutdown => self.core.stopping = true,
         }
-        if self.mcp.auth.waiting() {
-            self.mcp_settle_auth();
-        }
+        self.each_feature(|f, core| f.after_message(core));
     }
 
     /// Commits the batch's writes, then hands its frames to the connections; repeats while
     /// dropping slow consumers produced more.
     fn commit_and_flush(&mut self) {
         loop {
-            self.commit_ops();
-            if self.outbox.is_empty() {
+            self.core.commit_ops();
+            if self.core.outbox.is_empty() {
                 return;
             }
             let mut dead = Vec::new();
-            for (conn, frame) in self.outbox.drain(..) {
-                if let Some(c) = self.conns.get(&conn) {
+            for (conn, frame) in self.core.outbox.drain(..) {
+                if let Some(c) = self.core.conns.get(&conn) {
                     match c.handle.queue(frame) {
                         Ok(()) => {}
                         Err(QueueError::Slow) => dead.push((conn, true)),
@@ -450,7 +419,7 @@ impl Hub {
                 return;
             }
             for (conn, slow) in dead {
-                if self.conns.contains_key(&conn) {
+                if self.core.conns.contains_key(&conn) {
                     if slow {
                         eprintln!("ahp-host: connection {conn} dropped (slow consumer)");
                     }
@@ -460,30 +429,13 @@ impl Hub {
         }
     }
 
-    /// Commits the queued writes, and the current `serverSeq` whenever it moved (a rejection or a
-    /// root action moves it without any other write).
-    fn commit_ops(&mut self) {
-        if self.ops.is_empty() && self.seq == self.persisted_seq {
-            return;
-        }
-        if let Err(e) = self.store.commit(&self.ops, self.seq) {
-            // Nothing from this batch was sent; stopping is the only way not to acknowledge
-            // what is not on disk.
-            eprintln!("ahp-host: cannot persist ({e}); stopping");
-            std::process::exit(70);
-        }
-        self.ops.clear();
-        self.persisted_seq = self.seq;
-    }
-
     /// Forgets a connection: its subscriptions, and the active-client role of its client id
     /// when no other connection holds that id.
     fn drop_conn(&mut self, conn: ConnId) {
-        let Some(c) = self.conns.remove(&conn) else {
+        let Some(c) = self.core.conns.remove(&conn) else {
             return;
         };
         c.handle.shared.kill.cancel();
-        self.agent_auth.conn_closed(conn);
         self.claims_conn_closed(conn);
         for channel in &c.subs {
             if let Some(subs) = self.subscribers_mut(channel) {
@@ -491,22 +443,23 @@ impl Hub {
             }
         }
         let subs: Vec<String> = c.subs.iter().cloned().collect();
-        self.watches_conn_closed(conn, &subs);
+        self.each_feature(|f, core| f.conn_closed(core, conn, &subs));
         if let Some(client_id) = c.client_id {
             let still_here = self
+                .core
                 .conns
                 .values()
                 .any(|o| o.client_id.as_deref() == Some(client_id.as_str()));
             if !still_here {
                 self.release_active_client(&client_id);
-                self.client_left(&client_id);
+                self.each_feature(|f, core| f.client_left(core, &client_id));
             }
         }
     }
 
     fn subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
         if channel == ROOT_CHANNEL {
-            Some(&mut self.root_subs)
+            Some(&mut self.core.root_subs)
         } else if channel.starts_with(crate::watches::SCHEME) {
             self.watch_subscribers_mut(channel)
         } else if channel.starts_with(crate::changes::SCHEME) {
@@ -514,45 +467,11 @@ impl Hub {
         } else if let Some(t) = self.terminals.map.get_mut(channel) {
             Some(&mut t.subscribers)
         } else {
-            self.sessions.get_mut(channel).map(|s| &mut s.subscribers)
+            self.core
+                .sessions
+                .get_mut(channel)
+                .map(|s| &mut s.subscribers)
         }
-    }
-
-    /// Queues a response frame.
-    fn respond<R: Serialize>(&mut self, conn: ConnId, id: &RequestId, result: &R) {
-        self.outbox
-            .push((conn, Arc::from(jsonrpc::result_text(id, result))));
-    }
-
-    /// Queues an error response frame.
-    fn respond_error(&mut self, conn: ConnId, id: &RequestId, error: ErrorObject) {
-        self.outbox
-            .push((conn, Arc::from(jsonrpc::error_text(Some(id), &error))));
-    }
-
-    /// Queues a notification for every subscriber of the root channel.
-    fn notify_root<P: Serialize>(&mut self, method: &str, params: &P) {
-        let frame: Arc<str> = Arc::from(jsonrpc::notification_text(method, params));
-        fanout(&mut self.outbox, &self.root_subs, &frame);
-    }
-
-    fn envelope_frame(
-        &self,
-        channel: &str,
-        action: StateAction,
-        origin: Option<ActionOrigin>,
-        rejection_reason: Option<String>,
-    ) -> (Arc<str>, StateAction) {
-        let envelope = ActionEnvelope {
-            channel: channel.to_owned(),
-            action,
-            server_seq: self.seq,
-            origin,
-            rejection_reason,
-            extra: Default::default(),
-        };
-        let json = serde_json::to_string(&envelope).expect("envelopes always serialize");
-        (action_frame(&json), envelope.action)
     }
 
     /// Applies an action through the channel's reducer; on success it gets the next
@@ -564,66 +483,12 @@ impl Hub {
         action: StateAction,
         origin: Option<ActionOrigin>,
     ) -> Result<StateAction, (StateAction, NoOp)> {
-        let now = SystemClock.now();
-        let clock = FixedClock(now);
-        if channel == ROOT_CHANNEL {
-            if let Outcome::NoOp(reason) = root_reducer(&mut self.root, &action, &clock) {
-                return Err((action, reason));
-            }
-            self.seq += 1;
-            let (frame, action) = self.envelope_frame(channel, action, origin, None);
-            self.replay
-                .push(self.seq, self.root_uri.clone(), frame.clone(), None);
-            fanout(&mut self.outbox, &self.root_subs, &frame);
-            return Ok(action);
+        if self.terminals.map.contains_key(channel) {
+            return self
+                .terminals
+                .apply(&mut self.core, channel, action, origin);
         }
-        if let Some(terminal) = self.terminals.map.get_mut(channel) {
-            let outcome = ahp_wasm::reduce::terminal_reducer(&mut terminal.state, &action, &clock);
-            match outcome {
-                Outcome::Applied(_) => {}
-                // Side-effect only (written to the pty): echoed like an applied action.
-                Outcome::NoOp(NoOp::NothingToChange)
-                    if matches!(action, StateAction::TerminalInput(_)) => {}
-                Outcome::NoOp(reason) => return Err((action, reason)),
-            }
-            self.seq += 1;
-            let (frame, action) = self.envelope_frame(channel, action, origin, None);
-            let terminal = &self.terminals.map[channel];
-            fanout(&mut self.outbox, &terminal.subscribers, &frame);
-            self.replay.push(self.seq, Arc::from(channel), frame, None);
-            return Ok(action);
-        }
-        let Some(session) = self.sessions.get_mut(channel) else {
-            return Err((action, NoOp::UnknownTarget));
-        };
-        let changed = match session.reduce(&action, &clock) {
-            Outcome::Applied(changed) => changed,
-            Outcome::NoOp(reason) => return Err((action, reason)),
-        };
-        self.seq += 1;
-        // Clients without `capabilities.mcpApps` get the envelope without `mcpApp`/`channel`.
-        let plain = crate::mcp::apps::plain_action(&action)
-            .map(|plain| self.envelope_frame(channel, plain, origin.clone(), None).0);
-        let (frame, action) = self.envelope_frame(channel, action, origin, None);
-        let session = self.sessions.get_mut(channel).expect("checked above");
-        session.record(self.seq, now, &frame, changed, &mut self.ops);
-        let uri = session.uri.clone();
-        match &plain {
-            None => fanout(&mut self.outbox, &session.subscribers, &frame),
-            Some(plain) => {
-                for &c in &session.subscribers {
-                    let apps = self.conns.get(&c).is_some_and(|c| c.mcp_apps);
-                    let f = if apps { &frame } else { plain };
-                    self.outbox.push((c, f.clone()));
-                }
-            }
-        }
-        let summary_changes = session.summary_changes(changed);
-        self.replay.push(self.seq, uri, frame, plain);
-        if let Some(changes) = summary_changes {
-            self.notify_root(jsonrpc::methods::SESSION_SUMMARY_CHANGED, &changes);
-        }
-        Ok(action)
+        self.core.apply(channel, action, origin)
     }
 
     /// Applies a server-originated action (no `origin`) and runs its side effects. Returns
@@ -638,55 +503,30 @@ impl Hub {
         }
     }
 
-    /// Echoes a rejected client action to its dispatcher only, with `rejectionReason`.
-    fn reject(
-        &mut self,
-        conn: ConnId,
-        channel: &str,
-        action: StateAction,
-        origin: ActionOrigin,
-        reason: String,
-    ) {
-        self.seq += 1;
-        let (frame, _) = self.envelope_frame(channel, action, Some(origin), Some(reason));
-        self.outbox.push((conn, frame));
-    }
-
-    /// Sends an event to the agent working on `channel`, if any.
-    fn tell_agent(&mut self, channel: &str, event: AgentEvent) {
-        if let Some(session) = self.sessions.get(channel) {
-            session.tell_agent(event);
-        }
-    }
-
-    fn conn_client_id(&self, conn: ConnId) -> Option<&str> {
-        self.conns.get(&conn).and_then(|c| c.client_id.as_deref())
-    }
-
     fn mark_initialized(&mut self, conn: ConnId, client_id: String) {
         // One live connection per client id: a newer one takes over (a reconnect usually
         // arrives before the old socket is noticed dead).
         let others: Vec<ConnId> = self
+            .core
             .conns
             .iter()
             .filter(|(id, c)| **id != conn && c.client_id.as_deref() == Some(client_id.as_str()))
             .map(|(id, _)| *id)
             .collect();
         for other in others {
-            if let Some(c) = self.conns.get_mut(&other) {
+            if let Some(c) = self.core.conns.get_mut(&other) {
                 // Keep the role: the same client is still here.
                 c.client_id = None;
             }
             self.drop_conn(other);
         }
-        let apps = self.bindings.mcp_apps(&client_id);
-        if let Some(c) = self.conns.get_mut(&conn) {
+        let apps = self.core.bindings.mcp_apps(&client_id);
+        if let Some(c) = self.core.conns.get_mut(&conn) {
             c.handle.shared.initialized.store(true, Ordering::Release);
             c.client_id = Some(client_id.clone());
             c.mcp_apps = apps;
         }
-        self.client_returned(&client_id);
-        self.custom_client_returned(&client_id);
+        self.each_feature(|f, core| f.client_returned(core, &client_id));
     }
 }
 

@@ -42,7 +42,11 @@ impl Hub {
     /// The host configuration's values (root `config.values`): a new session's config
     /// defaults.
     pub(super) fn root_config_values(&self) -> &JsonObject {
-        self.root.config.as_ref().map_or(&NO_VALUES, |c| &c.values)
+        self.core
+            .root
+            .config
+            .as_ref()
+            .map_or(&NO_VALUES, |c| &c.values)
     }
 
     /// A client's `root/configChanged`: checked against the host configuration's schema
@@ -63,15 +67,16 @@ impl Hub {
             )),
         };
         if let Err(reason) = checked {
-            return self.reject(conn, ROOT_CHANNEL, action, origin, reason);
+            return self.core.reject(conn, ROOT_CHANNEL, action, origin, reason);
         }
         match self.apply(ROOT_CHANNEL, action, Some(origin.clone())) {
             Ok(_) => {
                 let json = serde_json::to_string(self.root_config_values()).unwrap_or_default();
-                self.ops.push(Op::RootConfig { json });
+                self.core.ops.push(Op::RootConfig { json });
             }
             Err((action, why)) => {
-                self.reject(conn, ROOT_CHANNEL, action, origin, why.reason().into())
+                self.core
+                    .reject(conn, ROOT_CHANNEL, action, origin, why.reason().into())
             }
         }
     }
@@ -92,7 +97,7 @@ impl Hub {
 
     /// A session's working directory: an existing directory inside `--workdir` (canonical).
     pub(super) fn check_workdir(&self, dir: &str) -> Result<PathBuf, ErrorObject> {
-        let path = self.sandbox.existing(&uri_path(dir)?)?;
+        let path = self.core.sandbox.existing(&uri_path(dir)?)?;
         if !path.is_dir() {
             return Err(invalid("workingDirectory is not a directory"));
         }
@@ -115,7 +120,7 @@ impl Hub {
         }
         let values = config::resolve(p.config.as_ref(), self.root_config_values())
             .map_err(|e| invalid(format!("config: {e}")))?;
-        self.respond(
+        self.core.respond(
             conn,
             id,
             &ResolveSessionConfigResult {
@@ -141,7 +146,7 @@ impl Hub {
         }
         let items = config::value_items(&p.property, p.query.as_deref().unwrap_or(""))
             .map_err(|e| invalid(format!("invalid params at `property`: {e}")))?;
-        self.respond(
+        self.core.respond(
             conn,
             id,
             &SessionConfigCompletionsResult {
@@ -161,6 +166,7 @@ impl Hub {
         p: CompletionsParams,
     ) -> Result<(), ErrorObject> {
         let session = self
+            .core
             .sessions
             .get(&p.channel)
             .ok_or_else(|| session_not_found(&p.channel))?;
@@ -172,11 +178,11 @@ impl Hub {
         })?;
         if p.kind != CompletionItemKind::UserMessage {
             // Best effort: nothing to offer for a kind this host does not know.
-            self.respond(conn, id, &empty());
+            self.core.respond(conn, id, &empty());
             return Ok(());
         }
-        let workdir = self.session_workdir(&session.state);
-        let Some(handle) = self.conns.get(&conn).map(|c| c.handle.clone()) else {
+        let workdir = self.core.session_workdir(&session.state);
+        let Some(handle) = self.core.conns.get(&conn).map(|c| c.handle.clone()) else {
             return Ok(());
         };
         let in_flight = &handle.shared.completions_inflight;
@@ -191,8 +197,8 @@ impl Hub {
         }
         in_flight.fetch_add(1, Ordering::Relaxed);
         let counted = InFlight(handle.shared.clone());
-        let (sandbox, id) = (self.sandbox.clone(), id.clone());
-        self.rt.spawn_blocking(move || {
+        let (sandbox, id) = (self.core.sandbox.clone(), id.clone());
+        self.core.rt.spawn_blocking(move || {
             let _counted = counted;
             // The directory is checked again: it may have changed since the session began.
             let items = match sandbox.existing(&workdir) {
@@ -212,6 +218,7 @@ impl Hub {
     /// A model change applied: `config.values.model` follows it (a server `configChanged`).
     pub(super) fn mirror_model(&mut self, channel: &str, model: &str) {
         let Some(values) = self
+            .core
             .sessions
             .get(channel)
             .and_then(|s| s.state.config.as_ref())

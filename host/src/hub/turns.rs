@@ -7,8 +7,8 @@ use crate::agent::{AgentEvent, TurnJob};
 use ahp_wasm::protocol::{
     ErrorInfo, Message, MessageOrigin, PendingMessage, PendingMessageKind,
     SessionActiveClientChangedAction, SessionErrorAction, SessionLifecycle,
-    SessionPendingMessageRemovedAction, SessionState, SessionToolCallConfirmedAction,
-    SessionTurnStartedAction, StateAction, ToolCallContributor,
+    SessionPendingMessageRemovedAction, SessionToolCallConfirmedAction, SessionTurnStartedAction,
+    StateAction, ToolCallContributor,
 };
 use tokio::sync::mpsc;
 
@@ -51,7 +51,7 @@ impl Hub {
                     SessionToolCallConfirmedAction::Approved(a) => (a.tool_call_id.clone(), true),
                     SessionToolCallConfirmedAction::Denied(a) => (a.tool_call_id.clone(), false),
                 };
-                self.tell_agent(
+                self.core.tell_agent(
                     channel,
                     AgentEvent::ToolConfirmed {
                         tool_call_id,
@@ -73,7 +73,7 @@ impl Hub {
             StateAction::SessionToolCallComplete(a) => {
                 self.client_tool_done(channel, &a.tool_call_id);
                 if from_client.is_some() {
-                    self.tell_agent(
+                    self.core.tell_agent(
                         channel,
                         AgentEvent::ToolCompleted {
                             tool_call_id: a.tool_call_id.clone(),
@@ -86,13 +86,15 @@ impl Hub {
                 self.mcp_toggled(channel, &a.id, a.enabled, from_client)
             }
             StateAction::SessionMcpServerStateChanged(a) => self.mcp_step_up_check(channel, &a.id),
-            StateAction::SessionActiveClientChanged(_) => self.custom_client_sync(channel),
+            StateAction::SessionActiveClientChanged(_) => {
+                self.customs.client_sync(&mut self.core, channel)
+            }
             StateAction::SessionModelChanged(a) => self.mirror_model(channel, &a.model.id),
             StateAction::SessionInputCompleted(a) if from_client.is_some() => {
                 self.mcp_step_up_answered(channel, &a.request_id, &a.response)
             }
             StateAction::SessionPendingMessageSet(a) => match a.kind {
-                PendingMessageKind::Steering => self.tell_agent(
+                PendingMessageKind::Steering => self.core.tell_agent(
                     channel,
                     AgentEvent::Steering(PendingMessage {
                         id: a.id.clone(),
@@ -109,23 +111,22 @@ impl Hub {
 
     /// Spawns the built-in agent for a new turn (replacing any previous run).
     fn start_agent(&mut self, channel: &str, turn_id: &str, message: &Message) {
-        self.mcp_wake(channel);
-        self.custom_wake(channel);
+        self.each_feature(|f, core| f.session_used(core, channel));
         let mcp = self.mcp_handles(channel);
-        let customizations = self.active_customizations(channel);
-        let Some(session) = self.sessions.get_mut(channel) else {
+        let customizations = self.customs.active(&self.core, channel);
+        let Some(session) = self.core.sessions.get_mut(channel) else {
             return;
         };
         session.stop_agent();
-        let session = &self.sessions[channel];
+        let session = &self.core.sessions[channel];
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let workdir = self.session_workdir(&session.state);
+        let workdir = self.core.session_workdir(&session.state);
         let prompt = crate::agent::prompt::render(
             &session.state,
             &workdir.to_string_lossy(),
             &customizations,
         );
-        let transform = self.transform_target(&session.state, &prompt);
+        let transform = self.transform.target(&self.core, &session.state, &prompt);
         let job = TurnJob {
             channel: channel.to_owned(),
             turn_id: turn_id.to_owned(),
@@ -141,15 +142,16 @@ impl Hub {
             prompt,
             active_client: session.state.active_client.clone(),
             steering: session.state.steering_message.clone(),
-            chunk_delay: self.chunk_delay,
+            chunk_delay: self.core.chunk_delay,
             mcp,
             customizations,
             transform,
         };
         let task = self
+            .core
             .rt
-            .spawn(crate::agent::run_turn(job, self.tx.clone(), events_rx));
-        if let Some(session) = self.sessions.get_mut(channel) {
+            .spawn(crate::agent::run_turn(job, self.core.tx.clone(), events_rx));
+        if let Some(session) = self.core.sessions.get_mut(channel) {
             session.agent = Some(AgentRun {
                 turn_id: turn_id.to_owned(),
                 events: events_tx,
@@ -158,55 +160,17 @@ impl Hub {
         }
     }
 
-    /// Where a render's `systemMessageTransform` goes: the active client now (its connection
-    /// now), when it opted into a rendered, unrestricted section and is connected.
-    fn transform_target(
-        &self,
-        state: &SessionState,
-        rendered: &[crate::agent::prompt::Section],
-    ) -> Option<crate::agent::transform::Target> {
-        let client = state.active_client.as_ref()?;
-        let ids = crate::agent::transform::asked(client, rendered);
-        if ids.is_empty() {
-            return None;
-        }
-        let (conn, c) = self
-            .conns
-            .iter()
-            .find(|(_, c)| c.client_id.as_deref() == Some(client.client_id.as_str()))?;
-        Some(crate::agent::transform::Target {
-            client_id: client.client_id.clone(),
-            conn: *conn,
-            handle: c.handle.clone(),
-            peer: self.peer.clone(),
-            timeout: self.transform_timeout,
-            ids,
-            audit: self.debug,
-        })
-    }
-
-    /// A session's working directory (the sandbox root when it has none or it is unusable).
-    pub(super) fn session_workdir(&self, state: &SessionState) -> std::path::PathBuf {
-        state
-            .summary
-            .working_directory
-            .as_deref()
-            .and_then(|d| crate::resources::uri_path(d).ok())
-            .unwrap_or_else(|| self.sandbox.root().to_path_buf())
-    }
-
     /// The active turn ended: stop its agent, apply deferred changes, start the next queued
     /// message.
     fn turn_ended(&mut self, channel: &str) {
-        let deferred = match self.sessions.get_mut(channel) {
+        let deferred = match self.core.sessions.get_mut(channel) {
             Some(session) if session.state.active_turn.is_none() => {
                 session.stop_agent();
                 std::mem::take(&mut session.deferred)
             }
             _ => return,
         };
-        self.forget_client_tools(channel);
-        self.mcp_step_up_forget(channel);
+        self.each_feature(|f, core| f.turn_ended(core, channel));
         for (action, origin) in deferred {
             if let Ok(action) = self.apply(channel, action, origin.clone()) {
                 let client = origin.as_ref().map(|o| o.client_id.clone());
@@ -218,7 +182,7 @@ impl Hub {
 
     /// Starts a turn from the first queued message when the session is ready and idle.
     fn start_queued(&mut self, channel: &str) {
-        let next = match self.sessions.get(channel) {
+        let next = match self.core.sessions.get(channel) {
             Some(s)
                 if s.state.active_turn.is_none()
                     && s.state.lifecycle == SessionLifecycle::Ready =>
@@ -264,6 +228,7 @@ impl Hub {
     pub(super) fn on_agent(&mut self, channel: &str, turn_id: &str, actions: Vec<StateAction>) {
         for action in actions {
             let current = self
+                .core
                 .sessions
                 .get(channel)
                 .and_then(|s| s.agent.as_ref())
@@ -284,6 +249,7 @@ impl Hub {
     /// The client left: release its active-client role everywhere.
     pub(super) fn release_active_client(&mut self, client_id: &str) {
         let held: Vec<String> = self
+            .core
             .sessions
             .iter()
             .filter(|(_, s)| {

@@ -13,6 +13,8 @@
 //! `resourceWatch/changed` without changing the state), get a `serverSeq` and go to the
 //! channel's subscribers; a batch nobody subscribes to, or an empty one, is not sent.
 
+use super::base::Core;
+use super::features::Feature;
 use super::{fanout, ConnId, Hub, HubMsg};
 use crate::watches::{self, Opened, MAX_PER_CONNECTION, MAX_PER_HOST};
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
@@ -91,10 +93,10 @@ impl Hub {
                 live: None,
             },
         );
-        let sandbox = self.sandbox.clone();
-        let hub = self.tx.clone();
+        let sandbox = self.core.sandbox.clone();
+        let hub = self.core.tx.clone();
         let id = id.clone();
-        self.rt.spawn(async move {
+        self.core.rt.spawn(async move {
             let result = tokio::task::spawn_blocking(move || watches::open(&sandbox, &p))
                 .await
                 .unwrap_or_else(|_| {
@@ -129,18 +131,18 @@ impl Hub {
             Ok(opened) => opened,
             Err(e) => {
                 self.watches.map.remove(&channel);
-                self.respond_error(conn, &id, e);
+                self.core.respond_error(conn, &id, e);
                 return;
             }
         };
         let state = opened.state.clone();
-        let hub = self.tx.clone();
+        let hub = self.core.tx.clone();
         let name = channel.clone();
         let watcher = watches::spawn_batcher(
             opened,
             state.recursive,
-            self.sandbox.clone(),
-            &self.rt,
+            self.core.sandbox.clone(),
+            &self.core.rt,
             move |changes| {
                 let hub = hub.clone();
                 let channel = name.clone();
@@ -155,7 +157,7 @@ impl Hub {
             state,
             _watcher: watcher,
         });
-        self.respond(
+        self.core.respond(
             conn,
             &id,
             &CreateResourceWatchResult {
@@ -195,9 +197,9 @@ impl Hub {
             Outcome::NoOp(_) => return,
         }
         let subscribers = subscribers.clone();
-        self.seq += 1;
-        let (frame, _) = self.envelope_frame(channel, action, None, None);
-        fanout(&mut self.outbox, &subscribers, &frame);
+        self.core.seq += 1;
+        let (frame, _) = self.core.envelope_frame(channel, action, None, None);
+        fanout(&mut self.core.outbox, &subscribers, &frame);
     }
 
     /// The snapshot state of a live watch.
@@ -217,28 +219,30 @@ impl Hub {
             .filter(|w| w.live.is_some())
             .map(|w| &mut w.subscribers)
     }
+}
 
+impl Watches {
     /// Releases the watch on `channel` if nobody subscribes to it any more.
-    pub(super) fn watch_unsubscribed(&mut self, channel: &str) {
+    pub(super) fn unsubscribed(&mut self, channel: &str) {
         if self
-            .watches
             .map
             .get(channel)
             .is_some_and(|w| w.subscribers.is_empty())
         {
-            self.watches.map.remove(channel);
+            self.map.remove(channel);
         }
     }
+}
 
+impl Feature for Watches {
     /// After `conn` closed (its subscriptions already removed): releases the watches it
     /// subscribed to that have no subscriber left, and the ones it created that nobody
     /// subscribes to (pending ones included).
-    pub(super) fn watches_conn_closed(&mut self, conn: ConnId, subs: &[String]) {
+    fn conn_closed(&mut self, _core: &mut Core, conn: ConnId, subs: &[String]) {
         for channel in subs {
-            self.watch_unsubscribed(channel);
+            self.unsubscribed(channel);
         }
-        self.watches
-            .map
+        self.map
             .retain(|_, w| w.owner != conn || !w.subscribers.is_empty());
     }
 }

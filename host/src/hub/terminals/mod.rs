@@ -16,7 +16,11 @@
 //!
 //! Anyone may subscribe to (read) any terminal.
 
+pub(super) mod run;
+
+use super::base::Core;
 use super::commands::invalid;
+use super::features::Feature;
 use super::{ConnId, Hub};
 use crate::terminals::{Program, Pty, MAX_DIMENSION, MAX_INPUT_BYTES, MAX_TERMINALS};
 use ahp_wasm::protocol::jsonrpc::{EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -25,6 +29,7 @@ use ahp_wasm::protocol::{
     errors, ActionOrigin, CreateTerminalParams, RootTerminalsChangedAction, StateAction,
     TerminalClaim, TerminalDataAction, TerminalExitedAction, TerminalInfo, TerminalState,
 };
+use ahp_wasm::reduce::{Clock, FixedClock, NoOp, Outcome, SystemClock};
 use std::collections::HashMap;
 
 /// The longest terminal title accepted from a client, in characters.
@@ -58,9 +63,9 @@ pub(super) struct Terminal {
     pub(super) owner: Owner,
     pub(super) pty: Pty,
     /// What shell integration has reported (see `terminal_run.rs`).
-    pub(super) shell: super::terminal_run::Tracking,
+    pub(super) shell: run::Tracking,
     /// The agent's `/run` waiting on this terminal.
-    pub(super) run: Option<super::terminal_run::Run>,
+    pub(super) run: Option<run::Run>,
 }
 
 /// The host's terminals.
@@ -68,6 +73,66 @@ pub(super) struct Terminal {
 pub(super) struct Terminals {
     pub(super) map: HashMap<String, Terminal>,
     pub(super) next_id: u64,
+}
+
+impl Terminals {
+    /// Applies an action to a terminal channel through the SDK's terminal reducer; on success
+    /// the core gives it the next `serverSeq` and sends it to the terminal's subscribers.
+    pub(super) fn apply(
+        &mut self,
+        core: &mut Core,
+        channel: &str,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+    ) -> Result<StateAction, (StateAction, NoOp)> {
+        let Some(terminal) = self.map.get_mut(channel) else {
+            return Err((action, NoOp::UnknownTarget));
+        };
+        let clock = FixedClock(SystemClock.now());
+        match ahp_wasm::reduce::terminal_reducer(&mut terminal.state, &action, &clock) {
+            Outcome::Applied(_) => {}
+            // Side-effect only (written to the pty): echoed like an applied action.
+            Outcome::NoOp(NoOp::NothingToChange)
+                if matches!(action, StateAction::TerminalInput(_)) => {}
+            Outcome::NoOp(reason) => return Err((action, reason)),
+        }
+        Ok(core.publish(channel, action, origin, &terminal.subscribers))
+    }
+
+    /// Kills the shell of `uri` and removes the terminal and its subscriptions.
+    fn remove(&mut self, core: &mut Core, uri: &str) -> bool {
+        let Some(mut terminal) = self.map.remove(uri) else {
+            return false;
+        };
+        terminal.pty.kill();
+        for sub in &terminal.subscribers {
+            if let Some(c) = core.conns.get_mut(sub) {
+                c.subs.remove(uri);
+            }
+        }
+        true
+    }
+
+    /// Replaces root `terminals` with the current list (in creation order).
+    pub(super) fn update_root(&self, core: &mut Core) {
+        let mut list: Vec<(&String, &Terminal)> = self.map.iter().collect();
+        list.sort_by_key(|(_, t)| t.order);
+        let terminals = list
+            .into_iter()
+            .map(|(uri, t)| TerminalInfo {
+                resource: uri.clone(),
+                title: t.state.title.clone(),
+                claim: t.state.claim.clone(),
+                exit_code: t.state.exit_code,
+                extra: Default::default(),
+            })
+            .collect();
+        let action = StateAction::RootTerminalsChanged(RootTerminalsChangedAction {
+            terminals,
+            extra: Default::default(),
+        });
+        let _ = core.apply(ROOT_CHANNEL, action, None);
+    }
 }
 
 /// Whether `uri` is an acceptable terminal URI: `ahp-terminal:/` plus a short printable id.
@@ -106,6 +171,7 @@ impl Hub {
         };
         terminal.owner == Owner::Agent
             && self
+                .core
                 .sessions
                 .get(&claim.session)
                 .and_then(|s| s.state.active_client.as_ref())
@@ -119,7 +185,7 @@ impl Hub {
             TerminalClaim::Client(_) => {
                 Err("a client claim must name the dispatching client's own clientId".into())
             }
-            TerminalClaim::Session(s) if self.sessions.contains_key(&s.session) => Ok(()),
+            TerminalClaim::Session(s) if self.core.sessions.contains_key(&s.session) => Ok(()),
             TerminalClaim::Session(_) => {
                 Err("a session claim must name an existing session".into())
             }
@@ -151,7 +217,11 @@ impl Hub {
                 format!("this host keeps at most {MAX_TERMINALS} terminals; dispose of one first"),
             ));
         }
-        let client_id = self.conn_client_id(conn).unwrap_or_default().to_owned();
+        let client_id = self
+            .core
+            .conn_client_id(conn)
+            .unwrap_or_default()
+            .to_owned();
         self.check_claim(&p.claim, &client_id)
             .map_err(|e| invalid(format!("claim: {e}")))?;
         let cols = dimension(p.cols.unwrap_or(80.0), "cols").map_err(invalid)?;
@@ -164,7 +234,7 @@ impl Hub {
         }
         let cwd = match &p.cwd {
             Some(dir) => self.check_workdir(dir)?,
-            None => self.sandbox.root().to_path_buf(),
+            None => self.core.sandbox.root().to_path_buf(),
         };
         let new = NewTerminal {
             uri,
@@ -175,8 +245,8 @@ impl Hub {
             owner: Owner::Client(client_id),
         };
         self.spawn_terminal(new, Program::Shell)?;
-        self.respond(conn, id, &EmptyResult);
-        self.update_root_terminals();
+        self.core.respond(conn, id, &EmptyResult);
+        self.terminals.update_root(&mut self.core);
         Ok(())
     }
 
@@ -195,7 +265,7 @@ impl Hub {
             program,
             new.uri.clone(),
             tid,
-            self.tx.clone(),
+            self.core.tx.clone(),
         )
         .map_err(|e| {
             ErrorObject::new(
@@ -236,7 +306,7 @@ impl Hub {
         id: &RequestId,
         uri: &str,
     ) -> Result<(), ErrorObject> {
-        let client_id = self.conn_client_id(conn).unwrap_or_default();
+        let client_id = self.core.conn_client_id(conn).unwrap_or_default();
         let terminal = self
             .terminals
             .map
@@ -250,42 +320,10 @@ impl Hub {
                  session's active client)",
             ));
         }
-        self.remove_terminal(uri);
-        self.respond(conn, id, &EmptyResult);
-        self.update_root_terminals();
+        self.terminals.remove(&mut self.core, uri);
+        self.core.respond(conn, id, &EmptyResult);
+        self.terminals.update_root(&mut self.core);
         Ok(())
-    }
-
-    /// Kills the shell of `uri` and removes the terminal and its subscriptions.
-    fn remove_terminal(&mut self, uri: &str) -> bool {
-        let Some(mut terminal) = self.terminals.map.remove(uri) else {
-            return false;
-        };
-        terminal.pty.kill();
-        for sub in &terminal.subscribers {
-            if let Some(c) = self.conns.get_mut(sub) {
-                c.subs.remove(uri);
-            }
-        }
-        true
-    }
-
-    /// A session is disposed: so are the terminals it holds (guide/terminals.md, "Agent
-    /// Starts a Background Server"), such as those of its `/run`s.
-    pub(super) fn dispose_session_terminals(&mut self, session: &str) {
-        let held: Vec<String> = self
-            .terminals
-            .map
-            .iter()
-            .filter(|(_, t)| matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == session))
-            .map(|(uri, _)| uri.clone())
-            .collect();
-        for uri in &held {
-            self.remove_terminal(uri);
-        }
-        if !held.is_empty() {
-            self.update_root_terminals();
-        }
     }
 
     /// Disposes of the finished `/run` terminals of `session` but the newest `keep` (a new
@@ -307,37 +345,9 @@ impl Hub {
         }
         finished.sort();
         for (_, uri) in &finished[..finished.len() - keep] {
-            self.remove_terminal(uri);
+            self.terminals.remove(&mut self.core, uri);
         }
-        self.update_root_terminals();
-    }
-
-    /// Kills every shell (the host is stopping).
-    pub(super) fn kill_terminals(&mut self) {
-        for terminal in self.terminals.map.values_mut() {
-            terminal.pty.kill();
-        }
-    }
-
-    /// Replaces root `terminals` with the current list (in creation order).
-    pub(super) fn update_root_terminals(&mut self) {
-        let mut list: Vec<(&String, &Terminal)> = self.terminals.map.iter().collect();
-        list.sort_by_key(|(_, t)| t.order);
-        let terminals = list
-            .into_iter()
-            .map(|(uri, t)| TerminalInfo {
-                resource: uri.clone(),
-                title: t.state.title.clone(),
-                claim: t.state.claim.clone(),
-                exit_code: t.state.exit_code,
-                extra: Default::default(),
-            })
-            .collect();
-        let action = StateAction::RootTerminalsChanged(RootTerminalsChangedAction {
-            terminals,
-            extra: Default::default(),
-        });
-        let _ = self.apply(ROOT_CHANNEL, action, None);
+        self.terminals.update_root(&mut self.core);
     }
 
     /// Whether `channel` is terminal `id` (and not a later one at the same URI).
@@ -369,7 +379,7 @@ impl Hub {
             extra: Default::default(),
         });
         if self.apply(channel, action, None).is_ok() {
-            self.update_root_terminals();
+            self.terminals.update_root(&mut self.core);
         }
     }
 
@@ -387,7 +397,7 @@ impl Hub {
             return;
         };
         if let Err(reason) = self.authorize_terminal(terminal, &action, &origin.client_id) {
-            return self.reject(conn, channel, action, origin, reason);
+            return self.core.reject(conn, channel, action, origin, reason);
         }
         let terminal = self.terminals.map.get_mut(channel).expect("checked above");
         let effect = match &action {
@@ -400,7 +410,7 @@ impl Hub {
         };
         if let Err(e) = effect {
             let reason = format!("the terminal's pty refused it: {e}");
-            return self.reject(conn, channel, action, origin, reason);
+            return self.core.reject(conn, channel, action, origin, reason);
         }
         let list_changes = matches!(
             action,
@@ -412,11 +422,14 @@ impl Hub {
                     self.claim_changed_owner(channel, &a.claim);
                 }
                 if list_changes {
-                    self.update_root_terminals();
+                    self.terminals.update_root(&mut self.core);
                 }
                 self.run_claim_changed(channel);
             }
-            Err((action, why)) => self.reject(conn, channel, action, origin, why.reason().into()),
+            Err((action, why)) => {
+                self.core
+                    .reject(conn, channel, action, origin, why.reason().into())
+            }
         }
     }
 
@@ -514,4 +527,30 @@ pub(super) struct NewTerminal<'a> {
     pub(super) title: String,
     pub(super) claim: TerminalClaim,
     pub(super) owner: Owner,
+}
+
+impl Feature for Terminals {
+    /// A session is disposed: so are the terminals it holds (guide/terminals.md, "Agent
+    /// Starts a Background Server"), such as those of its `/run`s.
+    fn session_disposed(&mut self, core: &mut Core, session: &str) {
+        let held: Vec<String> = self
+            .map
+            .iter()
+            .filter(|(_, t)| matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == session))
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in &held {
+            self.remove(core, uri);
+        }
+        if !held.is_empty() {
+            self.update_root(core);
+        }
+    }
+
+    /// Kills every shell (the host is stopping).
+    fn shutdown(&mut self, _core: &mut Core) {
+        for terminal in self.map.values_mut() {
+            terminal.pty.kill();
+        }
+    }
 }

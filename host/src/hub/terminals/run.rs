@@ -17,8 +17,8 @@
 //! narrows back to `{session}` and the agent gets the exit code and the command's output. A
 //! session keeps its [`KEEP_FINISHED_RUNS`] newest finished run terminals.
 
-use super::terminals::{NewTerminal, Owner};
-use super::Hub;
+use super::{NewTerminal, Owner};
+use crate::hub::Hub;
 use crate::terminals::shell::ShellEvent;
 use crate::terminals::{Program, MAX_TERMINALS};
 use ahp_wasm::protocol::*;
@@ -34,7 +34,7 @@ const RUN_COMMAND_ID: &str = "cmd-1";
 
 /// What shell integration reported so far for one terminal (and a run's own command).
 #[derive(Debug, Default)]
-pub(super) struct Tracking {
+pub(in crate::hub) struct Tracking {
     /// `terminal/commandDetectionAvailable` was dispatched.
     available: bool,
     /// The command line of the next `commandExecuted`.
@@ -100,7 +100,7 @@ pub struct RunOutcome {
 
 /// A run in progress on a terminal.
 #[derive(Debug)]
-pub(super) struct Run {
+pub(in crate::hub) struct Run {
     session: String,
     tool_call_id: String,
     done: oneshot::Sender<RunOutcome>,
@@ -118,7 +118,7 @@ impl Hub {
     }
 
     /// An event of a terminal's shell integration.
-    pub(super) fn on_terminal_shell(&mut self, channel: &str, id: u64, event: ShellEvent) {
+    pub(in crate::hub) fn on_terminal_shell(&mut self, channel: &str, id: u64, event: ShellEvent) {
         if !self.is_terminal(channel, id) {
             return;
         }
@@ -163,7 +163,7 @@ impl Hub {
                         }),
                     )
                 {
-                    self.update_root_terminals();
+                    self.terminals.update_root(&mut self.core);
                 }
             }
         }
@@ -210,7 +210,7 @@ impl Hub {
         );
     }
 
-    pub(super) fn on_terminal_run(&mut self, msg: RunMsg) {
+    pub(in crate::hub) fn on_terminal_run(&mut self, msg: RunMsg) {
         match msg {
             RunMsg::Start(req) => self.start_run(req),
             RunMsg::TimedOut {
@@ -233,11 +233,11 @@ impl Hub {
 
     /// Starts the command of `req` in a terminal of its own (see the module docs).
     fn start_run(&mut self, req: RunRequest) {
-        let Some(session) = self.sessions.get(&req.session) else {
+        let Some(session) = self.core.sessions.get(&req.session) else {
             let _ = req.started.send(Err("the session is gone".into()));
             return;
         };
-        let workdir = self.session_workdir(&session.state);
+        let workdir = self.core.session_workdir(&session.state);
         self.prune_finished_runs(&req.session, KEEP_FINISHED_RUNS);
         if self.terminals.map.len() >= MAX_TERMINALS {
             let _ = req.started.send(Err(format!(
@@ -284,7 +284,7 @@ impl Hub {
             }),
         );
         self.command_executed(&uri, req.command);
-        self.update_root_terminals();
+        self.terminals.update_root(&mut self.core);
         let terminal = self.terminals.map.get_mut(&uri).expect("made above");
         terminal.run = Some(Run {
             session: req.session,
@@ -295,7 +295,7 @@ impl Hub {
     }
 
     /// A client changed the claim of `channel`: a run that no longer holds it is over.
-    pub(super) fn run_claim_changed(&mut self, channel: &str) {
+    pub(in crate::hub) fn run_claim_changed(&mut self, channel: &str) {
         let Some(t) = self.terminals.map.get(channel) else {
             return;
         };
@@ -312,7 +312,7 @@ impl Hub {
 
     /// The process of `channel` exited with `code`: the agent's command (if it is a run's
     /// terminal) finishes with it, and so does its run.
-    pub(super) fn run_process_exited(&mut self, channel: &str, code: Option<i32>) {
+    pub(in crate::hub) fn run_process_exited(&mut self, channel: &str, code: Option<i32>) {
         let Some(terminal) = self.terminals.map.get(channel) else {
             return;
         };
@@ -358,7 +358,7 @@ impl Hub {
                     extra: Default::default(),
                 }),
             );
-            self.update_root_terminals();
+            self.terminals.update_root(&mut self.core);
         }
         let _ = run.done.send(RunOutcome {
             end,

@@ -16,8 +16,9 @@
 //! - the turn ends or the session is disposed of: the wait is dropped (the reducers drop open
 //!   input requests with the turn).
 
-use super::{Hub, HubMsg};
+use super::McpRuns;
 use crate::agent::AgentEvent;
+use crate::hub::{Hub, HubMsg};
 use crate::mcp::ServerHandle;
 use ahp_wasm::protocol::{
     McpAuthRequiredReason, McpServerAuthRequiredState, McpServerState, SessionInputCompletedAction,
@@ -43,7 +44,7 @@ pub struct StepUp {
 }
 
 /// One call waiting.
-pub(super) struct Wait {
+pub(in crate::hub) struct Wait {
     step: StepUp,
     /// The input request, once raised (and until a client completes it).
     request_id: Option<String>,
@@ -61,7 +62,7 @@ impl Drop for Wait {
 
 /// The calls waiting for a token.
 #[derive(Default)]
-pub(super) struct Waits {
+pub(in crate::hub) struct Waits {
     list: Vec<Wait>,
     next_timer: u64,
 }
@@ -74,7 +75,7 @@ impl Waits {
     }
 
     /// Whether input request `request_id` of session `channel` is one of these.
-    pub(super) fn owns(&self, channel: &str, request_id: &str) -> bool {
+    pub(in crate::hub) fn owns(&self, channel: &str, request_id: &str) -> bool {
         self.list
             .iter()
             .any(|w| w.step.channel == channel && w.request_id.as_deref() == Some(request_id))
@@ -114,8 +115,9 @@ fn request_message(server: &str, tool: &str, needs: &McpServerAuthRequiredState)
 
 impl Hub {
     /// The agent holds a call for a token: wait (bounded), then see where its server is.
-    pub(super) fn on_mcp_step_up(&mut self, step: StepUp) {
+    pub(in crate::hub) fn on_mcp_step_up(&mut self, step: StepUp) {
         let current = self
+            .core
             .sessions
             .get(&step.channel)
             .and_then(|s| s.agent.as_ref())
@@ -126,13 +128,13 @@ impl Hub {
         let waits = &mut self.mcp.step_ups;
         waits.next_timer += 1;
         let timer = waits.next_timer;
-        let (hub, after) = (self.tx.clone(), self.mcp_limits.auth_wait);
+        let (hub, after) = (self.core.tx.clone(), self.mcp.limits.auth_wait);
         let expired = HubMsg::McpStepUpExpired {
             channel: step.channel.clone(),
             tool_call_id: step.tool_call_id.clone(),
             timer,
         };
-        let task = self.rt.spawn(async move {
+        let task = self.core.rt.spawn(async move {
             tokio::time::sleep(after).await;
             let _ = hub.send(expired).await;
         });
@@ -148,7 +150,7 @@ impl Hub {
     }
 
     /// Server `server_id` of session `channel` changed state: its waiting calls follow.
-    pub(super) fn mcp_step_up_check(&mut self, channel: &str, server_id: &str) {
+    pub(in crate::hub) fn mcp_step_up_check(&mut self, channel: &str, server_id: &str) {
         let calls: Vec<String> = self
             .mcp
             .step_ups
@@ -163,7 +165,7 @@ impl Hub {
     }
 
     /// A client completed input request `request_id` of session `channel`.
-    pub(super) fn mcp_step_up_answered(
+    pub(in crate::hub) fn mcp_step_up_answered(
         &mut self,
         channel: &str,
         request_id: &str,
@@ -200,7 +202,12 @@ impl Hub {
     }
 
     /// A wait's timer fired: unless it is stale, the call fails.
-    pub(super) fn on_mcp_step_up_expired(&mut self, channel: &str, tool_call_id: &str, timer: u64) {
+    pub(in crate::hub) fn on_mcp_step_up_expired(
+        &mut self,
+        channel: &str,
+        tool_call_id: &str,
+        timer: u64,
+    ) {
         let live = self
             .mcp
             .step_ups
@@ -210,7 +217,7 @@ impl Hub {
             return;
         }
         let server = self.step_up_server_name(channel, tool_call_id);
-        let ms = self.mcp_limits.auth_wait.as_millis();
+        let ms = self.mcp.limits.auth_wait.as_millis();
         self.step_up_end(
             channel,
             tool_call_id,
@@ -218,11 +225,6 @@ impl Hub {
                 "the MCP server `{server}` needs a new token and none arrived within {ms} ms"
             )),
         );
-    }
-
-    /// The turn ended or the session is gone: drop its waits (the agent is stopped).
-    pub(super) fn mcp_step_up_forget(&mut self, channel: &str) {
-        self.mcp.step_ups.list.retain(|w| w.step.channel != channel);
     }
 
     fn step_up_server_name(&self, channel: &str, tool_call_id: &str) -> String {
@@ -247,7 +249,7 @@ impl Hub {
             .mcp_handles(channel)
             .into_iter()
             .find(|h| h.customization_id == server_id && h.generation != generation);
-        let next = match (fresh, self.mcp_state(channel, &server_id)) {
+        let next = match (fresh, super::server_state(&self.core, channel, &server_id)) {
             (Some(handle), _) => Next::Resume(handle),
             (None, None) => Next::Fail(format!("the MCP server `{server}` is gone")),
             // `ready` on the refused connection: its refusal is on its way to the hub.
@@ -321,7 +323,7 @@ impl Hub {
                 }),
             );
         }
-        self.tell_agent(
+        self.core.tell_agent(
             channel,
             AgentEvent::McpAuthSettled {
                 tool_call_id: tool_call_id.to_owned(),
@@ -359,5 +361,12 @@ mod tests {
         ] {
             assert!(m.contains(part), "{part} in {m}");
         }
+    }
+}
+
+impl McpRuns {
+    /// The turn ended or the session is gone: drop its waits (the agent is stopped).
+    pub(in crate::hub) fn forget_step_ups(&mut self, channel: &str) {
+        self.step_ups.list.retain(|w| w.step.channel != channel);
     }
 }

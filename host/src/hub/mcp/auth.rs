@@ -12,8 +12,9 @@
 //! a log line. A server that later asks for the same resource (another session, a restart of
 //! the server) is retried with the stored token before it is shown as `authRequired`.
 
-use super::mcp::state_changed;
-use super::{ConnId, Hub};
+use super::{state_changed, McpRuns};
+use crate::hub::base::Core;
+use crate::hub::{ConnId, Hub};
 use crate::mcp::auth::BearerToken;
 use crate::mcp::client::clip;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId, ROOT_CHANNEL};
@@ -29,8 +30,8 @@ const MAX_RESOURCE_BYTES: usize = 2048;
 /// A checked `authenticate` request (its `Debug` shows no token).
 #[derive(Debug)]
 pub struct Authenticate {
-    pub(super) resource: String,
-    pub(super) token: BearerToken,
+    pub(in crate::hub) resource: String,
+    pub(in crate::hub) token: BearerToken,
 }
 
 impl Authenticate {
@@ -56,10 +57,10 @@ impl Authenticate {
 }
 
 /// A token pushed for one resource.
-pub(super) struct Stored {
-    pub(super) token: BearerToken,
+pub(in crate::hub) struct Stored {
+    pub(in crate::hub) token: BearerToken,
     /// Tells attempts apart: which token an attempt presented.
-    pub(super) serial: u64,
+    pub(in crate::hub) serial: u64,
     /// A server became ready with it (so a later refusal means it expired).
     accepted: bool,
 }
@@ -75,7 +76,7 @@ struct Pending {
 
 /// The tokens of this process and the `authenticate` requests in progress.
 #[derive(Default)]
-pub(super) struct AuthState {
+pub(in crate::hub) struct AuthState {
     tokens: HashMap<String, Stored>,
     next_serial: u64,
     pending: Vec<Pending>,
@@ -83,26 +84,26 @@ pub(super) struct AuthState {
 
 impl AuthState {
     /// The token pushed for `resource`.
-    pub(super) fn token_for(&self, resource: &str) -> Option<&Stored> {
+    pub(in crate::hub) fn token_for(&self, resource: &str) -> Option<&Stored> {
         self.tokens.get(resource)
     }
 
     /// A server became ready presenting token `serial` for `resource`.
-    pub(super) fn accepted(&mut self, resource: &str, serial: u64) {
+    pub(in crate::hub) fn accepted(&mut self, resource: &str, serial: u64) {
         if let Some(t) = self.tokens.get_mut(resource).filter(|t| t.serial == serial) {
             t.accepted = true;
         }
     }
 
     /// Whether an `authenticate` waits.
-    pub(super) fn waiting(&self) -> bool {
+    pub(in crate::hub) fn waiting(&self) -> bool {
         !self.pending.is_empty()
     }
 }
 
 impl Hub {
     /// `authenticate`: see the module docs.
-    pub(super) fn mcp_authenticate(
+    pub(in crate::hub) fn mcp_authenticate(
         &mut self,
         conn: ConnId,
         id: &RequestId,
@@ -132,13 +133,13 @@ impl Hub {
         );
         let mut servers = Vec::new();
         for (session, sid) in asking {
-            match self.mcp_state(&session, &sid) {
+            match super::server_state(&self.core, &session, &sid) {
                 Some(McpServerState::AuthRequired(_)) => {
                     let starting = McpServerState::Starting(McpServerStartingState {
                         extra: Default::default(),
                     });
                     self.apply_server(&session, state_changed(&sid, starting));
-                    self.mcp_start(&session, &sid);
+                    self.mcp.start(&mut self.core, &session, &sid);
                 }
                 // Retried with this token if its attempt is refused.
                 Some(McpServerState::Starting(_)) => {}
@@ -148,7 +149,7 @@ impl Hub {
             servers.push((session, sid));
         }
         if servers.is_empty() {
-            self.respond(
+            self.core.respond(
                 conn,
                 id,
                 &AuthenticateResult {
@@ -166,51 +167,10 @@ impl Hub {
         Ok(())
     }
 
-    /// The published state of server `id` of session `channel`.
-    pub(super) fn mcp_state(&self, channel: &str, id: &str) -> Option<McpServerState> {
-        self.mcp_servers(channel)
-            .find(|m| m.id == id)
-            .map(|m| m.state.clone())
-    }
-
-    /// Answers the `authenticate` requests none of whose servers is `starting` any more.
-    pub(super) fn mcp_settle_auth(&mut self) {
-        for p in std::mem::take(&mut self.mcp.auth.pending) {
-            let states: Vec<(String, Option<McpServerState>)> = p
-                .servers
-                .iter()
-                .map(|(session, id)| {
-                    let name = self
-                        .mcp
-                        .run(session, id)
-                        .map_or_else(|| id.clone(), |r| r.name().to_owned());
-                    (name, self.mcp_state(session, id))
-                })
-                .collect();
-            if states
-                .iter()
-                .any(|(_, s)| matches!(s, Some(McpServerState::Starting(_))))
-            {
-                self.mcp.auth.pending.push(p);
-                continue;
-            }
-            match verdict(&p.resource, &states) {
-                Ok(()) => self.respond(
-                    p.conn,
-                    &p.id,
-                    &AuthenticateResult {
-                        extra: Default::default(),
-                    },
-                ),
-                Err(e) => self.respond_error(p.conn, &p.id, e),
-            }
-        }
-    }
-
     /// A server refused for authorization (`during_call`: a request of the ready server).
     /// With a token for its resource that this attempt did not present, it is retried at once;
     /// otherwise it is `authRequired` (`expired` when its refused token had worked before).
-    pub(super) fn mcp_auth_required(
+    pub(in crate::hub) fn mcp_auth_required(
         &mut self,
         channel: &str,
         id: &str,
@@ -239,7 +199,7 @@ impl Hub {
                     });
                     self.apply_server(channel, state_changed(id, starting));
                 }
-                self.mcp_start(channel, id);
+                self.mcp.start(&mut self.core, channel, id);
                 return;
             }
             if accepted && state.reason == McpAuthRequiredReason::Required {
@@ -301,4 +261,39 @@ fn verdict(resource: &str, states: &[(String, Option<McpServerState>)]) -> Resul
         )
     };
     Err(ErrorObject::new(errors::INTERNAL_ERROR, message))
+}
+
+impl McpRuns {
+    /// Answers the `authenticate` requests none of whose servers is `starting` any more.
+    pub(in crate::hub) fn settle_auth(&mut self, core: &mut Core) {
+        for p in std::mem::take(&mut self.auth.pending) {
+            let states: Vec<(String, Option<McpServerState>)> = p
+                .servers
+                .iter()
+                .map(|(session, id)| {
+                    let name = self
+                        .run(session, id)
+                        .map_or_else(|| id.clone(), |r| r.name().to_owned());
+                    (name, super::server_state(core, session, id))
+                })
+                .collect();
+            if states
+                .iter()
+                .any(|(_, s)| matches!(s, Some(McpServerState::Starting(_))))
+            {
+                self.auth.pending.push(p);
+                continue;
+            }
+            match verdict(&p.resource, &states) {
+                Ok(()) => core.respond(
+                    p.conn,
+                    &p.id,
+                    &AuthenticateResult {
+                        extra: Default::default(),
+                    },
+                ),
+                Err(e) => core.respond_error(p.conn, &p.id, e),
+            }
+        }
+    }
 }

@@ -17,7 +17,7 @@
 //! every connection subscribed to the session whose client declared `capabilities.mcpApps`,
 //! with `params.channel`.
 
-use super::{ConnId, ConnShared, Hub};
+use crate::hub::{ConnId, ConnShared, Hub};
 use crate::mcp::{apps, CallError, McpConnection};
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
@@ -70,15 +70,15 @@ impl Drop for InFlight {
 
 impl Hub {
     /// A message on an `mcp://` channel: refused with the reason, or forwarded.
-    pub(super) fn on_mcp_channel(&mut self, m: ChannelMessage) {
-        let Some(handle) = self.conns.get(&m.conn).map(|c| c.handle.clone()) else {
+    pub(in crate::hub) fn on_mcp_channel(&mut self, m: ChannelMessage) {
+        let Some(handle) = self.core.conns.get(&m.conn).map(|c| c.handle.clone()) else {
             return;
         };
         let conn = match self.check_channel(&m) {
             Ok(conn) => conn,
             Err(e) => {
                 let text = response(m.id.as_ref(), &m.channel, Err(e));
-                self.outbox.push((m.conn, Arc::from(text)));
+                self.core.outbox.push((m.conn, Arc::from(text)));
                 return;
             }
         };
@@ -87,8 +87,8 @@ impl Hub {
         };
         handle.shared.mcp_inflight.fetch_add(1, Ordering::Relaxed);
         let in_flight = InFlight(handle.shared.clone());
-        let max_reply = self.mcp_limits.max_message_bytes;
-        self.rt.spawn(async move {
+        let max_reply = self.mcp.limits.max_message_bytes;
+        self.core.rt.spawn(async move {
             let _in_flight = in_flight;
             let outcome = match conn.request(&m.method, m.params).await {
                 Ok(result) => Ok(result),
@@ -113,7 +113,7 @@ impl Hub {
 
     /// The connection to forward `m` to, or the error to answer it with.
     fn check_channel(&self, m: &ChannelMessage) -> Result<Arc<McpConnection>, Value> {
-        let c = &self.conns[&m.conn];
+        let c = &self.core.conns[&m.conn];
         let Some((session, run)) = self.mcp.by_channel(&m.channel) else {
             return Err(error_value(
                 errors::NOT_FOUND,
@@ -134,7 +134,7 @@ impl Hub {
                 format!("subscribe to {session} to use the channels of its MCP servers"),
             ));
         }
-        let max = self.mcp_limits.max_channel_request_bytes;
+        let max = self.mcp.limits.max_channel_request_bytes;
         if m.bytes > max {
             return Err(error_value(
                 errors::INVALID_REQUEST,
@@ -169,7 +169,7 @@ impl Hub {
                 ),
             ));
         }
-        let max = self.mcp_limits.max_channel_inflight;
+        let max = self.mcp.limits.max_channel_inflight;
         if c.handle.shared.mcp_inflight.load(Ordering::Relaxed) >= max {
             return Err(error_value(
                 errors::INVALID_REQUEST,
@@ -184,7 +184,7 @@ impl Hub {
 
     /// Server `id` of session `channel` sent notification `method`: forwarded on its channel
     /// when advertised.
-    pub(super) fn mcp_channel_notify(&mut self, channel: &str, id: &str, method: &str) {
+    pub(in crate::hub) fn mcp_channel_notify(&mut self, channel: &str, id: &str, method: &str) {
         let Some(run) = self.mcp.run(channel, id) else {
             return;
         };
@@ -198,12 +198,12 @@ impl Hub {
             json!({"jsonrpc": "2.0", "method": method, "params": {"channel": run.channel_uri}})
                 .to_string(),
         );
-        let Some(session) = self.sessions.get(channel) else {
+        let Some(session) = self.core.sessions.get(channel) else {
             return;
         };
         for sub in &session.subscribers {
-            if self.conns.get(sub).is_some_and(|c| c.mcp_apps) {
-                self.outbox.push((*sub, frame.clone()));
+            if self.core.conns.get(sub).is_some_and(|c| c.mcp_apps) {
+                self.core.outbox.push((*sub, frame.clone()));
             }
         }
     }

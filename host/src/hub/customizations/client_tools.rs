@@ -9,12 +9,14 @@
 //! Timers are tokio tasks that send [`HubMsg::ClientToolExpired`] back to the hub; every timer
 //! has a unique id, so a timer that fired just before it was cancelled is recognised as stale.
 
-use super::{Hub, HubMsg};
 use crate::agent::AgentEvent;
+use crate::hub::base::Core;
+use crate::hub::{Hub, HubMsg};
 use ahp_wasm::protocol::{
     SessionToolCallCompleteAction, StateAction, StringOrMarkdown, ToolCallResult,
     ToolCallResultError,
 };
+use std::collections::HashMap;
 use std::time::Duration;
 use tokio::task::AbortHandle;
 
@@ -54,7 +56,7 @@ impl Drop for Timer {
 }
 
 /// One client tool call the agent waits on.
-pub(super) struct ClientToolWait {
+pub(in crate::hub) struct ClientToolWait {
     turn_id: String,
     tool_name: String,
     client_id: String,
@@ -63,44 +65,97 @@ pub(super) struct ClientToolWait {
     grace: Option<Timer>,
 }
 
-impl Hub {
-    fn client_connected(&self, client_id: &str) -> bool {
-        self.conns
-            .values()
-            .any(|c| c.client_id.as_deref() == Some(client_id))
+/// The client tool calls in flight and their bounds.
+#[derive(Default)]
+pub(in crate::hub) struct ClientTools {
+    /// By (session, tool call id).
+    pub(in crate::hub) waits: HashMap<(String, String), ClientToolWait>,
+    /// `--client-tool-timeout-ms`.
+    pub(in crate::hub) timeout: Duration,
+    /// `--client-tool-grace-ms`.
+    pub(in crate::hub) grace: Duration,
+}
+
+impl ClientTools {
+    /// The session's turn ended or the session went away: stop watching its calls.
+    pub(in crate::hub) fn forget(&mut self, channel: &str) {
+        self.waits.retain(|(c, _), _| c != channel);
     }
 
-    fn timer(
-        &mut self,
-        after: Duration,
-        channel: &str,
-        turn_id: &str,
-        tool_call_id: &str,
-        reason: ToolExpiry,
-    ) -> Timer {
-        self.next_timer += 1;
-        let id = self.next_timer;
-        let msg = HubMsg::ClientToolExpired {
-            channel: channel.to_owned(),
-            turn_id: turn_id.to_owned(),
-            tool_call_id: tool_call_id.to_owned(),
-            timer: id,
-            reason,
-        };
-        let hub = self.tx.clone();
-        let task = self.rt.spawn(async move {
-            tokio::time::sleep(after).await;
-            let _ = hub.send(msg).await;
-        });
-        Timer {
-            id,
-            handle: task.abort_handle(),
+    /// The last connection of `client_id` closed: its calls get a grace period.
+    pub(in crate::hub) fn client_left(&mut self, core: &mut Core, client_id: &str) {
+        let keys: Vec<(String, String)> = self
+            .waits
+            .iter()
+            .filter(|(_, w)| w.client_id == client_id && w.grace.is_none())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for (channel, tool_call_id) in keys {
+            let turn_id = self.waits[&(channel.clone(), tool_call_id.clone())]
+                .turn_id
+                .clone();
+            let grace = timer(
+                core,
+                self.grace,
+                &channel,
+                &turn_id,
+                &tool_call_id,
+                ToolExpiry::Disconnected,
+            );
+            if let Some(w) = self.waits.get_mut(&(channel, tool_call_id)) {
+                w.grace = Some(grace);
+            }
         }
     }
 
+    /// `client_id` is back (initialize or reconnect): its calls are no longer in grace.
+    pub(in crate::hub) fn client_returned(&mut self, client_id: &str) {
+        for w in self.waits.values_mut() {
+            if w.client_id == client_id {
+                w.grace = None;
+            }
+        }
+    }
+}
+
+fn client_connected(core: &Core, client_id: &str) -> bool {
+    core.conns
+        .values()
+        .any(|c| c.client_id.as_deref() == Some(client_id))
+}
+
+fn timer(
+    core: &mut Core,
+    after: Duration,
+    channel: &str,
+    turn_id: &str,
+    tool_call_id: &str,
+    reason: ToolExpiry,
+) -> Timer {
+    core.next_timer += 1;
+    let id = core.next_timer;
+    let msg = HubMsg::ClientToolExpired {
+        channel: channel.to_owned(),
+        turn_id: turn_id.to_owned(),
+        tool_call_id: tool_call_id.to_owned(),
+        timer: id,
+        reason,
+    };
+    let hub = core.tx.clone();
+    let task = core.rt.spawn(async move {
+        tokio::time::sleep(after).await;
+        let _ = hub.send(msg).await;
+    });
+    Timer {
+        id,
+        handle: task.abort_handle(),
+    }
+}
+
+impl Hub {
     /// A client tool call started: arm its deadline, and its grace period if its client is
     /// not connected.
-    pub(super) fn watch_client_tool(
+    pub(in crate::hub) fn watch_client_tool(
         &mut self,
         channel: &str,
         turn_id: &str,
@@ -108,23 +163,25 @@ impl Hub {
         tool_name: &str,
         client_id: &str,
     ) {
-        let timeout = self.timer(
-            self.client_tool_timeout,
+        let timeout = timer(
+            &mut self.core,
+            self.customs.client_tools.timeout,
             channel,
             turn_id,
             tool_call_id,
             ToolExpiry::Timeout,
         );
-        let grace = (!self.client_connected(client_id)).then(|| {
-            self.timer(
-                self.client_tool_grace,
+        let grace = (!client_connected(&self.core, client_id)).then(|| {
+            timer(
+                &mut self.core,
+                self.customs.client_tools.grace,
                 channel,
                 turn_id,
                 tool_call_id,
                 ToolExpiry::Disconnected,
             )
         });
-        self.client_tools.insert(
+        self.customs.client_tools.waits.insert(
             (channel.to_owned(), tool_call_id.to_owned()),
             ClientToolWait {
                 turn_id: turn_id.to_owned(),
@@ -137,52 +194,15 @@ impl Hub {
     }
 
     /// A tool call completed (by anyone): stop watching it.
-    pub(super) fn client_tool_done(&mut self, channel: &str, tool_call_id: &str) {
-        self.client_tools
+    pub(in crate::hub) fn client_tool_done(&mut self, channel: &str, tool_call_id: &str) {
+        self.customs
+            .client_tools
+            .waits
             .remove(&(channel.to_owned(), tool_call_id.to_owned()));
     }
 
-    /// The session's turn ended or the session went away: stop watching its calls.
-    pub(super) fn forget_client_tools(&mut self, channel: &str) {
-        self.client_tools.retain(|(c, _), _| c != channel);
-    }
-
-    /// The last connection of `client_id` closed: its calls get a grace period.
-    pub(super) fn client_left(&mut self, client_id: &str) {
-        let keys: Vec<(String, String)> = self
-            .client_tools
-            .iter()
-            .filter(|(_, w)| w.client_id == client_id && w.grace.is_none())
-            .map(|(k, _)| k.clone())
-            .collect();
-        for (channel, tool_call_id) in keys {
-            let turn_id = self.client_tools[&(channel.clone(), tool_call_id.clone())]
-                .turn_id
-                .clone();
-            let grace = self.timer(
-                self.client_tool_grace,
-                &channel,
-                &turn_id,
-                &tool_call_id,
-                ToolExpiry::Disconnected,
-            );
-            if let Some(w) = self.client_tools.get_mut(&(channel, tool_call_id)) {
-                w.grace = Some(grace);
-            }
-        }
-    }
-
-    /// `client_id` is back (initialize or reconnect): its calls are no longer in grace.
-    pub(super) fn client_returned(&mut self, client_id: &str) {
-        for w in self.client_tools.values_mut() {
-            if w.client_id == client_id {
-                w.grace = None;
-            }
-        }
-    }
-
     /// A timer fired: unless it is stale, fail the call and let the agent go on.
-    pub(super) fn on_client_tool_expired(
+    pub(in crate::hub) fn on_client_tool_expired(
         &mut self,
         channel: String,
         turn_id: String,
@@ -191,30 +211,47 @@ impl Hub {
         reason: ToolExpiry,
     ) {
         let key = (channel, tool_call_id);
-        let live = self.client_tools.get(&key).is_some_and(|w| {
+        let live = self.customs.client_tools.waits.get(&key).is_some_and(|w| {
             w.turn_id == turn_id
                 && (w.timeout.id == timer || w.grace.as_ref().is_some_and(|g| g.id == timer))
         });
         if !live {
             return;
         }
-        let wait = self.client_tools.remove(&key).expect("checked above");
+        let wait = self
+            .customs
+            .client_tools
+            .waits
+            .remove(&key)
+            .expect("checked above");
         let (channel, tool_call_id) = key;
         self.fail_client_tool(channel, turn_id, tool_call_id, wait, reason);
     }
 
     /// A client denied a running call: when it is the call's owner, the call ends now (with
     /// `ClientDenied`) instead of at its deadline.
-    pub(super) fn client_tool_denied(&mut self, channel: &str, tool_call_id: &str, by: &str) {
+    pub(in crate::hub) fn client_tool_denied(
+        &mut self,
+        channel: &str,
+        tool_call_id: &str,
+        by: &str,
+    ) {
         let key = (channel.to_owned(), tool_call_id.to_owned());
         if self
+            .customs
             .client_tools
+            .waits
             .get(&key)
             .is_none_or(|w| w.client_id != by)
         {
             return;
         }
-        let wait = self.client_tools.remove(&key).expect("checked above");
+        let wait = self
+            .customs
+            .client_tools
+            .waits
+            .remove(&key)
+            .expect("checked above");
         let turn_id = wait.turn_id.clone();
         self.fail_client_tool(key.0, turn_id, key.1, wait, ToolExpiry::Denied);
     }
@@ -233,12 +270,12 @@ impl Hub {
                 "client `{}` did not complete `{}` within {} ms",
                 wait.client_id,
                 wait.tool_name,
-                self.client_tool_timeout.as_millis()
+                self.customs.client_tools.timeout.as_millis()
             ),
             ToolExpiry::Disconnected => format!(
                 "client `{}` disconnected and did not reconnect within {} ms",
                 wait.client_id,
-                self.client_tool_grace.as_millis()
+                self.customs.client_tools.grace.as_millis()
             ),
             ToolExpiry::Denied => format!(
                 "client `{}` denied `{}` (it has no such tool, or refused to run it)",
@@ -270,7 +307,7 @@ impl Hub {
                 extra: Default::default(),
             }));
         if self.apply_server(&channel, action) {
-            self.tell_agent(
+            self.core.tell_agent(
                 &channel,
                 AgentEvent::ToolCompleted {
                     tool_call_id,

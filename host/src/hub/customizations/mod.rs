@@ -17,14 +17,19 @@
 //! After a restart, a session's containers are read again when it is next used (subscribed to
 //! or given a turn), as its MCP servers are started.
 
-use super::client_plugins::ClientRun;
-use super::{Hub, HubMsg};
+pub(super) mod client_plugins;
+pub(super) mod client_tools;
+
+use super::base::Core;
+use super::features::Feature;
+use super::HubMsg;
 use crate::customize::disk::DiskSource;
 use crate::customize::scan::{self, Bounds, Layout};
 use crate::customize::watch::Watcher;
 use crate::customize::{self, child_json, ActiveCustomization, ChildKind, Scan};
 use crate::resources::file_uri;
 use ahp_wasm::protocol::{Customization, StateAction};
+use client_plugins::ClientRun;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -119,6 +124,27 @@ pub(super) struct Customs {
     lazy: HashSet<String>,
     watcher: Option<Watcher>,
     pub(super) generation: u64,
+    /// `--plugin`: plugin directories for every session.
+    plugins: Vec<PathBuf>,
+    /// How long a read of a client plugin waits for the client's answer.
+    client_request_timeout: std::time::Duration,
+    /// Client tool calls the agent waits on.
+    pub(super) client_tools: client_tools::ClientTools,
+}
+
+impl Customs {
+    pub(super) fn new(config: &crate::config::Config) -> Customs {
+        Customs {
+            plugins: config.plugins.clone(),
+            client_request_timeout: config.client_request_timeout,
+            client_tools: client_tools::ClientTools {
+                timeout: config.client_tool_timeout,
+                grace: config.client_tool_grace,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
 }
 
 pub(super) fn top_id(c: &Customization) -> Option<&str> {
@@ -203,10 +229,15 @@ fn watch_dirs(root: &Path, floor: &Path, scan: &Scan) -> Vec<PathBuf> {
     dirs
 }
 
-impl Hub {
+impl Customs {
     /// The session's container entry `id` in its state.
-    pub(super) fn custom_entry(&self, channel: &str, id: &str) -> Option<&Customization> {
-        self.sessions
+    pub(super) fn entry<'a>(
+        &self,
+        core: &'a Core,
+        channel: &str,
+        id: &str,
+    ) -> Option<&'a Customization> {
+        core.sessions
             .get(channel)?
             .state
             .customizations
@@ -215,8 +246,8 @@ impl Hub {
             .find(|c| top_id(c) == Some(id))
     }
 
-    pub(super) fn custom_enabled(&self, channel: &str, id: &str) -> Option<bool> {
-        match self.custom_entry(channel, id)? {
+    pub(super) fn enabled(&self, core: &Core, channel: &str, id: &str) -> Option<bool> {
+        match self.entry(core, channel, id)? {
             Customization::Plugin(p) => Some(p.enabled),
             Customization::Directory(d) => Some(d.enabled),
             _ => None,
@@ -224,23 +255,19 @@ impl Hub {
     }
 
     /// Publishes a container when it differs from the session's entry.
-    pub(super) fn custom_publish(&mut self, channel: &str, value: Value) {
+    pub(super) fn publish(&mut self, core: &mut Core, channel: &str, value: Value) {
         let id = value["id"].as_str().unwrap_or_default().to_owned();
         let entry = customize::customization(value.clone());
-        if self.custom_entry(channel, &id) == Some(&entry) {
+        if self.entry(core, channel, &id) == Some(&entry) {
             return;
         }
-        self.apply_server(channel, updated(value));
+        core.apply_server(channel, updated(value));
     }
 
     /// A host container's entry as the session shows it now.
-    fn host_json(&self, channel: &str, entry: &HostEntry) -> Value {
-        let enabled = self.custom_enabled(channel, &entry.id).unwrap_or(true);
-        let scan = self
-            .customs
-            .disk
-            .get(&entry.key)
-            .and_then(|d| d.scan.as_deref());
+    fn host_json(&self, core: &Core, channel: &str, entry: &HostEntry) -> Value {
+        let enabled = self.enabled(core, channel, &entry.id).unwrap_or(true);
+        let scan = self.disk.get(&entry.key).and_then(|d| d.scan.as_deref());
         let root = &entry.key.root;
         let mut v = match entry.layout {
             Layout::Plugin => json!({
@@ -267,11 +294,11 @@ impl Hub {
 
     /// Reads the session's host containers (publishing them as `loading` first when the
     /// session does not show them yet) and its client plugins.
-    pub(super) fn custom_open(&mut self, channel: &str) {
-        let Some(session) = self.sessions.get(channel) else {
+    pub(super) fn open(&mut self, core: &mut Core, channel: &str) {
+        let Some(session) = core.sessions.get(channel) else {
             return;
         };
-        let workdir = self.session_workdir(&session.state);
+        let workdir = core.session_workdir(&session.state);
         let mut entries = Vec::new();
         let mut seen = HashSet::new();
         for dir in &self.plugins {
@@ -313,30 +340,26 @@ impl Hub {
             .map(str::to_owned)
             .collect();
         for id in stale {
-            self.apply_server(channel, removed(&id));
+            core.apply_server(channel, removed(&id));
         }
-        self.custom_close_host(channel);
+        self.close_host(core, channel);
         let mut host = Vec::new();
         for (id, name, root, boundary, floor, layout) in entries {
             let key = Key {
                 root: root.clone(),
                 layout,
             };
-            let disk = self
-                .customs
-                .disk
-                .entry(key.clone())
-                .or_insert_with(|| Disk {
-                    source: DiskSource::new(&root, &boundary),
-                    layout,
-                    root,
-                    floor,
-                    scan: None,
-                    reading: false,
-                    dirty: false,
-                    watched: Vec::new(),
-                    users: HashSet::new(),
-                });
+            let disk = self.disk.entry(key.clone()).or_insert_with(|| Disk {
+                source: DiskSource::new(&root, &boundary),
+                layout,
+                root,
+                floor,
+                scan: None,
+                reading: false,
+                dirty: false,
+                watched: Vec::new(),
+                users: HashSet::new(),
+            });
             disk.users.insert((channel.to_owned(), id.clone()));
             // A working-directory container that does not exist (the usual case) is known at
             // once, empty: one `stat`, no read, and no `loading` in between.
@@ -353,9 +376,9 @@ impl Hub {
                 };
                 let watch = watch_dirs(&disk.root, &disk.floor, &scan);
                 disk.scan = Some(Arc::new(scan));
-                self.custom_set_watches(&key, watch);
+                self.set_watches(core, &key, watch);
             }
-            let Some(disk) = self.customs.disk.get(&key) else {
+            let Some(disk) = self.disk.get(&key) else {
                 continue;
             };
             let fresh = disk.scan.is_none();
@@ -367,42 +390,38 @@ impl Hub {
             });
             let entry = host.last().expect("just pushed");
             // A session restored with its entry keeps showing it until the new read is in.
-            if !fresh || self.custom_entry(channel, &entry.id).is_none() {
-                let v = self.host_json(channel, entry);
-                self.custom_publish(channel, v);
+            if !fresh || self.entry(core, channel, &entry.id).is_none() {
+                let v = self.host_json(core, channel, entry);
+                self.publish(core, channel, v);
             }
             if !missing {
-                self.custom_read_disk(&key);
+                self.read_disk(core, &key);
             }
         }
-        self.customs
-            .sessions
-            .entry(channel.to_owned())
-            .or_default()
-            .host = host;
-        self.custom_client_sync(channel);
+        self.sessions.entry(channel.to_owned()).or_default().host = host;
+        self.client_sync(core, channel);
     }
 
     /// Marks a session restored from the database: read when next used.
-    pub(super) fn custom_restored(&mut self, channel: &str) {
-        self.customs.lazy.insert(channel.to_owned());
+    pub(super) fn restored(&mut self, channel: &str) {
+        self.lazy.insert(channel.to_owned());
     }
 
     /// A restored session is being used: read its containers.
-    pub(super) fn custom_wake(&mut self, channel: &str) {
-        if self.customs.lazy.remove(channel) {
-            self.custom_open(channel);
+    pub(super) fn wake(&mut self, core: &mut Core, channel: &str) {
+        if self.lazy.remove(channel) {
+            self.open(core, channel);
         }
     }
 
     /// Stops showing the session's host containers (its reads are shared and go on for others).
-    fn custom_close_host(&mut self, channel: &str) {
-        let Some(session) = self.customs.sessions.get_mut(channel) else {
+    fn close_host(&mut self, core: &mut Core, channel: &str) {
+        let Some(session) = self.sessions.get_mut(channel) else {
             return;
         };
         let host = std::mem::take(&mut session.host);
         for entry in host {
-            let unused = match self.customs.disk.get_mut(&entry.key) {
+            let unused = match self.disk.get_mut(&entry.key) {
                 Some(d) => {
                     d.users.remove(&(channel.to_owned(), entry.id.clone()));
                     d.users.is_empty()
@@ -410,48 +429,47 @@ impl Hub {
                 None => false,
             };
             if unused {
-                self.custom_set_watches(&entry.key, Vec::new());
-                self.customs.disk.remove(&entry.key);
+                self.set_watches(core, &entry.key, Vec::new());
+                self.disk.remove(&entry.key);
             }
         }
     }
 
     /// The session is gone.
-    pub(super) fn custom_close(&mut self, channel: &str) {
-        self.customs.lazy.remove(channel);
-        self.custom_close_host(channel);
-        self.customs.sessions.remove(channel);
+    pub(super) fn close(&mut self, core: &mut Core, channel: &str) {
+        self.lazy.remove(channel);
+        self.close_host(core, channel);
+        self.sessions.remove(channel);
     }
 
     /// Replaces the directories watched for `key`; whether any is new.
-    fn custom_set_watches(&mut self, key: &Key, dirs: Vec<PathBuf>) -> bool {
-        let Some(disk) = self.customs.disk.get_mut(key) else {
+    fn set_watches(&mut self, core: &mut Core, key: &Key, dirs: Vec<PathBuf>) -> bool {
+        let Some(disk) = self.disk.get_mut(key) else {
             return false;
         };
         let old = std::mem::replace(&mut disk.watched, dirs.clone());
-        if self.customs.watcher.is_none() && !dirs.is_empty() {
-            self.customs.watcher = Some(Watcher::new(self.tx.clone(), &self.rt));
+        if self.watcher.is_none() && !dirs.is_empty() {
+            self.watcher = Some(Watcher::new(core.tx.clone(), &core.rt));
         }
         let mut added = false;
         for dir in dirs.iter().filter(|d| !old.contains(d)) {
             added = true;
-            self.customs
-                .by_dir
+            self.by_dir
                 .entry(dir.clone())
                 .or_default()
                 .insert(key.clone());
-            if let Some(w) = &mut self.customs.watcher {
+            if let Some(w) = &mut self.watcher {
                 w.add(dir);
             }
         }
         for dir in old.iter().filter(|d| !dirs.contains(d)) {
-            if let Some(keys) = self.customs.by_dir.get_mut(dir) {
+            if let Some(keys) = self.by_dir.get_mut(dir) {
                 keys.remove(key);
                 if keys.is_empty() {
-                    self.customs.by_dir.remove(dir);
+                    self.by_dir.remove(dir);
                 }
             }
-            if let Some(w) = &mut self.customs.watcher {
+            if let Some(w) = &mut self.watcher {
                 w.remove(dir);
             }
         }
@@ -459,8 +477,8 @@ impl Hub {
     }
 
     /// Reads a directory off the hub (again, after the read in flight if there is one).
-    fn custom_read_disk(&mut self, key: &Key) {
-        let Some(disk) = self.customs.disk.get_mut(key) else {
+    fn read_disk(&mut self, core: &mut Core, key: &Key) {
+        let Some(disk) = self.disk.get_mut(key) else {
             return;
         };
         if disk.reading {
@@ -471,8 +489,8 @@ impl Hub {
         disk.dirty = false;
         let (source, layout) = (disk.source.clone(), disk.layout);
         let (root, floor) = (disk.root.clone(), disk.floor.clone());
-        let (tx, key) = (self.tx.clone(), key.clone());
-        self.rt.spawn_blocking(move || {
+        let (tx, key) = (core.tx.clone(), key.clone());
+        core.rt.spawn_blocking(move || {
             // The disk source never waits: its futures are ready at once.
             let scan = futures_util::FutureExt::now_or_never(scan::scan(
                 &source,
@@ -490,14 +508,19 @@ impl Hub {
     }
 
     /// Debounced file-system changes: read the affected directories again.
-    pub(super) fn on_customizations_changed(&mut self, paths: Vec<PathBuf>, overflow: bool) {
+    pub(super) fn on_customizations_changed(
+        &mut self,
+        core: &mut Core,
+        paths: Vec<PathBuf>,
+        overflow: bool,
+    ) {
         let keys: Vec<Key> = if overflow {
-            self.customs.disk.keys().cloned().collect()
+            self.disk.keys().cloned().collect()
         } else {
             let mut keys = HashSet::new();
             for path in &paths {
                 for dir in std::iter::once(path.as_path()).chain(path.parent()) {
-                    if let Some(k) = self.customs.by_dir.get(dir) {
+                    if let Some(k) = self.by_dir.get(dir) {
                         keys.extend(k.iter().cloned());
                     }
                 }
@@ -505,16 +528,16 @@ impl Hub {
             keys.into_iter().collect()
         };
         for key in keys {
-            self.custom_read_disk(&key);
+            self.read_disk(core, &key);
         }
     }
 
     /// A read finished: show it in every session that shows the container.
-    pub(super) fn on_customization_read(&mut self, read: Read) {
+    pub(super) fn on_customization_read(&mut self, core: &mut Core, read: Read) {
         match read {
             Read::Disk { key, scan, watch } => {
-                let added = self.custom_set_watches(&key, watch);
-                let Some(disk) = self.customs.disk.get_mut(&key) else {
+                let added = self.set_watches(core, &key, watch);
+                let Some(disk) = self.disk.get_mut(&key) else {
                     return;
                 };
                 disk.reading = false;
@@ -522,18 +545,18 @@ impl Hub {
                 let again = disk.dirty || added;
                 let users: Vec<(String, String)> = disk.users.iter().cloned().collect();
                 for (channel, id) in users {
-                    let value = self.customs.sessions.get(&channel).and_then(|s| {
+                    let value = self.sessions.get(&channel).and_then(|s| {
                         let entry = s.host.iter().find(|e| e.id == id)?;
-                        Some(self.host_json(&channel, entry))
+                        Some(self.host_json(core, &channel, entry))
                     });
                     if let Some(value) = value {
-                        self.custom_publish(&channel, value);
+                        self.publish(core, &channel, value);
                     }
                 }
                 // A directory that appeared (or changed) while it was read, or that is watched
                 // only from now on, is read once more so nothing in between is missed.
                 if again {
-                    self.custom_read_disk(&key);
+                    self.read_disk(core, &key);
                 }
             }
             Read::Client {
@@ -541,17 +564,17 @@ impl Hub {
                 id,
                 generation,
                 scan,
-            } => self.on_client_plugin_read(&channel, &id, generation, scan),
+            } => self.on_client_plugin_read(core, &channel, &id, generation, scan),
         }
     }
 
     /// The children of the session's enabled containers, with their bodies, in the order the
     /// session shows them: what the agent's instructions, skills and prompts are built from.
-    pub(super) fn active_customizations(&self, channel: &str) -> Vec<ActiveCustomization> {
-        let Some(session) = self.sessions.get(channel) else {
+    pub(super) fn active(&self, core: &Core, channel: &str) -> Vec<ActiveCustomization> {
+        let Some(session) = core.sessions.get(channel) else {
             return Vec::new();
         };
-        let runs = self.customs.sessions.get(channel);
+        let runs = self.sessions.get(channel);
         let mut out = Vec::new();
         for c in session.state.customizations.iter().flatten() {
             let (id, name, enabled) = match c {
@@ -564,7 +587,7 @@ impl Hub {
             }
             let scan = runs.and_then(|r| {
                 if let Some(e) = r.host.iter().find(|e| &e.id == id) {
-                    return self.customs.disk.get(&e.key)?.scan.as_deref();
+                    return self.disk.get(&e.key)?.scan.as_deref();
                 }
                 r.client.iter().find(|r| &r.id == id)?.scan.as_ref()
             });
@@ -581,5 +604,37 @@ impl Hub {
             }
         }
         out
+    }
+}
+
+impl Feature for Customs {
+    fn session_opened(&mut self, core: &mut Core, session: &str) {
+        self.open(core, session);
+    }
+
+    fn session_restored(&mut self, _core: &mut Core, session: &str) {
+        self.restored(session);
+    }
+
+    fn session_used(&mut self, core: &mut Core, session: &str) {
+        self.wake(core, session);
+    }
+
+    fn turn_ended(&mut self, _core: &mut Core, session: &str) {
+        self.client_tools.forget(session);
+    }
+
+    fn session_disposed(&mut self, core: &mut Core, session: &str) {
+        self.client_tools.forget(session);
+        self.close(core, session);
+    }
+
+    fn client_left(&mut self, core: &mut Core, client_id: &str) {
+        self.client_tools.client_left(core, client_id);
+    }
+
+    fn client_returned(&mut self, core: &mut Core, client_id: &str) {
+        self.client_tools.client_returned(client_id);
+        self.client_plugins_returned(core, client_id);
     }
 }

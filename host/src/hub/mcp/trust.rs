@@ -12,7 +12,7 @@
 //! (creation, a subscribe after a restart, a token, a toggle). `--trust-project-mcp` makes
 //! these servers start as the operator's do.
 
-use super::Hub;
+use crate::hub::Hub;
 use crate::mcp::config::{self, Declared, Origin};
 use crate::mcp::trust;
 use crate::store::{McpApproval, Op};
@@ -24,7 +24,7 @@ use std::path::Path;
 
 /// The approvals of the host.
 #[derive(Default)]
-pub(super) struct Trust {
+pub(in crate::hub) struct Trust {
     /// (canonical working directory, server name) → digest of the approved declaration.
     approved: HashMap<(String, String), String>,
     /// `--trust-project-mcp`: working-directory servers need no approval.
@@ -33,7 +33,7 @@ pub(super) struct Trust {
 
 impl Trust {
     /// The approvals loaded from the database, and the flag.
-    pub(super) fn new(approvals: Vec<McpApproval>, eager: bool) -> Trust {
+    pub(in crate::hub) fn new(approvals: Vec<McpApproval>, eager: bool) -> Trust {
         let approved = approvals
             .into_iter()
             .map(|a| ((a.workdir, a.name), a.sha256))
@@ -43,7 +43,7 @@ impl Trust {
 
     /// Why server `d` of a session in `workdir` may not start yet: `None` for the operator's
     /// servers, declarations that cannot run anyway, approved ones, and all with the flag.
-    pub(super) fn pending(&self, workdir: &Path, d: &Declared) -> Option<Pending> {
+    pub(in crate::hub) fn pending(&self, workdir: &Path, d: &Declared) -> Option<Pending> {
         if self.eager || d.origin != Origin::Project {
             return None;
         }
@@ -65,7 +65,7 @@ impl Trust {
 
 /// A declaration waiting for approval.
 #[derive(Debug, Clone)]
-pub(super) struct Pending {
+pub(in crate::hub) struct Pending {
     workdir: String,
     digest: String,
     message: String,
@@ -73,7 +73,7 @@ pub(super) struct Pending {
 
 impl Pending {
     /// The state it is shown in.
-    pub(super) fn state(&self) -> McpServerState {
+    pub(in crate::hub) fn state(&self) -> McpServerState {
         McpServerState::Error(McpServerErrorState {
             error: ErrorInfo {
                 error_type: trust::NEEDS_APPROVAL.into(),
@@ -89,7 +89,7 @@ impl Pending {
 /// Whether declaration `d` is listed enabled (`was`: its `enabled` when it was listed before)
 /// and its first state: waiting for approval or shadowed by the operator's server (never
 /// enabled), else as for any server (`starting` if enabled).
-pub(super) fn opening(
+pub(in crate::hub) fn opening(
     d: &Declared,
     pending: Option<&Pending>,
     was: Option<bool>,
@@ -97,7 +97,7 @@ pub(super) fn opening(
     let shadowed = d.origin == Origin::Project && d.id == config::shadowed_id(&d.name);
     let enabled = pending.is_none() && !shadowed && was.unwrap_or(true);
     let state = match (&d.spec, pending) {
-        (Err(reason), _) => super::mcp::error_state(reason),
+        (Err(reason), _) => super::error_state(reason),
         (Ok(_), Some(pending)) => pending.state(),
         (Ok(_), None) if enabled => McpServerState::Starting(McpServerStartingState {
             extra: Default::default(),
@@ -113,7 +113,7 @@ impl Hub {
     /// `session/customizationToggled` on a server waiting for approval. Off: it keeps waiting
     /// (`true`: nothing more to do). On: its declaration is approved, remembered, and the toggle
     /// goes on as for any server (`false`). `false` too for servers that do not wait.
-    pub(super) fn mcp_approval_toggled(
+    pub(in crate::hub) fn mcp_approval_toggled(
         &mut self,
         channel: &str,
         id: &str,
@@ -137,7 +137,7 @@ impl Hub {
             .trust
             .approved
             .insert((workdir.clone(), name.clone()), digest.clone());
-        self.ops.push(Op::ApproveMcp(McpApproval {
+        self.core.ops.push(Op::ApproveMcp(McpApproval {
             workdir,
             name,
             sha256: digest,

@@ -1,0 +1,230 @@
+//! The hub's core: what every feature builds on. `serverSeq` and its persistence, the root
+//! channel, the sessions, the connections with their subscriptions and the outbox of frames,
+//! the replay ring, the store and the handles to reach the hub (its sender, the runtime).
+//!
+//! Features (MCP, customizations, changesets, watches, terminals, agent auth, the transform)
+//! keep their own state next to the core in [`super::Hub`] and get `&mut Core` in their
+//! lifecycle hooks (see `features.rs`).
+
+use super::{fanout, Conn, ConnId, HubSender};
+use crate::agent::AgentEvent;
+use crate::replay::{action_frame, ReplayRing};
+use crate::resources::Sandbox;
+use crate::store::{Op, Store};
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
+use ahp_wasm::protocol::jsonrpc::{self, ErrorObject, RequestId};
+use ahp_wasm::protocol::{ActionEnvelope, ActionOrigin, RootState, SessionState, StateAction};
+use ahp_wasm::reduce::{root_reducer, Clock, FixedClock, NoOp, Outcome, SystemClock};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The core's state (see the module docs).
+pub(super) struct Core {
+    pub(super) seq: u64,
+    /// The `serverSeq` last committed to the database. Every number a client may have seen
+    /// (including those of rejected actions, which write nothing else) is committed before the
+    /// frame carrying it is sent, so a restart never hands a number out twice.
+    pub(super) persisted_seq: u64,
+    pub(super) root_uri: Arc<str>,
+    pub(super) root: RootState,
+    pub(super) root_subs: Vec<ConnId>,
+    pub(super) sessions: HashMap<String, super::sessions::Session>,
+    pub(super) conns: HashMap<ConnId, Conn>,
+    pub(super) replay: ReplayRing,
+    pub(super) store: Store,
+    pub(super) ops: Vec<Op>,
+    pub(super) outbox: Vec<(ConnId, Arc<str>)>,
+    pub(super) tx: HubSender,
+    pub(super) rt: tokio::runtime::Handle,
+    pub(super) sandbox: Sandbox,
+    /// The agent's delay between streamed chunks.
+    pub(super) chunk_delay: Duration,
+    /// Numbers the hub's timers, so a stale timer's message is told from the current one.
+    pub(super) next_timer: u64,
+    pub(super) limits: crate::config::Limits,
+    pub(super) bindings: super::identity::Bindings,
+    pub(super) stopping: bool,
+    /// The host's requests to clients.
+    pub(super) peer: Arc<crate::peer::PeerRequests>,
+    /// Channels subscribed to by the request being handled: once it is answered, the
+    /// features hear they are used ([`super::features::Feature::session_used`]), so the
+    /// subscriber gets the snapshot before the envelopes that follow it.
+    pub(super) to_wake: Vec<String>,
+    /// Actions a feature's hook applied whose reactions have not run yet (see `apply_server`).
+    pub(super) applied: Vec<(String, StateAction)>,
+}
+
+impl Core {
+    /// Commits the queued writes, and the current `serverSeq` whenever it moved (a rejection or a
+    /// root action moves it without any other write).
+    pub(super) fn commit_ops(&mut self) {
+        if self.ops.is_empty() && self.seq == self.persisted_seq {
+            return;
+        }
+        if let Err(e) = self.store.commit(&self.ops, self.seq) {
+            // Nothing from this batch was sent; stopping is the only way not to acknowledge
+            // what is not on disk.
+            eprintln!("ahp-host: cannot persist ({e}); stopping");
+            std::process::exit(70);
+        }
+        self.ops.clear();
+        self.persisted_seq = self.seq;
+    }
+
+    /// Queues a response frame.
+    pub(super) fn respond<R: Serialize>(&mut self, conn: ConnId, id: &RequestId, result: &R) {
+        self.outbox
+            .push((conn, Arc::from(jsonrpc::result_text(id, result))));
+    }
+
+    /// Queues an error response frame.
+    pub(super) fn respond_error(&mut self, conn: ConnId, id: &RequestId, error: ErrorObject) {
+        self.outbox
+            .push((conn, Arc::from(jsonrpc::error_text(Some(id), &error))));
+    }
+
+    /// Queues a notification for every subscriber of the root channel.
+    pub(super) fn notify_root<P: Serialize>(&mut self, method: &str, params: &P) {
+        let frame: Arc<str> = Arc::from(jsonrpc::notification_text(method, params));
+        fanout(&mut self.outbox, &self.root_subs, &frame);
+    }
+
+    pub(super) fn envelope_frame(
+        &self,
+        channel: &str,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+        rejection_reason: Option<String>,
+    ) -> (Arc<str>, StateAction) {
+        let envelope = ActionEnvelope {
+            channel: channel.to_owned(),
+            action,
+            server_seq: self.seq,
+            origin,
+            rejection_reason,
+            extra: Default::default(),
+        };
+        let json = serde_json::to_string(&envelope).expect("envelopes always serialize");
+        (action_frame(&json), envelope.action)
+    }
+
+    /// Echoes a rejected client action to its dispatcher only, with `rejectionReason`.
+    pub(super) fn reject(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+        action: StateAction,
+        origin: ActionOrigin,
+        reason: String,
+    ) {
+        self.seq += 1;
+        let (frame, _) = self.envelope_frame(channel, action, Some(origin), Some(reason));
+        self.outbox.push((conn, frame));
+    }
+
+    /// Sends an event to the agent working on `channel`, if any.
+    pub(super) fn tell_agent(&mut self, channel: &str, event: AgentEvent) {
+        if let Some(session) = self.sessions.get(channel) {
+            session.tell_agent(event);
+        }
+    }
+
+    pub(super) fn conn_client_id(&self, conn: ConnId) -> Option<&str> {
+        self.conns.get(&conn).and_then(|c| c.client_id.as_deref())
+    }
+
+    /// Applies an action to the root or a session through its reducer; on success it gets the
+    /// next `serverSeq`, is logged, kept for replay and broadcast to the channel's subscribers.
+    /// The action is handed back either way.
+    pub(super) fn apply(
+        &mut self,
+        channel: &str,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+    ) -> Result<StateAction, (StateAction, NoOp)> {
+        let now = SystemClock.now();
+        let clock = FixedClock(now);
+        if channel == ROOT_CHANNEL {
+            if let Outcome::NoOp(reason) = root_reducer(&mut self.root, &action, &clock) {
+                return Err((action, reason));
+            }
+            self.seq += 1;
+            let (frame, action) = self.envelope_frame(channel, action, origin, None);
+            self.replay
+                .push(self.seq, self.root_uri.clone(), frame.clone(), None);
+            fanout(&mut self.outbox, &self.root_subs, &frame);
+            return Ok(action);
+        }
+        let Some(session) = self.sessions.get_mut(channel) else {
+            return Err((action, NoOp::UnknownTarget));
+        };
+        let changed = match session.reduce(&action, &clock) {
+            Outcome::Applied(changed) => changed,
+            Outcome::NoOp(reason) => return Err((action, reason)),
+        };
+        self.seq += 1;
+        // Clients without `capabilities.mcpApps` get the envelope without `mcpApp`/`channel`.
+        let plain = crate::mcp::apps::plain_action(&action)
+            .map(|plain| self.envelope_frame(channel, plain, origin.clone(), None).0);
+        let (frame, action) = self.envelope_frame(channel, action, origin, None);
+        let session = self.sessions.get_mut(channel).expect("checked above");
+        session.record(self.seq, now, &frame, changed, &mut self.ops);
+        let uri = session.uri.clone();
+        match &plain {
+            None => fanout(&mut self.outbox, &session.subscribers, &frame),
+            Some(plain) => {
+                for &c in &session.subscribers {
+                    let apps = self.conns.get(&c).is_some_and(|c| c.mcp_apps);
+                    let f = if apps { &frame } else { plain };
+                    self.outbox.push((c, f.clone()));
+                }
+            }
+        }
+        let summary_changes = session.summary_changes(changed);
+        self.replay.push(self.seq, uri, frame, plain);
+        if let Some(changes) = summary_changes {
+            self.notify_root(jsonrpc::methods::SESSION_SUMMARY_CHANGED, &changes);
+        }
+        Ok(action)
+    }
+
+    /// Gives an action a feature applied to its own channel the next `serverSeq`: its envelope
+    /// goes to `subscribers` and into the replay ring.
+    pub(super) fn publish(
+        &mut self,
+        channel: &str,
+        action: StateAction,
+        origin: Option<ActionOrigin>,
+        subscribers: &[ConnId],
+    ) -> StateAction {
+        self.seq += 1;
+        let (frame, action) = self.envelope_frame(channel, action, origin, None);
+        fanout(&mut self.outbox, subscribers, &frame);
+        self.replay.push(self.seq, Arc::from(channel), frame, None);
+        action
+    }
+
+    /// Applies a server-originated action (no `origin`) from a feature's hook; its reactions
+    /// (`Hub::after_apply`) run once the hook returns. Returns whether it applied.
+    pub(super) fn apply_server(&mut self, channel: &str, action: StateAction) -> bool {
+        match self.apply(channel, action, None) {
+            Ok(action) => {
+                self.applied.push((channel.to_owned(), action));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// A session's working directory (the sandbox root when it has none or it is unusable).
+    pub(super) fn session_workdir(&self, state: &SessionState) -> std::path::PathBuf {
+        state
+            .summary
+            .working_directory
+            .as_deref()
+            .and_then(|d| crate::resources::uri_path(d).ok())
+            .unwrap_or_else(|| self.sandbox.root().to_path_buf())
+    }
+}
