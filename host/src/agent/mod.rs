@@ -78,7 +78,7 @@ pub enum AgentEvent {
     },
     /// A steering message arrived.
     Steering(PendingMessage),
-    /// A tool call waiting for a new token (see `hub/mcp_step_up.rs`) may go on: with the
+    /// A tool call waiting for a new token (see `hub/mcp/step_up.rs`) may go on: with the
     /// server's new connection, or not (why).
     McpAuthSettled {
         /// The tool call.

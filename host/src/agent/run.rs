@@ -3,7 +3,7 @@
 //!
 //! The tool call `run_in_terminal` starts as running (no confirmation: whoever may send the
 //! message may also open a terminal and type the command). The hub starts the command in a
-//! terminal of its own (`hub/terminal_run.rs`); the call's content then links to the terminal
+//! terminal of its own (`hub/terminals/run.rs`); the call's content then links to the terminal
 //! (`ToolResultTerminalContent`, via `session/toolCallContentChanged`) so clients can subscribe
 //! and watch it live. The result carries the same link, the exit code of the command's process
 //! and the end of the output as text. A command running past its timeout gets Ctrl-C and the

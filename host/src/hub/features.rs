@@ -74,8 +74,9 @@ impl Hub {
     /// Runs the reactions (`after_apply`) to the actions hooks applied, in order.
     pub(super) fn react(&mut self) {
         while !self.core.applied.is_empty() {
-            let (channel, action) = self.core.applied.remove(0);
-            self.after_apply(&channel, &action, None);
+            for (channel, action) in std::mem::take(&mut self.core.applied) {
+                self.after_apply(&channel, &action, None);
+            }
         }
     }
 }

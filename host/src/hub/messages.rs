@@ -97,7 +97,7 @@ pub enum HubMsg {
         /// Server-originated actions, applied in order.
         actions: Vec<StateAction>,
     },
-    /// A client tool call's timer fired (see `client_tools.rs`).
+    /// A client tool call's timer fired (see `customizations/client_tools.rs`).
     ClientToolExpired {
         /// Session URI.
         channel: String,
@@ -117,11 +117,11 @@ pub enum HubMsg {
         /// Which unlock.
         timer: u64,
     },
-    /// An MCP server task reported (see `mcp.rs`).
+    /// An MCP server task reported (see `mcp/`).
     Mcp(crate::mcp::McpEvent),
-    /// A message on an `mcp://` channel (see `mcp_channel.rs`).
+    /// A message on an `mcp://` channel (see `mcp/channel.rs`).
     McpChannel(Box<ChannelMessage>),
-    /// The agent holds a tool call until its MCP server has a new token (`mcp_step_up.rs`).
+    /// The agent holds a tool call until its MCP server has a new token (`mcp/step_up.rs`).
     McpStepUp(Box<StepUp>),
     /// The wait of such a call is over.
     McpStepUpExpired {
@@ -139,7 +139,7 @@ pub enum HubMsg {
         /// Changes were lost: read every directory again.
         overflow: bool,
     },
-    /// A customization container was read (`customizations.rs`).
+    /// A customization container was read (`customizations/`).
     Customization(Box<customizations::Read>),
     /// A watcher for `createResourceWatch` started or failed (`watches.rs`).
     WatchOpened(Box<watches::WatchOpened>),
@@ -177,7 +177,7 @@ pub enum HubMsg {
         /// What.
         event: crate::terminals::shell::ShellEvent,
     },
-    /// The agent's `/run` (`terminal_run.rs`): start, or give up on (timed out).
+    /// The agent's `/run` (`terminals/run.rs`): start, or give up on (timed out).
     TerminalRun(Box<RunMsg>),
     /// Changeset jobs and file changes (`changesets.rs`).
     Changes(Box<ChangesMsg>),

@@ -102,7 +102,7 @@ pub struct ConnShared {
     pub queued_bytes: AtomicUsize,
     /// The most `queued_bytes` may reach.
     pub max_queued_bytes: usize,
-    /// Requests of this connection in flight on `mcp://` channels (see `mcp_channel.rs`).
+    /// Requests of this connection in flight on `mcp://` channels (see `mcp/channel.rs`).
     pub mcp_inflight: AtomicUsize,
     /// `completions` of this connection being answered (see `session_config.rs`).
     pub completions_inflight: AtomicUsize,

@@ -4,7 +4,7 @@
 //! not declare `capabilities.mcpApps` see instead (the same state without `mcpApp` and
 //! `channel`).
 //!
-//! The hub side (requests, bounds, permissions) is `hub/mcp_channel.rs`.
+//! The hub side (requests, bounds, permissions) is `hub/mcp/channel.rs`.
 
 use super::McpTool;
 use ahp_wasm::protocol::{

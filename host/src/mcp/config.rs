@@ -13,7 +13,7 @@
 //!
 //! Each declaration has an [`Origin`]: the operator's files (`--mcp-config`, `--plugins`) are
 //! trusted as configured; the working directory's `.mcp.json` is not (the repository wrote it),
-//! so its servers wait for a client's approval (`hub/mcp_trust.rs`) and never replace an
+//! so its servers wait for a client's approval (`hub/mcp/trust.rs`) and never replace an
 //! operator's server of the same name.
 
 use serde_json::{Map, Value};

@@ -12,7 +12,7 @@
 //! - this module: what the hub and the agent exchange about servers, and the mapping of MCP
 //!   tools and results to AHP.
 //!
-//! The hub side (starting, stopping, toggles, state changes) is `hub/mcp.rs`.
+//! The hub side (starting, stopping, toggles, state changes) is `hub/mcp/`.
 
 pub mod apps;
 pub mod auth;

@@ -1,7 +1,7 @@
 //! What a client approves when it approves a working directory's MCP server: the declaration's
 //! digest (SHA-256 of its normalized JSON) and the text shown before (what would run or be
 //! contacted, and from which file). The hub side (waiting, approving, remembering) is
-//! `hub/mcp_trust.rs`.
+//! `hub/mcp/trust.rs`.
 
 use super::config::ServerSpec;
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! Client-published plugins (see `customizations.rs`): the active client's
+//! Client-published plugins (see `mod.rs`): the active client's
 //! `ClientPluginCustomization`s, read back from that client with `resourceList` and
 //! `resourceRead` (`customize::client`), shown with `clientId`, read again on a new `nonce`,
 //! removed with the client's role, and read when a client that was away comes back.

@@ -5,7 +5,7 @@
 //! token.
 //!
 //! The agent reports the refusal ([`StepUp`]); the server moves to `authRequired` on its own
-//! (`mcp_auth.rs`). Once it is there, the host dispatches `session/inputRequested` naming the
+//! (`auth.rs`). Once it is there, the host dispatches `session/inputRequested` naming the
 //! server, its resource and the call. Then, whichever comes first:
 //! - the server is `ready` on a new connection (`authenticate`, or a token pushed for another
 //!   session): the host completes the request (`accept`) and the agent retries the call once;
@@ -333,6 +333,13 @@ impl Hub {
     }
 }
 
+impl McpRuns {
+    /// The turn ended or the session is gone: drop its waits (the agent is stopped).
+    pub(in crate::hub) fn forget_step_ups(&mut self, channel: &str) {
+        self.step_ups.list.retain(|w| w.step.channel != channel);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,12 +368,5 @@ mod tests {
         ] {
             assert!(m.contains(part), "{part} in {m}");
         }
-    }
-}
-
-impl McpRuns {
-    /// The turn ended or the session is gone: drop its waits (the agent is stopped).
-    pub(in crate::hub) fn forget_step_ups(&mut self, channel: &str) {
-        self.step_ups.list.retain(|w| w.step.channel != channel);
     }
 }

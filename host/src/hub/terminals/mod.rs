@@ -12,7 +12,7 @@
 //!   while it is free, grants nothing;
 //! - started by the host for the agent's `/run` ([`Owner::Agent`]): no client types into it;
 //!   the session's active client may only detach it (narrow its claim to the session) or
-//!   dispose of it. `/run` runs only in such terminals (see `terminal_run.rs`).
+//!   dispose of it. `/run` runs only in such terminals (see `run.rs`).
 //!
 //! Anyone may subscribe to (read) any terminal.
 
@@ -62,7 +62,7 @@ pub(super) struct Terminal {
     pub(super) order: u64,
     pub(super) owner: Owner,
     pub(super) pty: Pty,
-    /// What shell integration has reported (see `terminal_run.rs`).
+    /// What shell integration has reported (see `run.rs`).
     pub(super) shell: run::Tracking,
     /// The agent's `/run` waiting on this terminal.
     pub(super) run: Option<run::Run>,
