@@ -18,7 +18,7 @@
 
 use super::base::Core;
 use super::commands::invalid;
-use super::features::Feature;
+use super::features::{snapshot_json, Feature};
 use super::{ConnId, Hub, HubMsg};
 use crate::changes::{self, Baseline, Computed, FileChange, Kind, SCHEME};
 use crate::resources::{file_uri, uri_path};
@@ -590,18 +590,6 @@ impl Hub {
         });
         Ok(())
     }
-
-    /// The state of a changeset channel.
-    pub(super) fn changeset_state(&self, channel: &str) -> Option<&ChangesetState> {
-        self.changesets.map.get(channel).map(|cs| &cs.state)
-    }
-
-    pub(super) fn changeset_subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
-        self.changesets
-            .map
-            .get_mut(channel)
-            .map(|cs| &mut cs.subscribers)
-    }
 }
 
 impl Changesets {
@@ -719,6 +707,18 @@ impl Changesets {
 }
 
 impl Feature for Changesets {
+    fn has_channel(&self, channel: &str) -> bool {
+        self.map.contains_key(channel)
+    }
+
+    fn subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
+        self.map.get_mut(channel).map(|cs| &mut cs.subscribers)
+    }
+
+    fn snapshot(&self, channel: &str, from_seq: u64) -> Option<String> {
+        snapshot_json(channel, &self.map.get(channel)?.state, from_seq)
+    }
+
     fn session_opened(&mut self, core: &mut Core, session: &str) {
         self.open(core, session);
     }

@@ -1,5 +1,6 @@
 //! Request handlers: handshake, subscriptions and the session commands.
 
+use super::features::snapshot_json;
 use super::identity::Claim;
 use super::sessions::Session;
 use super::{ConnId, Hub, Request};
@@ -22,14 +23,6 @@ use std::sync::Arc;
 
 /// The `SessionStatus.Idle` bit.
 const STATUS_IDLE: u32 = 1;
-
-#[derive(Serialize)]
-struct SnapshotOut<'a, S: Serialize> {
-    resource: &'a str,
-    state: &'a S,
-    #[serde(rename = "fromSeq")]
-    from_seq: u64,
-}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -143,41 +136,17 @@ impl Hub {
     /// `capabilities.mcpApps` (`apps`) or not sees it.
     pub(super) fn snapshot(&self, channel: &str, apps: bool) -> Option<RawJsonBuf> {
         let json = if channel == ROOT_CHANNEL {
-            serde_json::to_string(&SnapshotOut {
-                resource: channel,
-                state: &self.core.root,
-                from_seq: self.core.seq,
-            })
-        } else if channel.starts_with(crate::watches::SCHEME) {
-            serde_json::to_string(&SnapshotOut {
-                resource: channel,
-                state: self.watch_state(channel)?,
-                from_seq: self.core.seq,
-            })
-        } else if channel.starts_with(crate::changes::SCHEME) {
-            serde_json::to_string(&SnapshotOut {
-                resource: channel,
-                state: self.changeset_state(channel)?,
-                from_seq: self.core.seq,
-            })
-        } else if let Some(terminal) = self.terminals.map.get(channel) {
-            serde_json::to_string(&SnapshotOut {
-                resource: channel,
-                state: &terminal.state,
-                from_seq: self.core.seq,
-            })
+            snapshot_json(channel, &self.core.root, self.core.seq)?
+        } else if self.feature_has_channel(channel) {
+            self.feature_snapshot(channel)?
         } else {
             let state = &self.core.sessions.get(channel)?.state;
             let plain = (!apps)
                 .then(|| crate::mcp::apps::plain_state(state))
                 .flatten();
-            serde_json::to_string(&SnapshotOut {
-                resource: channel,
-                state: plain.as_ref().unwrap_or(state),
-                from_seq: self.core.seq,
-            })
+            snapshot_json(channel, plain.as_ref().unwrap_or(state), self.core.seq)?
         };
-        RawJsonBuf::from_string(json.ok()?).ok()
+        RawJsonBuf::from_string(json).ok()
     }
 
     /// The snapshot of a channel a client may subscribe to.
@@ -270,9 +239,7 @@ impl Hub {
     fn has_channel(&self, channel: &str) -> bool {
         channel == ROOT_CHANNEL
             || self.core.sessions.contains_key(channel)
-            || self.watch_state(channel).is_some()
-            || self.changeset_state(channel).is_some()
-            || self.terminals.map.contains_key(channel)
+            || self.feature_has_channel(channel)
     }
 
     /// The snapshots of existing channels, all together within the response budget.

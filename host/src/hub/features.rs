@@ -3,11 +3,16 @@
 //! feature's own state and `&mut Core`, never the whole hub: what it applies with
 //! [`Core::apply_server`] has its reactions (`Hub::after_apply`) run when the hook returns.
 //!
+//! A feature that owns channels (terminals, changesets, watches) also answers for them
+//! here: whether a channel is its own, its subscribers and its snapshot, so the hub's
+//! subscribe, unsubscribe and handshake paths reach every channel kind the same way.
+//!
 //! A new feature (or a 1.0 channel) is a module with a state struct that implements the
-//! hooks it needs, a field of [`Hub`] and a line in [`Hub::each_feature`].
+//! hooks it needs, a field of [`Hub`] and a line in [`Hub::feature`] and [`Hub::features`].
 
 use super::base::Core;
 use super::{ConnId, Hub};
+use serde::Serialize;
 
 /// A feature's part in the session, turn and connection lifecycle; every hook does nothing
 /// unless the feature needs it.
@@ -42,6 +47,45 @@ pub(super) trait Feature {
 
     /// The host stops.
     fn shutdown(&mut self, _core: &mut Core) {}
+
+    /// Whether `channel` is one of this feature's state-bearing (subscribable) channels.
+    fn has_channel(&self, _channel: &str) -> bool {
+        false
+    }
+
+    /// The subscribers of `channel`, one of this feature's channels.
+    fn subscribers_mut(&mut self, _channel: &str) -> Option<&mut Vec<ConnId>> {
+        None
+    }
+
+    /// The snapshot of `channel`, one of this feature's channels, at `from_seq` (see
+    /// [`snapshot_json`]).
+    fn snapshot(&self, _channel: &str, _from_seq: u64) -> Option<String> {
+        None
+    }
+}
+
+#[derive(Serialize)]
+struct SnapshotOut<'a, S: Serialize> {
+    resource: &'a str,
+    state: &'a S,
+    #[serde(rename = "fromSeq")]
+    from_seq: u64,
+}
+
+/// A channel's snapshot as a subscriber gets it: its URI, its state and the `serverSeq` the
+/// state is at.
+pub(super) fn snapshot_json<S: Serialize>(
+    channel: &str,
+    state: &S,
+    from_seq: u64,
+) -> Option<String> {
+    serde_json::to_string(&SnapshotOut {
+        resource: channel,
+        state,
+        from_seq,
+    })
+    .ok()
 }
 
 /// How many features [`Hub::feature`] numbers.
@@ -60,6 +104,41 @@ impl Hub {
             _ => &mut self.transform,
         };
         (feature, &mut self.core)
+    }
+
+    /// Every feature, read-only, in the order of [`Hub::feature`].
+    fn features(&self) -> [&dyn Feature; FEATURES] {
+        [
+            &self.mcp,
+            &self.customs,
+            &self.terminals,
+            &self.changesets,
+            &self.watches,
+            &self.agent_auth,
+            &self.transform,
+        ]
+    }
+
+    /// The feature whose channel `channel` is, if any.
+    fn channel_owner(&self, channel: &str) -> Option<usize> {
+        self.features().iter().position(|f| f.has_channel(channel))
+    }
+
+    /// Whether `channel` is a feature's channel.
+    pub(super) fn feature_has_channel(&self, channel: &str) -> bool {
+        self.channel_owner(channel).is_some()
+    }
+
+    /// The subscribers of a feature's channel.
+    pub(super) fn feature_subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
+        let i = self.channel_owner(channel)?;
+        self.feature(i).0.subscribers_mut(channel)
+    }
+
+    /// The snapshot of a feature's channel, at the current `serverSeq`.
+    pub(super) fn feature_snapshot(&self, channel: &str) -> Option<String> {
+        let i = self.channel_owner(channel)?;
+        self.features()[i].snapshot(channel, self.core.seq)
     }
 
     /// Runs `hook` for every feature in order; after each, the reactions to what it applied.

@@ -460,12 +460,8 @@ impl Hub {
     fn subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
         if channel == ROOT_CHANNEL {
             Some(&mut self.core.root_subs)
-        } else if channel.starts_with(crate::watches::SCHEME) {
-            self.watch_subscribers_mut(channel)
-        } else if channel.starts_with(crate::changes::SCHEME) {
-            self.changeset_subscribers_mut(channel)
-        } else if let Some(t) = self.terminals.map.get_mut(channel) {
-            Some(&mut t.subscribers)
+        } else if self.feature_has_channel(channel) {
+            self.feature_subscribers_mut(channel)
         } else {
             self.core
                 .sessions

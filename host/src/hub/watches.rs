@@ -14,7 +14,7 @@
 //! channel's subscribers; a batch nobody subscribes to, or an empty one, is not sent.
 
 use super::base::Core;
-use super::features::Feature;
+use super::features::{snapshot_json, Feature};
 use super::{fanout, ConnId, Hub, HubMsg};
 use crate::watches::{self, Opened, MAX_PER_CONNECTION, MAX_PER_HOST};
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
@@ -201,24 +201,6 @@ impl Hub {
         let (frame, _) = self.core.envelope_frame(channel, action, None, None);
         fanout(&mut self.core.outbox, &subscribers, &frame);
     }
-
-    /// The snapshot state of a live watch.
-    pub(super) fn watch_state(&self, channel: &str) -> Option<&ResourceWatchState> {
-        self.watches
-            .map
-            .get(channel)?
-            .live
-            .as_ref()
-            .map(|l| &l.state)
-    }
-
-    pub(super) fn watch_subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
-        self.watches
-            .map
-            .get_mut(channel)
-            .filter(|w| w.live.is_some())
-            .map(|w| &mut w.subscribers)
-    }
 }
 
 impl Watches {
@@ -235,6 +217,23 @@ impl Watches {
 }
 
 impl Feature for Watches {
+    /// A watch is a channel once it is live (its watcher started).
+    fn has_channel(&self, channel: &str) -> bool {
+        self.map.get(channel).is_some_and(|w| w.live.is_some())
+    }
+
+    fn subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
+        self.map
+            .get_mut(channel)
+            .filter(|w| w.live.is_some())
+            .map(|w| &mut w.subscribers)
+    }
+
+    fn snapshot(&self, channel: &str, from_seq: u64) -> Option<String> {
+        let state = &self.map.get(channel)?.live.as_ref()?.state;
+        snapshot_json(channel, state, from_seq)
+    }
+
     /// After `conn` closed (its subscriptions already removed): releases the watches it
     /// subscribed to that have no subscriber left, and the ones it created that nobody
     /// subscribes to (pending ones included).

@@ -20,7 +20,7 @@ pub(super) mod run;
 
 use super::base::Core;
 use super::commands::invalid;
-use super::features::Feature;
+use super::features::{snapshot_json, Feature};
 use super::{ConnId, Hub};
 use crate::terminals::{Program, Pty, MAX_DIMENSION, MAX_INPUT_BYTES, MAX_TERMINALS};
 use ahp_wasm::protocol::jsonrpc::{EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -530,6 +530,18 @@ pub(super) struct NewTerminal<'a> {
 }
 
 impl Feature for Terminals {
+    fn has_channel(&self, channel: &str) -> bool {
+        self.map.contains_key(channel)
+    }
+
+    fn subscribers_mut(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
+        self.map.get_mut(channel).map(|t| &mut t.subscribers)
+    }
+
+    fn snapshot(&self, channel: &str, from_seq: u64) -> Option<String> {
+        snapshot_json(channel, &self.map.get(channel)?.state, from_seq)
+    }
+
     /// A session is disposed: so are the terminals it holds (guide/terminals.md, "Agent
     /// Starts a Background Server"), such as those of its `/run`s.
     fn session_disposed(&mut self, core: &mut Core, session: &str) {
