@@ -94,13 +94,7 @@ async fn malformed_input_gets_errors_and_the_connection_survives() {
     assert_eq!(rejected, vec![s1, s2, s3]);
     ping(&mut c).await;
 
-    let after = host_state(&t.host, S).await;
-    assert_eq!(
-        serde_json::to_value(&after).unwrap(),
-        serde_json::to_value(&before).unwrap()
-    );
-    c.send_message(S, "t2", "still works").await;
-    c.until_turn_end("t2").await;
+    assert_session_survived(&t.host, &mut c, S, &before).await;
 }
 
 #[tokio::test]

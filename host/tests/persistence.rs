@@ -32,14 +32,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
             c.until_turn_end(&turn).await;
         }
     }
-    let before = c
-        .request::<jsonrpc::ListSessions>(ListSessionsParams {
-            channel: ROOT_CHANNEL.into(),
-            filter: None,
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let before = c.list_sessions().await;
 
     // A long turn in flight: kill the host right after some deltas arrived.
     let live = sessions[0];
@@ -65,14 +58,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
     let host = spawn_host(data.path(), work.path());
     let mut c = Client::connect_url(&host.url(), "p1").await;
     c.initialize(&[]).await;
-    let after = c
-        .request::<jsonrpc::ListSessions>(ListSessionsParams {
-            channel: ROOT_CHANNEL.into(),
-            filter: None,
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let after = c.list_sessions().await;
     let strip = |items: &[SessionSummary]| -> Vec<(String, String)> {
         items
             .iter()
@@ -131,17 +117,8 @@ async fn in_process_restart_serves_the_same_state() {
         let id = format!("t{n}");
         c.send_message(s, &id, &format!("/tool list\nturn {n}"))
             .await;
-        let envs = c
-            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
-            .await;
-        let StateAction::SessionToolCallReady(r) = &envs.last().unwrap().action else {
-            unreachable!()
-        };
-        let approve: StateAction = serde_json::from_value(serde_json::json!({
-            "type": "session/toolCallConfirmed", "turnId": id, "toolCallId": r.tool_call_id,
-            "approved": true, "confirmed": "user-action"}))
-        .unwrap();
-        c.dispatch(s, approve).await;
+        let (envs, r) = c.until_tool_call_ready().await;
+        c.dispatch(s, approve(&id, &r.tool_call_id)).await;
         c.until_turn_end(&id).await;
     }
     let before = host_state(&t.host, s).await;

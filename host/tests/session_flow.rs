@@ -78,14 +78,7 @@ async fn a_turn_streams_and_two_clients_converge_on_the_hosts_state() {
     assert!(text.contains("> Hello host\n> how are you?"), "{text}");
 
     // The catalogue: listSessions and summary notifications.
-    let list = a
-        .request::<jsonrpc::ListSessions>(ListSessionsParams {
-            channel: ROOT_CHANNEL.into(),
-            filter: None,
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let list = a.list_sessions().await;
     assert_eq!(list.items.len(), 1);
     assert_eq!(list.items[0].status & 1, 1, "idle again");
     let changed = b

@@ -496,13 +496,7 @@ async fn malformed_input_gets_a_json_rpc_error_and_the_connection_and_state_surv
         ping(conn).await;
     }
     // All state survived and the connection still works.
-    let after = host_state(&t.host, S).await;
-    assert_eq!(
-        serde_json::to_value(&after).unwrap(),
-        serde_json::to_value(&before).unwrap()
-    );
-    c.send_message(S, "t2", "still works").await;
-    c.until_turn_end("t2").await;
+    assert_session_survived(&t.host, &mut c, S, &before).await;
 }
 
 /// "actions authorized against current state" (server-only actions, the root channel, a turn

@@ -346,6 +346,17 @@ impl Client {
         Ok(serde_json::from_value(value).expect("result decodes"))
     }
 
+    /// `listSessions` on the root channel, unfiltered.
+    pub async fn list_sessions(&mut self) -> ListSessionsResult {
+        self.request::<jsonrpc::ListSessions>(ListSessionsParams {
+            channel: ROOT_CHANNEL.into(),
+            filter: None,
+            extra: Default::default(),
+        })
+        .await
+        .expect("listSessions")
+    }
+
     pub async fn initialize(&mut self, subs: &[&str]) -> InitializeResult {
         self.try_initialize(subs)
             .await
@@ -525,6 +536,20 @@ impl Client {
         self.envelopes_until(move |e| ends_turn(e, &id)).await
     }
 
+    /// Envelopes up to and including the next `session/toolCallReady`, and that action.
+    pub async fn until_tool_call_ready(
+        &mut self,
+    ) -> (Vec<ActionEnvelope>, SessionToolCallReadyAction) {
+        let envs = self
+            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
+            .await;
+        let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+            unreachable!("envelopes_until returns the matching envelope last")
+        };
+        let ready = (**ready).clone();
+        (envs, ready)
+    }
+
     /// Notifications with the given method until one matches.
     pub async fn notification_named(&mut self, method: &str) -> Value {
         loop {
@@ -597,6 +622,13 @@ pub fn approve(turn: &str, id: &str) -> StateAction {
     .unwrap()
 }
 
+/// A user's denial of a tool call awaiting confirmation.
+pub fn deny(turn: &str, id: &str) -> StateAction {
+    serde_json::from_value(serde_json::json!({"type": "session/toolCallConfirmed",
+        "turnId": turn, "toolCallId": id, "approved": false, "reason": "denied"}))
+    .unwrap()
+}
+
 pub fn turn_started(turn_id: &str, text: &str) -> StateAction {
     StateAction::user_turn_started(turn_id, text)
 }
@@ -634,50 +666,49 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
             None => s,
         }
     }
-    fn walk(a: &Value, b: &Value, path: &mut String) -> Option<String> {
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
-                    let len = path.len();
-                    path.push('.');
-                    path.push_str(k);
-                    let found = walk(
-                        x.get(k).unwrap_or(&Value::Null),
-                        y.get(k).unwrap_or(&Value::Null),
-                        path,
-                    );
-                    path.truncate(len);
-                    if found.is_some() {
-                        return found;
-                    }
-                }
-                None
+    fn walk(a: &Value, b: &Value, path: &str) -> Option<String> {
+        // The children both sides have, by step: `(".key" or "[i]", left, right)`.
+        let null = &Value::Null;
+        let children: Vec<(String, &Value, &Value)> = match (a, b) {
+            (Value::Object(x), Value::Object(y)) => x
+                .keys()
+                .chain(y.keys().filter(|k| !x.contains_key(*k)))
+                .map(|k| (format!(".{k}"), x.get(k).unwrap_or(null), y.get(k).unwrap_or(null)))
+                .collect(),
+            (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
+                .map(|i| (format!("[{i}]"), x.get(i).unwrap_or(null), y.get(i).unwrap_or(null)))
+                .collect(),
+            _ if a == b => return None,
+            _ => {
+                return Some(format!(
+                    "at {path}:\n  left:  {}\n  right: {}",
+                    clip(a),
+                    clip(b)
+                ))
             }
-            (Value::Array(x), Value::Array(y)) => {
-                for i in 0..x.len().max(y.len()) {
-                    let len = path.len();
-                    path.push_str(&format!("[{i}]"));
-                    let found = walk(
-                        x.get(i).unwrap_or(&Value::Null),
-                        y.get(i).unwrap_or(&Value::Null),
-                        path,
-                    );
-                    path.truncate(len);
-                    if found.is_some() {
-                        return found;
-                    }
-                }
-                None
-            }
-            _ if a == b => None,
-            _ => Some(format!(
-                "at {path}:\n  left:  {}\n  right: {}",
-                clip(a),
-                clip(b)
-            )),
-        }
+        };
+        children
+            .into_iter()
+            .find_map(|(step, x, y)| walk(x, y, &format!("{path}{step}")))
     }
-    walk(a, b, &mut String::from("$"))
+    walk(a, b, "$")
+}
+
+/// Asserts session `uri` on the host still equals `before` and that `c` can still run a turn
+/// (`t2`) in it: what a test of rejected input checks last.
+pub async fn assert_session_survived(
+    host: &RunningHost,
+    c: &mut Client,
+    uri: &str,
+    before: &SessionState,
+) {
+    let after = host_state(host, uri).await;
+    assert_eq!(
+        serde_json::to_value(&after).unwrap(),
+        serde_json::to_value(before).unwrap()
+    );
+    c.send_message(uri, "t2", "still works").await;
+    c.until_turn_end("t2").await;
 }
 
 /// Clients `client-a` and `client-b`, both subscribed to session `uri`, which `client-a` created.
