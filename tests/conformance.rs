@@ -14,7 +14,9 @@ fn run_fixture(fixture: &Value) -> Result<Value, String> {
     let actions = fixture["actions"]
         .as_array()
         .ok_or("fixture has no actions array")?;
-    let kind = fixture["reducer"].as_str().ok_or("fixture names no reducer")?;
+    let kind = fixture["reducer"]
+        .as_str()
+        .ok_or("fixture names no reducer")?;
     common::run_reducer(kind, initial, actions, &clock)
 }
 

@@ -36,6 +36,15 @@ impl Mirror {
         }
     }
 
+    /// A session `uri` working in `dir`, its changeset subscribed and `ready`.
+    async fn ready_in(c: &mut Client, uri: &str, dir: &Path) -> Mirror {
+        let channel = session_in(c, uri, dir).await;
+        let mut m = Mirror::subscribe(c, &channel).await;
+        m.until(c, "ready", |s| s.status == ChangesetStatus::Ready)
+            .await;
+        m
+    }
+
     /// Applies this channel's envelopes until `done` holds (other frames are skipped).
     async fn until(&mut self, c: &mut Client, what: &str, done: impl Fn(&ChangesetState) -> bool) {
         let deadline = Instant::now() + WAIT;
@@ -166,10 +175,8 @@ async fn a_git_working_directory_compares_with_head_and_reverts() {
 
     let mut c = Client::ready(&t.host, "git").await;
     let uri = "ahp-session:/git";
-    let channel = session_in(&mut c, uri, &repo).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &repo).await;
+    let channel = m.channel.clone();
     m.until(&mut c, "early.txt", |s| !s.files.is_empty()).await;
     assert_eq!(
         m.files(),
@@ -253,10 +260,8 @@ async fn a_plain_directory_compares_with_its_start_and_follows_file_commands() {
     let root = t.work.path().canonicalize().unwrap();
     let mut c = Client::ready(&t.host, "plain").await;
     let uri = "ahp-session:/plain";
-    let channel = session_in(&mut c, uri, &root).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &root).await;
+    let channel = m.channel.clone();
     assert!(m.state.files.is_empty(), "{:?}", m.files());
 
     // A file command, a delete, and a write behind the host's back (the watcher).
@@ -321,10 +326,8 @@ async fn bad_operations_are_refused_and_change_nothing() {
     let root = t.work.path().canonicalize().unwrap();
     let mut c = Client::ready(&t.host, "bad").await;
     let uri = "ahp-session:/bad";
-    let channel = session_in(&mut c, uri, &root).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &root).await;
+    let channel = m.channel.clone();
     std::fs::write(root.join("hello.txt"), "edited\n").unwrap();
     m.until(&mut c, "hello.txt", |s| s.files.len() == 1).await;
     let hello = resource(&root.join("hello.txt"));
@@ -482,10 +485,8 @@ async fn a_changeset_is_resumed_by_reconnect_with_the_missed_actions() {
     let root = t.work.path().canonicalize().unwrap();
     let mut a = Client::ready(&t.host, "rc").await;
     let uri = "ahp-session:/rc";
-    let channel = session_in(&mut a, uri, &root).await;
-    let mut m = Mirror::subscribe(&mut a, &channel).await;
-    m.until(&mut a, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut a, uri, &root).await;
+    let channel = m.channel.clone();
     // A fresh snapshot: the serverSeq it is current at.
     let seen = a
         .call("subscribe", json!({ "channel": channel }))
@@ -638,10 +639,8 @@ async fn a_head_tree_naming_git_paths_is_never_listed_nor_written() {
 
     let mut c = Client::ready(&t.host, "git-names").await;
     let uri = "ahp-session:/git-names";
-    let channel = session_in(&mut c, uri, &repo).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &repo).await;
+    let channel = m.channel.clone();
     m.until(&mut c, "tracked.txt", |s| {
         files_of(s).iter().any(|f| f.0 == "tracked.txt")
     })

@@ -219,32 +219,30 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
     let t = start_host().await;
     let mut a = Client::ready(&t.host, "a").await;
     a.create_session(S).await;
-    let dup = a
-        .call("createSession", json!({"channel": S}))
-        .await
-        .unwrap_err();
-    assert_eq!(dup.code, errors::SESSION_ALREADY_EXISTS);
-    let bad = a
-        .call(
-            "createSession",
-            json!({"channel": "ahp-session:/x", "provider": "nope"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(bad.code, errors::PROVIDER_NOT_FOUND);
-    let outside = a
-        .call(
-            "createSession",
-            json!({"channel": "ahp-session:/y", "workingDirectory": "file:///"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(outside.code, errors::PERMISSION_DENIED);
-    let missing = a
-        .call("subscribe", json!({"channel": "ahp-session:/none"}))
-        .await
-        .unwrap_err();
-    assert_eq!(missing.code, errors::SESSION_NOT_FOUND);
+    a.expect_error(
+        "createSession",
+        json!({"channel": S}),
+        errors::SESSION_ALREADY_EXISTS,
+    )
+    .await;
+    a.expect_error(
+        "createSession",
+        json!({"channel": "ahp-session:/x", "provider": "nope"}),
+        errors::PROVIDER_NOT_FOUND,
+    )
+    .await;
+    a.expect_error(
+        "createSession",
+        json!({"channel": "ahp-session:/y", "workingDirectory": "file:///"}),
+        errors::PERMISSION_DENIED,
+    )
+    .await;
+    a.expect_error(
+        "subscribe",
+        json!({"channel": "ahp-session:/none"}),
+        errors::SESSION_NOT_FOUND,
+    )
+    .await;
 
     a.subscribe(S).await;
     for i in 1..=5 {
@@ -296,11 +294,12 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
         .await
         .unwrap();
     assert_eq!(list["items"], json!([]));
-    let e = a
-        .call("fetchTurns", json!({"channel": S}))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::SESSION_NOT_FOUND);
+    a.expect_error(
+        "fetchTurns",
+        json!({"channel": S}),
+        errors::SESSION_NOT_FOUND,
+    )
+    .await;
 }
 
 #[tokio::test]

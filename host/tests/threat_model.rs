@@ -74,12 +74,17 @@ fn action(v: Value) -> StateAction {
     serde_json::from_value(v).expect("a valid action")
 }
 
-/// Dispatches and returns the rejection reason; panics when the host applied the action.
-async fn rejected(c: &mut Client, channel: &str, a: StateAction, what: &str) -> String {
+/// Dispatches `a` and asserts the host rejected it, for a reason containing `because`.
+async fn assert_rejected(c: &mut Client, channel: &str, a: StateAction, what: &str, because: &str) {
     let seq = c.dispatch(channel, a).await;
     let e = c.echo_of(seq).await;
-    e.rejection_reason
-        .unwrap_or_else(|| panic!("{what}: the host applied it: {:?}", e.action))
+    let reason = e
+        .rejection_reason
+        .unwrap_or_else(|| panic!("{what}: the host applied it: {:?}", e.action));
+    assert!(
+        reason.contains(because),
+        "{what}: rejected for {reason:?}, not {because:?}"
+    );
 }
 
 /// Waits up to 10 s for a child to exit; kills it and returns `None` if it keeps running.
@@ -311,7 +316,7 @@ async fn subscriptions_are_bounded() {
     });
     assert_eq!(init.snapshots.len(), 3);
     let e = c
-        .call("subscribe", json!({"channel": sessions[3]}))
+        .expect_error("subscribe", json!({"channel": sessions[3]}))
         .await
         .expect_err("a fourth subscription must be refused");
     assert_eq!(e.code, errors::INVALID_REQUEST);
@@ -428,12 +433,7 @@ async fn terminal_scrollback_is_bounded() {
 #[tokio::test]
 async fn malformed_input_gets_a_json_rpc_error_and_the_connection_and_state_survive() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "fuzz").await;
-    c.create_session(S).await;
-    c.subscribe(S).await;
-    c.send_message(S, "t1", "before").await;
-    c.until_turn_end("t1").await;
-    let before = host_state(&t.host, S).await;
+    let (mut c, before) = session_after_a_turn(&t.host, "fuzz", S).await;
     // An uninitialized connection is treated the same.
     let mut fresh = Client::connect(&t.host, "fresh").await;
 
@@ -543,21 +543,26 @@ async fn actions_are_authorized_against_current_state() {
     ];
     for a in forged {
         let what = format!("{a:?}");
-        let reason = rejected(&mut c, S, a, &what).await;
-        assert!(reason.contains("not client-dispatchable"), "{reason}");
+        assert_rejected(&mut c, S, a, &what, "not client-dispatchable").await;
     }
     // A second turn while one is active.
-    let reason = rejected(&mut c, S, turn_started("t2", "me too"), "a second turn").await;
-    assert!(reason.contains("already active"), "{reason}");
+    assert_rejected(
+        &mut c,
+        S,
+        turn_started("t2", "me too"),
+        "a second turn",
+        "already active",
+    )
+    .await;
     // Root state is the server's, except config.
-    let reason = rejected(
+    assert_rejected(
         &mut c,
         ROOT_CHANNEL,
         action(json!({"type": "root/activeSessionsChanged", "activeSessions": 99})),
         "root/activeSessionsChanged",
+        "not client-dispatchable",
     )
     .await;
-    assert!(reason.contains("not client-dispatchable"), "{reason}");
 
     assert_eq!(
         comparable(&host_state(&t.host, S).await),
@@ -585,16 +590,33 @@ async fn active_client_role_belongs_to_its_client() {
     let release = || action(json!({"type": "session/activeClientChanged", "activeClient": null}));
     let tools = || action(json!({"type": "session/activeClientToolsChanged", "tools": []}));
 
-    let reason = rejected(&mut b, S, claim("client-a"), "B claims for A").await;
-    assert!(reason.contains("for itself"), "{reason}");
+    assert_rejected(&mut b, S, claim("client-a"), "B claims for A", "for itself").await;
     let seq = a.dispatch(S, claim("client-a")).await;
     assert!(a.echo_of(seq).await.rejection_reason.is_none());
-    let reason = rejected(&mut b, S, claim("client-b"), "B takes over").await;
-    assert!(reason.contains("another client is active"), "{reason}");
-    let reason = rejected(&mut b, S, tools(), "B changes A's tools").await;
-    assert!(reason.contains("only the active client"), "{reason}");
-    let reason = rejected(&mut b, S, release(), "B releases A's role").await;
-    assert!(reason.contains("only the active client"), "{reason}");
+    assert_rejected(
+        &mut b,
+        S,
+        claim("client-b"),
+        "B takes over",
+        "another client is active",
+    )
+    .await;
+    assert_rejected(
+        &mut b,
+        S,
+        tools(),
+        "B changes A's tools",
+        "only the active client",
+    )
+    .await;
+    assert_rejected(
+        &mut b,
+        S,
+        release(),
+        "B releases A's role",
+        "only the active client",
+    )
+    .await;
     let state = host_state(&t.host, S).await;
     let active = state.active_client.expect("A is still active");
     assert_eq!(active.client_id, "client-a");
@@ -640,16 +662,22 @@ async fn tool_calls_are_completed_only_by_their_owner() {
         json!({"type": "session/toolCallContentChanged", "turnId": "t1",
         "toolCallId": id, "content": [{"type": "text", "text": "from B"}]}),
     );
-    let reason = rejected(&mut b, S, content, "B streams A's tool content").await;
-    assert!(reason.contains("only the client"), "{reason}");
-    let reason = rejected(
+    assert_rejected(
+        &mut b,
+        S,
+        content,
+        "B streams A's tool content",
+        "only the client",
+    )
+    .await;
+    assert_rejected(
         &mut b,
         S,
         complete("t1", &id, "from B"),
         "B completes A's tool",
+        "only the client",
     )
     .await;
-    assert!(reason.contains("only the client"), "{reason}");
     a.dispatch(S, complete("t1", &id, "from A")).await;
     b.until_turn_end("t1").await;
     let text = markdown(&host_state(&t.host, S).await.turns[0].response_parts);
@@ -669,14 +697,14 @@ async fn tool_calls_are_completed_only_by_their_owner() {
         unreachable!()
     };
     let id = ready.tool_call_id.clone();
-    let reason = rejected(
+    assert_rejected(
         &mut a,
         S,
         complete("t2", &id, "forged"),
         "A completes a server tool",
+        "executed by the server",
     )
     .await;
-    assert!(reason.contains("executed by the server"), "{reason}");
 }
 
 /// A handshake claiming `client_id` without a `clientSecret`, as every spec-following client
@@ -709,8 +737,7 @@ async fn a_client_id_is_not_taken_from_its_connection() {
     for method in ["initialize", "reconnect"] {
         let mut intruder = Client::connect(&t.host, "intruder").await;
         let claim = intruder.call(method, claim_without_secret(method, "holder"));
-        let e = holder.reading_while(claim).await.unwrap_err();
-        assert_eq!(e.code, errors::PERMISSION_DENIED, "{method}: {e:?}");
+        let e = holder.reading_while(claim, errors::PERMISSION_DENIED).await;
         assert!(e.message.contains("live connection"), "{e:?}");
         // The intruder's connection stays, and may use an id of its own.
         ping(&mut intruder).await;

@@ -45,6 +45,17 @@ pub struct TestHost {
     pub work: tempfile::TempDir,
 }
 
+impl TestHost {
+    /// The working directory, canonical, and a directory outside it holding `secret.txt`: for
+    /// tests of what the host lets a client reach through links and `..`.
+    pub fn work_and_outside(&self) -> (std::path::PathBuf, tempfile::TempDir) {
+        let root = self.work.path().canonicalize().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+        (root, outside)
+    }
+}
+
 /// A host on a free port with fresh data and working directories (the latter holds
 /// `hello.txt` and `sub/inner.txt`).
 pub async fn start_host() -> TestHost {
@@ -335,6 +346,16 @@ impl Client {
         }
     }
 
+    /// Calls `method` and asserts it fails with error `code`; returns the error.
+    pub async fn expect_error(&mut self, method: &str, params: Value, code: i64) -> ErrorObject {
+        let e = self
+            .call(method, params)
+            .await
+            .expect_err(&format!("{method} should fail with {code}"));
+        assert_eq!(e.code, code, "{method}: {e:?}");
+        e
+    }
+
     /// A typed request.
     pub async fn request<C: Command>(
         &mut self,
@@ -442,20 +463,9 @@ impl Client {
 
     /// Dispatches an action; returns its clientSeq.
     pub async fn dispatch(&mut self, channel: &str, action: StateAction) -> u64 {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let params = DispatchActionParams {
-            channel: channel.into(),
-            client_seq: seq,
-            action,
-            extra: Default::default(),
-        };
-        self.send_text(jsonrpc::notification_text(
-            jsonrpc::methods::DISPATCH_ACTION,
-            &params,
-        ))
-        .await;
-        seq
+        self.try_dispatch(channel, action)
+            .await
+            .expect("dispatchAction sent")
     }
 
     /// Like [`Client::dispatch`], but `None` instead of a panic when the connection is gone.
@@ -673,10 +683,22 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
             (Value::Object(x), Value::Object(y)) => x
                 .keys()
                 .chain(y.keys().filter(|k| !x.contains_key(*k)))
-                .map(|k| (format!(".{k}"), x.get(k).unwrap_or(null), y.get(k).unwrap_or(null)))
+                .map(|k| {
+                    (
+                        format!(".{k}"),
+                        x.get(k).unwrap_or(null),
+                        y.get(k).unwrap_or(null),
+                    )
+                })
                 .collect(),
             (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
-                .map(|i| (format!("[{i}]"), x.get(i).unwrap_or(null), y.get(i).unwrap_or(null)))
+                .map(|i| {
+                    (
+                        format!("[{i}]"),
+                        x.get(i).unwrap_or(null),
+                        y.get(i).unwrap_or(null),
+                    )
+                })
                 .collect(),
             _ if a == b => return None,
             _ => {
@@ -692,6 +714,21 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
             .find_map(|(step, x, y)| walk(x, y, &format!("{path}{step}")))
     }
     walk(a, b, "$")
+}
+
+/// Client `client_id`, subscribed to a new session `uri` in which one turn (`t1`) ran to its
+/// end; with the host's state of that session.
+pub async fn session_after_a_turn(
+    host: &RunningHost,
+    client_id: &str,
+    uri: &str,
+) -> (Client, SessionState) {
+    let mut c = Client::ready(host, client_id).await;
+    c.create_session(uri).await;
+    c.subscribe(uri).await;
+    c.send_message(uri, "t1", "before").await;
+    c.until_turn_end("t1").await;
+    (c, host_state(host, uri).await)
 }
 
 /// Asserts session `uri` on the host still equals `before` and that `c` can still run a turn

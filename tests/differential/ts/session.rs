@@ -51,16 +51,8 @@ pub fn session(state: &mut Value, action: &Value, now: f64) {
         "error" => end_turn(state, action, "error", Some(ERROR), now),
         "toolCallStart" => {
             if let Some(turn) = active_turn(state, action) {
-                let mut call = json!({"status": "streaming"});
-                for key in [
-                    "toolCallId",
-                    "toolName",
-                    "displayName",
-                    "contributor",
-                    "_meta",
-                ] {
-                    put(&mut call, key, get(action, key).cloned());
-                }
+                // The action carries the same members as a tool call's base.
+                let call = base(action, "streaming");
                 array_mut(turn, "responseParts")
                     .push(json!({"kind": "toolCall", "toolCall": call}));
             }
