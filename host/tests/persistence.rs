@@ -110,9 +110,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
 async fn in_process_restart_serves_the_same_state() {
     let t = start_host().await;
     let s = "ahp-session:/restart";
-    let mut c = Client::ready(&t.host, "r").await;
-    c.create_session(s).await;
-    c.subscribe(s).await;
+    let mut c = Client::in_new_session(&t.host, "r", s).await;
     for n in 0..3 {
         let id = format!("t{n}");
         c.send_message(s, &id, &format!("/tool list\nturn {n}"))

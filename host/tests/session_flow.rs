@@ -90,9 +90,7 @@ async fn a_turn_streams_and_two_clients_converge_on_the_hosts_state() {
 #[tokio::test]
 async fn a_second_turn_while_one_is_active_is_rejected_and_queued_messages_run_after() {
     let t = start_host_with(|c| c.chunk_delay = std::time::Duration::from_millis(20)).await;
-    let mut a = Client::ready(&t.host, "a").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "a", S).await;
     a.send_message(S, "t1", "first").await;
     let seq = a.send_message(S, "t2", "second").await;
     let queued = StateAction::SessionPendingMessageSet(Box::new(SessionPendingMessageSetAction {
@@ -140,9 +138,7 @@ async fn a_second_turn_while_one_is_active_is_rejected_and_queued_messages_run_a
 #[tokio::test]
 async fn cancel_stops_the_stream_and_fail_ask_title_steering_work() {
     let t = start_host_with(|c| c.chunk_delay = std::time::Duration::from_millis(10)).await;
-    let mut a = Client::ready(&t.host, "a").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "a", S).await;
 
     // Cancel: a long slow stream stops at the cancel.
     a.send_message(S, "t1", "/long 500").await;
@@ -305,10 +301,8 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
 #[tokio::test]
 async fn stream_directive_emits_stamped_chunks() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "streamer").await;
     let s = "ahp-session:/stream";
-    a.create_session(s).await;
-    a.subscribe(s).await;
+    let mut a = Client::in_new_session(&t.host, "streamer", s).await;
     let before = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -344,9 +344,7 @@ async fn replay_history_is_bounded() {
         ("bytes", &by_bytes),
     ] {
         let t = start_host_with(tweak).await;
-        let mut a = Client::ready(&t.host, "replay").await;
-        a.create_session(S).await;
-        a.subscribe(S).await;
+        let mut a = Client::in_new_session(&t.host, "replay", S).await;
         a.send_message(S, "t1", "/long 40").await;
         let envs = a.until_turn_end("t1").await;
         a.close().await;
@@ -881,9 +879,7 @@ async fn a_repository_s_mcp_servers_run_only_once_a_client_approves_them() {
         .to_string(),
     )
     .unwrap();
-    let mut c = Client::ready(&t.host, "threat-mcp").await;
-    c.create_session(S).await;
-    c.subscribe(S).await;
+    let mut c = Client::in_new_session(&t.host, "threat-mcp", S).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(
         !marker.exists(),

@@ -109,9 +109,7 @@ async fn server_tool_waits_for_confirmation_then_runs() {
 #[tokio::test]
 async fn a_denied_tool_is_not_run() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "a").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "a", S).await;
     a.send_message(S, "t1", "/tool read hello.txt").await;
     let (envs, ready) = a.until_tool_call_ready().await;
     let deny = deny("t1", &ready.tool_call_id);

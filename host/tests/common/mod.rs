@@ -256,6 +256,14 @@ impl Client {
         c
     }
 
+    /// [`Client::ready`], then a new session `uri` created and subscribed.
+    pub async fn in_new_session(host: &RunningHost, client_id: &str, uri: &str) -> Client {
+        let mut c = Client::ready(host, client_id).await;
+        c.create_session(uri).await;
+        c.subscribe(uri).await;
+        c
+    }
+
     pub fn ws_mut(&mut self) -> &mut Ws {
         &mut self.ws
     }
@@ -723,9 +731,7 @@ pub async fn session_after_a_turn(
     client_id: &str,
     uri: &str,
 ) -> (Client, SessionState) {
-    let mut c = Client::ready(host, client_id).await;
-    c.create_session(uri).await;
-    c.subscribe(uri).await;
+    let mut c = Client::in_new_session(host, client_id, uri).await;
     c.send_message(uri, "t1", "before").await;
     c.until_turn_end("t1").await;
     (c, host_state(host, uri).await)
