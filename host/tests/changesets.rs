@@ -76,6 +76,11 @@ impl Mirror {
 /// (path, status, added, removed) of a changeset's file.
 type Row = (String, String, Option<f64>, Option<f64>);
 
+/// The row of a file whose line counts are known.
+fn row(path: &str, status: &str, added: f64, removed: f64) -> Row {
+    (path.into(), status.into(), Some(added), Some(removed))
+}
+
 fn files_of(state: &ChangesetState) -> Vec<Row> {
     state
         .files
@@ -178,10 +183,7 @@ async fn a_git_working_directory_compares_with_head_and_reverts() {
     let mut m = Mirror::ready_in(&mut c, uri, &repo).await;
     let channel = m.channel.clone();
     m.until(&mut c, "early.txt", |s| !s.files.is_empty()).await;
-    assert_eq!(
-        m.files(),
-        vec![("early.txt".into(), "added".into(), Some(1.0), Some(0.0))]
-    );
+    assert_eq!(m.files(), vec![row("early.txt", "added", 1.0, 0.0)]);
     let ops: Vec<&str> = m
         .state
         .operations
@@ -200,14 +202,9 @@ async fn a_git_working_directory_compares_with_head_and_reverts() {
     // (`until_turn_end` would skip the changeset's envelopes: the mirror reads them all.)
     // Until the comparison saw the finished writes (one may run while a file is written).
     let expected: Vec<Row> = vec![
-        ("early.txt".into(), "added".into(), Some(1.0), Some(0.0)),
-        ("notes.txt".into(), "added".into(), Some(2.0), Some(0.0)),
-        (
-            "tracked.txt".into(),
-            "modified".into(),
-            Some(1.0),
-            Some(1.0),
-        ),
+        row("early.txt", "added", 1.0, 0.0),
+        row("notes.txt", "added", 2.0, 0.0),
+        row("tracked.txt", "modified", 1.0, 1.0),
     ];
     m.until(&mut c, "the expected files", |s| files_of(s) == expected)
         .await;
@@ -283,19 +280,9 @@ async fn a_plain_directory_compares_with_its_start_and_follows_file_commands() {
     std::fs::write(root.join("sub/outside-the-host.txt"), "x\n").unwrap();
     // Until the comparison saw the finished writes (one may run while a file is written).
     let expected: Vec<Row> = vec![
-        ("hello.txt".into(), "modified".into(), Some(1.0), Some(1.0)),
-        (
-            "sub/inner.txt".into(),
-            "deleted".into(),
-            Some(0.0),
-            Some(1.0),
-        ),
-        (
-            "sub/outside-the-host.txt".into(),
-            "added".into(),
-            Some(1.0),
-            Some(0.0),
-        ),
+        row("hello.txt", "modified", 1.0, 1.0),
+        row("sub/inner.txt", "deleted", 0.0, 1.0),
+        row("sub/outside-the-host.txt", "added", 1.0, 0.0),
     ];
     m.until(&mut c, "the expected files", |s| files_of(s) == expected)
         .await;

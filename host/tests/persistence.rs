@@ -115,7 +115,7 @@ async fn in_process_restart_serves_the_same_state() {
         let id = format!("t{n}");
         c.send_message(s, &id, &format!("/tool list\nturn {n}"))
             .await;
-        let (envs, r) = c.until_tool_call_ready().await;
+        let (_, r) = c.until_tool_call_ready().await;
         c.dispatch(s, approve(&id, &r.tool_call_id)).await;
         c.until_turn_end(&id).await;
     }

@@ -87,6 +87,18 @@ async fn assert_rejected(c: &mut Client, channel: &str, a: StateAction, what: &s
     );
 }
 
+/// All a piped child's standard error says (until it closes).
+fn stderr_of(child: &mut std::process::Child) -> String {
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr piped")
+        .read_to_string(&mut stderr)
+        .unwrap();
+    stderr
+}
+
 /// Waits up to 10 s for a child to exit; kills it and returns `None` if it keeps running.
 fn exit_within(child: &mut std::process::Child) -> Option<std::process::ExitStatus> {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -129,13 +141,7 @@ async fn loopback_bind_by_default_and_explicit_opt_in_for_other_interfaces() {
         .spawn()
         .unwrap();
     let status = exit_within(&mut child).expect("ahp-host --listen 0.0.0.0 must refuse to run");
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = stderr_of(&mut child);
     assert!(!status.success());
     assert!(stderr.contains("--allow-remote"), "{stderr}");
 
@@ -316,7 +322,7 @@ async fn subscriptions_are_bounded() {
     });
     assert_eq!(init.snapshots.len(), 3);
     let e = c
-        .expect_error("subscribe", json!({"channel": sessions[3]}))
+        .call("subscribe", json!({"channel": sessions[3]}))
         .await
         .expect_err("a fourth subscription must be refused");
     assert_eq!(e.code, errors::INVALID_REQUEST);
@@ -735,7 +741,8 @@ async fn a_client_id_is_not_taken_from_its_connection() {
     for method in ["initialize", "reconnect"] {
         let mut intruder = Client::connect(&t.host, "intruder").await;
         let claim = intruder.call(method, claim_without_secret(method, "holder"));
-        let e = holder.reading_while(claim, errors::PERMISSION_DENIED).await;
+        let e = holder.reading_while(claim).await.unwrap_err();
+        assert_eq!(e.code, errors::PERMISSION_DENIED, "{method}: {e:?}");
         assert!(e.message.contains("live connection"), "{e:?}");
         // The intruder's connection stays, and may use an id of its own.
         ping(&mut intruder).await;
@@ -842,13 +849,7 @@ async fn tokens_are_never_logged() {
     assert!(status.success());
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = stderr_of(&mut child);
     let stdout = banner.concat() + &rest;
     let with_token: Vec<&str> = stdout.lines().filter(|l| l.contains(SECRET)).collect();
     assert_eq!(with_token.len(), 1, "stdout:\n{stdout}");
@@ -879,7 +880,7 @@ async fn a_repository_s_mcp_servers_run_only_once_a_client_approves_them() {
         .to_string(),
     )
     .unwrap();
-    let mut c = Client::in_new_session(&t.host, "threat-mcp", S).await;
+    let c = Client::in_new_session(&t.host, "threat-mcp", S).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(
         !marker.exists(),

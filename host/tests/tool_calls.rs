@@ -111,7 +111,7 @@ async fn a_denied_tool_is_not_run() {
     let t = start_host().await;
     let mut a = Client::in_new_session(&t.host, "a", S).await;
     a.send_message(S, "t1", "/tool read hello.txt").await;
-    let (envs, ready) = a.until_tool_call_ready().await;
+    let (_, ready) = a.until_tool_call_ready().await;
     let deny = deny("t1", &ready.tool_call_id);
     a.dispatch(S, deny).await;
     let rest = a.until_turn_end("t1").await;
@@ -236,7 +236,7 @@ async fn a_client_denying_its_running_call_ends_it_at_once() {
     // A tool the client does not list still goes to it (a stale name), running.
     b.send_message(S, "t1", "/client-tool no_such_tool {}")
         .await;
-    let (envs, ready) = b.until_tool_call_ready().await;
+    let (_, ready) = b.until_tool_call_ready().await;
     let deny = deny("t1", &ready.tool_call_id);
     // Not the owner: nothing happens to the call.
     let seq = b.dispatch(S, deny.clone()).await;
