@@ -379,21 +379,6 @@ fn roundtrip<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, St
     serde_json::to_value(&typed).map_err(|e| format!("encode: {e}"))
 }
 
-fn run_typed<S: DeserializeOwned + Serialize, F>(
-    initial: &Value,
-    actions: &[Value],
-    reducer: impl Fn(&mut S, &StateAction) -> Outcome<F>,
-) -> Result<Value, String> {
-    let mut state: S =
-        serde_json::from_value(initial.clone()).map_err(|e| format!("initial state: {e}"))?;
-    for (i, action) in actions.iter().enumerate() {
-        let action: StateAction =
-            serde_json::from_value(action.clone()).map_err(|e| format!("action {i}: {e}"))?;
-        reducer(&mut state, &action);
-    }
-    serde_json::to_value(&state).map_err(|e| format!("encode: {e}"))
-}
-
 /// Reduces and returns the encoded state; also checks the decode -> encode round trip of the
 /// state and the actions.
 fn run(kind: &str, initial: &Value, actions: &[Value]) -> Result<Value, String> {
@@ -423,23 +408,7 @@ fn run(kind: &str, initial: &Value, actions: &[Value]) -> Result<Value, String> 
             return Err(format!("action round trip: {d}"));
         }
     }
-    match kind {
-        "root" => {
-            run_typed::<RootState, _>(initial, actions, |s, a| reduce::root_reducer(s, a, &clock))
-        }
-        "session" => run_typed::<SessionState, _>(initial, actions, |s, a| {
-            reduce::session_reducer(s, a, &clock)
-        }),
-        "terminal" => run_typed::<TerminalState, _>(initial, actions, |s, a| {
-            reduce::terminal_reducer(s, a, &clock)
-        }),
-        "changeset" => run_typed::<ChangesetState, _>(initial, actions, |s, a| {
-            reduce::changeset_reducer(s, a, &clock)
-        }),
-        _ => run_typed::<ResourceWatchState, _>(initial, actions, |s, a| {
-            reduce::resource_watch_reducer(s, a, &clock)
-        }),
-    }
+    common::run_reducer(kind, initial, actions, &clock)
 }
 
 /// Runs one fixture with members inserted by `seed`; `Err` describes the first violation.

@@ -71,6 +71,32 @@ fn comparable(state: &JsValue) -> Value {
     value
 }
 
+/// A new session, named `name` and the time, created and subscribed: (its URI, the subscription).
+async fn new_session(client: &JsValue, name: &str) -> (String, JsValue) {
+    let channel = format!("ahp-session:/{name}-{}", js_sys::Date::now());
+    call(
+        client,
+        "createSession",
+        &[json(&format!(r#"{{"channel":"{channel}"}}"#))],
+    )
+    .await
+    .expect("createSession");
+    let sub = call(client, "subscribe", &[channel.as_str().into()])
+        .await
+        .expect("subscribe");
+    (channel, sub)
+}
+
+/// A second client, connected, and the state of its own subscription to `channel`.
+async fn fresh_snapshot(url: &str, token: &str, channel: &str) -> (JsValue, JsValue) {
+    let fresh = connect(url, token).await.expect("second client");
+    let sub = call(&fresh, "subscribe", &[channel.into()])
+        .await
+        .expect("the second client subscribes");
+    let state = get(&sub, "state");
+    (fresh, state)
+}
+
 async fn connect(url: &str, token: &str) -> Result<JsValue, JsValue> {
     JsFuture::from(AhpClient::connect(url.into(), options(token))).await
 }
@@ -82,17 +108,7 @@ async fn streams_a_turn_from_a_real_host_and_matches_a_fresh_snapshot() {
     };
     let client = connect(url, token).await.expect("connect");
     assert_eq!(get(&client, "connectionState"), "connected");
-    let channel = format!("ahp-session:/wasm-bindgen-{}", js_sys::Date::now());
-    call(
-        &client,
-        "createSession",
-        &[json(&format!(r#"{{"channel":"{channel}"}}"#))],
-    )
-    .await
-    .expect("createSession");
-    let sub = call(&client, "subscribe", &[channel.as_str().into()])
-        .await
-        .expect("subscribe");
+    let (channel, sub) = new_session(&client, "wasm-bindgen").await;
     assert_eq!(get(&get(&sub, "state"), "lifecycle"), "ready");
 
     // Resolve a promise from the change listener when the turn is over.
@@ -123,13 +139,7 @@ async fn streams_a_turn_from_a_real_host_and_matches_a_fresh_snapshot() {
     let state = get(&sub, "state");
     assert!(Object::is_frozen(state.unchecked_ref::<Object>()));
 
-    let fresh = connect(url, token).await.expect("second client");
-    let snapshot = get(
-        &call(&fresh, "subscribe", &[channel.as_str().into()])
-            .await
-            .unwrap(),
-        "state",
-    );
+    let (fresh, snapshot) = fresh_snapshot(url, token, &channel).await;
     assert_eq!(comparable(&state), comparable(&snapshot));
     call(&client, "close", &[]).await.unwrap();
     call(&fresh, "close", &[]).await.unwrap();
@@ -167,17 +177,7 @@ async fn unknown_members_survive_the_round_trip_through_a_real_host() {
         return;
     };
     let client = connect(url, token).await.expect("connect");
-    let channel = format!("ahp-session:/wasm-extras-{}", js_sys::Date::now());
-    call(
-        &client,
-        "createSession",
-        &[json(&format!(r#"{{"channel":"{channel}"}}"#))],
-    )
-    .await
-    .expect("createSession");
-    let sub = call(&client, "subscribe", &[channel.as_str().into()])
-        .await
-        .expect("subscribe");
+    let (channel, sub) = new_session(&client, "wasm-extras").await;
     let client_id = get(&client, "clientId").as_string().expect("clientId");
     let transform = r#"{"sections":["tone"],"zzExtMode":"replace"}"#;
     let action = json(&format!(
@@ -210,13 +210,7 @@ async fn unknown_members_survive_the_round_trip_through_a_real_host() {
         "state after the echo"
     );
 
-    let fresh = connect(url, token).await.expect("second client");
-    let snapshot = get(
-        &call(&fresh, "subscribe", &[channel.as_str().into()])
-            .await
-            .unwrap(),
-        "state",
-    );
+    let (fresh, snapshot) = fresh_snapshot(url, token, &channel).await;
     assert_eq!(member(&snapshot), expected, "a fresh snapshot");
     call(&client, "close", &[]).await.unwrap();
     call(&fresh, "close", &[]).await.unwrap();

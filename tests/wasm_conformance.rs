@@ -14,10 +14,13 @@
 #![cfg(target_arch = "wasm32")]
 
 mod common;
+#[path = "wasm/fixed_now.rs"]
+mod fixed_now;
 #[path = "wasm/fixtures.rs"]
 mod fixtures;
 
 use ahp_wasm::wasm;
+use fixed_now::FixedNow;
 use js_sys::{Array, Reflect, JSON};
 use serde_json::Value;
 use tsify::Ts;
@@ -29,32 +32,11 @@ wasm_bindgen_test_configure!(run_in_browser);
 const FIXTURE_NOW: f64 = 9999.0;
 
 #[wasm_bindgen(inline_js = "
-export function stubDateNow(now) { const real = Date.now; Date.now = () => now; return real; }
-export function restoreDateNow(real) { Date.now = real; }
 export function isInstanceOf(value, ctor) { return value instanceof ctor; }
 ")]
 extern "C" {
-    #[wasm_bindgen(js_name = stubDateNow)]
-    fn stub_date_now(now: f64) -> JsValue;
-    #[wasm_bindgen(js_name = restoreDateNow)]
-    fn restore_date_now(real: &JsValue);
     #[wasm_bindgen(js_name = isInstanceOf)]
     fn is_instance_of(value: &JsValue, ctor: &JsValue) -> bool;
-}
-
-/// `Date.now()` returns `now` until dropped.
-struct FixedNow(JsValue);
-
-impl FixedNow {
-    fn new(now: f64) -> Self {
-        FixedNow(stub_date_now(now))
-    }
-}
-
-impl Drop for FixedNow {
-    fn drop(&mut self) {
-        restore_date_now(&self.0);
-    }
 }
 
 fn get(object: &JsValue, key: &str) -> JsValue {

@@ -26,6 +26,8 @@
 #![cfg(target_arch = "wasm32")]
 
 mod common;
+#[path = "wasm/fixed_now.rs"]
+mod fixed_now;
 #[path = "support/split_mix.rs"]
 mod split_mix;
 
@@ -35,6 +37,7 @@ use ahp_wasm::protocol::{
 use ahp_wasm::reduce::{FixedClock, Outcome};
 use ahp_wasm::sync::{field_names, ChannelState};
 use ahp_wasm::wasm;
+use fixed_now::FixedNow;
 use js_sys::{Reflect, JSON};
 use serde_json::{json, Value};
 use split_mix::SplitMix64;
@@ -48,8 +51,6 @@ wasm_bindgen_test_configure!(run_in_browser);
 const NOW: f64 = 7777.0;
 
 #[wasm_bindgen(inline_js = "
-export function stubDateNow(now) { const real = Date.now; Date.now = () => now; return real; }
-export function restoreDateNow(real) { Date.now = real; }
 export function isDeeplyFrozen(root) {
   const stack = [root];
   while (stack.length > 0) {
@@ -64,31 +65,12 @@ export function isFrozen(value) { return Object.isFrozen(value); }
 export function ownKeys(value) { return Object.keys(value); }
 ")]
 extern "C" {
-    #[wasm_bindgen(js_name = stubDateNow)]
-    fn stub_date_now(now: f64) -> JsValue;
-    #[wasm_bindgen(js_name = restoreDateNow)]
-    fn restore_date_now(real: &JsValue);
     #[wasm_bindgen(js_name = isDeeplyFrozen)]
     fn is_deeply_frozen(value: &JsValue) -> bool;
     #[wasm_bindgen(js_name = isFrozen)]
     fn is_frozen(value: &JsValue) -> bool;
     #[wasm_bindgen(js_name = ownKeys)]
     fn own_keys(value: &JsValue) -> Vec<String>;
-}
-
-/// `Date.now()` returns [`NOW`] until dropped.
-struct FixedNow(JsValue);
-
-impl FixedNow {
-    fn new() -> Self {
-        FixedNow(stub_date_now(NOW))
-    }
-}
-
-impl Drop for FixedNow {
-    fn drop(&mut self) {
-        restore_date_now(&self.0);
-    }
 }
 
 /// Test-case draws over [`SplitMix64`].
@@ -322,7 +304,7 @@ fn run_many<S: ChannelState>(
     seed: u64,
     case: impl Fn(&mut Rng) -> (Value, Vec<Value>),
 ) {
-    let _now = FixedNow::new();
+    let _now = FixedNow::new(NOW);
     let mut steps = 0;
     for n in 0..count {
         let case_seed = seed.wrapping_add(n as u64);
@@ -500,7 +482,7 @@ fn colliding_ids_resolve_as_the_typescript_reducers_do_in_js() {
         json!({"type": "session/delta", "turnId": "t1", "partId": "r", "content": "+"}),
         json!({"type": "session/toolCallDelta", "turnId": "t1", "toolCallId": "c", "content": "p"}),
     ];
-    let _now = FixedNow::new();
+    let _now = FixedNow::new(NOW);
     let mut state = to_js(&initial);
     for action in &actions {
         state = session_js(state, to_js(action)).expect("reduced");
@@ -637,7 +619,7 @@ fn session_reducer_keeps_unknown_members() {
     // Date.now() is stubbed only while the reducers run (a failed assertion aborts: the stub
     // would stay and stall the browser test harness).
     let (first, third, third_frozen, fourth) = {
-        let _now = FixedNow::new();
+        let _now = FixedNow::new(NOW);
         // From the caller's own object: converted whole.
         let first = session_js(to_js(&initial), to_js(&claim)).expect("reduced");
         // Chained: the cached Rust state and the render path (a fine delta step, whole fields).

@@ -193,14 +193,7 @@ async fn a_wrong_token_is_refused_with_auth_required() {
     }
     assert_auth_required(&try_create(&mut c, "ahp-session:/s1").await.unwrap_err());
     // An unknown resource is still the MCP path's `-32602`.
-    let e = c
-        .call(
-            "authenticate",
-            json!({"channel": ROOT_CHANNEL, "resource": "https://elsewhere.example", "token": AGENT_TOKEN}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_PARAMS);
+    let e = c.expect_error("authenticate", json!({"channel": ROOT_CHANNEL, "resource": "https://elsewhere.example", "token": AGENT_TOKEN}), errors::INVALID_PARAMS).await;
     assert!(!e.message.contains(AGENT_TOKEN));
 }
 

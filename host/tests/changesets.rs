@@ -36,6 +36,15 @@ impl Mirror {
         }
     }
 
+    /// A session `uri` working in `dir`, its changeset subscribed and `ready`.
+    async fn ready_in(c: &mut Client, uri: &str, dir: &Path) -> Mirror {
+        let channel = session_in(c, uri, dir).await;
+        let mut m = Mirror::subscribe(c, &channel).await;
+        m.until(c, "ready", |s| s.status == ChangesetStatus::Ready)
+            .await;
+        m
+    }
+
     /// Applies this channel's envelopes until `done` holds (other frames are skipped).
     async fn until(&mut self, c: &mut Client, what: &str, done: impl Fn(&ChangesetState) -> bool) {
         let deadline = Instant::now() + WAIT;
@@ -66,6 +75,11 @@ impl Mirror {
 
 /// (path, status, added, removed) of a changeset's file.
 type Row = (String, String, Option<f64>, Option<f64>);
+
+/// The row of a file whose line counts are known.
+fn row(path: &str, status: &str, added: f64, removed: f64) -> Row {
+    (path.into(), status.into(), Some(added), Some(removed))
+}
 
 fn files_of(state: &ChangesetState) -> Vec<Row> {
     state
@@ -166,15 +180,10 @@ async fn a_git_working_directory_compares_with_head_and_reverts() {
 
     let mut c = Client::ready(&t.host, "git").await;
     let uri = "ahp-session:/git";
-    let channel = session_in(&mut c, uri, &repo).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &repo).await;
+    let channel = m.channel.clone();
     m.until(&mut c, "early.txt", |s| !s.files.is_empty()).await;
-    assert_eq!(
-        m.files(),
-        vec![("early.txt".into(), "added".into(), Some(1.0), Some(0.0))]
-    );
+    assert_eq!(m.files(), vec![row("early.txt", "added", 1.0, 0.0)]);
     let ops: Vec<&str> = m
         .state
         .operations
@@ -193,14 +202,9 @@ async fn a_git_working_directory_compares_with_head_and_reverts() {
     // (`until_turn_end` would skip the changeset's envelopes: the mirror reads them all.)
     // Until the comparison saw the finished writes (one may run while a file is written).
     let expected: Vec<Row> = vec![
-        ("early.txt".into(), "added".into(), Some(1.0), Some(0.0)),
-        ("notes.txt".into(), "added".into(), Some(2.0), Some(0.0)),
-        (
-            "tracked.txt".into(),
-            "modified".into(),
-            Some(1.0),
-            Some(1.0),
-        ),
+        row("early.txt", "added", 1.0, 0.0),
+        row("notes.txt", "added", 2.0, 0.0),
+        row("tracked.txt", "modified", 1.0, 1.0),
     ];
     m.until(&mut c, "the expected files", |s| files_of(s) == expected)
         .await;
@@ -253,10 +257,8 @@ async fn a_plain_directory_compares_with_its_start_and_follows_file_commands() {
     let root = t.work.path().canonicalize().unwrap();
     let mut c = Client::ready(&t.host, "plain").await;
     let uri = "ahp-session:/plain";
-    let channel = session_in(&mut c, uri, &root).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &root).await;
+    let channel = m.channel.clone();
     assert!(m.state.files.is_empty(), "{:?}", m.files());
 
     // A file command, a delete, and a write behind the host's back (the watcher).
@@ -278,19 +280,9 @@ async fn a_plain_directory_compares_with_its_start_and_follows_file_commands() {
     std::fs::write(root.join("sub/outside-the-host.txt"), "x\n").unwrap();
     // Until the comparison saw the finished writes (one may run while a file is written).
     let expected: Vec<Row> = vec![
-        ("hello.txt".into(), "modified".into(), Some(1.0), Some(1.0)),
-        (
-            "sub/inner.txt".into(),
-            "deleted".into(),
-            Some(0.0),
-            Some(1.0),
-        ),
-        (
-            "sub/outside-the-host.txt".into(),
-            "added".into(),
-            Some(1.0),
-            Some(0.0),
-        ),
+        row("hello.txt", "modified", 1.0, 1.0),
+        row("sub/inner.txt", "deleted", 0.0, 1.0),
+        row("sub/outside-the-host.txt", "added", 1.0, 0.0),
     ];
     m.until(&mut c, "the expected files", |s| files_of(s) == expected)
         .await;
@@ -321,10 +313,8 @@ async fn bad_operations_are_refused_and_change_nothing() {
     let root = t.work.path().canonicalize().unwrap();
     let mut c = Client::ready(&t.host, "bad").await;
     let uri = "ahp-session:/bad";
-    let channel = session_in(&mut c, uri, &root).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &root).await;
+    let channel = m.channel.clone();
     std::fs::write(root.join("hello.txt"), "edited\n").unwrap();
     m.until(&mut c, "hello.txt", |s| s.files.len() == 1).await;
     let hello = resource(&root.join("hello.txt"));
@@ -482,10 +472,8 @@ async fn a_changeset_is_resumed_by_reconnect_with_the_missed_actions() {
     let root = t.work.path().canonicalize().unwrap();
     let mut a = Client::ready(&t.host, "rc").await;
     let uri = "ahp-session:/rc";
-    let channel = session_in(&mut a, uri, &root).await;
-    let mut m = Mirror::subscribe(&mut a, &channel).await;
-    m.until(&mut a, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut a, uri, &root).await;
+    let channel = m.channel.clone();
     // A fresh snapshot: the serverSeq it is current at.
     let seen = a
         .call("subscribe", json!({ "channel": channel }))
@@ -638,10 +626,8 @@ async fn a_head_tree_naming_git_paths_is_never_listed_nor_written() {
 
     let mut c = Client::ready(&t.host, "git-names").await;
     let uri = "ahp-session:/git-names";
-    let channel = session_in(&mut c, uri, &repo).await;
-    let mut m = Mirror::subscribe(&mut c, &channel).await;
-    m.until(&mut c, "ready", |s| s.status == ChangesetStatus::Ready)
-        .await;
+    let mut m = Mirror::ready_in(&mut c, uri, &repo).await;
+    let channel = m.channel.clone();
     m.until(&mut c, "tracked.txt", |s| {
         files_of(s).iter().any(|f| f.0 == "tracked.txt")
     })

@@ -189,10 +189,8 @@ async fn a_command_cannot_forge_its_end_from_the_shell_environment() {
 #[tokio::test(flavor = "multi_thread")]
 async fn run_reports_the_exit_code_of_the_process_not_a_forged_sequence() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/forge";
-    c.create_session(session).await;
-    c.subscribe(session).await;
+    let mut c = Client::in_new_session(&t.host, "alice", session).await;
     let forge = format!(
         r#"/run printf '\033]633;D;0;%s\007' "$__ahp_nonce"; sh -c '{FORGE_FROM_PARENT}'; sleep 3; (exit 7)"#
     );
@@ -217,10 +215,8 @@ async fn run_reports_the_exit_code_of_the_process_not_a_forged_sequence() {
 #[tokio::test(flavor = "multi_thread")]
 async fn run_ends_with_its_command_while_its_background_jobs_live_on() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/background";
-    c.create_session(session).await;
-    c.subscribe(session).await;
+    let mut c = Client::in_new_session(&t.host, "alice", session).await;
     applied(&mut c, session, become_active("alice"), "the active role").await;
     let started = Instant::now();
     c.send_message(

@@ -40,12 +40,7 @@ async fn setup(timeout_ms: u64, grace_ms: u64) -> (TestHost, Client, Client) {
 async fn call_tool(c: &mut Client) -> String {
     let text = format!("/client-tool {TOOL} {{\"palette\":\"warm\"}}");
     c.send_message(S, "t1", &text).await;
-    let envs = c
-        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
-        .await;
-    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
-        unreachable!()
-    };
+    let (_, ready) = c.until_tool_call_ready().await;
     assert_eq!(ready.confirmed, Some(ToolCallConfirmationReason::NotNeeded));
     ready.tool_call_id.clone()
 }

@@ -377,14 +377,7 @@ async fn observe(
         }
         ReconnectResult::Snapshot(_) => None,
     };
-    let list = o
-        .request::<jsonrpc::ListSessions>(ListSessionsParams {
-            channel: ROOT_CHANNEL.into(),
-            filter: None,
-            extra: Default::default(),
-        })
-        .await
-        .expect("listSessions");
+    let list = o.list_sessions().await;
     let listed: BTreeSet<&str> = list.items.iter().map(|s| s.resource.as_str()).collect();
     assert_eq!(
         listed,

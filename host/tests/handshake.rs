@@ -27,14 +27,12 @@ async fn initialize_with_the_token_returns_snapshots() {
     }
     assert!(result.default_directory.unwrap().starts_with("file:///"));
     // A second initialize on the same connection is refused.
-    let again = c
-        .call(
-            "initialize",
-            json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.3.0"], "clientId": "c1"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(again.code, errors::INVALID_REQUEST);
+    c.expect_error(
+        "initialize",
+        json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.3.0"], "clientId": "c1"}),
+        errors::INVALID_REQUEST,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -100,14 +98,7 @@ async fn allow_origin_flag_admits_that_origin() {
 async fn no_common_version_is_32005_and_closes() {
     let t = start_host().await;
     let mut c = Client::connect(&t.host, "old").await;
-    let e = c
-        .call(
-            "initialize",
-            json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.1.0", "9.0.0"], "clientId": "old"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::UNSUPPORTED_PROTOCOL_VERSION);
+    let e = c.expect_error("initialize", json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.1.0", "9.0.0"], "clientId": "old"}), errors::UNSUPPORTED_PROTOCOL_VERSION).await;
     assert_eq!(e.data.unwrap()["supportedVersions"], json!(["0.3.0"]));
     assert!(
         c.read_frame().await.is_none(),
@@ -125,11 +116,12 @@ async fn ping_before_initialize_and_commands_need_initialize() {
             .unwrap(),
         json!({})
     );
-    let e = c
-        .call("listSessions", json!({"channel": ROOT_CHANNEL}))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_REQUEST);
+    c.expect_error(
+        "listSessions",
+        json!({"channel": ROOT_CHANNEL}),
+        errors::INVALID_REQUEST,
+    )
+    .await;
     c.initialize(&[]).await;
     let list = c
         .call("listSessions", json!({"channel": ROOT_CHANNEL}))

@@ -56,10 +56,12 @@ async fn handshake_channels_are_deduplicated_counted_and_budgeted() {
         "ahp-session:/c",
     ];
     let e = c
-        .call("initialize", initialize_params("many", &five))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_REQUEST);
+        .expect_error(
+            "initialize",
+            initialize_params("many", &five),
+            errors::INVALID_REQUEST,
+        )
+        .await;
     assert!(e.message.contains("limit is 4"), "{}", e.message);
     // The connection is still usable and may try again with fewer.
     ping(&mut c).await;
@@ -100,10 +102,12 @@ async fn one_answer_stays_within_the_response_budget() {
     let host = ahp_host::start(config).await.unwrap();
     let mut c = Client::connect(&host, "budget").await;
     let e = c
-        .call("initialize", initialize_params("budget", &[S, twin]))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_REQUEST);
+        .expect_error(
+            "initialize",
+            initialize_params("budget", &[S, twin]),
+            errors::INVALID_REQUEST,
+        )
+        .await;
     assert!(e.message.contains("bytes"), "{}", e.message);
     // The connection stays, and one snapshot at a time fits.
     ping(&mut c).await;
@@ -266,11 +270,13 @@ async fn a_client_id_cannot_be_taken_over_without_its_secret() {
     host.shutdown().await;
     let host = restart(data.path(), work.path()).await;
     let mut attacker = Client::connect(&host, "victim").await;
-    let e = attacker
-        .call("initialize", initialize_params("victim", &[]))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::PERMISSION_DENIED);
+    attacker
+        .expect_error(
+            "initialize",
+            initialize_params("victim", &[]),
+            errors::PERMISSION_DENIED,
+        )
+        .await;
     host.shutdown().await;
 }
 
@@ -389,14 +395,12 @@ async fn outside_paths_get_one_answer_whatever_exists_there() {
         );
     }
     // Inside, a missing file is still "not found".
-    let e = c
-        .call(
-            "resourceRead",
-            json!({"channel": ROOT_CHANNEL, "uri": uri(&root.join("nope.txt"))}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::NOT_FOUND);
+    c.expect_error(
+        "resourceRead",
+        json!({"channel": ROOT_CHANNEL, "uri": uri(&root.join("nope.txt"))}),
+        errors::NOT_FOUND,
+    )
+    .await;
 }
 
 /// Defect 7: `resourceRead` of a FIFO blocked in `open()` for ever and the connection stopped
@@ -475,10 +479,12 @@ async fn sessions_and_stored_turn_bytes_are_capped() {
     c.create_session("ahp-session:/one").await;
     c.create_session(S).await;
     let e = c
-        .call("createSession", json!({"channel": "ahp-session:/three"}))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_REQUEST);
+        .expect_error(
+            "createSession",
+            json!({"channel": "ahp-session:/three"}),
+            errors::INVALID_REQUEST,
+        )
+        .await;
     assert!(e.message.contains("at most 2 sessions"), "{}", e.message);
 
     c.subscribe(S).await;

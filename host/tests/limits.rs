@@ -14,12 +14,7 @@ const S: &str = "ahp-session:/limits";
 #[tokio::test]
 async fn malformed_input_gets_errors_and_the_connection_survives() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "fuzz").await;
-    c.create_session(S).await;
-    c.subscribe(S).await;
-    c.send_message(S, "t1", "before").await;
-    c.until_turn_end("t1").await;
-    let before = host_state(&t.host, S).await;
+    let (mut c, before) = session_after_a_turn(&t.host, "fuzz", S).await;
 
     let cases: Vec<(String, i64)> = vec![
         ("x".repeat(2 << 20), errors::INVALID_REQUEST),               // oversized frame
@@ -94,13 +89,7 @@ async fn malformed_input_gets_errors_and_the_connection_survives() {
     assert_eq!(rejected, vec![s1, s2, s3]);
     ping(&mut c).await;
 
-    let after = host_state(&t.host, S).await;
-    assert_eq!(
-        serde_json::to_value(&after).unwrap(),
-        serde_json::to_value(&before).unwrap()
-    );
-    c.send_message(S, "t2", "still works").await;
-    c.until_turn_end("t2").await;
+    assert_session_survived(&t.host, &mut c, S, &before).await;
 }
 
 #[tokio::test]
@@ -113,10 +102,12 @@ async fn subscriptions_per_connection_are_bounded() {
     c.subscribe("ahp-session:/s0").await;
     c.subscribe("ahp-session:/s1").await;
     let e = c
-        .call("subscribe", json!({"channel": "ahp-session:/s2"}))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_REQUEST);
+        .expect_error(
+            "subscribe",
+            json!({"channel": "ahp-session:/s2"}),
+            errors::INVALID_REQUEST,
+        )
+        .await;
     assert!(e.message.contains("limit"));
     c.call("unsubscribe_is_a_notification", json!({}))
         .await
@@ -209,14 +200,12 @@ async fn resources_are_confined_to_the_working_directory() {
         "secret"
     );
     assert!(!outside.path().join("evil.txt").exists());
-    let e = c
-        .call(
-            "resourceRead",
-            json!({"channel": ROOT_CHANNEL, "uri": "http://example.com/x"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_PARAMS);
+    c.expect_error(
+        "resourceRead",
+        json!({"channel": ROOT_CHANNEL, "uri": "http://example.com/x"}),
+        errors::INVALID_PARAMS,
+    )
+    .await;
     ping(&mut c).await;
 }
 

@@ -32,14 +32,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
             c.until_turn_end(&turn).await;
         }
     }
-    let before = c
-        .request::<jsonrpc::ListSessions>(ListSessionsParams {
-            channel: ROOT_CHANNEL.into(),
-            filter: None,
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let before = c.list_sessions().await;
 
     // A long turn in flight: kill the host right after some deltas arrived.
     let live = sessions[0];
@@ -65,14 +58,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
     let host = spawn_host(data.path(), work.path());
     let mut c = Client::connect_url(&host.url(), "p1").await;
     c.initialize(&[]).await;
-    let after = c
-        .request::<jsonrpc::ListSessions>(ListSessionsParams {
-            channel: ROOT_CHANNEL.into(),
-            filter: None,
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let after = c.list_sessions().await;
     let strip = |items: &[SessionSummary]| -> Vec<(String, String)> {
         items
             .iter()
@@ -124,24 +110,13 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
 async fn in_process_restart_serves_the_same_state() {
     let t = start_host().await;
     let s = "ahp-session:/restart";
-    let mut c = Client::ready(&t.host, "r").await;
-    c.create_session(s).await;
-    c.subscribe(s).await;
+    let mut c = Client::in_new_session(&t.host, "r", s).await;
     for n in 0..3 {
         let id = format!("t{n}");
         c.send_message(s, &id, &format!("/tool list\nturn {n}"))
             .await;
-        let envs = c
-            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
-            .await;
-        let StateAction::SessionToolCallReady(r) = &envs.last().unwrap().action else {
-            unreachable!()
-        };
-        let approve: StateAction = serde_json::from_value(serde_json::json!({
-            "type": "session/toolCallConfirmed", "turnId": id, "toolCallId": r.tool_call_id,
-            "approved": true, "confirmed": "user-action"}))
-        .unwrap();
-        c.dispatch(s, approve).await;
+        let (_, r) = c.until_tool_call_ready().await;
+        c.dispatch(s, approve(&id, &r.tool_call_id)).await;
         c.until_turn_end(&id).await;
     }
     let before = host_state(&t.host, s).await;
@@ -252,22 +227,24 @@ async fn client_bindings_of_an_older_database_are_kept() {
         params
     };
     let mut c = Client::connect(&host, "x").await;
-    let e = c
-        .call("reconnect", reconnect("kept", Some("wrong-secret")))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
+    c.expect_error(
+        "reconnect",
+        reconnect("kept", Some("wrong-secret")),
+        errors::PERMISSION_DENIED,
+    )
+    .await;
     c.call("reconnect", reconnect("kept", Some("kept-secret")))
         .await
         .expect("the binding was kept: its secret is accepted");
     c.close().await;
     // Presented now: required from here on.
     let mut c = Client::connect(&host, "x").await;
-    let e = c
-        .call("reconnect", reconnect("kept", None))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::PERMISSION_DENIED, "{e:?}");
+    c.expect_error(
+        "reconnect",
+        reconnect("kept", None),
+        errors::PERMISSION_DENIED,
+    )
+    .await;
     // Never presented: a spec-following reconnect is accepted.
     c.call("reconnect", reconnect("open", None))
         .await

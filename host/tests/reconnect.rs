@@ -69,9 +69,7 @@ async fn dropped_mid_stream_then_replayed_to_the_hosts_state() {
 #[tokio::test]
 async fn a_gap_beyond_the_buffer_gets_snapshots() {
     let t = start_host_with(|c| c.limits.replay_entries = 8).await;
-    let mut a = Client::ready(&t.host, "gap").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "gap", S).await;
     let first = a.envelope().await.server_seq;
     a.send_message(S, "t1", "/long 30").await;
     a.until_turn_end("t1").await;
@@ -99,9 +97,7 @@ async fn a_gap_beyond_the_buffer_gets_snapshots() {
 #[tokio::test]
 async fn replaying_a_10k_action_gap_is_fast() {
     let t = start_host_with(|c| c.chunk_delay = Duration::ZERO).await;
-    let mut a = Client::ready(&t.host, "big").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "big", S).await;
     let start = a.envelope().await.server_seq;
     a.close().await;
     // Another client drives a 10,000-delta turn nobody else watches.

@@ -78,14 +78,7 @@ async fn a_turn_streams_and_two_clients_converge_on_the_hosts_state() {
     assert!(text.contains("> Hello host\n> how are you?"), "{text}");
 
     // The catalogue: listSessions and summary notifications.
-    let list = a
-        .request::<jsonrpc::ListSessions>(ListSessionsParams {
-            channel: ROOT_CHANNEL.into(),
-            filter: None,
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let list = a.list_sessions().await;
     assert_eq!(list.items.len(), 1);
     assert_eq!(list.items[0].status & 1, 1, "idle again");
     let changed = b
@@ -97,9 +90,7 @@ async fn a_turn_streams_and_two_clients_converge_on_the_hosts_state() {
 #[tokio::test]
 async fn a_second_turn_while_one_is_active_is_rejected_and_queued_messages_run_after() {
     let t = start_host_with(|c| c.chunk_delay = std::time::Duration::from_millis(20)).await;
-    let mut a = Client::ready(&t.host, "a").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "a", S).await;
     a.send_message(S, "t1", "first").await;
     let seq = a.send_message(S, "t2", "second").await;
     let queued = StateAction::SessionPendingMessageSet(Box::new(SessionPendingMessageSetAction {
@@ -147,9 +138,7 @@ async fn a_second_turn_while_one_is_active_is_rejected_and_queued_messages_run_a
 #[tokio::test]
 async fn cancel_stops_the_stream_and_fail_ask_title_steering_work() {
     let t = start_host_with(|c| c.chunk_delay = std::time::Duration::from_millis(10)).await;
-    let mut a = Client::ready(&t.host, "a").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "a", S).await;
 
     // Cancel: a long slow stream stops at the cancel.
     a.send_message(S, "t1", "/long 500").await;
@@ -226,32 +215,30 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
     let t = start_host().await;
     let mut a = Client::ready(&t.host, "a").await;
     a.create_session(S).await;
-    let dup = a
-        .call("createSession", json!({"channel": S}))
-        .await
-        .unwrap_err();
-    assert_eq!(dup.code, errors::SESSION_ALREADY_EXISTS);
-    let bad = a
-        .call(
-            "createSession",
-            json!({"channel": "ahp-session:/x", "provider": "nope"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(bad.code, errors::PROVIDER_NOT_FOUND);
-    let outside = a
-        .call(
-            "createSession",
-            json!({"channel": "ahp-session:/y", "workingDirectory": "file:///"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(outside.code, errors::PERMISSION_DENIED);
-    let missing = a
-        .call("subscribe", json!({"channel": "ahp-session:/none"}))
-        .await
-        .unwrap_err();
-    assert_eq!(missing.code, errors::SESSION_NOT_FOUND);
+    a.expect_error(
+        "createSession",
+        json!({"channel": S}),
+        errors::SESSION_ALREADY_EXISTS,
+    )
+    .await;
+    a.expect_error(
+        "createSession",
+        json!({"channel": "ahp-session:/x", "provider": "nope"}),
+        errors::PROVIDER_NOT_FOUND,
+    )
+    .await;
+    a.expect_error(
+        "createSession",
+        json!({"channel": "ahp-session:/y", "workingDirectory": "file:///"}),
+        errors::PERMISSION_DENIED,
+    )
+    .await;
+    a.expect_error(
+        "subscribe",
+        json!({"channel": "ahp-session:/none"}),
+        errors::SESSION_NOT_FOUND,
+    )
+    .await;
 
     a.subscribe(S).await;
     for i in 1..=5 {
@@ -303,20 +290,19 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
         .await
         .unwrap();
     assert_eq!(list["items"], json!([]));
-    let e = a
-        .call("fetchTurns", json!({"channel": S}))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::SESSION_NOT_FOUND);
+    a.expect_error(
+        "fetchTurns",
+        json!({"channel": S}),
+        errors::SESSION_NOT_FOUND,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn stream_directive_emits_stamped_chunks() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "streamer").await;
     let s = "ahp-session:/stream";
-    a.create_session(s).await;
-    a.subscribe(s).await;
+    let mut a = Client::in_new_session(&t.host, "streamer", s).await;
     let before = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

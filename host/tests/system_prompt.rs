@@ -123,9 +123,7 @@ const TONE: &str = "## tone\nWrite plainly and briefly";
 #[tokio::test]
 async fn the_active_client_rewrites_the_sections_it_opted_into() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "ide").await;
-    c.create_session(S).await;
-    c.subscribe(S).await;
+    let mut c = Client::in_new_session(&t.host, "ide", S).await;
     // `safety` is restricted, `custom_instructions` is not rendered (no customizations), and an
     // unknown id is ignored: only `tone` is asked about.
     let opt_in = ["tone", "safety", "custom_instructions", "no_such_section"];
@@ -167,9 +165,7 @@ async fn the_active_client_rewrites_the_sections_it_opted_into() {
 #[tokio::test]
 async fn a_failed_transform_leaves_the_rendered_sections() {
     let t = start_host_with(|c| c.transform_timeout = Duration::from_millis(300)).await;
-    let mut c = Client::ready(&t.host, "ide").await;
-    c.create_session(S).await;
-    c.subscribe(S).await;
+    let mut c = Client::in_new_session(&t.host, "ide", S).await;
     c.dispatch(S, claim("ide", &["tone"])).await;
     let replies: [(&str, Option<Value>); 5] = [
         ("no answer (timeout)", None),

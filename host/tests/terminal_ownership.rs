@@ -18,6 +18,14 @@ use terminal_support::*;
 
 const SESSION: &str = "ahp-session:/victim";
 
+/// Clients `alice` and `bob`; alice has created [`SESSION`] (neither subscribes to it).
+async fn alice_and_bob(t: &TestHost) -> (Client, Client) {
+    let mut alice = Client::ready(&t.host, "alice").await;
+    let bob = Client::ready(&t.host, "bob").await;
+    alice.create_session(SESSION).await;
+    (alice, bob)
+}
+
 /// Issue 30, defect 4: another client makes a shell of its own (here with `pwd` replaced by a
 /// function) and hands it to the victim's session; the agent's `/run` must not run there.
 #[tokio::test(flavor = "multi_thread")]
@@ -80,9 +88,7 @@ async fn dispose_is_refused_to_a_client_that_does_not_hold_the_terminal() {
     const MINE: &str = "ahp-terminal:/mine";
     const SHARED: &str = "ahp-terminal:/shared";
     let t = start_host().await;
-    let mut alice = Client::ready(&t.host, "alice").await;
-    let mut bob = Client::ready(&t.host, "bob").await;
-    alice.create_session(SESSION).await;
+    let (mut alice, mut bob) = alice_and_bob(&t).await;
     alice
         .call("createTerminal", create_params(MINE, "alice"))
         .await
@@ -131,9 +137,7 @@ async fn dispose_is_refused_to_a_client_that_does_not_hold_the_terminal() {
 async fn the_active_client_role_grants_no_session_terminal() {
     const SHARED: &str = "ahp-terminal:/shared";
     let t = start_host().await;
-    let mut alice = Client::ready(&t.host, "alice").await;
-    let mut bob = Client::ready(&t.host, "bob").await;
-    alice.create_session(SESSION).await;
+    let (mut alice, mut bob) = alice_and_bob(&t).await;
     alice
         .call("createTerminal", create_params(SHARED, "alice"))
         .await

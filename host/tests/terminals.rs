@@ -576,10 +576,8 @@ fn run_result(envelopes: &[ActionEnvelope]) -> (String, ToolCallResult) {
 #[tokio::test(flavor = "multi_thread")]
 async fn run_directive_uses_a_session_terminal() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/run";
-    c.create_session(session).await;
-    c.subscribe(session).await;
+    let mut c = Client::in_new_session(&t.host, "alice", session).await;
     c.send_message(session, "t1", "/run echo run-$((40+2)); false")
         .await;
     let envelopes = c.until_turn_end("t1").await;
@@ -671,10 +669,8 @@ async fn run_directive_uses_a_session_terminal() {
 #[tokio::test(flavor = "multi_thread")]
 async fn run_output_is_bounded() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/big";
-    c.create_session(session).await;
-    c.subscribe(session).await;
+    let mut c = Client::in_new_session(&t.host, "alice", session).await;
     // 200 KiB of output: the result keeps the end of it.
     c.send_message(
         session,
@@ -699,10 +695,8 @@ async fn run_output_is_bounded() {
 #[tokio::test(flavor = "multi_thread")]
 async fn output_rate_is_bounded() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/flood";
-    c.create_session(session).await;
-    c.subscribe(session).await;
+    let mut c = Client::in_new_session(&t.host, "alice", session).await;
     let started = std::time::Instant::now();
     c.send_message(
         session,
@@ -770,10 +764,8 @@ async fn input_nobody_reads_is_refused_without_blocking_the_host() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_detaches_a_running_command() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "alice").await;
     let session = "ahp-session:/detach";
-    c.create_session(session).await;
-    c.subscribe(session).await;
+    let mut c = Client::in_new_session(&t.host, "alice", session).await;
     // Alice is the session's active client: she may detach the agent's terminal.
     let active: StateAction = serde_json::from_value(json!({"type": "session/activeClientChanged",
         "activeClient": {"clientId": "alice", "tools": []}}))

@@ -74,12 +74,29 @@ fn action(v: Value) -> StateAction {
     serde_json::from_value(v).expect("a valid action")
 }
 
-/// Dispatches and returns the rejection reason; panics when the host applied the action.
-async fn rejected(c: &mut Client, channel: &str, a: StateAction, what: &str) -> String {
+/// Dispatches `a` and asserts the host rejected it, for a reason containing `because`.
+async fn assert_rejected(c: &mut Client, channel: &str, a: StateAction, what: &str, because: &str) {
     let seq = c.dispatch(channel, a).await;
     let e = c.echo_of(seq).await;
-    e.rejection_reason
-        .unwrap_or_else(|| panic!("{what}: the host applied it: {:?}", e.action))
+    let reason = e
+        .rejection_reason
+        .unwrap_or_else(|| panic!("{what}: the host applied it: {:?}", e.action));
+    assert!(
+        reason.contains(because),
+        "{what}: rejected for {reason:?}, not {because:?}"
+    );
+}
+
+/// All a piped child's standard error says (until it closes).
+fn stderr_of(child: &mut std::process::Child) -> String {
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr piped")
+        .read_to_string(&mut stderr)
+        .unwrap();
+    stderr
 }
 
 /// Waits up to 10 s for a child to exit; kills it and returns `None` if it keeps running.
@@ -124,13 +141,7 @@ async fn loopback_bind_by_default_and_explicit_opt_in_for_other_interfaces() {
         .spawn()
         .unwrap();
     let status = exit_within(&mut child).expect("ahp-host --listen 0.0.0.0 must refuse to run");
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = stderr_of(&mut child);
     assert!(!status.success());
     assert!(stderr.contains("--allow-remote"), "{stderr}");
 
@@ -339,9 +350,7 @@ async fn replay_history_is_bounded() {
         ("bytes", &by_bytes),
     ] {
         let t = start_host_with(tweak).await;
-        let mut a = Client::ready(&t.host, "replay").await;
-        a.create_session(S).await;
-        a.subscribe(S).await;
+        let mut a = Client::in_new_session(&t.host, "replay", S).await;
         a.send_message(S, "t1", "/long 40").await;
         let envs = a.until_turn_end("t1").await;
         a.close().await;
@@ -428,12 +437,7 @@ async fn terminal_scrollback_is_bounded() {
 #[tokio::test]
 async fn malformed_input_gets_a_json_rpc_error_and_the_connection_and_state_survive() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "fuzz").await;
-    c.create_session(S).await;
-    c.subscribe(S).await;
-    c.send_message(S, "t1", "before").await;
-    c.until_turn_end("t1").await;
-    let before = host_state(&t.host, S).await;
+    let (mut c, before) = session_after_a_turn(&t.host, "fuzz", S).await;
     // An uninitialized connection is treated the same.
     let mut fresh = Client::connect(&t.host, "fresh").await;
 
@@ -496,13 +500,7 @@ async fn malformed_input_gets_a_json_rpc_error_and_the_connection_and_state_surv
         ping(conn).await;
     }
     // All state survived and the connection still works.
-    let after = host_state(&t.host, S).await;
-    assert_eq!(
-        serde_json::to_value(&after).unwrap(),
-        serde_json::to_value(&before).unwrap()
-    );
-    c.send_message(S, "t2", "still works").await;
-    c.until_turn_end("t2").await;
+    assert_session_survived(&t.host, &mut c, S, &before).await;
 }
 
 /// "actions authorized against current state" (server-only actions, the root channel, a turn
@@ -549,21 +547,26 @@ async fn actions_are_authorized_against_current_state() {
     ];
     for a in forged {
         let what = format!("{a:?}");
-        let reason = rejected(&mut c, S, a, &what).await;
-        assert!(reason.contains("not client-dispatchable"), "{reason}");
+        assert_rejected(&mut c, S, a, &what, "not client-dispatchable").await;
     }
     // A second turn while one is active.
-    let reason = rejected(&mut c, S, turn_started("t2", "me too"), "a second turn").await;
-    assert!(reason.contains("already active"), "{reason}");
+    assert_rejected(
+        &mut c,
+        S,
+        turn_started("t2", "me too"),
+        "a second turn",
+        "already active",
+    )
+    .await;
     // Root state is the server's, except config.
-    let reason = rejected(
+    assert_rejected(
         &mut c,
         ROOT_CHANNEL,
         action(json!({"type": "root/activeSessionsChanged", "activeSessions": 99})),
         "root/activeSessionsChanged",
+        "not client-dispatchable",
     )
     .await;
-    assert!(reason.contains("not client-dispatchable"), "{reason}");
 
     assert_eq!(
         comparable(&host_state(&t.host, S).await),
@@ -591,16 +594,33 @@ async fn active_client_role_belongs_to_its_client() {
     let release = || action(json!({"type": "session/activeClientChanged", "activeClient": null}));
     let tools = || action(json!({"type": "session/activeClientToolsChanged", "tools": []}));
 
-    let reason = rejected(&mut b, S, claim("client-a"), "B claims for A").await;
-    assert!(reason.contains("for itself"), "{reason}");
+    assert_rejected(&mut b, S, claim("client-a"), "B claims for A", "for itself").await;
     let seq = a.dispatch(S, claim("client-a")).await;
     assert!(a.echo_of(seq).await.rejection_reason.is_none());
-    let reason = rejected(&mut b, S, claim("client-b"), "B takes over").await;
-    assert!(reason.contains("another client is active"), "{reason}");
-    let reason = rejected(&mut b, S, tools(), "B changes A's tools").await;
-    assert!(reason.contains("only the active client"), "{reason}");
-    let reason = rejected(&mut b, S, release(), "B releases A's role").await;
-    assert!(reason.contains("only the active client"), "{reason}");
+    assert_rejected(
+        &mut b,
+        S,
+        claim("client-b"),
+        "B takes over",
+        "another client is active",
+    )
+    .await;
+    assert_rejected(
+        &mut b,
+        S,
+        tools(),
+        "B changes A's tools",
+        "only the active client",
+    )
+    .await;
+    assert_rejected(
+        &mut b,
+        S,
+        release(),
+        "B releases A's role",
+        "only the active client",
+    )
+    .await;
     let state = host_state(&t.host, S).await;
     let active = state.active_client.expect("A is still active");
     assert_eq!(active.client_id, "client-a");
@@ -646,16 +666,22 @@ async fn tool_calls_are_completed_only_by_their_owner() {
         json!({"type": "session/toolCallContentChanged", "turnId": "t1",
         "toolCallId": id, "content": [{"type": "text", "text": "from B"}]}),
     );
-    let reason = rejected(&mut b, S, content, "B streams A's tool content").await;
-    assert!(reason.contains("only the client"), "{reason}");
-    let reason = rejected(
+    assert_rejected(
+        &mut b,
+        S,
+        content,
+        "B streams A's tool content",
+        "only the client",
+    )
+    .await;
+    assert_rejected(
         &mut b,
         S,
         complete("t1", &id, "from B"),
         "B completes A's tool",
+        "only the client",
     )
     .await;
-    assert!(reason.contains("only the client"), "{reason}");
     a.dispatch(S, complete("t1", &id, "from A")).await;
     b.until_turn_end("t1").await;
     let text = markdown(&host_state(&t.host, S).await.turns[0].response_parts);
@@ -675,14 +701,14 @@ async fn tool_calls_are_completed_only_by_their_owner() {
         unreachable!()
     };
     let id = ready.tool_call_id.clone();
-    let reason = rejected(
+    assert_rejected(
         &mut a,
         S,
         complete("t2", &id, "forged"),
         "A completes a server tool",
+        "executed by the server",
     )
     .await;
-    assert!(reason.contains("executed by the server"), "{reason}");
 }
 
 /// A handshake claiming `client_id` without a `clientSecret`, as every spec-following client
@@ -823,13 +849,7 @@ async fn tokens_are_never_logged() {
     assert!(status.success());
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = stderr_of(&mut child);
     let stdout = banner.concat() + &rest;
     let with_token: Vec<&str> = stdout.lines().filter(|l| l.contains(SECRET)).collect();
     assert_eq!(with_token.len(), 1, "stdout:\n{stdout}");
@@ -860,9 +880,7 @@ async fn a_repository_s_mcp_servers_run_only_once_a_client_approves_them() {
         .to_string(),
     )
     .unwrap();
-    let mut c = Client::ready(&t.host, "threat-mcp").await;
-    c.create_session(S).await;
-    c.subscribe(S).await;
+    let c = Client::in_new_session(&t.host, "threat-mcp", S).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(
         !marker.exists(),

@@ -44,12 +44,7 @@ async fn server_tool_waits_for_confirmation_then_runs() {
 
     let mut all = Vec::new();
     for _ in 0..3 {
-        let envs = a
-            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
-            .await;
-        let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
-            unreachable!()
-        };
+        let (envs, ready) = a.until_tool_call_ready().await;
         assert!(
             ready.confirmed.is_none(),
             "server file tools need confirmation"
@@ -114,19 +109,10 @@ async fn server_tool_waits_for_confirmation_then_runs() {
 #[tokio::test]
 async fn a_denied_tool_is_not_run() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "a").await;
-    a.create_session(S).await;
-    a.subscribe(S).await;
+    let mut a = Client::in_new_session(&t.host, "a", S).await;
     a.send_message(S, "t1", "/tool read hello.txt").await;
-    let envs = a
-        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
-        .await;
-    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
-        unreachable!()
-    };
-    let deny: StateAction = serde_json::from_value(json!({"type": "session/toolCallConfirmed",
-        "turnId": "t1", "toolCallId": ready.tool_call_id, "approved": false, "reason": "denied"}))
-    .unwrap();
+    let (_, ready) = a.until_tool_call_ready().await;
+    let deny = deny("t1", &ready.tool_call_id);
     a.dispatch(S, deny).await;
     let rest = a.until_turn_end("t1").await;
     assert!(!rest
@@ -181,12 +167,7 @@ async fn only_the_owning_client_completes_its_client_tool() {
 
     b.send_message(S, "t1", "/client-tool pick_color {\"palette\":\"warm\"}")
         .await;
-    let envs = b
-        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
-        .await;
-    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
-        unreachable!()
-    };
+    let (envs, ready) = b.until_tool_call_ready().await;
     assert_eq!(ready.confirmed, Some(ToolCallConfirmationReason::NotNeeded));
     assert_eq!(ready.tool_input.as_deref(), Some("{\"palette\":\"warm\"}"));
     let start = envs
@@ -255,15 +236,8 @@ async fn a_client_denying_its_running_call_ends_it_at_once() {
     // A tool the client does not list still goes to it (a stale name), running.
     b.send_message(S, "t1", "/client-tool no_such_tool {}")
         .await;
-    let envs = b
-        .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
-        .await;
-    let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
-        unreachable!()
-    };
-    let deny: StateAction = serde_json::from_value(json!({"type": "session/toolCallConfirmed",
-        "turnId": "t1", "toolCallId": ready.tool_call_id, "approved": false, "reason": "denied"}))
-    .unwrap();
+    let (_, ready) = b.until_tool_call_ready().await;
+    let deny = deny("t1", &ready.tool_call_id);
     // Not the owner: nothing happens to the call.
     let seq = b.dispatch(S, deny.clone()).await;
     let echo = b.echo_of(seq).await;

@@ -1,8 +1,55 @@
 //! Shared helpers for the native integration tests.
 #![allow(dead_code)]
 
+use ahp_wasm::protocol::{
+    ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
+};
+use ahp_wasm::reduce::{self, Clock};
+use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
+
+/// Runs `actions` through the reducer a fixture names (`root`, `session`, `terminal`,
+/// `changeset`, `resourceWatch`) from `initial`, and returns the encoded state.
+pub fn run_reducer(
+    kind: &str,
+    initial: &Value,
+    actions: &[Value],
+    clock: &dyn Clock,
+) -> Result<Value, String> {
+    fn run_typed<S: DeserializeOwned + Serialize, F>(
+        initial: &Value,
+        actions: &[Value],
+        reducer: impl Fn(&mut S, &StateAction) -> reduce::Outcome<F>,
+    ) -> Result<Value, String> {
+        let mut state: S =
+            serde_json::from_value(initial.clone()).map_err(|e| format!("initial state: {e}"))?;
+        for (i, action) in actions.iter().enumerate() {
+            let action: StateAction =
+                serde_json::from_value(action.clone()).map_err(|e| format!("action {i}: {e}"))?;
+            reducer(&mut state, &action);
+        }
+        serde_json::to_value(&state).map_err(|e| format!("encode: {e}"))
+    }
+    match kind {
+        "root" => run_typed(initial, actions, |s: &mut RootState, a| {
+            reduce::root_reducer(s, a, clock)
+        }),
+        "session" => run_typed(initial, actions, |s: &mut SessionState, a| {
+            reduce::session_reducer(s, a, clock)
+        }),
+        "terminal" => run_typed(initial, actions, |s: &mut TerminalState, a| {
+            reduce::terminal_reducer(s, a, clock)
+        }),
+        "changeset" => run_typed(initial, actions, |s: &mut ChangesetState, a| {
+            reduce::changeset_reducer(s, a, clock)
+        }),
+        "resourceWatch" => run_typed(initial, actions, |s: &mut ResourceWatchState, a| {
+            reduce::resource_watch_reducer(s, a, clock)
+        }),
+        other => Err(format!("unknown reducer {other:?}")),
+    }
+}
 
 /// The vendored conformance fixtures, as (file name, parsed JSON), sorted by name.
 pub fn fixtures() -> Vec<(String, Value)> {

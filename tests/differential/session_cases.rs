@@ -340,33 +340,20 @@ fn answering_and_completing_input_stamp_modified_at() {
 #[test]
 fn reordering_keeps_unnamed_messages_in_order_and_the_last_of_a_duplicate_id() {
     let queued = |id: &str, text: &str| json!({"id": id, "message": USER(text)});
-    let state = session_with(
-        json!({"queuedMessages": [queued("q3", "3"), queued("q1", "1"),
-        queued("q2", "2")]}),
+    let reordered = |queue: Value, order: Value, expected: Value| {
+        let reorder = json!({"type": "session/queuedMessagesReordered", "order": order});
+        let state = session_with(json!({ "queuedMessages": queue }));
+        case_expect(true, state, &[reorder], &[("/queuedMessages", expected)]);
+    };
+    reordered(
+        json!([queued("q3", "3"), queued("q1", "1"), queued("q2", "2")]),
+        json!(["q2"]),
+        json!([queued("q2", "2"), queued("q3", "3"), queued("q1", "1")]),
     );
-    let reorder = json!({"type": "session/queuedMessagesReordered", "order": ["q2"]});
-    case_expect(
-        true,
-        state,
-        &[reorder],
-        &[(
-            "/queuedMessages",
-            json!([queued("q2", "2"), queued("q3", "3"), queued("q1", "1")]),
-        )],
-    );
-    let state = session_with(
-        json!({"queuedMessages": [queued("q1", "A"), queued("q2", "2"),
-        queued("q1", "B")]}),
-    );
-    let reorder = json!({"type": "session/queuedMessagesReordered", "order": ["q1"]});
-    case_expect(
-        true,
-        state,
-        &[reorder],
-        &[(
-            "/queuedMessages",
-            json!([queued("q1", "B"), queued("q2", "2")]),
-        )],
+    reordered(
+        json!([queued("q1", "A"), queued("q2", "2"), queued("q1", "B")]),
+        json!(["q1"]),
+        json!([queued("q1", "B"), queued("q2", "2")]),
     );
 }
 

@@ -45,6 +45,17 @@ pub struct TestHost {
     pub work: tempfile::TempDir,
 }
 
+impl TestHost {
+    /// The working directory, canonical, and a directory outside it holding `secret.txt`: for
+    /// tests of what the host lets a client reach through links and `..`.
+    pub fn work_and_outside(&self) -> (std::path::PathBuf, tempfile::TempDir) {
+        let root = self.work.path().canonicalize().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+        (root, outside)
+    }
+}
+
 /// A host on a free port with fresh data and working directories (the latter holds
 /// `hello.txt` and `sub/inner.txt`).
 pub async fn start_host() -> TestHost {
@@ -245,6 +256,14 @@ impl Client {
         c
     }
 
+    /// [`Client::ready`], then a new session `uri` created and subscribed.
+    pub async fn in_new_session(host: &RunningHost, client_id: &str, uri: &str) -> Client {
+        let mut c = Client::ready(host, client_id).await;
+        c.create_session(uri).await;
+        c.subscribe(uri).await;
+        c
+    }
+
     pub fn ws_mut(&mut self) -> &mut Ws {
         &mut self.ws
     }
@@ -335,6 +354,16 @@ impl Client {
         }
     }
 
+    /// Calls `method` and asserts it fails with error `code`; returns the error.
+    pub async fn expect_error(&mut self, method: &str, params: Value, code: i64) -> ErrorObject {
+        let e = self
+            .call(method, params)
+            .await
+            .expect_err(&format!("{method} should fail with {code}"));
+        assert_eq!(e.code, code, "{method}: {e:?}");
+        e
+    }
+
     /// A typed request.
     pub async fn request<C: Command>(
         &mut self,
@@ -344,6 +373,17 @@ impl Client {
             .call(C::METHOD, serde_json::to_value(params).unwrap())
             .await?;
         Ok(serde_json::from_value(value).expect("result decodes"))
+    }
+
+    /// `listSessions` on the root channel, unfiltered.
+    pub async fn list_sessions(&mut self) -> ListSessionsResult {
+        self.request::<jsonrpc::ListSessions>(ListSessionsParams {
+            channel: ROOT_CHANNEL.into(),
+            filter: None,
+            extra: Default::default(),
+        })
+        .await
+        .expect("listSessions")
     }
 
     pub async fn initialize(&mut self, subs: &[&str]) -> InitializeResult {
@@ -431,20 +471,9 @@ impl Client {
 
     /// Dispatches an action; returns its clientSeq.
     pub async fn dispatch(&mut self, channel: &str, action: StateAction) -> u64 {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let params = DispatchActionParams {
-            channel: channel.into(),
-            client_seq: seq,
-            action,
-            extra: Default::default(),
-        };
-        self.send_text(jsonrpc::notification_text(
-            jsonrpc::methods::DISPATCH_ACTION,
-            &params,
-        ))
-        .await;
-        seq
+        self.try_dispatch(channel, action)
+            .await
+            .expect("dispatchAction sent")
     }
 
     /// Like [`Client::dispatch`], but `None` instead of a panic when the connection is gone.
@@ -525,6 +554,20 @@ impl Client {
         self.envelopes_until(move |e| ends_turn(e, &id)).await
     }
 
+    /// Envelopes up to and including the next `session/toolCallReady`, and that action.
+    pub async fn until_tool_call_ready(
+        &mut self,
+    ) -> (Vec<ActionEnvelope>, SessionToolCallReadyAction) {
+        let envs = self
+            .envelopes_until(|e| matches!(&e.action, StateAction::SessionToolCallReady(_)))
+            .await;
+        let StateAction::SessionToolCallReady(ready) = &envs.last().unwrap().action else {
+            unreachable!("envelopes_until returns the matching envelope last")
+        };
+        let ready = (**ready).clone();
+        (envs, ready)
+    }
+
     /// Notifications with the given method until one matches.
     pub async fn notification_named(&mut self, method: &str) -> Value {
         loop {
@@ -597,6 +640,13 @@ pub fn approve(turn: &str, id: &str) -> StateAction {
     .unwrap()
 }
 
+/// A user's denial of a tool call awaiting confirmation.
+pub fn deny(turn: &str, id: &str) -> StateAction {
+    serde_json::from_value(serde_json::json!({"type": "session/toolCallConfirmed",
+        "turnId": turn, "toolCallId": id, "approved": false, "reason": "denied"}))
+    .unwrap()
+}
+
 pub fn turn_started(turn_id: &str, text: &str) -> StateAction {
     StateAction::user_turn_started(turn_id, text)
 }
@@ -634,50 +684,74 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
             None => s,
         }
     }
-    fn walk(a: &Value, b: &Value, path: &mut String) -> Option<String> {
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
-                    let len = path.len();
-                    path.push('.');
-                    path.push_str(k);
-                    let found = walk(
-                        x.get(k).unwrap_or(&Value::Null),
-                        y.get(k).unwrap_or(&Value::Null),
-                        path,
-                    );
-                    path.truncate(len);
-                    if found.is_some() {
-                        return found;
-                    }
-                }
-                None
+    fn walk(a: &Value, b: &Value, path: &str) -> Option<String> {
+        // The children both sides have, by step: `(".key" or "[i]", left, right)`.
+        let null = &Value::Null;
+        let children: Vec<(String, &Value, &Value)> = match (a, b) {
+            (Value::Object(x), Value::Object(y)) => x
+                .keys()
+                .chain(y.keys().filter(|k| !x.contains_key(*k)))
+                .map(|k| {
+                    (
+                        format!(".{k}"),
+                        x.get(k).unwrap_or(null),
+                        y.get(k).unwrap_or(null),
+                    )
+                })
+                .collect(),
+            (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
+                .map(|i| {
+                    (
+                        format!("[{i}]"),
+                        x.get(i).unwrap_or(null),
+                        y.get(i).unwrap_or(null),
+                    )
+                })
+                .collect(),
+            _ if a == b => return None,
+            _ => {
+                return Some(format!(
+                    "at {path}:\n  left:  {}\n  right: {}",
+                    clip(a),
+                    clip(b)
+                ))
             }
-            (Value::Array(x), Value::Array(y)) => {
-                for i in 0..x.len().max(y.len()) {
-                    let len = path.len();
-                    path.push_str(&format!("[{i}]"));
-                    let found = walk(
-                        x.get(i).unwrap_or(&Value::Null),
-                        y.get(i).unwrap_or(&Value::Null),
-                        path,
-                    );
-                    path.truncate(len);
-                    if found.is_some() {
-                        return found;
-                    }
-                }
-                None
-            }
-            _ if a == b => None,
-            _ => Some(format!(
-                "at {path}:\n  left:  {}\n  right: {}",
-                clip(a),
-                clip(b)
-            )),
-        }
+        };
+        children
+            .into_iter()
+            .find_map(|(step, x, y)| walk(x, y, &format!("{path}{step}")))
     }
-    walk(a, b, &mut String::from("$"))
+    walk(a, b, "$")
+}
+
+/// Client `client_id`, subscribed to a new session `uri` in which one turn (`t1`) ran to its
+/// end; with the host's state of that session.
+pub async fn session_after_a_turn(
+    host: &RunningHost,
+    client_id: &str,
+    uri: &str,
+) -> (Client, SessionState) {
+    let mut c = Client::in_new_session(host, client_id, uri).await;
+    c.send_message(uri, "t1", "before").await;
+    c.until_turn_end("t1").await;
+    (c, host_state(host, uri).await)
+}
+
+/// Asserts session `uri` on the host still equals `before` and that `c` can still run a turn
+/// (`t2`) in it: what a test of rejected input checks last.
+pub async fn assert_session_survived(
+    host: &RunningHost,
+    c: &mut Client,
+    uri: &str,
+    before: &SessionState,
+) {
+    let after = host_state(host, uri).await;
+    assert_eq!(
+        serde_json::to_value(&after).unwrap(),
+        serde_json::to_value(before).unwrap()
+    );
+    c.send_message(uri, "t2", "still works").await;
+    c.until_turn_end("t2").await;
 }
 
 /// Clients `client-a` and `client-b`, both subscribed to session `uri`, which `client-a` created.

@@ -32,9 +32,7 @@ struct Fixture {
 impl Fixture {
     async fn new() -> Fixture {
         let t = start_host().await;
-        let root = t.work.path().canonicalize().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+        let (root, outside) = t.work_and_outside();
         std::fs::create_dir_all(root.join("tree/deep")).unwrap();
         std::fs::write(root.join("tree/a.txt"), "a").unwrap();
         std::fs::write(root.join("tree/deep/b.txt"), "b").unwrap();

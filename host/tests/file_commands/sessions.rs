@@ -235,11 +235,12 @@ async fn list_sessions_honours_the_filter() {
         let e = list(&mut c, bad.clone()).await.expect_err(&bad.to_string());
         assert_eq!(e.code, errors::INVALID_PARAMS, "{bad}: {e:?}");
     }
-    let e = c
-        .call("listSessions", json!({"channel": "ahp-session:/alpha"}))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_PARAMS);
+    c.expect_error(
+        "listSessions",
+        json!({"channel": "ahp-session:/alpha"}),
+        errors::INVALID_PARAMS,
+    )
+    .await;
     // Nothing was changed by the refused calls.
     assert_eq!(list(&mut c, json!(null)).await.unwrap().len(), 4);
 }

@@ -100,14 +100,12 @@ async fn a_server_that_needs_a_token_waits_in_auth_required_until_authenticate()
         .unwrap_err();
     assert_eq!(e.code, errors::INVALID_PARAMS, "{e:?}");
     assert!(e.message.contains("no MCP server"), "{e:?}");
-    let e = c
-        .call(
-            "authenticate",
-            json!({"channel": S, "resource": resource, "token": "s3cret"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_PARAMS, "{e:?}");
+    c.expect_error(
+        "authenticate",
+        json!({"channel": S, "resource": resource, "token": "s3cret"}),
+        errors::INVALID_PARAMS,
+    )
+    .await;
 
     // A wrong token: AuthRequired; the server is tried with it and stays authRequired.
     let e = authenticate(&mut c, &resource, "wrong-token")

@@ -20,9 +20,7 @@ struct Fixture {
 impl Fixture {
     async fn new() -> Fixture {
         let t = start_host().await;
-        let root = t.work.path().canonicalize().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+        let (root, outside) = t.work_and_outside();
         std::fs::create_dir_all(root.join(".git")).unwrap();
         std::fs::write(root.join(".git/config"), "[core]").unwrap();
         std::fs::create_dir_all(root.join("docs")).unwrap();

@@ -118,10 +118,12 @@ async fn resolve_refuses_what_create_session_would_refuse() {
         assert!(e.message.contains(says), "{params}: {}", e.message);
     }
     let e = c
-        .call("resolveSessionConfig", json!({"channel": "ahp-session:/x"}))
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_PARAMS);
+        .expect_error(
+            "resolveSessionConfig",
+            json!({"channel": "ahp-session:/x"}),
+            errors::INVALID_PARAMS,
+        )
+        .await;
     assert!(e.message.contains("`channel`"), "{}", e.message);
 }
 
@@ -190,12 +192,10 @@ async fn session_config_completions_filter_a_property_s_values() {
             .expect_err(&format!("{params} is refused"));
         assert_eq!(e.code, code, "{params}: {e:?}");
     }
-    let e = c
-        .call(
-            "sessionConfigCompletions",
-            json!({"channel": "ahp-session:/x", "property": "mode"}),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, errors::INVALID_PARAMS);
+    c.expect_error(
+        "sessionConfigCompletions",
+        json!({"channel": "ahp-session:/x", "property": "mode"}),
+        errors::INVALID_PARAMS,
+    )
+    .await;
 }

@@ -199,11 +199,12 @@ async fn create_session_with_an_invalid_config_creates_nothing() {
         assert_eq!(e.code, errors::INVALID_PARAMS, "{params}: {e:?}");
         assert!(e.message.contains(says), "{params}: {}", e.message);
         assert!(session_uris(&mut c).await.is_empty(), "{params}");
-        let e = c
-            .call("subscribe", json!({"channel": s}))
-            .await
-            .unwrap_err();
-        assert_eq!(e.code, errors::SESSION_NOT_FOUND, "{params}");
+        c.expect_error(
+            "subscribe",
+            json!({"channel": s}),
+            errors::SESSION_NOT_FOUND,
+        )
+        .await;
     }
     // No `root/sessionAdded` went out for them: the first is for the session created now.
     create(&mut c, s, json!({"config": {"mode": "ask"}}))

@@ -182,26 +182,35 @@ pub fn append(object: &mut Value, key: &str, text: &str) {
 
 // ─── Changeset ────────────────────────────────────────────────────────
 
+/// The action's `status` on `target`, with its `error` when the status is `error` (else none).
+fn set_status(target: &mut Value, action: &Value) {
+    let status = get(action, "status").cloned();
+    let error = (status.as_ref().and_then(Value::as_str) == Some("error"))
+        .then(|| get(action, "error").cloned())
+        .flatten();
+    put(target, "status", status);
+    put(target, "error", error);
+}
+
+/// Replaces the first entry with `entry`'s `id`, or appends it.
+pub fn upsert_by_id(list: &mut Vec<Value>, entry: Value) {
+    let id = get(&entry, "id").cloned();
+    match list.iter().position(|e| same(get(e, "id"), id.as_ref())) {
+        Some(i) => list[i] = entry,
+        None => list.push(entry),
+    }
+}
+
 /// `changesetReducer` (the 0.3.0 action set).
 pub fn changeset(state: &mut Value, action: &Value) {
     let ty = get(action, "type").and_then(Value::as_str).unwrap_or("");
     match ty {
         "changeset/statusChanged" => {
-            let status = get(action, "status").cloned();
-            let error = (status.as_ref().and_then(Value::as_str) == Some("error"))
-                .then(|| get(action, "error").cloned())
-                .flatten();
-            put(state, "status", status);
-            put(state, "error", error);
+            set_status(state, action);
         }
         "changeset/fileSet" => {
             let file = get(action, "file").cloned().unwrap_or(Value::Null);
-            let id = get(&file, "id").cloned();
-            let files = array_mut(state, "files");
-            match files.iter().position(|f| same(get(f, "id"), id.as_ref())) {
-                Some(i) => files[i] = file,
-                None => files.push(file),
-            }
+            upsert_by_id(array_mut(state, "files"), file);
         }
         // The first file with the id only.
         "changeset/fileRemoved" => {
@@ -223,12 +232,7 @@ pub fn changeset(state: &mut Value, action: &Value) {
                 .iter_mut()
                 .find(|o| same(get(o, "id"), id.as_ref()))
             {
-                let status = get(action, "status").cloned();
-                let error = (status.as_ref().and_then(Value::as_str) == Some("error"))
-                    .then(|| get(action, "error").cloned())
-                    .flatten();
-                put(op, "status", status);
-                put(op, "error", error);
+                set_status(op, action);
             }
         }
         "changeset/cleared" => {

@@ -11,7 +11,9 @@
 //! - `queuedMessagesReordered` keeps unnamed messages in their original order;
 //! - an empty `queuedMessageId` or `selectedOptionId` is falsy: it names nothing.
 
-use super::{append, array_mut, config_changed, find_index, get, put, same, truthy_str, Object};
+use super::{
+    append, array_mut, config_changed, find_index, get, put, same, truthy_str, upsert_by_id, Object,
+};
 use serde_json::{json, Value};
 
 const IDLE: u64 = 1;
@@ -49,16 +51,8 @@ pub fn session(state: &mut Value, action: &Value, now: f64) {
         "error" => end_turn(state, action, "error", Some(ERROR), now),
         "toolCallStart" => {
             if let Some(turn) = active_turn(state, action) {
-                let mut call = json!({"status": "streaming"});
-                for key in [
-                    "toolCallId",
-                    "toolName",
-                    "displayName",
-                    "contributor",
-                    "_meta",
-                ] {
-                    put(&mut call, key, get(action, key).cloned());
-                }
+                // The action carries the same members as a tool call's base.
+                let call = base(action, "streaming");
                 array_mut(turn, "responseParts")
                     .push(json!({"kind": "toolCall", "toolCall": call}));
             }
@@ -77,20 +71,15 @@ pub fn session(state: &mut Value, action: &Value, now: f64) {
                 next
             })
         }),
-        "toolCallReady" => {
-            update_tool_calls(state, action, |tc| ready(tc, action));
-            refresh_status(state);
-        }
-        "toolCallConfirmed" => {
-            update_tool_calls(state, action, |tc| confirmed(tc, action));
-            refresh_status(state);
-        }
-        "toolCallComplete" => {
-            update_tool_calls(state, action, |tc| complete(tc, action));
-            refresh_status(state);
-        }
-        "toolCallResultConfirmed" => {
-            update_tool_calls(state, action, |tc| result_confirmed(tc, action));
+        "toolCallReady" | "toolCallConfirmed" | "toolCallComplete" | "toolCallResultConfirmed" => {
+            // The transitions that can change what the session waits for.
+            let step: fn(&Value, &Value) -> Option<Value> = match ty {
+                "toolCallReady" => ready,
+                "toolCallConfirmed" => confirmed,
+                "toolCallComplete" => complete,
+                _ => result_confirmed,
+            };
+            update_tool_calls(state, action, |tc| step(tc, action));
             refresh_status(state);
         }
         "toolCallContentChanged" => update_tool_calls(state, action, |tc| {
@@ -159,12 +148,7 @@ pub fn session(state: &mut Value, action: &Value, now: f64) {
         }
         "customizationUpdated" => {
             let entry = get(action, "customization").cloned().unwrap_or(Value::Null);
-            let id = get(&entry, "id").cloned();
-            let list = array_mut(state, "customizations");
-            match list.iter().position(|c| same(get(c, "id"), id.as_ref())) {
-                Some(i) => list[i] = entry,
-                None => list.push(entry),
-            }
+            upsert_by_id(array_mut(state, "customizations"), entry);
         }
         "customizationRemoved" => customization_removed(state, action),
         "mcpServerStateChanged" => mcp_server_state_changed(state, action),
