@@ -6,8 +6,11 @@
 //! already-decoded params. Every problem with a frame is answered with a JSON-RPC error and the
 //! connection stays up.
 
+use crate::bus::{
+    Authenticate, ChangesMsg, ChannelMessage, ConnHandle, ConnId, ConnShared, HubMsg, HubSender,
+    Request, SessionFilter,
+};
 use crate::config::Limits;
-use crate::hub::{ChannelMessage, ConnHandle, ConnId, ConnShared, HubMsg, HubSender, Request};
 use crate::resources::Sandbox;
 use crate::security::json_depth_within;
 use ahp_wasm::protocol::errors;
@@ -369,10 +372,10 @@ impl Reader<'_> {
             "invokeChangesetOperation" => typed(params, Request::InvokeChangesetOperation),
             // The token is checked and wrapped here, before anything could print it.
             "authenticate" => decode_params::<ahp_wasm::protocol::AuthenticateParams>(params)
-                .and_then(crate::hub::Authenticate::from_params)
+                .and_then(Authenticate::from_params)
                 .map(Request::Authenticate),
             "listSessions" => decode_params::<ahp_wasm::protocol::ListSessionsParams>(params)
-                .and_then(crate::hub::SessionFilter::from_params)
+                .and_then(SessionFilter::from_params)
                 .map(Request::ListSessions),
             m if m == ResolveSessionConfig::METHOD => typed(params, Request::ResolveSessionConfig),
             m if m == SessionConfigCompletions::METHOD => {
@@ -473,7 +476,7 @@ impl Reader<'_> {
             });
         // The changesets of the sessions there look again (`hub/changesets.rs`).
         if outcome.is_ok() && !touched.is_empty() {
-            let msg = crate::hub::ChangesMsg::Touched(touched);
+            let msg = ChangesMsg::Touched(touched);
             if !self.forward(HubMsg::Changes(Box::new(msg))).await {
                 return false;
             }

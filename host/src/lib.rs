@@ -23,6 +23,7 @@
 
 pub mod agent;
 pub mod agent_auth;
+pub mod bus;
 pub mod changes;
 pub mod child_process;
 pub mod completions;

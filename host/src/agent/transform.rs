@@ -14,7 +14,7 @@
 //! model-prompt material.
 
 use super::prompt::{self, Section};
-use crate::hub::{ConnHandle, ConnId};
+use crate::bus::{ConnHandle, ConnId};
 use crate::peer::PeerRequests;
 use ahp_wasm::protocol::{
     SessionActiveClient, SystemMessageTransformParams, SystemMessageTransformResult,

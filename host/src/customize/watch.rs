@@ -5,7 +5,7 @@
 //! [`HubMsg::CustomizationsChanged`]; reads (`open`, `close` without writing) are not changes, so
 //! the host's own reads never wake it.
 
-use crate::hub::{HubMsg, HubSender};
+use crate::bus::{HubMsg, HubSender};
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 use std::collections::{HashMap, HashSet};

@@ -18,6 +18,7 @@
 
 use super::commands::invalid;
 use super::{fanout, ConnId, Hub, HubMsg};
+use crate::bus::ChangesMsg;
 use crate::changes::{self, Baseline, Computed, FileChange, Kind, SCHEME};
 use crate::resources::{file_uri, uri_path};
 use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -69,40 +70,6 @@ struct Cs {
     summary: Option<ChangesSummary>,
     /// Files known equal to the baseline (see [`changes::Unchanged`]).
     unchanged: Arc<std::sync::Mutex<changes::Unchanged>>,
-}
-
-/// Results of the changeset jobs.
-#[derive(Debug)]
-pub enum ChangesMsg {
-    /// The baseline was taken.
-    Baseline {
-        /// Changeset URI.
-        channel: String,
-        /// It.
-        baseline: Baseline,
-    },
-    /// A comparison finished.
-    Computed {
-        /// Changeset URI.
-        channel: String,
-        /// Its result.
-        result: Result<Computed, String>,
-    },
-    /// An operation finished.
-    Done {
-        /// Changeset URI.
-        channel: String,
-        /// The operation.
-        operation: String,
-        /// Who asked.
-        conn: ConnId,
-        /// Its request.
-        id: RequestId,
-        /// A message for the result, or why it failed.
-        result: Result<String, ErrorObject>,
-    },
-    /// Files under these paths may have changed (file commands, the watcher).
-    Touched(Vec<PathBuf>),
 }
 
 /// The changeset URI of a session.

@@ -10,8 +10,9 @@
 //! (`Limits::max_client_customization_bytes`): a plugin past that is shown `degraded`, with the
 //! children that fit.
 
-use super::customizations::{fill, is_host_id, removed, top_id, Read};
+use super::customizations::{fill, is_host_id, removed, top_id};
 use super::{Hub, HubMsg};
+use crate::bus::CustomizationRead as Read;
 use crate::customize::client::ClientSource;
 use crate::customize::scan::{self, Bounds, Layout};
 use crate::customize::{Load, Scan};

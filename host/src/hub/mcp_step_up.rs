@@ -18,29 +18,13 @@
 
 use super::{Hub, HubMsg};
 use crate::agent::AgentEvent;
+use crate::bus::StepUp;
 use crate::mcp::ServerHandle;
 use ahp_wasm::protocol::{
     McpAuthRequiredReason, McpServerAuthRequiredState, McpServerState, SessionInputCompletedAction,
     SessionInputRequest, SessionInputRequestedAction, SessionInputResponseKind, StateAction,
 };
 use tokio::task::AbortHandle;
-
-/// A tool call the agent holds until its MCP server has a new token.
-#[derive(Debug)]
-pub struct StepUp {
-    /// Session URI.
-    pub channel: String,
-    /// The turn of the call.
-    pub turn_id: String,
-    /// The call.
-    pub tool_call_id: String,
-    /// The MCP tool's name.
-    pub tool: String,
-    /// The server's customization id.
-    pub server_id: String,
-    /// The start attempt whose connection was refused.
-    pub generation: u64,
-}
 
 /// One call waiting.
 pub(super) struct Wait {
