@@ -30,6 +30,7 @@ pub mod completions;
 pub mod config;
 pub mod connection;
 pub mod customize;
+pub mod debounce;
 pub mod hub;
 pub mod mcp;
 pub mod params;

@@ -441,7 +441,7 @@ impl Turn {
             Err((code, message)) => crate::mcp::failed_result(&tool, code, message),
         };
         self.complete_tool(&id, result.clone()).await?;
-        let text = crate::mcp::client::clip(&describe_result(&result), 2000);
+        let text = crate::mcp::clip(&describe_result(&result), 2000);
         self.say(&format!("\n\nMCP tool `{tool}` returned: {text}\n\n"))
             .await
     }

@@ -25,9 +25,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long the host waits for the client's answer (the proposal's ~5 s).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// Longest rewritten section accepted; a longer one makes the answer malformed.
 pub const MAX_SECTION_BYTES: usize = 64 * 1024;
 

@@ -528,7 +528,7 @@ impl Hub {
             let (tx, mut rx) = mpsc::channel::<Vec<PathBuf>>(1024);
             let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
                 if let Ok(event) = res {
-                    if crate::customize::watch::is_change(&event.kind) {
+                    if crate::debounce::is_change(&event.kind) {
                         let _ = tx.try_send(event.paths);
                     }
                 }
@@ -540,7 +540,7 @@ impl Hub {
             let hub = self.tx.clone();
             let workdir = cs.workdir.clone();
             self.rt.spawn(async move {
-                use crate::customize::watch::{burst, MAX_DELAY, QUIET};
+                use crate::debounce::{burst, MAX_DELAY, QUIET};
                 while let Some(first) = rx.recv().await {
                     if burst(&mut rx, first, QUIET, MAX_DELAY).await.is_none() {
                         return;

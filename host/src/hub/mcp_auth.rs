@@ -16,7 +16,7 @@ use super::mcp::state_changed;
 use super::{ConnId, Hub};
 use crate::bus::Authenticate;
 use crate::mcp::auth::BearerToken;
-use crate::mcp::client::clip;
+use crate::mcp::clip;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
 use ahp_wasm::protocol::{
     errors, AuthRequiredErrorData, AuthenticateResult, McpAuthRequiredReason,

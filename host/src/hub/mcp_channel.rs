@@ -149,7 +149,7 @@ impl Hub {
                 format!(
                     "{what} `{}` is not served on this channel (outside its advertised \
                      capabilities)",
-                    crate::mcp::client::clip(&m.method, 64)
+                    crate::mcp::clip(&m.method, 64)
                 ),
             ));
         }
