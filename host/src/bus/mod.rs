@@ -8,8 +8,8 @@
 //! `customize`'s scans, `watches`' watchers), none of which talks to the hub.
 //!
 //! - [`conn`]: a connection's id, queue and shared flags;
-//! - [`requests`]: the requests of clients the hub answers; [`session_filter`]: the
-//!   `listSessions` filter;
+//! - [`requests`]: the host's command table and the [`Request`]s of clients it defines, with
+//!   their checked params; [`session_filter`]: the `listSessions` filter;
 //! - [`work`]: what workers and connections report (agent `/run`s, step-ups, shell events,
 //!   `mcp://` messages);
 //! - [`jobs`]: results of the jobs the hub runs off its thread.

@@ -1,5 +1,5 @@
 //! The requests of clients the hub answers: the host's command table
-//! ([`for_each_host_command!`]), the [`Request`] it defines, and the checked params the
+//! (`for_each_host_command!`), the [`Request`] it defines, and the checked params the
 //! connection decodes for the hub.
 //!
 //! A command is one row of the table: its kind (`handshake`: allowed before `initialize`;
