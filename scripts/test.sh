@@ -6,7 +6,7 @@
 #
 #   scripts/test.sh                 everything (what CI runs)
 #   scripts/test.sh PART [PART...]  only those parts, in this order:
-#     lint     generated wire types, import circles (src/, js/), rustfmt, clippy (native,
+#     lint     generated wire types, import circles (src/, js/, host/src/), rustfmt, clippy (native,
 #              feature native, wasm32: the only build that compiles the bindings, src/wasm)
 #     native   the SDK crate's and xtask's tests (feature native)
 #     host     ahp-host's tests (real WebSockets, SQLite, the binary killed with SIGKILL)

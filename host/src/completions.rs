@@ -8,13 +8,12 @@
 //!   directory) and never leaves the working directory: `..`, `.` and absolute paths in the
 //!   query match nothing.
 //! - `/<words>` at the start of a line: the built-in agent's directives
-//!   ([`crate::agent::directives::CATALOGUE`]) whose words start with what was typed, as
-//!   `simple` attachments (`_meta.description` says what the directive does).
+//!   (the agent's catalogue, handed in as [`DirectiveInfo`]s) whose words start with what was
+//!   typed, as `simple` attachments (`_meta.description` says what the directive does).
 //!
 //! Every item replaces the `@`/`/` token at the cursor (`rangeStart`..`rangeEnd`, in UTF-16
 //! code units, through the end of the word the cursor is in).
 
-use crate::agent::directives::CATALOGUE;
 use crate::resources::file_uri;
 use ahp_wasm::protocol::{
     CompletionItem, JsonObject, MessageAttachment, MessageResourceAttachment,
@@ -68,8 +67,37 @@ fn utf16_len(s: &str) -> f64 {
     s.encode_utf16().count() as f64
 }
 
-/// The completion items for `text` with the cursor at byte `cursor` (a char boundary).
-pub fn complete(root: &Path, text: &str, cursor: usize, bounds: Bounds) -> Vec<CompletionItem> {
+/// One form of a directive, as `/` completions offer it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectiveInfo {
+    /// The fixed words after the `/` (`"tool list"`, `"ask"`).
+    pub words: &'static str,
+    /// The arguments, as shown to a user (`"<question>"`, `"[path]"`; empty: none).
+    pub args: &'static str,
+    /// What it does.
+    pub summary: &'static str,
+}
+
+impl DirectiveInfo {
+    /// `/words args`.
+    pub fn usage(&self) -> String {
+        if self.args.is_empty() {
+            format!("/{}", self.words)
+        } else {
+            format!("/{} {}", self.words, self.args)
+        }
+    }
+}
+
+/// The completion items for `text` with the cursor at byte `cursor` (a char boundary); `/`
+/// offers `directives`.
+pub fn complete(
+    root: &Path,
+    text: &str,
+    cursor: usize,
+    bounds: Bounds,
+    directives: &[DirectiveInfo],
+) -> Vec<CompletionItem> {
     let before = &text[..cursor];
     let start = before.rfind(char::is_whitespace).map_or(0, |i| {
         i + before[i..].chars().next().map_or(1, char::len_utf8)
@@ -91,7 +119,7 @@ pub fn complete(root: &Path, text: &str, cursor: usize, bounds: Bounds) -> Vec<C
     };
     let slash = cursor - typed.len() - 1;
     let range = (utf16_len(&text[..slash]), range.1);
-    CATALOGUE
+    directives
         .iter()
         .filter(|d| d.words.starts_with(typed))
         .map(|d| {
@@ -293,6 +321,7 @@ fn child_named(dir: &Path, lower: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::directives::CATALOGUE;
 
     #[test]
     fn utf16_offsets() {
@@ -344,7 +373,7 @@ mod tests {
     fn directives_complete_at_the_start_of_a_line_only() {
         let root = Path::new("/nonexistent");
         let words = |text: &str| -> Vec<String> {
-            complete(root, text, text.len(), Bounds::default())
+            complete(root, text, text.len(), Bounds::default(), CATALOGUE)
                 .into_iter()
                 .map(|i| i.insert_text)
                 .collect()

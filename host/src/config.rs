@@ -7,6 +7,10 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// How long the host waits for a client's `systemMessageTransform` answer unless told
+/// otherwise (the proposal's ~5 s; see `agent/transform.rs`).
+pub const DEFAULT_TRANSFORM_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// `ahp-host`: an Agent Host Protocol 0.3.0 server with a built-in agent.
 #[derive(Debug, Parser)]
 #[command(name = "ahp-host", version, about, long_about = None)]
@@ -274,7 +278,7 @@ impl Config {
             plugins: Vec::new(),
             trust_project_mcp: false,
             client_request_timeout: Duration::from_secs(10),
-            transform_timeout: crate::agent::transform::DEFAULT_TIMEOUT,
+            transform_timeout: DEFAULT_TRANSFORM_TIMEOUT,
             debug: false,
             mcp: McpLimits::default(),
             agent_auth: None,

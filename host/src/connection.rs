@@ -6,16 +6,17 @@
 //! already-decoded params. Every problem with a frame is answered with a JSON-RPC error and the
 //! connection stays up.
 
+use crate::bus::{
+    ChangesMsg, ChannelMessage, ConnHandle, ConnId, ConnShared, HubMsg, HubSender, Request,
+};
 use crate::config::Limits;
-use crate::hub::{ChannelMessage, ConnHandle, ConnId, ConnShared, HubMsg, HubSender, Request};
 use crate::resources::Sandbox;
 use crate::security::json_depth_within;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{
-    decode_params, error_text, methods, result_text, Command, Completions, CreateResourceWatch,
-    EmptyResult, ErrorObject, Incoming, RequestId, ResolveSessionConfig, ResourceCopy,
-    ResourceDelete, ResourceList, ResourceMkdir, ResourceMove, ResourceRead, ResourceRequest,
-    ResourceResolve, ResourceWrite, SessionConfigCompletions, REQUEST_METHODS, ROOT_CHANNEL,
+    decode_params, error_text, methods, result_text, Command, EmptyResult, ErrorObject, Incoming,
+    RequestId, ResourceCopy, ResourceDelete, ResourceList, ResourceMkdir, ResourceMove,
+    ResourceRead, ResourceRequest, ResourceResolve, ResourceWrite, REQUEST_METHODS, ROOT_CHANNEL,
 };
 use ahp_wasm::protocol::{
     DispatchActionParams, ResourceCopyParams, ResourceDeleteParams, ResourceListParams,
@@ -335,12 +336,6 @@ impl Reader<'_> {
         method: &str,
         params: Option<RawJson<'_>>,
     ) -> bool {
-        fn typed<T: ahp_wasm::protocol::decode::Decode>(
-            params: Option<RawJson<'_>>,
-            wrap: fn(T) -> Request,
-        ) -> Result<Request, ErrorObject> {
-            decode_params::<T>(params).map(wrap)
-        }
         let initialized = self.shared.initialized.load(Ordering::Acquire);
         // MCP has methods of these names too: on an `mcp://` channel they are MCP's.
         if initialized && matches!(method, "ping" | "initialize") {
@@ -350,38 +345,10 @@ impl Reader<'_> {
         }
         let request = match method {
             "ping" => return self.reply(result_text(&id, &EmptyResult)),
-            "initialize" => {
-                decode_params(params).map(|p| Request::Initialize(p, client_secret(params)))
-            }
-            "reconnect" => {
-                decode_params(params).map(|p| Request::Reconnect(p, client_secret(params)))
-            }
-            _ if !initialized => Err(ErrorObject::new(
+            m if !initialized && !Request::before_initialize(m) => Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
                 "send `initialize` (or `reconnect`) first",
             )),
-            "subscribe" => typed(params, Request::Subscribe),
-            "createSession" => typed(params, |p| Request::CreateSession(Box::new(p))),
-            "disposeSession" => typed(params, Request::DisposeSession),
-            "createTerminal" => typed(params, |p| Request::CreateTerminal(Box::new(p))),
-            "disposeTerminal" => typed(params, Request::DisposeTerminal),
-            "fetchTurns" => typed(params, Request::FetchTurns),
-            "invokeChangesetOperation" => typed(params, Request::InvokeChangesetOperation),
-            // The token is checked and wrapped here, before anything could print it.
-            "authenticate" => decode_params::<ahp_wasm::protocol::AuthenticateParams>(params)
-                .and_then(crate::hub::Authenticate::from_params)
-                .map(Request::Authenticate),
-            "listSessions" => decode_params::<ahp_wasm::protocol::ListSessionsParams>(params)
-                .and_then(crate::hub::SessionFilter::from_params)
-                .map(Request::ListSessions),
-            m if m == ResolveSessionConfig::METHOD => typed(params, Request::ResolveSessionConfig),
-            m if m == SessionConfigCompletions::METHOD => {
-                typed(params, Request::SessionConfigCompletions)
-            }
-            m if m == Completions::METHOD => typed(params, Request::Completions),
-            m if m == CreateResourceWatch::METHOD => {
-                typed(params, |p| Request::CreateResourceWatch(Box::new(p)))
-            }
             m if SANDBOX_METHODS.contains(&m) => return self.resource(id, m, params).await,
             methods::DISPATCH_ACTION => {
                 // Accepted as a request too; the echo arrives as an `action` notification.
@@ -394,16 +361,20 @@ impl Reader<'_> {
                     Err(e) => self.reply_error(Some(&id), e),
                 };
             }
-            m if REQUEST_METHODS.contains(&m) => Err(ErrorObject::new(
-                errors::METHOD_NOT_FOUND,
-                format!("`{m}` is not supported by this host"),
-            )),
-            m => match mcp_channel_message(self.conn, Some(&id), m, params) {
-                Some(message) => return self.forward(HubMsg::McpChannel(message)).await,
-                None => Err(ErrorObject::new(
+            // The hub's commands, from its command table (`bus/requests.rs`).
+            m => match Request::parse(m, params) {
+                Some(request) => request,
+                None if REQUEST_METHODS.contains(&m) => Err(ErrorObject::new(
                     errors::METHOD_NOT_FOUND,
-                    format!("unknown method `{}`", clip(m)),
+                    format!("`{m}` is not supported by this host"),
                 )),
+                None => match mcp_channel_message(self.conn, Some(&id), m, params) {
+                    Some(message) => return self.forward(HubMsg::McpChannel(message)).await,
+                    None => Err(ErrorObject::new(
+                        errors::METHOD_NOT_FOUND,
+                        format!("unknown method `{}`", clip(m)),
+                    )),
+                },
             },
         };
         match request {
@@ -473,7 +444,7 @@ impl Reader<'_> {
             });
         // The changesets of the sessions there look again (`hub/changesets.rs`).
         if outcome.is_ok() && !touched.is_empty() {
-            let msg = crate::hub::ChangesMsg::Touched(touched);
+            let msg = ChangesMsg::Touched(touched);
             if !self.forward(HubMsg::Changes(Box::new(msg))).await {
                 return false;
             }
@@ -620,20 +591,6 @@ fn mcp_channel_message(
         params: Some(serde_json::Value::Object(params)),
         bytes: raw.get().len(),
     }))
-}
-
-/// The `clientSecret` a handshake presents beside the protocol's params (an `ahp-host`
-/// extension; see `hub/identity.rs`).
-fn client_secret(params: Option<RawJson<'_>>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Presented {
-        #[serde(rename = "clientSecret")]
-        client_secret: Option<String>,
-    }
-    let params = params?;
-    serde_json::from_str::<Presented>(params.get())
-        .ok()?
-        .client_secret
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {

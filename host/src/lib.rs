@@ -23,12 +23,14 @@
 
 pub mod agent;
 pub mod agent_auth;
+pub mod bus;
 pub mod changes;
 pub mod child_process;
 pub mod completions;
 pub mod config;
 pub mod connection;
 pub mod customize;
+pub mod debounce;
 pub mod hub;
 pub mod mcp;
 pub mod params;

@@ -7,7 +7,7 @@
 //! the request times out), and a connection that closes fails its requests at once. Only the
 //! connection a request went to can answer it.
 
-use crate::hub::{ConnHandle, ConnId};
+use crate::bus::{ConnHandle, ConnId};
 use ahp_wasm::protocol::jsonrpc::{self, ErrorObject, RequestId};
 use ahp_wasm::protocol::RawJson;
 use serde::Serialize;

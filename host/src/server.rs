@@ -1,9 +1,10 @@
 //! HTTP: the `/ahp` WebSocket endpoint (token and `Origin` checked before the upgrade) and the
 //! static page (`/` from `www/`, `/pkg/` from the npm package).
 
+use crate::bus::{HubMsg, HubSender};
 use crate::config::Config;
 use crate::connection::{self, ConnContext};
-use crate::hub::{Hub, HubMsg, HubSender};
+use crate::hub::Hub;
 use crate::resources::Sandbox;
 use crate::security::{origin_allowed, presented_token, Token};
 use crate::store::Store;

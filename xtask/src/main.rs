@@ -6,7 +6,7 @@
 //! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
 //!
 //! `cargo run -p xtask -- imports [--edges] [DIR...]` fails when files of a directory import
-//! each other in a circle (default: `src` and `js`; see [`imports`]).
+//! each other in a circle (default: `src`, `js` and `host/src`; see [`imports`]).
 
 #![forbid(unsafe_code)]
 

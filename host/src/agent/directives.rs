@@ -1,6 +1,8 @@
 //! The directive syntax of the built-in agent: lines of the user message that start with `/`.
 //! Every other line is prose, which the agent echoes. See host/README.md for the table.
 
+use crate::completions::DirectiveInfo;
+
 /// One directive, in message order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
@@ -81,28 +83,6 @@ pub const MAX_LONG: usize = 100_000;
 
 /// How long `/run` waits by default, and at most, in seconds.
 pub const RUN_TIMEOUT_SECS: (u64, u64) = (60, 3600);
-
-/// One form of a directive, as `/` completions offer it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DirectiveInfo {
-    /// The fixed words after the `/` (`"tool list"`, `"ask"`).
-    pub words: &'static str,
-    /// The arguments, as shown to a user (`"<question>"`, `"[path]"`; empty: none).
-    pub args: &'static str,
-    /// What it does.
-    pub summary: &'static str,
-}
-
-impl DirectiveInfo {
-    /// `/words args`.
-    pub fn usage(&self) -> String {
-        if self.args.is_empty() {
-            format!("/{}", self.words)
-        } else {
-            format!("/{} {}", self.words, self.args)
-        }
-    }
-}
 
 /// Every directive form, in the order completions list them. [`parse`] reads only the words
 /// listed here: a `/` line whose first word is not one of them is prose.

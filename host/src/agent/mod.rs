@@ -13,7 +13,7 @@ pub mod tools;
 pub mod transform;
 mod write;
 
-use crate::hub::{HubMsg, HubSender};
+use crate::bus::{HubMsg, HubSender};
 use crate::mcp::CallError;
 use ahp_wasm::protocol::*;
 use directives::{Directive, Parsed};
@@ -441,7 +441,7 @@ impl Turn {
             Err((code, message)) => crate::mcp::failed_result(&tool, code, message),
         };
         self.complete_tool(&id, result.clone()).await?;
-        let text = crate::mcp::client::clip(&describe_result(&result), 2000);
+        let text = crate::mcp::clip(&describe_result(&result), 2000);
         self.say(&format!("\n\nMCP tool `{tool}` returned: {text}\n\n"))
             .await
     }
@@ -456,7 +456,7 @@ impl Turn {
         tool: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> Result<Result<serde_json::Value, (&'static str, String)>, Stopped> {
-        let wait = crate::hub::StepUp {
+        let wait = crate::bus::StepUp {
             channel: self.job.channel.clone(),
             turn_id: self.job.turn_id.clone(),
             tool_call_id: id.to_owned(),

@@ -11,8 +11,7 @@
 
 use super::calls::{self, text_content};
 use super::{Step, Stopped, Turn};
-use crate::hub::{HubMsg, RunOutcome, RunRequest};
-use crate::hub::{RunEnd, RunMsg};
+use crate::bus::{HubMsg, RunEnd, RunMsg, RunOutcome, RunRequest};
 use ahp_wasm::protocol::*;
 use std::time::Duration;
 use tokio::sync::oneshot;

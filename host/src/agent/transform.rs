@@ -14,7 +14,7 @@
 //! model-prompt material.
 
 use super::prompt::{self, Section};
-use crate::hub::{ConnHandle, ConnId};
+use crate::bus::{ConnHandle, ConnId};
 use crate::peer::PeerRequests;
 use ahp_wasm::protocol::{
     SessionActiveClient, SystemMessageTransformParams, SystemMessageTransformResult,
@@ -24,9 +24,6 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// How long the host waits for the client's answer (the proposal's ~5 s).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Longest rewritten section accepted; a longer one makes the answer malformed.
 pub const MAX_SECTION_BYTES: usize = 64 * 1024;

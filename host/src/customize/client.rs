@@ -4,7 +4,7 @@
 //! and a file by the bounds of the scan; names must be plain (no `/`, `.` or `..`).
 
 use super::scan::{Entry, Failure, Listed, Source};
-use crate::hub::{ConnHandle, ConnId};
+use crate::bus::{ConnHandle, ConnId};
 use crate::peer::{PeerError, PeerRequests};
 use ahp_wasm::protocol::errors;
 use base64::Engine;

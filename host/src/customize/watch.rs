@@ -5,20 +5,15 @@
 //! [`HubMsg::CustomizationsChanged`]; reads (`open`, `close` without writing) are not changes, so
 //! the host's own reads never wake it.
 
-use crate::hub::{HubMsg, HubSender};
-use notify::event::{AccessKind, AccessMode};
-use notify::{EventKind, RecursiveMode, Watcher as _};
+use crate::bus::{HubMsg, HubSender};
+use crate::debounce::{burst, is_change, MAX_DELAY, QUIET};
+use notify::{RecursiveMode, Watcher as _};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// A burst of changes ends after this long without another.
-pub const QUIET: Duration = Duration::from_millis(100);
-/// ... or this long after its first change.
-pub const MAX_DELAY: Duration = Duration::from_secs(1);
 /// Events queued between the watcher's thread and the debouncer; past it, everything is
 /// read again (`overflow`).
 const QUEUE: usize = 4096;
@@ -28,15 +23,6 @@ pub struct Watcher {
     inner: Option<notify::RecommendedWatcher>,
     /// Watched directory → how many containers want it.
     counts: HashMap<PathBuf, usize>,
-}
-
-/// Whether an event may change what a read finds.
-pub(crate) fn is_change(kind: &EventKind) -> bool {
-    match kind {
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) => false,
-        _ => true,
-    }
 }
 
 impl Watcher {
@@ -121,24 +107,5 @@ impl Watcher {
     /// Whether nothing is watched.
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
-    }
-}
-
-/// Gathers a burst: `first` and whatever follows on `rx` until `quiet` passes without more, or
-/// `max_delay` after the burst began. `None` when `rx` closed meanwhile (the watcher is gone).
-pub(crate) async fn burst<T>(
-    rx: &mut mpsc::Receiver<Vec<T>>,
-    first: Vec<T>,
-    quiet: Duration,
-    max_delay: Duration,
-) -> Option<Vec<T>> {
-    let mut items = first;
-    let deadline = tokio::time::Instant::now() + max_delay;
-    loop {
-        tokio::select! {
-            more = rx.recv() => items.extend(more?),
-            _ = tokio::time::sleep(quiet) => return Some(items),
-            _ = tokio::time::sleep_until(deadline) => return Some(items),
-        }
     }
 }

@@ -19,7 +19,8 @@
 use super::base::Core;
 use super::commands::invalid;
 use super::features::{snapshot_json, Feature};
-use super::{ConnId, Hub, HubMsg};
+use super::Hub;
+use crate::bus::{ChangesMsg, ConnId, HubMsg};
 use crate::changes::{self, Baseline, Computed, FileChange, Kind, SCHEME};
 use crate::resources::{file_uri, uri_path};
 use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -71,40 +72,6 @@ struct Cs {
     summary: Option<ChangesSummary>,
     /// Files known equal to the baseline (see [`changes::Unchanged`]).
     unchanged: Arc<std::sync::Mutex<changes::Unchanged>>,
-}
-
-/// Results of the changeset jobs.
-#[derive(Debug)]
-pub enum ChangesMsg {
-    /// The baseline was taken.
-    Baseline {
-        /// Changeset URI.
-        channel: String,
-        /// It.
-        baseline: Baseline,
-    },
-    /// A comparison finished.
-    Computed {
-        /// Changeset URI.
-        channel: String,
-        /// Its result.
-        result: Result<Computed, String>,
-    },
-    /// An operation finished.
-    Done {
-        /// Changeset URI.
-        channel: String,
-        /// The operation.
-        operation: String,
-        /// Who asked.
-        conn: ConnId,
-        /// Its request.
-        id: RequestId,
-        /// A message for the result, or why it failed.
-        result: Result<String, ErrorObject>,
-    },
-    /// Files under these paths may have changed (file commands, the watcher).
-    Touched(Vec<PathBuf>),
 }
 
 /// The changeset URI of a session.
@@ -447,7 +414,7 @@ impl Hub {
             let (tx, mut rx) = mpsc::channel::<Vec<PathBuf>>(1024);
             let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
                 if let Ok(event) = res {
-                    if crate::customize::watch::is_change(&event.kind) {
+                    if crate::debounce::is_change(&event.kind) {
                         let _ = tx.try_send(event.paths);
                     }
                 }
@@ -459,7 +426,7 @@ impl Hub {
             let hub = self.core.tx.clone();
             let workdir = cs.workdir.clone();
             self.core.rt.spawn(async move {
-                use crate::customize::watch::{burst, MAX_DELAY, QUIET};
+                use crate::debounce::{burst, MAX_DELAY, QUIET};
                 while let Some(first) = rx.recv().await {
                     if burst(&mut rx, first, QUIET, MAX_DELAY).await.is_none() {
                         return;

@@ -4,16 +4,19 @@ use super::features::snapshot_json;
 use super::identity::Claim;
 use super::sessions::Session;
 use super::{ConnId, Hub, Request};
+use crate::bus::requests::{for_each_host_command, Handshake};
+use crate::bus::{Authenticate, SessionFilter};
 use crate::params::{whole_number, MAX_EXACT};
 use crate::resources::file_uri;
 use crate::store::Op;
 use ahp_wasm::protocol::jsonrpc::{methods, EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::RawJsonBuf;
 use ahp_wasm::protocol::{
-    errors, CreateSessionParams, FetchTurnsParams, FetchTurnsResult, InitializeParams,
-    ListSessionsResult, ReconnectParams, RootActiveSessionsChangedAction, SessionAddedParams,
-    SessionLifecycle, SessionReadyAction, SessionRemovedParams, SessionState, SessionSummary,
-    StateAction, UnsupportedProtocolVersionErrorData, SUPPORTED_PROTOCOL_VERSIONS,
+    errors, CreateSessionParams, DisposeSessionParams, DisposeTerminalParams, FetchTurnsParams,
+    FetchTurnsResult, InitializeParams, ListSessionsResult, ReconnectParams,
+    RootActiveSessionsChangedAction, SessionAddedParams, SessionLifecycle, SessionReadyAction,
+    SessionRemovedParams, SessionState, SessionSummary, StateAction, SubscribeParams,
+    UnsupportedProtocolVersionErrorData, SUPPORTED_PROTOCOL_VERSIONS,
 };
 use ahp_wasm::reduce::{Clock, SystemClock};
 use serde::Serialize;
@@ -81,55 +84,96 @@ pub(super) fn valid_channel_uri(uri: &str, prefix: &str) -> bool {
     })
 }
 
+/// The dispatch of a [`Request`] to its handler, from the command table
+/// (`bus/requests.rs`).
+macro_rules! dispatch_requests {
+    ($($kind:ident $variant:ident($marker:ident) = $params:ty => $handler:ident;)*) => {
+        impl Hub {
+            /// Answers a request with the handler of its row in the command table.
+            fn dispatch(
+                &mut self,
+                conn: ConnId,
+                id: &RequestId,
+                request: Request,
+            ) -> Result<(), ErrorObject> {
+                match request {
+                    $(Request::$variant(params) => self.$handler(conn, id, params),)*
+                }
+            }
+        }
+    };
+}
+
+for_each_host_command!(dispatch_requests);
+
 impl Hub {
     pub(super) fn on_request(&mut self, conn: ConnId, id: RequestId, request: Request) {
-        let result = match request {
-            Request::Initialize(p, secret) => self.initialize(conn, &id, p, secret),
-            Request::Reconnect(p, secret) => self.reconnect(conn, &id, p, secret),
-            Request::Subscribe(p) => self.subscribe(conn, &p.channel).map(|snapshot| {
-                self.core.respond(conn, &id, &SubscribeOut { snapshot });
-            }),
-            Request::CreateSession(p) => self.create_session(conn, &id, *p),
-            Request::DisposeSession(p) => self.dispose_session(conn, &id, &p.channel),
-            Request::ListSessions(filter) => {
-                let mut items: Vec<SessionSummary> = self
-                    .core
-                    .sessions
-                    .values()
-                    .map(|s| &s.state.summary)
-                    .filter(|summary| filter.matches(summary))
-                    .map(|summary| self.listed_summary(summary))
-                    .collect();
-                items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
-                self.core.respond(
-                    conn,
-                    &id,
-                    &ListSessionsResult {
-                        items,
-                        extra: Default::default(),
-                    },
-                );
-                Ok(())
-            }
-            Request::FetchTurns(p) => self.fetch_turns(conn, &id, p),
-            Request::Authenticate(a) if self.is_agent_resource(&a.resource) => {
-                self.agent_authenticate(conn, &id, a)
-            }
-            Request::Authenticate(a) => self.mcp_authenticate(conn, &id, a),
-            Request::ResolveSessionConfig(p) => self.resolve_session_config(conn, &id, p),
-            Request::SessionConfigCompletions(p) => self.session_config_completions(conn, &id, p),
-            Request::Completions(p) => self.completions(conn, &id, p),
-            Request::CreateResourceWatch(p) => self.create_watch(conn, &id, *p),
-            Request::CreateTerminal(p) => self.create_terminal(conn, &id, *p),
-            Request::DisposeTerminal(p) => self.dispose_terminal(conn, &id, &p.channel),
-            Request::InvokeChangesetOperation(p) => self.invoke_changeset_operation(conn, &id, p),
-        };
-        if let Err(error) = result {
+        if let Err(error) = self.dispatch(conn, &id, request) {
             self.core.respond_error(conn, &id, error);
         }
         for channel in std::mem::take(&mut self.core.to_wake) {
             self.each_feature(|f, core| f.session_used(core, &channel));
         }
+    }
+
+    /// `subscribe`: subscribes and answers the channel's snapshot.
+    fn on_subscribe(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: SubscribeParams,
+    ) -> Result<(), ErrorObject> {
+        let snapshot = self.subscribe(conn, &p.channel)?;
+        self.core.respond(conn, id, &SubscribeOut { snapshot });
+        Ok(())
+    }
+
+    /// `listSessions`: the summaries `filter` matches, oldest first.
+    fn list_sessions(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        filter: SessionFilter,
+    ) -> Result<(), ErrorObject> {
+        let mut items: Vec<SessionSummary> = self
+            .core
+            .sessions
+            .values()
+            .map(|s| &s.state.summary)
+            .filter(|summary| filter.matches(summary))
+            .map(|summary| self.listed_summary(summary))
+            .collect();
+        items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
+        let result = ListSessionsResult {
+            items,
+            extra: Default::default(),
+        };
+        self.core.respond(conn, id, &result);
+        Ok(())
+    }
+
+    /// `authenticate`: the protected built-in agent's resource, or an MCP server's.
+    fn authenticate(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        a: Authenticate,
+    ) -> Result<(), ErrorObject> {
+        if self.is_agent_resource(&a.resource) {
+            self.agent_authenticate(conn, id, a)
+        } else {
+            self.mcp_authenticate(conn, id, a)
+        }
+    }
+
+    /// `disposeTerminal`.
+    fn on_dispose_terminal(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: DisposeTerminalParams,
+    ) -> Result<(), ErrorObject> {
+        self.dispose_terminal(conn, id, &p.channel)
     }
 
     /// The serialized snapshot of a state-bearing channel, as a client that declared
@@ -275,9 +319,12 @@ impl Hub {
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        p: InitializeParams,
-        secret: Option<String>,
+        handshake: Handshake<InitializeParams>,
     ) -> Result<(), ErrorObject> {
+        let Handshake {
+            params: p,
+            client_secret: secret,
+        } = handshake;
         if self.core.conn_client_id(conn).is_some() {
             return Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
@@ -310,7 +357,15 @@ impl Hub {
         let version = version.clone();
         check_client_id(&p.client_id)?;
         if let Some(holder) = self.holder_to_ask(conn, &p.client_id, secret.as_deref())? {
-            self.wait_for_holder(conn, holder, id.clone(), Request::Initialize(p, secret));
+            self.wait_for_holder(
+                conn,
+                holder,
+                id.clone(),
+                Request::Initialize(Handshake {
+                    params: p,
+                    client_secret: secret,
+                }),
+            );
             return Ok(());
         }
         let channels = self.handshake_channels(p.initial_subscriptions.unwrap_or_default())?;
@@ -349,9 +404,12 @@ impl Hub {
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        p: ReconnectParams,
-        secret: Option<String>,
+        handshake: Handshake<ReconnectParams>,
     ) -> Result<(), ErrorObject> {
+        let Handshake {
+            params: p,
+            client_secret: secret,
+        } = handshake;
         if self.core.conn_client_id(conn).is_some() {
             return Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
@@ -360,7 +418,15 @@ impl Hub {
         }
         check_client_id(&p.client_id)?;
         if let Some(holder) = self.holder_to_ask(conn, &p.client_id, secret.as_deref())? {
-            self.wait_for_holder(conn, holder, id.clone(), Request::Reconnect(p, secret));
+            self.wait_for_holder(
+                conn,
+                holder,
+                id.clone(),
+                Request::Reconnect(Handshake {
+                    params: p,
+                    client_secret: secret,
+                }),
+            );
             return Ok(());
         }
         let channels = self.handshake_channels(p.subscriptions)?;
@@ -550,8 +616,9 @@ impl Hub {
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        uri: &str,
+        p: DisposeSessionParams,
     ) -> Result<(), ErrorObject> {
+        let uri = p.channel.as_str();
         let mut session = self
             .core
             .sessions

@@ -13,7 +13,6 @@
 //!
 //! - `mod.rs`: the loop, connections, applying and broadcasting actions;
 //! - `base.rs`: the core; `features.rs`: the lifecycle hooks and the order they run in;
-//! - `messages.rs`: what the hub is sent (`HubMsg`) and the requests it answers (`Request`);
 //! - `commands.rs`: the request handlers;
 //! - `dispatch.rs`: authorization of client-dispatched actions;
 //! - `identity.rs`: client ids bound to secrets; `id_claims.rs`: handshakes waiting for the
@@ -48,143 +47,29 @@ mod features;
 mod id_claims;
 mod identity;
 mod mcp;
-mod messages;
 mod session_config;
-mod session_filter;
 mod sessions;
 mod terminals;
 mod transform;
 mod turns;
 mod watches;
 
+use crate::bus::{
+    Authenticate, ConnHandle, ConnId, ConnShared, HubMsg, HubSender, QueueError, Request,
+};
 use crate::config::Config;
 use crate::replay::ReplayRing;
 use crate::resources::Sandbox;
 use crate::store::{Loaded, Store};
-use ahp_wasm::protocol::jsonrpc::{RequestId, ROOT_CHANNEL};
-use ahp_wasm::protocol::{
-    ActionOrigin, CreateSessionParams, DispatchActionParams, DisposeSessionParams,
-    FetchTurnsParams, InitializeParams, ReconnectParams, RootState, StateAction, SubscribeParams,
-};
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
+use ahp_wasm::protocol::{ActionOrigin, RootState, StateAction};
 use ahp_wasm::reduce::NoOp;
 use base::Core;
-pub use changesets::ChangesMsg;
-pub use customizations::client_tools::ToolExpiry;
-pub use customizations::Read as CustomizationRead;
-pub use mcp::auth::Authenticate;
-pub use mcp::channel::ChannelMessage;
-pub use mcp::step_up::StepUp;
-pub use messages::{HubMsg, HubSender, Request};
-pub use session_filter::SessionFilter;
 use sessions::Session;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-pub use terminals::run::{End as RunEnd, RunMsg, RunOutcome, RunRequest};
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-
-/// Identifies one WebSocket connection.
-pub type ConnId = u64;
-
-/// State a connection's tasks share with the hub.
-#[derive(Debug, Default)]
-pub struct ConnShared {
-    /// Set once `initialize` or `reconnect` succeeded.
-    pub initialized: AtomicBool,
-    /// Cancelled to drop the connection at once (slow consumer, takeover, shutdown).
-    pub kill: CancellationToken,
-    /// Set when the connection is dropped because it does not read what it is sent.
-    pub slow: AtomicBool,
-    /// Set when the connection is dropped for a frame over the WebSocket layer's bound.
-    pub too_big: AtomicBool,
-    /// Bytes of frames queued and not yet handed to the socket.
-    pub queued_bytes: AtomicUsize,
-    /// The most `queued_bytes` may reach.
-    pub max_queued_bytes: usize,
-    /// Requests of this connection in flight on `mcp://` channels (see `mcp/channel.rs`).
-    pub mcp_inflight: AtomicUsize,
-    /// `completions` of this connection being answered (see `session_config.rs`).
-    pub completions_inflight: AtomicUsize,
-    /// Asks the writer to send a WebSocket ping (see `id_claims.rs`).
-    pub ping: tokio::sync::Notify,
-    /// Set while the hub waits for a pong: the reader reports the next one.
-    pub awaiting_pong: AtomicBool,
-}
-
-impl ConnShared {
-    /// Shared state for a connection whose queue holds at most `max_queued_bytes`.
-    pub fn new(max_queued_bytes: usize) -> ConnShared {
-        ConnShared {
-            max_queued_bytes,
-            ..ConnShared::default()
-        }
-    }
-
-    /// Drops the connection as a slow consumer.
-    pub fn drop_slow(&self) {
-        self.slow.store(true, Ordering::Relaxed);
-        self.kill.cancel();
-    }
-
-    /// Drops the connection for a frame over the WebSocket layer's bound (close code 1009).
-    pub fn drop_too_big(&self) {
-        self.too_big.store(true, Ordering::Relaxed);
-        self.kill.cancel();
-    }
-
-    /// The writer handed a frame of `len` bytes to the socket.
-    pub fn written(&self, len: usize) {
-        self.queued_bytes.fetch_sub(len, Ordering::Relaxed);
-    }
-}
-
-/// Why a frame could not be queued.
-#[derive(Debug, PartialEq, Eq)]
-pub enum QueueError {
-    /// The peer does not read fast enough: the connection has been dropped.
-    Slow,
-    /// The connection is gone.
-    Closed,
-}
-
-/// The hub's handle on a connection: its bounded outbound queue. An empty frame asks the
-/// writer to close the connection after everything queued before it.
-#[derive(Debug, Clone)]
-pub struct ConnHandle {
-    /// Outbound frames.
-    pub tx: mpsc::Sender<Arc<str>>,
-    /// Shared flags.
-    pub shared: Arc<ConnShared>,
-}
-
-impl ConnHandle {
-    /// Queues a frame, bounded by count (the channel) and by bytes; a peer over either bound
-    /// is dropped as a slow consumer.
-    pub fn queue(&self, frame: Arc<str>) -> Result<(), QueueError> {
-        let len = frame.len();
-        let before = self.shared.queued_bytes.fetch_add(len, Ordering::Relaxed);
-        // One frame alone may exceed the budget (it was checked against the response limit).
-        if before > 0 && before + len > self.shared.max_queued_bytes {
-            self.shared.written(len);
-            self.shared.drop_slow();
-            return Err(QueueError::Slow);
-        }
-        match self.tx.try_send(frame) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                self.shared.written(len);
-                match e {
-                    mpsc::error::TrySendError::Full(_) => {
-                        self.shared.drop_slow();
-                        Err(QueueError::Slow)
-                    }
-                    mpsc::error::TrySendError::Closed(_) => Err(QueueError::Closed),
-                }
-            }
-        }
-    }
-}
 
 /// How many messages one batch (one transaction) handles at most.
 const MAX_BATCH: usize = 512;

@@ -202,7 +202,13 @@ impl Hub {
             let _counted = counted;
             // The directory is checked again: it may have changed since the session began.
             let items = match sandbox.existing(&workdir) {
-                Ok(root) => complete(&root, &p.text, cursor, Bounds::default()),
+                Ok(root) => complete(
+                    &root,
+                    &p.text,
+                    cursor,
+                    Bounds::default(),
+                    crate::agent::directives::CATALOGUE,
+                ),
                 Err(_) => Vec::new(),
             };
             let result = CompletionsResult {

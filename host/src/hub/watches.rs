@@ -16,7 +16,8 @@
 use super::base::Core;
 use super::features::{snapshot_json, Feature};
 use super::{fanout, ConnId, Hub, HubMsg};
-use crate::watches::{self, Opened, MAX_PER_CONNECTION, MAX_PER_HOST};
+use crate::bus::WatchOpened;
+use crate::watches::{self, MAX_PER_CONNECTION, MAX_PER_HOST};
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
 use ahp_wasm::protocol::{
     errors, CreateResourceWatchParams, CreateResourceWatchResult, ResourceChange,
@@ -42,15 +43,6 @@ struct Live {
     state: ResourceWatchState,
     /// Dropped to release the watch.
     _watcher: notify::RecommendedWatcher,
-}
-
-/// A watcher started (or refused) off the hub for a `createResourceWatch`.
-#[derive(Debug)]
-pub struct WatchOpened {
-    channel: String,
-    conn: ConnId,
-    id: RequestId,
-    result: Result<Opened, ErrorObject>,
 }
 
 impl Hub {

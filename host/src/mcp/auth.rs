@@ -7,7 +7,7 @@
 //! challenge), so no request is made twice; the metadata document is fetched here, bounded.
 //! Tokens are [`BearerToken`]s: no `Display`, no `Serialize`, a redacted `Debug`.
 
-use super::client::clip;
+use super::clip;
 use ahp_wasm::protocol::{
     McpAuthRequiredReason, McpServerAuthRequiredState, ProtectedResourceMetadata,
 };
@@ -274,9 +274,14 @@ fn candidates(server: &Url, challenge: &Challenge) -> Vec<Url> {
     out
 }
 
+/// reqwest's rustls needs a process-wide crypto provider; ring is the one built in.
+pub(crate) fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The first usable metadata document: one whose `resource` names this server.
 async fn discover(server: &Url, challenge: &Challenge) -> Option<ProtectedResourceMetadata> {
-    super::client::install_crypto_provider();
+    install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(FETCH_TIMEOUT)
         .redirect(reqwest::redirect::Policy::limited(3))

@@ -15,6 +15,7 @@ use super::apps;
 use super::auth::{self, BearerToken, Denied};
 use super::config::ServerSpec;
 use super::process::kill_slot;
+use super::{clip, McpTool};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest, ErrorData,
     Implementation,
@@ -64,15 +65,6 @@ impl Default for McpLimits {
             max_channel_inflight: 16,
         }
     }
-}
-
-/// A tool a server offers, as listed by `tools/list` (MCP wire JSON).
-#[derive(Debug, Clone)]
-pub struct McpTool {
-    /// The MCP tool name.
-    pub name: String,
-    /// The whole MCP `Tool` object.
-    pub raw: Value,
 }
 
 /// The last bytes a child wrote to stderr.
@@ -217,14 +209,6 @@ impl Drop for McpConnection {
     }
 }
 
-/// Cuts a message to about `max` characters.
-pub fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
-}
-
 /// What the host tells a server about itself: its name and the MCP Apps extension (servers
 /// that do not know it ignore it; some offer their App tools only to clients declaring it).
 fn client_info() -> ClientConfig {
@@ -311,11 +295,6 @@ impl From<StartError> for ConnectError {
     fn from(reason: StartError) -> ConnectError {
         ConnectError::Failed(reason)
     }
-}
-
-/// reqwest's rustls needs a process-wide crypto provider; ring is the one built in.
-pub(crate) fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 impl McpConnection {
@@ -439,7 +418,7 @@ impl McpConnection {
     ) -> Result<McpConnection, ConnectError> {
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
         use rmcp::transport::StreamableHttpClientTransport;
-        install_crypto_provider();
+        auth::install_crypto_provider();
         let mut config = StreamableHttpClientTransportConfig::with_uri(url);
         // rmcp sends it as `Authorization: Bearer <token>` on every request.
         config.auth_header = token.map(|t| t.expose().to_owned());

@@ -21,7 +21,7 @@ pub mod config;
 pub mod process;
 pub mod trust;
 
-pub use client::{CallError, ConnectError, McpConnection, McpLimits, McpTool, Upstream};
+pub use client::{CallError, ConnectError, McpConnection, McpLimits, Upstream};
 
 use ahp_wasm::protocol::{
     JsonObject, McpServerAuthRequiredState, StringOrMarkdown, ToolAnnotations, ToolCallResult,
@@ -31,6 +31,23 @@ use ahp_wasm::protocol::{
 use base64::Engine;
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+/// A tool a server offers, as listed by `tools/list` (MCP wire JSON).
+#[derive(Debug, Clone)]
+pub struct McpTool {
+    /// The MCP tool name.
+    pub name: String,
+    /// The whole MCP `Tool` object.
+    pub raw: Value,
+}
+
+/// Cuts a message to about `max` characters.
+pub fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
 
 /// What a server task reports to the hub.
 #[derive(Debug)]
@@ -179,7 +196,7 @@ pub fn map_result(tool: &str, result: &Value) -> ToolCallResult {
             message: if text.is_empty() {
                 "the tool reported an error".into()
             } else {
-                client::clip(&text.join("\n"), 1000)
+                clip(&text.join("\n"), 1000)
             },
             code: Some("McpToolError".into()),
             extra: Default::default(),

@@ -22,7 +22,7 @@
 
 pub mod shell;
 
-use crate::hub::{HubMsg, HubSender};
+use crate::bus::{HubMsg, HubSender};
 use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
 use shell::{OscParser, Piece};
 use std::io::{Read, Write};

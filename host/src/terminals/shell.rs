@@ -23,6 +23,8 @@
 //! clients' own emulators). It works on bytes as they come from the pty, across reads, with a
 //! bounded buffer.
 
+use crate::bus::ShellEvent;
+
 /// The rcfile, with `@NONCE@` for the nonce. `__ahp_nonce` is not exported: child processes do
 /// not see it.
 const SCRIPT: &str = r#"# ahp-host shell integration (OSC 633), then the user's own ~/.bashrc.
@@ -81,21 +83,6 @@ pub fn nonce() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the OS random source");
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// What the shell reported.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ShellEvent {
-    /// `E`: the command line about to run.
-    CommandLine(String),
-    /// `C`: the command started.
-    Executed,
-    /// `D`: a prompt follows; the last command's exit code.
-    Finished(Option<i32>),
-    /// `P;Cwd=`: the shell's working directory.
-    Cwd(String),
-    /// OSC 0 or 2: the window title.
-    Title(String),
 }
 
 /// A piece of the output stream: bytes for `terminal/data`, or an event between them.

@@ -25,7 +25,7 @@
 //!
 //! The hub side (ownership, subscriptions, limits, the channel) is in `hub/watches.rs`.
 
-use crate::customize::watch::{burst, is_change};
+use crate::debounce::{burst, is_change};
 use crate::resources::{file_uri, uri_path, Sandbox};
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, ROOT_CHANNEL};
 use ahp_wasm::protocol::{

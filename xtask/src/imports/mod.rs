@@ -3,10 +3,8 @@
 //!
 //! A directory with a `lib.rs` or `main.rs` is a Rust crate ([`rust`]: file-level modules,
 //! edges followed through re-exports to the defining file); any other is a tree of ES modules
-//! ([`js`]). Without arguments it checks the SDK: `src` and `js` (the lint step of
-//! `scripts/test.sh` runs it). `host/src` can be checked the same way
-//! (`-- imports host/src`), but is not in the lint step yet: the host's circles are broken in
-//! a later change.
+//! ([`js`]). Without arguments it checks the SDK and the host: `src`, `js` and `host/src` (the
+//! lint step of `scripts/test.sh` runs it).
 //!
 //! A circle is a strongly connected set of files; for each, the report lists the shortest
 //! cycle through each of its files and every import between them (`file:line -> file (path)`),
@@ -20,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::Path;
 
 /// What the lint step checks.
-pub const DEFAULT_DIRS: &[&str] = &["src", "js"];
+pub const DEFAULT_DIRS: &[&str] = &["src", "js", "host/src"];
 
 /// Checks `dirs` (relative to `root`); `Err` lists the circles. With `edges`, also prints every
 /// import found.

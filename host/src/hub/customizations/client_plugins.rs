@@ -11,7 +11,8 @@
 //! children that fit.
 
 use super::Customs;
-use super::{fill, is_host_id, removed, top_id, Read};
+use super::{fill, is_host_id, removed, top_id};
+use crate::bus::CustomizationRead as Read;
 use crate::customize::client::ClientSource;
 use crate::customize::scan::{self, Bounds, Layout};
 use crate::customize::{Load, Scan};

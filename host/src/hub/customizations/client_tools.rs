@@ -10,8 +10,9 @@
 //! has a unique id, so a timer that fired just before it was cancelled is recognised as stale.
 
 use crate::agent::AgentEvent;
+use crate::bus::{HubMsg, ToolExpiry};
 use crate::hub::base::Core;
-use crate::hub::{Hub, HubMsg};
+use crate::hub::Hub;
 use ahp_wasm::protocol::{
     SessionToolCallCompleteAction, StateAction, StringOrMarkdown, ToolCallResult,
     ToolCallResultError,
@@ -19,29 +20,6 @@ use ahp_wasm::protocol::{
 use std::collections::HashMap;
 use std::time::Duration;
 use tokio::task::AbortHandle;
-
-/// Why a client tool call was failed by the host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolExpiry {
-    /// The call ran longer than `--client-tool-timeout-ms`.
-    Timeout,
-    /// Its client stayed disconnected longer than `--client-tool-grace-ms`.
-    Disconnected,
-    /// Its client denied it (`toolCallConfirmed` with `approved: false` on the running call:
-    /// the spec's answer to a call for a tool the client does not have).
-    Denied,
-}
-
-impl ToolExpiry {
-    /// The `error.code` of the failed result.
-    pub fn code(self) -> &'static str {
-        match self {
-            ToolExpiry::Timeout => "ClientToolTimeout",
-            ToolExpiry::Disconnected => "ClientDisconnected",
-            ToolExpiry::Denied => "ClientDenied",
-        }
-    }
-}
 
 /// A timer task and its id.
 struct Timer {

@@ -22,7 +22,8 @@ pub(super) mod client_tools;
 
 use super::base::Core;
 use super::features::Feature;
-use super::HubMsg;
+use crate::bus::HubMsg;
+use crate::bus::{CustomizationKey as Key, CustomizationRead as Read};
 use crate::customize::disk::DiskSource;
 use crate::customize::scan::{self, Bounds, Layout};
 use crate::customize::watch::Watcher;
@@ -52,38 +53,6 @@ pub(super) fn is_host_id(id: &str) -> bool {
     ["plugin/", "dir/", "mcp/", "mcp-config/"]
         .iter()
         .any(|p| id.starts_with(p))
-}
-
-/// A directory read for one or more sessions.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Key {
-    root: PathBuf,
-    layout: Layout,
-}
-
-/// A finished read, reported to the hub.
-#[derive(Debug)]
-pub enum Read {
-    /// A directory on disk, with the directories to watch from now on.
-    Disk {
-        /// Which.
-        key: Key,
-        /// What was found.
-        scan: Scan,
-        /// Directories to watch.
-        watch: Vec<PathBuf>,
-    },
-    /// A client's plugin.
-    Client {
-        /// Session URI.
-        channel: String,
-        /// The plugin's id.
-        id: String,
-        /// Which read (a stale one is ignored).
-        generation: u64,
-        /// What was found.
-        scan: Scan,
-    },
 }
 
 struct Disk {

@@ -13,48 +13,17 @@
 //! the server) is retried with the stored token before it is shown as `authRequired`.
 
 use super::{state_changed, McpRuns};
+use crate::bus::{Authenticate, ConnId};
 use crate::hub::base::Core;
-use crate::hub::{ConnId, Hub};
+use crate::hub::Hub;
 use crate::mcp::auth::BearerToken;
-use crate::mcp::client::clip;
-use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId, ROOT_CHANNEL};
+use crate::mcp::clip;
+use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
 use ahp_wasm::protocol::{
-    errors, AuthRequiredErrorData, AuthenticateParams, AuthenticateResult, McpAuthRequiredReason,
+    errors, AuthRequiredErrorData, AuthenticateResult, McpAuthRequiredReason,
     McpServerAuthRequiredState, McpServerStartingState, McpServerState,
 };
 use std::collections::HashMap;
-
-/// Longest `resource` accepted.
-const MAX_RESOURCE_BYTES: usize = 2048;
-
-/// A checked `authenticate` request (its `Debug` shows no token).
-#[derive(Debug)]
-pub struct Authenticate {
-    pub(in crate::hub) resource: String,
-    pub(in crate::hub) token: BearerToken,
-}
-
-impl Authenticate {
-    /// Checks the params; errors never contain the token.
-    pub fn from_params(p: AuthenticateParams) -> Result<Authenticate, ErrorObject> {
-        let invalid = |m: String| ErrorObject::new(errors::INVALID_PARAMS, m);
-        if p.channel != ROOT_CHANNEL {
-            return Err(invalid(format!(
-                "`authenticate` is sent on the root channel (`{ROOT_CHANNEL}`)"
-            )));
-        }
-        if p.resource.is_empty() || p.resource.len() > MAX_RESOURCE_BYTES {
-            return Err(invalid(format!(
-                "`resource` must be 1 to {MAX_RESOURCE_BYTES} bytes"
-            )));
-        }
-        let token = BearerToken::parse(p.token).map_err(invalid)?;
-        Ok(Authenticate {
-            resource: p.resource,
-            token,
-        })
-    }
-}
 
 /// A token pushed for one resource.
 pub(in crate::hub) struct Stored {

@@ -17,30 +17,14 @@
 //! every connection subscribed to the session whose client declared `capabilities.mcpApps`,
 //! with `params.channel`.
 
-use crate::hub::{ConnId, ConnShared, Hub};
+use crate::bus::{ChannelMessage, ConnShared};
+use crate::hub::Hub;
 use crate::mcp::{apps, CallError, McpConnection};
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// A message a client sent on an `mcp://` channel, as its connection decoded it.
-#[derive(Debug)]
-pub struct ChannelMessage {
-    /// From.
-    pub conn: ConnId,
-    /// The request id; `None` for a notification.
-    pub id: Option<RequestId>,
-    /// The MCP method.
-    pub method: String,
-    /// The `mcp://` channel URI (from `params.channel`).
-    pub channel: String,
-    /// The params without `channel`.
-    pub params: Option<Value>,
-    /// Size of the params as sent, in bytes.
-    pub bytes: usize,
-}
 
 /// A response frame on `channel`.
 fn response(id: Option<&RequestId>, channel: &str, outcome: Result<Value, Value>) -> String {
@@ -165,7 +149,7 @@ impl Hub {
                 format!(
                     "{what} `{}` is not served on this channel (outside its advertised \
                      capabilities)",
-                    crate::mcp::client::clip(&m.method, 64)
+                    crate::mcp::clip(&m.method, 64)
                 ),
             ));
         }

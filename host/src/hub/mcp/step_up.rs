@@ -18,30 +18,14 @@
 
 use super::McpRuns;
 use crate::agent::AgentEvent;
-use crate::hub::{Hub, HubMsg};
+use crate::bus::{HubMsg, StepUp};
+use crate::hub::Hub;
 use crate::mcp::ServerHandle;
 use ahp_wasm::protocol::{
     McpAuthRequiredReason, McpServerAuthRequiredState, McpServerState, SessionInputCompletedAction,
     SessionInputRequest, SessionInputRequestedAction, SessionInputResponseKind, StateAction,
 };
 use tokio::task::AbortHandle;
-
-/// A tool call the agent holds until its MCP server has a new token.
-#[derive(Debug)]
-pub struct StepUp {
-    /// Session URI.
-    pub channel: String,
-    /// The turn of the call.
-    pub turn_id: String,
-    /// The call.
-    pub tool_call_id: String,
-    /// The MCP tool's name.
-    pub tool: String,
-    /// The server's customization id.
-    pub server_id: String,
-    /// The start attempt whose connection was refused.
-    pub generation: u64,
-}
 
 /// One call waiting.
 pub(in crate::hub) struct Wait {

@@ -18,8 +18,8 @@
 //! session keeps its [`KEEP_FINISHED_RUNS`] newest finished run terminals.
 
 use super::{NewTerminal, Owner};
+use crate::bus::{RunEnd as End, RunMsg, RunOutcome, RunRequest, ShellEvent};
 use crate::hub::Hub;
-use crate::terminals::shell::ShellEvent;
 use crate::terminals::{Program, MAX_TERMINALS};
 use ahp_wasm::protocol::*;
 use std::time::Instant;
@@ -42,60 +42,6 @@ pub(in crate::hub) struct Tracking {
     /// The running command: its id and start.
     running: Option<(String, Instant)>,
     commands: u64,
-}
-
-/// A `/run` from the agent.
-#[derive(Debug)]
-pub struct RunRequest {
-    /// The session running it.
-    pub session: String,
-    /// Its turn.
-    pub turn_id: String,
-    /// Its tool call.
-    pub tool_call_id: String,
-    /// The command line.
-    pub command: String,
-    /// The terminal's URI and title once the command is on its way, or why not.
-    pub started: oneshot::Sender<Result<(String, String), String>>,
-    /// The end of the run.
-    pub done: oneshot::Sender<RunOutcome>,
-}
-
-/// What the hub is told about `/run`s.
-#[derive(Debug)]
-pub enum RunMsg {
-    /// Start one.
-    Start(RunRequest),
-    /// The agent's timeout for the run of `tool_call_id` on `terminal` passed.
-    TimedOut {
-        /// Terminal URI.
-        terminal: String,
-        /// The tool call.
-        tool_call_id: String,
-    },
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum End {
-    /// The command's process exited.
-    Finished,
-    /// The agent's timeout passed; the command was interrupted.
-    TimedOut,
-    /// A client took the terminal's claim.
-    Detached,
-}
-
-/// The end of a run, for the agent.
-#[derive(Debug)]
-pub struct RunOutcome {
-    /// How.
-    pub end: End,
-    /// The command's exit code (its process's: 128 + the signal when one killed it), when it
-    /// finished.
-    pub exit_code: Option<i32>,
-    /// The end of its output (at most [`MAX_RUN_OUTPUT`]), escape sequences removed.
-    pub output: String,
 }
 
 /// A run in progress on a terminal.

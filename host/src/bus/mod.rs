@@ -1,44 +1,36 @@
-//! What the hub is sent: [`HubMsg`] from connections, agent tasks, terminals, watchers and
-//! timers, and the [`Request`]s of clients it answers.
+//! The bus: what is sent to the hub ([`HubMsg`] on its queue, a [`HubSender`]) and the
+//! connection handles it answers on ([`ConnHandle`]).
+//!
+//! It is the bottom floor of the host's running parts: the agent, the terminals, the
+//! watchers, the peer requests and the connections import it to talk to the hub, and the hub
+//! imports it to read their messages, so none of them imports another to talk. It imports
+//! only data types of the leaf libraries it carries (`changes`, `mcp`'s events and tokens,
+//! `customize`'s scans, `watches`' watchers), none of which talks to the hub.
+//!
+//! - [`conn`]: a connection's id, queue and shared flags;
+//! - [`requests`]: the host's command table and the [`Request`]s of clients it defines, with
+//!   their checked params; [`session_filter`]: the `listSessions` filter;
+//! - [`work`]: what workers and connections report (agent `/run`s, step-ups, shell events,
+//!   `mcp://` messages);
+//! - [`jobs`]: results of the jobs the hub runs off its thread.
 
-use super::*;
+pub mod conn;
+pub mod jobs;
+pub mod requests;
+pub mod session_filter;
+pub mod work;
 
-/// A request the hub answers.
-#[derive(Debug)]
-pub enum Request {
-    /// `initialize`, with the `clientSecret` it presented (see `identity.rs`).
-    Initialize(InitializeParams, Option<String>),
-    /// `reconnect`, with the `clientSecret` it presented.
-    Reconnect(ReconnectParams, Option<String>),
-    /// `subscribe`.
-    Subscribe(SubscribeParams),
-    /// `createSession`.
-    CreateSession(Box<CreateSessionParams>),
-    /// `disposeSession`.
-    DisposeSession(DisposeSessionParams),
-    /// `listSessions`, with its checked filter.
-    ListSessions(SessionFilter),
-    /// `fetchTurns`.
-    FetchTurns(FetchTurnsParams),
-    /// `authenticate` (a token for an MCP server's resource).
-    Authenticate(Authenticate),
-    /// `resolveSessionConfig`.
-    ResolveSessionConfig(ahp_wasm::protocol::ResolveSessionConfigParams),
-    /// `sessionConfigCompletions`.
-    SessionConfigCompletions(ahp_wasm::protocol::SessionConfigCompletionsParams),
-    /// `completions`.
-    Completions(ahp_wasm::protocol::CompletionsParams),
-    /// `createResourceWatch`.
-    CreateResourceWatch(Box<ahp_wasm::protocol::CreateResourceWatchParams>),
-    /// `createTerminal`.
-    CreateTerminal(Box<ahp_wasm::protocol::CreateTerminalParams>),
-    /// `disposeTerminal`.
-    DisposeTerminal(ahp_wasm::protocol::DisposeTerminalParams),
-    /// `invokeChangesetOperation`.
-    InvokeChangesetOperation(ahp_wasm::protocol::InvokeChangesetOperationParams),
-}
+pub use conn::{ConnHandle, ConnId, ConnShared, QueueError};
+pub use jobs::{ChangesMsg, CustomizationKey, CustomizationRead, WatchOpened};
+pub use requests::{Authenticate, Request, SessionFilter};
+pub use work::{
+    ChannelMessage, RunEnd, RunMsg, RunOutcome, RunRequest, ShellEvent, StepUp, ToolExpiry,
+};
 
-/// A message to the hub.
+use ahp_wasm::protocol::jsonrpc::RequestId;
+use ahp_wasm::protocol::{DispatchActionParams, StateAction};
+use tokio::sync::mpsc;
+
 #[derive(Debug)]
 pub enum HubMsg {
     /// A connection opened.
@@ -53,12 +45,12 @@ pub enum HubMsg {
         /// Its id.
         conn: ConnId,
     },
-    /// A connection answered the ping the hub asked for (`id_claims.rs`).
+    /// A connection answered the ping the hub asked for (`hub/id_claims.rs`).
     Pong {
         /// Its id.
         conn: ConnId,
     },
-    /// A handshake's wait for the connection holding its `clientId` is over (`id_claims.rs`).
+    /// A handshake's wait for the connection holding its `clientId` is over (`hub/id_claims.rs`).
     ClaimWaitOver {
         /// The connection that sent the handshake.
         claimant: ConnId,
@@ -97,7 +89,7 @@ pub enum HubMsg {
         /// Server-originated actions, applied in order.
         actions: Vec<StateAction>,
     },
-    /// A client tool call's timer fired (see `customizations/client_tools.rs`).
+    /// A client tool call's timer fired (see `hub/customizations/client_tools.rs`).
     ClientToolExpired {
         /// Session URI.
         channel: String,
@@ -110,18 +102,18 @@ pub enum HubMsg {
         /// Deadline or disconnect grace.
         reason: ToolExpiry,
     },
-    /// A connection's unlock of the protected agent ran out (`agent_auth.rs`).
+    /// A connection's unlock of the protected agent ran out (`hub/agent_auth.rs`).
     AgentAuthExpired {
         /// The connection.
         conn: ConnId,
         /// Which unlock.
         timer: u64,
     },
-    /// An MCP server task reported (see `mcp/`).
+    /// An MCP server task reported (see `hub/mcp/`).
     Mcp(crate::mcp::McpEvent),
-    /// A message on an `mcp://` channel (see `mcp/channel.rs`).
+    /// A message on an `mcp://` channel (see `hub/mcp/channel.rs`).
     McpChannel(Box<ChannelMessage>),
-    /// The agent holds a tool call until its MCP server has a new token (`mcp/step_up.rs`).
+    /// The agent holds a tool call until its MCP server has a new token (`hub/mcp/step_up.rs`).
     McpStepUp(Box<StepUp>),
     /// The wait of such a call is over.
     McpStepUpExpired {
@@ -139,10 +131,10 @@ pub enum HubMsg {
         /// Changes were lost: read every directory again.
         overflow: bool,
     },
-    /// A customization container was read (`customizations/`).
-    Customization(Box<customizations::Read>),
-    /// A watcher for `createResourceWatch` started or failed (`watches.rs`).
-    WatchOpened(Box<watches::WatchOpened>),
+    /// A customization container was read (`hub/customizations/`).
+    Customization(Box<CustomizationRead>),
+    /// A watcher for `createResourceWatch` started or failed (`hub/watches.rs`).
+    WatchOpened(Box<WatchOpened>),
     /// A batch of changes seen by a watch.
     WatchChanged {
         /// The watch channel.
@@ -175,11 +167,11 @@ pub enum HubMsg {
         /// Which terminal at that URI.
         id: u64,
         /// What.
-        event: crate::terminals::shell::ShellEvent,
+        event: ShellEvent,
     },
-    /// The agent's `/run` (`terminals/run.rs`): start, or give up on (timed out).
+    /// The agent's `/run` (`hub/terminals/run.rs`): start, or give up on (timed out).
     TerminalRun(Box<RunMsg>),
-    /// Changeset jobs and file changes (`changesets.rs`).
+    /// Changeset jobs and file changes (`hub/changesets.rs`).
     Changes(Box<ChangesMsg>),
     /// Stop the hub.
     Shutdown,
