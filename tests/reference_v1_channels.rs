@@ -23,7 +23,7 @@ use ahp_wasm::protocol::v1::{
 };
 use ahp_wasm::reduce::v1;
 use differential_v1::{
-    action_types, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
+    action_types, always, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -145,6 +145,7 @@ fn root_matches_the_official_reducer() {
             official::apply_action_to_root(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(channel, initial, action, "root", &[]);
 }
@@ -181,6 +182,7 @@ fn canvas_matches_the_official_reducer() {
             official::apply_action_to_canvas(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(channel, canvas(), action, "canvas", &[]);
 }
@@ -260,6 +262,7 @@ fn terminal_matches_the_official_reducer() {
             official::apply_action_to_terminal(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(channel, initial, action, "terminal", &["terminal/input"]);
 }
@@ -348,6 +351,7 @@ fn changeset_matches_the_official_reducer() {
             official::apply_action_to_changeset(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(channel, initial, action, "changeset", &[]);
 }
@@ -424,6 +428,7 @@ fn annotations_match_the_official_reducer() {
             official::apply_action_to_annotations(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(channel, initial, action, "annotations", &[]);
 }
@@ -450,6 +455,7 @@ fn resource_watch_matches_the_official_reducer() {
             official::apply_action_to_resource_watch(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(
         channel,
@@ -523,6 +529,7 @@ fn automation_matches_the_official_reducer() {
             official::apply_action_to_automation(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(
         channel,
@@ -595,6 +602,7 @@ fn automation_run_matches_the_official_reducer() {
             official::apply_action_to_automation_run(s, a);
         },
         divergence: no_divergence,
+        faithful: always,
     };
     run(
         channel,

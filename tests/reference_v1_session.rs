@@ -24,7 +24,7 @@ use ahp_v1::reducers::apply_action_to_session;
 use ahp_wasm::protocol::v1::SessionState;
 use ahp_wasm::reduce::v1::session_reducer;
 use differential_v1::{
-    action_types, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
+    action_types, always, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -353,6 +353,7 @@ fn session_matches_the_official_reducer() {
             apply_action_to_session(s, a);
         },
         divergence,
+        faithful: always,
     };
     let tally = Mutex::new(Tally::default());
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases()));
