@@ -585,3 +585,54 @@ fn chat_matches_the_official_reducer() {
         &[REORDER, UNKNOWN_CALL_AT_END],
     );
 }
+
+/// The tool-call state machine in depth: an active turn `t1` holding only tool calls (every
+/// status, colliding ids), and tool-call actions with now and then a turn end.
+#[test]
+fn tool_calls_match_the_official_reducer() {
+    let initial = (
+        prop::collection::vec(tool_call(), 1..5),
+        pick(STARTS),
+        1u32..100,
+    )
+        .prop_map(|(calls, started, status)| {
+            let parts: Vec<Value> = calls
+                .into_iter()
+                .map(|c| json!({"kind": "toolCall", "toolCall": c}))
+                .collect();
+            json!({"resource": "ahp-chat:/c1", "title": "C", "status": status,
+                "modifiedAt": "1970-01-01T00:00:01.000Z", "turns": [],
+                "activeTurn": {"id": "t1", "startedAt": started,
+                    "message": {"text": "q", "origin": {"kind": "user"}},
+                    "responseParts": parts}})
+        })
+        .boxed();
+    let end = prop_oneof![
+        duration().prop_map(|d| json!({"type": "chat/turnComplete", "turnId": "t1",
+            "duration": d})),
+        (duration(), error_part()).prop_map(|(d, p)| json!({"type": "chat/error",
+            "turnId": "t1", "duration": d, "part": p})),
+    ];
+    let action = prop_oneof![12 => tool_call_actions(), 1 => end].boxed();
+    let channel = Channel::<ChatState, RefState> {
+        ours: |s, a| chat_reducer(s, a).is_applied(),
+        reference: |s, a| {
+            apply_action_to_chat(s, a);
+        },
+        divergence,
+        faithful,
+    };
+    let tally = Mutex::new(Tally::default());
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases()));
+    runner
+        .run(
+            &(initial, prop::collection::vec(action, 1..24)),
+            |(initial, actions)| check(&channel, &initial, &actions, &tally),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let calls: Vec<&str> = action_types("chat")
+        .into_iter()
+        .filter(|t| t.starts_with("chat/toolCall"))
+        .collect();
+    assert_coverage(&tally, &calls, &[], &[UNKNOWN_CALL_AT_END]);
+}
