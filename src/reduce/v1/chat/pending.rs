@@ -41,11 +41,11 @@ pub(super) fn removed(
 ) -> Handled<Field> {
     match action.kind {
         PendingMessageKind::Steering => {
-            if !state
+            let names_steering = state
                 .steering_message
                 .as_ref()
-                .is_some_and(|steering| steering.id == action.id)
-            {
+                .is_some_and(|steering| steering.id == action.id);
+            if !names_steering {
                 return Err(NoOp::UnknownTarget);
             }
             state.steering_message = None;
