@@ -26,6 +26,9 @@ mod session;
 mod terminal;
 mod timestamp;
 
+#[cfg(test)]
+mod tests;
+
 pub use annotations::annotations_reducer;
 pub use automation::automation_reducer;
 pub use automation_run::automation_run_reducer;

@@ -136,7 +136,12 @@ pub(super) fn ready(state: &mut ChatState, action: &ChatToolCallReadyAction) -> 
                 ..base
             };
             match &action.confirmed {
-                Some(confirmed) => running(base, confirmed.clone(), None, None),
+                Some(confirmed) => running(Base {
+                    confirmed: confirmed.clone(),
+                    selected_option: None,
+                    content: None,
+                    ..base
+                }),
                 None => {
                     // What the action does not bring, a call already waiting keeps.
                     let pending = pending.as_ref();
@@ -209,7 +214,13 @@ pub(super) fn confirmed(
                     .confirmed
                     .clone()
                     .unwrap_or(ToolCallConfirmationReason::NotNeeded);
-                running(Base { tool_input, ..base }, confirmed, selected, None)
+                running(Base {
+                    tool_input,
+                    confirmed,
+                    selected_option: selected,
+                    content: None,
+                    ..base
+                })
             } else {
                 let reason = action
                     .reason
@@ -391,14 +402,10 @@ pub(super) fn auth_resolved(
             return false;
         };
         transition(call, |base| {
-            let content = base.content.clone();
-            let confirmed = base.confirmed.clone();
-            let selected = base.selected_option.clone();
-            let base = Base {
+            running(Base {
                 meta: action.meta.clone().or(base.meta),
                 ..base
-            };
-            running(base, confirmed, selected, content)
+            })
         });
         true
     })
@@ -592,12 +599,8 @@ impl Base {
     }
 }
 
-fn running(
-    base: Base,
-    confirmed: ToolCallConfirmationReason,
-    selected_option: Option<ConfirmationOption>,
-    content: Option<Vec<crate::protocol::v1::ToolResultContent>>,
-) -> ToolCallState {
+/// A running call: the base with its confirmation, option and content.
+fn running(base: Base) -> ToolCallState {
     ToolCallState::Running(ToolCallRunningState {
         tool_call_id: base.tool_call_id,
         tool_name: base.tool_name,
@@ -607,9 +610,9 @@ fn running(
         meta: base.meta,
         invocation_message: base.invocation_message,
         tool_input: base.tool_input,
-        confirmed,
-        selected_option,
-        content,
+        confirmed: base.confirmed,
+        selected_option: base.selected_option,
+        content: base.content,
         extra: Default::default(),
     })
 }
