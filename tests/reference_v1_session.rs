@@ -74,6 +74,22 @@ fn chat_summary() -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// Chats of distinct resources, in any order (so a reorder can name each exactly once).
+fn distinct_chats() -> BoxedStrategy<Vec<Value>> {
+    prop::sample::subsequence(CHATS, 0..=CHATS.len())
+        .prop_shuffle()
+        .prop_flat_map(|resources| {
+            let n = resources.len();
+            prop::collection::vec(chat_summary(), n).prop_map(move |mut chats| {
+                for (chat, resource) in chats.iter_mut().zip(&resources) {
+                    chat["resource"] = json!(resource);
+                }
+                chats
+            })
+        })
+        .boxed()
+}
+
 fn chat_changes() -> BoxedStrategy<Value> {
     (
         prop::option::of(text()),
@@ -155,11 +171,13 @@ fn input_request() -> BoxedStrategy<Value> {
 }
 
 fn mcp_state() -> BoxedStrategy<Value> {
+    // Mostly starting in the foreground, which `mcpServerBackgroundRequested` acts on.
+    let blocking = prop_oneof![2 => Just(Some(true)), 1 => Just(Some(false)), 1 => Just(None)];
     prop_oneof![
-        prop::option::of(any::<bool>()).prop_map(|b| json!({"kind": "starting", "blocking": b})),
-        Just(json!({"kind": "ready"})),
-        Just(json!({"kind": "error", "error": {"errorType": "e", "message": "m"}})),
-        Just(json!({"kind": "stopped"})),
+        3 => blocking.prop_map(|b| json!({"kind": "starting", "blocking": b})),
+        1 => Just(json!({"kind": "ready"})),
+        1 => Just(json!({"kind": "error", "error": {"errorType": "e", "message": "m"}})),
+        1 => Just(json!({"kind": "stopped"})),
     ]
     .boxed()
 }
@@ -217,9 +235,15 @@ fn customization() -> BoxedStrategy<Value> {
                 "children": children, "enabled": enabled, "contents": "skill", "writable": true})
         }),
         id().prop_flat_map(mcp_server),
+        // Mostly `m1`, the id the MCP server actions mostly name.
+        mcp_id().prop_flat_map(mcp_server),
         id().prop_map(|id| json!({"type": "futureKind", "id": id})),
     ]
     .boxed()
+}
+
+fn mcp_id() -> BoxedStrategy<String> {
+    pick(&["m1", "m1", "m1", "x"])
 }
 
 fn initial() -> BoxedStrategy<Value> {
@@ -227,14 +251,20 @@ fn initial() -> BoxedStrategy<Value> {
         (
             status(),
             pick(&["creating", "ready", "failed"]),
-            prop::collection::vec(chat_summary(), 0..4),
+            prop_oneof![
+                prop::collection::vec(chat_summary(), 0..4),
+                distinct_chats(),
+            ],
             prop::option::of(pick(CHATS)),
             prop::collection::vec(active_client(), 0..3),
         ),
         (
             prop::option::of(prop::collection::vec(pick(DIRS), 0..4)),
             prop::option::of(prop::collection::vec(input_request(), 0..3)),
-            prop::option::of(prop::collection::vec(customization(), 0..4)),
+            prop_oneof![
+                3 => prop::collection::vec(customization(), 1..4).prop_map(Some),
+                1 => Just(None),
+            ],
             prop::option::of(prop::collection::btree_map(
                 pick(&["a", "b"]),
                 0i64..3,
@@ -293,7 +323,10 @@ fn action() -> BoxedStrategy<Value> {
         2 => (pick(CHATS), chat_changes()).prop_map(|(c, ch)| {
             json!({"type": "session/chatUpdated", "chat": c, "changes": ch})
         }),
-        2 => prop::collection::vec(pick(CHATS), 0..4)
+        1 => prop::collection::vec(pick(CHATS), 0..4)
+            .prop_map(|c| json!({"type": "session/chatsReordered", "chats": c})),
+        2 => prop::sample::subsequence(CHATS, 0..=CHATS.len())
+            .prop_shuffle()
             .prop_map(|c| json!({"type": "session/chatsReordered", "chats": c})),
         1 => prop::option::of(pick(CHATS))
             .prop_map(|c| json!({"type": "session/defaultChatChanged", "defaultChat": c})),
@@ -325,12 +358,14 @@ fn action() -> BoxedStrategy<Value> {
         2 => customization().prop_map(|c| json!({"type": "session/customizationUpdated",
             "customization": c})),
         1 => id().prop_map(|id| json!({"type": "session/customizationRemoved", "id": id})),
-        2 => (id(), mcp_state(), prop::option::of(pick(&["mcp://y"]))).prop_map(|(id, s, c)| {
+        2 => (mcp_id(), mcp_state(), prop::option::of(pick(&["mcp://y"]))).prop_map(|(id, s, c)| {
             json!({"type": "session/mcpServerStateChanged", "id": id, "state": s, "channel": c})
         }),
-        1 => id().prop_map(|id| json!({"type": "session/mcpServerStartRequested", "id": id})),
-        1 => id().prop_map(|id| json!({"type": "session/mcpServerStopRequested", "id": id})),
-        2 => id().prop_map(|id| json!({"type": "session/mcpServerBackgroundRequested",
+        1 => mcp_id().prop_map(|id| json!({"type": "session/mcpServerStartRequested",
+            "id": id})),
+        1 => mcp_id().prop_map(|id| json!({"type": "session/mcpServerStopRequested",
+            "id": id})),
+        6 => mcp_id().prop_map(|id| json!({"type": "session/mcpServerBackgroundRequested",
             "id": id})),
     ];
     prop_oneof![
@@ -339,7 +374,7 @@ fn action() -> BoxedStrategy<Value> {
         1 => clients,
         2 => dirs,
         2 => input,
-        5 => customizations,
+        7 => customizations,
         1 => foreign("session"),
     ]
     .boxed()
