@@ -22,6 +22,7 @@ mod resource_watch;
 mod root;
 mod session;
 mod terminal;
+pub mod v1;
 
 pub use changeset::changeset_reducer;
 pub use resource_watch::resource_watch_reducer;

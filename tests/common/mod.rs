@@ -53,8 +53,12 @@ pub fn run_reducer(
 
 /// The vendored conformance fixtures, as (file name, parsed JSON), sorted by name.
 pub fn fixtures() -> Vec<(String, Value)> {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("protocol/ahp-0.3.0/conformance/reducers");
+    fixtures_in("protocol/ahp-0.3.0/conformance/reducers")
+}
+
+/// The fixtures of one vendored directory (relative to the crate), sorted by name.
+pub fn fixtures_in(relative_dir: &str) -> Vec<(String, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative_dir);
     let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|entry| {

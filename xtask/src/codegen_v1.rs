@@ -58,8 +58,23 @@ const SOURCE_FILES: [&str; 6] = [
 /// response part it is (`kind: "error"`).
 const HAND_SERIALIZED: [(&str, &str); 1] = [("ChatErrorAction", "part")];
 
-/// Channel states (`<Name>Field` enums, as for 0.3.0): none yet; the 1.0 reducers come next.
-const CHANNEL_STATES: [&str; 0] = [];
+/// Channel states (`<Name>Field` enums, as for 0.3.0): what the 1.0 reducers report changed.
+const CHANNEL_STATES: [&str; 10] = [
+    "RootState",
+    "SessionState",
+    "ChatState",
+    "CanvasState",
+    "TerminalState",
+    "ChangesetState",
+    "AnnotationsState",
+    "ResourceWatchState",
+    "AutomationState",
+    "AutomationRunState",
+];
+
+/// Arrays whose elements are shared (`Vec<Arc<T>>`), as 0.3.0's session's turns: a chat's
+/// completed turns, so a mirror's copy of a chat shares its history.
+const SHARED_ELEMENTS: [(&str, &str); 1] = [("ChatState", "turns")];
 
 pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let source = definition_source(root)?;
@@ -83,7 +98,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
         tsify: false,
         channel_states: &CHANNEL_STATES,
         boxed_fields: &[],
-        shared_elements: &[],
+        shared_elements: &SHARED_ELEMENTS,
         manual_in_registry: &["StringOrMarkdown"],
     };
     let mut code = render_module(&items, &options);

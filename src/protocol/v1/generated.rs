@@ -3259,6 +3259,92 @@ impl EncodeMembers for RootState {
     }
 }
 
+/// The top-level properties of [`RootState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum RootStateField {
+    Agents,
+    ActiveSessions,
+    Terminals,
+    Config,
+    Meta,
+}
+
+impl RootStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[
+        Self::Agents,
+        Self::ActiveSessions,
+        Self::Terminals,
+        Self::Config,
+        Self::Meta,
+    ];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Agents => "agents",
+            Self::ActiveSessions => "activeSessions",
+            Self::Terminals => "terminals",
+            Self::Config => "config",
+            Self::Meta => "_meta",
+        }
+    }
+}
+
+impl From<RootStateField> for u8 {
+    fn from(field: RootStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl RootState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: RootStateField) {
+        match field {
+            RootStateField::Agents => self.agents.clone_from(&other.agents),
+            RootStateField::ActiveSessions => {
+                self.active_sessions.clone_from(&other.active_sessions)
+            }
+            RootStateField::Terminals => self.terminals.clone_from(&other.terminals),
+            RootStateField::Config => self.config.clone_from(&other.config),
+            RootStateField::Meta => self.meta.clone_from(&other.meta),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: RootStateField, writer: &mut Writer) -> bool {
+        match field {
+            RootStateField::Agents => {
+                self.agents.encode(writer);
+                true
+            }
+            RootStateField::ActiveSessions => self
+                .active_sessions
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            RootStateField::Terminals => self
+                .terminals
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            RootStateField::Config => self
+                .config
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            RootStateField::Meta => self
+                .meta
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
+    }
+}
+
 /// Live agent-host configuration metadata.
 ///
 /// The schema describes the available configuration properties and the values
@@ -4639,7 +4725,7 @@ pub struct ChatState {
     pub canvases: Option<Vec<CanvasReference>>,
     /// Completed turns
     #[serde(rename = "turns")]
-    pub turns: Vec<Turn>,
+    pub turns: Vec<std::sync::Arc<Turn>>,
     /// Cursor for loading older completed turns into this chat state.
     ///
     /// Presence means `turns` is a tail window and more historical turns are
@@ -4876,6 +4962,231 @@ impl EncodeMembers for ChatState {
     }
 }
 
+/// The top-level properties of [`ChatState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ChatStateField {
+    Resource,
+    Title,
+    Status,
+    Activity,
+    ModifiedAt,
+    Changes,
+    Origin,
+    Movable,
+    Interactivity,
+    WorkingDirectories,
+    Changesets,
+    BackgroundWork,
+    Canvases,
+    Turns,
+    TurnsNextCursor,
+    ActiveTurn,
+    SteeringMessage,
+    QueuedMessages,
+    Draft,
+    Meta,
+}
+
+impl ChatStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[
+        Self::Resource,
+        Self::Title,
+        Self::Status,
+        Self::Activity,
+        Self::ModifiedAt,
+        Self::Changes,
+        Self::Origin,
+        Self::Movable,
+        Self::Interactivity,
+        Self::WorkingDirectories,
+        Self::Changesets,
+        Self::BackgroundWork,
+        Self::Canvases,
+        Self::Turns,
+        Self::TurnsNextCursor,
+        Self::ActiveTurn,
+        Self::SteeringMessage,
+        Self::QueuedMessages,
+        Self::Draft,
+        Self::Meta,
+    ];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Resource => "resource",
+            Self::Title => "title",
+            Self::Status => "status",
+            Self::Activity => "activity",
+            Self::ModifiedAt => "modifiedAt",
+            Self::Changes => "changes",
+            Self::Origin => "origin",
+            Self::Movable => "movable",
+            Self::Interactivity => "interactivity",
+            Self::WorkingDirectories => "workingDirectories",
+            Self::Changesets => "changesets",
+            Self::BackgroundWork => "backgroundWork",
+            Self::Canvases => "canvases",
+            Self::Turns => "turns",
+            Self::TurnsNextCursor => "turnsNextCursor",
+            Self::ActiveTurn => "activeTurn",
+            Self::SteeringMessage => "steeringMessage",
+            Self::QueuedMessages => "queuedMessages",
+            Self::Draft => "draft",
+            Self::Meta => "_meta",
+        }
+    }
+}
+
+impl From<ChatStateField> for u8 {
+    fn from(field: ChatStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl ChatState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: ChatStateField) {
+        match field {
+            ChatStateField::Resource => self.resource.clone_from(&other.resource),
+            ChatStateField::Title => self.title.clone_from(&other.title),
+            ChatStateField::Status => self.status.clone_from(&other.status),
+            ChatStateField::Activity => self.activity.clone_from(&other.activity),
+            ChatStateField::ModifiedAt => self.modified_at.clone_from(&other.modified_at),
+            ChatStateField::Changes => self.changes.clone_from(&other.changes),
+            ChatStateField::Origin => self.origin.clone_from(&other.origin),
+            ChatStateField::Movable => self.movable.clone_from(&other.movable),
+            ChatStateField::Interactivity => self.interactivity.clone_from(&other.interactivity),
+            ChatStateField::WorkingDirectories => self
+                .working_directories
+                .clone_from(&other.working_directories),
+            ChatStateField::Changesets => self.changesets.clone_from(&other.changesets),
+            ChatStateField::BackgroundWork => {
+                self.background_work.clone_from(&other.background_work)
+            }
+            ChatStateField::Canvases => self.canvases.clone_from(&other.canvases),
+            ChatStateField::Turns => self.turns.clone_from(&other.turns),
+            ChatStateField::TurnsNextCursor => {
+                self.turns_next_cursor.clone_from(&other.turns_next_cursor)
+            }
+            ChatStateField::ActiveTurn => self.active_turn.clone_from(&other.active_turn),
+            ChatStateField::SteeringMessage => {
+                self.steering_message.clone_from(&other.steering_message)
+            }
+            ChatStateField::QueuedMessages => {
+                self.queued_messages.clone_from(&other.queued_messages)
+            }
+            ChatStateField::Draft => self.draft.clone_from(&other.draft),
+            ChatStateField::Meta => self.meta.clone_from(&other.meta),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: ChatStateField, writer: &mut Writer) -> bool {
+        match field {
+            ChatStateField::Resource => {
+                self.resource.encode(writer);
+                true
+            }
+            ChatStateField::Title => {
+                self.title.encode(writer);
+                true
+            }
+            ChatStateField::Status => {
+                self.status.encode(writer);
+                true
+            }
+            ChatStateField::Activity => self
+                .activity
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::ModifiedAt => {
+                self.modified_at.encode(writer);
+                true
+            }
+            ChatStateField::Changes => self
+                .changes
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Origin => self
+                .origin
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Movable => self
+                .movable
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Interactivity => self
+                .interactivity
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::WorkingDirectories => self
+                .working_directories
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Changesets => self
+                .changesets
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::BackgroundWork => self
+                .background_work
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Canvases => self
+                .canvases
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Turns => {
+                self.turns.encode(writer);
+                true
+            }
+            ChatStateField::TurnsNextCursor => self
+                .turns_next_cursor
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::ActiveTurn => self
+                .active_turn
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::SteeringMessage => self
+                .steering_message
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::QueuedMessages => self
+                .queued_messages
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Draft => self
+                .draft
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChatStateField::Meta => self
+                .meta
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
+    }
+}
+
 /// Stable reference to a subscribable canvas channel.
 ///
 /// Chat state intentionally carries only this reference so the experimental
@@ -5079,6 +5390,108 @@ impl EncodeMembers for CanvasState {
             value.encode(writer);
         }
         writer.extra(&self.extra);
+    }
+}
+
+/// The top-level properties of [`CanvasState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum CanvasStateField {
+    InstanceId,
+    ExtensionId,
+    ExtensionName,
+    CanvasId,
+    Title,
+    Status,
+    Url,
+}
+
+impl CanvasStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[
+        Self::InstanceId,
+        Self::ExtensionId,
+        Self::ExtensionName,
+        Self::CanvasId,
+        Self::Title,
+        Self::Status,
+        Self::Url,
+    ];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::InstanceId => "instanceId",
+            Self::ExtensionId => "extensionId",
+            Self::ExtensionName => "extensionName",
+            Self::CanvasId => "canvasId",
+            Self::Title => "title",
+            Self::Status => "status",
+            Self::Url => "url",
+        }
+    }
+}
+
+impl From<CanvasStateField> for u8 {
+    fn from(field: CanvasStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl CanvasState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: CanvasStateField) {
+        match field {
+            CanvasStateField::InstanceId => self.instance_id.clone_from(&other.instance_id),
+            CanvasStateField::ExtensionId => self.extension_id.clone_from(&other.extension_id),
+            CanvasStateField::ExtensionName => {
+                self.extension_name.clone_from(&other.extension_name)
+            }
+            CanvasStateField::CanvasId => self.canvas_id.clone_from(&other.canvas_id),
+            CanvasStateField::Title => self.title.clone_from(&other.title),
+            CanvasStateField::Status => self.status.clone_from(&other.status),
+            CanvasStateField::Url => self.url.clone_from(&other.url),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: CanvasStateField, writer: &mut Writer) -> bool {
+        match field {
+            CanvasStateField::InstanceId => {
+                self.instance_id.encode(writer);
+                true
+            }
+            CanvasStateField::ExtensionId => {
+                self.extension_id.encode(writer);
+                true
+            }
+            CanvasStateField::ExtensionName => self
+                .extension_name
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            CanvasStateField::CanvasId => {
+                self.canvas_id.encode(writer);
+                true
+            }
+            CanvasStateField::Title => self
+                .title
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            CanvasStateField::Status => self
+                .status
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            CanvasStateField::Url => self
+                .url
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
     }
 }
 
@@ -5898,6 +6311,219 @@ impl EncodeMembers for SessionState {
             value.encode(writer);
         }
         writer.extra(&self.extra);
+    }
+}
+
+/// The top-level properties of [`SessionState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum SessionStateField {
+    Provider,
+    Title,
+    Status,
+    Activity,
+    Origin,
+    Project,
+    WorkingDirectories,
+    Annotations,
+    Lifecycle,
+    CreationError,
+    ServerTools,
+    ActiveClients,
+    Chats,
+    DefaultChat,
+    Config,
+    Customizations,
+    Changesets,
+    InputNeeded,
+    Meta,
+}
+
+impl SessionStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[
+        Self::Provider,
+        Self::Title,
+        Self::Status,
+        Self::Activity,
+        Self::Origin,
+        Self::Project,
+        Self::WorkingDirectories,
+        Self::Annotations,
+        Self::Lifecycle,
+        Self::CreationError,
+        Self::ServerTools,
+        Self::ActiveClients,
+        Self::Chats,
+        Self::DefaultChat,
+        Self::Config,
+        Self::Customizations,
+        Self::Changesets,
+        Self::InputNeeded,
+        Self::Meta,
+    ];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Provider => "provider",
+            Self::Title => "title",
+            Self::Status => "status",
+            Self::Activity => "activity",
+            Self::Origin => "origin",
+            Self::Project => "project",
+            Self::WorkingDirectories => "workingDirectories",
+            Self::Annotations => "annotations",
+            Self::Lifecycle => "lifecycle",
+            Self::CreationError => "creationError",
+            Self::ServerTools => "serverTools",
+            Self::ActiveClients => "activeClients",
+            Self::Chats => "chats",
+            Self::DefaultChat => "defaultChat",
+            Self::Config => "config",
+            Self::Customizations => "customizations",
+            Self::Changesets => "changesets",
+            Self::InputNeeded => "inputNeeded",
+            Self::Meta => "_meta",
+        }
+    }
+}
+
+impl From<SessionStateField> for u8 {
+    fn from(field: SessionStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl SessionState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: SessionStateField) {
+        match field {
+            SessionStateField::Provider => self.provider.clone_from(&other.provider),
+            SessionStateField::Title => self.title.clone_from(&other.title),
+            SessionStateField::Status => self.status.clone_from(&other.status),
+            SessionStateField::Activity => self.activity.clone_from(&other.activity),
+            SessionStateField::Origin => self.origin.clone_from(&other.origin),
+            SessionStateField::Project => self.project.clone_from(&other.project),
+            SessionStateField::WorkingDirectories => self
+                .working_directories
+                .clone_from(&other.working_directories),
+            SessionStateField::Annotations => self.annotations.clone_from(&other.annotations),
+            SessionStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
+            SessionStateField::CreationError => {
+                self.creation_error.clone_from(&other.creation_error)
+            }
+            SessionStateField::ServerTools => self.server_tools.clone_from(&other.server_tools),
+            SessionStateField::ActiveClients => {
+                self.active_clients.clone_from(&other.active_clients)
+            }
+            SessionStateField::Chats => self.chats.clone_from(&other.chats),
+            SessionStateField::DefaultChat => self.default_chat.clone_from(&other.default_chat),
+            SessionStateField::Config => self.config.clone_from(&other.config),
+            SessionStateField::Customizations => {
+                self.customizations.clone_from(&other.customizations)
+            }
+            SessionStateField::Changesets => self.changesets.clone_from(&other.changesets),
+            SessionStateField::InputNeeded => self.input_needed.clone_from(&other.input_needed),
+            SessionStateField::Meta => self.meta.clone_from(&other.meta),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: SessionStateField, writer: &mut Writer) -> bool {
+        match field {
+            SessionStateField::Provider => {
+                self.provider.encode(writer);
+                true
+            }
+            SessionStateField::Title => {
+                self.title.encode(writer);
+                true
+            }
+            SessionStateField::Status => {
+                self.status.encode(writer);
+                true
+            }
+            SessionStateField::Activity => self
+                .activity
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Origin => self
+                .origin
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Project => self
+                .project
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::WorkingDirectories => self
+                .working_directories
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Annotations => self
+                .annotations
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Lifecycle => {
+                self.lifecycle.encode(writer);
+                true
+            }
+            SessionStateField::CreationError => self
+                .creation_error
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::ServerTools => self
+                .server_tools
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::ActiveClients => {
+                self.active_clients.encode(writer);
+                true
+            }
+            SessionStateField::Chats => {
+                self.chats.encode(writer);
+                true
+            }
+            SessionStateField::DefaultChat => self
+                .default_chat
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Config => self
+                .config
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Customizations => self
+                .customizations
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Changesets => self
+                .changesets
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::InputNeeded => self
+                .input_needed
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            SessionStateField::Meta => self
+                .meta
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
     }
 }
 
@@ -17301,6 +17927,125 @@ impl EncodeMembers for TerminalState {
     }
 }
 
+/// The top-level properties of [`TerminalState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum TerminalStateField {
+    Title,
+    Cwd,
+    Cols,
+    Rows,
+    Content,
+    Lifecycle,
+    Claim,
+    SupportsCommandDetection,
+    IsPty,
+}
+
+impl TerminalStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[
+        Self::Title,
+        Self::Cwd,
+        Self::Cols,
+        Self::Rows,
+        Self::Content,
+        Self::Lifecycle,
+        Self::Claim,
+        Self::SupportsCommandDetection,
+        Self::IsPty,
+    ];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Title => "title",
+            Self::Cwd => "cwd",
+            Self::Cols => "cols",
+            Self::Rows => "rows",
+            Self::Content => "content",
+            Self::Lifecycle => "lifecycle",
+            Self::Claim => "claim",
+            Self::SupportsCommandDetection => "supportsCommandDetection",
+            Self::IsPty => "isPty",
+        }
+    }
+}
+
+impl From<TerminalStateField> for u8 {
+    fn from(field: TerminalStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl TerminalState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: TerminalStateField) {
+        match field {
+            TerminalStateField::Title => self.title.clone_from(&other.title),
+            TerminalStateField::Cwd => self.cwd.clone_from(&other.cwd),
+            TerminalStateField::Cols => self.cols.clone_from(&other.cols),
+            TerminalStateField::Rows => self.rows.clone_from(&other.rows),
+            TerminalStateField::Content => self.content.clone_from(&other.content),
+            TerminalStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
+            TerminalStateField::Claim => self.claim.clone_from(&other.claim),
+            TerminalStateField::SupportsCommandDetection => self
+                .supports_command_detection
+                .clone_from(&other.supports_command_detection),
+            TerminalStateField::IsPty => self.is_pty.clone_from(&other.is_pty),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: TerminalStateField, writer: &mut Writer) -> bool {
+        match field {
+            TerminalStateField::Title => {
+                self.title.encode(writer);
+                true
+            }
+            TerminalStateField::Cwd => self
+                .cwd
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::Cols => self
+                .cols
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::Rows => self
+                .rows
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::Content => {
+                self.content.encode(writer);
+                true
+            }
+            TerminalStateField::Lifecycle => {
+                self.lifecycle.encode(writer);
+                true
+            }
+            TerminalStateField::Claim => {
+                self.claim.encode(writer);
+                true
+            }
+            TerminalStateField::SupportsCommandDetection => self
+                .supports_command_detection
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            TerminalStateField::IsPty => self
+                .is_pty
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
+    }
+}
+
 /// Unstructured terminal output — content before, between, or after commands,
 /// or from terminals that do not support command detection.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -18127,6 +18872,75 @@ impl EncodeMembers for ChangesetState {
     }
 }
 
+/// The top-level properties of [`ChangesetState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ChangesetStateField {
+    Status,
+    Error,
+    Files,
+    Operations,
+}
+
+impl ChangesetStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[Self::Status, Self::Error, Self::Files, Self::Operations];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Status => "status",
+            Self::Error => "error",
+            Self::Files => "files",
+            Self::Operations => "operations",
+        }
+    }
+}
+
+impl From<ChangesetStateField> for u8 {
+    fn from(field: ChangesetStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl ChangesetState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: ChangesetStateField) {
+        match field {
+            ChangesetStateField::Status => self.status.clone_from(&other.status),
+            ChangesetStateField::Error => self.error.clone_from(&other.error),
+            ChangesetStateField::Files => self.files.clone_from(&other.files),
+            ChangesetStateField::Operations => self.operations.clone_from(&other.operations),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: ChangesetStateField, writer: &mut Writer) -> bool {
+        match field {
+            ChangesetStateField::Status => {
+                self.status.encode(writer);
+                true
+            }
+            ChangesetStateField::Error => self
+                .error
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ChangesetStateField::Files => {
+                self.files.encode(writer);
+                true
+            }
+            ChangesetStateField::Operations => self
+                .operations
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
+    }
+}
+
 /// One file entry within a {@link ChangesetState}.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ChangesetFile {
@@ -18554,6 +19368,52 @@ impl EncodeMembers for AnnotationsState {
         writer.key("\"annotations\":");
         self.annotations.encode(writer);
         writer.extra(&self.extra);
+    }
+}
+
+/// The top-level properties of [`AnnotationsState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum AnnotationsStateField {
+    Annotations,
+}
+
+impl AnnotationsStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[Self::Annotations];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Annotations => "annotations",
+        }
+    }
+}
+
+impl From<AnnotationsStateField> for u8 {
+    fn from(field: AnnotationsStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl AnnotationsState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: AnnotationsStateField) {
+        match field {
+            AnnotationsStateField::Annotations => self.annotations.clone_from(&other.annotations),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: AnnotationsStateField, writer: &mut Writer) -> bool {
+        match field {
+            AnnotationsStateField::Annotations => {
+                self.annotations.encode(writer);
+                true
+            }
+        }
     }
 }
 
@@ -19085,6 +19945,75 @@ impl EncodeMembers for ResourceWatchState {
             value.encode(writer);
         }
         writer.extra(&self.extra);
+    }
+}
+
+/// The top-level properties of [`ResourceWatchState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ResourceWatchStateField {
+    Root,
+    Recursive,
+    Excludes,
+    Includes,
+}
+
+impl ResourceWatchStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[Self::Root, Self::Recursive, Self::Excludes, Self::Includes];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Root => "root",
+            Self::Recursive => "recursive",
+            Self::Excludes => "excludes",
+            Self::Includes => "includes",
+        }
+    }
+}
+
+impl From<ResourceWatchStateField> for u8 {
+    fn from(field: ResourceWatchStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl ResourceWatchState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: ResourceWatchStateField) {
+        match field {
+            ResourceWatchStateField::Root => self.root.clone_from(&other.root),
+            ResourceWatchStateField::Recursive => self.recursive.clone_from(&other.recursive),
+            ResourceWatchStateField::Excludes => self.excludes.clone_from(&other.excludes),
+            ResourceWatchStateField::Includes => self.includes.clone_from(&other.includes),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: ResourceWatchStateField, writer: &mut Writer) -> bool {
+        match field {
+            ResourceWatchStateField::Root => {
+                self.root.encode(writer);
+                true
+            }
+            ResourceWatchStateField::Recursive => {
+                self.recursive.encode(writer);
+                true
+            }
+            ResourceWatchStateField::Excludes => self
+                .excludes
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            ResourceWatchStateField::Includes => self
+                .includes
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
     }
 }
 
@@ -20595,6 +21524,60 @@ impl EncodeMembers for AutomationState {
     }
 }
 
+/// The top-level properties of [`AutomationState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum AutomationStateField {
+    Entries,
+    Meta,
+}
+
+impl AutomationStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[Self::Entries, Self::Meta];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Entries => "entries",
+            Self::Meta => "_meta",
+        }
+    }
+}
+
+impl From<AutomationStateField> for u8 {
+    fn from(field: AutomationStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl AutomationState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: AutomationStateField) {
+        match field {
+            AutomationStateField::Entries => self.entries.clone_from(&other.entries),
+            AutomationStateField::Meta => self.meta.clone_from(&other.meta),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: AutomationStateField, writer: &mut Writer) -> bool {
+        match field {
+            AutomationStateField::Entries => {
+                self.entries.encode(writer);
+                true
+            }
+            AutomationStateField::Meta => self
+                .meta
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
+    }
+}
+
 /// Origin recorded for a client-requested manual run.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct AutomationManualRunOrigin {
@@ -21419,6 +22402,106 @@ impl EncodeMembers for AutomationRunState {
             value.encode(writer);
         }
         writer.extra(&self.extra);
+    }
+}
+
+/// The top-level properties of [`AutomationRunState`], for reporting which ones an action changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum AutomationRunStateField {
+    Resource,
+    Automation,
+    Origin,
+    Lifecycle,
+    Sessions,
+    PrimarySession,
+    Meta,
+}
+
+impl AutomationRunStateField {
+    /// Every field, in declaration order.
+    pub const ALL: &'static [Self] = &[
+        Self::Resource,
+        Self::Automation,
+        Self::Origin,
+        Self::Lifecycle,
+        Self::Sessions,
+        Self::PrimarySession,
+        Self::Meta,
+    ];
+
+    /// The property name on the wire.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::Resource => "resource",
+            Self::Automation => "automation",
+            Self::Origin => "origin",
+            Self::Lifecycle => "lifecycle",
+            Self::Sessions => "sessions",
+            Self::PrimarySession => "primarySession",
+            Self::Meta => "_meta",
+        }
+    }
+}
+
+impl From<AutomationRunStateField> for u8 {
+    fn from(field: AutomationRunStateField) -> u8 {
+        field as u8
+    }
+}
+
+impl AutomationRunState {
+    /// Sets one top-level field to a clone of `other`'s (so a copy can be brought up to
+    /// date field by field instead of cloning the whole state).
+    pub fn clone_field_from(&mut self, other: &Self, field: AutomationRunStateField) {
+        match field {
+            AutomationRunStateField::Resource => self.resource.clone_from(&other.resource),
+            AutomationRunStateField::Automation => self.automation.clone_from(&other.automation),
+            AutomationRunStateField::Origin => self.origin.clone_from(&other.origin),
+            AutomationRunStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
+            AutomationRunStateField::Sessions => self.sessions.clone_from(&other.sessions),
+            AutomationRunStateField::PrimarySession => {
+                self.primary_session.clone_from(&other.primary_session)
+            }
+            AutomationRunStateField::Meta => self.meta.clone_from(&other.meta),
+        }
+    }
+
+    /// Writes one top-level field's value as JSON; `false` when the field is absent (then
+    /// nothing is written).
+    pub fn encode_field(&self, field: AutomationRunStateField, writer: &mut Writer) -> bool {
+        match field {
+            AutomationRunStateField::Resource => {
+                self.resource.encode(writer);
+                true
+            }
+            AutomationRunStateField::Automation => {
+                self.automation.encode(writer);
+                true
+            }
+            AutomationRunStateField::Origin => {
+                self.origin.encode(writer);
+                true
+            }
+            AutomationRunStateField::Lifecycle => {
+                self.lifecycle.encode(writer);
+                true
+            }
+            AutomationRunStateField::Sessions => {
+                self.sessions.encode(writer);
+                true
+            }
+            AutomationRunStateField::PrimarySession => self
+                .primary_session
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+            AutomationRunStateField::Meta => self
+                .meta
+                .as_ref()
+                .map(|value| value.encode(writer))
+                .is_some(),
+        }
     }
 }
 

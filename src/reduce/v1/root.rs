@@ -1,0 +1,33 @@
+//! The `RootState` reducer: agents, the active session count, terminals and the host config.
+
+use super::{merge_config, outcome, Changed, Outcome};
+use crate::protocol::v1::{RootState, RootStateField, StateAction};
+use crate::reduce::NoOp;
+
+/// Applies `action` to a `RootState`.
+pub fn root_reducer(state: &mut RootState, action: &StateAction) -> Outcome<RootStateField> {
+    use RootStateField as F;
+    let handled = match action {
+        StateAction::RootAgentsChanged(a) => {
+            state.agents.clone_from(&a.agents);
+            Ok(Changed::one(F::Agents))
+        }
+        StateAction::RootActiveSessionsChanged(a) => {
+            state.active_sessions = Some(a.active_sessions);
+            Ok(Changed::one(F::ActiveSessions))
+        }
+        StateAction::RootTerminalsChanged(a) => {
+            state.terminals = Some(a.terminals.clone());
+            Ok(Changed::one(F::Terminals))
+        }
+        // A host without a config has no schema to merge values into.
+        StateAction::RootConfigChanged(a) => merge_config(
+            state.config.as_mut().map(|config| &mut config.values),
+            &a.config,
+            a.replace,
+        )
+        .map(|()| Changed::one(F::Config)),
+        _ => Err(NoOp::NotForThisChannel),
+    };
+    outcome(handled)
+}

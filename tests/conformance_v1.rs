@@ -1,0 +1,147 @@
+//! The 299 official AHP 1.0.0 reducer conformance fixtures (`protocol/ahp-1.0.0/conformance/
+//! reducers/`), run through the native 1.0 reducers (`ahp_wasm::reduce::v1`), none skipped.
+//! Rules (as for 0.3.0's, `tests/conformance.rs`): states compare with nulls removed and numbers
+//! by value. The 0.3.0 clock rule (now = 9999) has nothing to apply to: no 1.0 reducer reads a
+//! clock, the actions carry their timestamps.
+
+mod common;
+
+use ahp_wasm::protocol::v1::{
+    AnnotationsState, AutomationRunState, AutomationState, CanvasState, ChangesetState, ChatState,
+    ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
+};
+use ahp_wasm::reduce::{v1, Outcome};
+use serde::{de::DeserializeOwned, Serialize};
+use serde_json::Value;
+
+const FIXTURES: &str = "protocol/ahp-1.0.0/conformance/reducers";
+
+fn run_typed<S: DeserializeOwned + Serialize, F>(
+    initial: &Value,
+    actions: &[Value],
+    reducer: fn(&mut S, &StateAction) -> Outcome<F>,
+) -> Result<Value, String> {
+    let mut state: S =
+        serde_json::from_value(initial.clone()).map_err(|e| format!("initial state: {e}"))?;
+    for (i, action) in actions.iter().enumerate() {
+        let action: StateAction =
+            serde_json::from_value(action.clone()).map_err(|e| format!("action {i}: {e}"))?;
+        reducer(&mut state, &action);
+    }
+    serde_json::to_value(&state).map_err(|e| format!("serialize: {e}"))
+}
+
+fn run_fixture(fixture: &Value) -> Result<Value, String> {
+    let initial = &fixture["initial"];
+    let actions = fixture["actions"]
+        .as_array()
+        .ok_or("fixture has no actions array")?;
+    match fixture["reducer"].as_str() {
+        Some("root") => run_typed::<RootState, _>(initial, actions, v1::root_reducer),
+        Some("session") => run_typed::<SessionState, _>(initial, actions, v1::session_reducer),
+        Some("chat") => run_typed::<ChatState, _>(initial, actions, v1::chat_reducer),
+        Some("canvas") => run_typed::<CanvasState, _>(initial, actions, v1::canvas_reducer),
+        Some("terminal") => run_typed::<TerminalState, _>(initial, actions, v1::terminal_reducer),
+        Some("changeset") => {
+            run_typed::<ChangesetState, _>(initial, actions, v1::changeset_reducer)
+        }
+        Some("annotations") => {
+            run_typed::<AnnotationsState, _>(initial, actions, v1::annotations_reducer)
+        }
+        Some("resourceWatch") => {
+            run_typed::<ResourceWatchState, _>(initial, actions, v1::resource_watch_reducer)
+        }
+        Some("automation") => {
+            run_typed::<AutomationState, _>(initial, actions, v1::automation_reducer)
+        }
+        Some("automationRun") => {
+            run_typed::<AutomationRunState, _>(initial, actions, v1::automation_run_reducer)
+        }
+        other => Err(format!("unknown reducer {other:?}")),
+    }
+}
+
+#[test]
+fn all_v1_conformance_fixtures_pass() {
+    let fixtures = common::fixtures_in(FIXTURES);
+    assert_eq!(
+        fixtures.len(),
+        299,
+        "expected the 299 vendored 1.0.0 fixtures"
+    );
+    let mut failures = Vec::new();
+    for (name, fixture) in &fixtures {
+        let expected = common::normalize(&fixture["expected"]);
+        match run_fixture(fixture) {
+            Ok(actual) => {
+                let actual = common::normalize(&actual);
+                if let Some(diff) = common::first_difference("state", &actual, &expected) {
+                    failures.push(format!("{name}: {diff}"));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    let passed = fixtures.len() - failures.len();
+    println!(
+        "conformance v1: {passed}/{} fixtures passed",
+        fixtures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} fixtures failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Each reducer leaves another channel's action alone: the fixtures' actions, sent to every
+/// other reducer's fixtures' initial states, change nothing there.
+#[test]
+fn other_channels_actions_are_no_ops() {
+    let fixtures = common::fixtures_in(FIXTURES);
+    let mut checked = 0;
+    for (name, fixture) in &fixtures {
+        let reducer = fixture["reducer"].as_str().unwrap_or_default();
+        let prefix = match reducer {
+            "resourceWatch" => "resourceWatch/",
+            "root" => "root/",
+            "session" => "session/",
+            "chat" => "chat/",
+            "terminal" => "terminal/",
+            "changeset" => "changeset/",
+            "annotations" => "annotations/",
+            "automation" => "automation/",
+            _ => continue,
+        };
+        for (_, other) in &fixtures {
+            for action in other["actions"].as_array().into_iter().flatten() {
+                let kind = action["type"].as_str().unwrap_or_default();
+                // `session/*` actions go to sessions only, `chat/*` to chats only, and so on
+                // (a channel's prefix is its state's).
+                if kind.starts_with(prefix) || (reducer == "root" && kind.starts_with("root/")) {
+                    continue;
+                }
+                let initial = &fixture["initial"];
+                let after = run_fixture(&serde_json::json!({
+                    "reducer": reducer, "initial": initial, "actions": [action],
+                }))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let before = common::normalize(initial);
+                if let Some(diff) =
+                    common::first_difference("state", &common::normalize(&after), &before)
+                {
+                    panic!("{name}: {kind} changed a {reducer} state: {diff}");
+                }
+                checked += 1;
+            }
+        }
+        if checked > 20_000 {
+            break;
+        }
+    }
+    assert!(
+        checked > 1000,
+        "only {checked} cross-channel actions checked"
+    );
+}
