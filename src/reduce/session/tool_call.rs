@@ -64,7 +64,7 @@ pub(super) fn start(state: &mut SessionState, action: &SessionToolCallStartActio
 /// `session/toolCallDelta`: appends streamed parameters (and maybe a new progress message) to
 /// every streaming call with the id.
 pub(super) fn delta(state: &mut SessionState, action: &SessionToolCallDeltaAction) -> Handled {
-    let updated = each_call(state, &action.turn_id, &action.tool_call_id, &mut |tool_call| {
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         let ToolCallState::Streaming(streaming) = tool_call else {
             return false;
         };
@@ -91,7 +91,7 @@ pub(super) fn ready(state: &mut SessionState, action: &SessionToolCallReadyActio
         .confirmed
         .as_ref()
         .filter(|reason| !reason.as_str().is_empty());
-    let updated = each_call(state, &action.turn_id, &action.tool_call_id, &mut |tool_call| {
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         if !matches!(
             tool_call,
             ToolCallState::Streaming(_) | ToolCallState::Running(_)
@@ -110,7 +110,7 @@ pub(super) fn approved(
     state: &mut SessionState,
     action: &SessionToolCallApprovedAction,
 ) -> Handled {
-    let updated = each_call(state, &action.turn_id, &action.tool_call_id, &mut |tool_call| {
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         let ToolCallState::PendingConfirmation(pending) = &*tool_call else {
             return false;
         };
@@ -123,7 +123,7 @@ pub(super) fn approved(
 
 /// `session/toolCallConfirmed` (denied): `pending-confirmation` → `cancelled`.
 pub(super) fn denied(state: &mut SessionState, action: &SessionToolCallDeniedAction) -> Handled {
-    let updated = each_call(state, &action.turn_id, &action.tool_call_id, &mut |tool_call| {
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         let ToolCallState::PendingConfirmation(pending) = &*tool_call else {
             return false;
         };
@@ -141,7 +141,7 @@ pub(super) fn complete(
     state: &mut SessionState,
     action: &SessionToolCallCompleteAction,
 ) -> Handled {
-    let updated = each_call(state, &action.turn_id, &action.tool_call_id, &mut |tool_call| {
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         let confirmed = match &*tool_call {
             ToolCallState::Running(running) => running.confirmed.clone(),
             ToolCallState::PendingConfirmation(_) => ToolCallConfirmationReason::NotNeeded,
@@ -159,7 +159,7 @@ pub(super) fn result_confirmed(
     state: &mut SessionState,
     action: &SessionToolCallResultConfirmedAction,
 ) -> Handled {
-    let updated = each_call(state, &action.turn_id, &action.tool_call_id, &mut |tool_call| {
+    let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         if !matches!(tool_call, ToolCallState::PendingResultConfirmation(_)) {
             return false;
         }
@@ -185,7 +185,7 @@ pub(super) fn content_changed(
     state: &mut SessionState,
     action: &SessionToolCallContentChangedAction,
 ) -> Handled {
-    each_call(state, &action.turn_id, &action.tool_call_id, &mut |tool_call| {
+    each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         let ToolCallState::Running(running) = tool_call else {
             return false;
         };
@@ -215,8 +215,19 @@ pub(super) fn force_cancel(tool_call: &mut ToolCallState) {
 /// `tool_call_id` (a call of an unknown status by its raw id, which no update changes);
 /// `update` returns whether it changed the call. The active turn changed if any did; else the
 /// reason nothing did: the turn is not active, no call has the id, or none is in a status the
-/// action applies to. (`dyn`: one copy of the loop for the six actions.)
+/// action applies to.
+#[inline]
 fn each_call(
+    state: &mut SessionState,
+    turn_id: &str,
+    tool_call_id: &str,
+    mut update: impl FnMut(&mut ToolCallState) -> bool,
+) -> Handled {
+    each_call_dyn(state, turn_id, tool_call_id, &mut update)
+}
+
+/// [`each_call`] through a `dyn` closure: one copy of the loop for the six actions.
+fn each_call_dyn(
     state: &mut SessionState,
     turn_id: &str,
     tool_call_id: &str,
@@ -279,11 +290,17 @@ enum Next<'a> {
         Option<&'a ToolCallConfirmationReason>,
     ),
     /// `toolCallConfirmed` (approved): the edited input, if any, and the selected option.
-    Approved(&'a SessionToolCallApprovedAction, Option<ConfirmationOption>),
+    Approved(
+        &'a SessionToolCallApprovedAction,
+        Option<ConfirmationOption>,
+    ),
     /// `toolCallConfirmed` (denied), with the selected option.
     Denied(&'a SessionToolCallDeniedAction, Option<ConfirmationOption>),
     /// `toolCallComplete`, with how the tool was confirmed.
-    Complete(ToolCallConfirmationReason, &'a SessionToolCallCompleteAction),
+    Complete(
+        ToolCallConfirmationReason,
+        &'a SessionToolCallCompleteAction,
+    ),
     /// The turn ended first: cancelled as `skipped`, no selected option.
     Skipped,
 }
