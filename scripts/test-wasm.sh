@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests of the wasm build and the npm package (run scripts/build-pkg.sh first):
 #   1. the 163 conformance fixtures through the JS API, compiled to wasm, in headless Chromium,
-#      and the JS reducers chained over random sequences against the Rust reducers
+#      the JS reducers chained over random sequences against the Rust reducers, and the 67 AHP
+#      1.0 round-trip cases through `protocol::v1`
 #      (wasm-bindgen-test, driven by scripts/wasm-test-runner.sh; webdriver.json configures
 #      wasm-bindgen-test-runner when it is run headless by hand)
 #   2. the wasm client (AhpClient over the browser WebSocket) in headless Chromium against a
@@ -57,7 +58,7 @@ if [ "$part" != browser ]; then
   step "wasm conformance and reducer chains in headless Chromium" \
     env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/scripts/wasm-test-runner.sh" \
     WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-150}" \
-    cargo test --target wasm32-unknown-unknown --test wasm_conformance --test wasm_reducers
+    cargo test --target wasm32-unknown-unknown --test wasm_conformance --test wasm_reducers --test wasm_roundtrip_v1
   step "wasm client against a real ahp-host in headless Chromium" scripts/test-wasm-client.sh
   step "TypeScript consumer (tsc --strict)" node_modules/.bin/tsc -p tests/ts
   step "package in Node" node --experimental-websocket --test tests/node/

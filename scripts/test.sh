@@ -62,7 +62,7 @@ lint() {
     cargo clippy --workspace --all-targets --quiet -- -D warnings &&
     cargo clippy --workspace --all-targets --features native --quiet -- -D warnings &&
     cargo clippy --target wasm32-unknown-unknown --lib --test wasm_conformance --test wasm_client \
-      --test wasm_fixture_index --test wasm_reducers --quiet -- -D warnings
+      --test wasm_fixture_index --test wasm_reducers --test wasm_roundtrip_v1 --quiet -- -D warnings
 }
 
 step "tools" scripts/install-tools.sh

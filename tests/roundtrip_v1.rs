@@ -261,3 +261,22 @@ fn a_snapshot_state_decodes_as_the_first_state_it_fits() {
     );
     assert_eq!(back, serde_json::from_str::<Value>(text).unwrap());
 }
+
+/// The wasm run of these cases (`tests/wasm_roundtrip_v1.rs`, which embeds them) names every
+/// case file too.
+#[test]
+fn the_wasm_test_embeds_every_case() {
+    let wasm_test = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/wasm_roundtrip_v1.rs"),
+    )
+    .expect("tests/wasm_roundtrip_v1.rs");
+    let missing: Vec<&str> = CASES
+        .iter()
+        .copied()
+        .filter(|case| !wasm_test.contains(&format!("round-trips/{case}\")")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not embedded in the wasm test: {missing:?}"
+    );
+}

@@ -34,7 +34,7 @@ use crate::protocol::{
 };
 use crate::reduce::{Outcome, SystemClock};
 use crate::sync::{ChannelState, PatchBuilder, StatePatch};
-use std::any::{Any, TypeId};
+use std::any::TypeId;
 use std::cell::RefCell;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -44,7 +44,7 @@ pub const CACHE_SIZE: usize = 8;
 
 struct CacheEntry {
     js: JsValue,
-    state: Box<dyn Any>,
+    state: Box<dyn Reducible>,
 }
 
 thread_local! {
@@ -52,28 +52,70 @@ thread_local! {
     static CACHE: RefCell<Vec<CacheEntry>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Takes the Rust state behind `js`, a state this module returned, if it is still cached.
-fn cache_take<S: 'static>(js: &JsValue) -> Option<S> {
+/// Takes the Rust state of kind `reducer` behind `js`, a state this module returned, if it is
+/// still cached.
+fn cache_take(reducer: TypeId, js: &JsValue) -> Option<Box<dyn Reducible>> {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
         let index = cache
             .iter()
-            .position(|e| e.state.is::<S>() && e.js == *js)?;
-        cache.remove(index).state.downcast::<S>().ok().map(|s| *s)
+            .position(|e| e.state.kind() == reducer && e.js == *js)?;
+        Some(cache.remove(index).state)
     })
 }
 
-fn cache_put<S: 'static>(js: JsValue, state: S) {
+fn cache_put(js: JsValue, state: Box<dyn Reducible>) {
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
         if cache.len() >= CACHE_SIZE {
             cache.remove(0);
         }
-        cache.push(CacheEntry {
-            js,
-            state: Box::new(state),
-        });
+        cache.push(CacheEntry { js, state });
     });
+}
+
+/// What [`reduce_typed`] does with a state of any channel, as an object: one copy of the
+/// cache, conversion and render logic for the five reducers, not one compiled into each export.
+trait Reducible {
+    /// The state's type, which its reducer's calls key the cache by.
+    fn kind(&self) -> TypeId;
+    /// Applies `action` (probe, reduce, describe): `None` when it does not apply, else what to
+    /// render: what the action changed if `describe`, else every top-level field.
+    fn apply(&mut self, action: &StateAction, describe: bool) -> Option<StatePatch>;
+    /// `before` (a frozen JS form of the state before the action) with `patch` applied.
+    fn render(&self, before: &JsValue, patch: &StatePatch) -> Result<JsValue, JsValue>;
+}
+
+impl<S: ChannelState> Reducible for S {
+    fn kind(&self) -> TypeId {
+        TypeId::of::<S>()
+    }
+
+    fn apply(&mut self, action: &StateAction, describe: bool) -> Option<StatePatch> {
+        let before = self.probe();
+        let Outcome::Applied(changed) = self.reduce(action, &SystemClock) else {
+            return None;
+        };
+        Some(if describe {
+            let mut patch = PatchBuilder::default();
+            self.describe(before, action, changed, &mut patch);
+            patch.finish()
+        } else {
+            StatePatch::fields(S::fields().iter().map(|&field| S::field_name(field)))
+        })
+    }
+
+    fn render(&self, before: &JsValue, patch: &StatePatch) -> Result<JsValue, JsValue> {
+        apply_patch(before, self, patch, &JsValue::UNDEFINED)
+    }
+}
+
+/// A state's decoder: the state of a JSON text, and whether the text held it exactly.
+type DecodeState = fn(&str) -> Result<(Box<dyn Reducible>, bool), JsValue>;
+
+fn decode_state<S: ChannelState>(text: &str) -> Result<(Box<dyn Reducible>, bool), JsValue> {
+    let (state, exact) = decode_json_text::<S>(text, "state")?;
+    Ok((Box::new(state), exact))
 }
 
 /// What identifies an action for [`LastCall`]: its JSON text, or a plain delta's strings.
@@ -121,14 +163,23 @@ fn remember_call(reducer: TypeId, input: &JsValue, action: ActionKey, output: &J
 
 /// Converts (or finds in the cache), reduces (probe, reduce, describe), and renders the change.
 pub fn reduce_js<S: ChannelState>(state: &JsValue, action: &JsValue) -> Result<JsValue, JsValue> {
+    reduce_js_with(TypeId::of::<S>(), decode_state::<S>, state, action)
+}
+
+/// [`reduce_js`] for the state type `reducer`, decoded by `decode` (not generic: one copy).
+fn reduce_js_with(
+    reducer: TypeId,
+    decode: DecodeState,
+    state: &JsValue,
+    action: &JsValue,
+) -> Result<JsValue, JsValue> {
     let text = to_json_text(action, "action")?;
-    let reducer = TypeId::of::<S>();
     let same = |last: &ActionKey| matches!(last, ActionKey::Text(t) if *t == text);
     if let Some(output) = repeated_call(reducer, state, &same) {
         return Ok(output);
     }
     let action: StateAction = from_json_text(&text, "action")?;
-    let output = reduce_typed::<S>(state, &action)?;
+    let output = reduce_typed(reducer, decode, state, &action)?;
     remember_call(reducer, state, ActionKey::Text(text), &output);
     Ok(output)
 }
@@ -147,15 +198,17 @@ enum Input {
 }
 
 /// [`reduce_js`] with the action already decoded.
-fn reduce_typed<S: ChannelState>(
+fn reduce_typed(
+    reducer: TypeId,
+    decode: DecodeState,
     state: &JsValue,
     action: &StateAction,
 ) -> Result<JsValue, JsValue> {
-    let (mut typed, input) = match cache_take::<S>(state) {
+    let (mut typed, input) = match cache_take(reducer, state) {
         Some(typed) => (typed, Input::Cached),
         None => {
             let text = to_json_js(state, "state")?;
-            let (typed, exact) = decode_json_text::<S>(&text_from_js(&text), "state")?;
+            let (typed, exact) = decode(&text_from_js(&text))?;
             (
                 typed,
                 if exact {
@@ -166,34 +219,20 @@ fn reduce_typed<S: ChannelState>(
             )
         }
     };
-    let before = typed.probe();
-    match typed.reduce(action, &SystemClock) {
-        Outcome::NoOp(_) => {
-            // The caller gets its own object back; only a state we froze can be cached.
-            if matches!(input, Input::Cached) {
-                cache_put(state.clone(), typed);
-            }
-            Ok(state.clone())
+    let Some(patch) = typed.apply(action, !matches!(input, Input::Converted)) else {
+        // The caller gets its own object back; only a state we froze can be cached.
+        if matches!(input, Input::Cached) {
+            cache_put(state.clone(), typed);
         }
-        Outcome::Applied(changed) => {
-            let described = || {
-                let mut patch = PatchBuilder::default();
-                typed.describe(before, action, changed, &mut patch);
-                patch.finish()
-            };
-            let (before_js, patch) = match input {
-                Input::Cached => (state.clone(), described()),
-                Input::Text(text) => (parse_frozen(&text)?, described()),
-                Input::Converted => {
-                    let all = S::fields().iter().map(|&field| S::field_name(field));
-                    (state.clone(), StatePatch::fields(all))
-                }
-            };
-            let out = apply_patch(&before_js, &typed, &patch, &JsValue::UNDEFINED)?;
-            cache_put(out.clone(), typed);
-            Ok(out)
-        }
-    }
+        return Ok(state.clone());
+    };
+    let before_js = match input {
+        Input::Text(text) => parse_frozen(&text)?,
+        Input::Cached | Input::Converted => state.clone(),
+    };
+    let out = typed.render(&before_js, &patch)?;
+    cache_put(out.clone(), typed);
+    Ok(out)
 }
 
 fn run<S: ChannelState + Tsify>(state: Ts<S>, action: Ts<StateAction>) -> Result<Ts<S>, JsValue> {
@@ -244,7 +283,7 @@ pub fn session_reducer_delta(
         content,
         extra: Default::default(),
     });
-    let output = reduce_typed::<SessionState>(&state, &action)?;
+    let output = reduce_typed(reducer, decode_state::<SessionState>, &state, &action)?;
     if let StateAction::SessionDelta(delta) = action {
         let key = ActionKey::Delta([delta.turn_id, delta.part_id, delta.content]);
         remember_call(reducer, &state, key, &output);

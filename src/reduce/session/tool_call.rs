@@ -98,15 +98,7 @@ pub(super) fn ready(state: &mut SessionState, action: &SessionToolCallReadyActio
         ) {
             return false;
         }
-        transition(tool_call, |mut carried| {
-            carried.invocation_message = action.invocation_message.clone();
-            carried.tool_input = action.tool_input.clone();
-            carried.selected_option = None;
-            match confirmed {
-                Some(confirmed) => carried.running(confirmed.clone()),
-                None => carried.pending_confirmation(action),
-            }
-        });
+        transition(tool_call, Next::Ready(action, confirmed));
         true
     });
     settle(state, updated)
@@ -123,13 +115,7 @@ pub(super) fn approved(
             return false;
         };
         let selected = selected_option(pending, action.selected_option_id.as_deref());
-        transition(tool_call, |mut carried| {
-            if let Some(edited) = &action.edited_tool_input {
-                carried.tool_input = Some(edited.clone());
-            }
-            carried.selected_option = selected;
-            carried.running(action.confirmed.clone())
-        });
+        transition(tool_call, Next::Approved(action, selected));
         true
     });
     settle(state, updated)
@@ -142,14 +128,7 @@ pub(super) fn denied(state: &mut SessionState, action: &SessionToolCallDeniedAct
             return false;
         };
         let selected = selected_option(pending, action.selected_option_id.as_deref());
-        transition(tool_call, |mut carried| {
-            carried.selected_option = selected;
-            carried.cancelled(
-                action.reason.clone(),
-                action.reason_message.clone(),
-                action.user_suggestion.clone(),
-            )
-        });
+        transition(tool_call, Next::Denied(action, selected));
         true
     });
     settle(state, updated)
@@ -162,21 +141,13 @@ pub(super) fn complete(
     state: &mut SessionState,
     action: &SessionToolCallCompleteAction,
 ) -> Handled {
-    let needs_review = action.requires_result_confirmation == Some(true);
     let updated = each_call(state, &action.turn_id, &action.tool_call_id, |tool_call| {
         let confirmed = match &*tool_call {
             ToolCallState::Running(running) => running.confirmed.clone(),
             ToolCallState::PendingConfirmation(_) => ToolCallConfirmationReason::NotNeeded,
             _ => return false,
         };
-        transition(tool_call, |carried| {
-            let result = action.result.clone();
-            if needs_review {
-                carried.pending_result_confirmation(confirmed, result)
-            } else {
-                carried.completed(confirmed, result)
-            }
-        });
+        transition(tool_call, Next::Complete(confirmed, action));
         true
     });
     settle(state, updated)
@@ -236,10 +207,7 @@ pub(super) fn force_cancel(tool_call: &mut ToolCallState) {
                 Carried::from_raw(raw).cancelled(ToolCallCancellationReason::Skipped, None, None);
             *tool_call = cancelled;
         }
-        _ => transition(tool_call, |mut carried| {
-            carried.selected_option = None;
-            carried.cancelled(ToolCallCancellationReason::Skipped, None, None)
-        }),
+        _ => transition(tool_call, Next::Skipped),
     }
 }
 
@@ -248,11 +216,22 @@ pub(super) fn force_cancel(tool_call: &mut ToolCallState) {
 /// `update` returns whether it changed the call. The active turn changed if any did; else the
 /// reason nothing did: the turn is not active, no call has the id, or none is in a status the
 /// action applies to.
+#[inline]
 fn each_call(
     state: &mut SessionState,
     turn_id: &str,
     tool_call_id: &str,
     mut update: impl FnMut(&mut ToolCallState) -> bool,
+) -> Handled {
+    each_call_dyn(state, turn_id, tool_call_id, &mut update)
+}
+
+/// [`each_call`] through a `dyn` closure: one copy of the loop for the six actions.
+fn each_call_dyn(
+    state: &mut SessionState,
+    turn_id: &str,
+    tool_call_id: &str,
+    update: &mut dyn FnMut(&mut ToolCallState) -> bool,
 ) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, turn_id)?;
     let (mut found, mut changed) = (false, false);
@@ -302,12 +281,78 @@ fn selected_option(
         .cloned()
 }
 
+/// What a transition makes of a call, with what the action brings.
+enum Next<'a> {
+    /// `toolCallReady`: the action's message and input, no selected option; running at once
+    /// with the confirmation reason, else waiting for the user.
+    Ready(
+        &'a SessionToolCallReadyAction,
+        Option<&'a ToolCallConfirmationReason>,
+    ),
+    /// `toolCallConfirmed` (approved): the edited input, if any, and the selected option.
+    Approved(
+        &'a SessionToolCallApprovedAction,
+        Option<ConfirmationOption>,
+    ),
+    /// `toolCallConfirmed` (denied), with the selected option.
+    Denied(&'a SessionToolCallDeniedAction, Option<ConfirmationOption>),
+    /// `toolCallComplete`, with how the tool was confirmed.
+    Complete(
+        ToolCallConfirmationReason,
+        &'a SessionToolCallCompleteAction,
+    ),
+    /// The turn ended first: cancelled as `skipped`, no selected option.
+    Skipped,
+}
+
 /// Moves the tool call out of its slot, builds its next state from the carried fields, and puts
 /// the result back. Callers check the status first; an unknown status is put back unchanged.
-fn transition(tool_call: &mut ToolCallState, next: impl FnOnce(Carried) -> ToolCallState) {
-    replace_with(tool_call, |old| match Carried::take(old) {
-        Ok(carried) => next(carried),
-        Err(unknown) => ToolCallState::Unknown(unknown),
+/// Not generic and not inlined: one copy of the state builders for every transition.
+#[inline(never)]
+fn transition(tool_call: &mut ToolCallState, next: Next<'_>) {
+    replace_with(tool_call, |old| {
+        let mut carried = match Carried::take(old) {
+            Ok(carried) => carried,
+            Err(unknown) => return ToolCallState::Unknown(unknown),
+        };
+        match next {
+            Next::Ready(action, confirmed) => {
+                carried.invocation_message = action.invocation_message.clone();
+                carried.tool_input = action.tool_input.clone();
+                carried.selected_option = None;
+                match confirmed {
+                    Some(confirmed) => carried.running(confirmed.clone()),
+                    None => carried.pending_confirmation(action),
+                }
+            }
+            Next::Approved(action, selected) => {
+                if let Some(edited) = &action.edited_tool_input {
+                    carried.tool_input = Some(edited.clone());
+                }
+                carried.selected_option = selected;
+                carried.running(action.confirmed.clone())
+            }
+            Next::Denied(action, selected) => {
+                carried.selected_option = selected;
+                carried.cancelled(
+                    action.reason.clone(),
+                    action.reason_message.clone(),
+                    action.user_suggestion.clone(),
+                )
+            }
+            Next::Complete(confirmed, action) => {
+                let result = action.result.clone();
+                if action.requires_result_confirmation == Some(true) {
+                    carried.pending_result_confirmation(confirmed, result)
+                } else {
+                    carried.completed(confirmed, result)
+                }
+            }
+            Next::Skipped => {
+                carried.selected_option = None;
+                carried.cancelled(ToolCallCancellationReason::Skipped, None, None)
+            }
+        }
     });
 }
 
