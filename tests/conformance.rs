@@ -24,25 +24,5 @@ fn run_fixture(fixture: &Value) -> Result<Value, String> {
 fn all_conformance_fixtures_pass() {
     let fixtures = common::fixtures();
     assert_eq!(fixtures.len(), 163, "expected the 163 official fixtures");
-    let mut failures = Vec::new();
-    for (name, fixture) in &fixtures {
-        let expected = common::normalize(&fixture["expected"]);
-        match run_fixture(fixture) {
-            Ok(actual) => {
-                let actual = common::normalize(&actual);
-                if let Some(diff) = common::first_difference("state", &actual, &expected) {
-                    failures.push(format!("{name}: {diff}"));
-                }
-            }
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    let passed = fixtures.len() - failures.len();
-    println!("conformance: {passed}/{} fixtures passed", fixtures.len());
-    assert!(
-        failures.is_empty(),
-        "{} fixtures failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_fixtures_pass("conformance", &fixtures, run_fixture);
 }

@@ -10,26 +10,10 @@ use ahp_wasm::protocol::v1::{
     AnnotationsState, AutomationRunState, AutomationState, CanvasState, ChangesetState, ChatState,
     ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
-use ahp_wasm::reduce::{v1, Outcome};
-use serde::{de::DeserializeOwned, Serialize};
+use ahp_wasm::reduce::v1;
 use serde_json::Value;
 
 const FIXTURES: &str = "protocol/ahp-1.0.0/conformance/reducers";
-
-fn run_typed<S: DeserializeOwned + Serialize, F>(
-    initial: &Value,
-    actions: &[Value],
-    reducer: fn(&mut S, &StateAction) -> Outcome<F>,
-) -> Result<Value, String> {
-    let mut state: S =
-        serde_json::from_value(initial.clone()).map_err(|e| format!("initial state: {e}"))?;
-    for (i, action) in actions.iter().enumerate() {
-        let action: StateAction =
-            serde_json::from_value(action.clone()).map_err(|e| format!("action {i}: {e}"))?;
-        reducer(&mut state, &action);
-    }
-    serde_json::to_value(&state).map_err(|e| format!("serialize: {e}"))
-}
 
 fn run_fixture(fixture: &Value) -> Result<Value, String> {
     let initial = &fixture["initial"];
@@ -37,26 +21,48 @@ fn run_fixture(fixture: &Value) -> Result<Value, String> {
         .as_array()
         .ok_or("fixture has no actions array")?;
     match fixture["reducer"].as_str() {
-        Some("root") => run_typed::<RootState, _>(initial, actions, v1::root_reducer),
-        Some("session") => run_typed::<SessionState, _>(initial, actions, v1::session_reducer),
-        Some("chat") => run_typed::<ChatState, _>(initial, actions, v1::chat_reducer),
-        Some("canvas") => run_typed::<CanvasState, _>(initial, actions, v1::canvas_reducer),
-        Some("terminal") => run_typed::<TerminalState, _>(initial, actions, v1::terminal_reducer),
-        Some("changeset") => {
-            run_typed::<ChangesetState, _>(initial, actions, v1::changeset_reducer)
+        Some("root") => {
+            common::run_typed::<RootState, StateAction, _>(initial, actions, v1::root_reducer)
         }
-        Some("annotations") => {
-            run_typed::<AnnotationsState, _>(initial, actions, v1::annotations_reducer)
+        Some("session") => {
+            common::run_typed::<SessionState, StateAction, _>(initial, actions, v1::session_reducer)
         }
-        Some("resourceWatch") => {
-            run_typed::<ResourceWatchState, _>(initial, actions, v1::resource_watch_reducer)
+        Some("chat") => {
+            common::run_typed::<ChatState, StateAction, _>(initial, actions, v1::chat_reducer)
         }
-        Some("automation") => {
-            run_typed::<AutomationState, _>(initial, actions, v1::automation_reducer)
+        Some("canvas") => {
+            common::run_typed::<CanvasState, StateAction, _>(initial, actions, v1::canvas_reducer)
         }
-        Some("automationRun") => {
-            run_typed::<AutomationRunState, _>(initial, actions, v1::automation_run_reducer)
-        }
+        Some("terminal") => common::run_typed::<TerminalState, StateAction, _>(
+            initial,
+            actions,
+            v1::terminal_reducer,
+        ),
+        Some("changeset") => common::run_typed::<ChangesetState, StateAction, _>(
+            initial,
+            actions,
+            v1::changeset_reducer,
+        ),
+        Some("annotations") => common::run_typed::<AnnotationsState, StateAction, _>(
+            initial,
+            actions,
+            v1::annotations_reducer,
+        ),
+        Some("resourceWatch") => common::run_typed::<ResourceWatchState, StateAction, _>(
+            initial,
+            actions,
+            v1::resource_watch_reducer,
+        ),
+        Some("automation") => common::run_typed::<AutomationState, StateAction, _>(
+            initial,
+            actions,
+            v1::automation_reducer,
+        ),
+        Some("automationRun") => common::run_typed::<AutomationRunState, StateAction, _>(
+            initial,
+            actions,
+            v1::automation_run_reducer,
+        ),
         other => Err(format!("unknown reducer {other:?}")),
     }
 }
@@ -69,30 +75,7 @@ fn all_v1_conformance_fixtures_pass() {
         299,
         "expected the 299 vendored 1.0.0 fixtures"
     );
-    let mut failures = Vec::new();
-    for (name, fixture) in &fixtures {
-        let expected = common::normalize(&fixture["expected"]);
-        match run_fixture(fixture) {
-            Ok(actual) => {
-                let actual = common::normalize(&actual);
-                if let Some(diff) = common::first_difference("state", &actual, &expected) {
-                    failures.push(format!("{name}: {diff}"));
-                }
-            }
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    let passed = fixtures.len() - failures.len();
-    println!(
-        "conformance v1: {passed}/{} fixtures passed",
-        fixtures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} fixtures failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_fixtures_pass("conformance v1", &fixtures, run_fixture);
 }
 
 /// Each reducer leaves another channel's action alone: the fixtures' actions, sent to every

@@ -23,7 +23,7 @@ use ahp_wasm::protocol::v1::{
 };
 use ahp_wasm::reduce::v1;
 use differential_v1::{
-    action_types, always, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
+    action_types, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -31,10 +31,6 @@ use std::sync::Mutex;
 
 /// Longest action sequence per case.
 const MAX_ACTIONS: usize = 24;
-
-fn no_divergence(_: &Value, _: &Value) -> Option<&'static str> {
-    None
-}
 
 fn config() -> ProptestConfig {
     ProptestConfig::with_cases(cases())
@@ -139,14 +135,12 @@ fn root_matches_the_official_reducer() {
         1 => foreign("root"),
     ]
     .boxed();
-    let channel = Channel::<RootState, reference::RootState> {
-        ours: |s, a| v1::root_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<RootState, reference::RootState>::agreeing(
+        |s, a| v1::root_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_root(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(channel, initial, action, "root", &[]);
 }
 
@@ -176,14 +170,12 @@ fn canvas_matches_the_official_reducer() {
         1 => foreign("canvas"),
     ]
     .boxed();
-    let channel = Channel::<CanvasState, reference::CanvasState> {
-        ours: |s, a| v1::canvas_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<CanvasState, reference::CanvasState>::agreeing(
+        |s, a| v1::canvas_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_canvas(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(channel, canvas(), action, "canvas", &[]);
 }
 
@@ -256,14 +248,12 @@ fn terminal_matches_the_official_reducer() {
         1 => foreign("terminal"),
     ]
     .boxed();
-    let channel = Channel::<TerminalState, reference::TerminalState> {
-        ours: |s, a| v1::terminal_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<TerminalState, reference::TerminalState>::agreeing(
+        |s, a| v1::terminal_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_terminal(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(channel, initial, action, "terminal", &["terminal/input"]);
 }
 
@@ -345,14 +335,12 @@ fn changeset_matches_the_official_reducer() {
         1 => foreign("changeset"),
     ]
     .boxed();
-    let channel = Channel::<ChangesetState, reference::ChangesetState> {
-        ours: |s, a| v1::changeset_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<ChangesetState, reference::ChangesetState>::agreeing(
+        |s, a| v1::changeset_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_changeset(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(channel, initial, action, "changeset", &[]);
 }
 
@@ -422,14 +410,12 @@ fn annotations_match_the_official_reducer() {
         1 => foreign("annotations"),
     ]
     .boxed();
-    let channel = Channel::<AnnotationsState, reference::AnnotationsState> {
-        ours: |s, a| v1::annotations_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<AnnotationsState, reference::AnnotationsState>::agreeing(
+        |s, a| v1::annotations_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_annotations(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(channel, initial, action, "annotations", &[]);
 }
 
@@ -449,14 +435,12 @@ fn resource_watch_matches_the_official_reducer() {
         1 => foreign("resourceWatch"),
     ]
     .boxed();
-    let channel = Channel::<ResourceWatchState, reference::ResourceWatchState> {
-        ours: |s, a| v1::resource_watch_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<ResourceWatchState, reference::ResourceWatchState>::agreeing(
+        |s, a| v1::resource_watch_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_resource_watch(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(
         channel,
         initial,
@@ -523,14 +507,12 @@ fn automation_matches_the_official_reducer() {
         1 => foreign("automation"),
     ]
     .boxed();
-    let channel = Channel::<AutomationState, reference::AutomationState> {
-        ours: |s, a| v1::automation_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<AutomationState, reference::AutomationState>::agreeing(
+        |s, a| v1::automation_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_automation(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(
         channel,
         initial,
@@ -596,14 +578,12 @@ fn automation_run_matches_the_official_reducer() {
         1 => foreign("automationRun"),
     ]
     .boxed();
-    let channel = Channel::<AutomationRunState, reference::AutomationRunState> {
-        ours: |s, a| v1::automation_run_reducer(s, a).is_applied(),
-        reference: |s, a| {
+    let channel = Channel::<AutomationRunState, reference::AutomationRunState>::agreeing(
+        |s, a| v1::automation_run_reducer(s, a).is_applied(),
+        |s, a| {
             official::apply_action_to_automation_run(s, a);
         },
-        divergence: no_divergence,
-        faithful: always,
-    };
+    );
     run(
         channel,
         initial,

@@ -9,6 +9,52 @@ use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
 
+/// Decodes `initial` as `S` and each of `actions` as `A`, runs them through `reducer`, and
+/// returns the encoded state; `Err` names what failed to decode.
+pub fn run_typed<S: DeserializeOwned + Serialize, A: DeserializeOwned, O>(
+    initial: &Value,
+    actions: &[Value],
+    reducer: impl Fn(&mut S, &A) -> O,
+) -> Result<Value, String> {
+    let mut state: S =
+        serde_json::from_value(initial.clone()).map_err(|e| format!("initial state: {e}"))?;
+    for (i, action) in actions.iter().enumerate() {
+        let action: A =
+            serde_json::from_value(action.clone()).map_err(|e| format!("action {i}: {e}"))?;
+        reducer(&mut state, &action);
+    }
+    serde_json::to_value(&state).map_err(|e| format!("encode: {e}"))
+}
+
+/// Runs every fixture through `run` and asserts each ends at its `expected` state (nulls
+/// dropped, numbers by value), listing every failure; `label` names the set in the summary.
+pub fn assert_fixtures_pass(
+    label: &str,
+    fixtures: &[(String, Value)],
+    run: impl Fn(&Value) -> Result<Value, String>,
+) {
+    let mut failures = Vec::new();
+    for (name, fixture) in fixtures {
+        let expected = normalize(&fixture["expected"]);
+        match run(fixture) {
+            Ok(actual) => {
+                if let Some(diff) = first_difference("state", &normalize(&actual), &expected) {
+                    failures.push(format!("{name}: {diff}"));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    let passed = fixtures.len() - failures.len();
+    println!("{label}: {passed}/{} fixtures passed", fixtures.len());
+    assert!(
+        failures.is_empty(),
+        "{} fixtures failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// Runs `actions` through the reducer a fixture names (`root`, `session`, `terminal`,
 /// `changeset`, `resourceWatch`) from `initial`, and returns the encoded state.
 pub fn run_reducer(
@@ -17,20 +63,6 @@ pub fn run_reducer(
     actions: &[Value],
     clock: &dyn Clock,
 ) -> Result<Value, String> {
-    fn run_typed<S: DeserializeOwned + Serialize, F>(
-        initial: &Value,
-        actions: &[Value],
-        reducer: impl Fn(&mut S, &StateAction) -> reduce::Outcome<F>,
-    ) -> Result<Value, String> {
-        let mut state: S =
-            serde_json::from_value(initial.clone()).map_err(|e| format!("initial state: {e}"))?;
-        for (i, action) in actions.iter().enumerate() {
-            let action: StateAction =
-                serde_json::from_value(action.clone()).map_err(|e| format!("action {i}: {e}"))?;
-            reducer(&mut state, &action);
-        }
-        serde_json::to_value(&state).map_err(|e| format!("encode: {e}"))
-    }
     match kind {
         "root" => run_typed(initial, actions, |s: &mut RootState, a| {
             reduce::root_reducer(s, a, clock)

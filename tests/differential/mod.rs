@@ -13,6 +13,9 @@
 //! which keeps the model honest.
 #![allow(dead_code)]
 
+#[path = "../support/strategies.rs"]
+mod strategies;
+
 use crate::common;
 use ahp_types::actions::StateAction as RefAction;
 use ahp_wasm::protocol::StateAction;
@@ -22,24 +25,7 @@ use proptest::test_runner::TestCaseError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
-
-/// The default number of cases per property; `AHP_PROPTEST_CASES=n` runs more.
-pub fn cases() -> u32 {
-    std::env::var("AHP_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(256)
-}
-
-/// Short text: mostly lowercase, sometimes control characters or multi-byte characters.
-pub fn text() -> BoxedStrategy<String> {
-    prop_oneof![4 => "[a-z]{0,3}", 1 => "[\\x00-\\x7f]{0,3}", 1 => "[é√𝄞]{1,2}"].boxed()
-}
-
-/// One string of a small pool: pools are what make ids collide.
-pub fn pick(pool: &'static [&'static str]) -> BoxedStrategy<String> {
-    select(pool).prop_map(str::to_owned).boxed()
-}
+pub use strategies::{cases, pick, text};
 
 /// `base` with the members of `extra` added (both objects).
 pub fn with(mut base: Value, extra: Value) -> Value {

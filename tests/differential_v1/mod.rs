@@ -13,6 +13,9 @@
 //! no-op leaves our state's JSON exactly as it was.
 #![allow(dead_code)]
 
+#[path = "../support/strategies.rs"]
+mod strategies;
+
 use crate::common;
 use ahp_types_v1::actions::StateAction as RefAction;
 use ahp_wasm::protocol::v1::StateAction;
@@ -24,24 +27,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-
-/// The default number of cases per property; `AHP_PROPTEST_CASES=n` runs more.
-pub fn cases() -> u32 {
-    std::env::var("AHP_PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(256)
-}
-
-/// Short text: mostly lowercase, sometimes control or multi-byte characters.
-pub fn text() -> BoxedStrategy<String> {
-    prop_oneof![4 => "[a-z]{0,3}", 1 => "[\\x00-\\x7f]{0,3}", 1 => "[é√𝄞]{1,2}"].boxed()
-}
-
-/// One string of a small pool: pools are what make ids collide.
-pub fn pick(pool: &'static [&'static str]) -> BoxedStrategy<String> {
-    select(pool).prop_map(str::to_owned).boxed()
-}
+pub use strategies::{cases, pick, text};
 
 /// An optional `_meta` object.
 pub fn meta() -> BoxedStrategy<Value> {
@@ -110,6 +96,22 @@ pub struct Channel<O, R> {
     /// from our state after a divergence; if not, the rest of the sequence runs through ours
     /// alone (the no-op property is still checked).
     pub faithful: fn(&Value) -> bool,
+}
+
+impl<O, R> Channel<O, R> {
+    /// A channel where ours and the Rust reducer agree everywhere: no named divergence, and
+    /// the reference reads every state.
+    pub fn agreeing(
+        ours: fn(&mut O, &StateAction) -> bool,
+        reference: fn(&mut R, &RefAction),
+    ) -> Self {
+        Channel {
+            ours,
+            reference,
+            divergence: |_, _| None,
+            faithful: always,
+        }
+    }
 }
 
 /// For [`Channel::faithful`]: every state of the channel.
