@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use ahp_wasm::protocol::{
-    ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
+    ChangesetState, ResourceWatchState, RootState, SessionState, TerminalState,
 };
 use ahp_wasm::reduce::{self, Clock};
 use serde::{de::DeserializeOwned, Serialize};
