@@ -55,6 +55,20 @@ pub(in crate::hub) struct ClientTools {
 }
 
 impl ClientTools {
+    /// Removes and returns the wait at `key` when `meant` holds for it (a live timer, the
+    /// call's owner); `None` leaves the table as it was.
+    fn take_if(
+        &mut self,
+        key: &(String, String),
+        meant: impl FnOnce(&ClientToolWait) -> bool,
+    ) -> Option<ClientToolWait> {
+        if self.waits.get(key).is_some_and(meant) {
+            self.waits.remove(key)
+        } else {
+            None
+        }
+    }
+
     /// The session's turn ended or the session went away: stop watching its calls.
     pub(in crate::hub) fn forget(&mut self, channel: &str) {
         self.waits.retain(|(c, _), _| c != channel);
@@ -189,19 +203,13 @@ impl Hub {
         reason: ToolExpiry,
     ) {
         let key = (channel, tool_call_id);
-        let live = self.customs.client_tools.waits.get(&key).is_some_and(|w| {
+        let live = self.customs.client_tools.take_if(&key, |w| {
             w.turn_id == turn_id
                 && (w.timeout.id == timer || w.grace.as_ref().is_some_and(|g| g.id == timer))
         });
-        if !live {
+        let Some(wait) = live else {
             return;
-        }
-        let wait = self
-            .customs
-            .client_tools
-            .waits
-            .remove(&key)
-            .expect("checked above");
+        };
         let (channel, tool_call_id) = key;
         self.fail_client_tool(channel, turn_id, tool_call_id, wait, reason);
     }
@@ -215,21 +223,13 @@ impl Hub {
         by: &str,
     ) {
         let key = (channel.to_owned(), tool_call_id.to_owned());
-        if self
+        let Some(wait) = self
             .customs
             .client_tools
-            .waits
-            .get(&key)
-            .is_none_or(|w| w.client_id != by)
-        {
+            .take_if(&key, |w| w.client_id == by)
+        else {
             return;
-        }
-        let wait = self
-            .customs
-            .client_tools
-            .waits
-            .remove(&key)
-            .expect("checked above");
+        };
         let turn_id = wait.turn_id.clone();
         self.fail_client_tool(key.0, turn_id, key.1, wait, ToolExpiry::Denied);
     }
