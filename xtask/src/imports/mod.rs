@@ -20,6 +20,17 @@ use std::path::Path;
 /// What the lint step checks.
 pub const DEFAULT_DIRS: &[&str] = &["src", "js", "host/src"];
 
+/// Floors a directory's files must not import from below, checked beside the circles: (the
+/// directory, the floor's prefix, the one file allowed to name it, why). The SDK's portable
+/// core (`protocol/`, `reduce/`, `sync/`, `client/`) never imports the wasm bindings, so it
+/// stays a crate of its own in all but name: it builds, and is tested, on every target.
+pub const FLOORS: &[(&str, &str, &str, &str)] = &[(
+    "src",
+    "src/wasm/",
+    "src/lib.rs",
+    "the portable core never imports the wasm bindings",
+)];
+
 /// Checks `dirs` (relative to `root`); `Err` lists the circles. With `edges`, also prints every
 /// import found.
 pub fn run(root: &Path, dirs: &[String], edges: bool) -> Result<(), String> {
@@ -34,6 +45,7 @@ pub fn run(root: &Path, dirs: &[String], edges: bool) -> Result<(), String> {
                 );
             }
         }
+        failures.extend(graph.floor_breaches(dir));
         let circles = graph.circles();
         if circles.is_empty() {
             println!(
@@ -116,6 +128,27 @@ impl Graph {
                 via: via.to_string(),
             });
         }
+    }
+
+    /// The imports of `dir`'s files that go up into a floor of [`FLOORS`], one line each.
+    pub fn floor_breaches(&self, dir: &str) -> Vec<String> {
+        let floors = FLOORS.iter().filter(|(d, ..)| *d == dir);
+        floors
+            .flat_map(|&(_, floor, declarer, why)| {
+                self.edges
+                    .iter()
+                    .filter_map(move |(&(from, to), evidence)| {
+                        let (from, to) = (&self.nodes[from], &self.nodes[to]);
+                        let outside = !from.starts_with(floor) && from != declarer;
+                        (outside && to.starts_with(floor)).then(|| {
+                            format!(
+                                "{dir}: {from}:{} -> {to} ({}): {why}",
+                                evidence.line, evidence.via
+                            )
+                        })
+                    })
+            })
+            .collect()
     }
 
     fn successors(&self, node: usize) -> impl Iterator<Item = usize> + '_ {

@@ -58,6 +58,28 @@ fn the_sdk_has_no_import_circles() {
 }
 
 #[test]
+fn a_core_file_importing_the_bindings_fails_without_a_circle() {
+    let (_dir, root) = project(&[
+        ("src/lib.rs", "mod wasm;\nmod reduce;\n"),
+        ("src/wasm/mod.rs", "pub mod render;\n"),
+        ("src/wasm/render.rs", "pub fn paint() {}\n"),
+        (
+            "src/reduce.rs",
+            "pub fn f() {\n    crate::wasm::render::paint();\n}\n",
+        ),
+    ]);
+    assert!(circles(&root, "src").is_empty());
+    assert_reports(
+        &root,
+        "src",
+        &[
+            "src/reduce.rs:2 -> src/wasm/render.rs",
+            "never imports the wasm bindings",
+        ],
+    );
+}
+
+#[test]
 fn finds_a_planted_rust_cycle_and_names_its_lines() {
     let (_dir, root) = project(&[
         ("src/lib.rs", "mod a;\nmod b;\nmod c;\n"),
