@@ -37,6 +37,7 @@
 mod any;
 mod mirror;
 mod patch;
+pub mod v1;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
 pub use mirror::{BatchEnvelope, BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
