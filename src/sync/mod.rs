@@ -5,6 +5,10 @@
 //! actions tagged with their `clientSeq`, and the optimistic `state` = confirmed with pending
 //! replayed. [`AnyMirror`] wraps the five state-bearing channel kinds behind one type.
 //!
+//! The mirror is version-generic: a [`MirrorState`] names its protocol version's action,
+//! envelope ([`Envelope`]) and kind types. [`ChannelState`] is a 0.3.0 state; [`v1`] holds the
+//! AHP 1.0 states, kinds and `AnyMirror`, over the same [`Mirror`] code.
+//!
 //! ```
 //! use ahp_wasm::protocol::{ActionEnvelope, ActionOrigin, RootState, StateAction};
 //! use ahp_wasm::reduce::FixedClock;
@@ -210,6 +214,8 @@ pub trait MirrorState:
 }
 
 /// A 0.3.0 channel state: a [`MirrorState`] over 0.3.0's actions, envelopes and kinds.
+/// Its methods are [`MirrorState`]'s: generic code bound by it calls them as is; calling them
+/// on a concrete state takes `use ahp_wasm::sync::MirrorState`.
 pub trait ChannelState:
     MirrorState<Action = StateAction, Envelope = ActionEnvelope, Kind = ChannelKind>
 {

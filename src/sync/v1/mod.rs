@@ -177,6 +177,8 @@ impl Envelope for ActionEnvelope {
 }
 
 /// A 1.0 channel state: a [`MirrorState`] over 1.0's actions, envelopes and kinds.
+/// Its methods are [`MirrorState`]'s: generic code bound by it calls them as is; calling them
+/// on a concrete state takes `use ahp_wasm::sync::MirrorState`.
 pub trait ChannelState:
     MirrorState<Action = StateAction, Envelope = ActionEnvelope, Kind = ChannelKind>
 {
