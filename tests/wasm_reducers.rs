@@ -35,7 +35,7 @@ use ahp_wasm::protocol::{
     ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
 };
 use ahp_wasm::reduce::{FixedClock, Outcome};
-use ahp_wasm::sync::{field_names, ChannelState};
+use ahp_wasm::sync::{field_names, ChannelState, MirrorState};
 use ahp_wasm::wasm;
 use fixed_now::FixedNow;
 use js_sys::{Reflect, JSON};

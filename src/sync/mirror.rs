@@ -1,18 +1,18 @@
 //! [`Mirror`]: one channel's confirmed state, pending actions and optimistic state.
 
-use super::{all_fields, ChannelState, PatchBuilder, StatePatch};
-use crate::protocol::tagged::UnknownVariant;
-use crate::protocol::{ActionEnvelope, JsonObject, StateAction};
+use super::{all_fields, Envelope, MirrorState, PatchBuilder, StatePatch};
+use crate::protocol::StateAction;
 use crate::reduce::{Changed, Clock, Outcome};
 use std::collections::VecDeque;
 
-/// An action dispatched by this client and not yet echoed by the server.
+/// An action dispatched by this client and not yet echoed by the server. `A` is the protocol
+/// version's action union (0.3.0's by default).
 #[derive(Debug, Clone, PartialEq)]
-pub struct PendingAction {
+pub struct PendingAction<A = StateAction> {
     /// The `clientSeq` it was dispatched with.
     pub client_seq: u64,
     /// The action.
-    pub action: StateAction,
+    pub action: A,
     /// Whether it was handed to a transport (a connection may have carried it to the server).
     pub sent: bool,
     /// Fields it touched when last applied to the optimistic state (as a raw bit set).
@@ -23,39 +23,45 @@ pub struct PendingAction {
 /// action of a rejected echo can be moved into its [`Rejection`] instead of cloned (the engine
 /// does that: no copy of `StateAction`'s `Clone` in the wasm module for it).
 pub trait BatchEnvelope {
+    /// The protocol version's envelope.
+    type Envelope: Envelope;
     /// The envelope.
-    fn envelope(&self) -> &ActionEnvelope;
+    fn envelope(&self) -> &Self::Envelope;
     /// Its action, for a rejection: a clone, or moved out of a mutable borrow (an unknown
     /// action with no members is left behind).
-    fn take_action(self) -> StateAction;
+    fn take_action(self) -> <Self::Envelope as Envelope>::Action;
 }
 
-impl BatchEnvelope for &ActionEnvelope {
-    fn envelope(&self) -> &ActionEnvelope {
+impl<E: Envelope> BatchEnvelope for &E
+where
+    E::Action: Clone,
+{
+    type Envelope = E;
+    fn envelope(&self) -> &E {
         self
     }
-    fn take_action(self) -> StateAction {
-        self.action.clone()
+    fn take_action(self) -> E::Action {
+        self.action().clone()
     }
 }
 
-impl BatchEnvelope for &mut ActionEnvelope {
-    fn envelope(&self) -> &ActionEnvelope {
+impl<E: Envelope> BatchEnvelope for &mut E {
+    type Envelope = E;
+    fn envelope(&self) -> &E {
         self
     }
-    fn take_action(self) -> StateAction {
-        let left = StateAction::Unknown(UnknownVariant(JsonObject::new()));
-        std::mem::replace(&mut self.action, left)
+    fn take_action(self) -> E::Action {
+        Envelope::take_action(self)
     }
 }
 
 /// An own action the server rejected (`rejectionReason` on its echo).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rejection {
+pub struct Rejection<A = StateAction> {
     /// The `clientSeq` of the action.
     pub client_seq: u64,
     /// The action, as dispatched (or as echoed, if it was no longer pending).
-    pub action: StateAction,
+    pub action: A,
     /// The server's reason.
     pub reason: String,
 }
@@ -81,9 +87,10 @@ impl std::fmt::Display for Divergence {
 }
 
 /// What [`Mirror::apply_batch`] did. `C` is the set of changed fields: `Changed<Field>` for a
-/// typed mirror, a kind-independent `ChangeSet` for an `AnyMirror`.
+/// typed mirror, a kind-independent `ChangeSet` for an `AnyMirror`; `A` the protocol
+/// version's action union.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BatchOutcome<C> {
+pub struct BatchOutcome<C, A = StateAction> {
     /// Top-level fields of the optimistic [`Mirror::state`] that may differ from before the
     /// batch (a superset: fields outside it are unchanged). Empty: nothing to re-render.
     pub changed: C,
@@ -96,10 +103,10 @@ pub struct BatchOutcome<C> {
     /// `clientSeq`s of own actions the server applied.
     pub resolved: Vec<u64>,
     /// Own actions the server rejected.
-    pub rejected: Vec<Rejection>,
+    pub rejected: Vec<Rejection<A>>,
     /// Own actions dropped by the watermark: the server echoed a later `clientSeq` of ours
     /// on this channel first, so it never applied these.
-    pub skipped: Vec<PendingAction>,
+    pub skipped: Vec<PendingAction<A>>,
     /// Set when the mirror can no longer be trusted; see [`Divergence`].
     pub divergence: Option<Divergence>,
     /// How the optimistic state changed: fine steps while it moved by plain application of
@@ -107,7 +114,7 @@ pub struct BatchOutcome<C> {
     pub patch: StatePatch,
 }
 
-impl<C: Default> Default for BatchOutcome<C> {
+impl<C: Default, A> Default for BatchOutcome<C, A> {
     fn default() -> Self {
         BatchOutcome {
             changed: C::default(),
@@ -123,9 +130,9 @@ impl<C: Default> Default for BatchOutcome<C> {
     }
 }
 
-impl<C> BatchOutcome<C> {
+impl<C, A> BatchOutcome<C, A> {
     /// The same outcome with its field sets converted by `f`.
-    pub fn map_changes<D>(self, f: impl Fn(C) -> D) -> BatchOutcome<D> {
+    pub fn map_changes<D>(self, f: impl Fn(C) -> D) -> BatchOutcome<D, A> {
         BatchOutcome {
             changed: f(self.changed),
             confirmed_changed: f(self.confirmed_changed),
@@ -148,16 +155,16 @@ impl<C> BatchOutcome<C> {
 /// A batch of envelopes replays pending actions at most once, and not at all when the batch
 /// only confirms pending actions in order (the optimistic state is then already right).
 #[derive(Debug, Clone)]
-pub struct Mirror<S: ChannelState> {
+pub struct Mirror<S: MirrorState> {
     confirmed: S,
     optimistic: Option<S>,
-    pending: VecDeque<PendingAction>,
+    pending: VecDeque<PendingAction<S::Action>>,
     last_server_seq: u64,
     /// Highest own `clientSeq` resolved (applied, rejected or skipped) on this channel.
     watermark: u64,
 }
 
-impl<S: ChannelState> Mirror<S> {
+impl<S: MirrorState> Mirror<S> {
     /// A mirror of a snapshot taken at `from_seq`.
     pub fn new(state: S, from_seq: u64) -> Self {
         Mirror {
@@ -185,7 +192,7 @@ impl<S: ChannelState> Mirror<S> {
     }
 
     /// Own actions not yet echoed, in dispatch order.
-    pub fn pending(&self) -> impl ExactSizeIterator<Item = &PendingAction> {
+    pub fn pending(&self) -> impl ExactSizeIterator<Item = &PendingAction<S::Action>> {
         self.pending.iter()
     }
 
@@ -205,7 +212,7 @@ impl<S: ChannelState> Mirror<S> {
     pub fn dispatch(
         &mut self,
         client_seq: u64,
-        action: StateAction,
+        action: S::Action,
         clock: &dyn Clock,
     ) -> Outcome<S::Field> {
         self.dispatch_patched(client_seq, action, clock).0
@@ -215,7 +222,7 @@ impl<S: ChannelState> Mirror<S> {
     pub fn dispatch_patched(
         &mut self,
         client_seq: u64,
-        action: StateAction,
+        action: S::Action,
         clock: &dyn Clock,
     ) -> (Outcome<S::Field>, StatePatch) {
         debug_assert!(self
@@ -248,7 +255,7 @@ impl<S: ChannelState> Mirror<S> {
     }
 
     /// The pending action dispatched with `client_seq`, if it still awaits its echo.
-    pub fn pending_action(&self, client_seq: u64) -> Option<&PendingAction> {
+    pub fn pending_action(&self, client_seq: u64) -> Option<&PendingAction<S::Action>> {
         self.pending_index(client_seq).map(|i| &self.pending[i])
     }
 
@@ -271,12 +278,12 @@ impl<S: ChannelState> Mirror<S> {
     /// - Foreign action (or an own one already resolved): applied to `confirmed`; pending
     ///   actions are then replayed, once, at the end of the batch.
     /// - A rejected envelope never touches `confirmed`.
-    pub fn apply_batch<E: BatchEnvelope>(
+    pub fn apply_batch<E: BatchEnvelope<Envelope = S::Envelope>>(
         &mut self,
         envelopes: impl IntoIterator<Item = E>,
         client_id: &str,
         clock: &dyn Clock,
-    ) -> BatchOutcome<Changed<S::Field>> {
+    ) -> BatchOutcome<Changed<S::Field>, S::Action> {
         let mut out = BatchOutcome::default();
         let start_effects = self.pending.iter().fold(0, |bits, p| bits | p.effect);
         let had_optimistic = self.optimistic.is_some();
@@ -304,7 +311,7 @@ impl<S: ChannelState> Mirror<S> {
                 Step::Replay => needs_replay = true,
                 Step::ApplyOwn(seq, replay) => {
                     needs_replay |= replay;
-                    self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch);
+                    self.apply_confirmed(envelope.action(), clock, &mut out, &mut patch);
                     out.resolved.push(seq);
                 }
                 Step::RejectTaken(seq, reason) => out.rejected.push(Rejection {
@@ -314,7 +321,7 @@ impl<S: ChannelState> Mirror<S> {
                 }),
                 Step::Apply => {
                     // Foreign (or an own action no longer pending): the server applied it.
-                    if self.apply_confirmed(&envelope.action, clock, &mut out, &mut patch)
+                    if self.apply_confirmed(envelope.action(), clock, &mut out, &mut patch)
                         && !self.pending.is_empty()
                     {
                         needs_replay = true;
@@ -369,9 +376,9 @@ impl<S: ChannelState> Mirror<S> {
     /// have changed.
     pub fn drop_pending(
         &mut self,
-        mut drop: impl FnMut(&PendingAction) -> bool,
+        mut drop: impl FnMut(&PendingAction<S::Action>) -> bool,
         clock: &dyn Clock,
-    ) -> (Vec<PendingAction>, Changed<S::Field>) {
+    ) -> (Vec<PendingAction<S::Action>>, Changed<S::Field>) {
         let (dropped, mut bits) = take_pending(&mut self.pending, &mut self.watermark, &mut drop);
         if dropped.is_empty() {
             return (dropped, Changed::none());
@@ -396,9 +403,9 @@ impl<S: ChannelState> Mirror<S> {
 
     fn apply_confirmed(
         &mut self,
-        action: &StateAction,
+        action: &S::Action,
         clock: &dyn Clock,
-        out: &mut BatchOutcome<Changed<S::Field>>,
+        out: &mut BatchOutcome<Changed<S::Field>, S::Action>,
         patch: &mut PatchBuilder,
     ) -> bool {
         out.applied += 1;
@@ -436,17 +443,17 @@ impl<S: ChannelState> Mirror<S> {
 }
 
 /// A mirror's bookkeeping, borrowed for [`classify`].
-struct Books<'a> {
-    pending: &'a mut VecDeque<PendingAction>,
+struct Books<'a, A> {
+    pending: &'a mut VecDeque<PendingAction<A>>,
     watermark: &'a mut u64,
     last_server_seq: &'a mut u64,
 }
 
 /// The parts of a [`BatchOutcome`] that [`classify`] writes (the ones not about fields).
-struct Records<'a> {
+struct Records<'a, A> {
     duplicates: &'a mut usize,
-    skipped: &'a mut Vec<PendingAction>,
-    rejected: &'a mut Vec<Rejection>,
+    skipped: &'a mut Vec<PendingAction<A>>,
+    rejected: &'a mut Vec<Rejection<A>>,
     divergence: &'a mut Option<Divergence>,
 }
 
@@ -466,13 +473,13 @@ enum Step {
 }
 
 /// The bookkeeping of one envelope, apart from the state (one copy in the module, not one
-/// per kind of state): duplicates, own echoes against the pending queue (skipped ones are
-/// moved out, a rejected one reported), the watermark, divergence.
+/// per kind of state, one per protocol version): duplicates, own echoes against the pending
+/// queue (skipped ones are moved out, a rejected one reported), the watermark, divergence.
 #[inline(never)]
-fn classify(
-    books: Books<'_>,
-    out: Records<'_>,
-    envelope: &ActionEnvelope,
+fn classify<E: Envelope>(
+    books: Books<'_, E::Action>,
+    out: Records<'_, E::Action>,
+    envelope: &E,
     client_id: &str,
 ) -> Step {
     let Books {
@@ -480,18 +487,18 @@ fn classify(
         watermark,
         last_server_seq,
     } = books;
-    if envelope.server_seq <= *last_server_seq {
+    let server_seq = envelope.server_seq();
+    if server_seq <= *last_server_seq {
         *out.duplicates += 1;
         return Step::Skip;
     }
-    *last_server_seq = envelope.server_seq;
+    *last_server_seq = server_seq;
     let own_seq = envelope
-        .origin
-        .as_ref()
-        .filter(|o| crate::words::same(&o.client_id, client_id))
-        .map(|o| o.client_seq);
+        .origin()
+        .filter(|(id, _)| crate::words::same(id, client_id))
+        .map(|(_, seq)| seq);
     let Some(seq) = own_seq else {
-        return match envelope.rejection_reason {
+        return match envelope.rejection_reason() {
             Some(_) => Step::Skip,
             None => Step::Apply,
         };
@@ -500,7 +507,7 @@ fn classify(
         out.skipped.extend(pending.drain(..index));
         let own = pending.pop_front().expect("position is in range");
         *watermark = (*watermark).max(seq);
-        return match &envelope.rejection_reason {
+        return match envelope.rejection_reason() {
             Some(reason) => {
                 out.rejected.push(Rejection {
                     client_seq: seq,
@@ -515,7 +522,7 @@ fn classify(
     if seq > *watermark {
         *out.divergence = Some(Divergence::UnknownClientSeq(seq));
     }
-    match &envelope.rejection_reason {
+    match envelope.rejection_reason() {
         Some(reason) => Step::RejectTaken(seq, reason.clone()),
         None => Step::Apply,
     }
@@ -525,11 +532,11 @@ fn classify(
 /// caller), raising the watermark past them. Returns them and the fields the dropped and the
 /// kept ones touched (empty when none is dropped).
 #[inline(never)]
-fn take_pending(
-    pending: &mut VecDeque<PendingAction>,
+fn take_pending<A>(
+    pending: &mut VecDeque<PendingAction<A>>,
     watermark: &mut u64,
-    drop: &mut dyn FnMut(&PendingAction) -> bool,
-) -> (Vec<PendingAction>, u64) {
+    drop: &mut dyn FnMut(&PendingAction<A>) -> bool,
+) -> (Vec<PendingAction<A>>, u64) {
     let mut dropped = Vec::new();
     let mut kept = VecDeque::with_capacity(pending.len());
     for p in std::mem::take(pending) {
