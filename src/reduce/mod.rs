@@ -17,6 +17,7 @@
 //! another channel, or an action type from a newer protocol version) leaves the state untouched
 //! and reports [`Outcome::NoOp`]. Reducers never panic.
 
+mod by_id;
 mod changeset;
 mod resource_watch;
 mod root;

@@ -23,9 +23,10 @@ mod turn;
 #[cfg(test)]
 mod tests;
 
+use super::by_id::active_turn_mut;
 use super::{Changed, Clock, NoOp, Outcome};
 use crate::protocol::{
-    ActiveTurn, SessionState, SessionStateField, SessionToolCallConfirmedAction, StateAction,
+    SessionState, SessionStateField, SessionToolCallConfirmedAction, StateAction,
 };
 
 type Field = SessionStateField;
@@ -137,19 +138,6 @@ pub fn session_reducer(
     match handled {
         Ok(changed) => Outcome::Applied(changed),
         Err(reason) => Outcome::NoOp(reason),
-    }
-}
-
-/// The active turn, if `turn_id` names it. Turn-scoped actions for any other turn (a finished
-/// one, or one from before a reconnect) do not apply.
-#[inline]
-fn active_turn_mut<'a>(
-    active_turn: &'a mut Option<ActiveTurn>,
-    turn_id: &str,
-) -> Result<&'a mut ActiveTurn, NoOp> {
-    match active_turn {
-        Some(turn) if crate::words::same(&turn.id, turn_id) => Ok(turn),
-        _ => Err(NoOp::WrongTurn),
     }
 }
 

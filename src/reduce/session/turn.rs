@@ -1,12 +1,13 @@
 //! The turn lifecycle (start, end, truncation) and the content streamed into the active turn.
 
 use super::target::{text_part_index, TextKind};
-use super::{active_turn_mut, pending, status, tool_call, touch, Field, Handled};
+use super::{active_turn_mut, status, tool_call, touch, Field, Handled};
 use crate::protocol::{
     ActiveTurn, ErrorInfo, ResponsePart, SessionDeltaAction, SessionReasoningAction,
     SessionResponsePartAction, SessionState, SessionTruncatedAction, SessionTurnStartedAction,
     SessionUsageAction, ToolCallState, Turn, TurnState,
 };
+use crate::reduce::by_id::remove_queued;
 use crate::reduce::{Changed, Clock, NoOp};
 
 /// `session/delta`: appends text to a markdown part of the active turn (the part
@@ -92,7 +93,7 @@ pub(super) fn started(
         if was_empty {
             state.queued_messages = None;
         }
-        if pending::remove_queued(&mut state.queued_messages, id) || was_empty {
+        if remove_queued(&mut state.queued_messages, id) || was_empty {
             changed.insert(Field::QueuedMessages);
         }
         if state.steering_message.as_ref().is_some_and(|m| &m.id == id) {

@@ -55,6 +55,18 @@ fn outcome<F>(handled: Handled<F>) -> Outcome<F> {
     }
 }
 
+/// A handler that puts `value` in `slot`: `field` changed.
+fn set<T, F: Copy + Into<u8>>(slot: &mut T, value: T, field: F) -> Handled<F> {
+    *slot = value;
+    Ok(Changed::one(field))
+}
+
+/// A handler that makes `slot` a clone of `value` (reusing its allocations): `field` changed.
+fn replace<T: Clone, F: Copy + Into<u8>>(slot: &mut T, value: &T, field: F) -> Handled<F> {
+    slot.clone_from(value);
+    Ok(Changed::one(field))
+}
+
 /// The mutually exclusive activity bits of a status (idle, error, in progress, input needed).
 const ACTIVITY_MASK: u32 = (1 << 5) - 1;
 
