@@ -511,9 +511,7 @@ async fn malformed_input_gets_a_json_rpc_error_and_the_connection_and_state_surv
 #[tokio::test]
 async fn actions_are_authorized_against_current_state() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "forger").await;
-    c.create_session(S).await;
-    let mut mirror = session_state(&c.subscribe(S).await);
+    let (mut c, mut mirror) = Client::with_new_session(&t.host, "forger", S).await;
     // A turn that stays active (it waits for an answer), with a markdown part to forge into.
     c.send_message(S, "t1", "question time\n/ask Your name?")
         .await;
