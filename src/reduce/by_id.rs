@@ -41,11 +41,12 @@ pub(crate) fn active_turn_mut<'a, T: Keyed>(
 
 /// Clears the steering message if it is the one `id` names; `Err(UnknownTarget)` otherwise.
 pub(crate) fn remove_steering<T: Keyed>(steering: &mut Option<T>, id: &str) -> Result<(), NoOp> {
-    if !steering.as_ref().is_some_and(|message| message.id() == id) {
-        return Err(NoOp::UnknownTarget);
+    if steering.as_ref().is_some_and(|message| message.id() == id) {
+        *steering = None;
+        Ok(())
+    } else {
+        Err(NoOp::UnknownTarget)
     }
-    *steering = None;
-    Ok(())
 }
 
 /// Replaces the first queued message with `message`'s id (whole), or appends it.

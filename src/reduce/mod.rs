@@ -147,6 +147,29 @@ impl NoOp {
     }
 }
 
+/// A handler step of either protocol version that puts `value` in `slot`: `field` changed.
+#[inline]
+pub(crate) fn set<T, F: Copy + Into<u8>>(
+    slot: &mut T,
+    value: T,
+    field: F,
+) -> Result<Changed<F>, NoOp> {
+    *slot = value;
+    Ok(Changed::one(field))
+}
+
+/// A handler step of either protocol version that makes `slot` a clone of `value` (reusing its
+/// allocations): `field` changed.
+#[inline]
+pub(crate) fn replace<T: Clone, F: Copy + Into<u8>>(
+    slot: &mut T,
+    value: &T,
+    field: F,
+) -> Result<Changed<F>, NoOp> {
+    slot.clone_from(value);
+    Ok(Changed::one(field))
+}
+
 /// A set of top-level state fields (`F` is a generated `<State>Field` enum, at most 64 fields).
 pub struct Changed<F> {
     bits: u64,

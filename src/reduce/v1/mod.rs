@@ -41,7 +41,7 @@ pub use session::session_reducer;
 pub use terminal::terminal_reducer;
 pub use timestamp::add_milliseconds;
 
-use super::{Changed, NoOp, Outcome};
+use super::{replace, set, Changed, NoOp, Outcome};
 use crate::protocol::v1::SessionStatus;
 
 /// What a handler reports: the top-level fields it changed, or why it left the state alone.
@@ -53,18 +53,6 @@ fn outcome<F>(handled: Handled<F>) -> Outcome<F> {
         Ok(changed) => Outcome::Applied(changed),
         Err(reason) => Outcome::NoOp(reason),
     }
-}
-
-/// A handler that puts `value` in `slot`: `field` changed.
-fn set<T, F: Copy + Into<u8>>(slot: &mut T, value: T, field: F) -> Handled<F> {
-    *slot = value;
-    Ok(Changed::one(field))
-}
-
-/// A handler that makes `slot` a clone of `value` (reusing its allocations): `field` changed.
-fn replace<T: Clone, F: Copy + Into<u8>>(slot: &mut T, value: &T, field: F) -> Handled<F> {
-    slot.clone_from(value);
-    Ok(Changed::one(field))
 }
 
 /// The mutually exclusive activity bits of a status (idle, error, in progress, input needed).
@@ -88,6 +76,16 @@ fn with_activity(status: u32, activity: SessionStatus) -> u32 {
 fn upsert<T: Clone, K: PartialEq>(list: &mut Vec<T>, item: &T, key: impl Fn(&T) -> K) {
     let wanted = key(item);
     match list.iter_mut().find(|existing| key(existing) == wanted) {
+        Some(existing) => existing.clone_from(item),
+        None => list.push(item.clone()),
+    }
+}
+
+/// Replaces the first element `matches` picks with a clone of `item`, or appends one; an absent
+/// list is created first.
+fn upsert_where<T: Clone>(list: &mut Option<Vec<T>>, item: &T, matches: impl Fn(&T) -> bool) {
+    let list = list.get_or_insert_with(Vec::new);
+    match list.iter_mut().find(|existing| matches(existing)) {
         Some(existing) => existing.clone_from(item),
         None => list.push(item.clone()),
     }
