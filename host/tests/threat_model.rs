@@ -258,10 +258,8 @@ async fn frame_size_is_bounded() {
     let huge = json!({"jsonrpc": "2.0", "id": 2, "method": "ping",
         "params": {"channel": ROOT_CHANNEL, "pad": "x".repeat(100 * 1024)}});
     c.send_text(huge.to_string()).await;
-    assert!(
-        c.read_frame().await.is_none(),
-        "a frame over the hard bound must close the connection"
-    );
+    c.assert_closed("a frame over the hard bound must close the connection")
+        .await;
 }
 
 /// "bound ... JSON depth"

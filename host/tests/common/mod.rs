@@ -2,6 +2,11 @@
 #![allow(dead_code)]
 
 mod banner;
+mod sessions;
+
+// Not every test crate uses them.
+#[allow(unused_imports)]
+pub use sessions::{pending_message, result_text};
 
 use ahp_host::{Config, RunningHost};
 use ahp_wasm::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -248,18 +253,6 @@ impl Client {
     /// [`Client::ready`], then a new session `uri` created and subscribed.
     pub async fn in_new_session(host: &RunningHost, client_id: &str, uri: &str) -> Client {
         Client::with_new_session(host, client_id, uri).await.0
-    }
-
-    /// [`Client::in_new_session`], and the session's state in the snapshot.
-    pub async fn with_new_session(
-        host: &RunningHost,
-        client_id: &str,
-        uri: &str,
-    ) -> (Client, SessionState) {
-        let mut c = Client::ready(host, client_id).await;
-        c.create_session(uri).await;
-        let state = session_state(&c.subscribe(uri).await);
-        (c, state)
     }
 
     pub fn ws_mut(&mut self) -> &mut Ws {

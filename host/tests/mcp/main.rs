@@ -215,17 +215,6 @@ async fn mcp_turn(
     (start, result, text)
 }
 
-fn result_text(r: &ToolCallResult) -> String {
-    r.content
-        .iter()
-        .flatten()
-        .filter_map(|c| match c {
-            ToolResultContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// A failed tool call whose error message contains `needle`.
 fn assert_failed(r: &ToolCallResult, needle: &str) {
     assert!(!r.success, "{r:?}");
