@@ -6,10 +6,6 @@
 
 mod common;
 
-use ahp_wasm::protocol::v1::{
-    AnnotationsState, AutomationRunState, AutomationState, CanvasState, ChangesetState, ChatState,
-    ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
-};
 use ahp_wasm::reduce::v1;
 use serde_json::Value;
 
@@ -21,48 +17,16 @@ fn run_fixture(fixture: &Value) -> Result<Value, String> {
         .as_array()
         .ok_or("fixture has no actions array")?;
     match fixture["reducer"].as_str() {
-        Some("root") => {
-            common::run_typed::<RootState, StateAction, _>(initial, actions, v1::root_reducer)
-        }
-        Some("session") => {
-            common::run_typed::<SessionState, StateAction, _>(initial, actions, v1::session_reducer)
-        }
-        Some("chat") => {
-            common::run_typed::<ChatState, StateAction, _>(initial, actions, v1::chat_reducer)
-        }
-        Some("canvas") => {
-            common::run_typed::<CanvasState, StateAction, _>(initial, actions, v1::canvas_reducer)
-        }
-        Some("terminal") => common::run_typed::<TerminalState, StateAction, _>(
-            initial,
-            actions,
-            v1::terminal_reducer,
-        ),
-        Some("changeset") => common::run_typed::<ChangesetState, StateAction, _>(
-            initial,
-            actions,
-            v1::changeset_reducer,
-        ),
-        Some("annotations") => common::run_typed::<AnnotationsState, StateAction, _>(
-            initial,
-            actions,
-            v1::annotations_reducer,
-        ),
-        Some("resourceWatch") => common::run_typed::<ResourceWatchState, StateAction, _>(
-            initial,
-            actions,
-            v1::resource_watch_reducer,
-        ),
-        Some("automation") => common::run_typed::<AutomationState, StateAction, _>(
-            initial,
-            actions,
-            v1::automation_reducer,
-        ),
-        Some("automationRun") => common::run_typed::<AutomationRunState, StateAction, _>(
-            initial,
-            actions,
-            v1::automation_run_reducer,
-        ),
+        Some("root") => common::run_typed(initial, actions, v1::root_reducer),
+        Some("session") => common::run_typed(initial, actions, v1::session_reducer),
+        Some("chat") => common::run_typed(initial, actions, v1::chat_reducer),
+        Some("canvas") => common::run_typed(initial, actions, v1::canvas_reducer),
+        Some("terminal") => common::run_typed(initial, actions, v1::terminal_reducer),
+        Some("changeset") => common::run_typed(initial, actions, v1::changeset_reducer),
+        Some("annotations") => common::run_typed(initial, actions, v1::annotations_reducer),
+        Some("resourceWatch") => common::run_typed(initial, actions, v1::resource_watch_reducer),
+        Some("automation") => common::run_typed(initial, actions, v1::automation_reducer),
+        Some("automationRun") => common::run_typed(initial, actions, v1::automation_run_reducer),
         other => Err(format!("unknown reducer {other:?}")),
     }
 }

@@ -33,6 +33,7 @@ use ahp_wasm::protocol::{ChangesetState, ResourceWatchState, RootState, Terminal
 use ahp_wasm::reduce::{
     changeset_reducer, resource_watch_reducer, root_reducer, terminal_reducer, FixedClock,
 };
+use differential::strategies::{root_actions, root_state};
 use differential::{
     assert_all_seen, cases, check_channel, foreign, pick, text, ts, with, Channel, Disagreement,
     Tally,
@@ -59,17 +60,6 @@ const ROOT: Channel<RootState, RefRoot> = Channel {
     disagreements: &[],
 };
 
-fn agents() -> BoxedStrategy<Value> {
-    prop::collection::vec(pick(&["copilot", "claude", "copilot"]), 0..3)
-        .prop_map(|providers| {
-            json!(providers
-                .iter()
-                .map(|p| json!({"provider": p, "displayName": p, "description": "", "models": []}))
-                .collect::<Vec<_>>())
-        })
-        .boxed()
-}
-
 fn claim() -> BoxedStrategy<Value> {
     prop_oneof![
         3 => pick(&["c1", "c2"]).prop_map(|c| json!({"kind": "client", "clientId": c})),
@@ -95,48 +85,12 @@ fn terminals() -> BoxedStrategy<Value> {
         .boxed()
 }
 
-fn config_values() -> BoxedStrategy<Value> {
-    let value = prop_oneof![
-        (0i64..3).prop_map(Value::from),
-        pick(&["x", "y"]).prop_map(Value::from),
-        any::<bool>().prop_map(Value::from),
-        Just(json!({"nested": [1, 2]})),
-    ];
-    prop::collection::btree_map(pick(&["a", "b", "c"]), value, 0..3)
-        .prop_map(|m| json!(m))
-        .boxed()
-}
-
 fn root_initial() -> BoxedStrategy<Value> {
-    (
-        agents(),
-        prop::option::of(0i64..3),
-        prop::option::of(terminals()),
-        prop::option::of(config_values()),
-    )
-        .prop_map(|(agents, active, terminals, values)| {
-            let config = values.map(|v| {
-                json!({"schema": {"type": "object", "properties": {}},
-                "values": v})
-            });
-            json!({"agents": agents, "activeSessions": active, "terminals": terminals,
-                "config": config})
-        })
-        .boxed()
+    root_state(terminals())
 }
 
 fn root_action() -> BoxedStrategy<Value> {
-    prop_oneof![
-        2 => agents().prop_map(|a| json!({"type": "root/agentsChanged", "agents": a})),
-        2 => (0i64..3).prop_map(|n| json!({"type": "root/activeSessionsChanged",
-            "activeSessions": n})),
-        2 => terminals().prop_map(|t| json!({"type": "root/terminalsChanged", "terminals": t})),
-        3 => (config_values(), prop::option::of(any::<bool>())).prop_map(|(c, replace)| {
-            json!({"type": "root/configChanged", "config": c, "replace": replace})
-        }),
-        1 => foreign("root"),
-    ]
-    .boxed()
+    root_actions(terminals(), foreign("root"))
 }
 
 // ─── Terminal ─────────────────────────────────────────────────────────

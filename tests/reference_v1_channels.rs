@@ -22,54 +22,29 @@ use ahp_wasm::protocol::v1::{
     ResourceWatchState, RootState, TerminalState,
 };
 use ahp_wasm::reduce::v1;
+use differential_v1::strategies::{root_actions, root_state};
 use differential_v1::{
-    action_types, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
+    action_types, assert_coverage, cases, foreign, meta, pick, run_cases, text, Channel, Json,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use std::sync::Mutex;
 
 /// Longest action sequence per case.
 const MAX_ACTIONS: usize = 24;
 
-fn config() -> ProptestConfig {
-    ProptestConfig::with_cases(cases())
-}
-
 /// Runs the property for one channel and checks its coverage.
-fn run<O, R>(
+fn run<O: Json, R: Json>(
     channel: Channel<O, R>,
     initial: BoxedStrategy<Value>,
     action: BoxedStrategy<Value>,
     name: &str,
     never_apply: &[&str],
-) where
-    O: serde::de::DeserializeOwned + serde::Serialize,
-    R: serde::de::DeserializeOwned + serde::Serialize,
-{
-    let tally = Mutex::new(Tally::default());
-    let mut runner = proptest::test_runner::TestRunner::new(config());
-    let strategy = (initial, prop::collection::vec(action, 1..MAX_ACTIONS));
-    runner
-        .run(&strategy, |(initial, actions)| {
-            check(&channel, &initial, &actions, &tally)
-        })
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+) {
+    let tally = run_cases(name, &channel, (initial, action), MAX_ACTIONS, cases());
     assert_coverage(&tally, &action_types(name), never_apply, &[]);
 }
 
 // ─── Root ─────────────────────────────────────────────────────────────
-
-fn agents() -> BoxedStrategy<Value> {
-    prop::collection::vec(pick(&["copilot", "claude", "copilot"]), 0..3)
-        .prop_map(|providers| {
-            json!(providers
-                .iter()
-                .map(|p| json!({"provider": p, "displayName": p, "description": "", "models": []}))
-                .collect::<Vec<_>>())
-        })
-        .boxed()
-}
 
 fn claim() -> BoxedStrategy<Value> {
     prop_oneof![
@@ -95,46 +70,10 @@ fn terminals() -> BoxedStrategy<Value> {
         .boxed()
 }
 
-fn config_values() -> BoxedStrategy<Value> {
-    let value = prop_oneof![
-        (0i64..3).prop_map(Value::from),
-        pick(&["x", "y"]).prop_map(Value::from),
-        any::<bool>().prop_map(Value::from),
-        Just(json!({"nested": [1, 2]})),
-    ];
-    prop::collection::btree_map(pick(&["a", "b", "c"]), value, 0..3)
-        .prop_map(|m| json!(m))
-        .boxed()
-}
-
 #[test]
 fn root_matches_the_official_reducer() {
-    let initial = (
-        agents(),
-        prop::option::of(0i64..3),
-        prop::option::of(terminals()),
-        prop::option::of(config_values()),
-    )
-        .prop_map(|(agents, active, terminals, values)| {
-            let config = values.map(|v| {
-                json!({"schema": {"type": "object", "properties": {}},
-                "values": v})
-            });
-            json!({"agents": agents, "activeSessions": active, "terminals": terminals,
-                "config": config})
-        })
-        .boxed();
-    let action = prop_oneof![
-        2 => agents().prop_map(|a| json!({"type": "root/agentsChanged", "agents": a})),
-        2 => (0i64..3).prop_map(|n| json!({"type": "root/activeSessionsChanged",
-            "activeSessions": n})),
-        2 => terminals().prop_map(|t| json!({"type": "root/terminalsChanged", "terminals": t})),
-        3 => (config_values(), prop::option::of(any::<bool>())).prop_map(|(c, replace)| {
-            json!({"type": "root/configChanged", "config": c, "replace": replace})
-        }),
-        1 => foreign("root"),
-    ]
-    .boxed();
+    let initial = root_state(terminals());
+    let action = root_actions(terminals(), foreign("root"));
     let channel = Channel::<RootState, reference::RootState>::agreeing(
         |s, a| v1::root_reducer(s, a).is_applied(),
         |s, a| {

@@ -40,11 +40,10 @@ use ahp_v1::reducers::apply_action_to_chat;
 use ahp_wasm::protocol::v1::ChatState;
 use ahp_wasm::reduce::v1::chat_reducer;
 use differential_v1::{
-    action_types, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
+    action_types, assert_coverage, cases, foreign, meta, pick, run_cases, text, Channel,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use std::sync::Mutex;
 
 const MAX_ACTIONS: usize = 40;
 
@@ -557,27 +556,29 @@ fn action() -> BoxedStrategy<Value> {
     .boxed()
 }
 
-#[test]
-fn chat_matches_the_official_reducer() {
-    let channel = Channel::<ChatState, RefState> {
+/// Ours and the official chat reducer, with the divergences this file names.
+fn chat_channel() -> Channel<ChatState, RefState> {
+    Channel {
         ours: |s, a| chat_reducer(s, a).is_applied(),
         reference: |s, a| {
             apply_action_to_chat(s, a);
         },
         divergence,
         faithful,
-    };
-    let tally = Mutex::new(Tally::default());
+    }
+}
+
+#[test]
+fn chat_matches_the_official_reducer() {
     // Twice the default cases: the chat has the most action types, and a turn-scoped action
     // applies only when its turn, target and status line up.
-    let mut runner =
-        proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases() * 2));
-    runner
-        .run(
-            &(initial(), prop::collection::vec(action(), 1..MAX_ACTIONS)),
-            |(initial, actions)| check(&channel, &initial, &actions, &tally),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    let tally = run_cases(
+        "chat",
+        &chat_channel(),
+        (initial(), action()),
+        MAX_ACTIONS,
+        cases() * 2,
+    );
     assert_coverage(
         &tally,
         &action_types("chat"),
@@ -614,22 +615,13 @@ fn tool_calls_match_the_official_reducer() {
             "turnId": "t1", "duration": d, "part": p})),
     ];
     let action = prop_oneof![12 => tool_call_actions(), 1 => end].boxed();
-    let channel = Channel::<ChatState, RefState> {
-        ours: |s, a| chat_reducer(s, a).is_applied(),
-        reference: |s, a| {
-            apply_action_to_chat(s, a);
-        },
-        divergence,
-        faithful,
-    };
-    let tally = Mutex::new(Tally::default());
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases()));
-    runner
-        .run(
-            &(initial, prop::collection::vec(action, 1..24)),
-            |(initial, actions)| check(&channel, &initial, &actions, &tally),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    let tally = run_cases(
+        "tool calls",
+        &chat_channel(),
+        (initial, action),
+        24,
+        cases(),
+    );
     let calls: Vec<&str> = action_types("chat")
         .into_iter()
         .filter(|t| t.starts_with("chat/toolCall"))

@@ -24,11 +24,10 @@ use ahp_v1::reducers::apply_action_to_session;
 use ahp_wasm::protocol::v1::SessionState;
 use ahp_wasm::reduce::v1::session_reducer;
 use differential_v1::{
-    action_types, always, assert_coverage, cases, check, foreign, meta, pick, text, Channel, Tally,
+    action_types, always, assert_coverage, cases, foreign, meta, pick, run_cases, text, Channel,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use std::sync::Mutex;
 
 const MAX_ACTIONS: usize = 32;
 
@@ -390,14 +389,13 @@ fn session_matches_the_official_reducer() {
         divergence,
         faithful: always,
     };
-    let tally = Mutex::new(Tally::default());
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases()));
-    runner
-        .run(
-            &(initial(), prop::collection::vec(action(), 1..MAX_ACTIONS)),
-            |(initial, actions)| check(&channel, &initial, &actions, &tally),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    let tally = run_cases(
+        "session",
+        &channel,
+        (initial(), action()),
+        MAX_ACTIONS,
+        cases(),
+    );
     assert_coverage(
         &tally,
         &action_types("session"),

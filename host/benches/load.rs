@@ -30,6 +30,9 @@
 //! `LOAD_IDLE` (1000; 0 skips), `LOAD_GAP` (10000; 0 skips), `LOAD_THREADS` (client runtime
 //! workers, 2).
 
+#[path = "../tests/common/banner.rs"]
+mod banner;
+
 use ahp_wasm::client::native::{
     AhpClient, BoxFuture, BoxTransport, ConnectOptions, Connector, ReconnectPolicy, Subscription,
     WsConnector,
@@ -38,7 +41,6 @@ use ahp_wasm::client::transport::Transport;
 use ahp_wasm::client::Error;
 use ahp_wasm::protocol::*;
 use futures_util::task::AtomicWaker;
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -158,19 +160,7 @@ impl Host {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("the ahp-host binary starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let ws_url = loop {
-            let line = lines
-                .next()
-                .expect("ahp-host printed its address")
-                .expect("stdout");
-            if let Some(url) = line.strip_prefix("websocket: ") {
-                break url.trim().to_owned();
-            }
-        };
-        // Keep draining stdout so the host never blocks on it.
-        std::thread::spawn(move || for _ in lines {});
+        let ws_url = banner::read_banner(&mut child, "websocket: ");
         Host {
             child,
             ws_url,

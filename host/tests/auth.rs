@@ -6,10 +6,7 @@ mod common;
 
 use ahp_host::agent_auth::{AgentAuthConfig, DEFAULT_RESOURCE};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
-use ahp_wasm::protocol::{
-    errors, Message, MessageOrigin, PendingMessageKind, SessionPendingMessageSetAction,
-    SnapshotState, StateAction,
-};
+use ahp_wasm::protocol::{errors, PendingMessageKind, SnapshotState, StateAction};
 use common::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -155,19 +152,7 @@ async fn queued_messages_are_refused_too_and_a_reconnect_starts_locked() {
         .await
         .unwrap();
     assert_auth_required(&try_create(&mut b, "ahp-session:/s2").await.unwrap_err());
-    let queued = StateAction::SessionPendingMessageSet(Box::new(SessionPendingMessageSetAction {
-        kind: PendingMessageKind::Queued,
-        id: "q1".into(),
-        message: Message {
-            text: "queued".into(),
-            origin: MessageOrigin {
-                kind: "user".into(),
-                extra: Default::default(),
-            },
-            ..Default::default()
-        },
-        extra: Default::default(),
-    }));
+    let queued = pending_message(PendingMessageKind::Queued, "q1", "queued");
     b.dispatch("ahp-session:/s1", queued).await;
     let e = b.envelope().await;
     assert!(matches!(e.action, StateAction::SessionPendingMessageSet(_)));

@@ -110,13 +110,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// Creates a session in `dir`, and answers its changeset URI from the catalogue.
 async fn session_in(c: &mut Client, uri: &str, dir: &Path) -> String {
-    c.call(
-        "createSession",
-        json!({ "channel": uri, "workingDirectory": file_uri(dir) }),
-    )
-    .await
-    .expect("createSession");
-    let snapshot = session_state(&c.subscribe(uri).await);
+    let snapshot = c.create_session_in(uri, dir).await;
     // The catalogue is published once the baseline is taken: in the snapshot, or soon after.
     if let Some(entry) = snapshot.changesets.as_ref().and_then(|c| c.first()) {
         return entry.uri_template.clone();

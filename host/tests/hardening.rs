@@ -160,28 +160,24 @@ async fn flood_without_reading(c: &mut Client, method: &str, params: Value, coun
 #[tokio::test]
 async fn a_peer_that_does_not_read_is_dropped_by_bytes() {
     // A write timeout far beyond the test: only the byte budget can stop this peer.
-    let t = start_host_with(|c| {
-        c.limits.outbound_queue_bytes = 2 << 20;
-        c.limits.write_timeout = Duration::from_secs(600);
-    })
-    .await;
-    flood_large_reads(&t).await;
+    flood_large_reads(2 << 20, Duration::from_secs(600)).await;
 }
 
 /// Defect 3 (write timeout): a write that stalls because the peer stopped reading drops it.
 #[tokio::test]
 async fn a_stalled_write_drops_the_peer() {
     // A byte budget far beyond the test: only the write timeout can stop this peer.
-    let t = start_host_with(|c| {
-        c.limits.outbound_queue_bytes = 1 << 30;
-        c.limits.write_timeout = Duration::from_secs(1);
-    })
-    .await;
-    flood_large_reads(&t).await;
+    flood_large_reads(1 << 30, Duration::from_secs(1)).await;
 }
 
-/// Asks for sixty 1 MiB files without reading: the host must drop the peer, not buffer it all.
-async fn flood_large_reads(t: &TestHost) {
+/// Asks a host with these outbound limits for sixty 1 MiB files without reading: the host must
+/// drop the peer, not buffer it all.
+async fn flood_large_reads(outbound_queue_bytes: usize, write_timeout: Duration) {
+    let t = start_host_with(|c| {
+        c.limits.outbound_queue_bytes = outbound_queue_bytes;
+        c.limits.write_timeout = write_timeout;
+    })
+    .await;
     let big = t.work.path().canonicalize().unwrap().join("big.txt");
     std::fs::write(&big, "x".repeat(1 << 20)).unwrap();
     let mut c = Client::ready(&t.host, "reader").await;
@@ -260,10 +256,7 @@ async fn a_client_id_cannot_be_taken_over_without_its_secret() {
     params["clientSecret"] = json!(secret);
     let again = back.call("initialize", params).await.unwrap();
     assert_eq!(again["clientSecret"], json!(secret));
-    assert!(
-        victim.read_frame().await.is_none(),
-        "the old connection is replaced"
-    );
+    victim.assert_closed("the old connection is replaced").await;
 
     // The binding survives a restart.
     let common::TestHost { host, data, work } = t;

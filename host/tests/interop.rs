@@ -8,8 +8,8 @@
 mod common;
 
 use ahp::{
-    Client as OfficialClient, ClientConfig, ClientEvent, ClientEventStream, SubscriptionEvent,
-    Transport, TransportError, TransportMessage,
+    Client as OfficialClient, ClientConfig, ClientEvent, ClientEventStream, SessionSubscription,
+    SubscriptionEvent, Transport, TransportError, TransportMessage,
 };
 use ahp_types::actions::{ActionEnvelope as OfficialEnvelope, StateAction as OfficialAction};
 use ahp_types::commands::ReconnectResult as OfficialReconnect;
@@ -148,6 +148,20 @@ fn session_of(state: OfficialSnapshot) -> OfficialSession {
     }
 }
 
+/// Creates session `uri` through the official client and subscribes to it: the session's
+/// snapshot state and the subscription.
+async fn official_session(
+    client: &OfficialClient,
+    uri: &str,
+) -> (OfficialSession, SessionSubscription) {
+    let _: Value = client
+        .request("createSession", json!({"channel": uri}))
+        .await
+        .expect("createSession");
+    let (result, sub) = client.subscribe(uri.into()).await.expect("subscribe");
+    (session_of(result.snapshot.expect("snapshot").state), sub)
+}
+
 fn ends_official_turn(env: &OfficialEnvelope, turn: &str) -> bool {
     let v = serde_json::to_value(&env.action).unwrap();
     matches!(
@@ -205,15 +219,7 @@ async fn the_official_client_reduces_to_the_hosts_state() {
     assert_eq!(init.snapshots.len(), 1);
 
     let s = "ahp-session:/interop";
-    let _: Value = client
-        .request("createSession", json!({"channel": s}))
-        .await
-        .expect("createSession");
-    let (result, mut sub) = client.subscribe(s.into()).await.expect("subscribe");
-    let mut state: OfficialSession = match result.snapshot.expect("snapshot").state {
-        OfficialSnapshot::Session(state) => *state,
-        other => panic!("session snapshot expected, got {other:?}"),
-    };
+    let (mut state, mut sub) = official_session(&client, s).await;
 
     client
         .dispatch(
@@ -287,12 +293,7 @@ async fn the_official_client_reconnects_after_its_connection_drops() {
         .initialize(id.into(), versions(), vec![])
         .await
         .expect("initialize");
-    let _: Value = client
-        .request("createSession", json!({"channel": S}))
-        .await
-        .expect("createSession");
-    let (result, _sub) = client.subscribe(S.into()).await.expect("subscribe");
-    let mut mirror = session_of(result.snapshot.expect("snapshot").state);
+    let (mut mirror, _sub) = official_session(&client, S).await;
     let mut observer = Client::ready(&t.host, "observer").await;
     observer.subscribe(S).await;
 
@@ -415,12 +416,7 @@ async fn the_official_client_reconnects_across_a_kill_9_restart() {
         .initialize(id.into(), versions(), vec!["ahp-root://".into()])
         .await
         .expect("initialize");
-    let _: Value = client
-        .request("createSession", json!({"channel": S}))
-        .await
-        .expect("createSession");
-    let (result, _sub) = client.subscribe(S.into()).await.expect("subscribe");
-    let mut mirror = session_of(result.snapshot.expect("snapshot").state);
+    let (mut mirror, _sub) = official_session(&client, S).await;
     client
         .dispatch(S.into(), official_turn("t1", "/long 20"))
         .await

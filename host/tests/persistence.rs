@@ -3,7 +3,7 @@
 
 mod common;
 
-use ahp_wasm::protocol::jsonrpc::{self, ROOT_CHANNEL};
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::*;
 use common::*;
 
@@ -69,15 +69,7 @@ async fn kill_9_and_restart_loses_nothing_acknowledged() {
     assert_eq!(after.items[1].title, "Session 1");
 
     for (i, s) in sessions.iter().enumerate() {
-        let page = c
-            .request::<jsonrpc::FetchTurns>(FetchTurnsParams {
-                channel: s.to_string(),
-                before: None,
-                limit: Some(100.0),
-                extra: Default::default(),
-            })
-            .await
-            .unwrap();
+        let page = c.fetch_turns(s, None, 100.0).await;
         let expected = if i == 0 { 2 } else { i + 1 };
         assert_eq!(page.turns.len(), expected, "{s}");
         assert!(page

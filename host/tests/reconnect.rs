@@ -11,9 +11,7 @@ const S: &str = "ahp-session:/reconnect";
 #[tokio::test]
 async fn dropped_mid_stream_then_replayed_to_the_hosts_state() {
     let t = start_host_with(|c| c.chunk_delay = Duration::from_millis(3)).await;
-    let mut a = Client::ready(&t.host, "rc").await;
-    a.create_session(S).await;
-    let mut mirror = session_state(&a.subscribe(S).await);
+    let (mut a, mut mirror) = Client::with_new_session(&t.host, "rc", S).await;
     a.send_message(S, "t1", "/long 60").await;
     let mut seen = Vec::new();
     while seen.len() < 20 {

@@ -93,19 +93,7 @@ async fn a_second_turn_while_one_is_active_is_rejected_and_queued_messages_run_a
     let mut a = Client::in_new_session(&t.host, "a", S).await;
     a.send_message(S, "t1", "first").await;
     let seq = a.send_message(S, "t2", "second").await;
-    let queued = StateAction::SessionPendingMessageSet(Box::new(SessionPendingMessageSetAction {
-        kind: PendingMessageKind::Queued,
-        id: "q1".into(),
-        message: Message {
-            text: "queued one".into(),
-            origin: MessageOrigin {
-                kind: "user".into(),
-                extra: Default::default(),
-            },
-            ..Default::default()
-        },
-        extra: Default::default(),
-    }));
+    let queued = pending_message(PendingMessageKind::Queued, "q1", "queued one");
     a.dispatch(S, queued).await;
     let mut envelopes = a.until_turn_end("t1").await;
     let rejected = envelopes
@@ -179,19 +167,7 @@ async fn cancel_stops_the_stream_and_fail_ask_title_steering_work() {
     let StateAction::SessionInputRequested(req) = &envs.last().unwrap().action else {
         unreachable!()
     };
-    let steer = StateAction::SessionPendingMessageSet(Box::new(SessionPendingMessageSetAction {
-        kind: PendingMessageKind::Steering,
-        id: "s1".into(),
-        message: Message {
-            text: "be brief".into(),
-            origin: MessageOrigin {
-                kind: "user".into(),
-                extra: Default::default(),
-            },
-            ..Default::default()
-        },
-        extra: Default::default(),
-    }));
+    let steer = pending_message(PendingMessageKind::Steering, "s1", "be brief");
     a.dispatch(S, steer).await;
     let answer: StateAction = serde_json::from_value(json!({
         "type": "session/inputCompleted", "requestId": req.request.id, "response": "accept",
@@ -246,29 +222,13 @@ async fn session_commands_errors_dispose_and_fetch_turns() {
         a.send_message(S, &id, &format!("message {i}")).await;
         a.until_turn_end(&id).await;
     }
-    let page = a
-        .request::<jsonrpc::FetchTurns>(FetchTurnsParams {
-            channel: S.into(),
-            before: None,
-            limit: Some(2.0),
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let page = a.fetch_turns(S, None, 2.0).await;
     assert_eq!(
         page.turns.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
         ["t4", "t5"]
     );
     assert!(page.has_more);
-    let page = a
-        .request::<jsonrpc::FetchTurns>(FetchTurnsParams {
-            channel: S.into(),
-            before: Some("t2".into()),
-            limit: Some(5.0),
-            extra: Default::default(),
-        })
-        .await
-        .unwrap();
+    let page = a.fetch_turns(S, Some("t2"), 5.0).await;
     assert_eq!(
         page.turns.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
         ["t1"]

@@ -13,7 +13,7 @@ use ahp_wasm::reduce::{terminal_reducer, SystemClock};
 use common::*;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use terminal_support::{commands, create_params, result_text, text};
+use terminal_support::{commands, create_params, text};
 
 /// A client's mirror of one terminal, kept with the SDK's reducer from the envelopes it gets.
 struct Mirror {

@@ -258,10 +258,8 @@ async fn frame_size_is_bounded() {
     let huge = json!({"jsonrpc": "2.0", "id": 2, "method": "ping",
         "params": {"channel": ROOT_CHANNEL, "pad": "x".repeat(100 * 1024)}});
     c.send_text(huge.to_string()).await;
-    assert!(
-        c.read_frame().await.is_none(),
-        "a frame over the hard bound must close the connection"
-    );
+    c.assert_closed("a frame over the hard bound must close the connection")
+        .await;
 }
 
 /// "bound ... JSON depth"
@@ -511,9 +509,7 @@ async fn malformed_input_gets_a_json_rpc_error_and_the_connection_and_state_surv
 #[tokio::test]
 async fn actions_are_authorized_against_current_state() {
     let t = start_host().await;
-    let mut c = Client::ready(&t.host, "forger").await;
-    c.create_session(S).await;
-    let mut mirror = session_state(&c.subscribe(S).await);
+    let (mut c, mut mirror) = Client::with_new_session(&t.host, "forger", S).await;
     // A turn that stays active (it waits for an answer), with a markdown part to forge into.
     c.send_message(S, "t1", "question time\n/ask Your name?")
         .await;

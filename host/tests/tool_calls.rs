@@ -32,9 +32,7 @@ fn tool_state<'a>(state: &'a SessionState, id: &str) -> &'a ToolCallState {
 #[tokio::test]
 async fn server_tool_waits_for_confirmation_then_runs() {
     let t = start_host().await;
-    let mut a = Client::ready(&t.host, "a").await;
-    a.create_session(S).await;
-    let mut mirror = session_state(&a.subscribe(S).await);
+    let (mut a, mut mirror) = Client::with_new_session(&t.host, "a", S).await;
     a.send_message(
         S,
         "t1",

@@ -36,19 +36,33 @@ impl ResponsePart {
     }
 }
 
+impl Message {
+    /// A message the user typed: `text`, origin `user`.
+    pub fn user(text: impl Into<String>) -> Message {
+        Message {
+            text: text.into(),
+            origin: MessageOrigin::user(),
+            ..Default::default()
+        }
+    }
+}
+
+impl MessageOrigin {
+    /// The origin of what the user typed.
+    pub fn user() -> MessageOrigin {
+        MessageOrigin {
+            kind: "user".into(),
+            extra: Default::default(),
+        }
+    }
+}
+
 impl StateAction {
     /// `session/turnStarted` for a message a user typed (origin `user`, not from the queue).
     pub fn user_turn_started(turn_id: impl Into<String>, text: impl Into<String>) -> StateAction {
         StateAction::SessionTurnStarted(Box::new(SessionTurnStartedAction {
             turn_id: turn_id.into(),
-            message: Message {
-                text: text.into(),
-                origin: MessageOrigin {
-                    kind: "user".into(),
-                    extra: Default::default(),
-                },
-                ..Default::default()
-            },
+            message: Message::user(text),
             queued_message_id: None,
             extra: Default::default(),
         }))

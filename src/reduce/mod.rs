@@ -17,6 +17,7 @@
 //! another channel, or an action type from a newer protocol version) leaves the state untouched
 //! and reports [`Outcome::NoOp`]. Reducers never panic.
 
+mod by_id;
 mod changeset;
 mod resource_watch;
 mod root;
@@ -144,6 +145,29 @@ impl NoOp {
             NoOp::NothingToChange => "the action changes nothing in the current state",
         }
     }
+}
+
+/// A handler step of either protocol version that puts `value` in `slot`: `field` changed.
+#[inline]
+pub(crate) fn set<T, F: Copy + Into<u8>>(
+    slot: &mut T,
+    value: T,
+    field: F,
+) -> Result<Changed<F>, NoOp> {
+    *slot = value;
+    Ok(Changed::one(field))
+}
+
+/// A handler step of either protocol version that makes `slot` a clone of `value` (reusing its
+/// allocations): `field` changed.
+#[inline]
+pub(crate) fn replace<T: Clone, F: Copy + Into<u8>>(
+    slot: &mut T,
+    value: &T,
+    field: F,
+) -> Result<Changed<F>, NoOp> {
+    slot.clone_from(value);
+    Ok(Changed::one(field))
 }
 
 /// A set of top-level state fields (`F` is a generated `<State>Field` enum, at most 64 fields).

@@ -111,6 +111,16 @@ mod tests {
         }
     }
 
+    /// Applies `a` and asserts it is a no-op with nothing to change that leaves `state` as it was.
+    fn assert_nothing_to_change(state: &mut RootState, a: &StateAction) {
+        let before = state.clone();
+        assert_eq!(
+            root_reducer(state, a, &CLOCK),
+            Outcome::NoOp(NoOp::NothingToChange)
+        );
+        assert_eq!(*state, before);
+    }
+
     fn agent(provider: &str) -> AgentInfo {
         AgentInfo {
             provider: provider.into(),
@@ -128,12 +138,7 @@ mod tests {
         let out = root_reducer(&mut state, &a, &CLOCK);
         assert_eq!(out, Outcome::Applied(Changed::one(RootStateField::Agents)));
         assert_eq!(state.agents, vec![agent("copilot")]);
-        let before = state.clone();
-        assert_eq!(
-            root_reducer(&mut state, &a, &CLOCK),
-            Outcome::NoOp(NoOp::NothingToChange)
-        );
-        assert_eq!(state, before);
+        assert_nothing_to_change(&mut state, &a);
     }
 
     #[test]
@@ -157,10 +162,7 @@ mod tests {
             Outcome::Applied(Changed::one(RootStateField::Terminals))
         );
         assert_eq!(state.terminals, Some(vec![]));
-        assert_eq!(
-            root_reducer(&mut state, &terminals, &CLOCK),
-            Outcome::NoOp(NoOp::NothingToChange)
-        );
+        assert_nothing_to_change(&mut state, &terminals);
     }
 
     #[test]
@@ -210,17 +212,9 @@ mod tests {
             Some(json!({"theme": "dark", "locale": "en", "font": 12}))
         );
 
-        let before = state.clone();
-        assert_eq!(
-            root_reducer(&mut state, &a, &CLOCK),
-            Outcome::NoOp(NoOp::NothingToChange)
-        );
+        assert_nothing_to_change(&mut state, &a);
         let empty = action(json!({"type": "root/configChanged", "config": {}}));
-        assert_eq!(
-            root_reducer(&mut state, &empty, &CLOCK),
-            Outcome::NoOp(NoOp::NothingToChange)
-        );
-        assert_eq!(state, before);
+        assert_nothing_to_change(&mut state, &empty);
     }
 
     #[test]
@@ -235,10 +229,7 @@ mod tests {
             .as_ref()
             .map(|c| serde_json::Value::Object(c.values.clone()));
         assert_eq!(values, Some(json!({"theme": "light"})));
-        assert_eq!(
-            root_reducer(&mut state, &a, &CLOCK),
-            Outcome::NoOp(NoOp::NothingToChange)
-        );
+        assert_nothing_to_change(&mut state, &a);
         // `replace: false` is a merge.
         let merge =
             action(json!({"type": "root/configChanged", "config": {"x": true}, "replace": false}));
@@ -256,17 +247,12 @@ mod tests {
             agents: vec![agent("a")],
             ..Default::default()
         };
-        let before = state.clone();
         for replace in [json!(null), json!(true)] {
             let a = action(
                 json!({"type": "root/configChanged", "config": {"k": 1}, "replace": replace}),
             );
-            assert_eq!(
-                root_reducer(&mut state, &a, &CLOCK),
-                Outcome::NoOp(NoOp::NothingToChange)
-            );
+            assert_nothing_to_change(&mut state, &a);
         }
-        assert_eq!(state, before);
     }
 
     #[test]

@@ -14,18 +14,15 @@
 #![allow(dead_code)]
 
 #[path = "../support/strategies.rs"]
-mod strategies;
+pub mod strategies;
 
 use crate::common;
 use ahp_types::actions::StateAction as RefAction;
 use ahp_wasm::protocol::StateAction;
 use proptest::prelude::*;
-use proptest::sample::select;
 use proptest::test_runner::TestCaseError;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::{json, Value};
-pub use strategies::{cases, pick, text};
+pub use strategies::{cases, parse, pick, text, to_json, unhandled, Json};
 
 /// `base` with the members of `extra` added (both objects).
 pub fn with(mut base: Value, extra: Value) -> Value {
@@ -48,21 +45,7 @@ pub fn foreign(channel: &'static str) -> BoxedStrategy<Value> {
     .into_iter()
     .filter(|a| !a["type"].as_str().unwrap_or("").starts_with(channel))
     .collect();
-    prop_oneof![
-        Just(json!({"type": format!("{channel}/nonExistentAction"), "x": 1})),
-        Just(json!({"type": "future/thing"})),
-        select(others),
-    ]
-    .boxed()
-}
-
-pub fn parse<T: DeserializeOwned>(what: &str, value: &Value) -> Result<T, TestCaseError> {
-    serde_json::from_value(value.clone())
-        .map_err(|e| TestCaseError::fail(format!("{what} does not parse: {e}\n{value}")))
-}
-
-pub fn to_json<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).expect("serialize")
+    unhandled(channel, others)
 }
 
 /// A channel's reducers, as the driver calls them.
@@ -83,16 +66,12 @@ pub struct Channel<O, R> {
 /// Runs `actions` from `initial` through ours, the TypeScript model and (if any) the Rust
 /// reference (see the module docs). An action ours reports as a no-op must leave our state's
 /// JSON exactly as it was.
-pub fn check_channel<O, R>(
+pub fn check_channel<O: Json, R: Json>(
     channel: &Channel<O, R>,
     initial: &Value,
     actions: &[Value],
     tally: &mut Tally,
-) -> Result<(), TestCaseError>
-where
-    O: DeserializeOwned + Serialize,
-    R: DeserializeOwned + Serialize,
-{
+) -> Result<(), TestCaseError> {
     let initial = strip_nulls(initial.clone());
     let mut ours: O = parse("initial state", &initial)?;
     let mut model = initial.clone();

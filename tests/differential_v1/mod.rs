@@ -14,20 +14,17 @@
 #![allow(dead_code)]
 
 #[path = "../support/strategies.rs"]
-mod strategies;
+pub mod strategies;
 
 use crate::common;
 use ahp_types_v1::actions::StateAction as RefAction;
 use ahp_wasm::protocol::v1::StateAction;
 use proptest::prelude::*;
-use proptest::sample::select;
 use proptest::test_runner::TestCaseError;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-pub use strategies::{cases, pick, text};
+pub use strategies::{cases, parse, pick, text, to_json, unhandled, Json};
 
 /// An optional `_meta` object.
 pub fn meta() -> BoxedStrategy<Value> {
@@ -61,21 +58,7 @@ pub fn foreign(channel: &'static str) -> BoxedStrategy<Value> {
         !ty.starts_with(&format!("{channel}/"))
     })
     .collect();
-    prop_oneof![
-        Just(json!({"type": format!("{channel}/nonExistentAction"), "x": 1})),
-        Just(json!({"type": "future/thing"})),
-        select(others),
-    ]
-    .boxed()
-}
-
-pub fn parse<T: DeserializeOwned>(what: &str, value: &Value) -> Result<T, TestCaseError> {
-    serde_json::from_value(value.clone())
-        .map_err(|e| TestCaseError::fail(format!("{what} does not parse: {e}\n{value}")))
-}
-
-pub fn to_json<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).expect("serialize")
+    unhandled(channel, others)
 }
 
 /// `value` without `null` members, recursively (the generators write `null` for "absent").
@@ -129,16 +112,12 @@ pub struct Tally {
 }
 
 /// Runs `actions` from `initial` through ours and the reference (see the module docs).
-pub fn check<O, R>(
+pub fn check<O: Json, R: Json>(
     channel: &Channel<O, R>,
     initial: &Value,
     actions: &[Value],
     tally: &Mutex<Tally>,
-) -> Result<(), TestCaseError>
-where
-    O: DeserializeOwned + Serialize,
-    R: DeserializeOwned + Serialize,
-{
+) -> Result<(), TestCaseError> {
     let initial = strip_nulls(initial.clone());
     let mut ours: O = parse("initial state", &initial)?;
     let mut theirs: R = parse("initial state (reference)", &initial)?;
@@ -198,6 +177,26 @@ where
         }
     }
     Ok(())
+}
+
+/// Runs [`check`] on `cases` random sequences of `initial` and 1 to `max_actions - 1` of
+/// `action` (`name` says which property failed); answers what the runs saw.
+pub fn run_cases<O: Json, R: Json>(
+    name: &str,
+    channel: &Channel<O, R>,
+    (initial, action): (BoxedStrategy<Value>, BoxedStrategy<Value>),
+    max_actions: usize,
+    cases: u32,
+) -> Mutex<Tally> {
+    let tally = Mutex::new(Tally::default());
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases));
+    let strategy = (initial, prop::collection::vec(action, 1..max_actions));
+    runner
+        .run(&strategy, |(initial, actions)| {
+            check(channel, &initial, &actions, &tally)
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    tally
 }
 
 /// Asserts the run generated every action type of `types` and that ours applied each one of

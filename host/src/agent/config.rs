@@ -182,16 +182,24 @@ fn list(items: &[&str]) -> String {
     quoted.join(", ")
 }
 
-/// Checks one value against its property of `schema`.
-fn check_value(schema: &SessionConfigSchema, key: &str, value: &Value) -> Result<(), String> {
-    let Some(property) = schema.properties.get(key) else {
+/// The property `key` of `schema`, or an error that lists the properties there are.
+fn known_property<'a>(
+    schema: &'a SessionConfigSchema,
+    key: &str,
+) -> Result<&'a SessionConfigPropertySchema, String> {
+    schema.properties.get(key).ok_or_else(|| {
         let known: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
-        return Err(format!(
+        format!(
             "unknown property `{}` (the properties are {})",
             clip(key),
             list(&known)
-        ));
-    };
+        )
+    })
+}
+
+/// Checks one value against its property of `schema`.
+fn check_value(schema: &SessionConfigSchema, key: &str, value: &Value) -> Result<(), String> {
+    let property = known_property(schema, key)?;
     use SessionConfigPropertySchemaType as T;
     let typed = match &property.r#type {
         T::String => value.is_string(),
@@ -406,14 +414,7 @@ pub fn check_change(
 /// prefix matches first), for `sessionConfigCompletions`.
 pub fn value_items(property: &str, query: &str) -> Result<Vec<SessionConfigValueItem>, String> {
     let schema = schema();
-    let Some(p) = schema.properties.get(property) else {
-        let known: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
-        return Err(format!(
-            "unknown property `{}` (the properties are {})",
-            clip(property),
-            list(&known)
-        ));
-    };
+    let p = known_property(&schema, property)?;
     Ok(matching(p, query))
 }
 

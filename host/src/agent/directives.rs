@@ -173,12 +173,19 @@ pub fn parse(text: &str) -> Parsed {
     parsed
 }
 
+/// `text`'s first word and what follows the white space after it; `text` and `otherwise` for
+/// a single word. (The line's argument is trimmed at the end already.)
+fn first_word<'a>(text: &'a str, otherwise: &'a str) -> (&'a str, &'a str) {
+    match text.split_once(char::is_whitespace) {
+        Some((word, rest)) => (word, rest.trim_start()),
+        None => (text, otherwise),
+    }
+}
+
 fn parse_line(line: &str) -> Option<Directive> {
     let rest = line.strip_prefix('/')?;
-    let (word, arg) = match rest.split_once(char::is_whitespace) {
-        Some((w, a)) => (w, a.trim()),
-        None => (rest, ""),
-    };
+    let (word, arg) = first_word(rest, "");
+    let arg = arg.trim_end();
     if !CATALOGUE
         .iter()
         .any(|d| d.words.split(' ').next() == Some(word))
@@ -187,10 +194,7 @@ fn parse_line(line: &str) -> Option<Directive> {
     }
     Some(match word {
         "tool" => {
-            let (sub, path) = match arg.split_once(char::is_whitespace) {
-                Some((s, p)) => (s, p.trim()),
-                None => (arg, ""),
-            };
+            let (sub, path) = first_word(arg, "");
             match sub {
                 "list" => Directive::ToolList(if path.is_empty() {
                     ".".into()
@@ -202,10 +206,7 @@ fn parse_line(line: &str) -> Option<Directive> {
             }
         }
         "client-tool" if !arg.is_empty() => {
-            let (name, input) = match arg.split_once(char::is_whitespace) {
-                Some((n, i)) => (n, i.trim()),
-                None => (arg, "{}"),
-            };
+            let (name, input) = first_word(arg, "{}");
             Directive::ClientTool {
                 name: name.into(),
                 input: input.into(),
@@ -214,10 +215,7 @@ fn parse_line(line: &str) -> Option<Directive> {
         "mcp" => {
             let (server, rest) = arg.split_once(char::is_whitespace)?;
             let rest = rest.trim();
-            let (tool, input) = match rest.split_once(char::is_whitespace) {
-                Some((t, i)) => (t, i.trim()),
-                None => (rest, "{}"),
-            };
+            let (tool, input) = first_word(rest, "{}");
             if tool.is_empty() {
                 return None;
             }
@@ -228,10 +226,7 @@ fn parse_line(line: &str) -> Option<Directive> {
             }
         }
         "write" if !arg.is_empty() => {
-            let (path, text) = match arg.split_once(char::is_whitespace) {
-                Some((p, t)) => (p, t.trim_start()),
-                None => (arg, ""),
-            };
+            let (path, text) = first_word(arg, "");
             Directive::Write {
                 path: path.into(),
                 text: unescape(text),

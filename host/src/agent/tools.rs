@@ -8,7 +8,7 @@ use ahp_wasm::protocol::{
     ToolResultFileEditContentBefore,
 };
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Largest slice of a file `read_file` returns.
 const READ_LIMIT: u64 = 64 * 1024;
@@ -69,15 +69,21 @@ fn failure(summary: String) -> Output {
     }
 }
 
+/// The existing path `rel` names inside `workdir`, or the failed output of a tool that would
+/// `verb` it.
+fn existing_path(workdir: &Path, rel: &str, verb: &str) -> Result<PathBuf, Output> {
+    let sandbox = Sandbox::new(workdir, 0)
+        .map_err(|e| failure(format!("working directory unavailable: {e}")))?;
+    sandbox
+        .existing_relative(rel)
+        .map_err(|e| failure(format!("cannot {verb} `{rel}`: {}", e.message)))
+}
+
 /// `list_files`: the entries of `rel` (relative to `workdir`), directories marked with `/`.
 pub fn list_files(workdir: &Path, rel: &str) -> Output {
-    let sandbox = match Sandbox::new(workdir, 0) {
-        Ok(s) => s,
-        Err(e) => return failure(format!("working directory unavailable: {e}")),
-    };
-    let path = match sandbox.existing_relative(rel) {
-        Ok(p) => p,
-        Err(e) => return failure(format!("cannot list `{rel}`: {}", e.message)),
+    let path = match existing_path(workdir, rel, "list") {
+        Ok(path) => path,
+        Err(failed) => return failed,
     };
     match list_dir(&path) {
         Ok(entries) => Output {
@@ -98,13 +104,9 @@ pub fn list_files(workdir: &Path, rel: &str) -> Output {
 
 /// `read_file`: the start of a file inside `workdir`, as text.
 pub fn read_file(workdir: &Path, rel: &str) -> Output {
-    let sandbox = match Sandbox::new(workdir, 0) {
-        Ok(s) => s,
-        Err(e) => return failure(format!("working directory unavailable: {e}")),
-    };
-    let path = match sandbox.existing_relative(rel) {
-        Ok(p) => p,
-        Err(e) => return failure(format!("cannot read `{rel}`: {}", e.message)),
+    let path = match existing_path(workdir, rel, "read") {
+        Ok(path) => path,
+        Err(failed) => return failed,
     };
     let mut bytes = Vec::new();
     match std::fs::File::open(&path).and_then(|f| f.take(READ_LIMIT).read_to_end(&mut bytes)) {

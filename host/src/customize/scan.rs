@@ -216,15 +216,17 @@ impl<S: Source> Scanner<'_, S> {
         }
     }
 
+    /// Says that there are more than `limit` of `what` and stops the read.
+    fn stop_at(&mut self, limit: usize, what: &str) {
+        self.warn(format!("more than {limit} {what}; the rest were not read"));
+        self.full = true;
+    }
+
     /// Adds a child within [`Bounds::children`]; past it, says so and stops the read.
     fn add(&mut self, child: Child) -> bool {
         if self.children.len() >= self.bounds.children {
             if !self.full {
-                self.warn(format!(
-                    "more than {} children; the rest were not read",
-                    self.bounds.children
-                ));
-                self.full = true;
+                self.stop_at(self.bounds.children, "children");
             }
             return false;
         }
@@ -255,11 +257,7 @@ impl<S: Source> Scanner<'_, S> {
                             "{shown}/: more than {max} entries; only {max} were read"
                         ));
                     } else {
-                        self.warn(format!(
-                            "more than {} entries in all; the rest were not read",
-                            self.bounds.entries
-                        ));
-                        self.full = true;
+                        self.stop_at(self.bounds.entries, "entries in all");
                     }
                 }
                 entries.sort_by(|a, b| a.name().cmp(b.name()));
@@ -285,19 +283,11 @@ impl<S: Source> Scanner<'_, S> {
             return Ok(None);
         }
         if self.files >= self.bounds.files {
-            self.warn(format!(
-                "more than {} files; the rest were not read",
-                self.bounds.files
-            ));
-            self.full = true;
+            self.stop_at(self.bounds.files, "files");
             return Ok(None);
         }
         if self.bytes >= self.bounds.total_bytes {
-            self.warn(format!(
-                "more than {} bytes in all; the rest were not read",
-                self.bounds.total_bytes
-            ));
-            self.full = true;
+            self.stop_at(self.bounds.total_bytes, "bytes in all");
             return Ok(None);
         }
         self.files += 1;
@@ -313,11 +303,7 @@ impl<S: Source> Scanner<'_, S> {
             Ok(None) => Ok(None),
             Err(Failure::Skip(why)) => {
                 if max < self.bounds.file_bytes {
-                    self.warn(format!(
-                        "more than {} bytes in all; the rest were not read",
-                        self.bounds.total_bytes
-                    ));
-                    self.full = true;
+                    self.stop_at(self.bounds.total_bytes, "bytes in all");
                 } else {
                     self.warn(format!("{rel}: {why}; skipped"));
                 }

@@ -208,10 +208,7 @@ impl Hub {
         );
         let mut message = next.message;
         if message.origin.kind.is_empty() {
-            message.origin = MessageOrigin {
-                kind: "user".into(),
-                extra: Default::default(),
-            };
+            message.origin = MessageOrigin::user();
         }
         self.apply_server(
             channel,

@@ -299,6 +299,14 @@ fn string_map(o: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, Stri
 mod tests {
     use super::*;
 
+    /// A new directory `name` in `parent` whose project MCP file holds `json`.
+    fn project_dir(parent: &Path, name: &str, json: &str) -> PathBuf {
+        let dir = parent.join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join(PROJECT_FILE), json).unwrap();
+        dir
+    }
+
     #[test]
     fn parses_stdio_and_http_and_reports_bad_entries() {
         let servers = parse(
@@ -339,20 +347,16 @@ mod tests {
             r#"{"mcpServers": {"x": {"command": "a"}, "y": {"command": "b"}}}"#,
         )
         .unwrap();
-        let work = dir.path().join("w");
-        std::fs::create_dir(&work).unwrap();
-        std::fs::write(
-            work.join(PROJECT_FILE),
+        let work = project_dir(
+            dir.path(),
+            "w",
             r#"{"mcpServers": {"x": {"command": "c"}, "w": {"command": "d"}}}"#,
-        )
-        .unwrap();
-        let plugin = dir.path().join("plugin");
-        std::fs::create_dir(&plugin).unwrap();
-        std::fs::write(
-            plugin.join(PROJECT_FILE),
+        );
+        let plugin = project_dir(
+            dir.path(),
+            "plugin",
             r#"{"mcpServers": {"y": {"command": "p"}, "z": {"command": "q"}}}"#,
-        )
-        .unwrap();
+        );
         let no_plugin = dir.path().join("no-plugin-file");
         let plugins = [plugin.clone(), no_plugin];
         let all = load(Some(&global), &plugins, &work);

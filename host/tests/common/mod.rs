@@ -1,6 +1,13 @@
 //! A small raw JSON-RPC test client over tokio-tungstenite, built on `ahp_wasm::protocol::jsonrpc`.
 #![allow(dead_code)]
 
+mod banner;
+mod sessions;
+
+// Not every test crate uses them.
+#[allow(unused_imports)]
+pub use sessions::{pending_message, result_text};
+
 use ahp_host::{Config, RunningHost};
 use ahp_wasm::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::*;
@@ -8,7 +15,6 @@ use ahp_wasm::reduce::{session_reducer, SystemClock};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
@@ -136,19 +142,7 @@ impl HostProcess {
             .stderr(stderr)
             .spawn()
             .expect("ahp-host starts");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = loop {
-            let line = lines
-                .next()
-                .expect("ahp-host printed its banner (did it fail to start?)")
-                .expect("readable stdout");
-            if let Some(rest) = line.strip_prefix("ahp-host listening on http://") {
-                break rest.trim().to_owned();
-            }
-        };
-        // Keep draining stdout so the process never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
+        let addr = banner::read_banner(&mut child, "ahp-host listening on http://");
         HostProcess {
             child,
             addr,
@@ -258,10 +252,7 @@ impl Client {
 
     /// [`Client::ready`], then a new session `uri` created and subscribed.
     pub async fn in_new_session(host: &RunningHost, client_id: &str, uri: &str) -> Client {
-        let mut c = Client::ready(host, client_id).await;
-        c.create_session(uri).await;
-        c.subscribe(uri).await;
-        c
+        Client::with_new_session(host, client_id, uri).await.0
     }
 
     pub fn ws_mut(&mut self) -> &mut Ws {

@@ -95,10 +95,7 @@ async fn restart_trusting(data: &Path, work: &Path) -> ahp_host::RunningHost {
 
 /// A client with session `S` created and subscribed, and its mirrored state.
 async fn session(t: &TestHost) -> (Client, SessionState) {
-    let mut c = Client::ready(&t.host, "mcp-client").await;
-    c.create_session(S).await;
-    let state = session_state(&c.subscribe(S).await);
-    (c, state)
+    Client::with_new_session(&t.host, "mcp-client", S).await
 }
 
 fn mcp_server<'a>(state: &'a SessionState, id: &str) -> Option<&'a McpServerCustomization> {
@@ -216,17 +213,6 @@ async fn mcp_turn(
     );
     let text = markdown(&mirror.turns.last().unwrap().response_parts);
     (start, result, text)
-}
-
-fn result_text(r: &ToolCallResult) -> String {
-    r.content
-        .iter()
-        .flatten()
-        .filter_map(|c| match c {
-            ToolResultContent::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// A failed tool call whose error message contains `needle`.

@@ -6,7 +6,6 @@
 //! changed declaration waits again; an operator's server of the same name is never replaced.
 
 use super::*;
-use ahp_host::resources::file_uri;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -59,17 +58,6 @@ async fn allow(
     c.dispatch(channel, toggle(id, true)).await;
     until_state(c, mirror, id, "starting").await;
     until_state(c, mirror, id, "ready").await
-}
-
-/// Creates session `uri` in `dir` and subscribes to it.
-async fn session_in(c: &mut Client, uri: &str, dir: &Path) -> SessionState {
-    c.call(
-        "createSession",
-        json!({"channel": uri, "workingDirectory": file_uri(dir)}),
-    )
-    .await
-    .expect("createSession");
-    session_state(&c.subscribe(uri).await)
 }
 
 #[tokio::test]
@@ -155,7 +143,7 @@ async fn a_changed_declaration_or_another_directory_waits_for_approval_again() {
     // The approved declaration in another directory (a subdirectory) is not approved there.
     let sub = t.work.path().join("sub");
     write_mcp_json(&sub, json!({"m": marking_server(&marker, "v1")}));
-    let mut in_sub = session_in(&mut c, "ahp-session:/sub", &sub).await;
+    let mut in_sub = c.create_session_in("ahp-session:/sub", &sub).await;
     still_runs(&marker, 1, "in another directory").await;
     settle(&mut c, &mut in_sub).await;
     awaiting(mcp_server(&in_sub, "mcp/m").unwrap());

@@ -162,19 +162,6 @@ pub fn run_result(envelopes: &[ActionEnvelope]) -> (String, ToolCallResult) {
     panic!("no run_in_terminal result");
 }
 
-/// The text parts of a tool result.
-pub fn result_text(result: &ToolCallResult) -> String {
-    result
-        .content
-        .iter()
-        .flatten()
-        .filter_map(|c| match c {
-            ToolResultContent::Text(t) => Some(t.text.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The terminal a running `/run` of the subscribed session linked (its first
 /// `session/toolCallContentChanged`).
 pub async fn run_terminal(c: &mut Client) -> String {

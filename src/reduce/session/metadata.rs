@@ -1,14 +1,11 @@
-//! Session-level fields outside the turn: lifecycle, summary metadata, configuration, `_meta`,
-//! tools and the active client.
+//! Session-level fields outside the turn: lifecycle, summary metadata, configuration and the
+//! active client's tools. (Fields an action replaces whole are set in the reducer's `match`.)
 
 use super::{status, touch, Field, Handled};
 use crate::protocol::{
-    SessionActiveClientChangedAction, SessionActiveClientToolsChangedAction,
-    SessionActivityChangedAction, SessionAgentChangedAction, SessionChangesetsChangedAction,
-    SessionConfigChangedAction, SessionCreationFailedAction, SessionIsArchivedChangedAction,
-    SessionIsReadChangedAction, SessionLifecycle, SessionMetaChangedAction,
-    SessionModelChangedAction, SessionServerToolsChangedAction, SessionState,
-    SessionTitleChangedAction,
+    SessionActiveClientToolsChangedAction, SessionAgentChangedAction, SessionConfigChangedAction,
+    SessionCreationFailedAction, SessionIsArchivedChangedAction, SessionIsReadChangedAction,
+    SessionLifecycle, SessionModelChangedAction, SessionState, SessionTitleChangedAction,
 };
 use crate::reduce::{Changed, Clock, NoOp};
 
@@ -89,24 +86,6 @@ fn set_flag(state: &mut SessionState, flag: u32, on: bool) -> Handled {
     Ok(Changed::one(Field::Summary))
 }
 
-/// `session/activityChanged`: sets or clears the human-readable activity line.
-pub(super) fn activity_changed(
-    state: &mut SessionState,
-    action: &SessionActivityChangedAction,
-) -> Handled {
-    state.summary.activity = action.activity.clone();
-    Ok(Changed::one(Field::Summary))
-}
-
-/// `session/changesetsChanged`: replaces (or clears) the changeset catalogue.
-pub(super) fn changesets_changed(
-    state: &mut SessionState,
-    action: &SessionChangesetsChangedAction,
-) -> Handled {
-    state.changesets = action.changesets.clone();
-    Ok(Changed::one(Field::Changesets))
-}
-
 /// `session/configChanged`: merges values into `config.values` (or replaces them all with
 /// `replace`). A session without a config schema has nothing to merge into.
 pub(super) fn config_changed(
@@ -124,30 +103,6 @@ pub(super) fn config_changed(
     }
     touch(state, clock);
     Ok(Changed::one(Field::Config).with(Field::Summary))
-}
-
-/// `session/metaChanged`: replaces `_meta` entirely.
-pub(super) fn meta_changed(state: &mut SessionState, action: &SessionMetaChangedAction) -> Handled {
-    state.meta = Some(action.meta.clone());
-    Ok(Changed::one(Field::Meta))
-}
-
-/// `session/serverToolsChanged`: replaces the server's tool list.
-pub(super) fn server_tools_changed(
-    state: &mut SessionState,
-    action: &SessionServerToolsChangedAction,
-) -> Handled {
-    state.server_tools = Some(action.tools.clone());
-    Ok(Changed::one(Field::ServerTools))
-}
-
-/// `session/activeClientChanged`: a client claims the active role, or it is released (`null`).
-pub(super) fn active_client_changed(
-    state: &mut SessionState,
-    action: &SessionActiveClientChangedAction,
-) -> Handled {
-    state.active_client = action.active_client.clone();
-    Ok(Changed::one(Field::ActiveClient))
 }
 
 /// `session/activeClientToolsChanged`: replaces the active client's tools; without an active

@@ -23,9 +23,10 @@ mod turn;
 #[cfg(test)]
 mod tests;
 
-use super::{Changed, Clock, NoOp, Outcome};
+use super::by_id::active_turn_mut;
+use super::{replace, set, Changed, Clock, NoOp, Outcome};
 use crate::protocol::{
-    ActiveTurn, SessionState, SessionStateField, SessionToolCallConfirmedAction, StateAction,
+    SessionState, SessionStateField, SessionToolCallConfirmedAction, StateAction,
 };
 
 type Field = SessionStateField;
@@ -98,12 +99,28 @@ pub fn session_reducer(
         StateAction::SessionAgentChanged(a) => metadata::agent_changed(state, a, clock),
         StateAction::SessionIsReadChanged(a) => metadata::is_read_changed(state, a),
         StateAction::SessionIsArchivedChanged(a) => metadata::is_archived_changed(state, a),
-        StateAction::SessionActivityChanged(a) => metadata::activity_changed(state, a),
-        StateAction::SessionChangesetsChanged(a) => metadata::changesets_changed(state, a),
+        StateAction::SessionActivityChanged(a) => {
+            replace(&mut state.summary.activity, &a.activity, Field::Summary)
+        }
+        StateAction::SessionChangesetsChanged(a) => {
+            replace(&mut state.changesets, &a.changesets, Field::Changesets)
+        }
         StateAction::SessionConfigChanged(a) => metadata::config_changed(state, a, clock),
-        StateAction::SessionMetaChanged(a) => metadata::meta_changed(state, a),
-        StateAction::SessionServerToolsChanged(a) => metadata::server_tools_changed(state, a),
-        StateAction::SessionActiveClientChanged(a) => metadata::active_client_changed(state, a),
+        // `_meta` and the server's tools are replaced entirely.
+        StateAction::SessionMetaChanged(a) => {
+            set(&mut state.meta, Some(a.meta.clone()), Field::Meta)
+        }
+        StateAction::SessionServerToolsChanged(a) => set(
+            &mut state.server_tools,
+            Some(a.tools.clone()),
+            Field::ServerTools,
+        ),
+        // A client claims the active role, or it is released (`null`).
+        StateAction::SessionActiveClientChanged(a) => replace(
+            &mut state.active_client,
+            &a.active_client,
+            Field::ActiveClient,
+        ),
         StateAction::SessionActiveClientToolsChanged(a) => {
             metadata::active_client_tools_changed(state, a)
         }
@@ -137,19 +154,6 @@ pub fn session_reducer(
     match handled {
         Ok(changed) => Outcome::Applied(changed),
         Err(reason) => Outcome::NoOp(reason),
-    }
-}
-
-/// The active turn, if `turn_id` names it. Turn-scoped actions for any other turn (a finished
-/// one, or one from before a reconnect) do not apply.
-#[inline]
-fn active_turn_mut<'a>(
-    active_turn: &'a mut Option<ActiveTurn>,
-    turn_id: &str,
-) -> Result<&'a mut ActiveTurn, NoOp> {
-    match active_turn {
-        Some(turn) if crate::words::same(&turn.id, turn_id) => Ok(turn),
-        _ => Err(NoOp::WrongTurn),
     }
 }
 

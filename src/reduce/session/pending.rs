@@ -5,6 +5,7 @@ use crate::protocol::{
     PendingMessage, PendingMessageKind, SessionPendingMessageRemovedAction,
     SessionPendingMessageSetAction, SessionQueuedMessagesReorderedAction, SessionState,
 };
+use crate::reduce::by_id::{remove_queued, remove_steering, upsert_queued};
 use crate::reduce::{Changed, NoOp};
 
 /// `session/pendingMessageSet`: replaces the steering message, or upserts a queued message
@@ -21,11 +22,7 @@ pub(super) fn set(state: &mut SessionState, action: &SessionPendingMessageSetAct
         state.steering_message = Some(message);
         return Ok(Changed::one(Field::SteeringMessage));
     }
-    let queue = state.queued_messages.get_or_insert_with(Vec::new);
-    match queue.iter_mut().find(|queued| queued.id == action.id) {
-        Some(queued) => *queued = message,
-        None => queue.push(message),
-    }
+    upsert_queued(&mut state.queued_messages, message);
     Ok(Changed::one(Field::QueuedMessages))
 }
 
@@ -36,38 +33,13 @@ pub(super) fn removed(
     action: &SessionPendingMessageRemovedAction,
 ) -> Handled {
     if action.kind == PendingMessageKind::Steering {
-        let names_steering = state
-            .steering_message
-            .as_ref()
-            .is_some_and(|steering| steering.id == action.id);
-        if !names_steering {
-            return Err(NoOp::UnknownTarget);
-        }
-        state.steering_message = None;
+        remove_steering(&mut state.steering_message, &action.id)?;
         return Ok(Changed::one(Field::SteeringMessage));
     }
     if !remove_queued(&mut state.queued_messages, &action.id) {
         return Err(NoOp::UnknownTarget);
     }
     Ok(Changed::one(Field::QueuedMessages))
-}
-
-/// Removes the queued message `id` (every one with that id, should a snapshot hold several, as
-/// the reference reducers do); an emptied queue becomes absent, as on the wire. Returns whether
-/// a message was removed.
-pub(super) fn remove_queued(queue: &mut Option<Vec<PendingMessage>>, id: &str) -> bool {
-    let Some(messages) = queue else {
-        return false;
-    };
-    let before = messages.len();
-    messages.retain(|queued| queued.id != id);
-    if messages.len() == before {
-        return false;
-    }
-    if messages.is_empty() {
-        *queue = None;
-    }
-    true
 }
 
 /// `session/queuedMessagesReordered`: the queue takes the order of `order`; unknown ids are

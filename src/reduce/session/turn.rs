@@ -1,12 +1,14 @@
 //! The turn lifecycle (start, end, truncation) and the content streamed into the active turn.
 
-use super::target::{text_part_index, TextKind};
-use super::{active_turn_mut, pending, status, tool_call, touch, Field, Handled};
+use super::target::text_part_index;
+use super::target::TextKind::{self, Markdown, Reasoning};
+use super::{active_turn_mut, status, tool_call, touch, Field, Handled};
 use crate::protocol::{
     ActiveTurn, ErrorInfo, ResponsePart, SessionDeltaAction, SessionReasoningAction,
     SessionResponsePartAction, SessionState, SessionTruncatedAction, SessionTurnStartedAction,
     SessionUsageAction, ToolCallState, Turn, TurnState,
 };
+use crate::reduce::by_id::remove_queued;
 use crate::reduce::{Changed, Clock, NoOp};
 
 /// `session/delta`: appends text to a markdown part of the active turn (the part
@@ -14,40 +16,28 @@ use crate::reduce::{Changed, Clock, NoOp};
 #[inline]
 pub(super) fn delta(state: &mut SessionState, action: &SessionDeltaAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    match text_part(
-        &mut turn.response_parts,
-        &action.part_id,
-        TextKind::Markdown,
-    ) {
-        Some(ResponsePart::Markdown(part)) => part.content.push_str(&action.content),
-        _ => return Err(NoOp::UnknownTarget),
-    }
-    Ok(Changed::one(Field::ActiveTurn))
+    append_text(turn, &action.part_id, Markdown, &action.content)
 }
 
 /// `session/reasoning`: appends text to a reasoning part of the active turn (the part
 /// [`text_part_index`] picks).
 pub(super) fn reasoning(state: &mut SessionState, action: &SessionReasoningAction) -> Handled {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    match text_part(
-        &mut turn.response_parts,
-        &action.part_id,
-        TextKind::Reasoning,
-    ) {
-        Some(ResponsePart::Reasoning(part)) => part.content.push_str(&action.content),
-        _ => return Err(NoOp::UnknownTarget),
-    }
-    Ok(Changed::one(Field::ActiveTurn))
+    append_text(turn, &action.part_id, Reasoning, &action.content)
 }
 
+/// Appends `content` to the turn's `kind` part [`text_part_index`] picks; a part of another
+/// kind (or none) is an unknown target.
 #[inline]
-fn text_part<'a>(
-    parts: &'a mut [ResponsePart],
-    part_id: &str,
-    kind: TextKind,
-) -> Option<&'a mut ResponsePart> {
-    let index = text_part_index(parts, part_id, kind)?;
-    parts.get_mut(index)
+fn append_text(turn: &mut ActiveTurn, part_id: &str, kind: TextKind, content: &str) -> Handled {
+    let index = text_part_index(&turn.response_parts, part_id, kind).ok_or(NoOp::UnknownTarget)?;
+    let text = match (turn.response_parts.get_mut(index), kind) {
+        (Some(ResponsePart::Markdown(part)), TextKind::Markdown) => &mut part.content,
+        (Some(ResponsePart::Reasoning(part)), TextKind::Reasoning) => &mut part.content,
+        _ => return Err(NoOp::UnknownTarget),
+    };
+    text.push_str(content);
+    Ok(Changed::one(Field::ActiveTurn))
 }
 
 /// `session/responsePart`: appends a part to the active turn. The status is left alone, also
@@ -92,7 +82,7 @@ pub(super) fn started(
         if was_empty {
             state.queued_messages = None;
         }
-        if pending::remove_queued(&mut state.queued_messages, id) || was_empty {
+        if remove_queued(&mut state.queued_messages, id) || was_empty {
             changed.insert(Field::QueuedMessages);
         }
         if state.steering_message.as_ref().is_some_and(|m| &m.id == id) {

@@ -3,7 +3,7 @@
 //! `automationRun/cancelRequested` is a request to the host (which answers with a lifecycle
 //! change); it changes nothing here.
 
-use super::{outcome, remove_first, Changed, Outcome};
+use super::{outcome, remove_first, replace, Changed, Outcome};
 use crate::protocol::v1::{AutomationRunState, AutomationRunStateField, StateAction};
 use crate::reduce::NoOp;
 
@@ -15,8 +15,7 @@ pub fn automation_run_reducer(
     use AutomationRunStateField as F;
     let handled = match action {
         StateAction::AutomationRunLifecycleChanged(a) => {
-            state.lifecycle.clone_from(&a.lifecycle);
-            Ok(Changed::one(F::Lifecycle))
+            replace(&mut state.lifecycle, &a.lifecycle, F::Lifecycle)
         }
         // Sessions are a set: one already listed is not added again.
         StateAction::AutomationRunSessionSet(a) => {
@@ -38,10 +37,11 @@ pub fn automation_run_reducer(
                 changed
             })
         }
-        StateAction::AutomationRunPrimarySessionChanged(a) => {
-            state.primary_session.clone_from(&a.primary_session);
-            Ok(Changed::one(F::PrimarySession))
-        }
+        StateAction::AutomationRunPrimarySessionChanged(a) => replace(
+            &mut state.primary_session,
+            &a.primary_session,
+            F::PrimarySession,
+        ),
         StateAction::AutomationRunCancelRequested(_) => Err(NoOp::NothingToChange),
         _ => Err(NoOp::NotForThisChannel),
     };

@@ -3,7 +3,7 @@
 //! `error` fields follow the "present iff status is error" rule: a status change sets the
 //! action's error when the new status is `error` and clears it otherwise.
 
-use super::{outcome, remove_first, upsert, Changed, Outcome};
+use super::{outcome, remove_first, replace, upsert, Changed, Outcome};
 use crate::protocol::v1::{
     ChangesetOperationStatus, ChangesetState, ChangesetStateField, ChangesetStatus, StateAction,
 };
@@ -58,8 +58,7 @@ pub fn changeset_reducer(
             Ok(changed)
         }
         StateAction::ChangesetOperationsChanged(a) => {
-            state.operations.clone_from(&a.operations);
-            Ok(Changed::one(F::Operations))
+            replace(&mut state.operations, &a.operations, F::Operations)
         }
         StateAction::ChangesetOperationStatusChanged(a) => state
             .operations

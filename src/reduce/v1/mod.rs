@@ -41,7 +41,7 @@ pub use session::session_reducer;
 pub use terminal::terminal_reducer;
 pub use timestamp::add_milliseconds;
 
-use super::{Changed, NoOp, Outcome};
+use super::{replace, set, Changed, NoOp, Outcome};
 use crate::protocol::v1::SessionStatus;
 
 /// What a handler reports: the top-level fields it changed, or why it left the state alone.
@@ -76,6 +76,16 @@ fn with_activity(status: u32, activity: SessionStatus) -> u32 {
 fn upsert<T: Clone, K: PartialEq>(list: &mut Vec<T>, item: &T, key: impl Fn(&T) -> K) {
     let wanted = key(item);
     match list.iter_mut().find(|existing| key(existing) == wanted) {
+        Some(existing) => existing.clone_from(item),
+        None => list.push(item.clone()),
+    }
+}
+
+/// Replaces the first element `matches` picks with a clone of `item`, or appends one; an absent
+/// list is created first.
+fn upsert_where<T: Clone>(list: &mut Option<Vec<T>>, item: &T, matches: impl Fn(&T) -> bool) {
+    let list = list.get_or_insert_with(Vec::new);
+    match list.iter_mut().find(|existing| matches(existing)) {
         Some(existing) => existing.clone_from(item),
         None => list.push(item.clone()),
     }

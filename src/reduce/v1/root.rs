@@ -1,6 +1,6 @@
 //! The `RootState` reducer: agents, the active session count, terminals and the host config.
 
-use super::{merge_config, outcome, Changed, Outcome};
+use super::{merge_config, outcome, replace, set, Changed, Outcome};
 use crate::protocol::v1::{RootState, RootStateField, StateAction};
 use crate::reduce::NoOp;
 
@@ -8,18 +8,17 @@ use crate::reduce::NoOp;
 pub fn root_reducer(state: &mut RootState, action: &StateAction) -> Outcome<RootStateField> {
     use RootStateField as F;
     let handled = match action {
-        StateAction::RootAgentsChanged(a) => {
-            state.agents.clone_from(&a.agents);
-            Ok(Changed::one(F::Agents))
-        }
-        StateAction::RootActiveSessionsChanged(a) => {
-            state.active_sessions = Some(a.active_sessions);
-            Ok(Changed::one(F::ActiveSessions))
-        }
-        StateAction::RootTerminalsChanged(a) => {
-            state.terminals = Some(a.terminals.clone());
-            Ok(Changed::one(F::Terminals))
-        }
+        StateAction::RootAgentsChanged(a) => replace(&mut state.agents, &a.agents, F::Agents),
+        StateAction::RootActiveSessionsChanged(a) => set(
+            &mut state.active_sessions,
+            Some(a.active_sessions),
+            F::ActiveSessions,
+        ),
+        StateAction::RootTerminalsChanged(a) => set(
+            &mut state.terminals,
+            Some(a.terminals.clone()),
+            F::Terminals,
+        ),
         // A host without a config has no schema to merge values into.
         StateAction::RootConfigChanged(a) => merge_config(
             state.config.as_mut().map(|config| &mut config.values),

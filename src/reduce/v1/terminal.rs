@@ -1,7 +1,7 @@
 //! The `TerminalState` reducer: a terminal's output, split into command parts (with shell
 //! integration) and unclassified runs of output, and its size, title, cwd, claim and lifecycle.
 
-use super::{outcome, Changed, Outcome};
+use super::{outcome, replace, set, Changed, Outcome};
 use crate::protocol::v1::{
     StateAction, TerminalCommandPart, TerminalContentPart, TerminalExitedLifecycleState,
     TerminalLifecycleState, TerminalState, TerminalStateField, TerminalUnclassifiedPart,
@@ -26,33 +26,26 @@ pub fn terminal_reducer(
             state.rows = Some(a.rows);
             Ok(Changed::one(F::Cols).with(F::Rows))
         }
-        StateAction::TerminalClaimed(a) => {
-            state.claim.clone_from(&a.claim);
-            Ok(Changed::one(F::Claim))
-        }
-        StateAction::TerminalTitleChanged(a) => {
-            state.title.clone_from(&a.title);
-            Ok(Changed::one(F::Title))
-        }
-        StateAction::TerminalCwdChanged(a) => {
-            state.cwd = Some(a.cwd.clone());
-            Ok(Changed::one(F::Cwd))
-        }
-        StateAction::TerminalExited(a) => {
-            state.lifecycle = TerminalLifecycleState::Exited(TerminalExitedLifecycleState {
+        StateAction::TerminalClaimed(a) => replace(&mut state.claim, &a.claim, F::Claim),
+        StateAction::TerminalTitleChanged(a) => replace(&mut state.title, &a.title, F::Title),
+        StateAction::TerminalCwdChanged(a) => set(&mut state.cwd, Some(a.cwd.clone()), F::Cwd),
+        StateAction::TerminalExited(a) => set(
+            &mut state.lifecycle,
+            TerminalLifecycleState::Exited(TerminalExitedLifecycleState {
                 exit_code: a.exit_code,
                 extra: Default::default(),
-            });
-            Ok(Changed::one(F::Lifecycle))
-        }
+            }),
+            F::Lifecycle,
+        ),
         StateAction::TerminalCleared(_) => {
             state.content.clear();
             Ok(Changed::one(F::Content))
         }
-        StateAction::TerminalCommandDetectionAvailable(_) => {
-            state.supports_command_detection = Some(true);
-            Ok(Changed::one(F::SupportsCommandDetection))
-        }
+        StateAction::TerminalCommandDetectionAvailable(_) => set(
+            &mut state.supports_command_detection,
+            Some(true),
+            F::SupportsCommandDetection,
+        ),
         // A command part opens; output goes into it until the command finishes.
         StateAction::TerminalCommandExecuted(a) => {
             state

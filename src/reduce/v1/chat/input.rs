@@ -40,9 +40,7 @@ pub(super) fn answer_changed(
     state: &mut ChatState,
     action: &ChatInputAnswerChangedAction,
 ) -> Handled<Field> {
-    let turn = state.active_turn.as_mut().ok_or(NoOp::WrongTurn)?;
-    let part =
-        open_request(&mut turn.response_parts, &action.request_id).ok_or(NoOp::UnknownTarget)?;
+    let part = active_open_request(state, &action.request_id)?;
     let answers = part.request.answers.get_or_insert_with(Default::default);
     match &action.answer {
         Some(answer) => {
@@ -64,9 +62,7 @@ pub(super) fn completed(
     state: &mut ChatState,
     action: &ChatInputCompletedAction,
 ) -> Handled<Field> {
-    let turn = state.active_turn.as_mut().ok_or(NoOp::WrongTurn)?;
-    let part =
-        open_request(&mut turn.response_parts, &action.request_id).ok_or(NoOp::UnknownTarget)?;
+    let part = active_open_request(state, &action.request_id)?;
     let mut answers = part.request.answers.take().unwrap_or_default();
     for (question, answer) in action.answers.iter().flatten() {
         answers.insert(question.clone(), answer.clone());
@@ -74,6 +70,16 @@ pub(super) fn completed(
     part.request.answers = (!answers.is_empty()).then_some(answers);
     part.response = Some(action.response.clone());
     Ok(refresh_status(state).with(Field::ActiveTurn))
+}
+
+/// The active turn's first open request with the id (no active turn: `WrongTurn`; no such
+/// request: `UnknownTarget`).
+fn active_open_request<'a>(
+    state: &'a mut ChatState,
+    id: &str,
+) -> Result<&'a mut InputRequestResponsePart, NoOp> {
+    let turn = state.active_turn.as_mut().ok_or(NoOp::WrongTurn)?;
+    open_request(&mut turn.response_parts, id).ok_or(NoOp::UnknownTarget)
 }
 
 /// The first open request with the id.

@@ -12,12 +12,15 @@ mod pending;
 mod tool_call;
 mod turn;
 
-use super::{outcome, remove_first, with_activity, with_flag, Changed, Handled, Outcome};
+use super::{
+    outcome, remove_first, replace, set, with_activity, with_flag, Changed, Handled, Outcome,
+};
 use crate::protocol::v1::{
-    ActiveTurn, BackgroundWork, ChatState, ChatStateField, ResponsePart, SessionStatus,
-    StateAction, ToolCallState,
+    BackgroundWork, ChatState, ChatStateField, ResponsePart, SessionStatus, StateAction,
+    ToolCallState,
 };
 use crate::protocol::JsonValue;
+use crate::reduce::by_id::active_turn_mut;
 use crate::reduce::NoOp;
 
 type Field = ChatStateField;
@@ -66,10 +69,7 @@ pub fn chat_reducer(state: &mut ChatState, action: &StateAction) -> Outcome<Fiel
         StateAction::ChatPendingMessageSet(a) => pending::set(state, a),
         StateAction::ChatPendingMessageRemoved(a) => pending::removed(state, a),
         StateAction::ChatQueuedMessagesReordered(a) => pending::reordered(state, &a.order),
-        StateAction::ChatDraftChanged(a) => {
-            state.draft.clone_from(&a.draft);
-            Ok(Changed::one(Field::Draft))
-        }
+        StateAction::ChatDraftChanged(a) => replace(&mut state.draft, &a.draft, Field::Draft),
 
         // The chat's metadata.
         StateAction::ChatIsReadChanged(a) => {
@@ -81,8 +81,7 @@ pub fn chat_reducer(state: &mut ChatState, action: &StateAction) -> Outcome<Fiel
             Ok(Changed::one(Field::Status))
         }
         StateAction::ChatActivityChanged(a) => {
-            state.activity.clone_from(&a.activity);
-            Ok(Changed::one(Field::Activity))
+            replace(&mut state.activity, &a.activity, Field::Activity)
         }
         StateAction::ChatBackgroundWorkSet(a) => background_work_set(state, &a.work),
         StateAction::ChatBackgroundWorkRemoved(a) => state
@@ -92,16 +91,13 @@ pub fn chat_reducer(state: &mut ChatState, action: &StateAction) -> Outcome<Fiel
             .and_then(|list| remove_first(list, |work| work_id(work) == Some(a.id.as_str())))
             .map(|()| Changed::one(Field::BackgroundWork)),
         StateAction::ChatMovableChanged(a) => {
-            state.movable = Some(a.movable);
-            Ok(Changed::one(Field::Movable))
+            set(&mut state.movable, Some(a.movable), Field::Movable)
         }
         StateAction::ChatChangesetsChanged(a) => {
-            state.changesets.clone_from(&a.changesets);
-            Ok(Changed::one(Field::Changesets))
+            replace(&mut state.changesets, &a.changesets, Field::Changesets)
         }
         StateAction::ChatCanvasesChanged(a) => {
-            state.canvases.clone_from(&a.canvases);
-            Ok(Changed::one(Field::Canvases))
+            replace(&mut state.canvases, &a.canvases, Field::Canvases)
         }
         StateAction::ChatWorkingDirectorySet(a) => {
             let list = state.working_directories.get_or_insert_with(Vec::new);
@@ -143,18 +139,6 @@ fn work_id(work: &BackgroundWork) -> Option<&str> {
         BackgroundWork::Shell(w) => Some(&w.id),
         BackgroundWork::Subagent(w) => Some(&w.id),
         BackgroundWork::Unknown(raw) => raw.0.get("id").and_then(JsonValue::as_str),
-    }
-}
-
-/// The active turn, if `turn_id` names it.
-#[inline]
-fn active_turn_mut<'a>(
-    active_turn: &'a mut Option<ActiveTurn>,
-    turn_id: &str,
-) -> Result<&'a mut ActiveTurn, NoOp> {
-    match active_turn {
-        Some(turn) if turn.id == turn_id => Ok(turn),
-        _ => Err(NoOp::WrongTurn),
     }
 }
 

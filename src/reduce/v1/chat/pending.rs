@@ -6,6 +6,7 @@ use crate::protocol::v1::{
     ChatPendingMessageRemovedAction, ChatPendingMessageSetAction, ChatState, PendingMessage,
     PendingMessageKind,
 };
+use crate::reduce::by_id::{remove_queued, remove_steering, upsert_queued};
 use crate::reduce::{Changed, NoOp};
 
 /// `chat/pendingMessageSet`: replaces the steering message, or replaces the queued message
@@ -22,11 +23,7 @@ pub(super) fn set(state: &mut ChatState, action: &ChatPendingMessageSetAction) -
             Ok(Changed::one(Field::SteeringMessage))
         }
         PendingMessageKind::Queued => {
-            let queue = state.queued_messages.get_or_insert_with(Vec::new);
-            match queue.iter_mut().find(|queued| queued.id == action.id) {
-                Some(queued) => *queued = message,
-                None => queue.push(message),
-            }
+            upsert_queued(&mut state.queued_messages, message);
             Ok(Changed::one(Field::QueuedMessages))
         }
         PendingMessageKind::Other(_) => Err(NoOp::InvalidTransition),
@@ -41,24 +38,12 @@ pub(super) fn removed(
 ) -> Handled<Field> {
     match action.kind {
         PendingMessageKind::Steering => {
-            let names_steering = state
-                .steering_message
-                .as_ref()
-                .is_some_and(|steering| steering.id == action.id);
-            if !names_steering {
-                return Err(NoOp::UnknownTarget);
-            }
-            state.steering_message = None;
+            remove_steering(&mut state.steering_message, &action.id)?;
             Ok(Changed::one(Field::SteeringMessage))
         }
         PendingMessageKind::Queued => {
-            let queue = state.queued_messages.as_mut().ok_or(NoOp::UnknownTarget)?;
-            if !queue.iter().any(|queued| queued.id == action.id) {
+            if !remove_queued(&mut state.queued_messages, &action.id) {
                 return Err(NoOp::UnknownTarget);
-            }
-            queue.retain(|queued| queued.id != action.id);
-            if queue.is_empty() {
-                state.queued_messages = None;
             }
             Ok(Changed::one(Field::QueuedMessages))
         }

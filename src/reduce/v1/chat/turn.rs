@@ -8,6 +8,7 @@ use crate::protocol::v1::{
     SessionStatus, Tagged, Turn, TurnState,
 };
 use crate::reduce::v1::{timestamp, with_flag};
+use crate::reduce::TextKind::{self, Markdown, Reasoning};
 use crate::reduce::{Changed, NoOp};
 use std::sync::Arc;
 
@@ -15,21 +16,31 @@ use std::sync::Arc;
 #[inline]
 pub(super) fn delta(state: &mut ChatState, action: &ChatDeltaAction) -> Handled<Field> {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    match part_mut(&mut turn.response_parts, &action.part_id) {
-        Some(ResponsePart::Markdown(part)) => part.content.push_str(&action.content),
-        _ => return Err(NoOp::UnknownTarget),
-    }
+    let text = text_mut(&mut turn.response_parts, &action.part_id, Markdown)?;
+    text.push_str(&action.content);
     Ok(Changed::one(Field::ActiveTurn))
 }
 
 /// `chat/reasoning`: appends text to the active turn's part with the id, if it is reasoning.
 pub(super) fn reasoning(state: &mut ChatState, action: &ChatReasoningAction) -> Handled<Field> {
     let turn = active_turn_mut(&mut state.active_turn, &action.turn_id)?;
-    match part_mut(&mut turn.response_parts, &action.part_id) {
-        Some(ResponsePart::Reasoning(part)) => part.content.push_str(&action.content),
-        _ => return Err(NoOp::UnknownTarget),
-    }
+    let text = text_mut(&mut turn.response_parts, &action.part_id, Reasoning)?;
+    text.push_str(&action.content);
     Ok(Changed::one(Field::ActiveTurn))
+}
+
+/// The text of the first part with the id, if it is a `kind` part.
+#[inline]
+fn text_mut<'a>(
+    parts: &'a mut [ResponsePart],
+    id: &str,
+    kind: TextKind,
+) -> Result<&'a mut String, NoOp> {
+    match (part_mut(parts, id), kind) {
+        (Some(ResponsePart::Markdown(part)), TextKind::Markdown) => Ok(&mut part.content),
+        (Some(ResponsePart::Reasoning(part)), TextKind::Reasoning) => Ok(&mut part.content),
+        _ => Err(NoOp::UnknownTarget),
+    }
 }
 
 /// The first part whose id is `id`: a markdown or reasoning part's `id`, a tool call's

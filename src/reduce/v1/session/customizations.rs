@@ -8,6 +8,7 @@ use crate::protocol::v1::{
     ChildCustomization, Customization, CustomizationEnablement, McpServerCustomization,
     McpServerStartingState, McpServerState, McpServerStoppedState, SessionState,
 };
+use crate::reduce::v1::upsert_where;
 use crate::reduce::NoOp;
 
 /// `session/customizationToggled`: sets the entry's enablement: its provenance list on
@@ -58,11 +59,9 @@ pub(super) fn updated(state: &mut SessionState, customization: &Customization) -
     // Validated before the list is created (the official Rust reducer creates an empty list
     // first; see tests/reference_v1_session.rs).
     let id = top_id(customization).ok_or(NoOp::InvalidTransition)?;
-    let list = state.customizations.get_or_insert_with(Vec::new);
-    match list.iter_mut().find(|entry| top_id(entry) == Some(id)) {
-        Some(entry) => entry.clone_from(customization),
-        None => list.push(customization.clone()),
-    }
+    upsert_where(&mut state.customizations, customization, |entry| {
+        top_id(entry) == Some(id)
+    });
     Ok(Changed::one(Field::Customizations))
 }
 

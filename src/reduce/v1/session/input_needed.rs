@@ -4,18 +4,16 @@
 use super::{Changed, Field, Handled};
 use crate::protocol::v1::{SessionInputRequest, SessionState, SessionStatus};
 use crate::protocol::JsonValue;
-use crate::reduce::v1::ACTIVITY_MASK;
+use crate::reduce::v1::{upsert_where, ACTIVITY_MASK};
 use crate::reduce::NoOp;
 
 /// `session/inputNeededSet`: upserts the entry by id (an entry of an unknown kind by its raw
 /// `id`; one without an id is not taken), then refreshes the activity.
 pub(super) fn set(state: &mut SessionState, request: &SessionInputRequest) -> Handled<Field> {
     let id = request_id(request).ok_or(NoOp::InvalidTransition)?;
-    let list = state.input_needed.get_or_insert_with(Vec::new);
-    match list.iter_mut().find(|entry| request_id(entry) == Some(id)) {
-        Some(entry) => entry.clone_from(request),
-        None => list.push(request.clone()),
-    }
+    upsert_where(&mut state.input_needed, request, |entry| {
+        request_id(entry) == Some(id)
+    });
     Ok(refresh_status(state))
 }
 

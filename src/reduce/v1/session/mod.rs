@@ -5,7 +5,9 @@
 mod customizations;
 mod input_needed;
 
-use super::{merge_config, outcome, remove_first, upsert, with_flag, Changed, Handled, Outcome};
+use super::{
+    merge_config, outcome, remove_first, replace, set, upsert, with_flag, Changed, Handled, Outcome,
+};
 use crate::protocol::v1::{
     SessionLifecycle, SessionState, SessionStateField, SessionStatus, StateAction,
 };
@@ -17,10 +19,11 @@ type Field = SessionStateField;
 pub fn session_reducer(state: &mut SessionState, action: &StateAction) -> Outcome<Field> {
     let handled = match action {
         // The lifecycle only: `status` is the chats' business.
-        StateAction::SessionReady(_) => {
-            state.lifecycle = SessionLifecycle::Ready;
-            Ok(Changed::one(Field::Lifecycle))
-        }
+        StateAction::SessionReady(_) => set(
+            &mut state.lifecycle,
+            SessionLifecycle::Ready,
+            Field::Lifecycle,
+        ),
         StateAction::SessionCreationFailed(a) => {
             state.lifecycle = SessionLifecycle::Failed;
             state.creation_error = Some(a.error.clone());
@@ -34,13 +37,9 @@ pub fn session_reducer(state: &mut SessionState, action: &StateAction) -> Outcom
         StateAction::SessionChatUpdated(a) => chat_updated(state, a),
         StateAction::SessionChatsReordered(a) => chats_reordered(state, &a.chats),
         StateAction::SessionDefaultChatChanged(a) => {
-            state.default_chat.clone_from(&a.default_chat);
-            Ok(Changed::one(Field::DefaultChat))
+            replace(&mut state.default_chat, &a.default_chat, Field::DefaultChat)
         }
-        StateAction::SessionTitleChanged(a) => {
-            state.title.clone_from(&a.title);
-            Ok(Changed::one(Field::Title))
-        }
+        StateAction::SessionTitleChanged(a) => replace(&mut state.title, &a.title, Field::Title),
         StateAction::SessionIsReadChanged(a) => {
             state.status = with_flag(state.status, SessionStatus::IsRead, a.is_read);
             Ok(Changed::one(Field::Status))
@@ -50,12 +49,10 @@ pub fn session_reducer(state: &mut SessionState, action: &StateAction) -> Outcom
             Ok(Changed::one(Field::Status))
         }
         StateAction::SessionActivityChanged(a) => {
-            state.activity.clone_from(&a.activity);
-            Ok(Changed::one(Field::Activity))
+            replace(&mut state.activity, &a.activity, Field::Activity)
         }
         StateAction::SessionChangesetsChanged(a) => {
-            state.changesets.clone_from(&a.changesets);
-            Ok(Changed::one(Field::Changesets))
+            replace(&mut state.changesets, &a.changesets, Field::Changesets)
         }
         StateAction::SessionConfigChanged(a) => merge_config(
             state.config.as_mut().map(|config| &mut config.values),
@@ -63,14 +60,12 @@ pub fn session_reducer(state: &mut SessionState, action: &StateAction) -> Outcom
             a.replace,
         )
         .map(|()| Changed::one(Field::Config)),
-        StateAction::SessionMetaChanged(a) => {
-            state.meta.clone_from(&a.meta);
-            Ok(Changed::one(Field::Meta))
-        }
-        StateAction::SessionServerToolsChanged(a) => {
-            state.server_tools = Some(a.tools.clone());
-            Ok(Changed::one(Field::ServerTools))
-        }
+        StateAction::SessionMetaChanged(a) => replace(&mut state.meta, &a.meta, Field::Meta),
+        StateAction::SessionServerToolsChanged(a) => set(
+            &mut state.server_tools,
+            Some(a.tools.clone()),
+            Field::ServerTools,
+        ),
         StateAction::SessionActiveClientSet(a) => {
             upsert(&mut state.active_clients, &a.active_client, |client| {
                 client.client_id.clone()
@@ -95,10 +90,11 @@ pub fn session_reducer(state: &mut SessionState, action: &StateAction) -> Outcom
         }
         StateAction::SessionInputNeededSet(a) => input_needed::set(state, &a.request),
         StateAction::SessionInputNeededRemoved(a) => input_needed::removed(state, &a.id),
-        StateAction::SessionCustomizationsChanged(a) => {
-            state.customizations = Some(a.customizations.clone());
-            Ok(Changed::one(Field::Customizations))
-        }
+        StateAction::SessionCustomizationsChanged(a) => set(
+            &mut state.customizations,
+            Some(a.customizations.clone()),
+            Field::Customizations,
+        ),
         StateAction::SessionCustomizationToggled(a) => {
             customizations::toggled(state, &a.id, &a.enablement)
         }
