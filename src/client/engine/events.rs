@@ -63,7 +63,9 @@ pub enum DropReason {
     Unsubscribed,
 }
 
-/// A server→client protocol notification.
+/// A server→client protocol notification. The typed variants are AHP 0.3.0's: when the host
+/// speaks 1.0 (whose notifications have other shapes), every notification is
+/// [`ServerNotification::Other`], its params as sent.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerNotification {
     /// `root/sessionAdded`.
@@ -96,10 +98,18 @@ impl ServerNotification {
                 ServerNotification::SessionSummaryChanged(decode_params(params)?)
             }
             methods::AUTH_REQUIRED => ServerNotification::AuthRequired(decode_params(params)?),
-            _ => ServerNotification::Other {
-                method: method.to_string(),
-                params: params.map(|p| decode_params(Some(p))).transpose()?,
-            },
+            _ => Self::untyped(method, params)?,
+        })
+    }
+
+    /// A notification kept as sent ([`ServerNotification::Other`]).
+    pub(super) fn untyped(
+        method: &str,
+        params: Option<RawJson<'_>>,
+    ) -> Result<ServerNotification, ErrorObject> {
+        Ok(ServerNotification::Other {
+            method: method.to_string(),
+            params: params.map(|p| decode_params(Some(p))).transpose()?,
         })
     }
 

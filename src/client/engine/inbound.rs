@@ -164,7 +164,11 @@ impl Engine {
                 }
             }
             Incoming::Notification { method, params } => {
-                match ServerNotification::decode(method, params) {
+                let decoded = match v1 {
+                    true => ServerNotification::untyped(method, params),
+                    false => ServerNotification::decode(method, params),
+                };
+                match decoded {
                     Ok(n) => self.events.push_back(Event::Notification(Box::new(n))),
                     Err(e) => self.malformed(format!("bad `{method}`: {}", e.message), text),
                 }

@@ -381,3 +381,26 @@ fn a_replay_reconnect_resolves_1_0_echoes_and_resends_the_rest() {
     assert_eq!(active_text(chat(&engine).state()), Some("hi"));
     assert_eq!(engine.last_seen_server_seq(), 11);
 }
+
+#[test]
+fn notifications_of_a_1_0_host_arrive_as_sent() {
+    let mut engine = connected_v1(idle_chat());
+    // 1.0's `auth/required` names a resource by its metadata object (0.3.0: a string).
+    let params = json!({"channel": "ahp-root://",
+        "resource": {"resource": "https://api.example", "authorization_servers": []}});
+    let frame = json!({"jsonrpc": "2.0", "method": "auth/required", "params": params});
+    engine.handle_frame(&frame.to_string(), 2.0);
+    let events = events(&mut engine);
+    let [Event::Notification(n)] = &events[..] else {
+        panic!("one notification: {events:?}");
+    };
+    let ServerNotification::Other {
+        method,
+        params: Some(got),
+    } = &**n
+    else {
+        panic!("kept as sent: {n:?}");
+    };
+    assert_eq!(method, "auth/required");
+    assert_eq!(serde_json::to_value(got).unwrap(), params);
+}
