@@ -251,8 +251,8 @@ pub enum Event {
     },
 }
 
-/// [`Event::ChannelChanged`], [`Event::Rejected`] and [`Event::PendingDropped`] of an AHP 1.0
-/// channel: the same events over 1.0's kinds and actions.
+/// [`Event::ChannelChanged`], [`Event::Rejected`], [`Event::ResourceChanges`] and
+/// [`Event::PendingDropped`] of an AHP 1.0 channel: the same events over 1.0's kinds and actions.
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)] // boxed in `Event`, and drained right after each call
 pub enum ChannelEventV1 {
@@ -276,6 +276,14 @@ pub enum ChannelEventV1 {
         /// The action and reason.
         rejection: Rejection<crate::protocol::v1::StateAction>,
     },
+    /// See [`Event::ResourceChanges`]: a 1.0 watch's `resourceWatch/changed` changes (JSON,
+    /// as 1.0 types them), in batch order.
+    ResourceChanges {
+        /// The watch's channel URI.
+        channel: String,
+        /// The `changes` of each action.
+        changes: Vec<crate::protocol::JsonValue>,
+    },
     /// See [`Event::PendingDropped`].
     PendingDropped {
         /// The channel URI.
@@ -293,6 +301,7 @@ impl ChannelEventV1 {
         match self {
             ChannelEventV1::Changed { channel, .. }
             | ChannelEventV1::Rejected { channel, .. }
+            | ChannelEventV1::ResourceChanges { channel, .. }
             | ChannelEventV1::PendingDropped { channel, .. } => channel,
         }
     }

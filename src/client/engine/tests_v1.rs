@@ -404,3 +404,33 @@ fn notifications_of_a_1_0_host_arrive_as_sent() {
     assert_eq!(method, "auth/required");
     assert_eq!(serde_json::to_value(got).unwrap(), params);
 }
+
+#[test]
+fn a_1_0_watchs_changes_are_an_event_in_batch_order() {
+    const WATCH: &str = "ahp-resource-watch:/w";
+    let mut config = offering(&BOTH);
+    config.initial_subscriptions = vec![WATCH.into()];
+    let (mut engine, _, _) = handshake(
+        config,
+        json!({"protocolVersion": "1.0.0", "serverSeq": 1, "snapshots": [
+            {"resource": WATCH, "state": {"root": "file:///r", "recursive": true}, "fromSeq": 1}]}),
+    );
+    let changed = |seq: u64, path: &str| {
+        let action = json!({"type": "resourceWatch/changed", "changes": [{"path": path}]});
+        json!({"jsonrpc": "2.0", "method": "action",
+            "params": {"channel": WATCH, "serverSeq": seq, "action": action}})
+        .to_string()
+    };
+    engine.handle_frames([changed(2, "a"), changed(3, "b")], 2.0);
+    let events = events(&mut engine);
+    let [ChannelEventV1::ResourceChanges { channel, changes }] = &v1_events(&events)[..] else {
+        panic!("one ResourceChanges: {events:?}");
+    };
+    assert_eq!(channel, WATCH);
+    let paths: Vec<Value> = changes
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap())
+        .collect();
+    assert_eq!(paths, [json!([{"path": "a"}]), json!([{"path": "b"}])]);
+    assert_eq!(engine.last_seen_server_seq(), 3);
+}

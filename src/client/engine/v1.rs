@@ -146,9 +146,22 @@ impl Engine {
         let Some(mirror) = mirrors.get_mut(channel) else {
             return;
         };
+        let mut changes = Vec::new();
+        let envelopes = envelopes.into_iter().inspect(|e| {
+            if let StateAction::ResourceWatchChanged(a) = &e.action {
+                changes.push(a.changes.clone());
+            }
+        });
         let out = mirror.apply_batch(envelopes, &self.config.client_id, &FixedClock(now));
         let pending = mirror.pending_count();
         let channel_event = |event| Event::ChannelV1(Box::new(event));
+        if !changes.is_empty() {
+            self.events
+                .push_back(channel_event(ChannelEventV1::ResourceChanges {
+                    channel: channel.to_string(),
+                    changes,
+                }));
+        }
         if !out.changed.is_empty() || !out.confirmed_changed.is_empty() {
             self.events
                 .push_back(channel_event(ChannelEventV1::Changed {
