@@ -171,11 +171,14 @@ impl Engine {
             );
             return self.events.push_back(invalid(message));
         };
+        let mut replaced = Vec::new();
         if table.version() != self.channels.version() {
             // Only a re-`initialize` can change the version: the old mirrors cannot take the
-            // new version's snapshots and actions, so their pending actions are dropped.
-            for channel in self.channels.names() {
-                self.remove_mirror(&channel, DropReason::ChannelLost, now);
+            // new version's snapshots and actions, so their pending actions are dropped (a
+            // channel the host sends a snapshot for is mirrored anew; the others are lost).
+            replaced = self.channels.names();
+            for channel in &replaced {
+                self.remove_mirror(channel, DropReason::ChannelLost, now);
             }
             self.channels = table;
         }
@@ -197,6 +200,14 @@ impl Engine {
             }
             for channel in remaining {
                 self.stateless.insert(channel, ());
+            }
+        }
+        for channel in replaced {
+            if !self.is_subscribed(&channel) {
+                let reason =
+                    format!("the host now speaks {chosen} and sent no snapshot for this channel");
+                self.events
+                    .push_back(Event::SubscriptionLost { channel, reason });
             }
         }
         self.established = true;

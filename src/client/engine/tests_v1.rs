@@ -434,3 +434,104 @@ fn a_1_0_watchs_changes_are_an_event_in_batch_order() {
     assert_eq!(paths, [json!([{"path": "a"}]), json!([{"path": "b"}])]);
     assert_eq!(engine.last_seen_server_seq(), 3);
 }
+
+#[test]
+fn subscribe_installs_a_1_0_mirror_and_a_snapshot_reconnect_resets_it() {
+    let mut engine = connected_v1(idle_chat());
+    const OTHER: &str = "ahp-chat:/d";
+    let id = engine.subscribe(OTHER, 2.0);
+    let request = sent(&mut engine).remove(0);
+    assert_eq!(request["method"], "subscribe");
+    let mut other_chat = idle_chat();
+    other_chat["resource"] = json!(OTHER);
+    other_chat["title"] = json!("D");
+    let snapshot = json!({"resource": OTHER, "state": other_chat, "fromSeq": 12});
+    reply(
+        &mut engine,
+        &request["id"],
+        json!({"snapshot": snapshot}),
+        3.0,
+    );
+    let events_now = events(&mut engine);
+    assert!(events_now
+        .iter()
+        .any(|e| matches!(e, Event::Response { id: got, result: Ok(_) } if *got == id)));
+    let other = engine.mirror_v1_as::<ChatState>(OTHER).expect("subscribed");
+    assert_eq!(other.state().title, "D");
+    assert_eq!(engine.last_seen_server_seq(), 12);
+
+    // A dispatched turn, the connection drops, the host answers `reconnect` with snapshots:
+    // the turn's fate is unknowable, so it is dropped and reported; the state is the host's.
+    let start: wire1::StateAction = serde_json::from_value(turn_started("hi")).unwrap();
+    let seq = engine.dispatch_v1(CHAT, start, 4.0).unwrap();
+    sent(&mut engine);
+    engine.on_close("gone", 5.0);
+    engine.on_open(6.0);
+    let reconnect = sent(&mut engine).remove(0);
+    let mut renamed = idle_chat();
+    renamed["title"] = json!("T2");
+    reply(
+        &mut engine,
+        &reconnect["id"],
+        json!({"type": "snapshot", "snapshots": [
+            {"resource": CHAT, "state": renamed, "fromSeq": 20},
+            {"resource": OTHER, "state": other_chat, "fromSeq": 20}]}),
+        7.0,
+    );
+    let events = events(&mut engine);
+    assert!(
+        v1_events(&events).iter().any(|e| matches!(e,
+            ChannelEventV1::PendingDropped { channel, actions, reason: DropReason::ReconnectSnapshot }
+                if channel == CHAT && actions.len() == 1 && actions[0].client_seq == seq)),
+        "{events:?}"
+    );
+    assert_eq!(chat(&engine).state().title, "T2");
+    assert_eq!(chat(&engine).pending_count(), 0);
+    assert_eq!(active_text(chat(&engine).state()), None);
+    assert_eq!(engine.last_seen_server_seq(), 20);
+    assert_eq!(engine.connection_state(), ConnectionState::Connected);
+}
+
+#[test]
+fn a_re_initialize_in_another_version_replaces_the_mirrors() {
+    let mut engine = connected_v1(idle_chat());
+    let start: wire1::StateAction = serde_json::from_value(turn_started("hi")).unwrap();
+    engine.dispatch_v1(CHAT, start, 2.0).unwrap();
+    sent(&mut engine);
+    engine.on_close("gone", 3.0);
+    engine.on_open(4.0);
+    let reconnect = sent(&mut engine).remove(0);
+    let refused = json!({"jsonrpc": "2.0", "id": reconnect["id"],
+        "error": {"code": -32603, "message": "restarted"}});
+    engine.handle_frame(&refused.to_string(), 5.0);
+    let init = sent(&mut engine).remove(0);
+    assert_eq!(init["method"], "initialize");
+    // The restarted host speaks 0.3.0 now, and serves a terminal.
+    reply(
+        &mut engine,
+        &init["id"],
+        json!({"protocolVersion": "0.3.0", "serverSeq": 1, "snapshots": [
+            {"resource": TERM, "state": terminal_state("t"), "fromSeq": 1}]}),
+        6.0,
+    );
+    let events = events(&mut engine);
+    assert!(
+        v1_events(&events).iter().any(|e| matches!(e,
+            ChannelEventV1::PendingDropped { channel, .. } if channel == CHAT)),
+        "{events:?}"
+    );
+    let lost: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubscriptionLost { channel, reason } if reason.contains("0.3.0") => {
+                Some(channel.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lost, [CHAT, SESSION]);
+    assert_eq!(engine.protocol_version(), "0.3.0");
+    assert!(engine.mirror_v1(CHAT).is_none());
+    assert!(engine.mirror_as::<TerminalState>(TERM).is_some());
+    assert_eq!(engine.connection_state(), ConnectionState::Connected);
+}
