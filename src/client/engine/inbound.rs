@@ -49,8 +49,6 @@ pub(super) struct Batch {
     spare: Option<ActionEnvelope>,
     /// What the last canonical delta began with (see [`DeltaPrefix`]).
     prefix: DeltaPrefix,
-    /// 1.0 envelopes (when the host speaks 1.0, the only ones).
-    pub(super) v1: Vec<crate::protocol::v1::ActionEnvelope>,
 }
 
 /// A spare envelope keeps its strings' capacity: past this many bytes of content it is dropped.
@@ -138,8 +136,8 @@ impl Engine {
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
-        let v1 = matches!(self.channels, Channels::V1(_));
-        if !v1 {
+        // The 0.3.0 fast path; a 1.0 connection's frames all take the general path.
+        if let Channels::V0_3(_) = self.channels {
             if let Some(envelope) = canonical_action(text, &mut batch.spare, &mut batch.prefix) {
                 return self.route_envelope(envelope, batch);
             }
@@ -149,24 +147,13 @@ impl Engine {
             Err(e) => return self.malformed(e.to_string(), text),
         };
         match incoming {
-            Incoming::Notification { method, params }
-                if method == jsonrpc::methods::ACTION && v1 =>
-            {
-                match decode_params::<crate::protocol::v1::ActionEnvelope>(params) {
-                    Ok(envelope) => self.route_envelope_v1(envelope, batch),
-                    Err(e) => self.malformed(format!("bad action envelope: {}", e.message), text),
-                }
-            }
             Incoming::Notification { method, params } if method == jsonrpc::methods::ACTION => {
-                match decode_params::<ActionEnvelope>(params) {
-                    Ok(envelope) => self.route_envelope(envelope, batch),
-                    Err(e) => self.malformed(format!("bad action envelope: {}", e.message), text),
-                }
+                self.on_action_notification(params, text, batch)
             }
             Incoming::Notification { method, params } => {
-                let decoded = match v1 {
-                    true => ServerNotification::untyped(method, params),
-                    false => ServerNotification::decode(method, params),
+                let decoded = match self.channels {
+                    Channels::V1(_) => ServerNotification::untyped(method, params),
+                    Channels::V0_3(_) => ServerNotification::decode(method, params),
                 };
                 match decoded {
                     Ok(n) => self.events.push_back(Event::Notification(Box::new(n))),
@@ -208,6 +195,24 @@ impl Engine {
                 }
                 self.on_response(number, purpose, outcome, now);
             }
+        }
+    }
+
+    /// An `action` notification the fast path did not take: decoded in the negotiated version.
+    fn on_action_notification(
+        &mut self,
+        params: Option<RawJson<'_>>,
+        text: &str,
+        batch: &mut Batch,
+    ) {
+        let routed = match self.channels {
+            Channels::V0_3(_) => decode_params::<ActionEnvelope>(params)
+                .map(|envelope| self.route_envelope(envelope, batch)),
+            Channels::V1(_) => decode_params::<crate::protocol::v1::ActionEnvelope>(params)
+                .map(|envelope| self.route_envelope_v1(envelope)),
+        };
+        if let Err(e) = routed {
+            self.malformed(format!("bad action envelope: {}", e.message), text);
         }
     }
 
@@ -325,8 +330,8 @@ impl Engine {
     /// The envelopes go to the mirrors mutably borrowed, so a rejected action is moved into its
     /// report, not cloned.
     pub(super) fn flush_batch(&mut self, batch: &mut Batch, now: f64) {
-        if !batch.v1.is_empty() {
-            self.flush_batch_v1(&mut batch.v1, now);
+        if !self.batch_v1.is_empty() {
+            self.flush_pending_v1(now);
         }
         let envelopes = &mut batch.envelopes;
         for i in 0..envelopes.len() {

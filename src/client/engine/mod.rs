@@ -208,6 +208,9 @@ pub struct Engine {
     events: VecDeque<Event>,
     /// Envelopes of the frames being handled (empty between calls; kept for its capacity).
     batch: inbound::Batch,
+    /// 1.0 envelopes of the frames being handled (apart from `batch`, so that the 0.3.0
+    /// per-frame path does not carry them).
+    batch_v1: Vec<crate::protocol::v1::ActionEnvelope>,
     /// When the last frame arrived (or the transport opened).
     last_rx: f64,
     keepalive_in_flight: bool,
@@ -232,6 +235,7 @@ impl Engine {
             outgoing: VecDeque::new(),
             events: VecDeque::new(),
             batch: inbound::Batch::default(),
+            batch_v1: Vec::new(),
             last_rx: 0.0,
             keepalive_in_flight: false,
         }

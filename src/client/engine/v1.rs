@@ -6,7 +6,7 @@
 use super::channels::Channels;
 use super::events::{ChannelEventV1, Event};
 use super::handshake::ReplayV1;
-use super::inbound::{Batch, RawSnapshot};
+use super::inbound::RawSnapshot;
 use super::{dispatch_frame, DropReason, Engine};
 use crate::client::Error;
 use crate::protocol::v1::{ActionEnvelope, StateAction, PROTOCOL_VERSION};
@@ -113,9 +113,19 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn route_envelope_v1(&mut self, envelope: ActionEnvelope, batch: &mut Batch) {
+    /// Batches a 1.0 envelope (applied with the 0.3.0 batch, see `flush_batch`).
+    pub(super) fn route_envelope_v1(&mut self, envelope: ActionEnvelope) {
         self.last_seen_server_seq = self.last_seen_server_seq.max(envelope.server_seq);
-        batch.v1.push(envelope);
+        self.batch_v1.push(envelope);
+    }
+
+    /// Applies the 1.0 envelopes batched by `route_envelope_v1`. Not inlined: the 0.3.0 path
+    /// pays only the check that there are none.
+    #[inline(never)]
+    pub(super) fn flush_pending_v1(&mut self, now: f64) {
+        let mut envelopes = std::mem::take(&mut self.batch_v1);
+        self.flush_batch_v1(&mut envelopes, now);
+        self.batch_v1 = envelopes; // empty, with its capacity
     }
 
     /// Applies and empties a batch of 1.0 envelopes, per channel (in order of first
