@@ -9,7 +9,7 @@ use crate::protocol::{
     SessionSummaryChangedParams, TelemetryCapabilities,
 };
 use crate::protocol::{RawJson, RawJsonBuf};
-use crate::sync::{ChangeSet, PendingAction, Rejection, StatePatch};
+use crate::sync::{v1, ChangeSet, PendingAction, Rejection, StatePatch};
 use serde::Deserialize;
 
 /// What the server said in the handshake (`InitializeResult` without the snapshots, which
@@ -63,7 +63,9 @@ pub enum DropReason {
     Unsubscribed,
 }
 
-/// A server→client protocol notification.
+/// A server→client protocol notification. The typed variants are AHP 0.3.0's: when the host
+/// speaks 1.0 (whose notifications have other shapes), every notification is
+/// [`ServerNotification::Other`], its params as sent.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerNotification {
     /// `root/sessionAdded`.
@@ -96,10 +98,18 @@ impl ServerNotification {
                 ServerNotification::SessionSummaryChanged(decode_params(params)?)
             }
             methods::AUTH_REQUIRED => ServerNotification::AuthRequired(decode_params(params)?),
-            _ => ServerNotification::Other {
-                method: method.to_string(),
-                params: params.map(|p| decode_params(Some(p))).transpose()?,
-            },
+            _ => Self::untyped(method, params)?,
+        })
+    }
+
+    /// A notification kept as sent ([`ServerNotification::Other`]).
+    pub(super) fn untyped(
+        method: &str,
+        params: Option<RawJson<'_>>,
+    ) -> Result<ServerNotification, ErrorObject> {
+        Ok(ServerNotification::Other {
+            method: method.to_string(),
+            params: params.map(|p| decode_params(Some(p))).transpose()?,
         })
     }
 
@@ -228,6 +238,10 @@ pub enum Event {
     /// A server request the app registered for; answer it with
     /// [`Engine::respond`](super::Engine::respond).
     ServerRequest(ServerRequest),
+    /// What happened to a 1.0 channel's mirror, when the host speaks AHP 1.0 (the
+    /// version-free events, such as [`Event::Subscribed`], are shared). Boxed, so that the
+    /// 0.3.0 events do not grow by 1.0's larger actions.
+    ChannelV1(Box<ChannelEventV1>),
     /// A frame that could not be used; it was skipped and the connection goes on.
     Malformed {
         /// What is wrong.
@@ -235,4 +249,60 @@ pub enum Event {
         /// The frame (truncated to 200 characters).
         frame: String,
     },
+}
+
+/// [`Event::ChannelChanged`], [`Event::Rejected`], [`Event::ResourceChanges`] and
+/// [`Event::PendingDropped`] of an AHP 1.0 channel: the same events over 1.0's kinds and actions.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // boxed in `Event`, and drained right after each call
+pub enum ChannelEventV1 {
+    /// See [`Event::ChannelChanged`].
+    Changed {
+        /// The channel URI.
+        channel: String,
+        /// Fields of the optimistic state that may differ.
+        changed: ChangeSet<v1::ChannelKind>,
+        /// Fields of the confirmed state that changed.
+        confirmed_changed: ChangeSet<v1::ChannelKind>,
+        /// Own actions still awaiting their echo.
+        pending: usize,
+        /// How the optimistic state changed.
+        patch: StatePatch,
+    },
+    /// See [`Event::Rejected`].
+    Rejected {
+        /// The channel URI.
+        channel: String,
+        /// The action and reason.
+        rejection: Rejection<crate::protocol::v1::StateAction>,
+    },
+    /// See [`Event::ResourceChanges`]: a 1.0 watch's `resourceWatch/changed` changes (JSON,
+    /// as 1.0 types them), in batch order.
+    ResourceChanges {
+        /// The watch's channel URI.
+        channel: String,
+        /// The `changes` of each action.
+        changes: Vec<crate::protocol::JsonValue>,
+    },
+    /// See [`Event::PendingDropped`].
+    PendingDropped {
+        /// The channel URI.
+        channel: String,
+        /// The actions, in dispatch order.
+        actions: Vec<PendingAction<crate::protocol::v1::StateAction>>,
+        /// Why.
+        reason: DropReason,
+    },
+}
+
+impl ChannelEventV1 {
+    /// The channel URI.
+    pub fn channel(&self) -> &str {
+        match self {
+            ChannelEventV1::Changed { channel, .. }
+            | ChannelEventV1::Rejected { channel, .. }
+            | ChannelEventV1::ResourceChanges { channel, .. }
+            | ChannelEventV1::PendingDropped { channel, .. } => channel,
+        }
+    }
 }

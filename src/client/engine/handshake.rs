@@ -1,5 +1,6 @@
 //! `initialize` with version negotiation, and `reconnect` with replay or fresh snapshots.
 
+use super::channels::{Channels, IMPLEMENTED_PROTOCOL_VERSIONS};
 use super::events::{Event, ServerInfo};
 use super::inbound::{Batch, RawSnapshot};
 use super::requests::Purpose;
@@ -60,6 +61,24 @@ decode_object!(Replay {
     actions: "actions",
     missing: "missing" = Vec::new(),
 });
+
+/// A 1.0 replay reconnect result (the same shape, with 1.0 envelopes).
+pub(super) struct ReplayV1 {
+    pub actions: Vec<crate::protocol::v1::ActionEnvelope>,
+    pub missing: Vec<String>,
+}
+
+decode_object!(ReplayV1 {
+    actions: "actions",
+    missing: "missing" = Vec::new(),
+});
+
+/// A reconnect result, decoded in the negotiated version.
+enum Reconnected {
+    Snapshots(Vec<RawSnapshot>),
+    Replay(Replay),
+    ReplayV1(ReplayV1),
+}
 
 impl Engine {
     pub(super) fn send_initialize(&mut self, subscriptions: Vec<String>, resume: bool, now: f64) {
@@ -134,16 +153,34 @@ impl Engine {
             Ok(parsed) => parsed,
             Err(e) => return self.events.push_back(invalid(e.to_string())),
         };
+        let chosen = crate::protocol::encode::to_text(&info.protocol_version);
         if !self
             .config
             .protocol_versions
             .contains(&info.protocol_version)
         {
+            let message =
+                format!("the server chose protocol version {chosen}, which was not offered");
+            return self.events.push_back(invalid(message));
+        }
+        let Some(table) = Channels::for_version(&info.protocol_version) else {
             let message = format!(
-                "the server chose protocol version {}, which was not offered",
-                crate::protocol::encode::to_text(&info.protocol_version)
+                "the server chose protocol version {chosen}, which this client does not \
+                 implement (it implements {})",
+                IMPLEMENTED_PROTOCOL_VERSIONS.join(", ")
             );
             return self.events.push_back(invalid(message));
+        };
+        let mut replaced = Vec::new();
+        if table.version() != self.channels.version() {
+            // Only a re-`initialize` can change the version: the old mirrors cannot take the
+            // new version's snapshots and actions, so their pending actions are dropped (a
+            // channel the host sends a snapshot for is mirrored anew; the others are lost).
+            replaced = self.channels.names();
+            for channel in &replaced {
+                self.remove_mirror(channel, DropReason::ChannelLost, now);
+            }
+            self.channels = table;
         }
         if let Some(serde_json::Value::String(secret)) = client_secret {
             self.config.client_secret = Some(secret);
@@ -165,6 +202,14 @@ impl Engine {
                 self.stateless.insert(channel, ());
             }
         }
+        for channel in replaced {
+            if !self.is_subscribed(&channel) {
+                let reason =
+                    format!("the host now speaks {chosen} and sent no snapshot for this channel");
+                self.events
+                    .push_back(Event::SubscriptionLost { channel, reason });
+            }
+        }
         self.established = true;
         self.server = Some(info.clone());
         self.finish_handshake(info, resume);
@@ -180,15 +225,18 @@ impl Engine {
             // The server cannot resume us (e.g. it restarted): start over, keeping our channels.
             Err(_) => return self.send_initialize(self.subscriptions(), true, now),
         };
+        let v1 = matches!(self.channels, Channels::V1(_));
         let parsed = raw.decode::<ReconnectKind>().and_then(|k| {
             Ok(match k.kind.as_str() {
-                "snapshot" => Err(raw.decode::<Snapshots>()?.snapshots),
-                _ => Ok(raw.decode::<Replay>()?),
+                "snapshot" => Reconnected::Snapshots(raw.decode::<Snapshots>()?.snapshots),
+                _ if v1 => Reconnected::ReplayV1(raw.decode()?),
+                _ => Reconnected::Replay(raw.decode()?),
             })
         });
         match parsed {
-            Ok(Ok(replay)) => self.adopt_replay(replay, now),
-            Ok(Err(snapshots)) => self.adopt_snapshots(snapshots, now),
+            Ok(Reconnected::Replay(replay)) => self.adopt_replay(replay, now),
+            Ok(Reconnected::ReplayV1(replay)) => self.adopt_replay_v1(replay, now),
+            Ok(Reconnected::Snapshots(snapshots)) => self.adopt_snapshots(snapshots, now),
             Err(e) => {
                 let error = Error::InvalidResponse {
                     method: jsonrpc::Reconnect::METHOD.to_string(),
@@ -219,6 +267,11 @@ impl Engine {
             self.route_envelope(envelope, &mut batch);
         }
         self.flush_batch(&mut batch, now);
+        self.after_replay(now);
+    }
+
+    /// After a replay: the pending policy.
+    pub(super) fn after_replay(&mut self, now: f64) {
         if self.config.pending_policy == PendingPolicy::DropInFlight {
             self.drop_in_flight(DropReason::InFlightOnReconnect, now);
         }
@@ -232,7 +285,7 @@ impl Engine {
         for snapshot in snapshots {
             by_channel.insert(snapshot.resource.clone(), snapshot); // a repeated channel: the last
         }
-        let channels: Vec<String> = self.mirrors.keys().cloned().collect();
+        let channels = self.channels.names();
         for channel in channels {
             let installed = match by_channel.remove(&channel) {
                 Some(snapshot) => self.install_snapshot(&channel, snapshot, now),
@@ -249,14 +302,18 @@ impl Engine {
         for (channel, ()) in std::mem::take(&mut self.stateless) {
             self.subscribe(&channel, now);
         }
-        for (_, m) in self.mirrors.iter() {
-            self.last_seen_server_seq = self.last_seen_server_seq.max(m.last_server_seq());
-        }
+        self.last_seen_server_seq = self
+            .last_seen_server_seq
+            .max(self.channels.last_server_seq());
     }
 
     fn drop_in_flight(&mut self, reason: DropReason, now: f64) {
+        let mirrors = match &mut self.channels {
+            Channels::V0_3(mirrors) => mirrors,
+            Channels::V1(_) => return self.drop_in_flight_v1(reason, now),
+        };
         let clock = FixedClock(now);
-        for (channel, mirror) in self.mirrors.iter_mut() {
+        for (channel, mirror) in mirrors.iter_mut() {
             let (actions, changed) = mirror.drop_pending(|p| p.sent, &clock);
             if actions.is_empty() {
                 continue;

@@ -1,6 +1,7 @@
 //! Incoming frames: responses matched to requests, envelopes batched per channel,
 //! notifications and server requests surfaced as events.
 
+use super::channels::Channels;
 use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
 use super::fast_delta::DeltaPrefix;
 use super::requests::Purpose;
@@ -135,8 +136,11 @@ impl Engine {
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
-        if let Some(envelope) = canonical_action(text, &mut batch.spare, &mut batch.prefix) {
-            return self.route_envelope(envelope, batch);
+        // The 0.3.0 fast path; a 1.0 connection's frames all take the general path.
+        if let Channels::V0_3(_) = self.channels {
+            if let Some(envelope) = canonical_action(text, &mut batch.spare, &mut batch.prefix) {
+                return self.route_envelope(envelope, batch);
+            }
         }
         let incoming = match Incoming::parse(text) {
             Ok(incoming) => incoming,
@@ -144,13 +148,14 @@ impl Engine {
         };
         match incoming {
             Incoming::Notification { method, params } if method == jsonrpc::methods::ACTION => {
-                match decode_params::<ActionEnvelope>(params) {
-                    Ok(envelope) => self.route_envelope(envelope, batch),
-                    Err(e) => self.malformed(format!("bad action envelope: {}", e.message), text),
-                }
+                self.on_action_notification(params, text, batch)
             }
             Incoming::Notification { method, params } => {
-                match ServerNotification::decode(method, params) {
+                let decoded = match self.channels {
+                    Channels::V1(_) => ServerNotification::untyped(method, params),
+                    Channels::V0_3(_) => ServerNotification::decode(method, params),
+                };
+                match decoded {
                     Ok(n) => self.events.push_back(Event::Notification(Box::new(n))),
                     Err(e) => self.malformed(format!("bad `{method}`: {}", e.message), text),
                 }
@@ -190,6 +195,24 @@ impl Engine {
                 }
                 self.on_response(number, purpose, outcome, now);
             }
+        }
+    }
+
+    /// An `action` notification the fast path did not take: decoded in the negotiated version.
+    fn on_action_notification(
+        &mut self,
+        params: Option<RawJson<'_>>,
+        text: &str,
+        batch: &mut Batch,
+    ) {
+        let routed = match self.channels {
+            Channels::V0_3(_) => decode_params::<ActionEnvelope>(params)
+                .map(|envelope| self.route_envelope(envelope, batch)),
+            Channels::V1(_) => decode_params::<crate::protocol::v1::ActionEnvelope>(params)
+                .map(|envelope| self.route_envelope_v1(envelope)),
+        };
+        if let Err(e) = routed {
+            self.malformed(format!("bad action envelope: {}", e.message), text);
         }
     }
 
@@ -251,21 +274,22 @@ impl Engine {
         snapshot: RawSnapshot,
         now: f64,
     ) -> Result<(), String> {
+        let mirrors = match &mut self.channels {
+            Channels::V0_3(mirrors) => mirrors,
+            Channels::V1(_) => return self.install_snapshot_v1(channel, snapshot, now),
+        };
         let state = AnyState::decode(channel, snapshot.state.as_raw())
             .map_err(|e| format!("snapshot of `{}`: {e}", snapshot.resource))?;
         self.last_seen_server_seq = self.last_seen_server_seq.max(snapshot.from_seq);
         self.stateless.remove(channel);
         let clock = FixedClock(now);
-        let reset = match self.mirrors.get_mut(channel) {
+        let reset = match mirrors.get_mut(channel) {
             Some(mirror) => mirror.reset(state, snapshot.from_seq, &clock),
             None => Err(Box::new(state)),
         };
         match reset {
             Ok(changed) => {
-                let pending = self
-                    .mirrors
-                    .get(channel)
-                    .map_or(0, AnyMirror::pending_count);
+                let pending = mirrors.get(channel).map_or(0, AnyMirror::pending_count);
                 self.events.push_back(Event::ChannelChanged {
                     channel: channel.to_string(),
                     changed,
@@ -276,10 +300,13 @@ impl Engine {
             }
             Err(state) => {
                 // New channel (or its kind changed, which only a broken server does).
-                if let Some(old) = self.mirrors.remove(channel) {
+                if let Some(old) = mirrors.remove(channel) {
                     self.report_dropped(channel, old, DropReason::ChannelLost, now);
                 }
-                self.mirrors.insert(
+                let Channels::V0_3(mirrors) = &mut self.channels else {
+                    unreachable!("matched above")
+                };
+                mirrors.insert(
                     channel.to_string(),
                     AnyMirror::new(*state, snapshot.from_seq),
                 );
@@ -303,6 +330,9 @@ impl Engine {
     /// The envelopes go to the mirrors mutably borrowed, so a rejected action is moved into its
     /// report, not cloned.
     pub(super) fn flush_batch(&mut self, batch: &mut Batch, now: f64) {
+        if !self.batch_v1.is_empty() {
+            self.flush_pending_v1(now);
+        }
         let envelopes = &mut batch.envelopes;
         for i in 0..envelopes.len() {
             let (before, rest) = envelopes.split_at_mut(i);
@@ -330,7 +360,10 @@ impl Engine {
         envelopes: impl IntoIterator<Item = &'a mut ActionEnvelope>,
         now: f64,
     ) {
-        let Some(mirror) = self.mirrors.get_mut(channel) else {
+        let Channels::V0_3(mirrors) = &mut self.channels else {
+            return;
+        };
+        let Some(mirror) = mirrors.get_mut(channel) else {
             return;
         };
         let mut changes = Vec::new();

@@ -27,6 +27,7 @@
 //!     .any(|e| matches!(e, Event::Connected { resumed: false, .. })));
 //! ```
 
+mod channels;
 mod events;
 mod fast_delta;
 mod handshake;
@@ -37,9 +38,14 @@ mod requests;
 mod tests;
 #[cfg(test)]
 mod tests_reconnect;
+#[cfg(test)]
+mod tests_v1;
+mod v1;
 
+pub use channels::IMPLEMENTED_PROTOCOL_VERSIONS;
 pub use events::{
-    DropReason, Event, ServerInfo, ServerNotification, ServerRequest, ServerRequestId,
+    ChannelEventV1, DropReason, Event, ServerInfo, ServerNotification, ServerRequest,
+    ServerRequestId,
 };
 
 /// Not public API: the frame fast paths, exposed for the fuzz targets (`fuzz/`), which check
@@ -78,6 +84,7 @@ use crate::protocol::{
 use crate::protocol::{RawJson, RawJsonBuf};
 use crate::reduce::FixedClock;
 use crate::sync::{AnyMirror, ChangeSet, ChannelState, Mirror};
+use channels::Channels;
 use litemap::LiteMap;
 use requests::{Purpose, Requests};
 use std::collections::VecDeque;
@@ -110,7 +117,9 @@ pub struct EngineConfig {
     /// `initialize`, so nobody else can take the id over. Give a stored one to resume an id
     /// across app restarts.
     pub client_secret: Option<String>,
-    /// Offered protocol versions, most preferred first.
+    /// Offered protocol versions, most preferred first. The engine speaks the one the host
+    /// chooses, if it is offered here and implemented ([`IMPLEMENTED_PROTOCOL_VERSIONS`]:
+    /// `"1.0.0"`, `"0.3.0"`); offer `["1.0.0", "0.3.0"]` to take 1.0 where the host has it.
     pub protocol_versions: Vec<String>,
     /// Channels to subscribe to in `initialize`.
     pub initial_subscriptions: Vec<String>,
@@ -128,7 +137,9 @@ pub struct EngineConfig {
 }
 
 impl EngineConfig {
-    /// Defaults: every supported protocol version, a root subscription, 30 s timeouts.
+    /// Defaults: a root subscription, 30 s timeouts, and an offer of 0.3.0 only
+    /// ([`SUPPORTED_PROTOCOL_VERSIONS`]): the wasm package and `ahp-host` do not speak 1.0
+    /// yet, so 1.0 is opt-in through [`EngineConfig::protocol_versions`].
     pub fn new(client_id: impl Into<String>) -> Self {
         EngineConfig {
             client_id: client_id.into(),
@@ -188,8 +199,8 @@ pub struct Engine {
     requests: Requests,
     next_client_seq: u64,
     last_seen_server_seq: u64,
-    /// Subscribed state-bearing channels.
-    mirrors: LiteMap<String, AnyMirror>,
+    /// Subscribed state-bearing channels, in the negotiated protocol version.
+    channels: Channels,
     /// Subscribed channels without state (subscribe returned no snapshot).
     stateless: LiteMap<String, ()>,
     handled_methods: LiteMap<String, ()>,
@@ -197,6 +208,9 @@ pub struct Engine {
     events: VecDeque<Event>,
     /// Envelopes of the frames being handled (empty between calls; kept for its capacity).
     batch: inbound::Batch,
+    /// 1.0 envelopes of the frames being handled (apart from `batch`, so that the 0.3.0
+    /// per-frame path does not carry them).
+    batch_v1: Vec<crate::protocol::v1::ActionEnvelope>,
     /// When the last frame arrived (or the transport opened).
     last_rx: f64,
     keepalive_in_flight: bool,
@@ -215,12 +229,13 @@ impl Engine {
             requests: Requests::default(),
             next_client_seq: 1,
             last_seen_server_seq: 0,
-            mirrors: LiteMap::new(),
+            channels: Channels::V0_3(LiteMap::new()),
             stateless: LiteMap::new(),
             handled_methods: LiteMap::new(),
             outgoing: VecDeque::new(),
             events: VecDeque::new(),
             batch: inbound::Batch::default(),
+            batch_v1: Vec::new(),
             last_rx: 0.0,
             keepalive_in_flight: false,
         }
@@ -257,28 +272,35 @@ impl Engine {
         self.last_seen_server_seq
     }
 
-    /// The mirror of a subscribed state-bearing channel.
+    /// The protocol version the channels are mirrored in: the negotiated one once a handshake
+    /// succeeded (0.3.0 before).
+    pub fn protocol_version(&self) -> &'static str {
+        self.channels.version()
+    }
+
+    /// The mirror of a subscribed state-bearing channel (0.3.0; see [`Engine::mirror_v1`]).
     pub fn mirror(&self, channel: &str) -> Option<&AnyMirror> {
-        self.mirrors.get(channel)
+        match &self.channels {
+            Channels::V0_3(mirrors) => mirrors.get(channel),
+            Channels::V1(_) => None,
+        }
     }
 
     /// The typed mirror of a subscribed channel, if it holds an `S`.
     pub fn mirror_as<S: ChannelState>(&self, channel: &str) -> Option<&Mirror<S>> {
-        self.mirrors.get(channel)?.typed()
+        self.mirror(channel)?.typed()
     }
 
     /// Every subscribed channel (with or without state).
     pub fn subscriptions(&self) -> Vec<String> {
-        self.mirrors
-            .keys()
-            .chain(self.stateless.keys())
-            .cloned()
-            .collect()
+        let mut all = self.channels.names();
+        all.extend(self.stateless.keys().cloned());
+        all
     }
 
     /// Whether `channel` is subscribed.
     pub fn is_subscribed(&self, channel: &str) -> bool {
-        self.mirrors.contains_key(channel) || self.stateless.contains_key(channel)
+        self.channels.contains(channel) || self.stateless.contains_key(channel)
     }
 
     /// Lets server→client requests of `method` through as [`Event::ServerRequest`] (answer
@@ -436,10 +458,8 @@ impl Engine {
     /// Unsubscribes (a notification): drops the mirror; its pending actions are reported
     /// dropped.
     pub fn unsubscribe(&mut self, channel: &str, now: f64) {
-        let known = self.stateless.remove(channel).is_some() | self.mirrors.contains_key(channel);
-        if let Some(mirror) = self.mirrors.remove(channel) {
-            self.report_dropped(channel, mirror, DropReason::Unsubscribed, now);
-        }
+        let known = self.stateless.remove(channel).is_some()
+            | self.remove_mirror(channel, DropReason::Unsubscribed, now);
         if known && self.state == ConnectionState::Connected {
             let params = UnsubscribeParams {
                 channel: channel.to_string(),
@@ -485,21 +505,17 @@ impl Engine {
     /// ([`Event::ChannelChanged`]), sent as `dispatchAction` (now, or after the handshake if
     /// offline). Returns its `clientSeq`.
     pub fn dispatch(&mut self, channel: &str, action: StateAction, now: f64) -> Result<u64, Error> {
-        if self.state == ConnectionState::Closed {
-            return Err(Error::Closed);
-        }
-        if !self.mirrors.contains_key(channel) {
-            return Err(Error::NotSubscribed {
-                channel: channel.to_string(),
-            });
-        }
+        self.check_dispatch(channel, crate::protocol::PROTOCOL_VERSION)?;
         let seq = self.next_client_seq;
         // Built once: its size is checked against the server's limit, then it is what is sent.
         let frame = dispatch_frame(channel, seq, &action);
         self.check_frame_size("dispatchAction", || frame.len())?;
         self.next_client_seq += 1;
         let connected = self.state == ConnectionState::Connected;
-        let mirror = self.mirrors.get_mut(channel).expect("checked above");
+        let Channels::V0_3(mirrors) = &mut self.channels else {
+            unreachable!("checked above")
+        };
+        let mirror = mirrors.get_mut(channel).expect("checked above");
         let (changed, patch) = mirror.dispatch(seq, action, &FixedClock(now));
         let pending = mirror.pending_count();
         if connected {
@@ -583,30 +599,64 @@ impl Engine {
         self.outgoing.extend(frames);
     }
 
-    fn send_pending_action(&mut self, channel: &str, seq: u64) {
-        let Some(mirror) = self.mirrors.get_mut(channel) else {
-            return;
-        };
-        if let Some(p) = mirror.pending_action(seq) {
-            let frame = dispatch_frame(channel, seq, &p.action);
-            self.outgoing.push_back(frame);
-            mirror.mark_sent(seq);
+    /// Refuses a dispatch of a `version` action: on a closed engine, on a channel without
+    /// state, or when the channels are mirrored in another version.
+    fn check_dispatch(&self, channel: &str, version: &'static str) -> Result<(), Error> {
+        if self.state == ConnectionState::Closed {
+            return Err(Error::Closed);
         }
+        if !self.channels.contains(channel) {
+            return Err(Error::NotSubscribed {
+                channel: channel.to_string(),
+            });
+        }
+        let negotiated = self.channels.version();
+        if negotiated != version {
+            let message = format!(
+                "a {version} action on `{channel}`, but the host speaks {negotiated}: nothing \
+                 was sent"
+            );
+            return Err(Error::transport(super::TransportErrorKind::Send, message));
+        }
+        Ok(())
+    }
+
+    fn send_pending_action(&mut self, channel: &str, seq: u64) {
+        let frame = match &mut self.channels {
+            Channels::V0_3(mirrors) => mirrors.get_mut(channel).and_then(|mirror| {
+                let frame = dispatch_frame(channel, seq, &mirror.pending_action(seq)?.action);
+                mirror.mark_sent(seq);
+                Some(frame)
+            }),
+            Channels::V1(mirrors) => mirrors.get_mut(channel).and_then(|mirror| {
+                let frame = dispatch_frame(channel, seq, &mirror.pending_action(seq)?.action);
+                mirror.mark_sent(seq);
+                Some(frame)
+            }),
+        };
+        self.outgoing.extend(frame);
     }
 
     /// Sends every pending action of every channel, in `clientSeq` order.
     fn send_all_pending(&mut self) {
-        // A sorted map, not a sort: each channel's actions come in `clientSeq` order, so they
-        // are mostly appended (and a sort's code is 4 KB of the wasm module, for this alone).
-        let mut all: LiteMap<u64, String> = LiteMap::new();
-        for (channel, mirror) in self.mirrors.iter() {
-            for p in mirror.pending() {
-                all.insert(p.client_seq, channel.clone());
-            }
-        }
-        for (seq, channel) in all {
+        for (seq, channel) in self.channels.pending_by_seq() {
             self.send_pending_action(&channel, seq);
         }
+    }
+
+    /// Removes a channel's mirror, reporting its pending actions dropped; whether it had one.
+    fn remove_mirror(&mut self, channel: &str, reason: DropReason, now: f64) -> bool {
+        match &mut self.channels {
+            Channels::V0_3(mirrors) => match mirrors.remove(channel) {
+                Some(mirror) => self.report_dropped(channel, mirror, reason, now),
+                None => return false,
+            },
+            Channels::V1(mirrors) => match mirrors.remove(channel) {
+                Some(mirror) => self.report_dropped_v1(channel, mirror, reason, now),
+                None => return false,
+            },
+        }
+        true
     }
 
     fn complete(&mut self, id: u64, result: Result<RawJsonBuf, Error>) {
@@ -623,9 +673,7 @@ impl Engine {
     /// Drops a channel the server no longer serves (or that could not be re-synced).
     fn lose_channel(&mut self, channel: &str, reason: &str, now: f64) {
         self.stateless.remove(channel);
-        if let Some(mirror) = self.mirrors.remove(channel) {
-            self.report_dropped(channel, mirror, DropReason::ChannelLost, now);
-        }
+        self.remove_mirror(channel, DropReason::ChannelLost, now);
         self.events.push_back(Event::SubscriptionLost {
             channel: channel.to_string(),
             reason: reason.to_string(),
@@ -662,8 +710,9 @@ fn empty_object() -> RawJsonBuf {
     RawJsonBuf::from_string("{}".to_string()).expect("valid JSON")
 }
 
-/// The `dispatchAction` notification of `action` as own action `client_seq` on `channel`.
-fn dispatch_frame(channel: &str, client_seq: u64, action: &StateAction) -> String {
+/// The `dispatchAction` notification of `action` (of either version: the params have the
+/// same shape) as own action `client_seq` on `channel`.
+fn dispatch_frame<A: Encode>(channel: &str, client_seq: u64, action: &A) -> String {
     jsonrpc::notification_frame(
         jsonrpc::methods::DISPATCH_ACTION,
         &DispatchRef {
@@ -675,13 +724,13 @@ fn dispatch_frame(channel: &str, client_seq: u64, action: &StateAction) -> Strin
 }
 
 /// `dispatchAction` params (`DispatchActionParams`), borrowing the pending action.
-struct DispatchRef<'a> {
+struct DispatchRef<'a, A> {
     channel: &'a str,
     client_seq: u64,
-    action: &'a StateAction,
+    action: &'a A,
 }
 
-impl Encode for DispatchRef<'_> {
+impl<A: Encode> Encode for DispatchRef<'_, A> {
     fn encode(&self, writer: &mut Writer) {
         writer.begin_object();
         writer.key("\"channel\":");

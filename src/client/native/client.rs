@@ -55,6 +55,7 @@ impl AhpClient {
     ) -> Result<AhpClient, Error> {
         let mut config = EngineConfig::new(options.client_id.unwrap_or_else(generate_client_id));
         config.initial_subscriptions = options.initial_subscriptions;
+        config.protocol_versions = options.protocol_versions;
         config.capabilities = options.capabilities;
         config.locale = options.locale;
         config.request_timeout_ms = options.request_timeout.as_secs_f64() * 1000.0;
@@ -161,6 +162,22 @@ impl AhpClient {
     /// Dispatches an action optimistically on a subscribed channel; returns its `clientSeq`.
     pub fn dispatch(&self, uri: &str, action: StateAction) -> Result<u64, Error> {
         self.inner.dispatch(uri, action)
+    }
+
+    /// Dispatches an AHP 1.0 action optimistically on a subscribed channel, when the host
+    /// speaks 1.0 (see [`Engine::dispatch_v1`]); returns its `clientSeq`.
+    pub fn dispatch_v1(
+        &self,
+        uri: &str,
+        action: crate::protocol::v1::StateAction,
+    ) -> Result<u64, Error> {
+        self.inner
+            .with_engine(|engine, now| engine.dispatch_v1(uri, action, now))
+    }
+
+    /// The optimistic state of a subscribed 1.0 channel, when the host speaks 1.0.
+    pub fn state_v1(&self, uri: &str) -> Option<crate::sync::v1::AnyState> {
+        self.inner.engine().mirror_v1(uri).map(|m| m.state())
     }
 
     /// Answers server requests of command `C` from now on (see [`ConnectOptions::handle`]).

@@ -91,6 +91,11 @@ pub struct ConnectOptions {
     pub client_id: Option<String>,
     /// Channels to subscribe to in `initialize` (default: `ahp-root://`).
     pub initial_subscriptions: Vec<String>,
+    /// Offered protocol versions, most preferred first (default: `["0.3.0"]`; see
+    /// [`EngineConfig::protocol_versions`](crate::client::engine::EngineConfig::protocol_versions)).
+    /// When the host chooses `"1.0.0"`, use [`AhpClient::dispatch_v1`] and
+    /// [`AhpClient::state_v1`]; 1.0 channel events arrive on [`AhpClient::events`].
+    pub protocol_versions: Vec<String>,
     /// Declared client capabilities.
     pub capabilities: Option<ClientCapabilities>,
     /// Preferred locale (BCP 47).
@@ -117,6 +122,10 @@ impl Default for ConnectOptions {
         ConnectOptions {
             client_id: None,
             initial_subscriptions: vec![crate::protocol::jsonrpc::ROOT_CHANNEL.to_string()],
+            protocol_versions: crate::protocol::SUPPORTED_PROTOCOL_VERSIONS
+                .iter()
+                .map(|v| v.to_string())
+                .collect(),
             capabilities: None,
             locale: None,
             token: None,

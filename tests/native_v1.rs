@@ -1,0 +1,178 @@
+//! The async native client against a 1.x host over a real WebSocket on localhost: the host
+//! picks, from the client's offer, the highest version in `>=1.0.0 <2.0.0` or
+//! `>=0.9.0 <0.10.0`, or answers `-32005` with its `supportedVersions`; on 1.0 the client
+//! mirrors a 1.0 chat, and an own turn shows at once and is confirmed by the host's echo.
+#![cfg(feature = "native")]
+
+use ahp_wasm::client::engine::{ChannelEventV1, Event};
+use ahp_wasm::client::native::{AhpClient, ClientEvent, ConnectOptions, ReconnectPolicy};
+use ahp_wasm::client::transport::ws::WsTransport;
+use ahp_wasm::client::transport::{recv, Transport};
+use ahp_wasm::client::Error;
+use ahp_wasm::protocol::v1::{ChatState, StateAction};
+use ahp_wasm::sync::v1::AnyState;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const CHAT: &str = "ahp-chat:/c";
+
+/// The 1.x negotiation rule: the highest offered version inside `>=1.0.0 <2.0.0` or
+/// `>=0.9.0 <0.10.0`.
+fn choose(offered: &[String]) -> Option<String> {
+    let parse = |v: &str| -> Option<(u64, u64, u64)> {
+        let mut parts = v.split('.').map(|p| p.parse().ok());
+        let version = (parts.next()??, parts.next()??, parts.next()??);
+        parts.next().is_none().then_some(version)
+    };
+    offered
+        .iter()
+        .filter_map(|v| Some((parse(v)?, v)))
+        .filter(|((major, minor, _), _)| *major == 1 || (*major == 0 && *minor == 9))
+        .max()
+        .map(|(_, v)| v.clone())
+}
+
+fn idle_chat() -> Value {
+    json!({"resource": CHAT, "title": "T", "status": 1,
+        "modifiedAt": "1970-01-01T00:00:01.000Z", "turns": []})
+}
+
+/// Serves one connection as a 1.x host: negotiation, a chat snapshot, and every
+/// `dispatchAction` echoed. Returns the WebSocket URL.
+async fn start_host() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        let mut t = WsTransport::new(ws);
+        let mut server_seq = 0;
+        while let Some(Ok(frame)) = recv(&mut t).await {
+            let frame: Value = serde_json::from_str(&frame).unwrap();
+            let params = &frame["params"];
+            match frame["method"].as_str() {
+                Some("initialize") => {
+                    let offered: Vec<String> =
+                        serde_json::from_value(params["protocolVersions"].clone()).unwrap();
+                    let Some(version) = choose(&offered) else {
+                        let error = json!({"code": -32005, "message": "unsupported version",
+                            "data": {"supportedVersions": ["1.0.0"]}});
+                        let answer = json!({"jsonrpc": "2.0", "id": frame["id"], "error": error});
+                        t.send(answer.to_string()).unwrap();
+                        break; // and close
+                    };
+                    let result = json!({"protocolVersion": version, "serverSeq": server_seq,
+                        "snapshots": [{"resource": CHAT, "state": idle_chat(), "fromSeq": 0}]});
+                    let answer = json!({"jsonrpc": "2.0", "id": frame["id"], "result": result});
+                    t.send(answer.to_string()).unwrap();
+                }
+                Some("dispatchAction") => {
+                    server_seq += 1;
+                    let envelope = json!({"channel": params["channel"],
+                        "action": params["action"], "serverSeq": server_seq,
+                        "origin": {"clientId": "me", "clientSeq": params["clientSeq"]}});
+                    let note = json!({"jsonrpc": "2.0", "method": "action", "params": envelope});
+                    t.send(note.to_string()).unwrap();
+                }
+                _ if frame.get("id").is_some() => {
+                    let answer = json!({"jsonrpc": "2.0", "id": frame["id"], "result": {}});
+                    t.send(answer.to_string()).unwrap();
+                }
+                _ => {}
+            }
+        }
+        t.close();
+    });
+    format!("ws://{addr}/ahp")
+}
+
+fn options(offer: &[&str]) -> ConnectOptions {
+    ConnectOptions {
+        client_id: Some("me".into()),
+        initial_subscriptions: vec![CHAT.into()],
+        protocol_versions: offer.iter().map(|v| v.to_string()).collect(),
+        reconnect: ReconnectPolicy::never(),
+        keepalive: None,
+        ..Default::default()
+    }
+}
+
+fn chat_state(client: &AhpClient) -> ChatState {
+    match client.state_v1(CHAT) {
+        Some(AnyState::Chat(chat)) => chat,
+        other => panic!("a 1.0 chat state, got {other:?}"),
+    }
+}
+
+async fn connect(offer: &[&str]) -> Result<AhpClient, Error> {
+    let url = start_host().await;
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        AhpClient::connect(&url, options(offer)),
+    )
+    .await
+    .expect("connect settles")
+}
+
+#[tokio::test]
+async fn offering_1_0_only_or_both_speaks_1_0_and_confirms_an_own_turn() {
+    for offer in [&["1.0.0"][..], &["1.0.0", "0.3.0"], &["0.3.0", "1.0.0"]] {
+        let client = connect(offer).await.unwrap();
+        assert_eq!(client.server_info().unwrap().protocol_version, "1.0.0");
+        assert_eq!(chat_state(&client).title, "T");
+        let mut events = client.events();
+        let start: StateAction = serde_json::from_value(json!({"type": "chat/turnStarted",
+            "turnId": "t1", "startedAt": "1970-01-01T00:00:02.000Z",
+            "message": {"text": "hi", "origin": {"kind": "user"}}}))
+        .unwrap();
+        let seq = client.dispatch_v1(CHAT, start).unwrap();
+        let active = |c: &ChatState| c.active_turn.as_ref().map(|t| t.message.text.clone());
+        assert_eq!(active(&chat_state(&client)).as_deref(), Some("hi"));
+        let confirmed = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match events.recv().await.unwrap() {
+                    ClientEvent::Protocol(Event::ChannelV1(e)) => match *e {
+                        ChannelEventV1::Changed {
+                            pending: 0,
+                            confirmed_changed,
+                            ..
+                        } => break confirmed_changed,
+                        _ => continue,
+                    },
+                    _ => continue,
+                }
+            }
+        })
+        .await
+        .expect("the echo confirms the turn");
+        assert!(confirmed.contains("activeTurn"), "{offer:?}");
+        assert_eq!(seq, 1);
+        assert_eq!(active(&chat_state(&client)).as_deref(), Some("hi"));
+        client.close();
+    }
+}
+
+#[tokio::test]
+async fn offering_no_1_x_version_fails_with_the_hosts_versions() {
+    for offer in [&["0.3.0"][..], &["2.0.0", "0.8.0"]] {
+        let error = connect(offer).await.unwrap_err();
+        let Error::UnsupportedProtocolVersion {
+            offered,
+            server_data: Some(data),
+        } = &error
+        else {
+            panic!("expected UnsupportedProtocolVersion, got {error:?}");
+        };
+        assert_eq!(offered, offer);
+        assert_eq!(data.supported_versions, ["1.0.0"]);
+        assert!(error.to_string().contains("[1.0.0]"), "{error}");
+    }
+}
+
+#[test]
+fn the_hosts_rule_picks_the_highest_1_x_or_0_9() {
+    let pick = |o: &[&str]| choose(&o.iter().map(|v| v.to_string()).collect::<Vec<_>>());
+    assert_eq!(pick(&["0.3.0", "1.0.0", "1.2.0"]).as_deref(), Some("1.2.0"));
+    assert_eq!(pick(&["0.9.1", "0.3.0"]).as_deref(), Some("0.9.1"));
+    assert_eq!(pick(&["0.3.0", "2.0.0", "0.10.0"]), None);
+}
