@@ -62,22 +62,12 @@ decode_object!(Replay {
     missing: "missing" = Vec::new(),
 });
 
-/// A 1.0 replay reconnect result (the same shape, with 1.0 envelopes).
-pub(super) struct ReplayV1 {
-    pub actions: Vec<crate::protocol::v1::ActionEnvelope>,
-    pub missing: Vec<String>,
-}
-
-decode_object!(ReplayV1 {
-    actions: "actions",
-    missing: "missing" = Vec::new(),
-});
-
 /// A reconnect result, decoded in the negotiated version.
 enum Reconnected {
     Snapshots(Vec<RawSnapshot>),
     Replay(Replay),
-    ReplayV1(ReplayV1),
+    #[cfg(feature = "v1")]
+    ReplayV1(super::v1::ReplayV1),
 }
 
 impl Engine {
@@ -225,16 +215,17 @@ impl Engine {
             // The server cannot resume us (e.g. it restarted): start over, keeping our channels.
             Err(_) => return self.send_initialize(self.subscriptions(), true, now),
         };
-        let v1 = matches!(self.channels, Channels::V1(_));
         let parsed = raw.decode::<ReconnectKind>().and_then(|k| {
             Ok(match k.kind.as_str() {
                 "snapshot" => Reconnected::Snapshots(raw.decode::<Snapshots>()?.snapshots),
-                _ if v1 => Reconnected::ReplayV1(raw.decode()?),
+                #[cfg(feature = "v1")]
+                _ if self.channels.is_v1() => Reconnected::ReplayV1(raw.decode()?),
                 _ => Reconnected::Replay(raw.decode()?),
             })
         });
         match parsed {
             Ok(Reconnected::Replay(replay)) => self.adopt_replay(replay, now),
+            #[cfg(feature = "v1")]
             Ok(Reconnected::ReplayV1(replay)) => self.adopt_replay_v1(replay, now),
             Ok(Reconnected::Snapshots(snapshots)) => self.adopt_snapshots(snapshots, now),
             Err(e) => {
@@ -310,6 +301,7 @@ impl Engine {
     fn drop_in_flight(&mut self, reason: DropReason, now: f64) {
         let mirrors = match &mut self.channels {
             Channels::V0_3(mirrors) => mirrors,
+            #[cfg(feature = "v1")]
             Channels::V1(_) => return self.drop_in_flight_v1(reason, now),
         };
         let clock = FixedClock(now);

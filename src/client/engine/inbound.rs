@@ -137,7 +137,7 @@ impl Engine {
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
         // The 0.3.0 fast path; a 1.0 connection's frames all take the general path.
-        if let Channels::V0_3(_) = self.channels {
+        if !self.channels.is_v1() {
             if let Some(envelope) = canonical_action(text, &mut batch.spare, &mut batch.prefix) {
                 return self.route_envelope(envelope, batch);
             }
@@ -151,9 +151,10 @@ impl Engine {
                 self.on_action_notification(params, text, batch)
             }
             Incoming::Notification { method, params } => {
-                let decoded = match self.channels {
-                    Channels::V1(_) => ServerNotification::untyped(method, params),
-                    Channels::V0_3(_) => ServerNotification::decode(method, params),
+                let decoded = if self.channels.is_v1() {
+                    ServerNotification::untyped(method, params)
+                } else {
+                    ServerNotification::decode(method, params)
                 };
                 match decoded {
                     Ok(n) => self.events.push_back(Event::Notification(Box::new(n))),
@@ -208,6 +209,7 @@ impl Engine {
         let routed = match self.channels {
             Channels::V0_3(_) => decode_params::<ActionEnvelope>(params)
                 .map(|envelope| self.route_envelope(envelope, batch)),
+            #[cfg(feature = "v1")]
             Channels::V1(_) => decode_params::<crate::protocol::v1::ActionEnvelope>(params)
                 .map(|envelope| self.route_envelope_v1(envelope)),
         };
@@ -276,6 +278,7 @@ impl Engine {
     ) -> Result<(), String> {
         let mirrors = match &mut self.channels {
             Channels::V0_3(mirrors) => mirrors,
+            #[cfg(feature = "v1")]
             Channels::V1(_) => return self.install_snapshot_v1(channel, snapshot, now),
         };
         let state = AnyState::decode(channel, snapshot.state.as_raw())
@@ -303,7 +306,7 @@ impl Engine {
                 if let Some(old) = mirrors.remove(channel) {
                     self.report_dropped(channel, old, DropReason::ChannelLost, now);
                 }
-                let Channels::V0_3(mirrors) = &mut self.channels else {
+                let Some(mirrors) = self.channels.v0_3_mut() else {
                     unreachable!("matched above")
                 };
                 mirrors.insert(
@@ -330,6 +333,7 @@ impl Engine {
     /// The envelopes go to the mirrors mutably borrowed, so a rejected action is moved into its
     /// report, not cloned.
     pub(super) fn flush_batch(&mut self, batch: &mut Batch, now: f64) {
+        #[cfg(feature = "v1")]
         if !self.batch_v1.is_empty() {
             self.flush_pending_v1(now);
         }
@@ -360,7 +364,7 @@ impl Engine {
         envelopes: impl IntoIterator<Item = &'a mut ActionEnvelope>,
         now: f64,
     ) {
-        let Channels::V0_3(mirrors) = &mut self.channels else {
+        let Some(mirrors) = self.channels.v0_3_mut() else {
             return;
         };
         let Some(mirror) = mirrors.get_mut(channel) else {

@@ -38,15 +38,17 @@ mod requests;
 mod tests;
 #[cfg(test)]
 mod tests_reconnect;
-#[cfg(test)]
+#[cfg(all(test, feature = "v1"))]
 mod tests_v1;
+#[cfg(feature = "v1")]
 mod v1;
 
 pub use channels::IMPLEMENTED_PROTOCOL_VERSIONS;
 pub use events::{
-    ChannelEventV1, DropReason, Event, ServerInfo, ServerNotification, ServerRequest,
-    ServerRequestId,
+    DropReason, Event, ServerInfo, ServerNotification, ServerRequest, ServerRequestId,
 };
+#[cfg(feature = "v1")]
+pub use v1::ChannelEventV1;
 
 /// Not public API: the frame fast paths, exposed for the fuzz targets (`fuzz/`), which check
 /// that they agree with the general serde path on everything they accept.
@@ -84,7 +86,7 @@ use crate::protocol::{
 use crate::protocol::{RawJson, RawJsonBuf};
 use crate::reduce::FixedClock;
 use crate::sync::{AnyMirror, ChangeSet, ChannelState, Mirror};
-use channels::Channels;
+use channels::{with_mirrors, Channels};
 use litemap::LiteMap;
 use requests::{Purpose, Requests};
 use std::collections::VecDeque;
@@ -119,7 +121,8 @@ pub struct EngineConfig {
     pub client_secret: Option<String>,
     /// Offered protocol versions, most preferred first. The engine speaks the one the host
     /// chooses, if it is offered here and implemented ([`IMPLEMENTED_PROTOCOL_VERSIONS`]:
-    /// `"1.0.0"`, `"0.3.0"`); offer `["1.0.0", "0.3.0"]` to take 1.0 where the host has it.
+    /// `"1.0.0"` (feature `v1`), `"0.3.0"`); offer `["1.0.0", "0.3.0"]` to take 1.0 where the
+    /// host has it.
     pub protocol_versions: Vec<String>,
     /// Channels to subscribe to in `initialize`.
     pub initial_subscriptions: Vec<String>,
@@ -210,6 +213,7 @@ pub struct Engine {
     batch: inbound::Batch,
     /// 1.0 envelopes of the frames being handled (apart from `batch`, so that the 0.3.0
     /// per-frame path does not carry them).
+    #[cfg(feature = "v1")]
     batch_v1: Vec<crate::protocol::v1::ActionEnvelope>,
     /// When the last frame arrived (or the transport opened).
     last_rx: f64,
@@ -235,6 +239,7 @@ impl Engine {
             outgoing: VecDeque::new(),
             events: VecDeque::new(),
             batch: inbound::Batch::default(),
+            #[cfg(feature = "v1")]
             batch_v1: Vec::new(),
             last_rx: 0.0,
             keepalive_in_flight: false,
@@ -278,10 +283,12 @@ impl Engine {
         self.channels.version()
     }
 
-    /// The mirror of a subscribed state-bearing channel (0.3.0; see [`Engine::mirror_v1`]).
+    /// The mirror of a subscribed state-bearing channel (0.3.0; 1.0's: `Engine::mirror_v1`,
+    /// feature `v1`).
     pub fn mirror(&self, channel: &str) -> Option<&AnyMirror> {
         match &self.channels {
             Channels::V0_3(mirrors) => mirrors.get(channel),
+            #[cfg(feature = "v1")]
             Channels::V1(_) => None,
         }
     }
@@ -512,7 +519,7 @@ impl Engine {
         self.check_frame_size("dispatchAction", || frame.len())?;
         self.next_client_seq += 1;
         let connected = self.state == ConnectionState::Connected;
-        let Channels::V0_3(mirrors) = &mut self.channels else {
+        let Some(mirrors) = self.channels.v0_3_mut() else {
             unreachable!("checked above")
         };
         let mirror = mirrors.get_mut(channel).expect("checked above");
@@ -622,18 +629,13 @@ impl Engine {
     }
 
     fn send_pending_action(&mut self, channel: &str, seq: u64) {
-        let frame = match &mut self.channels {
-            Channels::V0_3(mirrors) => mirrors.get_mut(channel).and_then(|mirror| {
+        let frame = with_mirrors!(&mut self.channels, |mirrors| mirrors
+            .get_mut(channel)
+            .and_then(|mirror| {
                 let frame = dispatch_frame(channel, seq, &mirror.pending_action(seq)?.action);
                 mirror.mark_sent(seq);
                 Some(frame)
-            }),
-            Channels::V1(mirrors) => mirrors.get_mut(channel).and_then(|mirror| {
-                let frame = dispatch_frame(channel, seq, &mirror.pending_action(seq)?.action);
-                mirror.mark_sent(seq);
-                Some(frame)
-            }),
-        };
+            }));
         self.outgoing.extend(frame);
     }
 
@@ -651,6 +653,7 @@ impl Engine {
                 Some(mirror) => self.report_dropped(channel, mirror, reason, now),
                 None => return false,
             },
+            #[cfg(feature = "v1")]
             Channels::V1(mirrors) => match mirrors.remove(channel) {
                 Some(mirror) => self.report_dropped_v1(channel, mirror, reason, now),
                 None => return false,

@@ -175,6 +175,44 @@ fn version_mismatch_is_a_typed_error() {
     assert_ne!(engine.connection_state(), ConnectionState::Connected);
 }
 
+/// Without feature `v1` the engine is 0.3.0 only: a host choosing 1.0.0, even offered, is
+/// refused as a version this client does not implement, and nothing is mirrored.
+#[cfg(not(feature = "v1"))]
+#[test]
+fn without_feature_v1_a_host_choosing_1_0_is_refused() {
+    assert_eq!(IMPLEMENTED_PROTOCOL_VERSIONS, &["0.3.0"]);
+    let mut config = config();
+    config.protocol_versions = vec!["1.0.0".into(), "0.3.0".into()];
+    config.initial_subscriptions = vec![TERM.into()];
+    let mut engine = Engine::new(config);
+    engine.on_open(0.0);
+    let init = sent(&mut engine).remove(0);
+    reply(
+        &mut engine,
+        &init["id"],
+        json!({"protocolVersion": "1.0.0", "serverSeq": 0, "snapshots": [
+            {"resource": TERM, "state": terminal_state("t"), "fromSeq": 0},
+        ]}),
+        1.0,
+    );
+    let failed = events(&mut engine)
+        .into_iter()
+        .find_map(|e| match e {
+            Event::HandshakeFailed(e) => Some(e),
+            _ => None,
+        })
+        .expect("handshake failed");
+    assert!(
+        matches!(&failed, Error::InvalidResponse { method, message } if method == "initialize"
+            && message.contains("\"1.0.0\", which this client does not implement")
+            && message.contains("(it implements 0.3.0)")),
+        "{failed}"
+    );
+    assert_ne!(engine.connection_state(), ConnectionState::Connected);
+    assert_eq!(engine.protocol_version(), "0.3.0");
+    assert!(engine.mirror(TERM).is_none());
+}
+
 #[test]
 fn a_version_we_did_not_offer_is_rejected() {
     let mut engine =

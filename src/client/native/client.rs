@@ -166,6 +166,7 @@ impl AhpClient {
 
     /// Dispatches an AHP 1.0 action optimistically on a subscribed channel, when the host
     /// speaks 1.0 (see [`Engine::dispatch_v1`]); returns its `clientSeq`.
+    #[cfg(feature = "v1")]
     pub fn dispatch_v1(
         &self,
         uri: &str,
@@ -176,6 +177,7 @@ impl AhpClient {
     }
 
     /// The optimistic state of a subscribed 1.0 channel, when the host speaks 1.0.
+    #[cfg(feature = "v1")]
     pub fn state_v1(&self, uri: &str) -> Option<crate::sync::v1::AnyState> {
         self.inner.engine().mirror_v1(uri).map(|m| m.state())
     }
