@@ -299,6 +299,7 @@ impl Engine {
     }
 
     fn drop_in_flight(&mut self, reason: DropReason, now: f64) {
+        #[allow(clippy::infallible_destructuring_match)] // one arm without feature `v1`
         let mirrors = match &mut self.channels {
             Channels::V0_3(mirrors) => mirrors,
             #[cfg(feature = "v1")]

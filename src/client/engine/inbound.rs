@@ -276,6 +276,7 @@ impl Engine {
         snapshot: RawSnapshot,
         now: f64,
     ) -> Result<(), String> {
+        #[allow(clippy::infallible_destructuring_match)] // one arm without feature `v1`
         let mirrors = match &mut self.channels {
             Channels::V0_3(mirrors) => mirrors,
             #[cfg(feature = "v1")]
