@@ -1,7 +1,5 @@
 //! What the engine reports to its driver.
 
-#[cfg(feature = "v1")]
-use super::v1::ChannelEventV1;
 use super::ConnectionState;
 use crate::client::Error;
 use crate::protocol::decode::decode_object;
@@ -252,4 +250,62 @@ pub enum Event {
         /// The frame (truncated to 200 characters).
         frame: String,
     },
+}
+
+/// [`Event::ChannelChanged`], [`Event::Rejected`], [`Event::ResourceChanges`] and
+/// [`Event::PendingDropped`] of an AHP 1.0 channel: the same events over 1.0's kinds and actions.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // boxed in `Event`, and drained right after each call
+#[cfg(feature = "v1")]
+pub enum ChannelEventV1 {
+    /// See [`Event::ChannelChanged`].
+    Changed {
+        /// The channel URI.
+        channel: String,
+        /// Fields of the optimistic state that may differ.
+        changed: ChangeSet<crate::sync::v1::ChannelKind>,
+        /// Fields of the confirmed state that changed.
+        confirmed_changed: ChangeSet<crate::sync::v1::ChannelKind>,
+        /// Own actions still awaiting their echo.
+        pending: usize,
+        /// How the optimistic state changed.
+        patch: StatePatch,
+    },
+    /// See [`Event::Rejected`].
+    Rejected {
+        /// The channel URI.
+        channel: String,
+        /// The action and reason.
+        rejection: Rejection<crate::protocol::v1::StateAction>,
+    },
+    /// See [`Event::ResourceChanges`]: a 1.0 watch's `resourceWatch/changed` changes (JSON,
+    /// as 1.0 types them), in batch order.
+    ResourceChanges {
+        /// The watch's channel URI.
+        channel: String,
+        /// The `changes` of each action.
+        changes: Vec<crate::protocol::JsonValue>,
+    },
+    /// See [`Event::PendingDropped`].
+    PendingDropped {
+        /// The channel URI.
+        channel: String,
+        /// The actions, in dispatch order.
+        actions: Vec<PendingAction<crate::protocol::v1::StateAction>>,
+        /// Why.
+        reason: DropReason,
+    },
+}
+
+#[cfg(feature = "v1")]
+impl ChannelEventV1 {
+    /// The channel URI.
+    pub fn channel(&self) -> &str {
+        match self {
+            ChannelEventV1::Changed { channel, .. }
+            | ChannelEventV1::Rejected { channel, .. }
+            | ChannelEventV1::ResourceChanges { channel, .. }
+            | ChannelEventV1::PendingDropped { channel, .. } => channel,
+        }
+    }
 }

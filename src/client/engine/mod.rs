@@ -44,11 +44,11 @@ mod tests_v1;
 mod v1;
 
 pub use channels::IMPLEMENTED_PROTOCOL_VERSIONS;
+#[cfg(feature = "v1")]
+pub use events::ChannelEventV1;
 pub use events::{
     DropReason, Event, ServerInfo, ServerNotification, ServerRequest, ServerRequestId,
 };
-#[cfg(feature = "v1")]
-pub use v1::ChannelEventV1;
 
 /// Not public API: the frame fast paths, exposed for the fuzz targets (`fuzz/`), which check
 /// that they agree with the general serde path on everything they accept.

@@ -4,15 +4,15 @@
 //! 1.0 frames take the general decode path (the 0.3.0 fast paths do not apply).
 
 use super::channels::Channels;
-use super::events::Event;
+use super::events::{ChannelEventV1, Event};
 use super::inbound::RawSnapshot;
 use super::{dispatch_frame, DropReason, Engine};
 use crate::client::Error;
 use crate::protocol::decode::decode_object;
 use crate::protocol::v1::{ActionEnvelope, StateAction, PROTOCOL_VERSION};
 use crate::reduce::FixedClock;
-use crate::sync::v1::{self, AnyMirror, AnyState, ChannelState};
-use crate::sync::{ChangeSet, Mirror, PendingAction, Rejection, StatePatch};
+use crate::sync::v1::{AnyMirror, AnyState, ChannelState};
+use crate::sync::{ChangeSet, Mirror, StatePatch};
 
 /// A 1.0 replay reconnect result (the same shape, with 1.0 envelopes).
 pub(super) struct ReplayV1 {
@@ -274,61 +274,5 @@ impl Engine {
         }
         self.flush_batch_v1(&mut envelopes, now);
         self.after_replay(now);
-    }
-}
-
-/// [`Event::ChannelChanged`], [`Event::Rejected`], [`Event::ResourceChanges`] and
-/// [`Event::PendingDropped`] of an AHP 1.0 channel: the same events over 1.0's kinds and actions.
-#[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)] // boxed in `Event`, and drained right after each call
-pub enum ChannelEventV1 {
-    /// See [`Event::ChannelChanged`].
-    Changed {
-        /// The channel URI.
-        channel: String,
-        /// Fields of the optimistic state that may differ.
-        changed: ChangeSet<v1::ChannelKind>,
-        /// Fields of the confirmed state that changed.
-        confirmed_changed: ChangeSet<v1::ChannelKind>,
-        /// Own actions still awaiting their echo.
-        pending: usize,
-        /// How the optimistic state changed.
-        patch: StatePatch,
-    },
-    /// See [`Event::Rejected`].
-    Rejected {
-        /// The channel URI.
-        channel: String,
-        /// The action and reason.
-        rejection: Rejection<StateAction>,
-    },
-    /// See [`Event::ResourceChanges`]: a 1.0 watch's `resourceWatch/changed` changes (JSON,
-    /// as 1.0 types them), in batch order.
-    ResourceChanges {
-        /// The watch's channel URI.
-        channel: String,
-        /// The `changes` of each action.
-        changes: Vec<crate::protocol::JsonValue>,
-    },
-    /// See [`Event::PendingDropped`].
-    PendingDropped {
-        /// The channel URI.
-        channel: String,
-        /// The actions, in dispatch order.
-        actions: Vec<PendingAction<StateAction>>,
-        /// Why.
-        reason: DropReason,
-    },
-}
-
-impl ChannelEventV1 {
-    /// The channel URI.
-    pub fn channel(&self) -> &str {
-        match self {
-            ChannelEventV1::Changed { channel, .. }
-            | ChannelEventV1::Rejected { channel, .. }
-            | ChannelEventV1::ResourceChanges { channel, .. }
-            | ChannelEventV1::PendingDropped { channel, .. } => channel,
-        }
     }
 }
