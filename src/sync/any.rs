@@ -65,6 +65,60 @@ impl<K: Kind> ChangeSet<K> {
     }
 }
 
+/// A version's [`AnyMirror`](super::AnyMirror) as a trait: its inherent methods, so that code
+/// driving mirrors (the client engine) is written once for both protocol versions.
+pub trait VersionMirror: Sized {
+    /// The version's `AnyState`.
+    type State;
+    /// The version's action union.
+    type Action;
+    /// The version's action envelope.
+    type Envelope: super::Envelope<Action = Self::Action>;
+    /// The version's channel kinds.
+    type Kind: super::Kind;
+    /// Decodes a snapshot's state for the channel `uri` (see the version's `AnyState::decode`).
+    fn decode_state(uri: &str, state: RawJson<'_>) -> Result<Self::State, DecodeError>;
+    /// A mirror of a snapshot state taken at `from_seq`.
+    fn new_mirror(state: Self::State, from_seq: u64) -> Self;
+    /// See the inherent `reset`.
+    fn reset_to(
+        &mut self,
+        state: Self::State,
+        from_seq: u64,
+        clock: &dyn crate::reduce::Clock,
+    ) -> Result<ChangeSet<Self::Kind>, Box<Self::State>>;
+    /// See the inherent `dispatch`.
+    fn dispatch_own(
+        &mut self,
+        client_seq: u64,
+        action: Self::Action,
+        clock: &dyn crate::reduce::Clock,
+    ) -> (ChangeSet<Self::Kind>, super::StatePatch);
+    /// See the inherent `mark_sent`.
+    fn sent(&mut self, client_seq: u64);
+    /// See the inherent `pending_count`.
+    fn pending_len(&self) -> usize;
+    /// See the inherent `apply_batch`.
+    fn apply<'a>(
+        &mut self,
+        envelopes: impl IntoIterator<Item = &'a mut Self::Envelope>,
+        client_id: &str,
+        clock: &dyn crate::reduce::Clock,
+    ) -> super::BatchOutcome<ChangeSet<Self::Kind>, Self::Action>
+    where
+        Self::Envelope: 'a;
+    /// See the inherent `drop_pending`.
+    #[allow(clippy::type_complexity)]
+    fn drop_some(
+        &mut self,
+        drop: impl FnMut(&super::PendingAction<Self::Action>) -> bool,
+        clock: &dyn crate::reduce::Clock,
+    ) -> (
+        Vec<super::PendingAction<Self::Action>>,
+        ChangeSet<Self::Kind>,
+    );
+}
+
 /// A protocol version's `AnyState` and `AnyMirror` enums (one variant per channel kind, named
 /// as the kind's variant) and their methods, which dispatch to the typed [`Mirror`].
 ///
@@ -253,6 +307,62 @@ macro_rules! any_channel {
                         (dropped, $crate::sync::ChangeSet::of::<$state>(changed))
                     })+
                 }
+            }
+        }
+
+        impl $crate::sync::VersionMirror for AnyMirror {
+            type State = AnyState;
+            type Action = $action;
+            type Envelope = $envelope;
+            type Kind = $kind;
+            fn decode_state(
+                uri: &str,
+                state: $crate::protocol::RawJson<'_>,
+            ) -> Result<AnyState, $crate::protocol::decode::DecodeError> {
+                AnyState::decode(uri, state)
+            }
+            fn new_mirror(state: AnyState, from_seq: u64) -> AnyMirror {
+                AnyMirror::new(state, from_seq)
+            }
+            fn reset_to(
+                &mut self,
+                state: AnyState,
+                from_seq: u64,
+                clock: &dyn $crate::reduce::Clock,
+            ) -> Result<$crate::sync::ChangeSet<$kind>, Box<AnyState>> {
+                self.reset(state, from_seq, clock)
+            }
+            fn dispatch_own(
+                &mut self,
+                client_seq: u64,
+                action: $action,
+                clock: &dyn $crate::reduce::Clock,
+            ) -> ($crate::sync::ChangeSet<$kind>, $crate::sync::StatePatch) {
+                self.dispatch(client_seq, action, clock)
+            }
+            fn sent(&mut self, client_seq: u64) {
+                self.mark_sent(client_seq)
+            }
+            fn pending_len(&self) -> usize {
+                self.pending_count()
+            }
+            fn apply<'a>(
+                &mut self,
+                envelopes: impl IntoIterator<Item = &'a mut $envelope>,
+                client_id: &str,
+                clock: &dyn $crate::reduce::Clock,
+            ) -> $outcome {
+                self.apply_batch(envelopes, client_id, clock)
+            }
+            fn drop_some(
+                &mut self,
+                drop: impl FnMut(&$crate::sync::PendingAction<$action>) -> bool,
+                clock: &dyn $crate::reduce::Clock,
+            ) -> (
+                Vec<$crate::sync::PendingAction<$action>>,
+                $crate::sync::ChangeSet<$kind>,
+            ) {
+                self.drop_pending(drop, clock)
             }
         }
     };

@@ -43,15 +43,14 @@ mod mirror;
 mod patch;
 pub mod v1;
 
-pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet};
+pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet, VersionMirror};
 pub use mirror::{BatchEnvelope, BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
 pub use patch::{describe_session, describe_terminal, PatchBuilder, PatchOp, Probe, StatePatch};
 
 use crate::protocol::decode::Decode;
 use crate::protocol::encode::{Encode, Writer};
-use crate::protocol::tagged::UnknownVariant;
 use crate::protocol::{
-    ActionEnvelope, ChangesetState, ChangesetStateField, JsonObject, ResourceWatchState,
+    ActionEnvelope, ChangesetState, ChangesetStateField, ResourceWatchState,
     ResourceWatchStateField, RootState, RootStateField, SessionState, SessionStateField,
     StateAction, TerminalState, TerminalStateField,
 };
@@ -139,34 +138,60 @@ pub trait Envelope {
     fn origin(&self) -> Option<(&str, u64)>;
     /// The server's reason, if it rejected the action.
     fn rejection_reason(&self) -> Option<&String>;
+    /// The channel URI.
+    fn channel(&self) -> &str;
+    /// The channel URI, mutable: a batch lends it out while the channel's envelopes are
+    /// borrowed (no copy).
+    fn channel_mut(&mut self) -> &mut String;
 }
 
-impl Envelope for ActionEnvelope {
-    type Action = StateAction;
-    #[inline]
-    fn action(&self) -> &StateAction {
-        &self.action
-    }
-    #[inline]
-    fn take_action(&mut self) -> StateAction {
-        let left = StateAction::Unknown(UnknownVariant(JsonObject::new()));
-        std::mem::replace(&mut self.action, left)
-    }
-    #[inline]
-    fn server_seq(&self) -> u64 {
-        self.server_seq
-    }
-    #[inline]
-    fn origin(&self) -> Option<(&str, u64)> {
-        self.origin
-            .as_ref()
-            .map(|o| (o.client_id.as_str(), o.client_seq))
-    }
-    #[inline]
-    fn rejection_reason(&self) -> Option<&String> {
-        self.rejection_reason.as_ref()
-    }
+/// `impl Envelope` for a version's `ActionEnvelope` (fields `channel`, `action`, `serverSeq`,
+/// `origin`, `rejectionReason`; the action union has an `Unknown` variant); `|$origin|
+/// $client_seq` reads the origin's `clientSeq` as ours (`None`: no `clientSeq` of ours).
+macro_rules! envelope_impl {
+    ($envelope:ty, $action:ident, |$origin:ident| $client_seq:expr) => {
+        impl $crate::sync::Envelope for $envelope {
+            type Action = $action;
+            #[inline]
+            fn action(&self) -> &$action {
+                &self.action
+            }
+            #[inline]
+            fn take_action(&mut self) -> $action {
+                let left = $action::Unknown($crate::protocol::tagged::UnknownVariant(
+                    $crate::protocol::JsonObject::new(),
+                ));
+                std::mem::replace(&mut self.action, left)
+            }
+            #[inline]
+            fn server_seq(&self) -> u64 {
+                self.server_seq
+            }
+            #[inline]
+            fn origin(&self) -> Option<(&str, u64)> {
+                let $origin = self.origin.as_ref()?;
+                Some(($origin.client_id.as_str(), $client_seq?))
+            }
+            #[inline]
+            fn rejection_reason(&self) -> Option<&String> {
+                self.rejection_reason.as_ref()
+            }
+            #[inline]
+            fn channel(&self) -> &str {
+                &self.channel
+            }
+            #[inline]
+            fn channel_mut(&mut self) -> &mut String {
+                &mut self.channel
+            }
+        }
+    };
 }
+pub(crate) use envelope_impl;
+
+envelope_impl!(ActionEnvelope, StateAction, |origin| Some(
+    origin.client_seq
+));
 
 /// A channel state of any protocol version with its reducer: what a [`Mirror`] needs.
 /// [`ChannelState`] is this for the 0.3.0 states, [`v1::ChannelState`] for the 1.0 ones.

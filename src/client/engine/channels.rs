@@ -80,6 +80,16 @@ impl Channels {
         }
     }
 
+    /// The 1.0 mirrors, if the table holds those.
+    #[cfg(feature = "v1")]
+    #[inline]
+    pub fn v1_mut(&mut self) -> Option<&mut LiteMap<String, sync::v1::AnyMirror>> {
+        match self {
+            Channels::V1(mirrors) => Some(mirrors),
+            Channels::V0_3(_) => None,
+        }
+    }
+
     /// The channels, in order.
     pub fn names(&self) -> Vec<String> {
         with_mirrors!(self, |m| m.keys().cloned().collect())

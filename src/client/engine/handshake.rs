@@ -11,7 +11,6 @@ use crate::protocol::encode::{Encode, EncodeMembers, Writer};
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, ROOT_CHANNEL};
 use crate::protocol::RawJson;
 use crate::protocol::{errors, ActionEnvelope, InitializeParams, ReconnectParams};
-use crate::reduce::FixedClock;
 use litemap::LiteMap;
 
 /// What a handshake result carries besides [`ServerInfo`], read in one pass: the snapshots
@@ -299,30 +298,10 @@ impl Engine {
     }
 
     fn drop_in_flight(&mut self, reason: DropReason, now: f64) {
-        #[allow(clippy::infallible_destructuring_match)] // one arm without feature `v1`
-        let mirrors = match &mut self.channels {
-            Channels::V0_3(mirrors) => mirrors,
+        match self.channels {
+            Channels::V0_3(_) => self.drop_in_flight_in::<super::versions::V0_3>(reason, now),
             #[cfg(feature = "v1")]
-            Channels::V1(_) => return self.drop_in_flight_v1(reason, now),
-        };
-        let clock = FixedClock(now);
-        for (channel, mirror) in mirrors.iter_mut() {
-            let (actions, changed) = mirror.drop_pending(|p| p.sent, &clock);
-            if actions.is_empty() {
-                continue;
-            }
-            self.events.push_back(Event::ChannelChanged {
-                channel: channel.clone(),
-                changed,
-                confirmed_changed: crate::sync::ChangeSet::empty(changed.kind),
-                pending: mirror.pending_count(),
-                patch: crate::sync::StatePatch::fields(changed.names()),
-            });
-            self.events.push_back(Event::PendingDropped {
-                channel: channel.clone(),
-                actions,
-                reason,
-            });
+            Channels::V1(_) => self.drop_in_flight_in::<super::versions::V1>(reason, now),
         }
     }
 

@@ -5,7 +5,8 @@ use super::channels::Channels;
 use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
 use super::fast_delta::DeltaPrefix;
 use super::requests::Purpose;
-use super::{ConnectionState, DropReason, Engine};
+use super::versions::V0_3;
+use super::{ConnectionState, Engine};
 use crate::client::Error;
 use crate::protocol::decode::decode_object;
 use crate::protocol::decode::{Decode, Reader};
@@ -13,8 +14,6 @@ use crate::protocol::errors;
 use crate::protocol::jsonrpc::{self, decode_params, Command, ErrorObject, Incoming, RequestId};
 use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
 use crate::protocol::{RawJson, RawJsonBuf};
-use crate::reduce::FixedClock;
-use crate::sync::{AnyMirror, AnyState};
 
 /// A snapshot whose state is decoded later, by the channel's kind.
 #[derive(Debug)]
@@ -276,50 +275,13 @@ impl Engine {
         snapshot: RawSnapshot,
         now: f64,
     ) -> Result<(), String> {
-        #[allow(clippy::infallible_destructuring_match)] // one arm without feature `v1`
-        let mirrors = match &mut self.channels {
-            Channels::V0_3(mirrors) => mirrors,
+        match self.channels {
+            Channels::V0_3(_) => self.install_snapshot_in::<V0_3>(channel, snapshot, now),
             #[cfg(feature = "v1")]
-            Channels::V1(_) => return self.install_snapshot_v1(channel, snapshot, now),
-        };
-        let state = AnyState::decode(channel, snapshot.state.as_raw())
-            .map_err(|e| format!("snapshot of `{}`: {e}", snapshot.resource))?;
-        self.last_seen_server_seq = self.last_seen_server_seq.max(snapshot.from_seq);
-        self.stateless.remove(channel);
-        let clock = FixedClock(now);
-        let reset = match mirrors.get_mut(channel) {
-            Some(mirror) => mirror.reset(state, snapshot.from_seq, &clock),
-            None => Err(Box::new(state)),
-        };
-        match reset {
-            Ok(changed) => {
-                let pending = mirrors.get(channel).map_or(0, AnyMirror::pending_count);
-                self.events.push_back(Event::ChannelChanged {
-                    channel: channel.to_string(),
-                    changed,
-                    confirmed_changed: changed,
-                    pending,
-                    patch: crate::sync::StatePatch::fields(changed.names()),
-                });
-            }
-            Err(state) => {
-                // New channel (or its kind changed, which only a broken server does).
-                if let Some(old) = mirrors.remove(channel) {
-                    self.report_dropped(channel, old, DropReason::ChannelLost, now);
-                }
-                let Some(mirrors) = self.channels.v0_3_mut() else {
-                    unreachable!("matched above")
-                };
-                mirrors.insert(
-                    channel.to_string(),
-                    AnyMirror::new(*state, snapshot.from_seq),
-                );
-                self.events.push_back(Event::Subscribed {
-                    channel: channel.to_string(),
-                });
+            Channels::V1(_) => {
+                self.install_snapshot_in::<super::versions::V1>(channel, snapshot, now)
             }
         }
-        Ok(())
     }
 
     pub(super) fn route_envelope(&mut self, envelope: ActionEnvelope, batch: &mut Batch) {
@@ -338,82 +300,8 @@ impl Engine {
         if !self.batch_v1.is_empty() {
             self.flush_pending_v1(now);
         }
-        let envelopes = &mut batch.envelopes;
-        for i in 0..envelopes.len() {
-            let (before, rest) = envelopes.split_at_mut(i);
-            let same = |e: &ActionEnvelope, channel: &str| crate::words::same(&e.channel, channel);
-            if before.iter().any(|e| same(e, &rest[0].channel)) {
-                continue; // applied with its channel's first envelope
-            }
-            // The channel name is lent out of the first envelope while all of the channel's
-            // envelopes are borrowed (no copy), and put back after.
-            let channel = std::mem::take(&mut rest[0].channel);
-            let of_channel = rest
-                .iter_mut()
-                .enumerate()
-                .filter(|(j, e)| *j == 0 || same(e, &channel))
-                .map(|(_, e)| e);
-            self.apply_envelopes(&channel, of_channel, now);
-            rest[0].channel = channel;
-        }
+        self.flush_envelopes_in::<V0_3>(&mut batch.envelopes, now);
         batch.clear();
-    }
-
-    fn apply_envelopes<'a>(
-        &mut self,
-        channel: &str,
-        envelopes: impl IntoIterator<Item = &'a mut ActionEnvelope>,
-        now: f64,
-    ) {
-        let Some(mirrors) = self.channels.v0_3_mut() else {
-            return;
-        };
-        let Some(mirror) = mirrors.get_mut(channel) else {
-            return;
-        };
-        let mut changes = Vec::new();
-        let envelopes = envelopes.into_iter().inspect(|e| {
-            if let StateAction::ResourceWatchChanged(a) = &e.action {
-                changes.extend(a.changes.items.iter().cloned());
-            }
-        });
-        let out = mirror.apply_batch(envelopes, &self.config.client_id, &FixedClock(now));
-        if !changes.is_empty() {
-            self.events.push_back(Event::ResourceChanges {
-                channel: channel.to_string(),
-                changes,
-            });
-        }
-        let pending = mirror.pending_count();
-        if !out.changed.is_empty() || !out.confirmed_changed.is_empty() {
-            self.events.push_back(Event::ChannelChanged {
-                channel: channel.to_string(),
-                changed: out.changed,
-                confirmed_changed: out.confirmed_changed,
-                pending,
-                patch: out.patch,
-            });
-        }
-        for rejection in out.rejected {
-            self.events.push_back(Event::Rejected {
-                channel: channel.to_string(),
-                rejection,
-            });
-        }
-        if !out.skipped.is_empty() {
-            self.events.push_back(Event::PendingDropped {
-                channel: channel.to_string(),
-                actions: out.skipped,
-                reason: DropReason::Skipped,
-            });
-        }
-        if let Some(divergence) = out.divergence {
-            self.events.push_back(Event::Resync {
-                channel: channel.to_string(),
-                reason: divergence.to_string(),
-            });
-            self.resync(channel, now);
-        }
     }
 
     /// Re-subscribes to fetch a fresh snapshot (pending actions are kept and replayed on it).

@@ -42,6 +42,7 @@ mod tests_reconnect;
 mod tests_v1;
 #[cfg(feature = "v1")]
 mod v1;
+mod versions;
 
 pub use channels::IMPLEMENTED_PROTOCOL_VERSIONS;
 #[cfg(feature = "v1")]
@@ -84,8 +85,7 @@ use crate::protocol::{
     SUPPORTED_PROTOCOL_VERSIONS,
 };
 use crate::protocol::{RawJson, RawJsonBuf};
-use crate::reduce::FixedClock;
-use crate::sync::{AnyMirror, ChangeSet, ChannelState, Mirror};
+use crate::sync::{AnyMirror, ChannelState, Mirror};
 use channels::{with_mirrors, Channels};
 use litemap::LiteMap;
 use requests::{Purpose, Requests};
@@ -512,31 +512,7 @@ impl Engine {
     /// ([`Event::ChannelChanged`]), sent as `dispatchAction` (now, or after the handshake if
     /// offline). Returns its `clientSeq`.
     pub fn dispatch(&mut self, channel: &str, action: StateAction, now: f64) -> Result<u64, Error> {
-        self.check_dispatch(channel, crate::protocol::PROTOCOL_VERSION)?;
-        let seq = self.next_client_seq;
-        // Built once: its size is checked against the server's limit, then it is what is sent.
-        let frame = dispatch_frame(channel, seq, &action);
-        self.check_frame_size("dispatchAction", || frame.len())?;
-        self.next_client_seq += 1;
-        let connected = self.state == ConnectionState::Connected;
-        let Some(mirrors) = self.channels.v0_3_mut() else {
-            unreachable!("checked above")
-        };
-        let mirror = mirrors.get_mut(channel).expect("checked above");
-        let (changed, patch) = mirror.dispatch(seq, action, &FixedClock(now));
-        let pending = mirror.pending_count();
-        if connected {
-            mirror.mark_sent(seq);
-            self.outgoing.push_back(frame);
-        }
-        self.events.push_back(Event::ChannelChanged {
-            channel: channel.to_string(),
-            changed,
-            confirmed_changed: ChangeSet::empty(changed.kind),
-            pending,
-            patch,
-        });
-        Ok(seq)
+        self.dispatch_in::<versions::V0_3>(channel, action, now)
     }
 
     /// Answers a server request ([`Event::ServerRequest`]). A request from a connection that
@@ -648,18 +624,11 @@ impl Engine {
 
     /// Removes a channel's mirror, reporting its pending actions dropped; whether it had one.
     fn remove_mirror(&mut self, channel: &str, reason: DropReason, now: f64) -> bool {
-        match &mut self.channels {
-            Channels::V0_3(mirrors) => match mirrors.remove(channel) {
-                Some(mirror) => self.report_dropped(channel, mirror, reason, now),
-                None => return false,
-            },
+        match self.channels {
+            Channels::V0_3(_) => self.remove_mirror_in::<versions::V0_3>(channel, reason, now),
             #[cfg(feature = "v1")]
-            Channels::V1(mirrors) => match mirrors.remove(channel) {
-                Some(mirror) => self.report_dropped_v1(channel, mirror, reason, now),
-                None => return false,
-            },
+            Channels::V1(_) => self.remove_mirror_in::<versions::V1>(channel, reason, now),
         }
-        true
     }
 
     fn complete(&mut self, id: u64, result: Result<RawJsonBuf, Error>) {
@@ -681,23 +650,6 @@ impl Engine {
             channel: channel.to_string(),
             reason: reason.to_string(),
         });
-    }
-
-    fn report_dropped(
-        &mut self,
-        channel: &str,
-        mut mirror: AnyMirror,
-        reason: DropReason,
-        now: f64,
-    ) {
-        let (actions, _) = mirror.drop_pending(|_| true, &FixedClock(now));
-        if !actions.is_empty() {
-            self.events.push_back(Event::PendingDropped {
-                channel: channel.to_string(),
-                actions,
-                reason,
-            });
-        }
     }
 }
 

@@ -4,6 +4,7 @@ use super::tests::{
     action, config, connected, data, envelope, events, reply, sent, term, terminal_state, TERM,
 };
 use super::*;
+use crate::reduce::FixedClock;
 use serde_json::{json, Value};
 
 /// Connected, two own actions in flight, then the transport drops and reopens.

@@ -30,8 +30,7 @@ mod any;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState};
 
-use super::{field_names, mirror_state, Envelope, Kind, MirrorState};
-use crate::protocol::tagged::UnknownVariant;
+use super::{field_names, mirror_state, Kind, MirrorState};
 use crate::protocol::v1::{
     ActionEnvelope, AnnotationsState, AnnotationsStateField, AutomationRunState,
     AutomationRunStateField, AutomationState, AutomationStateField, CanvasState, CanvasStateField,
@@ -39,7 +38,6 @@ use crate::protocol::v1::{
     ResourceWatchStateField, RootState, RootStateField, SessionState, SessionStateField,
     StateAction, TerminalState, TerminalStateField,
 };
-use crate::protocol::JsonObject;
 use crate::reduce::v1 as reduce;
 use crate::reduce::Changed;
 
@@ -147,34 +145,12 @@ impl Kind for ChannelKind {
     }
 }
 
-impl Envelope for ActionEnvelope {
-    type Action = StateAction;
-    #[inline]
-    fn action(&self) -> &StateAction {
-        &self.action
-    }
-    #[inline]
-    fn take_action(&mut self) -> StateAction {
-        let left = StateAction::Unknown(UnknownVariant(JsonObject::new()));
-        std::mem::replace(&mut self.action, left)
-    }
-    #[inline]
-    fn server_seq(&self) -> u64 {
-        self.server_seq
-    }
-    /// 1.0's `clientSeq` is signed; a negative one is no `clientSeq` of ours, so the envelope
-    /// reads as foreign.
-    #[inline]
-    fn origin(&self) -> Option<(&str, u64)> {
-        let origin = self.origin.as_ref()?;
-        let seq = u64::try_from(origin.client_seq).ok()?;
-        Some((origin.client_id.as_str(), seq))
-    }
-    #[inline]
-    fn rejection_reason(&self) -> Option<&String> {
-        self.rejection_reason.as_ref()
-    }
-}
+// 1.0's `clientSeq` is signed; a negative one is no `clientSeq` of ours, so the envelope
+// reads as foreign.
+crate::sync::envelope_impl!(ActionEnvelope, StateAction, |origin| u64::try_from(
+    origin.client_seq
+)
+.ok());
 
 /// A 1.0 channel state: a [`MirrorState`] over 1.0's actions, envelopes and kinds.
 /// Its methods are [`MirrorState`]'s: generic code bound by it calls them as is; calling them
