@@ -33,6 +33,9 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(not(any(feature = "v0_3", feature = "v1")))]
+compile_error!("ahp-wasm speaks AHP 0.3.0 (feature `v0_3`, on by default), 1.0 (feature `v1`) or both: enable at least one");
+
 pub mod client;
 pub mod protocol;
 pub mod reduce;

@@ -1,6 +1,11 @@
-//! The engine's channel table, in the protocol version the host chose: 0.3.0's mirrors or
-//! 1.0's (feature `v1`). Everything else in the engine (requests, timeouts, keep-alive,
-//! reconnect bookkeeping) is the same for both.
+//! The engine's channel table, in the protocol version the host chose: 0.3.0's mirrors
+//! (feature `v0_3`) or 1.0's (feature `v1`). Everything else in the engine (requests,
+//! timeouts, keep-alive, reconnect bookkeeping) is the same for both.
+//!
+//! A version's code is reached only through its variant of [`Channels`]: a build without
+//! `v0_3` has no 0.3.0 variant, so every 0.3.0 path (the fast delta decoder, the 0.3.0
+//! reducers and mirrors) is unreachable and left out of the binary; the wasm package's 1.0
+//! entry is built that way.
 
 use crate::sync;
 use litemap::LiteMap;
@@ -12,13 +17,15 @@ use litemap::LiteMap;
 pub const IMPLEMENTED_PROTOCOL_VERSIONS: &[&str] = &[
     #[cfg(feature = "v1")]
     crate::protocol::v1::PROTOCOL_VERSION,
+    #[cfg(feature = "v0_3")]
     crate::protocol::PROTOCOL_VERSION,
 ];
 
 /// Subscribed state-bearing channels, as mirrors of the negotiated version. Before the first
-/// handshake the table is an empty 0.3.0 one.
+/// handshake the table is an empty one of the first implemented version.
 pub(super) enum Channels {
     /// AHP 0.3.0.
+    #[cfg(feature = "v0_3")]
     V0_3(LiteMap<String, sync::AnyMirror>),
     /// AHP 1.0.
     #[cfg(feature = "v1")]
@@ -30,6 +37,7 @@ pub(super) enum Channels {
 macro_rules! with_mirrors {
     ($channels:expr, |$mirrors:ident| $body:expr) => {
         match $channels {
+            #[cfg(feature = "v0_3")]
             Channels::V0_3($mirrors) => $body,
             #[cfg(feature = "v1")]
             Channels::V1($mirrors) => $body,
@@ -41,6 +49,7 @@ pub(super) use with_mirrors;
 impl Channels {
     /// An empty table for `version`, if this engine implements it.
     pub fn for_version(version: &str) -> Option<Channels> {
+        #[cfg(feature = "v0_3")]
         if version == crate::protocol::PROTOCOL_VERSION {
             return Some(Channels::V0_3(LiteMap::new()));
         }
@@ -51,22 +60,32 @@ impl Channels {
         None
     }
 
+    /// An empty table of the engine's first implemented version, before a handshake.
+    pub fn before_handshake() -> Channels {
+        Channels::for_version(
+            IMPLEMENTED_PROTOCOL_VERSIONS[IMPLEMENTED_PROTOCOL_VERSIONS.len() - 1],
+        )
+        .expect("an implemented version")
+    }
+
     /// The version the table holds mirrors of.
     pub fn version(&self) -> &'static str {
         match self {
+            #[cfg(feature = "v0_3")]
             Channels::V0_3(_) => crate::protocol::PROTOCOL_VERSION,
             #[cfg(feature = "v1")]
             Channels::V1(_) => crate::protocol::v1::PROTOCOL_VERSION,
         }
     }
 
-    /// Whether the table holds 1.0 mirrors (always false without feature `v1`).
+    /// Whether the table holds 1.0 mirrors (a constant when only one version is built).
     #[inline]
     pub fn is_v1(&self) -> bool {
         match self {
+            #[cfg(feature = "v0_3")]
+            Channels::V0_3(_) => false,
             #[cfg(feature = "v1")]
             Channels::V1(_) => true,
-            _ => false,
         }
     }
 
@@ -74,9 +93,10 @@ impl Channels {
     #[inline]
     pub fn v0_3_mut(&mut self) -> Option<&mut LiteMap<String, sync::AnyMirror>> {
         match self {
+            #[cfg(feature = "v0_3")]
             Channels::V0_3(mirrors) => Some(mirrors),
-            #[cfg(feature = "v1")]
-            Channels::V1(_) => None,
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 
@@ -86,7 +106,8 @@ impl Channels {
     pub fn v1_mut(&mut self) -> Option<&mut LiteMap<String, sync::v1::AnyMirror>> {
         match self {
             Channels::V1(mirrors) => Some(mirrors),
-            Channels::V0_3(_) => None,
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 

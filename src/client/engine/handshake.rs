@@ -299,6 +299,7 @@ impl Engine {
 
     fn drop_in_flight(&mut self, reason: DropReason, now: f64) {
         match self.channels {
+            #[cfg(feature = "v0_3")]
             Channels::V0_3(_) => self.drop_in_flight_in::<super::versions::V0_3>(reason, now),
             #[cfg(feature = "v1")]
             Channels::V1(_) => self.drop_in_flight_in::<super::versions::V1>(reason, now),

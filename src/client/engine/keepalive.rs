@@ -32,7 +32,7 @@ impl Engine {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "v0_3"))]
 mod tests {
     use super::super::tests::{config, connected, events, reply, sent};
     use super::*;

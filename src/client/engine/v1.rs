@@ -28,7 +28,8 @@ impl Engine {
     pub fn mirror_v1(&self, channel: &str) -> Option<&AnyMirror> {
         match &self.channels {
             Channels::V1(mirrors) => mirrors.get(channel),
-            Channels::V0_3(_) => None,
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 
