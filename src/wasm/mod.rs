@@ -24,6 +24,7 @@ mod errors;
 mod reducers;
 mod render;
 mod version;
+pub(crate) mod wire;
 
 // What the package exports is what `#[wasm_bindgen]` marks; these re-exports are for the wasm
 // tests, which call the exports from Rust.

@@ -11,8 +11,8 @@
 
 use super::convert::{patch_struct, to_js};
 use crate::protocol::encode::Encode;
-use crate::protocol::{ResponsePart, SessionState, ToolCallState};
-use crate::sync::{AnyMirror, ChannelState, PatchOp, StatePatch};
+use crate::sync::{MirrorState, PatchOp, StatePatch};
+use crate::wasm::wire::{with_typed, AnyMirror, ResponsePart, ToolCallState, TurnsState};
 use std::any::Any;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
@@ -101,7 +101,7 @@ pub fn parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue> {
 /// values from `state`, the Rust state after it. Returns the new frozen rendering (`value`
 /// itself for an empty patch); `value` is left as it is. Each step's result is handed to
 /// `sink` as well (`undefined`: none; see [`RenderedState`]).
-pub fn apply_patch<S: ChannelState>(
+pub fn apply_patch<S: MirrorState>(
     value: &JsValue,
     state: &S,
     patch: &StatePatch,
@@ -119,11 +119,11 @@ trait Rendered {
     fn patch_fields(&self, value: &JsValue, fields: &[&str]) -> Result<JsValue, JsValue>;
     /// The whole state as JSON text.
     fn text(&self) -> String;
-    /// The state, when it is a session's.
-    fn as_session(&self) -> Option<&SessionState>;
+    /// The state, when it holds the turns (a 0.3.0 session, a 1.0 chat).
+    fn as_turns(&self) -> Option<&TurnsState>;
 }
 
-impl<S: ChannelState> Rendered for S {
+impl<S: MirrorState> Rendered for S {
     fn names_every_field(&self, fields: &[&str]) -> bool {
         S::fields()
             .iter()
@@ -135,8 +135,8 @@ impl<S: ChannelState> Rendered for S {
     fn text(&self) -> String {
         crate::protocol::encode::to_text(self)
     }
-    fn as_session(&self) -> Option<&SessionState> {
-        (self as &dyn Any).downcast_ref::<SessionState>()
+    fn as_turns(&self) -> Option<&TurnsState> {
+        (self as &dyn Any).downcast_ref::<TurnsState>()
     }
 }
 
@@ -159,7 +159,7 @@ fn apply_patch_to(
                 let (ptr, len) = in_memory(text);
                 append_terminal_text(&value, *index as u32, key, ptr, len, sink)
             }
-            fine => apply_from_session(&value, state, fine, sink)?,
+            fine => apply_from_turns(&value, state, fine, sink)?,
         };
     }
     if fields.is_empty() {
@@ -175,16 +175,16 @@ fn apply_patch_to(
     Ok(next)
 }
 
-/// A fine step whose new values are read from the (session) state.
-fn apply_from_session(
+/// A fine step whose new values are read from the state holding the turns.
+fn apply_from_turns(
     value: &JsValue,
     state: &dyn Rendered,
     op: &PatchOp,
     sink: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let Some(state) = state.as_session() else {
+    let Some(state) = state.as_turns() else {
         return Err(super::errors::internal(
-            "a session patch for a channel of another kind",
+            "a turns patch for a channel of another kind",
         ));
     };
     let parts = state
@@ -255,23 +255,6 @@ fn frozen_text(text: &str, sink: &JsValue) -> Result<JsValue, JsValue> {
         .collect();
     freeze_fields(&value, names, sink);
     Ok(value)
-}
-
-/// Runs `$body` with `$s` bound to the mirror's typed state `$which` (`state`: the optimistic
-/// one, `confirmed`), whatever the kind.
-macro_rules! with_typed {
-    ($mirror:expr, $which:ident, $s:ident => $body:expr) => {
-        with_typed!(@kinds $mirror, $which, $s => $body;
-            Root Session Terminal Changeset ResourceWatch)
-    };
-    (@kinds $mirror:expr, $which:ident, $s:ident => $body:expr; $($kind:ident)*) => {
-        match $mirror {
-            $(AnyMirror::$kind(m) => {
-                let $s = m.$which();
-                $body
-            })*
-        }
-    };
 }
 
 /// A frozen JS copy of a mirror's optimistic state, kept up to date from patches.

@@ -3,10 +3,11 @@
 //! package exports `PROTOCOL_VERSION` and `SUPPORTED_PROTOCOL_VERSIONS` as real constants that
 //! work before `init()` (see `js/api.js`).
 
-use crate::protocol::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::wasm::wire::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use wasm_bindgen::prelude::*;
 
-/// The protocol version this SDK implements (`"0.3.0"`). Internal: use `PROTOCOL_VERSION`.
+/// The protocol version this build speaks (`"1.0.0"`, or `"0.3.0"` in the 0.3.0 entry).
+/// Internal: use `PROTOCOL_VERSION`.
 #[wasm_bindgen(js_name = "__protocolVersion", skip_typescript)]
 pub fn protocol_version() -> String {
     PROTOCOL_VERSION.to_owned()

@@ -252,20 +252,22 @@ pub enum Event {
     },
 }
 
-/// [`Event::ChannelChanged`], [`Event::Rejected`], [`Event::ResourceChanges`] and
-/// [`Event::PendingDropped`] of an AHP 1.0 channel: the same events over 1.0's kinds and actions.
+/// What happened to a channel's mirror, in one protocol version (kinds `K`, actions `A`, a
+/// watch's changes `C`): [`Event::ChannelChanged`], [`Event::Rejected`],
+/// [`Event::ResourceChanges`] and [`Event::PendingDropped`] as one type, for code written once
+/// for both versions ([`Event::into_channel_event`] turns a 0.3.0 one into this form; 1.0's
+/// arrive in it, as [`ChannelEventV1`]).
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)] // boxed in `Event`, and drained right after each call
-#[cfg(feature = "v1")]
-pub enum ChannelEventV1 {
+pub enum ChannelEvent<K, A, C> {
     /// See [`Event::ChannelChanged`].
     Changed {
         /// The channel URI.
         channel: String,
         /// Fields of the optimistic state that may differ.
-        changed: ChangeSet<crate::sync::v1::ChannelKind>,
+        changed: ChangeSet<K>,
         /// Fields of the confirmed state that changed.
-        confirmed_changed: ChangeSet<crate::sync::v1::ChannelKind>,
+        confirmed_changed: ChangeSet<K>,
         /// Own actions still awaiting their echo.
         pending: usize,
         /// How the optimistic state changed.
@@ -276,36 +278,93 @@ pub enum ChannelEventV1 {
         /// The channel URI.
         channel: String,
         /// The action and reason.
-        rejection: Rejection<crate::protocol::v1::StateAction>,
+        rejection: Rejection<A>,
     },
-    /// See [`Event::ResourceChanges`]: a 1.0 watch's `resourceWatch/changed` changes (JSON,
-    /// as 1.0 types them), in batch order.
+    /// See [`Event::ResourceChanges`].
     ResourceChanges {
         /// The watch's channel URI.
         channel: String,
-        /// The `changes` of each action.
-        changes: Vec<crate::protocol::JsonValue>,
+        /// The changes, in batch order.
+        changes: Vec<C>,
     },
     /// See [`Event::PendingDropped`].
     PendingDropped {
         /// The channel URI.
         channel: String,
         /// The actions, in dispatch order.
-        actions: Vec<PendingAction<crate::protocol::v1::StateAction>>,
+        actions: Vec<PendingAction<A>>,
         /// Why.
         reason: DropReason,
     },
 }
 
-#[cfg(feature = "v1")]
-impl ChannelEventV1 {
+impl<K, A, C> ChannelEvent<K, A, C> {
     /// The channel URI.
     pub fn channel(&self) -> &str {
         match self {
-            ChannelEventV1::Changed { channel, .. }
-            | ChannelEventV1::Rejected { channel, .. }
-            | ChannelEventV1::ResourceChanges { channel, .. }
-            | ChannelEventV1::PendingDropped { channel, .. } => channel,
+            ChannelEvent::Changed { channel, .. }
+            | ChannelEvent::Rejected { channel, .. }
+            | ChannelEvent::ResourceChanges { channel, .. }
+            | ChannelEvent::PendingDropped { channel, .. } => channel,
+        }
+    }
+}
+
+/// A 0.3.0 channel's [`ChannelEvent`].
+pub type ChannelEventV0_3 =
+    ChannelEvent<crate::sync::ChannelKind, crate::protocol::StateAction, ResourceChange>;
+
+/// An AHP 1.0 channel's [`ChannelEvent`] (boxed in [`Event::ChannelV1`]); a 1.0 watch's
+/// changes are JSON, as 1.0 types them (the `changes` of each action).
+#[cfg(feature = "v1")]
+pub type ChannelEventV1 = ChannelEvent<
+    crate::sync::v1::ChannelKind,
+    crate::protocol::v1::StateAction,
+    crate::protocol::JsonValue,
+>;
+
+impl Event {
+    /// A 0.3.0 channel event in the version-generic form; any other event back as `Err`.
+    pub fn into_channel_event(self) -> Result<ChannelEventV0_3, Event> {
+        Ok(match self {
+            Event::ChannelChanged {
+                channel,
+                changed,
+                confirmed_changed,
+                pending,
+                patch,
+            } => ChannelEvent::Changed {
+                channel,
+                changed,
+                confirmed_changed,
+                pending,
+                patch,
+            },
+            Event::Rejected { channel, rejection } => {
+                ChannelEvent::Rejected { channel, rejection }
+            }
+            Event::ResourceChanges { channel, changes } => {
+                ChannelEvent::ResourceChanges { channel, changes }
+            }
+            Event::PendingDropped {
+                channel,
+                actions,
+                reason,
+            } => ChannelEvent::PendingDropped {
+                channel,
+                actions,
+                reason,
+            },
+            other => return Err(other),
+        })
+    }
+
+    /// A 1.0 channel event, unboxed; any other event back as `Err`.
+    #[cfg(feature = "v1")]
+    pub fn into_channel_event_v1(self) -> Result<ChannelEventV1, Event> {
+        match self {
+            Event::ChannelV1(event) => Ok(*event),
+            other => Err(other),
         }
     }
 }

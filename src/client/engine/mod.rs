@@ -50,7 +50,8 @@ pub use channels::IMPLEMENTED_PROTOCOL_VERSIONS;
 #[cfg(feature = "v1")]
 pub use events::ChannelEventV1;
 pub use events::{
-    DropReason, Event, ServerInfo, ServerNotification, ServerRequest, ServerRequestId,
+    ChannelEvent, ChannelEventV0_3, DropReason, Event, ServerInfo, ServerNotification,
+    ServerRequest, ServerRequestId,
 };
 
 /// Not public API: the frame fast paths, exposed for the fuzz targets (`fuzz/`), which check
@@ -84,7 +85,6 @@ use crate::protocol::encode::{Encode, Writer};
 use crate::protocol::jsonrpc::{self, Command, ErrorObject, RequestId, ROOT_CHANNEL};
 use crate::protocol::{
     ClientCapabilities, JsonValue, StateAction, SubscribeParams, UnsubscribeParams,
-    SUPPORTED_PROTOCOL_VERSIONS,
 };
 use crate::protocol::{RawJson, RawJsonBuf};
 use crate::sync::{AnyMirror, ChannelState, Mirror};
@@ -142,17 +142,16 @@ pub struct EngineConfig {
 }
 
 impl EngineConfig {
-    /// Defaults: a root subscription, 30 s timeouts, and an offer of 0.3.0 only
-    /// ([`SUPPORTED_PROTOCOL_VERSIONS`]): the wasm package and `ahp-host` do not speak 1.0
-    /// yet, so 1.0 is opt-in through [`EngineConfig::protocol_versions`].
+    /// Defaults: a root subscription, 30 s timeouts, and an offer of one version: 0.3.0 when
+    /// the engine implements it (`ahp-host` does not speak 1.0 yet, so 1.0 is opt-in through
+    /// [`EngineConfig::protocol_versions`]), else 1.0.0 (a build of 1.0 alone, as the wasm
+    /// package's 1.0 entry).
     pub fn new(client_id: impl Into<String>) -> Self {
+        let default_version = IMPLEMENTED_PROTOCOL_VERSIONS[IMPLEMENTED_PROTOCOL_VERSIONS.len() - 1];
         EngineConfig {
             client_id: client_id.into(),
             client_secret: None,
-            protocol_versions: SUPPORTED_PROTOCOL_VERSIONS
-                .iter()
-                .map(|v| v.to_string())
-                .collect(),
+            protocol_versions: vec![default_version.to_string()],
             initial_subscriptions: vec![ROOT_CHANNEL.to_string()],
             capabilities: None,
             locale: None,

@@ -4,7 +4,8 @@
 use super::channel::Channel;
 use super::delivery::Delivery;
 use crate::client::engine::Engine;
-use crate::sync::{ChangeSet, PatchBuilder, PatchOp, StatePatch};
+use crate::sync::{Kind, PatchBuilder, PatchOp, StatePatch};
+use crate::wasm::wire::{self, ChangeSet, ChannelKind};
 use litemap::LiteMap;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -121,21 +122,8 @@ fn combine(patches: [StatePatch; 2]) -> StatePatch {
 }
 
 /// Every top-level field name of a channel kind (a fresh snapshot replaced them all).
-fn all_names(kind: crate::sync::ChannelKind) -> Vec<&'static str> {
-    use crate::protocol::{
-        ChangesetState, ResourceWatchState, RootState, SessionState, TerminalState,
-    };
-    use crate::sync::{all_fields, field_names, ChannelKind};
-    fn all<S: crate::sync::ChannelState>() -> Vec<&'static str> {
-        field_names::<S>(all_fields::<S>())
-    }
-    match kind {
-        ChannelKind::Root => all::<RootState>(),
-        ChannelKind::Session => all::<SessionState>(),
-        ChannelKind::Terminal => all::<TerminalState>(),
-        ChannelKind::Changeset => all::<ChangesetState>(),
-        ChannelKind::ResourceWatch => all::<ResourceWatchState>(),
-    }
+fn all_names(kind: ChannelKind) -> Vec<&'static str> {
+    kind.field_names(u64::MAX)
 }
 
 /// Changes of one channel gathered during one drain.
@@ -155,7 +143,7 @@ struct Gathered {
 impl Gathered {
     /// Updates the channel's renderings; the notification for its listeners, if it has any.
     fn apply_to(self, entry: &mut Channel, engine: &Engine) -> Option<Delivery> {
-        let mirror = engine.mirror(&self.channel);
+        let mirror = wire::mirror(engine, &self.channel);
         if self.replaced || mirror.is_none() {
             entry.forget_renderings();
         } else if let (Some(render), Some(mirror), Some(_), Some(patch)) =

@@ -12,6 +12,7 @@ use super::channel::Channel;
 use super::delivery::Delivery;
 use crate::client::engine::Engine;
 use crate::wasm::render::{confirmed_value, RenderedState};
+use crate::wasm::wire;
 use js_sys::Function;
 use litemap::LiteMap;
 use std::cell::RefCell;
@@ -69,10 +70,8 @@ impl Channels {
             Some(engine) => {
                 // Its pending actions are dropped with it: what remains is the confirmed state.
                 let confirmed = self.confirmed(channel, engine);
-                let pending = engine
-                    .borrow()
-                    .mirror(channel)
-                    .map_or(0, |m| m.pending_count());
+                let pending =
+                    wire::mirror(&engine.borrow(), channel).map_or(0, |m| m.pending_count());
                 let state = if pending == 0 {
                     self.state(channel, engine)
                 } else {
@@ -184,7 +183,7 @@ impl Channels {
         }
         let mut channels = self.map.borrow_mut();
         let engine = engine.borrow();
-        let Some(mirror) = engine.mirror(channel) else {
+        let Some(mirror) = wire::mirror(&engine, channel) else {
             return JsValue::UNDEFINED;
         };
         if let Some(entry) = channels.get_mut(channel) {
@@ -209,7 +208,7 @@ impl Channels {
     pub fn confirmed(&self, channel: &str, engine: &RefCell<Engine>) -> JsValue {
         let mut channels = self.map.borrow_mut();
         let engine = engine.borrow();
-        let Some(mirror) = engine.mirror(channel) else {
+        let Some(mirror) = wire::mirror(&engine, channel) else {
             return JsValue::UNDEFINED;
         };
         let entry = channels.get_mut(channel);

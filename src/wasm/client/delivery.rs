@@ -3,12 +3,15 @@
 
 use crate::client::engine::Event;
 use crate::client::Error;
+use crate::wasm::wire::ChannelEvent;
 use wasm_bindgen::prelude::*;
 
 /// An item of the delivery queue.
 pub enum Delivery {
-    /// An engine event (never `ChannelChanged`, `Subscribed`: those become `Changed`).
+    /// An engine event (never a channel's, nor `Subscribed`).
     Event(Event),
+    /// A channel event (never `Changed`: those become [`Delivery::Changed`]).
+    Channel(ChannelEvent),
     /// A reconnection attempt failed.
     ReconnectFailed { attempt: u32, error: Error },
     /// One change notification of a channel (all its changes of one engine drain).

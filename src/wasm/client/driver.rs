@@ -54,7 +54,8 @@ use super::transport_events::TransportEvents;
 use super::waiter::Waiter;
 use crate::client::engine::{Engine, Event};
 use crate::client::{Error, TransportErrorKind};
-use crate::protocol::{RawJson, RawJsonBuf, StateAction};
+use crate::protocol::{RawJson, RawJsonBuf};
+use crate::wasm::wire::{self, ChannelEvent, StateAction};
 use crate::wasm::convert::from_js;
 use js_sys::Function;
 use std::cell::RefCell;
@@ -190,7 +191,7 @@ impl Inner {
     pub fn dispatch(&self, channel: &str, action: &JsValue) -> Result<f64, JsValue> {
         let action: StateAction = from_js(action, "action")?;
         let seq = self
-            .with_engine(|e, now| e.dispatch(channel, action, now))
+            .with_engine(|e, now| wire::dispatch(e, channel, action, now))
             .map_err(|e| to_js_error(&e))?;
         self.run();
         Ok(seq as f64)
@@ -316,31 +317,33 @@ impl Inner {
         let mut changes = self.channels.gather();
         let mut queue = self.mailbox.queue();
         while let Some(event) = engine.poll_event() {
-            match event {
-                Event::ChannelChanged {
+            match wire::channel_event(event) {
+                Ok(ChannelEvent::Changed {
                     channel,
                     changed,
                     confirmed_changed,
                     pending,
                     patch,
-                } => changes.changed(
+                }) => changes.changed(
                     channel,
                     changed,
                     !confirmed_changed.is_empty(),
                     pending,
                     patch,
                 ),
-                Event::Subscribed { channel } => {
-                    let pending = engine.mirror(&channel).map_or(0, |m| m.pending_count());
-                    changes.subscribed(channel, pending);
-                }
-                Event::Rejected { channel, rejection } => {
+                Ok(ChannelEvent::Rejected { channel, rejection }) => {
                     // The subscription's listeners get their own JS copy now; the Rust value
                     // goes on to the client's listeners (no clone of the action).
                     changes.rejected(channel.clone(), events::rejection(&rejection));
-                    queue.push_back(Delivery::Event(Event::Rejected { channel, rejection }));
+                    let event = ChannelEvent::Rejected { channel, rejection };
+                    queue.push_back(Delivery::Channel(event));
                 }
-                other => queue.push_back(Delivery::Event(other)),
+                Ok(other) => queue.push_back(Delivery::Channel(other)),
+                Err(Event::Subscribed { channel }) => {
+                    let pending = wire::mirror(engine, &channel).map_or(0, |m| m.pending_count());
+                    changes.subscribed(channel, pending);
+                }
+                Err(other) => queue.push_back(Delivery::Event(other)),
             }
         }
         self.channels.apply(changes, engine, &mut queue);
@@ -450,6 +453,11 @@ impl Inner {
             }
             Delivery::Event(event) => {
                 if let Some(value) = events::client_event(&event) {
+                    self.publish(&value);
+                }
+            }
+            Delivery::Channel(event) => {
+                if let Some(value) = events::channel_client_event(&event) {
                     self.publish(&value);
                 }
             }

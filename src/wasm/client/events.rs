@@ -7,7 +7,7 @@ use crate::client::Error;
 use crate::protocol::jsonrpc::methods;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::JsonValue;
-use crate::sync::Rejection;
+use crate::wasm::wire::{ChannelEvent, Rejection};
 use crate::wasm::convert::to_js;
 use crate::wasm::errors::describe;
 use js_sys::{Object, Reflect};
@@ -116,7 +116,31 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
             set(&o, "params", params.unwrap_or_default());
             o
         }
-        Event::Rejected {
+        Event::Resync { channel, reason } => {
+            let o = object("resync");
+            set(&o, "channel", channel.as_str());
+            set(&o, "reason", reason.as_str());
+            o
+        }
+        Event::SubscriptionLost { channel, reason } => {
+            return Some(subscription_lost(channel, reason))
+        }
+        Event::Malformed { message, frame } => {
+            let o = object("malformed");
+            set(&o, "message", message.as_str());
+            set(&o, "frame", frame.as_str());
+            o
+        }
+        _ => return None,
+    };
+    Some(o.into())
+}
+
+/// The `ClientEvent` of a channel event, for those the app sees (not `Changed`: a channel's
+/// changes reach its `Subscription`'s listeners).
+pub fn channel_client_event(event: &ChannelEvent) -> Option<JsValue> {
+    let o = match event {
+        ChannelEvent::Rejected {
             channel,
             rejection: r,
         } => {
@@ -125,7 +149,7 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
             set(&o, "rejection", rejection(r));
             o
         }
-        Event::PendingDropped {
+        ChannelEvent::PendingDropped {
             channel,
             actions,
             reason,
@@ -145,28 +169,13 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
             set(&o, "reason", drop_reason(*reason));
             o
         }
-        Event::Resync { channel, reason } => {
-            let o = object("resync");
-            set(&o, "channel", channel.as_str());
-            set(&o, "reason", reason.as_str());
-            o
-        }
-        Event::SubscriptionLost { channel, reason } => {
-            return Some(subscription_lost(channel, reason))
-        }
-        Event::ResourceChanges { channel, changes } => {
+        ChannelEvent::ResourceChanges { channel, changes } => {
             let o = object("resourceChanges");
             set(&o, "channel", channel.as_str());
             set(&o, "changes", to_js(changes).unwrap_or_default());
             o
         }
-        Event::Malformed { message, frame } => {
-            let o = object("malformed");
-            set(&o, "message", message.as_str());
-            set(&o, "frame", frame.as_str());
-            o
-        }
-        _ => return None,
+        ChannelEvent::Changed { .. } => return None,
     };
     Some(o.into())
 }

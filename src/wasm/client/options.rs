@@ -3,7 +3,7 @@
 
 use crate::client::engine::{EngineConfig, PendingPolicy};
 use crate::client::ReconnectPolicy;
-use crate::protocol::ClientCapabilities;
+use crate::wasm::wire::ClientCapabilities;
 use crate::wasm::convert::from_js;
 use crate::wasm::errors::invalid_input;
 use js_sys::{Function, Reflect};

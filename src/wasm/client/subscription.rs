@@ -2,6 +2,7 @@
 
 use super::args::{function_arg, remover_of};
 use super::driver::Inner;
+use crate::wasm::wire;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -61,10 +62,7 @@ impl Subscription {
 
     #[wasm_bindgen(getter, js_name = pendingCount)]
     pub fn pending_count(&self) -> u32 {
-        self.inner
-            .engine
-            .borrow()
-            .mirror(&self.uri)
+        wire::mirror(&self.inner.engine.borrow(), &self.uri)
             .map_or(0, |m| m.pending_count() as u32)
     }
 
