@@ -3,8 +3,8 @@
 //! [`COMMANDS`]. The JSON-RPC framing is version-free: `protocol::jsonrpc`'s.
 //!
 //! The markers have the 0.3.0 markers' names (`CreateSession` is in both modules) and
-//! differ in their types; the native client sends them through
-//! [`AhpClient::v1`](crate::client::native::AhpClient::v1) (feature `native`).
+//! differ in their types; the native client sends them through `AhpClient::v1` (feature
+//! `native`), which takes only these ([`CommandV1`]).
 
 use super::*;
 use crate::protocol::command_table::{command_call, command_infos};
