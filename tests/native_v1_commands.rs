@@ -24,22 +24,32 @@ const ROOT: &str = "ahp-root://";
 /// A `moveChat` to this session is answered with a result of the wrong shape.
 const BAD_ANSWER: &str = "ahp-session:/bad-answer";
 
-/// One request as the host saw it: its method, and the result it sent (`None`: an error).
+/// One request as the host saw it: its method, and (`None`: it answered an error) its params
+/// as it read them and the result it sent.
 #[derive(Debug)]
 struct Seen {
     method: String,
-    result: Option<Value>,
+    answered: Option<(Value, Value)>,
 }
 
-/// Params read as the official type `P`, answered with `f`'s official result.
-fn with<P: DeserializeOwned, R: Serialize>(params: &Value, f: impl FnOnce(P) -> R) -> Answer {
+/// Params read as the official type `P` (and written again), answered with `f`'s official
+/// result.
+fn with<P, R>(params: &Value, f: impl FnOnce(P) -> R) -> Answer
+where
+    P: DeserializeOwned + Serialize,
+    R: Serialize,
+{
     match serde_json::from_value::<P>(params.clone()) {
-        Ok(p) => Ok(serde_json::to_value(f(p)).unwrap()),
+        Ok(p) => Ok((
+            serde_json::to_value(&p).unwrap(),
+            serde_json::to_value(f(p)).unwrap(),
+        )),
         Err(e) => Err(json!({"code": -32602, "message": e.to_string()})),
     }
 }
 
-type Answer = Result<Value, Value>;
+/// The params as read and the result, or an error object.
+type Answer = Result<(Value, Value), Value>;
 
 /// An official value from JSON (for the nested unions the answers carry).
 fn official<T: DeserializeOwned>(value: Value) -> T {
@@ -54,13 +64,13 @@ fn void<P>(_: P) -> Value {
 /// The host's answer to one 1.0 request.
 fn answer(method: &str, params: &Value) -> Answer {
     match method {
-        "ping" if params == &json!({"channel": ROOT}) => Ok(json!({})),
+        "ping" if params == &json!({"channel": ROOT}) => Ok((params.clone(), json!({}))),
         "createSession" => with::<official::CreateSessionParams, _>(params, void),
         "disposeSession" => with::<official::DisposeSessionParams, _>(params, void),
         "createChat" => with::<official::CreateChatParams, _>(params, void),
         "disposeChat" => with::<official::DisposeChatParams, _>(params, void),
         "moveChat" => match &params["destination"]["session"] {
-            v if v == BAD_ANSWER => Ok(json!({"session": 42})),
+            v if v == BAD_ANSWER => Ok((params.clone(), json!({"session": 42}))),
             _ => with(params, |p: official::MoveChatParams| {
                 let session = match p.destination {
                     official::ChatMoveDestination::Session(d) => d.session,
@@ -218,16 +228,18 @@ async fn start_host() -> (String, mpsc::UnboundedReceiver<Seen>) {
                         .into_iter()
                         .find(|v| offered.iter().any(|o| o == v))
                         .unwrap();
-                    Ok(json!({"protocolVersion": version, "serverSeq": 0, "snapshots": []}))
+                    let result = json!({"protocolVersion": version, "serverSeq": 0,
+                        "snapshots": []});
+                    Ok((frame["params"].clone(), result))
                 }
                 method => answer(method, &frame["params"]),
             };
             let _ = seen_tx.send(Seen {
                 method: method.to_string(),
-                result: outcome.as_ref().ok().cloned(),
+                answered: outcome.as_ref().ok().cloned(),
             });
             let answer = match outcome {
-                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Ok((_, result)) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                 Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
             };
             t.send(answer.to_string()).unwrap();
@@ -255,11 +267,12 @@ async fn connect(offer: &str) -> (AhpClient, mpsc::UnboundedReceiver<Seen>) {
     (client, seen)
 }
 
-/// What the host sent for the last request, which must be `method`.
-fn sent(seen: &mut mpsc::UnboundedReceiver<Seen>, method: &str) -> Value {
+/// The params the host read and the result it sent for the last request, which must be
+/// `method`.
+fn sent(seen: &mut mpsc::UnboundedReceiver<Seen>, method: &str) -> (Value, Value) {
     let seen = seen.try_recv().expect("the host saw the request");
     assert_eq!(seen.method, method);
-    seen.result
+    seen.answered
         .unwrap_or_else(|| panic!("the host refused `{method}`"))
 }
 
@@ -267,29 +280,33 @@ fn sent(seen: &mut mpsc::UnboundedReceiver<Seen>, method: &str) -> Value {
 fn sent_error(seen: &mut mpsc::UnboundedReceiver<Seen>, method: &str) -> bool {
     let seen = seen.try_recv().expect("the host saw the request");
     assert_eq!(seen.method, method);
-    seen.result.is_none()
+    seen.answered.is_none()
 }
 
-/// Calls a 1.0 command and checks its typed result serializes to what the host sent; returns
-/// the result.
+/// Calls a 1.0 command: the host's official type reads its typed params as they are, and its
+/// typed result serializes to what the host sent. Returns the result.
 macro_rules! call {
     ($client:ident, $seen:ident, $method:literal, $call:ident($params:expr)) => {{
-        let result = $client.v1().$call($params).await.unwrap();
-        assert_eq!(
-            serde_json::to_value(&result).unwrap(),
-            sent(&mut $seen, $method),
-            "{}",
-            $method
-        );
+        let params = $params;
+        let ours = serde_json::to_value(&params).unwrap();
+        let result = $client.v1().$call(params).await.unwrap();
+        let (read, answered) = sent(&mut $seen, $method);
+        assert_eq!(read, ours, "{}: the params as the host read them", $method);
+        let result_json = serde_json::to_value(&result).unwrap();
+        assert_eq!(result_json, answered, "{}: the result", $method);
         result
     }};
 }
 
-/// A void command: it resolves to `()` and the host read its params as the official type.
+/// A void command: as [`call!`], and it resolves to `()`.
 macro_rules! call_void {
     ($client:ident, $seen:ident, $method:literal, $call:ident($params:expr)) => {{
-        let () = $client.v1().$call($params).await.unwrap();
-        assert_eq!(sent(&mut $seen, $method), json!({}), "{}", $method);
+        let params = $params;
+        let ours = serde_json::to_value(&params).unwrap();
+        let () = $client.v1().$call(params).await.unwrap();
+        let (read, answered) = sent(&mut $seen, $method);
+        assert_eq!(read, ours, "{}: the params as the host read them", $method);
+        assert_eq!(answered, json!({}), "{}", $method);
     }};
 }
 
@@ -302,7 +319,10 @@ async fn chats_and_sessions_round_trip() {
     let (client, mut seen) = connect("1.0.0").await;
     assert_eq!(client.protocol_version(), "1.0.0");
     let () = client.v1().ping().await.unwrap();
-    assert_eq!(sent(&mut seen, "ping"), json!({}));
+    assert_eq!(
+        sent(&mut seen, "ping"),
+        (json!({"channel": ROOT}), json!({}))
+    );
     let session = "ahp-session:/9";
     call_void!(
         client,
@@ -655,7 +675,7 @@ async fn a_result_of_the_wrong_shape_is_a_typed_error_and_the_connection_survive
     };
     assert_eq!(method, "moveChat");
     assert!(message.contains("session"), "{message}");
-    assert_eq!(sent(&mut seen, "moveChat"), json!({"session": 42}));
+    assert_eq!(sent(&mut seen, "moveChat").1, json!({"session": 42}));
     // The connection is still up and answers the next command.
     assert_eq!(client.connection_state(), ConnectionState::Connected);
     let run = client
