@@ -22,7 +22,8 @@ use crate::protocol::v1::*;
 ///
 /// When the host chose another version (0.3.0), every method fails at once with
 /// [`Error::Transport`] of kind [`TransportErrorKind::Send`], naming the method and the
-/// version, and sends nothing (as [`AhpClient::dispatch_v1`] does).
+/// version, and sends nothing: the engine's refusal of a 1.0 action
+/// ([`AhpClient::dispatch_v1`]), so both clients' errors keep their classes.
 ///
 /// ```no_run
 /// use ahp_wasm::client::native::{AhpClient, ConnectOptions};
