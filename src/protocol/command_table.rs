@@ -7,6 +7,11 @@
 //! and [`COMMANDS`], from which `cargo run -p xtask -- codegen` writes the methods' TypeScript
 //! signatures into `js/index.d.ts`. Adding a command is one row here (then run the codegen).
 //!
+//! AHP 1.0's table (`v1/command_table.rs`, `for_each_command_v1!`) has the same row format, so
+//! the same consumers expand it: the consumers take the table as an argument, and a consumer
+//! that needs more than the rows (where to put the methods, which markers they call) gets it
+//! as a bracketed prefix (`for_each_command!(native_methods [AhpClient, rpc])`).
+//!
 //! The xtask compiles this file on its own, so it refers to nothing else in the crate.
 
 /// How a client calls a command.
@@ -63,10 +68,12 @@ pub struct CommandInfo {
 /// ```
 ///
 /// `call` is a [`CommandCall`] in snake case; `ResultType` is `void` for an empty result. The
-/// order is the wire table's (`REQUEST_METHODS`).
+/// order is the wire table's (`REQUEST_METHODS`). `for_each_command!(callback [args])` hands
+/// the callback `[args]` before the rows.
 macro_rules! for_each_command {
-    ($callback:ident) => {
+    ($callback:ident $([$($args:tt)*])?) => {
         $callback! {
+            $([$($args)*])?
             handshake Initialize = "initialize" => initialize(InitializeParams) -> InitializeResult, "Handshake with version negotiation.";
             handshake Reconnect = "reconnect" => reconnect(ReconnectParams) -> ReconnectResult, "Resume after a dropped transport.";
             no_params Ping = "ping" => ping(PingParams) -> void, "Liveness check: resolves when the server answers.";
@@ -115,13 +122,14 @@ macro_rules! command_call {
         CommandCall::NoParams
     };
 }
-// The wasm client passes the `CommandCall` of each row.
-#[cfg(target_arch = "wasm32")]
+// The wasm client passes the `CommandCall` of each row; the 1.0 table's `COMMANDS` too.
 pub(crate) use command_call;
 
+/// `COMMANDS`: the table's rows as [`CommandInfo`]s (where [`CommandInfo`] and
+/// [`CommandCall`] are in scope).
 macro_rules! command_infos {
     ($($call:ident $marker:ident = $method:literal => $rust_name:ident($params:ident) -> $result:ident, $doc:literal;)*) => {
-        /// Every AHP request method, in the table's order.
+        /// Every request method of the table, in its order.
         pub const COMMANDS: &[CommandInfo] = &[$(CommandInfo {
             marker: stringify!($marker),
             method: $method,
@@ -133,5 +141,7 @@ macro_rules! command_infos {
         }),*];
     };
 }
+
+pub(crate) use command_infos;
 
 for_each_command!(command_infos);

@@ -525,7 +525,8 @@ pub(crate) use super::command_table::command_call;
 pub(crate) use super::command_table::for_each_command;
 pub use super::command_table::{CommandCall, CommandInfo, COMMANDS};
 
-/// The `Command` marker types and [`REQUEST_METHODS`], from the command table.
+/// The `Command` marker types and [`REQUEST_METHODS`], from a command table (this module's, and
+/// `protocol::v1::jsonrpc`'s from the 1.0 table): the rows' types resolve where it expands.
 macro_rules! command_markers {
     ($($call:ident $marker:ident = $method:literal => $rust_name:ident($params:ident) -> $result:ident, $doc:literal;)*) => {
         $(
@@ -538,7 +539,7 @@ macro_rules! command_markers {
                 type Result = result_type!($result);
             }
         )*
-        /// Every AHP request method name.
+        /// Every request method name of the table.
         pub const REQUEST_METHODS: &[&str] = &[$($method),*];
     };
 }
@@ -553,6 +554,8 @@ macro_rules! result_type {
     };
 }
 
+pub(crate) use {command_markers, result_type};
+
 for_each_command!(command_markers);
 
 /// Notification method names, and the server's protocol notifications (a file of its own,
@@ -561,7 +564,7 @@ for_each_command!(command_markers);
 pub mod methods;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -684,12 +687,17 @@ mod tests {
 
     #[test]
     fn the_command_table_is_consistent() {
-        assert_eq!(REQUEST_METHODS.len(), COMMANDS.len());
-        for (i, command) in COMMANDS.iter().enumerate() {
+        assert_consistent(COMMANDS, REQUEST_METHODS);
+    }
+
+    /// A table's rows and method list agree, no method twice, the names follow the method.
+    pub(crate) fn assert_consistent(commands: &[CommandInfo], request_methods: &[&str]) {
+        assert_eq!(request_methods.len(), commands.len());
+        for (i, command) in commands.iter().enumerate() {
             let method = command.method;
-            assert_eq!(REQUEST_METHODS[i], method);
+            assert_eq!(request_methods[i], method);
             assert!(
-                COMMANDS[..i].iter().all(|c| c.method != method),
+                commands[..i].iter().all(|c| c.method != method),
                 "`{method}` twice"
             );
             // The names follow the method: createSession, CreateSession, create_session.

@@ -24,6 +24,17 @@ mod command_table;
 #[path = "../../src/client/error_classes.rs"]
 mod error_classes;
 
+// AHP 1.0's table, compiled on its own as the 0.3.0 one and expanded by the same `COMMANDS`
+// consumer; no output yet (the wasm package has no 1.0 entry).
+#[allow(dead_code, unused_macros)]
+#[path = "../../src/protocol/v1/command_table.rs"]
+mod command_table_v1;
+#[allow(dead_code)]
+mod commands_v1 {
+    use super::command_table::{command_call, command_infos, CommandCall, CommandInfo};
+    super::command_table_v1::for_each_command_v1!(command_infos);
+}
+
 // The xtask reads the table only.
 #[allow(dead_code)]
 #[path = "../../src/protocol/methods.rs"]

@@ -115,6 +115,11 @@ impl AhpClient {
         self.inner.engine().server_info().cloned()
     }
 
+    /// The protocol version the host chose in the last handshake (`"0.3.0"` or `"1.0.0"`).
+    pub fn protocol_version(&self) -> &'static str {
+        self.inner.engine().protocol_version()
+    }
+
     /// The connection state now.
     pub fn connection_state(&self) -> ConnectionState {
         *self.inner.state.borrow()

@@ -1,5 +1,6 @@
 //! One typed async method per AHP 0.3.0 command, from the command table
-//! (`protocol/command_table.rs`).
+//! (`protocol/command_table.rs`); [`native_methods`] expands the 1.0 table too
+//! (`commands_v1.rs`).
 
 use super::client::AhpClient;
 use crate::client::Error;
@@ -7,7 +8,7 @@ use crate::protocol::jsonrpc::{self as rpc, EmptyResult, ROOT_CHANNEL};
 use crate::protocol::*;
 
 /// A command's result as its method returns it: nothing for an empty (`void`) result.
-trait Output<T> {
+pub(super) trait Output<T> {
     fn output(self) -> T;
 }
 
@@ -31,36 +32,40 @@ macro_rules! output_type {
     };
 }
 
+/// `impl $client { one method per row }`, each sending `$rpc::Marker` with `self.request`.
+/// The rows' types resolve where it expands.
 macro_rules! native_methods {
-    ($($call:ident $marker:ident = $method:literal => $rust_name:ident($params:ident) -> $result:ident, $doc:literal;)*) => {
-        impl AhpClient {
-            $(native_method!($call $marker $method $rust_name $params $result $doc);)*
+    ([$client:ty, $rpc:ident] $($call:ident $marker:ident = $method:literal => $rust_name:ident($params:ident) -> $result:ident, $doc:literal;)*) => {
+        impl $client {
+            $(native_method!($rpc $call $marker $method $rust_name $params $result $doc);)*
         }
     };
 }
 
 macro_rules! native_method {
-    (handshake $($row:tt)*) => {};
-    (no_params $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
+    ($rpc:ident handshake $($row:tt)*) => {};
+    ($rpc:ident no_params $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
         #[doc = concat!("`", $method, "`: ", $doc)]
         pub async fn $rust_name(&self) -> Result<output_type!($result), Error> {
             let params = $params {
                 channel: ROOT_CHANNEL.to_string(),
                 extra: Default::default(),
             };
-            self.request::<rpc::$marker>(params)
+            self.request::<$rpc::$marker>(params)
                 .await
                 .map(Output::output)
         }
     };
-    ($call:ident $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
+    ($rpc:ident $call:ident $marker:ident $method:literal $rust_name:ident $params:ident $result:ident $doc:literal) => {
         #[doc = concat!("`", $method, "`: ", $doc)]
         pub async fn $rust_name(&self, params: $params) -> Result<output_type!($result), Error> {
-            self.request::<rpc::$marker>(params)
+            self.request::<$rpc::$marker>(params)
                 .await
                 .map(Output::output)
         }
     };
 }
 
-rpc::for_each_command!(native_methods);
+pub(super) use {native_method, native_methods, output_type};
+
+rpc::for_each_command!(native_methods [AhpClient, rpc]);

@@ -22,6 +22,7 @@
 
 mod client;
 mod commands;
+mod commands_v1;
 mod driver;
 mod events;
 mod inner;
@@ -29,6 +30,7 @@ mod multi;
 mod subscription;
 
 pub use client::AhpClient;
+pub use commands_v1::AhpClientV1;
 pub use events::{ClientEvent, SubscriptionEvent};
 pub use multi::MultiHostClient;
 pub use subscription::Subscription;
@@ -93,8 +95,9 @@ pub struct ConnectOptions {
     pub initial_subscriptions: Vec<String>,
     /// Offered protocol versions, most preferred first (default: `["0.3.0"]`; see
     /// [`EngineConfig::protocol_versions`](crate::client::engine::EngineConfig::protocol_versions)).
-    /// When the host chooses `"1.0.0"`, use [`AhpClient::dispatch_v1`] and
-    /// [`AhpClient::state_v1`]; 1.0 channel events arrive on [`AhpClient::events`].
+    /// When the host chooses `"1.0.0"`, use [`AhpClient::v1`] (its commands),
+    /// [`AhpClient::dispatch_v1`] and [`AhpClient::state_v1`]; 1.0 channel events arrive on
+    /// [`AhpClient::events`].
     pub protocol_versions: Vec<String>,
     /// Declared client capabilities.
     pub capabilities: Option<ClientCapabilities>,

@@ -10,7 +10,9 @@
 //! in `manual.rs`. Decoding and encoding go through the SDK's own reader and writer
 //! (`crate::protocol::{decode, encode}`).
 
+mod command_table;
 mod generated;
+pub mod jsonrpc;
 
 // The generated code reaches the shared machinery as `super::…`, as 0.3.0's does.
 use super::{decode, encode, tagged, wire};
