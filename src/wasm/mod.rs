@@ -21,6 +21,7 @@
 mod client;
 mod convert;
 mod errors;
+#[cfg(not(feature = "v1"))]
 mod reducers;
 mod render;
 mod version;
@@ -30,6 +31,7 @@ pub(crate) mod wire;
 // tests, which call the exports from Rust.
 pub use client::AhpClient;
 pub use errors::error_classes_export;
+#[cfg(not(feature = "v1"))]
 pub use reducers::{
     changeset_reducer, resource_watch_reducer, root_reducer, session_reducer, terminal_reducer,
 };

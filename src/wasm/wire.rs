@@ -9,6 +9,9 @@ use crate::client::Error;
 #[cfg(not(feature = "v1"))]
 mod speak {
     pub use crate::client::engine::ChannelEventV0_3 as ChannelEvent;
+    /// The version's command markers (`Command` types) and its command table.
+    pub use crate::protocol::jsonrpc as commands;
+    pub(crate) use crate::protocol::jsonrpc::for_each_command as for_each_command_of_version;
     pub use crate::protocol::{
         ClientCapabilities, ResponsePart, StateAction, ToolCallState, PROTOCOL_VERSION,
     };
@@ -56,6 +59,9 @@ mod speak {
 #[cfg(feature = "v1")]
 mod speak {
     pub use crate::client::engine::ChannelEventV1 as ChannelEvent;
+    /// The version's command markers (`Command` types) and its command table.
+    pub use crate::protocol::v1::jsonrpc as commands;
+    pub(crate) use crate::protocol::v1::jsonrpc::for_each_command_v1 as for_each_command_of_version;
     pub use crate::protocol::v1::{ResponsePart, StateAction, ToolCallState, PROTOCOL_VERSION};
     // The engine's handshake takes 0.3.0's capabilities type (the 1.0 one has the same
     // members the engine sends).
@@ -102,11 +108,12 @@ mod speak {
     pub(crate) use with_typed;
 }
 
+pub use speak::commands;
+pub(crate) use speak::{for_each_command_of_version, with_typed};
 pub use speak::{
     AnyMirror, ChannelEvent, ChannelKind, ClientCapabilities, ResponsePart, StateAction,
     ToolCallState, TurnsState, PROTOCOL_VERSION,
 };
-pub(crate) use speak::with_typed;
 
 /// A set of changed top-level fields of a channel of this version.
 pub type ChangeSet = crate::sync::ChangeSet<ChannelKind>;

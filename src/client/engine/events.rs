@@ -340,9 +340,7 @@ impl Event {
                 pending,
                 patch,
             },
-            Event::Rejected { channel, rejection } => {
-                ChannelEvent::Rejected { channel, rejection }
-            }
+            Event::Rejected { channel, rejection } => ChannelEvent::Rejected { channel, rejection },
             Event::ResourceChanges { channel, changes } => {
                 ChannelEvent::ResourceChanges { channel, changes }
             }

@@ -147,7 +147,8 @@ impl EngineConfig {
     /// [`EngineConfig::protocol_versions`]), else 1.0.0 (a build of 1.0 alone, as the wasm
     /// package's 1.0 entry).
     pub fn new(client_id: impl Into<String>) -> Self {
-        let default_version = IMPLEMENTED_PROTOCOL_VERSIONS[IMPLEMENTED_PROTOCOL_VERSIONS.len() - 1];
+        let default_version =
+            IMPLEMENTED_PROTOCOL_VERSIONS[IMPLEMENTED_PROTOCOL_VERSIONS.len() - 1];
         EngineConfig {
             client_id: client_id.into(),
             client_secret: None,

@@ -1,5 +1,6 @@
-//! One typed async method per AHP 0.3.0 command on `AhpClient`, from the command table
-//! (`protocol/command_table.rs`): params are checked against the wire type
+//! One typed async method per command of the version the build speaks (AHP 1.0, or 0.3.0 in the
+//! 0.3.0 entry) on `AhpClient`, from its command table (`protocol/command_table.rs`,
+//! `protocol/v1/command_table.rs`): params are checked against the wire type
 //! (`InvalidInputError`), results are handed over as plain JSON values (`JSON.parse` of the
 //! result text).
 
@@ -10,6 +11,7 @@ use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
 use crate::protocol::RawJsonBuf;
 use crate::wasm::convert::check_limits;
 use crate::wasm::errors::invalid_input;
+use crate::wasm::wire::{commands as markers, for_each_command_of_version};
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -133,7 +135,7 @@ macro_rules! wasm_method {
             #[doc = concat!("`", $method, "`: ", $doc)]
             #[wasm_bindgen(js_name = $method)]
             pub fn $rust_name(&self) -> Promise {
-                self.send(rpc::$marker::METHOD, root_params(), is_void!($result))
+                self.send(markers::$marker::METHOD, root_params(), is_void!($result))
             }
         }
     };
@@ -144,8 +146,8 @@ macro_rules! wasm_method {
             #[wasm_bindgen(js_name = $method)]
             pub fn $rust_name(&self, params: JsValue) -> Promise {
                 self.command(
-                    rpc::$marker::METHOD,
-                    check_params::<rpc::$marker>,
+                    markers::$marker::METHOD,
+                    check_params::<markers::$marker>,
                     &params,
                     is_void!($result),
                     rpc::command_call!($call).fills_root(),
@@ -155,4 +157,4 @@ macro_rules! wasm_method {
     };
 }
 
-rpc::for_each_command!(wasm_methods);
+for_each_command_of_version!(wasm_methods);

@@ -7,9 +7,9 @@ use crate::client::Error;
 use crate::protocol::jsonrpc::methods;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::JsonValue;
-use crate::wasm::wire::{ChannelEvent, Rejection};
 use crate::wasm::convert::to_js;
 use crate::wasm::errors::describe;
+use crate::wasm::wire::{ChannelEvent, Rejection};
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 

@@ -3,9 +3,9 @@
 
 use crate::client::engine::{EngineConfig, PendingPolicy};
 use crate::client::ReconnectPolicy;
-use crate::wasm::wire::ClientCapabilities;
 use crate::wasm::convert::from_js;
 use crate::wasm::errors::invalid_input;
+use crate::wasm::wire::ClientCapabilities;
 use js_sys::{Function, Reflect};
 use std::time::Duration;
 use wasm_bindgen::prelude::*;

@@ -62,8 +62,7 @@ impl Subscription {
 
     #[wasm_bindgen(getter, js_name = pendingCount)]
     pub fn pending_count(&self) -> u32 {
-        wire::mirror(&self.inner.engine.borrow(), &self.uri)
-            .map_or(0, |m| m.pending_count() as u32)
+        wire::mirror(&self.inner.engine.borrow(), &self.uri).map_or(0, |m| m.pending_count() as u32)
     }
 
     /// Whether the subscription is still live.
