@@ -35,100 +35,12 @@ export { ActiveClientHandle, buildClientPlugin } from './active-client.js';
 export { TerminalHandle } from './terminal.js';
 export { ChangesetHandle } from './changeset.js';
 
-// ---------------------------------------------------------------------------------------------
-// The WebAssembly module's state, as the entry reports it.
-// ---------------------------------------------------------------------------------------------
-
-/** 'idle' (no `init()` yet), 'loading', 'ready' or 'failed' (the last `init()` rejected). */
-let wasmState = 'idle';
-let wasmError;
-
-/** The entry's `init()`, for async entry points; null where the entry loads on import (Node). */
-let loadModule = null;
+import setWasmState, { requireReady, whenLoaded } from './module-state.js';
 
 /** For the entries only (not exported by `export *`): the module is loading, ready or failed. */
-export default function setWasmState(state, error) {
-  wasmState = state;
-  wasmError = error;
-}
+export default setWasmState;
 
-/** For the browser entry: how async entry points load the module when the app has not yet. */
-setWasmState.loadWith = (load) => {
-  loadModule = load;
-};
-
-/**
- * For async entry points: resolves once the module is ready, loading it through the entry's
- * `init()` if nobody has (the same promise as the app's own `init()` call, if one is running).
- */
-function whenLoaded(what) {
-  if (wasmState === 'ready') return Promise.resolve();
-  if (loadModule === null) return Promise.reject(notInitialized(what));
-  return loadModule();
-}
-
-/** The `AhpError` (kind 'notInitialized') of a call that needs the module before it is ready. */
-function notInitialized(what) {
-  let message;
-  if (wasmState === 'loading') {
-    message = `${what} called while the WebAssembly module is loading: wait for \`await init()\` first`;
-  } else if (wasmState === 'failed') {
-    const reason = wasmError?.cause?.message ?? wasmError?.message ?? String(wasmError);
-    message = `${what} called, but loading the WebAssembly module failed (${reason}): call \`await init()\` again`;
-  } else {
-    message = `${what} called before init(): call \`await init()\` (import { init } from 'ahp-wasm') first; it loads the WebAssembly module`;
-  }
-  return new AhpError(`ahp-wasm: ${message}`, {
-    kind: 'notInitialized',
-    cause: wasmState === 'failed' ? wasmError : undefined,
-  });
-}
-
-// The entry points into the module. Reducers: one comparison more per call.
-
-export function rootReducer(state, action) {
-  if (wasmState !== 'ready') throw notInitialized('rootReducer');
-  return wasm.rootReducer(state, action);
-}
-// Streamed text (`session/delta`, most actions of a turn) skips the JSON round trip: its three
-// strings go to the module as they are. Anything else, or a delta with more members, takes the
-// general path (which checks and converts the whole action).
-const MAX_DELTA_CHARS = 64 * 1024 * 1024; // src/wasm/convert.rs MAX_STRING_UNITS
-function isPlainDelta(action) {
-  try {
-    return plainDeltaShape(action);
-  } catch {
-    return false; // a throwing getter: the general path reports it as an InvalidInputError
-  }
-}
-function plainDeltaShape(action) {
-  if (typeof action !== 'object' || action === null || action.type !== 'session/delta') return false;
-  if (Object.getPrototypeOf(action) !== Object.prototype) return false;
-  const { turnId, partId, content } = action;
-  if (typeof turnId !== 'string' || typeof partId !== 'string' || typeof content !== 'string') return false;
-  if (turnId.length + partId.length + content.length > MAX_DELTA_CHARS) return false;
-  let keys = 0;
-  for (const key in action) if (Object.hasOwn(action, key)) keys++;
-  return keys === 4;
-}
-
-export function sessionReducer(state, action) {
-  if (wasmState !== 'ready') throw notInitialized('sessionReducer');
-  if (isPlainDelta(action)) return wasm.__sessionReducerDelta(state, action.turnId, action.partId, action.content);
-  return wasm.sessionReducer(state, action);
-}
-export function terminalReducer(state, action) {
-  if (wasmState !== 'ready') throw notInitialized('terminalReducer');
-  return wasm.terminalReducer(state, action);
-}
-export function changesetReducer(state, action) {
-  if (wasmState !== 'ready') throw notInitialized('changesetReducer');
-  return wasm.changesetReducer(state, action);
-}
-export function resourceWatchReducer(state, action) {
-  if (wasmState !== 'ready') throw notInitialized('resourceWatchReducer');
-  return wasm.resourceWatchReducer(state, action);
-}
+export * from './reducers.js';
 
 const errors = { InvalidInputError, TransportError };
 
@@ -182,7 +94,7 @@ export class MultiHostClient extends wasm.MultiHostClient {
 
   /** `options.clientIds`: where each host's client id is kept across runs (`get`/`set` by host name). */
   constructor(options) {
-    if (wasmState !== 'ready') throw notInitialized('new MultiHostClient()');
+    requireReady('new MultiHostClient()');
     const store = options?.clientIds;
     if (store !== undefined && (typeof store?.get !== 'function' || typeof store?.set !== 'function')) {
       throw new InvalidInputError('MultiHostClient: clientIds needs get(host) and set(host, id)', 'options', 'clientIds');

@@ -50,41 +50,54 @@ if [ -z "$js_only" ]; then
   # Panic locations in dependencies name their source files: under `crates/`, not under this
   # machine's cargo home (the package is the same whoever builds it, and says nothing of them).
   remap_flags="--remap-path-prefix=${CARGO_HOME:-${HOME:-}/.cargo}/registry/src=crates"
-  echo "build-pkg: cargo build --release --target wasm32-unknown-unknown ($inline_flags)"
-  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$inline_flags $remap_flags" \
-    cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm
-  wasm_in="$target_dir/wasm32-unknown-unknown/release/ahp_wasm.wasm"
-  [ -f "$wasm_in" ] || die "missing $wasm_in"
-
-  # Remove the previous generated output, keeping the committed files.
-  mkdir -p pkg
-  find pkg -mindepth 1 -maxdepth 1 ! -name package.json ! -name README.md -exec rm -rf {} +
-
-  echo "build-pkg: wasm-bindgen $have --target web"
-  wasm-bindgen --target web --out-dir pkg --out-name ahp_wasm "$wasm_in"
-
-  echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
-  # The features rustc enables by default for wasm32-unknown-unknown.
-  # --low-memory-unused: rustc puts the stack below 1 MiB and the data above it, so the low
-  # 1 KiB is the stack's last kilobyte before overflow: constant offsets fold into loads and
-  # stores (-2.2 KB gzip). --converge repeats -Oz while it shrinks. The producers and
-  # target-features sections are for tools, not engines.
-  "$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
-    --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
-    --enable-sign-ext --enable-reference-types --enable-multivalue \
-    pkg/ahp_wasm_bg.wasm -o pkg/ahp_wasm_bg.opt.wasm
-  mv pkg/ahp_wasm_bg.opt.wasm pkg/ahp_wasm_bg.wasm
+  # build_module DIR CARGO_ARGS...: the module of one protocol version into DIR (emptied first,
+  # keeping the committed files of pkg/).
+  build_module() {
+    local dir=$1
+    shift
+    echo "build-pkg: cargo build --release --target wasm32-unknown-unknown $* ($inline_flags)"
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$inline_flags $remap_flags" \
+      cargo build --release --target wasm32-unknown-unknown --lib -p ahp-wasm "$@"
+    local wasm_in="$target_dir/wasm32-unknown-unknown/release/ahp_wasm.wasm"
+    [ -f "$wasm_in" ] || die "missing $wasm_in"
+    mkdir -p "$dir"
+    find "$dir" -mindepth 1 -maxdepth 1 ! -name package.json ! -name README.md -exec rm -rf {} +
+    echo "build-pkg: wasm-bindgen $have --target web ($dir)"
+    wasm-bindgen --target web --out-dir "$dir" --out-name ahp_wasm "$wasm_in"
+    echo "build-pkg: wasm-opt -Oz ($("$WASM_OPT" --version))"
+    # The features rustc enables by default for wasm32-unknown-unknown.
+    # --low-memory-unused: rustc puts the stack below 1 MiB and the data above it, so the low
+    # 1 KiB is the stack's last kilobyte before overflow: constant offsets fold into loads and
+    # stores (-2.2 KB gzip). --converge repeats -Oz while it shrinks. The producers and
+    # target-features sections are for tools, not engines.
+    "$WASM_OPT" -Oz --converge --low-memory-unused --strip-producers --strip-target-features \
+      --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
+      --enable-sign-ext --enable-reference-types --enable-multivalue \
+      "$dir/ahp_wasm_bg.wasm" -o "$dir/ahp_wasm_bg.opt.wasm"
+    mv "$dir/ahp_wasm_bg.opt.wasm" "$dir/ahp_wasm_bg.wasm"
+  }
+  # The default entry (AHP 0.3.0 until the host speaks 1.0; see pkg/README.md), then the AHP
+  # 1.0 entry `ahp-wasm/v1` (built with feature `v1` alone: no 0.3.0 code in it).
+  build_module pkg
+  build_module pkg/v1 --no-default-features --features v1
 
 else
-  [ -f pkg/ahp_wasm_bg.wasm ] && [ -f pkg/ahp_wasm.js ] || die "--js-only: pkg/ has no built wasm; run scripts/build-pkg.sh"
-  echo "build-pkg: --js-only: the entries from js/ over the wasm already in pkg/"
+  for dir in pkg pkg/v1; do
+    [ -f $dir/ahp_wasm_bg.wasm ] && [ -f $dir/ahp_wasm.js ] || die "--js-only: $dir has no built wasm; run scripts/build-pkg.sh"
+  done
+  echo "build-pkg: --js-only: the entries from js/ over the wasm already in pkg/ and pkg/v1/"
   # The snippets are verbatim copies of js/ files (wasm-bindgen copies them): refresh them too.
-  for snippet in pkg/snippets/*/js/*.js; do
+  for snippet in pkg/snippets/*/js/*.js pkg/v1/snippets/*/js/*.js; do
     [ -f "js/$(basename "$snippet")" ] && cp "js/$(basename "$snippet")" "$snippet"
   done
 fi
 
-cp js/node.js js/web.js js/api.js js/error-classes.js js/protocol.js js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js js/changeset.js js/schema-check.js js/index.d.ts pkg/
+# The entries' modules, the same for both versions but the reducers and the types.
+entry_js=(js/node.js js/web.js js/api.js js/module-state.js js/error-classes.js js/protocol.js
+  js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js
+  js/changeset.js js/schema-check.js)
+cp "${entry_js[@]}" js/reducers.js js/index.d.ts pkg/
+cp "${entry_js[@]}" js/v1/reducers.js js/v1/index.d.ts pkg/v1/
 
 # The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;
 # the package's own modules stay imports (the app's instance of the package is the one used).
@@ -105,21 +118,28 @@ cp node_modules/@modelcontextprotocol/ext-apps/LICENSE pkg/LICENSE.ext-apps
 # init(). The error classes are re-exported from the very module the bindings import (the
 # errors.js snippet, under a directory whose name wasm-bindgen derives from the crate), so that
 # `instanceof` holds; the version constants are read from the module now.
-mapfile -t errors_snippet < <(cd pkg && find snippets -path '*/js/errors.js')
-[ ${#errors_snippet[@]} -eq 1 ] || die "expected one errors.js snippet in pkg/snippets, found ${#errors_snippet[@]}"
-versions=$(node --input-type=module -e '
-  import { readFileSync } from "node:fs";
-  const glue = await import(new URL("pkg/ahp_wasm.js", "file://" + process.cwd() + "/").href);
-  glue.initSync({ module: readFileSync("pkg/ahp_wasm_bg.wasm") });
-  const out = (name, value) => console.log(`export const ${name} = ${JSON.stringify(value)};`);
-  out("PROTOCOL_VERSION", glue.__protocolVersion());
-  out("SUPPORTED_PROTOCOL_VERSIONS", glue.__supportedProtocolVersions());
-') || die "reading the protocol versions from the module failed"
-{
-  echo "// Generated by scripts/build-pkg.sh: what the package exports without the WebAssembly module."
-  echo "export { errorClasses } from './${errors_snippet[0]}';"
-  echo "$versions"
-} >pkg/generated.js
+# write_generated DIR: DIR/generated.js, from DIR's module.
+write_generated() {
+  local dir=$1 errors_snippet versions
+  mapfile -t errors_snippet < <(cd "$dir" && find snippets -path '*/js/errors.js')
+  [ ${#errors_snippet[@]} -eq 1 ] || die "expected one errors.js snippet in $dir/snippets, found ${#errors_snippet[@]}"
+  versions=$(DIR="$dir" node --input-type=module -e '
+    import { readFileSync } from "node:fs";
+    const dir = process.env.DIR;
+    const glue = await import(new URL(`${dir}/ahp_wasm.js`, "file://" + process.cwd() + "/").href);
+    glue.initSync({ module: readFileSync(`${dir}/ahp_wasm_bg.wasm`) });
+    const out = (name, value) => console.log(`export const ${name} = ${JSON.stringify(value)};`);
+    out("PROTOCOL_VERSION", glue.__protocolVersion());
+    out("SUPPORTED_PROTOCOL_VERSIONS", glue.__supportedProtocolVersions());
+  ') || die "reading the protocol versions from the module in $dir failed"
+  {
+    echo "// Generated by scripts/build-pkg.sh: what the package exports without the WebAssembly module."
+    echo "export { errorClasses } from './${errors_snippet[0]}';"
+    echo "$versions"
+  } >"$dir/generated.js"
+}
+write_generated pkg
+write_generated pkg/v1
 
 # The package's JS without comments and white space (esbuild's whitespace and syntax
 # minification, file by file): about 40% of its gzipped size is the doc comments, which the
@@ -144,16 +164,29 @@ node --input-type=module -e '
   try { m.sessionReducer({}, { type: "session/ready" }); } catch (e) { threw = e instanceof m.InvalidInputError; }
   if (!threw) throw new Error("bad input did not throw InvalidInputError");
 ' || die "the built package does not load in Node"
+node --input-type=module -e '
+  const m = await import(new URL("pkg/v1/node.js", "file://" + process.cwd() + "/").href);
+  await m.init();
+  if (m.PROTOCOL_VERSION !== "1.0.0") throw new Error("ahp-wasm/v1 PROTOCOL_VERSION is " + m.PROTOCOL_VERSION);
+  if (typeof m.AhpClient?.connect !== "function") throw new Error("ahp-wasm/v1 has no AhpClient.connect");
+' || die "the built 1.0 entry (pkg/v1) does not load in Node"
 
 # Size: the wasm module and the JS glue (generated glue, entries and snippets), raw and gzip.
 size_of() { cat "$@" | wc -c | tr -d ' '; }
 gzip_of() { cat "$@" | gzip -9 | wc -c | tr -d ' '; }
-mapfile -t js_files < <(find pkg -name '*.js' ! -name mcp-apps.js | sort)
+# print_size LABEL DIR: DIR's wasm module and JS (generated glue, entries, snippets; not a
+# nested entry's), raw and gzip.
+print_size() {
+  local label=$1 dir=$2 js_files
+  mapfile -t js_files < <(find "$dir" -path "$dir/v1" -prune -o -name '*.js' ! -name mcp-apps.js -print | sort)
+  printf '  %-28s %10s %10s\n' "$label: ahp_wasm_bg.wasm" "$(size_of "$dir/ahp_wasm_bg.wasm")" "$(gzip_of "$dir/ahp_wasm_bg.wasm")"
+  printf '  %-28s %10s %10s\n' "$label: JS" "$(size_of "${js_files[@]}")" "$(gzip_of "${js_files[@]}")"
+  printf '  %-28s %10s %10s\n' "$label: total" "$(size_of "$dir/ahp_wasm_bg.wasm" "${js_files[@]}")" \
+    "$(( $(gzip_of "$dir/ahp_wasm_bg.wasm") + $(gzip_of "${js_files[@]}") ))"
+}
 printf 'build-pkg: pkg/ built\n'
 printf '  %-28s %10s %10s\n' "" "raw" "gzip -9"
-printf '  %-28s %10s %10s\n' "ahp_wasm_bg.wasm" "$(size_of pkg/ahp_wasm_bg.wasm)" "$(gzip_of pkg/ahp_wasm_bg.wasm)"
-printf '  %-28s %10s %10s\n' "JS (glue, entries, snippets)" "$(size_of "${js_files[@]}")" "$(gzip_of "${js_files[@]}")"
-printf '  %-28s %10s %10s\n' "total" "$(size_of pkg/ahp_wasm_bg.wasm "${js_files[@]}")" \
-  "$(( $(gzip_of pkg/ahp_wasm_bg.wasm) + $(gzip_of "${js_files[@]}") ))"
+print_size "ahp-wasm" pkg
+print_size "ahp-wasm/v1" pkg/v1
 printf '  %-28s %10s %10s\n' "mcp-apps.js (own entry)" "$(size_of pkg/mcp-apps.js pkg/mcp-app-sandbox.html)" \
   "$(( $(gzip_of pkg/mcp-apps.js) + $(gzip_of pkg/mcp-app-sandbox.html) ))"

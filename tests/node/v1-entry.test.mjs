@@ -1,0 +1,135 @@
+// The AHP 1.0 entry of the built package (`ahp-wasm/v1`, the module built with feature `v1`
+// alone) in Node 20: negotiation, a chat channel's optimistic mirror, the 1.0 reducers, and the
+// official 1.0.0 reducer fixtures through the package's JS functions.
+// Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import * as v1 from 'ahp-wasm/v1';
+import * as v03 from 'ahp-wasm';
+import { ScriptedPeer, settle } from './scripted-peer.mjs';
+
+const CHAT = 'ahp-chat:/c1';
+const fixtures = new URL('../../protocol/ahp-1.0.0/conformance/reducers/', import.meta.url);
+
+function chatState() {
+  return {
+    resource: CHAT,
+    title: 'Chat',
+    status: 1,
+    modifiedAt: '1970-01-01T00:00:01.000Z',
+    turns: [],
+    activeTurn: {
+      id: 'turn-1',
+      startedAt: '1970-01-01T00:00:01.000Z',
+      message: { text: 'Hello', origin: { kind: 'user' } },
+      responseParts: [{ kind: 'markdown', id: 'md-1', content: '' }],
+    },
+  };
+}
+
+function peer1(options = {}) {
+  return new ScriptedPeer({ version: '1.0.0', states: { 'ahp-root://': { agents: [] }, [CHAT]: chatState() }, ...options });
+}
+
+async function connect(module, peer, options = {}) {
+  return module.AhpClient.connect('ws://peer.test/ahp', {
+    transport: peer.factory,
+    clientId: 'me',
+    keepaliveMs: 0,
+    ...options,
+  });
+}
+
+test('the 1.0 entry says its version and offers only 1.0.0', async () => {
+  assert.equal(v1.PROTOCOL_VERSION, '1.0.0');
+  assert.deepEqual(v1.SUPPORTED_PROTOCOL_VERSIONS, ['1.0.0']);
+  assert.equal(v03.PROTOCOL_VERSION, '0.3.0');
+  const peer = peer1();
+  const client = await connect(v1, peer);
+  const [init] = peer.sent('initialize');
+  assert.deepEqual(init.params.protocolVersions, ['1.0.0']);
+  assert.equal(client.serverInfo.protocolVersion, '1.0.0');
+  client.close();
+});
+
+test('a host speaking only 0.3.0 refuses the 1.0 entry with a typed error naming its versions', async () => {
+  const peer = new ScriptedPeer({ version: '0.3.0' });
+  await assert.rejects(connect(v1, peer), (e) => {
+    assert.ok(e instanceof v1.UnsupportedProtocolVersionError, `${e?.name}: ${e?.message}`);
+    assert.match(e.message, /0\.3\.0/);
+    return true;
+  });
+});
+
+test('a chat channel mirrors 1.0 envelopes and dispatches optimistically', async () => {
+  const peer = peer1();
+  const client = await connect(v1, peer);
+  const sub = await client.subscribe(CHAT);
+  assert.equal(sub.state.activeTurn.responseParts[0].content, '');
+  const changes = [];
+  sub.onChange((info) => changes.push(info));
+
+  // A server-originated delta streams into the part.
+  peer.act(CHAT, { type: 'chat/delta', turnId: 'turn-1', partId: 'md-1', content: 'Hello ' });
+  peer.act(CHAT, { type: 'chat/delta', turnId: 'turn-1', partId: 'md-1', content: 'world' });
+  await settle();
+  assert.equal(sub.state.activeTurn.responseParts[0].content, 'Hello world');
+  assert.ok(Object.isFrozen(sub.state));
+
+  // An own action applies at once, pending until its echo.
+  const seq = sub.dispatch({ type: 'chat/titleChanged', title: 'Renamed' });
+  assert.equal(sub.state.title, 'Renamed');
+  assert.equal(sub.pendingCount, 1);
+  const [sent] = peer.sent('dispatchAction');
+  assert.equal(sent.params.channel, CHAT);
+  assert.equal(sent.params.clientSeq, seq);
+  assert.deepEqual(sent.params.action, { type: 'chat/titleChanged', title: 'Renamed' });
+  peer.act(CHAT, sent.params.action, { origin: { clientId: 'me', clientSeq: seq } });
+  await settle();
+  assert.equal(sub.pendingCount, 0);
+  assert.equal(sub.confirmedState.title, 'Renamed');
+  assert.ok(changes.some((c) => c.changed.includes('title')));
+
+  // A 0.3.0 action is not a 1.0 action: a typed error, nothing changed, the mirror goes on.
+  assert.throws(() => sub.dispatch({ type: 'session/titleChanged', title: 'x' }), (e) => e instanceof v1.AhpError);
+  assert.equal(sub.state.title, 'Renamed');
+  peer.act(CHAT, { type: 'chat/delta', turnId: 'turn-1', partId: 'md-1', content: '!' });
+  await settle();
+  assert.equal(sub.state.activeTurn.responseParts[0].content, 'Hello world!');
+  client.close();
+});
+
+test('the 1.0 reducers: the official 1.0.0 fixtures through the package', () => {
+  const reducers = {
+    root: v1.rootReducer,
+    session: v1.sessionReducer,
+    chat: v1.chatReducer,
+    terminal: v1.terminalReducer,
+    changeset: v1.changesetReducer,
+    resourceWatch: v1.resourceWatchReducer,
+    annotations: v1.annotationsReducer,
+    canvas: v1.canvasReducer,
+    automation: v1.automationReducer,
+    automationRun: v1.automationRunReducer,
+  };
+  const files = readdirSync(fixtures).filter((f) => f.endsWith('.json'));
+  assert.equal(files.length, 299);
+  let passed = 0;
+  for (const file of files) {
+    const fixture = JSON.parse(readFileSync(new URL(file, fixtures), 'utf8'));
+    const reduce = reducers[fixture.reducer];
+    assert.equal(typeof reduce, 'function', `${file}: no reducer for '${fixture.reducer}'`);
+    let state = fixture.initial;
+    for (const action of fixture.actions) state = reduce(state, action);
+    assert.deepEqual(JSON.parse(JSON.stringify(state)), fixture.expected, file);
+    passed += 1;
+  }
+  assert.equal(passed, 299);
+});
+
+test('the 1.0 reducers: a no-op returns the input, bad input is an InvalidInputError', () => {
+  const state = chatState();
+  assert.equal(v1.chatReducer(state, { type: 'no/such-action' }), state);
+  assert.throws(() => v1.chatReducer({ turns: 3 }, { type: 'chat/titleChanged', title: 't' }), (e) => e instanceof v1.InvalidInputError);
+});
