@@ -21,7 +21,7 @@
 use super::errors::invalid_input;
 use crate::protocol::decode::{self, Decode, DecodeError};
 use crate::protocol::encode::{self, Encode, Writer};
-use crate::sync::ChannelState;
+use crate::sync::MirrorState;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -213,7 +213,7 @@ pub fn parse(text: &str) -> Result<JsValue, JsValue> {
 /// A shallow copy of the JS object `base` with the top-level fields named in `fields` replaced
 /// by `state`'s (removed where `state` lacks them). The other properties of `base`, unknown
 /// ones included, are carried over as they are (same identity).
-pub fn patch_struct<S: ChannelState>(
+pub fn patch_struct<S: MirrorState>(
     base: &JsValue,
     state: &S,
     fields: &[&str],

@@ -1,5 +1,5 @@
 //! The one render path: a frozen JS value brought up to date from a [`StatePatch`] (what
-//! [`ChannelState::describe`] says an action or a batch did), reading new values from the Rust
+//! [`MirrorState::describe`] says an action or a batch did), reading new values from the Rust
 //! state. Fine steps copy only the path to what they touch (a streamed delta is concatenated in
 //! JS, a changed tool call is serialized alone, new parts or turns are pushed); whole-field steps
 //! rebuild just those top-level fields. Everything else keeps its identity (`===`), so UI
@@ -12,7 +12,7 @@
 use super::convert::{patch_struct, to_js};
 use crate::protocol::encode::Encode;
 use crate::protocol::{ResponsePart, SessionState, ToolCallState};
-use crate::sync::{AnyMirror, ChannelState, PatchOp, StatePatch};
+use crate::sync::{AnyMirror, MirrorState, PatchOp, StatePatch};
 use std::any::Any;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
@@ -101,7 +101,7 @@ pub fn parse_frozen(text: &js_sys::JsString) -> Result<JsValue, JsValue> {
 /// values from `state`, the Rust state after it. Returns the new frozen rendering (`value`
 /// itself for an empty patch); `value` is left as it is. Each step's result is handed to
 /// `sink` as well (`undefined`: none; see [`RenderedState`]).
-pub fn apply_patch<S: ChannelState>(
+pub fn apply_patch<S: MirrorState>(
     value: &JsValue,
     state: &S,
     patch: &StatePatch,
@@ -111,7 +111,7 @@ pub fn apply_patch<S: ChannelState>(
 }
 
 /// What rendering needs of a channel state, as an object: one copy of the patching code for
-/// the five kinds of state, not one each.
+/// every kind of state of either protocol version, not one each.
 trait Rendered {
     /// Whether `fields` names every top-level field of the state.
     fn names_every_field(&self, fields: &[&str]) -> bool;
@@ -123,7 +123,7 @@ trait Rendered {
     fn as_session(&self) -> Option<&SessionState>;
 }
 
-impl<S: ChannelState> Rendered for S {
+impl<S: MirrorState> Rendered for S {
     fn names_every_field(&self, fields: &[&str]) -> bool {
         S::fields()
             .iter()
