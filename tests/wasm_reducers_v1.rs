@@ -412,11 +412,8 @@ fn wrong_type_values_never_trap() {
 
 /// Runs `actions` from `initial` through the export and through the Rust reducer directly; the
 /// JS state must equal the Rust one after every step, and a no-op must return its input.
-fn chain_matches_rust<S>(
-    reduce: JsReducer,
-    initial: Value,
-    actions: &[Value],
-) where
+fn chain_matches_rust<S>(reduce: JsReducer, initial: Value, actions: &[Value])
+where
     S: MirrorState<Action = StateAction> + serde::de::DeserializeOwned,
 {
     let mut rust: S = serde_json::from_value(initial.clone()).expect("state");
