@@ -291,9 +291,9 @@ mod exports_0_3 {
         reduce_js::<S>(&state.js_value(), &action.js_value()).map(Ts::new_unchecked)
     }
 
-    /// Applies `action` to the root state (`ahp-root://`): returns a new, deeply frozen state, or `state`
-    /// itself when the action does not apply. Throws `InvalidInputError` for a value of the wrong
-    /// shape.
+    /// Applies `action` to the root state (`ahp-root://`): returns a new, deeply frozen state,
+    /// or `state` itself when the action does not apply. Throws `InvalidInputError` for a value
+    /// of the wrong shape.
     #[wasm_bindgen(js_name = rootReducer)]
     pub fn root_reducer(
         state: Ts<RootState>,
