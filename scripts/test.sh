@@ -7,7 +7,8 @@
 #   scripts/test.sh                 everything (what CI runs)
 #   scripts/test.sh PART [PART...]  only those parts, in this order:
 #     lint     generated wire types, import circles (src/, js/, host/src/), rustfmt, clippy (native,
-#              feature native, wasm32: the only build that compiles the bindings, src/wasm)
+#              feature native, wasm32 without and with feature v1: the only builds that compile
+#              the bindings, src/wasm)
 #     native   the SDK crate's and xtask's tests (feature native)
 #     host     ahp-host's tests (real WebSockets, SQLite, the binary killed with SIGKILL)
 #     wasm     the npm package: fixtures in Chromium, the wasm client vs the host, tsc, Node tests
@@ -62,7 +63,9 @@ lint() {
     cargo clippy --workspace --all-targets --quiet -- -D warnings &&
     cargo clippy --workspace --all-targets --features native --quiet -- -D warnings &&
     cargo clippy --target wasm32-unknown-unknown --lib --test wasm_conformance --test wasm_client \
-      --test wasm_fixture_index --test wasm_reducers --test wasm_roundtrip_v1 --quiet -- -D warnings
+      --test wasm_fixture_index --test wasm_reducers --test wasm_roundtrip_v1 --quiet -- -D warnings &&
+    cargo clippy --target wasm32-unknown-unknown --lib --features v1 --test wasm_reducers_v1 \
+      --quiet -- -D warnings
 }
 
 step "tools" scripts/install-tools.sh

@@ -1,15 +1,27 @@
-//! The wasm tests cannot read files, so `tests/wasm/fixtures.rs` embeds the official conformance
-//! fixtures with `include_str!`. This native test fails when that index and the fixture
-//! directory disagree; `UPDATE_WASM_FIXTURES=1 cargo test --test wasm_fixture_index` rewrites it.
+//! The wasm tests cannot read files, so `tests/wasm/fixtures.rs` (AHP 0.3.0) and
+//! `tests/wasm/fixtures_v1.rs` (AHP 1.0.0) embed the official conformance fixtures with
+//! `include_str!`. This native test fails when an index and its fixture directory disagree;
+//! `UPDATE_WASM_FIXTURES=1 cargo test --test wasm_fixture_index` rewrites them.
 
 use std::path::PathBuf;
 
-const FIXTURE_DIR: &str = "protocol/ahp-0.3.0/conformance/reducers";
-const INDEX: &str = "tests/wasm/fixtures.rs";
+/// (fixture directory, index file, how many fixtures the directory holds).
+const INDEXES: [(&str, &str, usize); 2] = [
+    (
+        "protocol/ahp-0.3.0/conformance/reducers",
+        "tests/wasm/fixtures.rs",
+        163,
+    ),
+    (
+        "protocol/ahp-1.0.0/conformance/reducers",
+        "tests/wasm/fixtures_v1.rs",
+        299,
+    ),
+];
 
-fn expected_index() -> String {
+fn expected_index(fixture_dir: &str) -> String {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut names: Vec<String> = std::fs::read_dir(root.join(FIXTURE_DIR))
+    let mut names: Vec<String> = std::fs::read_dir(root.join(fixture_dir))
         .expect("fixture directory")
         .map(|e| {
             e.expect("dir entry")
@@ -29,7 +41,7 @@ fn expected_index() -> String {
     );
     for name in &names {
         out.push_str(&format!(
-            "    (\"{name}\", include_str!(\"../../{FIXTURE_DIR}/{name}\")),\n"
+            "    (\"{name}\", include_str!(\"../../{fixture_dir}/{name}\")),\n"
         ));
     }
     out.push_str("];\n");
@@ -37,20 +49,22 @@ fn expected_index() -> String {
 }
 
 #[test]
-fn wasm_fixture_index_matches_the_fixture_directory() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(INDEX);
-    let expected = expected_index();
-    if std::env::var_os("UPDATE_WASM_FIXTURES").is_some() {
-        std::fs::write(&path, &expected).expect("write index");
+fn wasm_fixture_indexes_match_the_fixture_directories() {
+    for (fixture_dir, index, count) in INDEXES {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(index);
+        let expected = expected_index(fixture_dir);
+        if std::env::var_os("UPDATE_WASM_FIXTURES").is_some() {
+            std::fs::write(&path, &expected).expect("write index");
+        }
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "{index} is out of date with {fixture_dir}; run `UPDATE_WASM_FIXTURES=1 cargo test --test wasm_fixture_index`"
+        );
+        assert_eq!(
+            expected.matches("include_str!").count(),
+            count,
+            "expected the {count} official fixtures in {fixture_dir}"
+        );
     }
-    let actual = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        actual == expected,
-        "{INDEX} is out of date with {FIXTURE_DIR}; run `UPDATE_WASM_FIXTURES=1 cargo test --test wasm_fixture_index`"
-    );
-    assert_eq!(
-        expected.matches("include_str!").count(),
-        163,
-        "expected the 163 official fixtures"
-    );
 }

@@ -2,7 +2,8 @@
 //! exports over the pure core in [`crate::protocol`] and [`crate::reduce`].
 //!
 //! - [`reducers`]: `rootReducer`, `sessionReducer`, ... (plain JS objects in, a new plain JS
-//!   object out, the input untouched, like the official TypeScript package).
+//!   object out, the input untouched, like the official TypeScript package), of AHP 0.3.0, or
+//!   of AHP 1.0 with cargo feature `v1` (one protocol version per build).
 //! - [`client`]: the client classes `AhpClient`, `Subscription`, `MultiHostClient` over the
 //!   sans-IO engine.
 //! - [`render`]: the one render path, turning a `StatePatch` into a new frozen, structurally
@@ -21,7 +22,6 @@
 mod client;
 mod convert;
 mod errors;
-#[cfg(not(feature = "v1"))]
 mod reducers;
 mod render;
 mod version;
@@ -31,7 +31,10 @@ pub(crate) mod wire;
 // tests, which call the exports from Rust.
 pub use client::AhpClient;
 pub use errors::error_classes_export;
-#[cfg(not(feature = "v1"))]
+#[cfg(feature = "v1")]
+pub use reducers::{
+    annotations_reducer, automation_reducer, automation_run_reducer, canvas_reducer, chat_reducer,
+};
 pub use reducers::{
     changeset_reducer, resource_watch_reducer, root_reducer, session_reducer, terminal_reducer,
 };

@@ -1,5 +1,5 @@
 //! The one render path: a frozen JS value brought up to date from a [`StatePatch`] (what
-//! [`ChannelState::describe`] says an action or a batch did), reading new values from the Rust
+//! [`MirrorState::describe`] says an action or a batch did), reading new values from the Rust
 //! state. Fine steps copy only the path to what they touch (a streamed delta is concatenated in
 //! JS, a changed tool call is serialized alone, new parts or turns are pushed); whole-field steps
 //! rebuild just those top-level fields. Everything else keeps its identity (`===`), so UI
@@ -111,7 +111,7 @@ pub fn apply_patch<S: MirrorState>(
 }
 
 /// What rendering needs of a channel state, as an object: one copy of the patching code for
-/// the five kinds of state, not one each.
+/// every kind of state of either protocol version, not one each.
 trait Rendered {
     /// Whether `fields` names every top-level field of the state.
     fn names_every_field(&self, fields: &[&str]) -> bool;

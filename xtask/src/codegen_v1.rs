@@ -104,7 +104,9 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     let mut code = render_module(&items, &options);
     render_union_members(&mut code, &reader.tagged_members);
     let code = rustfmt(&code)?;
-    super::codegen::write_or_check(root, OUTPUT, &code, check)
+    super::codegen::write_or_check(root, OUTPUT, &code, check)?;
+    let declarations = crate::ts_v1::render(&items, &reader.tagged_members);
+    super::codegen::write_or_check(root, crate::ts_v1::OUTPUT, &declarations, check)
 }
 
 /// The `src` directory of the definition's package, from `cargo metadata`.
