@@ -286,4 +286,6 @@ channel_state_v1!(
 );
 
 #[cfg(test)]
+mod patch_tests;
+#[cfg(test)]
 mod tests;
