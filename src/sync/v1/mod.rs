@@ -285,6 +285,8 @@ channel_state_v1!(
     reduce::canvas_reducer
 );
 
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod patch_props;
 #[cfg(test)]
 mod patch_tests;
 #[cfg(test)]

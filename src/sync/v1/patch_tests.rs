@@ -96,7 +96,7 @@ impl<S: ChannelState> Rendered<S> {
 }
 
 /// The kind of a step, for coverage.
-fn op_kind(op: &PatchOp) -> &'static str {
+pub(super) fn op_kind(op: &PatchOp) -> &'static str {
     match op {
         PatchOp::Field(_) => "Field",
         PatchOp::AppendPartText { .. } => "AppendPartText",
@@ -223,8 +223,10 @@ fn streamed_chat_text_is_appended_in_place() {
     );
     let reasoning = action(json!({"type": "chat/responsePart", "turnId": "t1",
         "part": {"kind": "reasoning", "id": "r1", "content": ""}}));
-    let think = action(json!({"type": "chat/reasoning", "turnId": "t1", "partId": "r1",
-        "content": "hm"}));
+    let think = action(
+        json!({"type": "chat/reasoning", "turnId": "t1", "partId": "r1",
+        "content": "hm"}),
+    );
     assert_eq!(
         chat.feed(vec![reasoning]),
         vec![PatchOp::PushParts { from: 1 }]
@@ -270,8 +272,10 @@ fn streamed_chat_text_is_appended_in_place() {
 fn text_goes_to_the_part_the_reducer_picks() {
     let mut chat = streaming_chat();
     let start = |id: &str| {
-        action(json!({"type": "chat/toolCallStart", "turnId": "t1", "toolCallId": id,
-            "toolName": "t", "displayName": "T"}))
+        action(
+            json!({"type": "chat/toolCallStart", "turnId": "t1", "toolCallId": id,
+            "toolName": "t", "displayName": "T"}),
+        )
     };
     let markdown = |id: &str| {
         action(json!({"type": "chat/responsePart", "turnId": "t1",
@@ -307,7 +311,10 @@ fn tool_calls_append_input_and_replace_their_part() {
         "toolCallId": "c1", "toolName": "write", "displayName": "Write"}));
     assert_eq!(chat.feed(vec![start]), vec![PatchOp::PushParts { from: 1 }]);
     assert_eq!(
-        chat.feed(vec![tool_delta(Some("{\"pa"), None), tool_delta(Some("th\":"), None)]),
+        chat.feed(vec![
+            tool_delta(Some("{\"pa"), None),
+            tool_delta(Some("th\":"), None)
+        ]),
         vec![PatchOp::AppendToolInput {
             index: 1,
             appended: 0..8
@@ -316,7 +323,10 @@ fn tool_calls_append_input_and_replace_their_part() {
     // A delta without content changes nothing; one with a message replaces the part.
     assert!(chat.feed(vec![tool_delta(None, None)]).is_empty());
     assert_eq!(
-        chat.feed(vec![tool_delta(Some("1}"), Some("Writing")), delta("p1", "b")]),
+        chat.feed(vec![
+            tool_delta(Some("1}"), Some("Writing")),
+            delta("p1", "b")
+        ]),
         vec![
             PatchOp::ReplacePart { index: 1 },
             PatchOp::AppendPartText {
@@ -338,13 +348,17 @@ fn tool_calls_append_input_and_replace_their_part() {
 fn input_requests_push_then_replace_their_part() {
     let mut chat = streaming_chat();
     let request = |message: &str| {
-        action(json!({"type": "chat/inputRequested", "request": {"id": "in1",
+        action(
+            json!({"type": "chat/inputRequested", "request": {"id": "in1",
             "message": message, "questions": [{"id": "q1", "kind": "single-select",
-                "message": "Which?", "options": [{"id": "node", "label": "Node"}]}]}}))
+                "message": "Which?", "options": [{"id": "node", "label": "Node"}]}]}}),
+        )
     };
-    let answer = action(json!({"type": "chat/inputAnswerChanged", "requestId": "in1",
+    let answer = action(
+        json!({"type": "chat/inputAnswerChanged", "requestId": "in1",
         "questionId": "q1", "answer": {"state": "draft",
-            "value": {"kind": "selected", "value": "node"}}}));
+            "value": {"kind": "selected", "value": "node"}}}),
+    );
     let ops = chat.feed(vec![request("first")]);
     assert_eq!(ops[0], PatchOp::PushParts { from: 1 });
     let ops = chat.feed(vec![request("again"), answer]);
@@ -399,12 +413,19 @@ fn terminal_output_is_appended_in_place() {
         t.feed(vec![data("ls"), data("\r\n")]),
         vec![text(0, "value", "ls\r\n")]
     );
-    let executed = action(json!({"type": "terminal/commandExecuted", "commandId": "c1",
-        "commandLine": "ls", "timestamp": 1}));
-    let finished = action(json!({"type": "terminal/commandFinished", "commandId": "c1",
-        "exitCode": 0}));
+    let executed = action(
+        json!({"type": "terminal/commandExecuted", "commandId": "c1",
+        "commandLine": "ls", "timestamp": 1}),
+    );
+    let finished = action(
+        json!({"type": "terminal/commandFinished", "commandId": "c1",
+        "exitCode": 0}),
+    );
     t.feed(vec![executed]);
-    assert_eq!(t.feed(vec![data("a.txt")]), vec![text(1, "output", "a.txt")]);
+    assert_eq!(
+        t.feed(vec![data("a.txt")]),
+        vec![text(1, "output", "a.txt")]
+    );
     t.feed(vec![finished]);
     // After a finished command, output starts a new run: whole.
     assert_eq!(t.feed(vec![data("$ ")]), vec![PatchOp::Field("content")]);
