@@ -111,8 +111,8 @@ impl StatePatch {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Probe {
     turns: usize,
-    /// `usize::MAX` when there is no active turn.
-    parts: usize,
+    /// The active turn's parts, if there is an active turn.
+    parts: Option<usize>,
     /// A terminal's number of content parts.
     content_parts: usize,
     /// A terminal's text size, where the version trims its scrollback (0.3.0).
@@ -125,7 +125,7 @@ impl Probe {
     pub(crate) fn of_turns(turns: usize, parts: Option<usize>) -> Probe {
         Probe {
             turns,
-            parts: parts.unwrap_or(usize::MAX),
+            parts,
             ..Probe::default()
         }
     }
@@ -146,7 +146,7 @@ impl Probe {
 
     /// The number of parts of the active turn, if there was one.
     pub(crate) fn parts(self) -> Option<usize> {
-        (self.parts != usize::MAX).then_some(self.parts)
+        self.parts
     }
 
     /// A terminal's number of content parts.
