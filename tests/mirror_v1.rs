@@ -2,8 +2,9 @@
 //! as 0.3.0's, with the 1.0 reducers. Own chat turns show at once, are confirmed by their echo,
 //! rolled back on rejection and rebased on foreign actions; on random sequences of the vendored
 //! 1.0 fixtures' actions (own, foreign, echoed, rejected, dropped by the server, in random
-//! batches) the mirror's states equal an independent model run with the 1.0 reducers; and
-//! `sync::v1::AnyState` decodes a snapshot of every 1.0 kind.
+//! batches) the mirror's states equal an independent model run with the 1.0 reducers, and the
+//! patches it reports rebuild its state from the previous rendering; and `sync::v1::AnyState`
+//! decodes a snapshot of every 1.0 kind.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -13,13 +14,13 @@ mod strategies;
 
 use ahp_wasm::protocol::decode::from_text;
 use ahp_wasm::protocol::v1::{
-    ActionEnvelope, ActionOrigin, ChatState, SessionState, Snapshot, StateAction,
+    ActionEnvelope, ActionOrigin, ChatState, SessionState, Snapshot, StateAction, TerminalState,
 };
 use ahp_wasm::protocol::RawJsonBuf;
-use ahp_wasm::reduce::v1::{chat_reducer, session_reducer};
+use ahp_wasm::reduce::v1::{chat_reducer, session_reducer, terminal_reducer};
 use ahp_wasm::reduce::{FixedClock, Outcome};
 use ahp_wasm::sync::v1::{AnyMirror, AnyState, ChannelKind, ChannelState};
-use ahp_wasm::sync::{field_names, Mirror, MirrorState, Rejection};
+use ahp_wasm::sync::{field_names, Mirror, MirrorState, Rejection, StatePatch};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{json, Value};
@@ -340,6 +341,11 @@ fn chat_pool() -> &'static Pool<ChatState> {
     POOL.get_or_init(|| pool("chat"))
 }
 
+fn terminal_pool() -> &'static Pool<TerminalState> {
+    static POOL: OnceLock<Pool<TerminalState>> = OnceLock::new();
+    POOL.get_or_init(|| pool("terminal"))
+}
+
 fn session_pool() -> &'static Pool<SessionState> {
     static POOL: OnceLock<Pool<SessionState>> = OnceLock::new();
     POOL.get_or_init(|| pool("session"))
@@ -350,7 +356,8 @@ fn session_pool() -> &'static Pool<SessionState> {
 /// client's own actions not yet answered. After every batch the mirror's confirmed state is the
 /// model's, its optimistic state the reducer over the model's confirmed state then the pending
 /// actions, its changed fields cover every top-level member that changed, and it reports the
-/// model's resolved, rejected and skipped actions.
+/// model's resolved, rejected and skipped actions; and every dispatch's and batch's patch,
+/// applied to the rendering before, gives the optimistic state's JSON.
 fn check_against_model<S: ChannelState>(
     initial: &S,
     actions: &[StateAction],
@@ -358,6 +365,8 @@ fn check_against_model<S: ChannelState>(
     reduce: impl Fn(&mut S, &StateAction),
 ) -> Result<(), TestCaseError> {
     let mut mirror = Mirror::new(initial.clone(), 0);
+    // The rendering the mirror's patches keep up to date (the ops' reference semantics).
+    let mut rendered = serde_json::to_value(initial).unwrap();
     let mut confirmed = initial.clone();
     let mut pending: Vec<(u64, StateAction)> = Vec::new(); // the client's view, in order
     let mut unanswered: Vec<(u64, StateAction)> = Vec::new(); // the server's queue
@@ -369,7 +378,8 @@ fn check_against_model<S: ChannelState>(
             Op::Dispatch(i) => {
                 client_seq += 1;
                 let a = i.get(actions).clone();
-                mirror.dispatch(client_seq, a.clone(), &CLOCK);
+                let (_, patch) = mirror.dispatch_patched(client_seq, a.clone(), &CLOCK);
+                check_patch(&mut rendered, &patch, mirror.state())?;
                 pending.push((client_seq, a.clone()));
                 unanswered.push((client_seq, a));
                 prop_assert_eq!(mirror.state(), &replayed(&confirmed, &pending, &reduce));
@@ -411,6 +421,7 @@ fn check_against_model<S: ChannelState>(
                     }
                 }
                 let out = mirror.apply_batch(&batch, "me", &CLOCK);
+                check_patch(&mut rendered, &out.patch, mirror.state())?;
                 prop_assert_eq!(&out.resolved, &resolved);
                 let out_rejected: Vec<u64> = out.rejected.iter().map(|r| r.client_seq).collect();
                 prop_assert_eq!(out_rejected, rejected);
@@ -433,6 +444,18 @@ fn check_against_model<S: ChannelState>(
     // A fork only while something is pending (the server's drops stay pending until a later
     // echo skips them).
     prop_assert_eq!(mirror.is_forked(), !pending.is_empty());
+    Ok(())
+}
+
+/// Applies `patch` to `rendered`, reading from `state`: the result is the state's JSON.
+fn check_patch<S: ChannelState>(
+    rendered: &mut Value,
+    patch: &StatePatch,
+    state: &S,
+) -> Result<(), TestCaseError> {
+    let state = serde_json::to_value(state).unwrap();
+    patch.apply_to_json(rendered, &state);
+    prop_assert_eq!(&*rendered, &state, "patch {:?}", patch);
     Ok(())
 }
 
@@ -460,6 +483,17 @@ proptest! {
         let pool = chat_pool();
         check_against_model(initial.get(&pool.initials), &pool.actions, &ops, |s, a| {
             chat_reducer(s, a);
+        })?;
+    }
+
+    #[test]
+    fn terminal_mirror_matches_the_reducer_model(
+        initial in any::<Index>(),
+        ops in prop::collection::vec(op(), 0..60),
+    ) {
+        let pool = terminal_pool();
+        check_against_model(initial.get(&pool.initials), &pool.actions, &ops, |s, a| {
+            terminal_reducer(s, a);
         })?;
     }
 

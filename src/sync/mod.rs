@@ -39,13 +39,15 @@
 //! ```
 
 mod any;
+mod describe;
 mod mirror;
 mod patch;
 pub mod v1;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState, ChangeSet, VersionMirror};
+pub use describe::{describe_session, describe_terminal};
 pub use mirror::{BatchEnvelope, BatchOutcome, Divergence, Mirror, PendingAction, Rejection};
-pub use patch::{describe_session, describe_terminal, PatchBuilder, PatchOp, Probe, StatePatch};
+pub use patch::{PatchBuilder, PatchOp, Probe, StatePatch};
 
 use crate::protocol::decode::Decode;
 use crate::protocol::encode::{Encode, Writer};

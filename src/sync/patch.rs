@@ -2,11 +2,7 @@
 //! cheap to say, so a render layer (the wasm `Subscription`) updates only what changed instead
 //! of rebuilding whole fields.
 
-use crate::protocol::{
-    JsonValue, ResponsePart, SessionState, SessionStateField, StateAction, TerminalContentPart,
-    TerminalState, TerminalStateField, ToolCallState,
-};
-use crate::reduce::{scrollback_size, text_part_index, tool_call_indices, Changed, TextKind};
+use crate::protocol::JsonValue;
 use std::ops::Range;
 
 /// One step of a [`StatePatch`]. Values are not carried: a consumer reads them from the
@@ -109,39 +105,58 @@ impl StatePatch {
     }
 }
 
-/// Sizes read from a state before an action, so that [`describe_session`] and
-/// [`describe_terminal`] can tell what the action appended.
+/// Sizes read from a state before an action, so that a state's `describe`
+/// ([`describe_session`](super::describe_session), [`describe_terminal`](super::describe_terminal)
+/// and their 1.0 counterparts) can tell what the action appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Probe {
     turns: usize,
-    /// `usize::MAX` when there is no active turn.
-    parts: usize,
+    /// The active turn's parts, if there is an active turn.
+    parts: Option<usize>,
     /// A terminal's number of content parts.
     content_parts: usize,
-    /// A terminal's [`scrollback_size`].
+    /// A terminal's text size, where the version trims its scrollback (0.3.0).
     content_bytes: usize,
 }
 
 impl Probe {
-    /// The sizes of a session state.
-    pub fn session(state: &SessionState) -> Probe {
+    /// Sizes of a state with turns: `turns` completed, `parts` in the active turn (`None`:
+    /// no active turn).
+    pub(crate) fn of_turns(turns: usize, parts: Option<usize>) -> Probe {
         Probe {
-            turns: state.turns.len(),
-            parts: state
-                .active_turn
-                .as_ref()
-                .map_or(usize::MAX, |t| t.response_parts.len()),
+            turns,
+            parts,
             ..Probe::default()
         }
     }
 
-    /// The sizes of a terminal state.
-    pub fn terminal(state: &TerminalState) -> Probe {
+    /// Sizes of a terminal's content: `parts` parts, `bytes` of text (0 where not trimmed).
+    pub(crate) fn of_scrollback(parts: usize, bytes: usize) -> Probe {
         Probe {
-            content_parts: state.content.len(),
-            content_bytes: scrollback_size(&state.content),
+            content_parts: parts,
+            content_bytes: bytes,
             ..Probe::default()
         }
+    }
+
+    /// The number of completed turns.
+    pub(crate) fn turns(self) -> usize {
+        self.turns
+    }
+
+    /// The number of parts of the active turn, if there was one.
+    pub(crate) fn parts(self) -> Option<usize> {
+        self.parts
+    }
+
+    /// A terminal's number of content parts.
+    pub(crate) fn content_parts(self) -> usize {
+        self.content_parts
+    }
+
+    /// A terminal's text size (where trimmed).
+    pub(crate) fn content_bytes(self) -> usize {
+        self.content_bytes
     }
 }
 
@@ -274,194 +289,6 @@ impl PatchBuilder {
         ops.extend(fields.into_iter().map(PatchOp::Field));
         StatePatch { ops }
     }
-}
-
-/// Describes what `action` did to a session state (`state` is after it, `before` its sizes
-/// before, `changed` the fields the reducer reported).
-pub fn describe_session(
-    state: &SessionState,
-    before: Probe,
-    action: &StateAction,
-    changed: Changed<SessionStateField>,
-    patch: &mut PatchBuilder,
-) {
-    for &field in SessionStateField::ALL {
-        if !changed.contains(field) {
-            continue;
-        }
-        let fine = match field {
-            SessionStateField::Turns => describe_turns(state, before, action, patch),
-            SessionStateField::ActiveTurn => describe_active_turn(state, before, action, patch),
-            _ => false,
-        };
-        if !fine {
-            patch.field(field.wire_name());
-        }
-    }
-}
-
-fn describe_turns(
-    state: &SessionState,
-    before: Probe,
-    action: &StateAction,
-    patch: &mut PatchBuilder,
-) -> bool {
-    let ends_turn = matches!(
-        action,
-        StateAction::SessionTurnComplete(_)
-            | StateAction::SessionTurnCancelled(_)
-            | StateAction::SessionError(_)
-    );
-    if ends_turn && state.turns.len() == before.turns + 1 {
-        patch.push_turns(before.turns);
-        return true;
-    }
-    false
-}
-
-fn describe_active_turn(
-    state: &SessionState,
-    before: Probe,
-    action: &StateAction,
-    patch: &mut PatchBuilder,
-) -> bool {
-    let Some(turn) = state.active_turn.as_ref() else {
-        return false;
-    };
-    let parts = &turn.response_parts;
-    if before.parts == usize::MAX {
-        return false;
-    }
-    let same_len = parts.len() == before.parts;
-    // The part the reducer changed, found by the reducer's own rule (these actions change no
-    // id and no kind, so the state after gives the same answer as the state before).
-    let mut append = |id: &str, kind: TextKind, text: &str| match text_part_index(parts, id, kind) {
-        Some(i) => {
-            let after = text_len(&parts[i]);
-            patch.append_part_text(i, after - text.len()..after);
-            true
-        }
-        None => false,
-    };
-    match action {
-        StateAction::SessionDelta(a) if same_len => {
-            append(&a.part_id, TextKind::Markdown, &a.content)
-        }
-        StateAction::SessionReasoning(a) if same_len => {
-            append(&a.part_id, TextKind::Reasoning, &a.content)
-        }
-        StateAction::SessionToolCallStart(_) | StateAction::SessionResponsePart(_)
-            if parts.len() == before.parts + 1 =>
-        {
-            patch.push_parts(before.parts);
-            true
-        }
-        // Streamed input alone: appended in place to every streaming call with the id (the
-        // input can grow long; the part is not rebuilt per delta). A new progress message
-        // takes the parts whole.
-        StateAction::SessionToolCallDelta(a) if same_len && a.invocation_message.is_none() => {
-            let mut described = false;
-            for i in tool_call_indices(parts, &a.tool_call_id) {
-                if is_streaming(&parts[i]) {
-                    let after = partial_input_len(&parts[i]);
-                    patch.append_tool_input(i, after.saturating_sub(a.content.len())..after);
-                    described = true;
-                }
-            }
-            described
-        }
-        // Every call with the id may have changed.
-        action if same_len => match action.updated_tool_call_id() {
-            Some(id) => {
-                let mut described = false;
-                for i in tool_call_indices(parts, id) {
-                    patch.replace_part(i);
-                    described = true;
-                }
-                described
-            }
-            None => false,
-        },
-        _ => false,
-    }
-}
-
-/// The length of a markdown or reasoning part's content (0 for other parts).
-fn text_len(part: &ResponsePart) -> usize {
-    match part {
-        ResponsePart::Markdown(p) => p.content.len(),
-        ResponsePart::Reasoning(p) => p.content.len(),
-        _ => 0,
-    }
-}
-
-/// The length of a streaming tool call's input (0 for other parts).
-fn partial_input_len(part: &ResponsePart) -> usize {
-    match part {
-        ResponsePart::ToolCall(call) => match &call.tool_call {
-            ToolCallState::Streaming(s) => s.partial_input.as_ref().map_or(0, String::len),
-            _ => 0,
-        },
-        _ => 0,
-    }
-}
-
-fn is_streaming(part: &crate::protocol::ResponsePart) -> bool {
-    matches!(
-        part,
-        crate::protocol::ResponsePart::ToolCall(call)
-            if matches!(call.tool_call, crate::protocol::ToolCallState::Streaming(_))
-    )
-}
-
-/// Describes what `action` did to a terminal state (`state` is after it, `before` its sizes
-/// before, `changed` the fields the reducer reported): output appended to the tail part is an
-/// [`PatchOp::AppendTerminalText`], so a long scrollback is not rebuilt per chunk of output;
-/// anything else (a new part, a trimmed scrollback, a finished command) takes `content` whole.
-pub fn describe_terminal(
-    state: &TerminalState,
-    before: Probe,
-    action: &StateAction,
-    changed: Changed<TerminalStateField>,
-    patch: &mut PatchBuilder,
-) {
-    for &field in TerminalStateField::ALL {
-        if !changed.contains(field)
-            || (field == TerminalStateField::Content
-                && appended_output(state, before, action, patch))
-        {
-            continue;
-        }
-        patch.field(field.wire_name());
-    }
-}
-
-/// Adds the append of a `terminal/data` that only grew the tail part; false otherwise.
-fn appended_output(
-    state: &TerminalState,
-    before: Probe,
-    action: &StateAction,
-    patch: &mut PatchBuilder,
-) -> bool {
-    let StateAction::TerminalData(data) = action else {
-        return false;
-    };
-    let content = &state.content;
-    // The same parts, and exactly the data more text: no part was pushed and no scrollback
-    // trimmed, so the data went to the tail part (the reducer appends nowhere else).
-    if data.data.is_empty()
-        || content.len() != before.content_parts
-        || scrollback_size(content) != before.content_bytes.saturating_add(data.data.len())
-    {
-        return false;
-    }
-    let key = match content.last() {
-        Some(TerminalContentPart::Command(_)) => "output",
-        Some(TerminalContentPart::Unclassified(_)) => "value",
-        _ => return false,
-    };
-    patch.append_terminal_text(content.len() - 1, key, &data.data);
-    true
 }
 
 impl StatePatch {

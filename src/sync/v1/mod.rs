@@ -27,10 +27,12 @@
 //! ```
 
 mod any;
+mod describe;
 
 pub use any::{AnyBatchOutcome, AnyMirror, AnyState};
+pub use describe::{describe_chat, describe_terminal};
 
-use super::{field_names, mirror_state, Kind, MirrorState};
+use super::{field_names, mirror_state, Kind, MirrorState, PatchBuilder, Probe};
 use crate::protocol::v1::{
     ActionEnvelope, AnnotationsState, AnnotationsStateField, AutomationRunState,
     AutomationRunStateField, AutomationState, AutomationStateField, CanvasState, CanvasStateField,
@@ -167,14 +169,14 @@ impl<S> ChannelState for S where
 
 /// A 1.0 [`mirror_state!`]: its reducers read no clock.
 macro_rules! channel_state_v1 {
-    ($state:ty, $field:ty, $kind:ident, $reducer:path) => {
+    ($state:ty, $field:ty, $kind:ident, $reducer:path $(, $extra:item)*) => {
         mirror_state!(
             $state,
             $field,
             ChannelKind = ChannelKind::$kind,
             StateAction,
             ActionEnvelope,
-            |state, action, _clock| $reducer(state, action)
+            |state, action, _clock| $reducer(state, action) $(, $extra)*
         );
     };
 }
@@ -192,12 +194,41 @@ channel_state_v1!(
     Annotations,
     reduce::annotations_reducer
 );
-channel_state_v1!(ChatState, ChatStateField, Chat, reduce::chat_reducer);
+channel_state_v1!(
+    ChatState,
+    ChatStateField,
+    Chat,
+    reduce::chat_reducer,
+    fn probe(&self) -> Probe {
+        Probe::chat(self)
+    },
+    fn describe(
+        &self,
+        before: Probe,
+        action: &StateAction,
+        changed: Changed<ChatStateField>,
+        patch: &mut PatchBuilder,
+    ) {
+        describe_chat(self, before, action, changed, patch)
+    }
+);
 channel_state_v1!(
     TerminalState,
     TerminalStateField,
     Terminal,
-    reduce::terminal_reducer
+    reduce::terminal_reducer,
+    fn probe(&self) -> Probe {
+        Probe::terminal_v1(self)
+    },
+    fn describe(
+        &self,
+        before: Probe,
+        action: &StateAction,
+        changed: Changed<TerminalStateField>,
+        patch: &mut PatchBuilder,
+    ) {
+        describe_terminal(self, before, action, changed, patch)
+    }
 );
 channel_state_v1!(
     ChangesetState,
@@ -230,5 +261,9 @@ channel_state_v1!(
     reduce::canvas_reducer
 );
 
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod patch_props;
+#[cfg(test)]
+mod patch_tests;
 #[cfg(test)]
 mod tests;
