@@ -2,8 +2,9 @@
 
 use super::channels::{Channels, IMPLEMENTED_PROTOCOL_VERSIONS};
 use super::events::{Event, ServerInfo};
-use super::inbound::{Batch, RawSnapshot};
+use super::inbound::Batch;
 use super::requests::Purpose;
+use super::versions::RawSnapshot;
 use super::{ConnectionState, DropReason, Engine, PendingPolicy};
 use crate::client::Error;
 use crate::protocol::decode::{self, decode_object};

@@ -5,7 +5,7 @@ use super::channels::Channels;
 use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
 use super::fast_delta::DeltaPrefix;
 use super::requests::Purpose;
-use super::versions::V0_3;
+use super::versions::{RawSnapshot, V0_3};
 use super::{ConnectionState, Engine};
 use crate::client::Error;
 use crate::protocol::decode::decode_object;
@@ -14,20 +14,6 @@ use crate::protocol::errors;
 use crate::protocol::jsonrpc::{self, decode_params, Command, ErrorObject, Incoming, RequestId};
 use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
 use crate::protocol::{RawJson, RawJsonBuf};
-
-/// A snapshot whose state is decoded later, by the channel's kind.
-#[derive(Debug)]
-pub(super) struct RawSnapshot {
-    pub resource: String,
-    pub state: RawJsonBuf,
-    pub from_seq: u64,
-}
-
-decode_object!(RawSnapshot {
-    resource: "resource",
-    state: "state",
-    from_seq: "fromSeq",
-});
 
 struct RawSubscribeResult {
     snapshot: Option<RawSnapshot>,

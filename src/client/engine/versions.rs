@@ -6,13 +6,28 @@
 
 use super::channels::Channels;
 use super::events::Event;
-use super::inbound::RawSnapshot;
 use super::{dispatch_frame, ConnectionState, DropReason, Engine};
 use crate::client::Error;
+use crate::protocol::decode::decode_object;
 use crate::protocol::encode::Encode;
+use crate::protocol::RawJsonBuf;
 use crate::reduce::FixedClock;
 use crate::sync::{ChangeSet, Envelope, PendingAction, Rejection, StatePatch, VersionMirror};
 use litemap::LiteMap;
+
+/// A snapshot whose state is decoded later, by the channel's kind.
+#[derive(Debug)]
+pub(super) struct RawSnapshot {
+    pub resource: String,
+    pub state: RawJsonBuf,
+    pub from_seq: u64,
+}
+
+decode_object!(RawSnapshot {
+    resource: "resource",
+    state: "state",
+    from_seq: "fromSeq",
+});
 
 /// The action union of version `V`.
 pub(super) type ActionOf<V> = <<V as Version>::Mirror as VersionMirror>::Action;
