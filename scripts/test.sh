@@ -65,7 +65,10 @@ lint() {
     cargo clippy --target wasm32-unknown-unknown --lib --test wasm_conformance --test wasm_client \
       --test wasm_fixture_index --test wasm_reducers --test wasm_roundtrip_v1 --quiet -- -D warnings &&
     cargo clippy --target wasm32-unknown-unknown --lib --features v1 --test wasm_reducers_v1 \
-      --quiet -- -D warnings
+      --quiet -- -D warnings &&
+    cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features v1 \
+      --quiet -- -D warnings &&
+    cargo clippy --lib --no-default-features --features v1 --quiet -- -D warnings
 }
 
 step "tools" scripts/install-tools.sh

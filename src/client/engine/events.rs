@@ -325,6 +325,7 @@ pub type ChannelEventV1 = ChannelEvent<
 
 impl Event {
     /// A 0.3.0 channel event in the version-generic form; any other event back as `Err`.
+    #[allow(clippy::result_large_err)] // the event itself, moved back: no allocation per event
     pub fn into_channel_event(self) -> Result<ChannelEventV0_3, Event> {
         Ok(match self {
             Event::ChannelChanged {
@@ -359,6 +360,7 @@ impl Event {
 
     /// A 1.0 channel event, unboxed; any other event back as `Err`.
     #[cfg(feature = "v1")]
+    #[allow(clippy::result_large_err)] // the event itself, moved back: no allocation per event
     pub fn into_channel_event_v1(self) -> Result<ChannelEventV1, Event> {
         match self {
             Event::ChannelV1(event) => Ok(*event),

@@ -10,8 +10,9 @@ use wasm_bindgen::prelude::*;
 pub enum Delivery {
     /// An engine event (never a channel's, nor `Subscribed`).
     Event(Event),
-    /// A channel event (never `Changed`: those become [`Delivery::Changed`]).
-    Channel(ChannelEvent),
+    /// A channel event (never `Changed`: those become [`Delivery::Changed`]). Boxed: rare, and
+    /// a 1.0 action makes it the largest item.
+    Channel(Box<ChannelEvent>),
     /// A reconnection attempt failed.
     ReconnectFailed { attempt: u32, error: Error },
     /// One change notification of a channel (all its changes of one engine drain).

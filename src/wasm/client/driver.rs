@@ -336,9 +336,9 @@ impl Inner {
                     // goes on to the client's listeners (no clone of the action).
                     changes.rejected(channel.clone(), events::rejection(&rejection));
                     let event = ChannelEvent::Rejected { channel, rejection };
-                    queue.push_back(Delivery::Channel(event));
+                    queue.push_back(Delivery::Channel(Box::new(event)));
                 }
-                Ok(other) => queue.push_back(Delivery::Channel(other)),
+                Ok(other) => queue.push_back(Delivery::Channel(Box::new(other))),
                 Err(Event::Subscribed { channel }) => {
                     let pending = wire::mirror(engine, &channel).map_or(0, |m| m.pending_count());
                     changes.subscribed(channel, pending);
