@@ -35,6 +35,15 @@ test('the README porting example is the type-checked tests/ts/readme-porting.ts'
   assert.equal(body, block[1]);
 });
 
+test('the README AHP 1.0 example is the type-checked tests/ts/readme-v1.ts', () => {
+  const readme = readFileSync(new URL('../../pkg/README.md', import.meta.url), 'utf8');
+  const block = /## AHP 1\.0: `ahp-wasm\/v1`\n\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, 'the 1.0 example is in pkg/README.md');
+  const checked = readFileSync(new URL('../ts/readme-v1.ts', import.meta.url), 'utf8');
+  const body = checked.split('\n').slice(3).join('\n');
+  assert.equal(body, block[1]);
+});
+
 // The quick start, run: its TypeScript stripped by esbuild, the host's URL and token put in place
 // of the sample's, `render` defined; twice against the same host (a new session URI each run).
 test('the README quick start runs against the real host, twice', async (t) => {
