@@ -145,24 +145,34 @@ impl wire::Blank for Icon {
     }
 }
 
+impl wire::Members for Icon {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.src),
+            1 => wire::slot(reader, &mut self.content_type),
+            2 => wire::slot(reader, &mut self.sizes),
+            3 => wire::slot(reader, &mut self.theme),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Icon {
     const NAME: &'static str = "Icon";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["src", "contentType", "sizes", "theme"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.src, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.sizes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.theme, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["src", "contentType", "sizes", "theme"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -328,71 +338,57 @@ impl wire::Blank for ProtectedResourceMetadata {
     }
 }
 
+impl wire::Members for ProtectedResourceMetadata {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.resource_name),
+            2 => wire::slot(reader, &mut self.authorization_servers),
+            3 => wire::slot(reader, &mut self.jwks_uri),
+            4 => wire::slot(reader, &mut self.scopes_supported),
+            5 => wire::slot(reader, &mut self.bearer_methods_supported),
+            6 => wire::slot(reader, &mut self.resource_signing_alg_values_supported),
+            7 => wire::slot(reader, &mut self.resource_encryption_alg_values_supported),
+            8 => wire::slot(reader, &mut self.resource_encryption_enc_values_supported),
+            9 => wire::slot(reader, &mut self.resource_documentation),
+            10 => wire::slot(reader, &mut self.resource_policy_uri),
+            11 => wire::slot(reader, &mut self.resource_tos_uri),
+            12 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ProtectedResourceMetadata {
     const NAME: &'static str = "ProtectedResourceMetadata";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "resource_name",
-            "authorization_servers",
-            "jwks_uri",
-            "scopes_supported",
-            "bearer_methods_supported",
-            "resource_signing_alg_values_supported",
-            "resource_encryption_alg_values_supported",
-            "resource_encryption_enc_values_supported",
-            "resource_documentation",
-            "resource_policy_uri",
-            "resource_tos_uri",
-            "required",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.authorization_servers, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.jwks_uri, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.scopes_supported, &mut seen, 4, KEYS)?,
-                5 => wire::member(
-                    reader,
-                    &mut out.bearer_methods_supported,
-                    &mut seen,
-                    5,
-                    KEYS,
-                )?,
-                6 => wire::member(
-                    reader,
-                    &mut out.resource_signing_alg_values_supported,
-                    &mut seen,
-                    6,
-                    KEYS,
-                )?,
-                7 => wire::member(
-                    reader,
-                    &mut out.resource_encryption_alg_values_supported,
-                    &mut seen,
-                    7,
-                    KEYS,
-                )?,
-                8 => wire::member(
-                    reader,
-                    &mut out.resource_encryption_enc_values_supported,
-                    &mut seen,
-                    8,
-                    KEYS,
-                )?,
-                9 => wire::member(reader, &mut out.resource_documentation, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.resource_policy_uri, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.resource_tos_uri, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.required, &mut seen, 12, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "resource_name",
+                "authorization_servers",
+                "jwks_uri",
+                "scopes_supported",
+                "bearer_methods_supported",
+                "resource_signing_alg_values_supported",
+                "resource_encryption_alg_values_supported",
+                "resource_encryption_enc_values_supported",
+                "resource_documentation",
+                "resource_policy_uri",
+                "resource_tos_uri",
+                "required",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -639,43 +635,53 @@ impl wire::Blank for ConfigPropertySchema {
     }
 }
 
+impl wire::Members for ConfigPropertySchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.default),
+            4 => wire::slot(reader, &mut self.r#enum),
+            5 => wire::slot(reader, &mut self.enum_labels),
+            6 => wire::slot(reader, &mut self.enum_descriptions),
+            7 => wire::slot(reader, &mut self.read_only),
+            8 => wire::slot(reader, &mut self.items),
+            9 => wire::slot(reader, &mut self.properties),
+            10 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfigPropertySchema {
     const NAME: &'static str = "ConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "type",
-            "title",
-            "description",
-            "default",
-            "enum",
-            "enumLabels",
-            "enumDescriptions",
-            "readOnly",
-            "items",
-            "properties",
-            "required",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.properties, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.required, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "type",
+                "title",
+                "description",
+                "default",
+                "enum",
+                "enumLabels",
+                "enumDescriptions",
+                "readOnly",
+                "items",
+                "properties",
+                "required",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -782,23 +788,28 @@ impl wire::Blank for ConfigSchema {
     }
 }
 
+impl wire::Members for ConfigSchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.properties),
+            2 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfigSchema {
     const NAME: &'static str = "ConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "properties", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
         Ok(out)
     }
 }
@@ -861,22 +872,27 @@ impl wire::Blank for TextPosition {
     }
 }
 
+impl wire::Members for TextPosition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.line),
+            1 => wire::slot(reader, &mut self.character),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextPosition {
     const NAME: &'static str = "TextPosition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["line", "character"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.line, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.character, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["line", "character"], 0x3)?;
         Ok(out)
     }
 }
@@ -935,22 +951,27 @@ impl wire::Blank for TextRange {
     }
 }
 
+impl wire::Members for TextRange {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.start),
+            1 => wire::slot(reader, &mut self.end),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextRange {
     const NAME: &'static str = "TextRange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["start", "end"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.start, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.end, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["start", "end"], 0x3)?;
         Ok(out)
     }
 }
@@ -1009,21 +1030,26 @@ impl wire::Blank for TextSelection {
     }
 }
 
+impl wire::Members for TextSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextSelection {
     const NAME: &'static str = "TextSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.range, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["range"], 0x1)?;
         Ok(out)
     }
 }
@@ -1093,23 +1119,28 @@ impl wire::Blank for ContentRef {
     }
 }
 
+impl wire::Members for ContentRef {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ContentRef {
     const NAME: &'static str = "ContentRef";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
         Ok(out)
     }
 }
@@ -1172,22 +1203,27 @@ impl wire::Blank for FileEditBefore {
     }
 }
 
+impl wire::Members for FileEditBefore {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditBefore {
     const NAME: &'static str = "FileEditBefore";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -1244,22 +1280,27 @@ impl wire::Blank for FileEditAfter {
     }
 }
 
+impl wire::Members for FileEditAfter {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditAfter {
     const NAME: &'static str = "FileEditAfter";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -1326,22 +1367,27 @@ impl wire::Blank for FileEditDiff {
     }
 }
 
+impl wire::Members for FileEditDiff {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.added),
+            1 => wire::slot(reader, &mut self.removed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditDiff {
     const NAME: &'static str = "FileEditDiff";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["added", "removed"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.added, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.removed, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["added", "removed"], 0x0)?;
         Ok(out)
     }
 }
@@ -1411,23 +1457,28 @@ impl wire::Blank for FileEdit {
     }
 }
 
+impl wire::Members for FileEdit {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.before),
+            1 => wire::slot(reader, &mut self.after),
+            2 => wire::slot(reader, &mut self.diff),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEdit {
     const NAME: &'static str = "FileEdit";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["before", "after", "diff"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
         Ok(out)
     }
 }
@@ -1522,31 +1573,41 @@ impl wire::Blank for UsageInfo {
     }
 }
 
+impl wire::Members for UsageInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.input_tokens),
+            1 => wire::slot(reader, &mut self.output_tokens),
+            2 => wire::slot(reader, &mut self.model),
+            3 => wire::slot(reader, &mut self.cache_read_tokens),
+            4 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UsageInfo {
     const NAME: &'static str = "UsageInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "inputTokens",
-            "outputTokens",
-            "model",
-            "cacheReadTokens",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.input_tokens, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.output_tokens, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.model, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.cache_read_tokens, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "inputTokens",
+                "outputTokens",
+                "model",
+                "cacheReadTokens",
+                "_meta",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -1624,23 +1685,28 @@ impl wire::Blank for ErrorInfo {
     }
 }
 
+impl wire::Members for ErrorInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error_type),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.stack),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ErrorInfo {
     const NAME: &'static str = "ErrorInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["errorType", "message", "stack"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error_type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.stack, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["errorType", "message", "stack"], 0x3)?;
         Ok(out)
     }
 }
@@ -1708,23 +1774,28 @@ impl wire::Blank for Snapshot {
     }
 }
 
+impl wire::Members for Snapshot {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.state),
+            2 => wire::slot(reader, &mut self.from_seq),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Snapshot {
     const NAME: &'static str = "Snapshot";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "state", "fromSeq"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.from_seq, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "state", "fromSeq"], 0x7)?;
         Ok(out)
     }
 }
@@ -1798,24 +1869,34 @@ impl wire::Blank for RootState {
     }
 }
 
+impl wire::Members for RootState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agents),
+            1 => wire::slot(reader, &mut self.active_sessions),
+            2 => wire::slot(reader, &mut self.terminals),
+            3 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootState {
     const NAME: &'static str = "RootState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agents", "activeSessions", "terminals", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.active_sessions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.terminals, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["agents", "activeSessions", "terminals", "config"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -2008,35 +2089,45 @@ impl wire::Blank for AgentInfo {
     }
 }
 
+impl wire::Members for AgentInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.provider),
+            1 => wire::slot(reader, &mut self.display_name),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.models),
+            4 => wire::slot(reader, &mut self.protected_resources),
+            5 => wire::slot(reader, &mut self.customizations),
+            6 => wire::slot(reader, &mut self.system_message_sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentInfo {
     const NAME: &'static str = "AgentInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "provider",
-            "displayName",
-            "description",
-            "models",
-            "protectedResources",
-            "customizations",
-            "systemMessageSections",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.models, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.protected_resources, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.customizations, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.system_message_sections, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "provider",
+                "displayName",
+                "description",
+                "models",
+                "protectedResources",
+                "customizations",
+                "systemMessageSections",
+            ],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -2157,37 +2248,47 @@ impl wire::Blank for SessionModelInfo {
     }
 }
 
+impl wire::Members for SessionModelInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.max_context_window),
+            4 => wire::slot(reader, &mut self.supports_vision),
+            5 => wire::slot(reader, &mut self.policy_state),
+            6 => wire::slot(reader, &mut self.config_schema),
+            7 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionModelInfo {
     const NAME: &'static str = "SessionModelInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "provider",
-            "name",
-            "maxContextWindow",
-            "supportsVision",
-            "policyState",
-            "configSchema",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.max_context_window, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.supports_vision, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.policy_state, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.config_schema, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.meta, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "provider",
+                "name",
+                "maxContextWindow",
+                "supportsVision",
+                "policyState",
+                "configSchema",
+                "_meta",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -2276,22 +2377,27 @@ impl wire::Blank for ModelSelection {
     }
 }
 
+impl wire::Members for ModelSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ModelSelection {
     const NAME: &'static str = "ModelSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.config, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "config"], 0x1)?;
         Ok(out)
     }
 }
@@ -2356,22 +2462,27 @@ impl wire::Blank for RootConfigState {
     }
 }
 
+impl wire::Members for RootConfigState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootConfigState {
     const NAME: &'static str = "RootConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -2434,22 +2545,27 @@ impl wire::Blank for PendingMessage {
     }
 }
 
+impl wire::Members for PendingMessage {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PendingMessage {
     const NAME: &'static str = "PendingMessage";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "message"], 0x3)?;
         Ok(out)
     }
 }
@@ -2619,49 +2735,59 @@ impl wire::Blank for SessionState {
     }
 }
 
+impl wire::Members for SessionState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.summary),
+            1 => wire::slot(reader, &mut self.lifecycle),
+            2 => wire::slot(reader, &mut self.creation_error),
+            3 => wire::slot(reader, &mut self.server_tools),
+            4 => wire::slot(reader, &mut self.active_client),
+            5 => wire::slot(reader, &mut self.turns),
+            6 => wire::slot(reader, &mut self.active_turn),
+            7 => wire::slot(reader, &mut self.steering_message),
+            8 => wire::slot(reader, &mut self.queued_messages),
+            9 => wire::slot(reader, &mut self.input_requests),
+            10 => wire::slot(reader, &mut self.config),
+            11 => wire::slot(reader, &mut self.customizations),
+            12 => wire::slot(reader, &mut self.changesets),
+            13 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionState {
     const NAME: &'static str = "SessionState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "summary",
-            "lifecycle",
-            "creationError",
-            "serverTools",
-            "activeClient",
-            "turns",
-            "activeTurn",
-            "steeringMessage",
-            "queuedMessages",
-            "inputRequests",
-            "config",
-            "customizations",
-            "changesets",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.summary, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.lifecycle, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.creation_error, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.server_tools, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.active_client, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.turns, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.active_turn, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.steering_message, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.queued_messages, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.input_requests, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.config, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.customizations, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.changesets, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.meta, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x23, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "summary",
+                "lifecycle",
+                "creationError",
+                "serverTools",
+                "activeClient",
+                "turns",
+                "activeTurn",
+                "steeringMessage",
+                "queuedMessages",
+                "inputRequests",
+                "config",
+                "customizations",
+                "changesets",
+                "_meta",
+            ],
+            0x23,
+        )?;
         Ok(out)
     }
 }
@@ -2971,37 +3097,41 @@ impl wire::Blank for SessionActiveClient {
     }
 }
 
+impl wire::Members for SessionActiveClient {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            1 => wire::slot(reader, &mut self.display_name),
+            2 => wire::slot(reader, &mut self.tools),
+            3 => wire::slot(reader, &mut self.customizations),
+            4 => wire::slot(reader, &mut self.system_message_transform),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClient {
     const NAME: &'static str = "SessionActiveClient";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "clientId",
-            "displayName",
-            "tools",
-            "customizations",
-            "systemMessageTransform",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.tools, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.customizations, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.system_message_transform,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "clientId",
+                "displayName",
+                "tools",
+                "customizations",
+                "systemMessageTransform",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -3072,22 +3202,27 @@ impl wire::Blank for ProjectInfo {
     }
 }
 
+impl wire::Members for ProjectInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.display_name),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ProjectInfo {
     const NAME: &'static str = "ProjectInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "displayName"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "displayName"], 0x3)?;
         Ok(out)
     }
 }
@@ -3195,45 +3330,55 @@ impl wire::Blank for SessionSummary {
     }
 }
 
+impl wire::Members for SessionSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.title),
+            3 => wire::slot(reader, &mut self.status),
+            4 => wire::slot(reader, &mut self.activity),
+            5 => wire::slot(reader, &mut self.created_at),
+            6 => wire::slot(reader, &mut self.modified_at),
+            7 => wire::slot(reader, &mut self.project),
+            8 => wire::slot(reader, &mut self.model),
+            9 => wire::slot(reader, &mut self.agent),
+            10 => wire::slot(reader, &mut self.working_directory),
+            11 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummary {
     const NAME: &'static str = "SessionSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "provider",
-            "title",
-            "status",
-            "activity",
-            "createdAt",
-            "modifiedAt",
-            "project",
-            "model",
-            "agent",
-            "workingDirectory",
-            "changes",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.status, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.activity, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.created_at, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.modified_at, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.project, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.model, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.agent, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.working_directory, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x6f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "provider",
+                "title",
+                "status",
+                "activity",
+                "createdAt",
+                "modifiedAt",
+                "project",
+                "model",
+                "agent",
+                "workingDirectory",
+                "changes",
+            ],
+            0x6f,
+        )?;
         Ok(out)
     }
 }
@@ -3346,23 +3491,28 @@ impl wire::Blank for ChangesSummary {
     }
 }
 
+impl wire::Members for ChangesSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.additions),
+            1 => wire::slot(reader, &mut self.deletions),
+            2 => wire::slot(reader, &mut self.files),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesSummary {
     const NAME: &'static str = "ChangesSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["additions", "deletions", "files"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.additions, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.deletions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["additions", "deletions", "files"], 0x0)?;
         Ok(out)
     }
 }
@@ -3432,21 +3582,26 @@ impl wire::Blank for AgentSelection {
     }
 }
 
+impl wire::Members for AgentSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentSelection {
     const NAME: &'static str = "AgentSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri"], 0x1)?;
         Ok(out)
     }
 }
@@ -3659,47 +3814,57 @@ impl wire::Blank for SessionConfigPropertySchema {
     }
 }
 
+impl wire::Members for SessionConfigPropertySchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.default),
+            4 => wire::slot(reader, &mut self.r#enum),
+            5 => wire::slot(reader, &mut self.enum_labels),
+            6 => wire::slot(reader, &mut self.enum_descriptions),
+            7 => wire::slot(reader, &mut self.read_only),
+            8 => wire::slot(reader, &mut self.items),
+            9 => wire::slot(reader, &mut self.properties),
+            10 => wire::slot(reader, &mut self.required),
+            11 => wire::slot(reader, &mut self.enum_dynamic),
+            12 => wire::slot(reader, &mut self.session_mutable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigPropertySchema {
     const NAME: &'static str = "SessionConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "type",
-            "title",
-            "description",
-            "default",
-            "enum",
-            "enumLabels",
-            "enumDescriptions",
-            "readOnly",
-            "items",
-            "properties",
-            "required",
-            "enumDynamic",
-            "sessionMutable",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.properties, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.required, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.enum_dynamic, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.session_mutable, &mut seen, 12, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "type",
+                "title",
+                "description",
+                "default",
+                "enum",
+                "enumLabels",
+                "enumDescriptions",
+                "readOnly",
+                "items",
+                "properties",
+                "required",
+                "enumDynamic",
+                "sessionMutable",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -3811,23 +3976,28 @@ impl wire::Blank for SessionConfigSchema {
     }
 }
 
+impl wire::Members for SessionConfigSchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.properties),
+            2 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigSchema {
     const NAME: &'static str = "SessionConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "properties", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
         Ok(out)
     }
 }
@@ -3894,22 +4064,27 @@ impl wire::Blank for SessionConfigState {
     }
 }
 
+impl wire::Members for SessionConfigState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigState {
     const NAME: &'static str = "SessionConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -3984,24 +4159,34 @@ impl wire::Blank for SessionInputOption {
     }
 }
 
+impl wire::Members for SessionInputOption {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.recommended),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputOption {
     const NAME: &'static str = "SessionInputOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "description", "recommended"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.recommended, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "description", "recommended"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -4075,24 +4260,34 @@ impl wire::Blank for SessionInputQuestionBase {
     }
 }
 
+impl wire::Members for SessionInputQuestionBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputQuestionBase {
     const NAME: &'static str = "SessionInputQuestionBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "title", "message", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "title", "message", "required"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4197,37 +4392,47 @@ impl wire::Blank for SessionInputTextQuestion {
     }
 }
 
+impl wire::Members for SessionInputTextQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.format),
+            5 => wire::slot(reader, &mut self.min),
+            6 => wire::slot(reader, &mut self.max),
+            7 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputTextQuestion {
     const NAME: &'static str = "SessionInputTextQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "format",
-            "min",
-            "max",
-            "defaultValue",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.format, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.min, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.max, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.default_value, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "format",
+                "min",
+                "max",
+                "defaultValue",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4345,35 +4550,45 @@ impl wire::Blank for SessionInputNumberQuestion {
     }
 }
 
+impl wire::Members for SessionInputNumberQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.min),
+            5 => wire::slot(reader, &mut self.max),
+            6 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputNumberQuestion {
     const NAME: &'static str = "SessionInputNumberQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "min",
-            "max",
-            "defaultValue",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.min, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.max, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.default_value, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "min",
+                "max",
+                "defaultValue",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4468,25 +4683,35 @@ impl wire::Blank for SessionInputBooleanQuestion {
     }
 }
 
+impl wire::Members for SessionInputBooleanQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputBooleanQuestion {
     const NAME: &'static str = "SessionInputBooleanQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "title", "message", "required", "defaultValue"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.default_value, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "title", "message", "required", "defaultValue"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4577,33 +4802,43 @@ impl wire::Blank for SessionInputSingleSelectQuestion {
     }
 }
 
+impl wire::Members for SessionInputSingleSelectQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.options),
+            5 => wire::slot(reader, &mut self.allow_freeform_input),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSingleSelectQuestion {
     const NAME: &'static str = "SessionInputSingleSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "options",
-            "allowFreeformInput",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x15, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "options",
+                "allowFreeformInput",
+            ],
+            0x15,
+        )?;
         Ok(out)
     }
 }
@@ -4714,37 +4949,47 @@ impl wire::Blank for SessionInputMultiSelectQuestion {
     }
 }
 
+impl wire::Members for SessionInputMultiSelectQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.options),
+            5 => wire::slot(reader, &mut self.allow_freeform_input),
+            6 => wire::slot(reader, &mut self.min),
+            7 => wire::slot(reader, &mut self.max),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputMultiSelectQuestion {
     const NAME: &'static str = "SessionInputMultiSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "options",
-            "allowFreeformInput",
-            "min",
-            "max",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.min, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.max, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x15, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "options",
+                "allowFreeformInput",
+                "min",
+                "max",
+            ],
+            0x15,
+        )?;
         Ok(out)
     }
 }
@@ -4850,25 +5095,35 @@ impl wire::Blank for SessionInputRequest {
     }
 }
 
+impl wire::Members for SessionInputRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.url),
+            3 => wire::slot(reader, &mut self.questions),
+            4 => wire::slot(reader, &mut self.answers),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputRequest {
     const NAME: &'static str = "SessionInputRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message", "url", "questions", "answers"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.url, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.questions, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.answers, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "message", "url", "questions", "answers"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -4936,21 +5191,26 @@ impl wire::Blank for SessionInputTextAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputTextAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputTextAnswerValue {
     const NAME: &'static str = "SessionInputTextAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -5001,21 +5261,26 @@ impl wire::Blank for SessionInputNumberAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputNumberAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputNumberAnswerValue {
     const NAME: &'static str = "SessionInputNumberAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -5066,21 +5331,26 @@ impl wire::Blank for SessionInputBooleanAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputBooleanAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputBooleanAnswerValue {
     const NAME: &'static str = "SessionInputBooleanAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -5139,22 +5409,27 @@ impl wire::Blank for SessionInputSelectedAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputSelectedAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSelectedAnswerValue {
     const NAME: &'static str = "SessionInputSelectedAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
         Ok(out)
     }
 }
@@ -5217,22 +5492,27 @@ impl wire::Blank for SessionInputSelectedManyAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputSelectedManyAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
     const NAME: &'static str = "SessionInputSelectedManyAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
         Ok(out)
     }
 }
@@ -5288,21 +5568,26 @@ impl wire::Blank for SessionInputAnswered {
     }
 }
 
+impl wire::Members for SessionInputAnswered {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputAnswered {
     const NAME: &'static str = "SessionInputAnswered";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -5358,21 +5643,26 @@ impl wire::Blank for SessionInputSkipped {
     }
 }
 
+impl wire::Members for SessionInputSkipped {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSkipped {
     const NAME: &'static str = "SessionInputSkipped";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.freeform_values, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["freeformValues"], 0x0)?;
         Ok(out)
     }
 }
@@ -5450,26 +5740,36 @@ impl wire::Blank for Turn {
     }
 }
 
+impl wire::Members for Turn {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.response_parts),
+            3 => wire::slot(reader, &mut self.usage),
+            4 => wire::slot(reader, &mut self.state),
+            5 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Turn {
     const NAME: &'static str = "Turn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message", "responseParts", "usage", "state", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.response_parts, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.usage, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.state, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.error, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x17, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "message", "responseParts", "usage", "state", "error"],
+            0x17,
+        )?;
         Ok(out)
     }
 }
@@ -5550,24 +5850,34 @@ impl wire::Blank for ActiveTurn {
     }
 }
 
+impl wire::Members for ActiveTurn {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.response_parts),
+            3 => wire::slot(reader, &mut self.usage),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActiveTurn {
     const NAME: &'static str = "ActiveTurn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message", "responseParts", "usage"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.response_parts, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.usage, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "message", "responseParts", "usage"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -5627,21 +5937,26 @@ impl wire::Blank for MessageOrigin {
     }
 }
 
+impl wire::Members for MessageOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageOrigin {
     const NAME: &'static str = "MessageOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind"], 0x1)?;
         Ok(out)
     }
 }
@@ -5721,24 +6036,34 @@ impl wire::Blank for Message {
     }
 }
 
+impl wire::Members for Message {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.text),
+            1 => wire::slot(reader, &mut self.origin),
+            2 => wire::slot(reader, &mut self.attachments),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Message {
     const NAME: &'static str = "Message";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["text", "origin", "attachments", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.origin, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.attachments, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["text", "origin", "attachments", "_meta"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -5834,24 +6159,34 @@ impl wire::Blank for MessageAttachmentBase {
     }
 }
 
+impl wire::Members for MessageAttachmentBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageAttachmentBase {
     const NAME: &'static str = "MessageAttachmentBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["label", "range", "displayKind", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["label", "range", "displayKind", "_meta"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -5963,31 +6298,41 @@ impl wire::Blank for SimpleMessageAttachment {
     }
 }
 
+impl wire::Members for SimpleMessageAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.model_representation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SimpleMessageAttachment {
     const NAME: &'static str = "SimpleMessageAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "modelRepresentation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.model_representation, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "modelRepresentation",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -6106,35 +6451,45 @@ impl wire::Blank for MessageEmbeddedResourceAttachment {
     }
 }
 
+impl wire::Members for MessageEmbeddedResourceAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.data),
+            5 => wire::slot(reader, &mut self.content_type),
+            6 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     const NAME: &'static str = "MessageEmbeddedResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "data",
-            "contentType",
-            "selection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.data, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.selection, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x31, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "data",
+                "contentType",
+                "selection",
+            ],
+            0x31,
+        )?;
         Ok(out)
     }
 }
@@ -6268,37 +6623,47 @@ impl wire::Blank for MessageResourceAttachment {
     }
 }
 
+impl wire::Members for MessageResourceAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.uri),
+            5 => wire::slot(reader, &mut self.size_hint),
+            6 => wire::slot(reader, &mut self.content_type),
+            7 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageResourceAttachment {
     const NAME: &'static str = "MessageResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "uri",
-            "sizeHint",
-            "contentType",
-            "selection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.uri, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.size_hint, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.content_type, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.selection, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "uri",
+                "sizeHint",
+                "contentType",
+                "selection",
+            ],
+            0x11,
+        )?;
         Ok(out)
     }
 }
@@ -6380,22 +6745,27 @@ impl wire::Blank for MarkdownResponsePart {
     }
 }
 
+impl wire::Members for MarkdownResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MarkdownResponsePart {
     const NAME: &'static str = "MarkdownResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -6467,23 +6837,28 @@ impl wire::Blank for ResourceReponsePart {
     }
 }
 
+impl wire::Members for ResourceReponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReponsePart {
     const NAME: &'static str = "ResourceReponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
         Ok(out)
     }
 }
@@ -6548,21 +6923,26 @@ impl wire::Blank for ToolCallResponsePart {
     }
 }
 
+impl wire::Members for ToolCallResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResponsePart {
     const NAME: &'static str = "ToolCallResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["toolCall"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["toolCall"], 0x1)?;
         Ok(out)
     }
 }
@@ -6619,22 +6999,27 @@ impl wire::Blank for ReasoningResponsePart {
     }
 }
 
+impl wire::Members for ReasoningResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReasoningResponsePart {
     const NAME: &'static str = "ReasoningResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -6694,21 +7079,26 @@ impl wire::Blank for SystemNotificationResponsePart {
     }
 }
 
+impl wire::Members for SystemNotificationResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemNotificationResponsePart {
     const NAME: &'static str = "SystemNotificationResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content"], 0x1)?;
         Ok(out)
     }
 }
@@ -6784,24 +7174,29 @@ impl wire::Blank for ConfirmationOption {
     }
 }
 
+impl wire::Members for ConfirmationOption {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.kind),
+            3 => wire::slot(reader, &mut self.group),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfirmationOption {
     const NAME: &'static str = "ConfirmationOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "kind", "group"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.group, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "label", "kind", "group"], 0x7)?;
         Ok(out)
     }
 }
@@ -6865,21 +7260,26 @@ impl wire::Blank for ToolCallClientContributor {
     }
 }
 
+impl wire::Members for ToolCallClientContributor {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallClientContributor {
     const NAME: &'static str = "ToolCallClientContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
         Ok(out)
     }
 }
@@ -6931,21 +7331,26 @@ impl wire::Blank for ToolCallMcpContributor {
     }
 }
 
+impl wire::Members for ToolCallMcpContributor {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customization_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallMcpContributor {
     const NAME: &'static str = "ToolCallMcpContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customizationId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customization_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customizationId"], 0x1)?;
         Ok(out)
     }
 }
@@ -7023,31 +7428,41 @@ impl wire::Blank for ToolCallBase {
     }
 }
 
+impl wire::Members for ToolCallBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallBase {
     const NAME: &'static str = "ToolCallBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -7116,22 +7531,27 @@ impl wire::Blank for ToolCallParameterFields {
     }
 }
 
+impl wire::Members for ToolCallParameterFields {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.invocation_message),
+            1 => wire::slot(reader, &mut self.tool_input),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallParameterFields {
     const NAME: &'static str = "ToolCallParameterFields";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["invocationMessage", "toolInput"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.invocation_message, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_input, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["invocationMessage", "toolInput"], 0x1)?;
         Ok(out)
     }
 }
@@ -7190,22 +7610,27 @@ impl wire::Blank for ToolCallResultError {
     }
 }
 
+impl wire::Members for ToolCallResultError {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            1 => wire::slot(reader, &mut self.code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResultError {
     const NAME: &'static str = "ToolCallResultError";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message", "code"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.code, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message", "code"], 0x1)?;
         Ok(out)
     }
 }
@@ -7287,31 +7712,41 @@ impl wire::Blank for ToolCallResult {
     }
 }
 
+impl wire::Members for ToolCallResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.success),
+            1 => wire::slot(reader, &mut self.past_tense_message),
+            2 => wire::slot(reader, &mut self.content),
+            3 => wire::slot(reader, &mut self.structured_content),
+            4 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResult {
     const NAME: &'static str = "ToolCallResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.success, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.past_tense_message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.structured_content, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.error, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -7419,35 +7854,45 @@ impl wire::Blank for ToolCallStreamingState {
     }
 }
 
+impl wire::Members for ToolCallStreamingState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.partial_input),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallStreamingState {
     const NAME: &'static str = "ToolCallStreamingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "partialInput",
-            "invocationMessage",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.partial_input, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "partialInput",
+                "invocationMessage",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -7519,21 +7964,26 @@ impl wire::Blank for ToolCallPendingConfirmationStateEdits {
     }
 }
 
+impl wire::Members for ToolCallPendingConfirmationStateEdits {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
     const NAME: &'static str = "ToolCallPendingConfirmationStateEdits";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -7643,43 +8093,53 @@ impl wire::Blank for ToolCallPendingConfirmationState {
     }
 }
 
+impl wire::Members for ToolCallPendingConfirmationState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.confirmation_title),
+            8 => wire::slot(reader, &mut self.edits),
+            9 => wire::slot(reader, &mut self.editable),
+            10 => wire::slot(reader, &mut self.options),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingConfirmationState {
     const NAME: &'static str = "ToolCallPendingConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmationTitle",
-            "edits",
-            "editable",
-            "options",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.confirmation_title, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.edits, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.editable, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.options, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x27, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmationTitle",
+                "edits",
+                "editable",
+                "options",
+            ],
+            0x27,
+        )?;
         Ok(out)
     }
 }
@@ -7818,41 +8278,51 @@ impl wire::Blank for ToolCallRunningState {
     }
 }
 
+impl wire::Members for ToolCallRunningState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.confirmed),
+            8 => wire::slot(reader, &mut self.selected_option),
+            9 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallRunningState {
     const NAME: &'static str = "ToolCallRunningState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmed",
-            "selectedOption",
-            "content",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.confirmed, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.selected_option, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xa7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmed",
+                "selectedOption",
+                "content",
+            ],
+            0xa7,
+        )?;
         Ok(out)
     }
 }
@@ -8007,49 +8477,59 @@ impl wire::Blank for ToolCallPendingResultConfirmationState {
     }
 }
 
+impl wire::Members for ToolCallPendingResultConfirmationState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.success),
+            8 => wire::slot(reader, &mut self.past_tense_message),
+            9 => wire::slot(reader, &mut self.content),
+            10 => wire::slot(reader, &mut self.structured_content),
+            11 => wire::slot(reader, &mut self.error),
+            12 => wire::slot(reader, &mut self.confirmed),
+            13 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     const NAME: &'static str = "ToolCallPendingResultConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-            "confirmed",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.success, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.past_tense_message, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.structured_content, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.error, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.confirmed, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.selected_option, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11a7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+                "confirmed",
+                "selectedOption",
+            ],
+            0x11a7,
+        )?;
         Ok(out)
     }
 }
@@ -8216,49 +8696,59 @@ impl wire::Blank for ToolCallCompletedState {
     }
 }
 
+impl wire::Members for ToolCallCompletedState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.success),
+            8 => wire::slot(reader, &mut self.past_tense_message),
+            9 => wire::slot(reader, &mut self.content),
+            10 => wire::slot(reader, &mut self.structured_content),
+            11 => wire::slot(reader, &mut self.error),
+            12 => wire::slot(reader, &mut self.confirmed),
+            13 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallCompletedState {
     const NAME: &'static str = "ToolCallCompletedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-            "confirmed",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.success, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.past_tense_message, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.structured_content, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.error, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.confirmed, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.selected_option, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11a7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+                "confirmed",
+                "selectedOption",
+            ],
+            0x11a7,
+        )?;
         Ok(out)
     }
 }
@@ -8412,43 +8902,53 @@ impl wire::Blank for ToolCallCancelledState {
     }
 }
 
+impl wire::Members for ToolCallCancelledState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.reason),
+            8 => wire::slot(reader, &mut self.reason_message),
+            9 => wire::slot(reader, &mut self.user_suggestion),
+            10 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallCancelledState {
     const NAME: &'static str = "ToolCallCancelledState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "reason",
-            "reasonMessage",
-            "userSuggestion",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.reason, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.reason_message, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.user_suggestion, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.selected_option, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xa7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "reason",
+                "reasonMessage",
+                "userSuggestion",
+                "selectedOption",
+            ],
+            0xa7,
+        )?;
         Ok(out)
     }
 }
@@ -8583,35 +9083,45 @@ impl wire::Blank for ToolDefinition {
     }
 }
 
+impl wire::Members for ToolDefinition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.name),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.input_schema),
+            4 => wire::slot(reader, &mut self.output_schema),
+            5 => wire::slot(reader, &mut self.annotations),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolDefinition {
     const NAME: &'static str = "ToolDefinition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "name",
-            "title",
-            "description",
-            "inputSchema",
-            "outputSchema",
-            "annotations",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.input_schema, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.output_schema, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.annotations, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations",
+                "_meta",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -8723,31 +9233,41 @@ impl wire::Blank for ToolAnnotations {
     }
 }
 
+impl wire::Members for ToolAnnotations {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.read_only_hint),
+            2 => wire::slot(reader, &mut self.destructive_hint),
+            3 => wire::slot(reader, &mut self.idempotent_hint),
+            4 => wire::slot(reader, &mut self.open_world_hint),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolAnnotations {
     const NAME: &'static str = "ToolAnnotations";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "readOnlyHint",
-            "destructiveHint",
-            "idempotentHint",
-            "openWorldHint",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.read_only_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destructive_hint, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.idempotent_hint, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.open_world_hint, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -8820,21 +9340,26 @@ impl wire::Blank for ToolResultTextContent {
     }
 }
 
+impl wire::Members for ToolResultTextContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.text),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultTextContent {
     const NAME: &'static str = "ToolResultTextContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["text"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["text"], 0x1)?;
         Ok(out)
     }
 }
@@ -8893,22 +9418,27 @@ impl wire::Blank for ToolResultEmbeddedResourceContent {
     }
 }
 
+impl wire::Members for ToolResultEmbeddedResourceContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            1 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     const NAME: &'static str = "ToolResultEmbeddedResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data", "contentType"], 0x3)?;
         Ok(out)
     }
 }
@@ -8982,23 +9512,28 @@ impl wire::Blank for ToolResultResourceContent {
     }
 }
 
+impl wire::Members for ToolResultResourceContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultResourceContent {
     const NAME: &'static str = "ToolResultResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
         Ok(out)
     }
 }
@@ -9061,22 +9596,27 @@ impl wire::Blank for ToolResultFileEditContentBefore {
     }
 }
 
+impl wire::Members for ToolResultFileEditContentBefore {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContentBefore {
     const NAME: &'static str = "ToolResultFileEditContentBefore";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -9133,22 +9673,27 @@ impl wire::Blank for ToolResultFileEditContentAfter {
     }
 }
 
+impl wire::Members for ToolResultFileEditContentAfter {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContentAfter {
     const NAME: &'static str = "ToolResultFileEditContentAfter";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -9211,23 +9756,28 @@ impl wire::Blank for ToolResultFileEditContent {
     }
 }
 
+impl wire::Members for ToolResultFileEditContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.before),
+            1 => wire::slot(reader, &mut self.after),
+            2 => wire::slot(reader, &mut self.diff),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContent {
     const NAME: &'static str = "ToolResultFileEditContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["before", "after", "diff"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
         Ok(out)
     }
 }
@@ -9297,22 +9847,27 @@ impl wire::Blank for ToolResultTerminalContent {
     }
 }
 
+impl wire::Members for ToolResultTerminalContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultTerminalContent {
     const NAME: &'static str = "ToolResultTerminalContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "title"], 0x3)?;
         Ok(out)
     }
 }
@@ -9386,24 +9941,34 @@ impl wire::Blank for ToolResultSubagentContent {
     }
 }
 
+impl wire::Members for ToolResultSubagentContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.agent_name),
+            3 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultSubagentContent {
     const NAME: &'static str = "ToolResultSubagentContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title", "agentName", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.agent_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "title", "agentName", "description"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -9493,25 +10058,35 @@ impl wire::Blank for CustomizationBase {
     }
 }
 
+impl wire::Members for CustomizationBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationBase {
     const NAME: &'static str = "CustomizationBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "uri", "name", "icons", "range"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -9572,20 +10147,25 @@ impl wire::Blank for CustomizationLoadingState {
     }
 }
 
+impl wire::Members for CustomizationLoadingState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadingState {
     const NAME: &'static str = "CustomizationLoadingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -9632,20 +10212,25 @@ impl wire::Blank for CustomizationLoadedState {
     }
 }
 
+impl wire::Members for CustomizationLoadedState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadedState {
     const NAME: &'static str = "CustomizationLoadedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -9696,21 +10281,26 @@ impl wire::Blank for CustomizationDegradedState {
     }
 }
 
+impl wire::Members for CustomizationDegradedState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationDegradedState {
     const NAME: &'static str = "CustomizationDegradedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message"], 0x1)?;
         Ok(out)
     }
 }
@@ -9763,21 +10353,26 @@ impl wire::Blank for CustomizationErrorState {
     }
 }
 
+impl wire::Members for CustomizationErrorState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationErrorState {
     const NAME: &'static str = "CustomizationErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message"], 0x1)?;
         Ok(out)
     }
 }
@@ -9879,31 +10474,41 @@ impl wire::Blank for ContainerCustomizationBase {
     }
 }
 
+impl wire::Members for ContainerCustomizationBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ContainerCustomizationBase {
     const NAME: &'static str = "ContainerCustomizationBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x27, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+            ],
+            0x27,
+        )?;
         Ok(out)
     }
 }
@@ -10031,31 +10636,41 @@ impl wire::Blank for PluginCustomization {
     }
 }
 
+impl wire::Members for PluginCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PluginCustomization {
     const NAME: &'static str = "PluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x27, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+            ],
+            0x27,
+        )?;
         Ok(out)
     }
 }
@@ -10199,34 +10814,44 @@ impl wire::Blank for ClientPluginCustomization {
     }
 }
 
+impl wire::Members for ClientPluginCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            9 => wire::slot(reader, &mut self.r#type),
+            10 => wire::slot(reader, &mut self.nonce),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ClientPluginCustomization {
     const NAME: &'static str = "ClientPluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-            "type", "nonce",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.r#type, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.nonce, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x227, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+                "type", "nonce",
+            ],
+            0x227,
+        )?;
         Ok(out)
     }
 }
@@ -10376,34 +11001,44 @@ impl wire::Blank for DirectoryCustomization {
     }
 }
 
+impl wire::Members for DirectoryCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            9 => wire::slot(reader, &mut self.contents),
+            10 => wire::slot(reader, &mut self.writable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DirectoryCustomization {
     const NAME: &'static str = "DirectoryCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-            "contents", "writable",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.contents, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.writable, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x627, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+                "contents", "writable",
+            ],
+            0x627,
+        )?;
         Ok(out)
     }
 }
@@ -10533,35 +11168,45 @@ impl wire::Blank for AgentCustomization {
     }
 }
 
+impl wire::Members for AgentCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentCustomization {
     const NAME: &'static str = "AgentCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "description",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "description",
+                "_meta",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -10685,41 +11330,45 @@ impl wire::Blank for SkillCustomization {
     }
 }
 
+impl wire::Members for SkillCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            6 => wire::slot(reader, &mut self.disable_model_invocation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SkillCustomization {
     const NAME: &'static str = "SkillCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "description",
-            "disableModelInvocation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                6 => wire::member(
-                    reader,
-                    &mut out.disable_model_invocation,
-                    &mut seen,
-                    6,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "description",
+                "disableModelInvocation",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -10827,26 +11476,36 @@ impl wire::Blank for PromptCustomization {
     }
 }
 
+impl wire::Members for PromptCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PromptCustomization {
     const NAME: &'static str = "PromptCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "uri", "name", "icons", "range", "description"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -10973,37 +11632,47 @@ impl wire::Blank for RuleCustomization {
     }
 }
 
+impl wire::Members for RuleCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            6 => wire::slot(reader, &mut self.always_apply),
+            7 => wire::slot(reader, &mut self.globs),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RuleCustomization {
     const NAME: &'static str = "RuleCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "description",
-            "alwaysApply",
-            "globs",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.always_apply, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.globs, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "description",
+                "alwaysApply",
+                "globs",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -11107,25 +11776,35 @@ impl wire::Blank for HookCustomization {
     }
 }
 
+impl wire::Members for HookCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for HookCustomization {
     const NAME: &'static str = "HookCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "uri", "name", "icons", "range"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -11255,31 +11934,41 @@ impl wire::Blank for McpServerCustomization {
     }
 }
 
+impl wire::Members for McpServerCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.state),
+            7 => wire::slot(reader, &mut self.channel),
+            8 => wire::slot(reader, &mut self.mcp_app),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerCustomization {
     const NAME: &'static str = "McpServerCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.state, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.channel, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.mcp_app, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x67, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
+            ],
+            0x67,
+        )?;
         Ok(out)
     }
 }
@@ -11361,21 +12050,26 @@ impl wire::Blank for McpServerCustomizationApps {
     }
 }
 
+impl wire::Members for McpServerCustomizationApps {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.capabilities),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerCustomizationApps {
     const NAME: &'static str = "McpServerCustomizationApps";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["capabilities"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.capabilities, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["capabilities"], 0x1)?;
         Ok(out)
     }
 }
@@ -11431,21 +12125,26 @@ impl wire::Blank for AhpMcpUiHostCapabilitiesServerTools {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilitiesServerTools {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.list_changed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerTools";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["listChanged"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.list_changed, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["listChanged"], 0x0)?;
         Ok(out)
     }
 }
@@ -11503,21 +12202,26 @@ impl wire::Blank for AhpMcpUiHostCapabilitiesServerResources {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilitiesServerResources {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.list_changed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerResources";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["listChanged"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.list_changed, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["listChanged"], 0x0)?;
         Ok(out)
     }
 }
@@ -11571,21 +12275,26 @@ impl wire::Blank for AhpMcpUiHostCapabilitiesSampling {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilitiesSampling {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tools),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesSampling";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["tools"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["tools"], 0x0)?;
         Ok(out)
     }
 }
@@ -11694,24 +12403,34 @@ impl wire::Blank for AhpMcpUiHostCapabilities {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.server_tools),
+            1 => wire::slot(reader, &mut self.server_resources),
+            2 => wire::slot(reader, &mut self.logging),
+            3 => wire::slot(reader, &mut self.sampling),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilities {
     const NAME: &'static str = "AhpMcpUiHostCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["serverTools", "serverResources", "logging", "sampling"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.server_tools, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.server_resources, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.logging, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.sampling, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["serverTools", "serverResources", "logging", "sampling"],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -11774,20 +12493,25 @@ impl wire::Blank for McpServerStartingState {
     }
 }
 
+impl wire::Members for McpServerStartingState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerStartingState {
     const NAME: &'static str = "McpServerStartingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -11834,20 +12558,25 @@ impl wire::Blank for McpServerReadyState {
     }
 }
 
+impl wire::Members for McpServerReadyState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerReadyState {
     const NAME: &'static str = "McpServerReadyState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -11945,24 +12674,34 @@ impl wire::Blank for McpServerAuthRequiredState {
     }
 }
 
+impl wire::Members for McpServerAuthRequiredState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.reason),
+            1 => wire::slot(reader, &mut self.resource),
+            2 => wire::slot(reader, &mut self.required_scopes),
+            3 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerAuthRequiredState {
     const NAME: &'static str = "McpServerAuthRequiredState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["reason", "resource", "requiredScopes", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.reason, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required_scopes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["reason", "resource", "requiredScopes", "description"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -12027,21 +12766,26 @@ impl wire::Blank for McpServerErrorState {
     }
 }
 
+impl wire::Members for McpServerErrorState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerErrorState {
     const NAME: &'static str = "McpServerErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["error"], 0x1)?;
         Ok(out)
     }
 }
@@ -12091,20 +12835,25 @@ impl wire::Blank for McpServerStoppedState {
     }
 }
 
+impl wire::Members for McpServerStoppedState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerStoppedState {
     const NAME: &'static str = "McpServerStoppedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -12172,24 +12921,34 @@ impl wire::Blank for TerminalInfo {
     }
 }
 
+impl wire::Members for TerminalInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.claim),
+            3 => wire::slot(reader, &mut self.exit_code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalInfo {
     const NAME: &'static str = "TerminalInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title", "claim", "exitCode"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.claim, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.exit_code, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "title", "claim", "exitCode"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -12250,21 +13009,26 @@ impl wire::Blank for TerminalClientClaim {
     }
 }
 
+impl wire::Members for TerminalClientClaim {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClientClaim {
     const NAME: &'static str = "TerminalClientClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
         Ok(out)
     }
 }
@@ -12329,23 +13093,28 @@ impl wire::Blank for TerminalSessionClaim {
     }
 }
 
+impl wire::Members for TerminalSessionClaim {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            1 => wire::slot(reader, &mut self.turn_id),
+            2 => wire::slot(reader, &mut self.tool_call_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalSessionClaim {
     const NAME: &'static str = "TerminalSessionClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session", "turnId", "toolCallId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.tool_call_id, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session", "turnId", "toolCallId"], 0x1)?;
         Ok(out)
     }
 }
@@ -12463,43 +13232,47 @@ impl wire::Blank for TerminalState {
     }
 }
 
+impl wire::Members for TerminalState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.cwd),
+            2 => wire::slot(reader, &mut self.cols),
+            3 => wire::slot(reader, &mut self.rows),
+            4 => wire::slot(reader, &mut self.content),
+            5 => wire::slot(reader, &mut self.exit_code),
+            6 => wire::slot(reader, &mut self.claim),
+            7 => wire::slot(reader, &mut self.supports_command_detection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalState {
     const NAME: &'static str = "TerminalState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "cwd",
-            "cols",
-            "rows",
-            "content",
-            "exitCode",
-            "claim",
-            "supportsCommandDetection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.cwd, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.cols, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.rows, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.content, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.exit_code, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.claim, &mut seen, 6, KEYS)?,
-                7 => wire::member(
-                    reader,
-                    &mut out.supports_command_detection,
-                    &mut seen,
-                    7,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x51, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "cwd",
+                "cols",
+                "rows",
+                "content",
+                "exitCode",
+                "claim",
+                "supportsCommandDetection",
+            ],
+            0x51,
+        )?;
         Ok(out)
     }
 }
@@ -12688,21 +13461,26 @@ impl wire::Blank for TerminalUnclassifiedPart {
     }
 }
 
+impl wire::Members for TerminalUnclassifiedPart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalUnclassifiedPart {
     const NAME: &'static str = "TerminalUnclassifiedPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -12795,35 +13573,45 @@ impl wire::Blank for TerminalCommandPart {
     }
 }
 
+impl wire::Members for TerminalCommandPart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.command_line),
+            2 => wire::slot(reader, &mut self.output),
+            3 => wire::slot(reader, &mut self.timestamp),
+            4 => wire::slot(reader, &mut self.is_complete),
+            5 => wire::slot(reader, &mut self.exit_code),
+            6 => wire::slot(reader, &mut self.duration_ms),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandPart {
     const NAME: &'static str = "TerminalCommandPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "commandId",
-            "commandLine",
-            "output",
-            "timestamp",
-            "isComplete",
-            "exitCode",
-            "durationMs",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.output, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.timestamp, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.is_complete, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.exit_code, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.duration_ms, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "commandId",
+                "commandLine",
+                "output",
+                "timestamp",
+                "isComplete",
+                "exitCode",
+                "durationMs",
+            ],
+            0x1f,
+        )?;
         Ok(out)
     }
 }
@@ -12944,24 +13732,34 @@ impl wire::Blank for Changeset {
     }
 }
 
+impl wire::Members for Changeset {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.uri_template),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.change_kind),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Changeset {
     const NAME: &'static str = "Changeset";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["label", "uriTemplate", "description", "changeKind"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri_template, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.change_kind, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["label", "uriTemplate", "description", "changeKind"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -13045,24 +13843,34 @@ impl wire::Blank for ChangesetState {
     }
 }
 
+impl wire::Members for ChangesetState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.status),
+            1 => wire::slot(reader, &mut self.error),
+            2 => wire::slot(reader, &mut self.files),
+            3 => wire::slot(reader, &mut self.operations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetState {
     const NAME: &'static str = "ChangesetState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["status", "error", "files", "operations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.operations, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["status", "error", "files", "operations"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -13206,23 +14014,28 @@ impl wire::Blank for ChangesetFile {
     }
 }
 
+impl wire::Members for ChangesetFile {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.edit),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFile {
     const NAME: &'static str = "ChangesetFile";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "edit", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.edit, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "edit", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -13336,37 +14149,47 @@ impl wire::Blank for ChangesetOperation {
     }
 }
 
+impl wire::Members for ChangesetOperation {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.scopes),
+            4 => wire::slot(reader, &mut self.confirmation),
+            5 => wire::slot(reader, &mut self.icon),
+            6 => wire::slot(reader, &mut self.status),
+            7 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperation {
     const NAME: &'static str = "ChangesetOperation";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "label",
-            "description",
-            "scopes",
-            "confirmation",
-            "icon",
-            "status",
-            "error",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.scopes, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.confirmation, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.icon, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.status, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.error, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x4b, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "label",
+                "description",
+                "scopes",
+                "confirmation",
+                "icon",
+                "status",
+                "error",
+            ],
+            0x4b,
+        )?;
         Ok(out)
     }
 }
@@ -13486,23 +14309,28 @@ impl wire::Blank for TelemetryCapabilities {
     }
 }
 
+impl wire::Members for TelemetryCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.logs),
+            1 => wire::slot(reader, &mut self.traces),
+            2 => wire::slot(reader, &mut self.metrics),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TelemetryCapabilities {
     const NAME: &'static str = "TelemetryCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["logs", "traces", "metrics"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.logs, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.traces, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.metrics, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["logs", "traces", "metrics"], 0x0)?;
         Ok(out)
     }
 }
@@ -13565,21 +14393,26 @@ impl wire::Blank for ResourceWatchStateExcludes {
     }
 }
 
+impl wire::Members for ResourceWatchStateExcludes {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchStateExcludes {
     const NAME: &'static str = "ResourceWatchStateExcludes";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -13633,21 +14466,26 @@ impl wire::Blank for ResourceWatchStateIncludes {
     }
 }
 
+impl wire::Members for ResourceWatchStateIncludes {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchStateIncludes {
     const NAME: &'static str = "ResourceWatchStateIncludes";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -13725,24 +14563,34 @@ impl wire::Blank for ResourceWatchState {
     }
 }
 
+impl wire::Members for ResourceWatchState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.root),
+            1 => wire::slot(reader, &mut self.recursive),
+            2 => wire::slot(reader, &mut self.excludes),
+            3 => wire::slot(reader, &mut self.includes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchState {
     const NAME: &'static str = "ResourceWatchState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["root", "recursive", "excludes", "includes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.root, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.recursive, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.excludes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.includes, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["root", "recursive", "excludes", "includes"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -13878,22 +14726,27 @@ impl wire::Blank for ResourceChange {
     }
 }
 
+impl wire::Members for ResourceChange {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.r#type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceChange {
     const NAME: &'static str = "ResourceChange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "type"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "type"], 0x3)?;
         Ok(out)
     }
 }
@@ -15288,22 +16141,27 @@ impl wire::Blank for ActionOrigin {
     }
 }
 
+impl wire::Members for ActionOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            1 => wire::slot(reader, &mut self.client_seq),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActionOrigin {
     const NAME: &'static str = "ActionOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId", "clientSeq"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId", "clientSeq"], 0x3)?;
         Ok(out)
     }
 }
@@ -15380,31 +16238,41 @@ impl wire::Blank for ActionEnvelope {
     }
 }
 
+impl wire::Members for ActionEnvelope {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.action),
+            2 => wire::slot(reader, &mut self.server_seq),
+            3 => wire::slot(reader, &mut self.origin),
+            4 => wire::slot(reader, &mut self.rejection_reason),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActionEnvelope {
     const NAME: &'static str = "ActionEnvelope";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "action",
-            "serverSeq",
-            "origin",
-            "rejectionReason",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.action, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.server_seq, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.origin, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.rejection_reason, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "action",
+                "serverSeq",
+                "origin",
+                "rejectionReason",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -15469,21 +16337,26 @@ impl wire::Blank for RootAgentsChangedAction {
     }
 }
 
+impl wire::Members for RootAgentsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agents),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootAgentsChangedAction {
     const NAME: &'static str = "RootAgentsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agents"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["agents"], 0x1)?;
         Ok(out)
     }
 }
@@ -15536,21 +16409,26 @@ impl wire::Blank for RootActiveSessionsChangedAction {
     }
 }
 
+impl wire::Members for RootActiveSessionsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.active_sessions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootActiveSessionsChangedAction {
     const NAME: &'static str = "RootActiveSessionsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activeSessions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.active_sessions, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activeSessions"], 0x1)?;
         Ok(out)
     }
 }
@@ -15606,21 +16484,26 @@ impl wire::Blank for RootTerminalsChangedAction {
     }
 }
 
+impl wire::Members for RootTerminalsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.terminals),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootTerminalsChangedAction {
     const NAME: &'static str = "RootTerminalsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["terminals"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.terminals, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["terminals"], 0x1)?;
         Ok(out)
     }
 }
@@ -15681,22 +16564,27 @@ impl wire::Blank for RootConfigChangedAction {
     }
 }
 
+impl wire::Members for RootConfigChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.config),
+            1 => wire::slot(reader, &mut self.replace),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootConfigChangedAction {
     const NAME: &'static str = "RootConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["config", "replace"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
         Ok(out)
     }
 }
@@ -15769,23 +16657,28 @@ impl wire::Blank for ToolCallActionBase {
     }
 }
 
+impl wire::Members for ToolCallActionBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallActionBase {
     const NAME: &'static str = "ToolCallActionBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "toolCallId", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -15840,20 +16733,25 @@ impl wire::Blank for SessionReadyAction {
     }
 }
 
+impl wire::Members for SessionReadyAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionReadyAction {
     const NAME: &'static str = "SessionReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -15904,21 +16802,26 @@ impl wire::Blank for SessionCreationFailedAction {
     }
 }
 
+impl wire::Members for SessionCreationFailedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCreationFailedAction {
     const NAME: &'static str = "SessionCreationFailedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["error"], 0x1)?;
         Ok(out)
     }
 }
@@ -15985,23 +16888,33 @@ impl wire::Blank for SessionTurnStartedAction {
     }
 }
 
+impl wire::Members for SessionTurnStartedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.queued_message_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTurnStartedAction {
     const NAME: &'static str = "SessionTurnStartedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "message", "queuedMessageId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.queued_message_id, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "message", "queuedMessageId"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -16071,23 +16984,28 @@ impl wire::Blank for SessionDeltaAction {
     }
 }
 
+impl wire::Members for SessionDeltaAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part_id),
+            2 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionDeltaAction {
     const NAME: &'static str = "SessionDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "partId", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "partId", "content"], 0x7)?;
         Ok(out)
     }
 }
@@ -16148,22 +17066,27 @@ impl wire::Blank for SessionResponsePartAction {
     }
 }
 
+impl wire::Members for SessionResponsePartAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionResponsePartAction {
     const NAME: &'static str = "SessionResponsePartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "part"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "part"], 0x3)?;
         Ok(out)
     }
 }
@@ -16255,33 +17178,43 @@ impl wire::Blank for SessionToolCallStartAction {
     }
 }
 
+impl wire::Members for SessionToolCallStartAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.tool_name),
+            4 => wire::slot(reader, &mut self.display_name),
+            5 => wire::slot(reader, &mut self.contributor),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallStartAction {
     const NAME: &'static str = "SessionToolCallStartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "toolName",
-            "displayName",
-            "contributor",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.tool_name, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.display_name, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.contributor, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1b, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "toolName",
+                "displayName",
+                "contributor",
+            ],
+            0x1b,
+        )?;
         Ok(out)
     }
 }
@@ -16374,31 +17307,41 @@ impl wire::Blank for SessionToolCallDeltaAction {
     }
 }
 
+impl wire::Members for SessionToolCallDeltaAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.content),
+            4 => wire::slot(reader, &mut self.invocation_message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallDeltaAction {
     const NAME: &'static str = "SessionToolCallDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "content",
-            "invocationMessage",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.invocation_message, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "content",
+                "invocationMessage",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16524,41 +17467,51 @@ impl wire::Blank for SessionToolCallReadyAction {
     }
 }
 
+impl wire::Members for SessionToolCallReadyAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.invocation_message),
+            4 => wire::slot(reader, &mut self.tool_input),
+            5 => wire::slot(reader, &mut self.confirmation_title),
+            6 => wire::slot(reader, &mut self.edits),
+            7 => wire::slot(reader, &mut self.editable),
+            8 => wire::slot(reader, &mut self.confirmed),
+            9 => wire::slot(reader, &mut self.options),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallReadyAction {
     const NAME: &'static str = "SessionToolCallReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmationTitle",
-            "edits",
-            "editable",
-            "confirmed",
-            "options",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.invocation_message, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.tool_input, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.confirmation_title, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.edits, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.editable, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.confirmed, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.options, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmationTitle",
+                "edits",
+                "editable",
+                "confirmed",
+                "options",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16678,37 +17631,41 @@ impl wire::Blank for SessionToolCallCompleteAction {
     }
 }
 
+impl wire::Members for SessionToolCallCompleteAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.result),
+            4 => wire::slot(reader, &mut self.requires_result_confirmation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallCompleteAction {
     const NAME: &'static str = "SessionToolCallCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "result",
-            "requiresResultConfirmation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.result, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.requires_result_confirmation,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "result",
+                "requiresResultConfirmation",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16793,24 +17750,34 @@ impl wire::Blank for SessionToolCallResultConfirmedAction {
     }
 }
 
+impl wire::Members for SessionToolCallResultConfirmedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.approved),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallResultConfirmedAction {
     const NAME: &'static str = "SessionToolCallResultConfirmedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "approved"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.approved, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "toolCallId", "_meta", "approved"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16898,24 +17865,34 @@ impl wire::Blank for SessionToolCallContentChangedAction {
     }
 }
 
+impl wire::Members for SessionToolCallContentChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallContentChangedAction {
     const NAME: &'static str = "SessionToolCallContentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "toolCallId", "_meta", "content"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16976,21 +17953,26 @@ impl wire::Blank for SessionTurnCompleteAction {
     }
 }
 
+impl wire::Members for SessionTurnCompleteAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTurnCompleteAction {
     const NAME: &'static str = "SessionTurnCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
         Ok(out)
     }
 }
@@ -17043,21 +18025,26 @@ impl wire::Blank for SessionTurnCancelledAction {
     }
 }
 
+impl wire::Members for SessionTurnCancelledAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTurnCancelledAction {
     const NAME: &'static str = "SessionTurnCancelledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
         Ok(out)
     }
 }
@@ -17114,22 +18101,27 @@ impl wire::Blank for SessionErrorAction {
     }
 }
 
+impl wire::Members for SessionErrorAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionErrorAction {
     const NAME: &'static str = "SessionErrorAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "error"], 0x3)?;
         Ok(out)
     }
 }
@@ -17185,21 +18177,26 @@ impl wire::Blank for SessionTitleChangedAction {
     }
 }
 
+impl wire::Members for SessionTitleChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTitleChangedAction {
     const NAME: &'static str = "SessionTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["title"], 0x1)?;
         Ok(out)
     }
 }
@@ -17256,22 +18253,27 @@ impl wire::Blank for SessionUsageAction {
     }
 }
 
+impl wire::Members for SessionUsageAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.usage),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionUsageAction {
     const NAME: &'static str = "SessionUsageAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "usage"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.usage, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "usage"], 0x3)?;
         Ok(out)
     }
 }
@@ -17337,23 +18339,28 @@ impl wire::Blank for SessionReasoningAction {
     }
 }
 
+impl wire::Members for SessionReasoningAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part_id),
+            2 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionReasoningAction {
     const NAME: &'static str = "SessionReasoningAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "partId", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "partId", "content"], 0x7)?;
         Ok(out)
     }
 }
@@ -17410,21 +18417,26 @@ impl wire::Blank for SessionModelChangedAction {
     }
 }
 
+impl wire::Members for SessionModelChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.model),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionModelChangedAction {
     const NAME: &'static str = "SessionModelChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["model"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.model, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["model"], 0x1)?;
         Ok(out)
     }
 }
@@ -17485,21 +18497,26 @@ impl wire::Blank for SessionAgentChangedAction {
     }
 }
 
+impl wire::Members for SessionAgentChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agent),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionAgentChangedAction {
     const NAME: &'static str = "SessionAgentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agent"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agent, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["agent"], 0x0)?;
         Ok(out)
     }
 }
@@ -17557,21 +18574,26 @@ impl wire::Blank for SessionIsReadChangedAction {
     }
 }
 
+impl wire::Members for SessionIsReadChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_read),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionIsReadChangedAction {
     const NAME: &'static str = "SessionIsReadChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isRead"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_read, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isRead"], 0x1)?;
         Ok(out)
     }
 }
@@ -17627,21 +18649,26 @@ impl wire::Blank for SessionIsArchivedChangedAction {
     }
 }
 
+impl wire::Members for SessionIsArchivedChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_archived),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionIsArchivedChangedAction {
     const NAME: &'static str = "SessionIsArchivedChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isArchived"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_archived, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isArchived"], 0x1)?;
         Ok(out)
     }
 }
@@ -17697,21 +18724,26 @@ impl wire::Blank for SessionActivityChangedAction {
     }
 }
 
+impl wire::Members for SessionActivityChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.activity),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActivityChangedAction {
     const NAME: &'static str = "SessionActivityChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activity"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.activity, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activity"], 0x0)?;
         Ok(out)
     }
 }
@@ -17779,21 +18811,26 @@ impl wire::Blank for SessionChangesetsChangedAction {
     }
 }
 
+impl wire::Members for SessionChangesetsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.changesets),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChangesetsChangedAction {
     const NAME: &'static str = "SessionChangesetsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["changesets"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.changesets, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["changesets"], 0x0)?;
         Ok(out)
     }
 }
@@ -17850,21 +18887,26 @@ impl wire::Blank for SessionServerToolsChangedAction {
     }
 }
 
+impl wire::Members for SessionServerToolsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tools),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionServerToolsChangedAction {
     const NAME: &'static str = "SessionServerToolsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["tools"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
         Ok(out)
     }
 }
@@ -17923,21 +18965,26 @@ impl wire::Blank for SessionActiveClientChangedAction {
     }
 }
 
+impl wire::Members for SessionActiveClientChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.active_client),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientChangedAction {
     const NAME: &'static str = "SessionActiveClientChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activeClient"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.active_client, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activeClient"], 0x0)?;
         Ok(out)
     }
 }
@@ -17994,21 +19041,26 @@ impl wire::Blank for SessionActiveClientToolsChangedAction {
     }
 }
 
+impl wire::Members for SessionActiveClientToolsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tools),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     const NAME: &'static str = "SessionActiveClientToolsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["tools"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
         Ok(out)
     }
 }
@@ -18064,21 +19116,26 @@ impl wire::Blank for SessionCustomizationsChangedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customizations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationsChangedAction {
     const NAME: &'static str = "SessionCustomizationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customizations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customizations, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customizations"], 0x1)?;
         Ok(out)
     }
 }
@@ -18140,22 +19197,27 @@ impl wire::Blank for SessionCustomizationToggledAction {
     }
 }
 
+impl wire::Members for SessionCustomizationToggledAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.enabled),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationToggledAction {
     const NAME: &'static str = "SessionCustomizationToggledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "enabled"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.enabled, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "enabled"], 0x3)?;
         Ok(out)
     }
 }
@@ -18217,21 +19279,26 @@ impl wire::Blank for SessionCustomizationUpdatedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationUpdatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customization),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationUpdatedAction {
     const NAME: &'static str = "SessionCustomizationUpdatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customization"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customization, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customization"], 0x1)?;
         Ok(out)
     }
 }
@@ -18288,21 +19355,26 @@ impl wire::Blank for SessionCustomizationRemovedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationRemovedAction {
     const NAME: &'static str = "SessionCustomizationRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -18384,23 +19456,28 @@ impl wire::Blank for SessionMcpServerStateChangedAction {
     }
 }
 
+impl wire::Members for SessionMcpServerStateChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.state),
+            2 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMcpServerStateChangedAction {
     const NAME: &'static str = "SessionMcpServerStateChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "state", "channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.channel, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "state", "channel"], 0x3)?;
         Ok(out)
     }
 }
@@ -18468,22 +19545,27 @@ impl wire::Blank for SessionConfigChangedAction {
     }
 }
 
+impl wire::Members for SessionConfigChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.config),
+            1 => wire::slot(reader, &mut self.replace),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigChangedAction {
     const NAME: &'static str = "SessionConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["config", "replace"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
         Ok(out)
     }
 }
@@ -18543,21 +19625,26 @@ impl wire::Blank for SessionMetaChangedAction {
     }
 }
 
+impl wire::Members for SessionMetaChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMetaChangedAction {
     const NAME: &'static str = "SessionMetaChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.meta, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["_meta"], 0x1)?;
         Ok(out)
     }
 }
@@ -18618,21 +19705,26 @@ impl wire::Blank for SessionTruncatedAction {
     }
 }
 
+impl wire::Members for SessionTruncatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTruncatedAction {
     const NAME: &'static str = "SessionTruncatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x0)?;
         Ok(out)
     }
 }
@@ -18703,23 +19795,28 @@ impl wire::Blank for SessionPendingMessageSetAction {
     }
 }
 
+impl wire::Members for SessionPendingMessageSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            1 => wire::slot(reader, &mut self.id),
+            2 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionPendingMessageSetAction {
     const NAME: &'static str = "SessionPendingMessageSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind", "id", "message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind", "id", "message"], 0x7)?;
         Ok(out)
     }
 }
@@ -18784,22 +19881,27 @@ impl wire::Blank for SessionPendingMessageRemovedAction {
     }
 }
 
+impl wire::Members for SessionPendingMessageRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            1 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionPendingMessageRemovedAction {
     const NAME: &'static str = "SessionPendingMessageRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind", "id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind", "id"], 0x3)?;
         Ok(out)
     }
 }
@@ -18860,21 +19962,26 @@ impl wire::Blank for SessionQueuedMessagesReorderedAction {
     }
 }
 
+impl wire::Members for SessionQueuedMessagesReorderedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.order),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     const NAME: &'static str = "SessionQueuedMessagesReorderedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["order"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.order, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["order"], 0x1)?;
         Ok(out)
     }
 }
@@ -18931,21 +20038,26 @@ impl wire::Blank for SessionInputRequestedAction {
     }
 }
 
+impl wire::Members for SessionInputRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputRequestedAction {
     const NAME: &'static str = "SessionInputRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request"], 0x1)?;
         Ok(out)
     }
 }
@@ -19008,23 +20120,33 @@ impl wire::Blank for SessionInputAnswerChangedAction {
     }
 }
 
+impl wire::Members for SessionInputAnswerChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request_id),
+            1 => wire::slot(reader, &mut self.question_id),
+            2 => wire::slot(reader, &mut self.answer),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputAnswerChangedAction {
     const NAME: &'static str = "SessionInputAnswerChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["requestId", "questionId", "answer"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.question_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.answer, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["requestId", "questionId", "answer"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -19103,23 +20225,28 @@ impl wire::Blank for SessionInputCompletedAction {
     }
 }
 
+impl wire::Members for SessionInputCompletedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request_id),
+            1 => wire::slot(reader, &mut self.response),
+            2 => wire::slot(reader, &mut self.answers),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputCompletedAction {
     const NAME: &'static str = "SessionInputCompletedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["requestId", "response", "answers"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.response, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.answers, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["requestId", "response", "answers"], 0x3)?;
         Ok(out)
     }
 }
@@ -19187,21 +20314,26 @@ impl wire::Blank for TerminalDataAction {
     }
 }
 
+impl wire::Members for TerminalDataAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalDataAction {
     const NAME: &'static str = "TerminalDataAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data"], 0x1)?;
         Ok(out)
     }
 }
@@ -19260,21 +20392,26 @@ impl wire::Blank for TerminalInputAction {
     }
 }
 
+impl wire::Members for TerminalInputAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalInputAction {
     const NAME: &'static str = "TerminalInputAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data"], 0x1)?;
         Ok(out)
     }
 }
@@ -19334,22 +20471,27 @@ impl wire::Blank for TerminalResizedAction {
     }
 }
 
+impl wire::Members for TerminalResizedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.cols),
+            1 => wire::slot(reader, &mut self.rows),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalResizedAction {
     const NAME: &'static str = "TerminalResizedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["cols", "rows"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.cols, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.rows, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["cols", "rows"], 0x3)?;
         Ok(out)
     }
 }
@@ -19407,21 +20549,26 @@ impl wire::Blank for TerminalClaimedAction {
     }
 }
 
+impl wire::Members for TerminalClaimedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.claim),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClaimedAction {
     const NAME: &'static str = "TerminalClaimedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["claim"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.claim, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["claim"], 0x1)?;
         Ok(out)
     }
 }
@@ -19477,21 +20624,26 @@ impl wire::Blank for TerminalTitleChangedAction {
     }
 }
 
+impl wire::Members for TerminalTitleChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalTitleChangedAction {
     const NAME: &'static str = "TerminalTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["title"], 0x1)?;
         Ok(out)
     }
 }
@@ -19544,21 +20696,26 @@ impl wire::Blank for TerminalCwdChangedAction {
     }
 }
 
+impl wire::Members for TerminalCwdChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.cwd),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCwdChangedAction {
     const NAME: &'static str = "TerminalCwdChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["cwd"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.cwd, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["cwd"], 0x1)?;
         Ok(out)
     }
 }
@@ -19616,21 +20773,26 @@ impl wire::Blank for TerminalExitedAction {
     }
 }
 
+impl wire::Members for TerminalExitedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.exit_code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalExitedAction {
     const NAME: &'static str = "TerminalExitedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["exitCode"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.exit_code, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["exitCode"], 0x0)?;
         Ok(out)
     }
 }
@@ -19681,20 +20843,25 @@ impl wire::Blank for TerminalClearedAction {
     }
 }
 
+impl wire::Members for TerminalClearedAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClearedAction {
     const NAME: &'static str = "TerminalClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -19746,20 +20913,25 @@ impl wire::Blank for TerminalCommandDetectionAvailableAction {
     }
 }
 
+impl wire::Members for TerminalCommandDetectionAvailableAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     const NAME: &'static str = "TerminalCommandDetectionAvailableAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -19822,23 +20994,33 @@ impl wire::Blank for TerminalCommandExecutedAction {
     }
 }
 
+impl wire::Members for TerminalCommandExecutedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.command_line),
+            2 => wire::slot(reader, &mut self.timestamp),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandExecutedAction {
     const NAME: &'static str = "TerminalCommandExecutedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["commandId", "commandLine", "timestamp"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.timestamp, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["commandId", "commandLine", "timestamp"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -19918,23 +21100,33 @@ impl wire::Blank for TerminalCommandFinishedAction {
     }
 }
 
+impl wire::Members for TerminalCommandFinishedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.exit_code),
+            2 => wire::slot(reader, &mut self.duration_ms),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandFinishedAction {
     const NAME: &'static str = "TerminalCommandFinishedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["commandId", "exitCode", "durationMs"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.exit_code, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.duration_ms, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["commandId", "exitCode", "durationMs"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -20001,22 +21193,27 @@ impl wire::Blank for ChangesetStatusChangedAction {
     }
 }
 
+impl wire::Members for ChangesetStatusChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.status),
+            1 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetStatusChangedAction {
     const NAME: &'static str = "ChangesetStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["status", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["status", "error"], 0x1)?;
         Ok(out)
     }
 }
@@ -20074,21 +21271,26 @@ impl wire::Blank for ChangesetFileSetAction {
     }
 }
 
+impl wire::Members for ChangesetFileSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.file),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFileSetAction {
     const NAME: &'static str = "ChangesetFileSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["file"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.file, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["file"], 0x1)?;
         Ok(out)
     }
 }
@@ -20144,21 +21346,26 @@ impl wire::Blank for ChangesetFileRemovedAction {
     }
 }
 
+impl wire::Members for ChangesetFileRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.file_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFileRemovedAction {
     const NAME: &'static str = "ChangesetFileRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["fileId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.file_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["fileId"], 0x1)?;
         Ok(out)
     }
 }
@@ -20217,21 +21424,26 @@ impl wire::Blank for ChangesetOperationsChangedAction {
     }
 }
 
+impl wire::Members for ChangesetOperationsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.operations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationsChangedAction {
     const NAME: &'static str = "ChangesetOperationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["operations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.operations, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["operations"], 0x0)?;
         Ok(out)
     }
 }
@@ -20303,23 +21515,28 @@ impl wire::Blank for ChangesetOperationStatusChangedAction {
     }
 }
 
+impl wire::Members for ChangesetOperationStatusChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.operation_id),
+            1 => wire::slot(reader, &mut self.status),
+            2 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     const NAME: &'static str = "ChangesetOperationStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["operationId", "status", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.operation_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.status, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.error, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["operationId", "status", "error"], 0x3)?;
         Ok(out)
     }
 }
@@ -20387,20 +21604,25 @@ impl wire::Blank for ChangesetClearedAction {
     }
 }
 
+impl wire::Members for ChangesetClearedAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetClearedAction {
     const NAME: &'static str = "ChangesetClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -20450,21 +21672,26 @@ impl wire::Blank for ResourceWatchChangedActionChanges {
     }
 }
 
+impl wire::Members for ResourceWatchChangedActionChanges {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchChangedActionChanges {
     const NAME: &'static str = "ResourceWatchChangedActionChanges";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -20523,21 +21750,26 @@ impl wire::Blank for ResourceWatchChangedAction {
     }
 }
 
+impl wire::Members for ResourceWatchChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchChangedAction {
     const NAME: &'static str = "ResourceWatchChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.changes, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["changes"], 0x1)?;
         Ok(out)
     }
 }
@@ -21308,21 +22540,26 @@ impl wire::Blank for BaseParams {
     }
 }
 
+impl wire::Members for BaseParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for BaseParams {
     const NAME: &'static str = "BaseParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -21416,33 +22653,43 @@ impl wire::Blank for InitializeParams {
     }
 }
 
+impl wire::Members for InitializeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.protocol_versions),
+            2 => wire::slot(reader, &mut self.client_id),
+            3 => wire::slot(reader, &mut self.initial_subscriptions),
+            4 => wire::slot(reader, &mut self.locale),
+            5 => wire::slot(reader, &mut self.capabilities),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InitializeParams {
     const NAME: &'static str = "InitializeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "protocolVersions",
-            "clientId",
-            "initialSubscriptions",
-            "locale",
-            "capabilities",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.protocol_versions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.client_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.initial_subscriptions, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.locale, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.capabilities, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "protocolVersions",
+                "clientId",
+                "initialSubscriptions",
+                "locale",
+                "capabilities",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -21526,21 +22773,26 @@ impl wire::Blank for ClientCapabilities {
     }
 }
 
+impl wire::Members for ClientCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.mcp_apps),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ClientCapabilities {
     const NAME: &'static str = "ClientCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["mcpApps"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.mcp_apps, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["mcpApps"], 0x0)?;
         Ok(out)
     }
 }
@@ -21638,39 +22890,43 @@ impl wire::Blank for InitializeResult {
     }
 }
 
+impl wire::Members for InitializeResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.protocol_version),
+            1 => wire::slot(reader, &mut self.server_seq),
+            2 => wire::slot(reader, &mut self.snapshots),
+            3 => wire::slot(reader, &mut self.default_directory),
+            4 => wire::slot(reader, &mut self.completion_trigger_characters),
+            5 => wire::slot(reader, &mut self.telemetry),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InitializeResult {
     const NAME: &'static str = "InitializeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "protocolVersion",
-            "serverSeq",
-            "snapshots",
-            "defaultDirectory",
-            "completionTriggerCharacters",
-            "telemetry",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.protocol_version, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.server_seq, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.snapshots, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default_directory, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.completion_trigger_characters,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                5 => wire::member(reader, &mut out.telemetry, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "protocolVersion",
+                "serverSeq",
+                "snapshots",
+                "defaultDirectory",
+                "completionTriggerCharacters",
+                "telemetry",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -21744,21 +23000,26 @@ impl wire::Blank for PingParams {
     }
 }
 
+impl wire::Members for PingParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PingParams {
     const NAME: &'static str = "PingParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -21824,24 +23085,34 @@ impl wire::Blank for ReconnectParams {
     }
 }
 
+impl wire::Members for ReconnectParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.client_id),
+            2 => wire::slot(reader, &mut self.last_seen_server_seq),
+            3 => wire::slot(reader, &mut self.subscriptions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectParams {
     const NAME: &'static str = "ReconnectParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "clientId", "lastSeenServerSeq", "subscriptions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.last_seen_server_seq, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.subscriptions, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "clientId", "lastSeenServerSeq", "subscriptions"],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -21914,23 +23185,28 @@ impl wire::Blank for ReconnectReplayResult {
     }
 }
 
+impl wire::Members for ReconnectReplayResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.actions),
+            2 => wire::slot(reader, &mut self.missing),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectReplayResult {
     const NAME: &'static str = "ReconnectReplayResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "actions", "missing"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.actions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.missing, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "actions", "missing"], 0x7)?;
         Ok(out)
     }
 }
@@ -21992,22 +23268,27 @@ impl wire::Blank for ReconnectSnapshotResult {
     }
 }
 
+impl wire::Members for ReconnectSnapshotResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.snapshots),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectSnapshotResult {
     const NAME: &'static str = "ReconnectSnapshotResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "snapshots"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.snapshots, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "snapshots"], 0x3)?;
         Ok(out)
     }
 }
@@ -22067,21 +23348,26 @@ impl wire::Blank for SubscribeParams {
     }
 }
 
+impl wire::Members for SubscribeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscribeParams {
     const NAME: &'static str = "SubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -22137,21 +23423,26 @@ impl wire::Blank for SubscribeResult {
     }
 }
 
+impl wire::Members for SubscribeResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.snapshot),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscribeResult {
     const NAME: &'static str = "SubscribeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["snapshot"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.snapshot, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["snapshot"], 0x0)?;
         Ok(out)
     }
 }
@@ -22206,21 +23497,26 @@ impl wire::Blank for UnsubscribeParams {
     }
 }
 
+impl wire::Members for UnsubscribeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UnsubscribeParams {
     const NAME: &'static str = "UnsubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -22287,23 +23583,28 @@ impl wire::Blank for DispatchActionParams {
     }
 }
 
+impl wire::Members for DispatchActionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.client_seq),
+            2 => wire::slot(reader, &mut self.action),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DispatchActionParams {
     const NAME: &'static str = "DispatchActionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "clientSeq", "action"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.action, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "clientSeq", "action"], 0x7)?;
         Ok(out)
     }
 }
@@ -22380,23 +23681,28 @@ impl wire::Blank for ResourceReadParams {
     }
 }
 
+impl wire::Members for ResourceReadParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.encoding),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReadParams {
     const NAME: &'static str = "ResourceReadParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "encoding"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.encoding, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "encoding"], 0x3)?;
         Ok(out)
     }
 }
@@ -22471,23 +23777,28 @@ impl wire::Blank for ResourceReadResult {
     }
 }
 
+impl wire::Members for ResourceReadResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            1 => wire::slot(reader, &mut self.encoding),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReadResult {
     const NAME: &'static str = "ResourceReadResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data", "encoding", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.encoding, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data", "encoding", "contentType"], 0x3)?;
         Ok(out)
     }
 }
@@ -22615,39 +23926,49 @@ impl wire::Blank for ResourceWriteParams {
     }
 }
 
+impl wire::Members for ResourceWriteParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.data),
+            3 => wire::slot(reader, &mut self.encoding),
+            4 => wire::slot(reader, &mut self.content_type),
+            5 => wire::slot(reader, &mut self.create_only),
+            6 => wire::slot(reader, &mut self.mode),
+            7 => wire::slot(reader, &mut self.position),
+            8 => wire::slot(reader, &mut self.if_match),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWriteParams {
     const NAME: &'static str = "ResourceWriteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "uri",
-            "data",
-            "encoding",
-            "contentType",
-            "createOnly",
-            "mode",
-            "position",
-            "ifMatch",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.data, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.encoding, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.content_type, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.create_only, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.mode, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.position, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.if_match, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "uri",
+                "data",
+                "encoding",
+                "contentType",
+                "createOnly",
+                "mode",
+                "position",
+                "ifMatch",
+            ],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -22724,20 +24045,25 @@ impl wire::Blank for ResourceWriteResult {
     }
 }
 
+impl wire::Members for ResourceWriteResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWriteResult {
     const NAME: &'static str = "ResourceWriteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -22802,22 +24128,27 @@ impl wire::Blank for ResourceListParams {
     }
 }
 
+impl wire::Members for ResourceListParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceListParams {
     const NAME: &'static str = "ResourceListParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri"], 0x3)?;
         Ok(out)
     }
 }
@@ -22940,22 +24271,27 @@ impl wire::Blank for DirectoryEntry {
     }
 }
 
+impl wire::Members for DirectoryEntry {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.name),
+            1 => wire::slot(reader, &mut self.r#type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DirectoryEntry {
     const NAME: &'static str = "DirectoryEntry";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["name", "type"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["name", "type"], 0x3)?;
         Ok(out)
     }
 }
@@ -23010,21 +24346,26 @@ impl wire::Blank for ResourceListResult {
     }
 }
 
+impl wire::Members for ResourceListResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.entries),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceListResult {
     const NAME: &'static str = "ResourceListResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["entries"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.entries, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["entries"], 0x1)?;
         Ok(out)
     }
 }
@@ -23100,24 +24441,34 @@ impl wire::Blank for ResourceCopyParams {
     }
 }
 
+impl wire::Members for ResourceCopyParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.source),
+            2 => wire::slot(reader, &mut self.destination),
+            3 => wire::slot(reader, &mut self.fail_if_exists),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceCopyParams {
     const NAME: &'static str = "ResourceCopyParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.source, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destination, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "source", "destination", "failIfExists"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -23176,20 +24527,25 @@ impl wire::Blank for ResourceCopyResult {
     }
 }
 
+impl wire::Members for ResourceCopyResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceCopyResult {
     const NAME: &'static str = "ResourceCopyResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23252,23 +24608,28 @@ impl wire::Blank for ResourceDeleteParams {
     }
 }
 
+impl wire::Members for ResourceDeleteParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.recursive),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteParams {
     const NAME: &'static str = "ResourceDeleteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "recursive"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.recursive, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "recursive"], 0x3)?;
         Ok(out)
     }
 }
@@ -23325,20 +24686,25 @@ impl wire::Blank for ResourceDeleteResult {
     }
 }
 
+impl wire::Members for ResourceDeleteResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteResult {
     const NAME: &'static str = "ResourceDeleteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23423,24 +24789,29 @@ impl wire::Blank for ResourceRequestParams {
     }
 }
 
+impl wire::Members for ResourceRequestParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.read),
+            3 => wire::slot(reader, &mut self.write),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceRequestParams {
     const NAME: &'static str = "ResourceRequestParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "read", "write"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.read, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.write, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "read", "write"], 0x3)?;
         Ok(out)
     }
 }
@@ -23501,20 +24872,25 @@ impl wire::Blank for ResourceRequestResult {
     }
 }
 
+impl wire::Members for ResourceRequestResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceRequestResult {
     const NAME: &'static str = "ResourceRequestResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23588,24 +24964,34 @@ impl wire::Blank for ResourceMoveParams {
     }
 }
 
+impl wire::Members for ResourceMoveParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.source),
+            2 => wire::slot(reader, &mut self.destination),
+            3 => wire::slot(reader, &mut self.fail_if_exists),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMoveParams {
     const NAME: &'static str = "ResourceMoveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.source, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destination, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "source", "destination", "failIfExists"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -23664,20 +25050,25 @@ impl wire::Blank for ResourceMoveResult {
     }
 }
 
+impl wire::Members for ResourceMoveResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMoveResult {
     const NAME: &'static str = "ResourceMoveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23753,23 +25144,28 @@ impl wire::Blank for ResourceResolveParams {
     }
 }
 
+impl wire::Members for ResourceResolveParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.follow_symlinks),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceResolveParams {
     const NAME: &'static str = "ResourceResolveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "followSymlinks"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.follow_symlinks, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "followSymlinks"], 0x3)?;
         Ok(out)
     }
 }
@@ -23865,35 +25261,45 @@ impl wire::Blank for ResourceResolveResult {
     }
 }
 
+impl wire::Members for ResourceResolveResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.r#type),
+            2 => wire::slot(reader, &mut self.size),
+            3 => wire::slot(reader, &mut self.mtime),
+            4 => wire::slot(reader, &mut self.ctime),
+            5 => wire::slot(reader, &mut self.content_type),
+            6 => wire::slot(reader, &mut self.etag),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceResolveResult {
     const NAME: &'static str = "ResourceResolveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "uri",
-            "type",
-            "size",
-            "mtime",
-            "ctime",
-            "contentType",
-            "etag",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.size, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.mtime, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.ctime, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.etag, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "uri",
+                "type",
+                "size",
+                "mtime",
+                "ctime",
+                "contentType",
+                "etag",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -23980,22 +25386,27 @@ impl wire::Blank for ResourceMkdirParams {
     }
 }
 
+impl wire::Members for ResourceMkdirParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirParams {
     const NAME: &'static str = "ResourceMkdirParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri"], 0x3)?;
         Ok(out)
     }
 }
@@ -24048,20 +25459,25 @@ impl wire::Blank for ResourceMkdirResult {
     }
 }
 
+impl wire::Members for ResourceMkdirResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirResult {
     const NAME: &'static str = "ResourceMkdirResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -24128,23 +25544,28 @@ impl wire::Blank for AuthenticateParams {
     }
 }
 
+impl wire::Members for AuthenticateParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.resource),
+            2 => wire::slot(reader, &mut self.token),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthenticateParams {
     const NAME: &'static str = "AuthenticateParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "resource", "token"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.token, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "resource", "token"], 0x7)?;
         Ok(out)
     }
 }
@@ -24201,20 +25622,25 @@ impl wire::Blank for AuthenticateResult {
     }
 }
 
+impl wire::Members for AuthenticateResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthenticateResult {
     const NAME: &'static str = "AuthenticateResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -24274,22 +25700,27 @@ impl wire::Blank for ListSessionsParams {
     }
 }
 
+impl wire::Members for ListSessionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.filter),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListSessionsParams {
     const NAME: &'static str = "ListSessionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "filter"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.filter, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "filter"], 0x1)?;
         Ok(out)
     }
 }
@@ -24346,21 +25777,26 @@ impl wire::Blank for ListSessionsResult {
     }
 }
 
+impl wire::Members for ListSessionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListSessionsResult {
     const NAME: &'static str = "ListSessionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -24438,24 +25874,34 @@ impl wire::Blank for ResolveSessionConfigParams {
     }
 }
 
+impl wire::Members for ResolveSessionConfigParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.working_directory),
+            3 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigParams {
     const NAME: &'static str = "ResolveSessionConfigParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "provider", "workingDirectory", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.working_directory, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "provider", "workingDirectory", "config"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -24525,22 +25971,27 @@ impl wire::Blank for ResolveSessionConfigResult {
     }
 }
 
+impl wire::Members for ResolveSessionConfigResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigResult {
     const NAME: &'static str = "ResolveSessionConfigResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -24607,23 +26058,28 @@ impl wire::Blank for SessionConfigValueItem {
     }
 }
 
+impl wire::Members for SessionConfigValueItem {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigValueItem {
     const NAME: &'static str = "SessionConfigValueItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "label", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "label", "description"], 0x3)?;
         Ok(out)
     }
 }
@@ -24711,33 +26167,43 @@ impl wire::Blank for SessionConfigCompletionsParams {
     }
 }
 
+impl wire::Members for SessionConfigCompletionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.working_directory),
+            3 => wire::slot(reader, &mut self.config),
+            4 => wire::slot(reader, &mut self.property),
+            5 => wire::slot(reader, &mut self.query),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsParams {
     const NAME: &'static str = "SessionConfigCompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "provider",
-            "workingDirectory",
-            "config",
-            "property",
-            "query",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.working_directory, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.property, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.query, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "provider",
+                "workingDirectory",
+                "config",
+                "property",
+                "query",
+            ],
+            0x11,
+        )?;
         Ok(out)
     }
 }
@@ -24808,21 +26274,26 @@ impl wire::Blank for SessionConfigCompletionsResult {
     }
 }
 
+impl wire::Members for SessionConfigCompletionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsResult {
     const NAME: &'static str = "SessionConfigCompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -24886,22 +26357,27 @@ impl wire::Blank for SessionForkSource {
     }
 }
 
+impl wire::Members for SessionForkSource {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            1 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionForkSource {
     const NAME: &'static str = "SessionForkSource";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session", "turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session", "turnId"], 0x3)?;
         Ok(out)
     }
 }
@@ -25001,37 +26477,47 @@ impl wire::Blank for CreateSessionParams {
     }
 }
 
+impl wire::Members for CreateSessionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.model),
+            3 => wire::slot(reader, &mut self.agent),
+            4 => wire::slot(reader, &mut self.working_directory),
+            5 => wire::slot(reader, &mut self.fork),
+            6 => wire::slot(reader, &mut self.config),
+            7 => wire::slot(reader, &mut self.active_client),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateSessionParams {
     const NAME: &'static str = "CreateSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "provider",
-            "model",
-            "agent",
-            "workingDirectory",
-            "fork",
-            "config",
-            "activeClient",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.model, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.agent, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.working_directory, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.fork, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.config, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.active_client, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "provider",
+                "model",
+                "agent",
+                "workingDirectory",
+                "fork",
+                "config",
+                "activeClient",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -25114,21 +26600,26 @@ impl wire::Blank for DisposeSessionParams {
     }
 }
 
+impl wire::Members for DisposeSessionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DisposeSessionParams {
     const NAME: &'static str = "DisposeSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -25195,23 +26686,28 @@ impl wire::Blank for FetchTurnsParams {
     }
 }
 
+impl wire::Members for FetchTurnsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.before),
+            2 => wire::slot(reader, &mut self.limit),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchTurnsParams {
     const NAME: &'static str = "FetchTurnsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "before", "limit"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.before, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.limit, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "before", "limit"], 0x1)?;
         Ok(out)
     }
 }
@@ -25276,22 +26772,27 @@ impl wire::Blank for FetchTurnsResult {
     }
 }
 
+impl wire::Members for FetchTurnsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turns),
+            1 => wire::slot(reader, &mut self.has_more),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchTurnsResult {
     const NAME: &'static str = "FetchTurnsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turns", "hasMore"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turns, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.has_more, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turns", "hasMore"], 0x3)?;
         Ok(out)
     }
 }
@@ -25366,24 +26867,34 @@ impl wire::Blank for CompletionsParams {
     }
 }
 
+impl wire::Members for CompletionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.kind),
+            2 => wire::slot(reader, &mut self.text),
+            3 => wire::slot(reader, &mut self.offset),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionsParams {
     const NAME: &'static str = "CompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "kind", "text", "offset"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.kind, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.text, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.offset, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "kind", "text", "offset"],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -25480,24 +26991,34 @@ impl wire::Blank for CompletionItem {
     }
 }
 
+impl wire::Members for CompletionItem {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.insert_text),
+            1 => wire::slot(reader, &mut self.range_start),
+            2 => wire::slot(reader, &mut self.range_end),
+            3 => wire::slot(reader, &mut self.attachment),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionItem {
     const NAME: &'static str = "CompletionItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["insertText", "rangeStart", "rangeEnd", "attachment"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.insert_text, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range_start, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.range_end, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.attachment, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x9, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["insertText", "rangeStart", "rangeEnd", "attachment"],
+            0x9,
+        )?;
         Ok(out)
     }
 }
@@ -25560,21 +27081,26 @@ impl wire::Blank for CompletionsResult {
     }
 }
 
+impl wire::Members for CompletionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionsResult {
     const NAME: &'static str = "CompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -25661,26 +27187,36 @@ impl wire::Blank for CreateTerminalParams {
     }
 }
 
+impl wire::Members for CreateTerminalParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.claim),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.cwd),
+            4 => wire::slot(reader, &mut self.cols),
+            5 => wire::slot(reader, &mut self.rows),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateTerminalParams {
     const NAME: &'static str = "CreateTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "claim", "name", "cwd", "cols", "rows"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.claim, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.cwd, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.cols, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.rows, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "claim", "name", "cwd", "cols", "rows"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -25754,21 +27290,26 @@ impl wire::Blank for DisposeTerminalParams {
     }
 }
 
+impl wire::Members for DisposeTerminalParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DisposeTerminalParams {
     const NAME: &'static str = "DisposeTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -25829,22 +27370,27 @@ impl wire::Blank for ChangesetOperationFollowUp {
     }
 }
 
+impl wire::Members for ChangesetOperationFollowUp {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            1 => wire::slot(reader, &mut self.external),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationFollowUp {
     const NAME: &'static str = "ChangesetOperationFollowUp";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content", "external"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.external, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content", "external"], 0x1)?;
         Ok(out)
     }
 }
@@ -25921,23 +27467,28 @@ impl wire::Blank for InvokeChangesetOperationParams {
     }
 }
 
+impl wire::Members for InvokeChangesetOperationParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.operation_id),
+            2 => wire::slot(reader, &mut self.target),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationParams {
     const NAME: &'static str = "InvokeChangesetOperationParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "operationId", "target"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.operation_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.target, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "operationId", "target"], 0x3)?;
         Ok(out)
     }
 }
@@ -26007,22 +27558,27 @@ impl wire::Blank for InvokeChangesetOperationResult {
     }
 }
 
+impl wire::Members for InvokeChangesetOperationResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            1 => wire::slot(reader, &mut self.follow_up),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationResult {
     const NAME: &'static str = "InvokeChangesetOperationResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message", "followUp"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.follow_up, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message", "followUp"], 0x0)?;
         Ok(out)
     }
 }
@@ -26116,25 +27672,35 @@ impl wire::Blank for CreateResourceWatchParams {
     }
 }
 
+impl wire::Members for CreateResourceWatchParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.recursive),
+            3 => wire::slot(reader, &mut self.excludes),
+            4 => wire::slot(reader, &mut self.includes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchParams {
     const NAME: &'static str = "CreateResourceWatchParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "recursive", "excludes", "includes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.recursive, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.excludes, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.includes, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "uri", "recursive", "excludes", "includes"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -26203,21 +27769,26 @@ impl wire::Blank for CreateResourceWatchResult {
     }
 }
 
+impl wire::Members for CreateResourceWatchResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchResult {
     const NAME: &'static str = "CreateResourceWatchResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -26287,23 +27858,28 @@ impl wire::Blank for AuthRequiredParams {
     }
 }
 
+impl wire::Members for AuthRequiredParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.resource),
+            2 => wire::slot(reader, &mut self.reason),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthRequiredParams {
     const NAME: &'static str = "AuthRequiredParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "resource", "reason"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.reason, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "resource", "reason"], 0x3)?;
         Ok(out)
     }
 }
@@ -26367,22 +27943,27 @@ impl wire::Blank for SessionAddedParams {
     }
 }
 
+impl wire::Members for SessionAddedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.summary),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionAddedParams {
     const NAME: &'static str = "SessionAddedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "summary"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.summary, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "summary"], 0x3)?;
         Ok(out)
     }
 }
@@ -26442,22 +28023,27 @@ impl wire::Blank for SessionRemovedParams {
     }
 }
 
+impl wire::Members for SessionRemovedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.session),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionRemovedParams {
     const NAME: &'static str = "SessionRemovedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "session"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "session"], 0x3)?;
         Ok(out)
     }
 }
@@ -26579,45 +28165,55 @@ impl wire::Blank for SessionSummaryChangedParamsChanges {
     }
 }
 
+impl wire::Members for SessionSummaryChangedParamsChanges {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.title),
+            3 => wire::slot(reader, &mut self.status),
+            4 => wire::slot(reader, &mut self.activity),
+            5 => wire::slot(reader, &mut self.created_at),
+            6 => wire::slot(reader, &mut self.modified_at),
+            7 => wire::slot(reader, &mut self.project),
+            8 => wire::slot(reader, &mut self.model),
+            9 => wire::slot(reader, &mut self.agent),
+            10 => wire::slot(reader, &mut self.working_directory),
+            11 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummaryChangedParamsChanges {
     const NAME: &'static str = "SessionSummaryChangedParamsChanges";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "provider",
-            "title",
-            "status",
-            "activity",
-            "createdAt",
-            "modifiedAt",
-            "project",
-            "model",
-            "agent",
-            "workingDirectory",
-            "changes",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.status, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.activity, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.created_at, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.modified_at, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.project, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.model, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.agent, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.working_directory, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "provider",
+                "title",
+                "status",
+                "activity",
+                "createdAt",
+                "modifiedAt",
+                "project",
+                "model",
+                "agent",
+                "workingDirectory",
+                "changes",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -26754,23 +28350,28 @@ impl wire::Blank for SessionSummaryChangedParams {
     }
 }
 
+impl wire::Members for SessionSummaryChangedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.session),
+            2 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummaryChangedParams {
     const NAME: &'static str = "SessionSummaryChangedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "session", "changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.changes, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "session", "changes"], 0x7)?;
         Ok(out)
     }
 }
@@ -26845,22 +28446,27 @@ impl wire::Blank for OtlpExportLogsParams {
     }
 }
 
+impl wire::Members for OtlpExportLogsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportLogsParams {
     const NAME: &'static str = "OtlpExportLogsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -26927,22 +28533,27 @@ impl wire::Blank for OtlpExportTracesParams {
     }
 }
 
+impl wire::Members for OtlpExportTracesParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportTracesParams {
     const NAME: &'static str = "OtlpExportTracesParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -27009,22 +28620,27 @@ impl wire::Blank for OtlpExportMetricsParams {
     }
 }
 
+impl wire::Members for OtlpExportMetricsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportMetricsParams {
     const NAME: &'static str = "OtlpExportMetricsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -27083,21 +28699,26 @@ impl wire::Blank for AuthRequiredErrorData {
     }
 }
 
+impl wire::Members for AuthRequiredErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resources),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthRequiredErrorData {
     const NAME: &'static str = "AuthRequiredErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resources"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resources, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resources"], 0x1)?;
         Ok(out)
     }
 }
@@ -27156,21 +28777,26 @@ impl wire::Blank for PermissionDeniedErrorData {
     }
 }
 
+impl wire::Members for PermissionDeniedErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PermissionDeniedErrorData {
     const NAME: &'static str = "PermissionDeniedErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request"], 0x0)?;
         Ok(out)
     }
 }
@@ -27230,21 +28856,26 @@ impl wire::Blank for UnsupportedProtocolVersionErrorData {
     }
 }
 
+impl wire::Members for UnsupportedProtocolVersionErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.supported_versions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     const NAME: &'static str = "UnsupportedProtocolVersionErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["supportedVersions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.supported_versions, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["supportedVersions"], 0x1)?;
         Ok(out)
     }
 }
@@ -27317,24 +28948,34 @@ impl wire::Blank for SystemMessageSection {
     }
 }
 
+impl wire::Members for SystemMessageSection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.restricted),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageSection {
     const NAME: &'static str = "SystemMessageSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "description", "restricted"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.restricted, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "description", "restricted"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -27397,21 +29038,26 @@ impl wire::Blank for SessionActiveClientSystemMessageTransform {
     }
 }
 
+impl wire::Members for SessionActiveClientSystemMessageTransform {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     const NAME: &'static str = "SessionActiveClientSystemMessageTransform";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
         Ok(out)
     }
 }
@@ -27464,21 +29110,26 @@ impl wire::Blank for SystemMessageTransformSection {
     }
 }
 
+impl wire::Members for SystemMessageTransformSection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformSection {
     const NAME: &'static str = "SystemMessageTransformSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content"], 0x1)?;
         Ok(out)
     }
 }
@@ -27539,22 +29190,27 @@ impl wire::Blank for SystemMessageTransformParams {
     }
 }
 
+impl wire::Members for SystemMessageTransformParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformParams {
     const NAME: &'static str = "SystemMessageTransformParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.sections, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "sections"], 0x3)?;
         Ok(out)
     }
 }
@@ -27613,21 +29269,26 @@ impl wire::Blank for SystemMessageTransformResult {
     }
 }
 
+impl wire::Members for SystemMessageTransformResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformResult {
     const NAME: &'static str = "SystemMessageTransformResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
         Ok(out)
     }
 }

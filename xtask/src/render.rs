@@ -184,27 +184,37 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
         .filter(|(_, f)| f.required && !f.nullable)
         .fold(0, |mask, (i, _)| mask | 1 << i);
     let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
+    // One shared loop (`wire::read_members`) reads the keys, looks them up, checks duplicates
+    // and required members and keeps unknown ones; it reaches the struct through
+    // `wire::Members` (a trait object), so each struct has only its dispatch by index (a jump
+    // table) and its blank, not a copy of the loop.
+    let (index, reader) = if fields.is_empty() {
+        ("_index", "_reader")
+    } else {
+        ("index", "reader")
+    };
     let _ = writeln!(
         out,
-        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        \
-         const KEYS: &[&str] = &[{}];\n        let mut out = <Self as wire::Blank>::blank();\n        let {}seen = 0u64;\n        \
-         while let Some(key) = reader.next_key()? {{\n            match wire::key_index(&key, KEYS) {{",
-        names.join(", "),
-        if fields.is_empty() { "" } else { "mut " }
+        "impl wire::Members for {name} {{\n    fn member(&mut self, {index}: usize, {reader}: &mut Reader<'_>) -> Result<(), DecodeError> {{\n        \
+         match {index} {{"
     );
-    // Keys are looked up in a table by one shared function, then dispatched by index (a jump
-    // table): an inline `match` on strings compiles to a comparison per member.
     for (i, f) in fields.iter().enumerate() {
         let _ = writeln!(
             out,
-            "                {i} => wire::member(reader, &mut out.{}, &mut seen, {i}, KEYS)?,",
+            "            {i} => wire::slot(reader, &mut self.{}),",
             f.rust
         );
     }
     let _ = writeln!(
         out,
-        "                _ => wire::unknown(reader, &mut out.{EXTRA_FIELD}, key)?,\n            }}\n        }}\n        \
-         wire::check_required(seen, {required:#x}, KEYS, reader)?;\n        Ok(out)\n    }}\n}}\n"
+        "            _ => Ok(()),\n        }}\n    }}\n\n    fn extra(&mut self) -> &mut Extra {{\n        &mut self.{EXTRA_FIELD}\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
+        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        \
+         let mut out = <Self as wire::Blank>::blank();\n        \
+         wire::read_members(reader, &mut out, &[{}], {required:#x})?;\n        Ok(out)\n    }}\n}}\n",
+        names.join(", ")
     );
 }
 

@@ -2878,24 +2878,34 @@ impl wire::Blank for Icon {
     }
 }
 
+impl wire::Members for Icon {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.src),
+            1 => wire::slot(reader, &mut self.content_type),
+            2 => wire::slot(reader, &mut self.sizes),
+            3 => wire::slot(reader, &mut self.theme),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Icon {
     const NAME: &'static str = "Icon";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["src", "contentType", "sizes", "theme"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.src, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.sizes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.theme, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["src", "contentType", "sizes", "theme"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -3044,55 +3054,53 @@ impl wire::Blank for ProtectedResourceMetadata {
     }
 }
 
+impl wire::Members for ProtectedResourceMetadata {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.resource_name),
+            2 => wire::slot(reader, &mut self.authorization_servers),
+            3 => wire::slot(reader, &mut self.jwks_uri),
+            4 => wire::slot(reader, &mut self.scopes_supported),
+            5 => wire::slot(reader, &mut self.bearer_methods_supported),
+            6 => wire::slot(reader, &mut self.resource_signing_alg_values_supported),
+            7 => wire::slot(reader, &mut self.resource_documentation),
+            8 => wire::slot(reader, &mut self.resource_policy_uri),
+            9 => wire::slot(reader, &mut self.resource_tos_uri),
+            10 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ProtectedResourceMetadata {
     const NAME: &'static str = "ProtectedResourceMetadata";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "resource_name",
-            "authorization_servers",
-            "jwks_uri",
-            "scopes_supported",
-            "bearer_methods_supported",
-            "resource_signing_alg_values_supported",
-            "resource_documentation",
-            "resource_policy_uri",
-            "resource_tos_uri",
-            "required",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.authorization_servers, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.jwks_uri, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.scopes_supported, &mut seen, 4, KEYS)?,
-                5 => wire::member(
-                    reader,
-                    &mut out.bearer_methods_supported,
-                    &mut seen,
-                    5,
-                    KEYS,
-                )?,
-                6 => wire::member(
-                    reader,
-                    &mut out.resource_signing_alg_values_supported,
-                    &mut seen,
-                    6,
-                    KEYS,
-                )?,
-                7 => wire::member(reader, &mut out.resource_documentation, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.resource_policy_uri, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.resource_tos_uri, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.required, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "resource_name",
+                "authorization_servers",
+                "jwks_uri",
+                "scopes_supported",
+                "bearer_methods_supported",
+                "resource_signing_alg_values_supported",
+                "resource_documentation",
+                "resource_policy_uri",
+                "resource_tos_uri",
+                "required",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -3206,25 +3214,35 @@ impl wire::Blank for RootState {
     }
 }
 
+impl wire::Members for RootState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agents),
+            1 => wire::slot(reader, &mut self.active_sessions),
+            2 => wire::slot(reader, &mut self.terminals),
+            3 => wire::slot(reader, &mut self.config),
+            4 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootState {
     const NAME: &'static str = "RootState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agents", "activeSessions", "terminals", "config", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.active_sessions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.terminals, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["agents", "activeSessions", "terminals", "config", "_meta"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -3385,22 +3403,27 @@ impl wire::Blank for RootConfigState {
     }
 }
 
+impl wire::Members for RootConfigState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootConfigState {
     const NAME: &'static str = "RootConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -3515,37 +3538,47 @@ impl wire::Blank for AgentInfo {
     }
 }
 
+impl wire::Members for AgentInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.provider),
+            1 => wire::slot(reader, &mut self.display_name),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.models),
+            4 => wire::slot(reader, &mut self.protected_resources),
+            5 => wire::slot(reader, &mut self.customizations),
+            6 => wire::slot(reader, &mut self.capabilities),
+            7 => wire::slot(reader, &mut self.system_message_sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentInfo {
     const NAME: &'static str = "AgentInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "provider",
-            "displayName",
-            "description",
-            "models",
-            "protectedResources",
-            "customizations",
-            "capabilities",
-            "systemMessageSections",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.models, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.protected_resources, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.customizations, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.capabilities, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.system_message_sections, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "provider",
+                "displayName",
+                "description",
+                "models",
+                "protectedResources",
+                "customizations",
+                "capabilities",
+                "systemMessageSections",
+            ],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -3647,28 +3680,32 @@ impl wire::Blank for AgentCapabilities {
     }
 }
 
+impl wire::Members for AgentCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.multiple_chats),
+            1 => wire::slot(reader, &mut self.multiple_working_directories),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentCapabilities {
     const NAME: &'static str = "AgentCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["multipleChats", "multipleWorkingDirectories"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.multiple_chats, &mut seen, 0, KEYS)?,
-                1 => wire::member(
-                    reader,
-                    &mut out.multiple_working_directories,
-                    &mut seen,
-                    1,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["multipleChats", "multipleWorkingDirectories"],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -3742,22 +3779,27 @@ impl wire::Blank for MultipleChatsCapability {
     }
 }
 
+impl wire::Members for MultipleChatsCapability {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.fork),
+            1 => wire::slot(reader, &mut self.side_chat),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MultipleChatsCapability {
     const NAME: &'static str = "MultipleChatsCapability";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["fork", "sideChat"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.fork, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.side_chat, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["fork", "sideChat"], 0x0)?;
         Ok(out)
     }
 }
@@ -3850,22 +3892,32 @@ impl wire::Blank for MultipleWorkingDirectoriesCapability {
     }
 }
 
+impl wire::Members for MultipleWorkingDirectoriesCapability {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.immutable_primary),
+            1 => wire::slot(reader, &mut self.primary_replacement),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MultipleWorkingDirectoriesCapability {
     const NAME: &'static str = "MultipleWorkingDirectoriesCapability";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["immutablePrimary", "primaryReplacement"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.immutable_primary, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.primary_replacement, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["immutablePrimary", "primaryReplacement"],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -3987,41 +4039,51 @@ impl wire::Blank for SessionModelInfo {
     }
 }
 
+impl wire::Members for SessionModelInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.max_context_window),
+            4 => wire::slot(reader, &mut self.max_output_tokens),
+            5 => wire::slot(reader, &mut self.max_prompt_tokens),
+            6 => wire::slot(reader, &mut self.supports_vision),
+            7 => wire::slot(reader, &mut self.policy_state),
+            8 => wire::slot(reader, &mut self.config_schema),
+            9 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionModelInfo {
     const NAME: &'static str = "SessionModelInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "provider",
-            "name",
-            "maxContextWindow",
-            "maxOutputTokens",
-            "maxPromptTokens",
-            "supportsVision",
-            "policyState",
-            "configSchema",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.max_context_window, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.max_output_tokens, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.max_prompt_tokens, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.supports_vision, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.policy_state, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.config_schema, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.meta, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "provider",
+                "name",
+                "maxContextWindow",
+                "maxOutputTokens",
+                "maxPromptTokens",
+                "supportsVision",
+                "policyState",
+                "configSchema",
+                "_meta",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -4118,22 +4180,27 @@ impl wire::Blank for ModelSelection {
     }
 }
 
+impl wire::Members for ModelSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ModelSelection {
     const NAME: &'static str = "ModelSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.config, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "config"], 0x1)?;
         Ok(out)
     }
 }
@@ -4196,21 +4263,26 @@ impl wire::Blank for AgentSelection {
     }
 }
 
+impl wire::Members for AgentSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentSelection {
     const NAME: &'static str = "AgentSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri"], 0x1)?;
         Ok(out)
     }
 }
@@ -4343,49 +4415,59 @@ impl wire::Blank for ConfigPropertySchema {
     }
 }
 
+impl wire::Members for ConfigPropertySchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.default),
+            4 => wire::slot(reader, &mut self.r#enum),
+            5 => wire::slot(reader, &mut self.enum_labels),
+            6 => wire::slot(reader, &mut self.enum_descriptions),
+            7 => wire::slot(reader, &mut self.read_only),
+            8 => wire::slot(reader, &mut self.items),
+            9 => wire::slot(reader, &mut self.min_items),
+            10 => wire::slot(reader, &mut self.max_items),
+            11 => wire::slot(reader, &mut self.properties),
+            12 => wire::slot(reader, &mut self.required),
+            13 => wire::slot(reader, &mut self.additional_properties),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfigPropertySchema {
     const NAME: &'static str = "ConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "type",
-            "title",
-            "description",
-            "default",
-            "enum",
-            "enumLabels",
-            "enumDescriptions",
-            "readOnly",
-            "items",
-            "minItems",
-            "maxItems",
-            "properties",
-            "required",
-            "additionalProperties",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.min_items, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.max_items, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.properties, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.required, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.additional_properties, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "type",
+                "title",
+                "description",
+                "default",
+                "enum",
+                "enumLabels",
+                "enumDescriptions",
+                "readOnly",
+                "items",
+                "minItems",
+                "maxItems",
+                "properties",
+                "required",
+                "additionalProperties",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -4498,23 +4580,28 @@ impl wire::Blank for ConfigSchema {
     }
 }
 
+impl wire::Members for ConfigSchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.properties),
+            2 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfigSchema {
     const NAME: &'static str = "ConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "properties", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
         Ok(out)
     }
 }
@@ -4580,22 +4667,27 @@ impl wire::Blank for PendingMessage {
     }
 }
 
+impl wire::Members for PendingMessage {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PendingMessage {
     const NAME: &'static str = "PendingMessage";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "message"], 0x3)?;
         Ok(out)
     }
 }
@@ -4821,61 +4913,71 @@ impl wire::Blank for ChatState {
     }
 }
 
+impl wire::Members for ChatState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.status),
+            3 => wire::slot(reader, &mut self.activity),
+            4 => wire::slot(reader, &mut self.modified_at),
+            5 => wire::slot(reader, &mut self.changes),
+            6 => wire::slot(reader, &mut self.origin),
+            7 => wire::slot(reader, &mut self.movable),
+            8 => wire::slot(reader, &mut self.interactivity),
+            9 => wire::slot(reader, &mut self.working_directories),
+            10 => wire::slot(reader, &mut self.changesets),
+            11 => wire::slot(reader, &mut self.background_work),
+            12 => wire::slot(reader, &mut self.canvases),
+            13 => wire::slot(reader, &mut self.turns),
+            14 => wire::slot(reader, &mut self.turns_next_cursor),
+            15 => wire::slot(reader, &mut self.active_turn),
+            16 => wire::slot(reader, &mut self.steering_message),
+            17 => wire::slot(reader, &mut self.queued_messages),
+            18 => wire::slot(reader, &mut self.draft),
+            19 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatState {
     const NAME: &'static str = "ChatState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "title",
-            "status",
-            "activity",
-            "modifiedAt",
-            "changes",
-            "origin",
-            "movable",
-            "interactivity",
-            "workingDirectories",
-            "changesets",
-            "backgroundWork",
-            "canvases",
-            "turns",
-            "turnsNextCursor",
-            "activeTurn",
-            "steeringMessage",
-            "queuedMessages",
-            "draft",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.status, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.activity, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.modified_at, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.changes, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.origin, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.movable, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.interactivity, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.working_directories, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.changesets, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.background_work, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.canvases, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.turns, &mut seen, 13, KEYS)?,
-                14 => wire::member(reader, &mut out.turns_next_cursor, &mut seen, 14, KEYS)?,
-                15 => wire::member(reader, &mut out.active_turn, &mut seen, 15, KEYS)?,
-                16 => wire::member(reader, &mut out.steering_message, &mut seen, 16, KEYS)?,
-                17 => wire::member(reader, &mut out.queued_messages, &mut seen, 17, KEYS)?,
-                18 => wire::member(reader, &mut out.draft, &mut seen, 18, KEYS)?,
-                19 => wire::member(reader, &mut out.meta, &mut seen, 19, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x2017, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "title",
+                "status",
+                "activity",
+                "modifiedAt",
+                "changes",
+                "origin",
+                "movable",
+                "interactivity",
+                "workingDirectories",
+                "changesets",
+                "backgroundWork",
+                "canvases",
+                "turns",
+                "turnsNextCursor",
+                "activeTurn",
+                "steeringMessage",
+                "queuedMessages",
+                "draft",
+                "_meta",
+            ],
+            0x2017,
+        )?;
         Ok(out)
     }
 }
@@ -5224,21 +5326,26 @@ impl wire::Blank for CanvasReference {
     }
 }
 
+impl wire::Members for CanvasReference {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CanvasReference {
     const NAME: &'static str = "CanvasReference";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource"], 0x1)?;
         Ok(out)
     }
 }
@@ -5326,35 +5433,45 @@ impl wire::Blank for CanvasState {
     }
 }
 
+impl wire::Members for CanvasState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.instance_id),
+            1 => wire::slot(reader, &mut self.extension_id),
+            2 => wire::slot(reader, &mut self.extension_name),
+            3 => wire::slot(reader, &mut self.canvas_id),
+            4 => wire::slot(reader, &mut self.title),
+            5 => wire::slot(reader, &mut self.status),
+            6 => wire::slot(reader, &mut self.url),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CanvasState {
     const NAME: &'static str = "CanvasState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "instanceId",
-            "extensionId",
-            "extensionName",
-            "canvasId",
-            "title",
-            "status",
-            "url",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.instance_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.extension_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.extension_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.canvas_id, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.title, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.status, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.url, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "instanceId",
+                "extensionId",
+                "extensionName",
+                "canvasId",
+                "title",
+                "status",
+                "url",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -5584,41 +5701,51 @@ impl wire::Blank for ChatSummary {
     }
 }
 
+impl wire::Members for ChatSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.status),
+            3 => wire::slot(reader, &mut self.activity),
+            4 => wire::slot(reader, &mut self.modified_at),
+            5 => wire::slot(reader, &mut self.changes),
+            6 => wire::slot(reader, &mut self.origin),
+            7 => wire::slot(reader, &mut self.movable),
+            8 => wire::slot(reader, &mut self.interactivity),
+            9 => wire::slot(reader, &mut self.working_directories),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatSummary {
     const NAME: &'static str = "ChatSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "title",
-            "status",
-            "activity",
-            "modifiedAt",
-            "changes",
-            "origin",
-            "movable",
-            "interactivity",
-            "workingDirectories",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.status, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.activity, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.modified_at, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.changes, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.origin, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.movable, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.interactivity, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.working_directories, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x17, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "title",
+                "status",
+                "activity",
+                "modifiedAt",
+                "changes",
+                "origin",
+                "movable",
+                "interactivity",
+                "workingDirectories",
+            ],
+            0x17,
+        )?;
         Ok(out)
     }
 }
@@ -5730,26 +5857,36 @@ impl wire::Blank for BackgroundShellWork {
     }
 }
 
+impl wire::Members for BackgroundShellWork {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.started_at),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.command),
+            5 => wire::slot(reader, &mut self.terminal),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for BackgroundShellWork {
     const NAME: &'static str = "BackgroundShellWork";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "startedAt", "_meta", "command", "terminal"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.started_at, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.command, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.terminal, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x17, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "startedAt", "_meta", "command", "terminal"],
+            0x17,
+        )?;
         Ok(out)
     }
 }
@@ -5836,25 +5973,35 @@ impl wire::Blank for BackgroundSubagentWork {
     }
 }
 
+impl wire::Members for BackgroundSubagentWork {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.started_at),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.chat),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for BackgroundSubagentWork {
     const NAME: &'static str = "BackgroundSubagentWork";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "startedAt", "_meta", "chat"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.started_at, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.chat, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x17, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "startedAt", "_meta", "chat"],
+            0x17,
+        )?;
         Ok(out)
     }
 }
@@ -5933,22 +6080,27 @@ impl wire::Blank for SideChatSelection {
     }
 }
 
+impl wire::Members for SideChatSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.text),
+            1 => wire::slot(reader, &mut self.response_part_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SideChatSelection {
     const NAME: &'static str = "SideChatSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["text", "responsePartId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.response_part_id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["text", "responsePartId"], 0x1)?;
         Ok(out)
     }
 }
@@ -6181,59 +6333,69 @@ impl wire::Blank for SessionState {
     }
 }
 
+impl wire::Members for SessionState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.provider),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.status),
+            3 => wire::slot(reader, &mut self.activity),
+            4 => wire::slot(reader, &mut self.origin),
+            5 => wire::slot(reader, &mut self.project),
+            6 => wire::slot(reader, &mut self.working_directories),
+            7 => wire::slot(reader, &mut self.annotations),
+            8 => wire::slot(reader, &mut self.lifecycle),
+            9 => wire::slot(reader, &mut self.creation_error),
+            10 => wire::slot(reader, &mut self.server_tools),
+            11 => wire::slot(reader, &mut self.active_clients),
+            12 => wire::slot(reader, &mut self.chats),
+            13 => wire::slot(reader, &mut self.default_chat),
+            14 => wire::slot(reader, &mut self.config),
+            15 => wire::slot(reader, &mut self.customizations),
+            16 => wire::slot(reader, &mut self.changesets),
+            17 => wire::slot(reader, &mut self.input_needed),
+            18 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionState {
     const NAME: &'static str = "SessionState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "provider",
-            "title",
-            "status",
-            "activity",
-            "origin",
-            "project",
-            "workingDirectories",
-            "annotations",
-            "lifecycle",
-            "creationError",
-            "serverTools",
-            "activeClients",
-            "chats",
-            "defaultChat",
-            "config",
-            "customizations",
-            "changesets",
-            "inputNeeded",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.status, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.activity, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.origin, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.project, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.working_directories, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.annotations, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.lifecycle, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.creation_error, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.server_tools, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.active_clients, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.chats, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.default_chat, &mut seen, 13, KEYS)?,
-                14 => wire::member(reader, &mut out.config, &mut seen, 14, KEYS)?,
-                15 => wire::member(reader, &mut out.customizations, &mut seen, 15, KEYS)?,
-                16 => wire::member(reader, &mut out.changesets, &mut seen, 16, KEYS)?,
-                17 => wire::member(reader, &mut out.input_needed, &mut seen, 17, KEYS)?,
-                18 => wire::member(reader, &mut out.meta, &mut seen, 18, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1907, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "provider",
+                "title",
+                "status",
+                "activity",
+                "origin",
+                "project",
+                "workingDirectories",
+                "annotations",
+                "lifecycle",
+                "creationError",
+                "serverTools",
+                "activeClients",
+                "chats",
+                "defaultChat",
+                "config",
+                "customizations",
+                "changesets",
+                "inputNeeded",
+                "_meta",
+            ],
+            0x1907,
+        )?;
         Ok(out)
     }
 }
@@ -6597,37 +6759,41 @@ impl wire::Blank for SessionActiveClient {
     }
 }
 
+impl wire::Members for SessionActiveClient {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            1 => wire::slot(reader, &mut self.display_name),
+            2 => wire::slot(reader, &mut self.tools),
+            3 => wire::slot(reader, &mut self.customizations),
+            4 => wire::slot(reader, &mut self.system_message_transform),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClient {
     const NAME: &'static str = "SessionActiveClient";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "clientId",
-            "displayName",
-            "tools",
-            "customizations",
-            "systemMessageTransform",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.tools, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.customizations, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.system_message_transform,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "clientId",
+                "displayName",
+                "tools",
+                "customizations",
+                "systemMessageTransform",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -6712,23 +6878,28 @@ impl wire::Blank for SessionChatInputRequest {
     }
 }
 
+impl wire::Members for SessionChatInputRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.chat),
+            2 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChatInputRequest {
     const NAME: &'static str = "SessionChatInputRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "chat", "request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.chat, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.request, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "chat", "request"], 0x7)?;
         Ok(out)
     }
 }
@@ -6809,24 +6980,29 @@ impl wire::Blank for SessionToolConfirmationRequest {
     }
 }
 
+impl wire::Members for SessionToolConfirmationRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.chat),
+            2 => wire::slot(reader, &mut self.turn_id),
+            3 => wire::slot(reader, &mut self.tool_call),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolConfirmationRequest {
     const NAME: &'static str = "SessionToolConfirmationRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "chat", "turnId", "toolCall"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.chat, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.turn_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.tool_call, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "chat", "turnId", "toolCall"], 0xf)?;
         Ok(out)
     }
 }
@@ -6924,25 +7100,35 @@ impl wire::Blank for SessionToolClientExecutionRequest {
     }
 }
 
+impl wire::Members for SessionToolClientExecutionRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.chat),
+            2 => wire::slot(reader, &mut self.turn_id),
+            3 => wire::slot(reader, &mut self.client_id),
+            4 => wire::slot(reader, &mut self.tool_call),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolClientExecutionRequest {
     const NAME: &'static str = "SessionToolClientExecutionRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "chat", "turnId", "clientId", "toolCall"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.chat, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.turn_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.client_id, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.tool_call, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "chat", "turnId", "clientId", "toolCall"],
+            0x1f,
+        )?;
         Ok(out)
     }
 }
@@ -7032,24 +7218,29 @@ impl wire::Blank for SessionToolAuthenticationRequest {
     }
 }
 
+impl wire::Members for SessionToolAuthenticationRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.chat),
+            2 => wire::slot(reader, &mut self.turn_id),
+            3 => wire::slot(reader, &mut self.tool_call),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolAuthenticationRequest {
     const NAME: &'static str = "SessionToolAuthenticationRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "chat", "turnId", "toolCall"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.chat, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.turn_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.tool_call, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "chat", "turnId", "toolCall"], 0xf)?;
         Ok(out)
     }
 }
@@ -7224,51 +7415,61 @@ impl wire::Blank for SessionSummary {
     }
 }
 
+impl wire::Members for SessionSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.provider),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.status),
+            3 => wire::slot(reader, &mut self.activity),
+            4 => wire::slot(reader, &mut self.origin),
+            5 => wire::slot(reader, &mut self.project),
+            6 => wire::slot(reader, &mut self.working_directories),
+            7 => wire::slot(reader, &mut self.annotations),
+            8 => wire::slot(reader, &mut self.resource),
+            9 => wire::slot(reader, &mut self.created_at),
+            10 => wire::slot(reader, &mut self.modified_at),
+            11 => wire::slot(reader, &mut self.changes),
+            12 => wire::slot(reader, &mut self.meta),
+            13 => wire::slot(reader, &mut self.chats),
+            14 => wire::slot(reader, &mut self.default_chat),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummary {
     const NAME: &'static str = "SessionSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "provider",
-            "title",
-            "status",
-            "activity",
-            "origin",
-            "project",
-            "workingDirectories",
-            "annotations",
-            "resource",
-            "createdAt",
-            "modifiedAt",
-            "changes",
-            "_meta",
-            "chats",
-            "defaultChat",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.status, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.activity, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.origin, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.project, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.working_directories, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.annotations, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.resource, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.created_at, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.modified_at, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.meta, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.chats, &mut seen, 13, KEYS)?,
-                14 => wire::member(reader, &mut out.default_chat, &mut seen, 14, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x707, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "provider",
+                "title",
+                "status",
+                "activity",
+                "origin",
+                "project",
+                "workingDirectories",
+                "annotations",
+                "resource",
+                "createdAt",
+                "modifiedAt",
+                "changes",
+                "_meta",
+                "chats",
+                "defaultChat",
+            ],
+            0x707,
+        )?;
         Ok(out)
     }
 }
@@ -7405,33 +7606,43 @@ impl wire::Blank for SessionChatSummary {
     }
 }
 
+impl wire::Members for SessionChatSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.origin),
+            3 => wire::slot(reader, &mut self.interactivity),
+            4 => wire::slot(reader, &mut self.status),
+            5 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChatSummary {
     const NAME: &'static str = "SessionChatSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "title",
-            "origin",
-            "interactivity",
-            "status",
-            "changes",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.origin, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.interactivity, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.status, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.changes, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "title",
+                "origin",
+                "interactivity",
+                "status",
+                "changes",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -7513,23 +7724,28 @@ impl wire::Blank for ChangesSummary {
     }
 }
 
+impl wire::Members for ChangesSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.additions),
+            1 => wire::slot(reader, &mut self.deletions),
+            2 => wire::slot(reader, &mut self.files),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesSummary {
     const NAME: &'static str = "ChangesSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["additions", "deletions", "files"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.additions, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.deletions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["additions", "deletions", "files"], 0x0)?;
         Ok(out)
     }
 }
@@ -7595,22 +7811,27 @@ impl wire::Blank for ProjectInfo {
     }
 }
 
+impl wire::Members for ProjectInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.display_name),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ProjectInfo {
     const NAME: &'static str = "ProjectInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "displayName"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "displayName"], 0x3)?;
         Ok(out)
     }
 }
@@ -7759,53 +7980,63 @@ impl wire::Blank for SessionConfigPropertySchema {
     }
 }
 
+impl wire::Members for SessionConfigPropertySchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.default),
+            4 => wire::slot(reader, &mut self.r#enum),
+            5 => wire::slot(reader, &mut self.enum_labels),
+            6 => wire::slot(reader, &mut self.enum_descriptions),
+            7 => wire::slot(reader, &mut self.read_only),
+            8 => wire::slot(reader, &mut self.items),
+            9 => wire::slot(reader, &mut self.min_items),
+            10 => wire::slot(reader, &mut self.max_items),
+            11 => wire::slot(reader, &mut self.properties),
+            12 => wire::slot(reader, &mut self.required),
+            13 => wire::slot(reader, &mut self.additional_properties),
+            14 => wire::slot(reader, &mut self.enum_dynamic),
+            15 => wire::slot(reader, &mut self.session_mutable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigPropertySchema {
     const NAME: &'static str = "SessionConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "type",
-            "title",
-            "description",
-            "default",
-            "enum",
-            "enumLabels",
-            "enumDescriptions",
-            "readOnly",
-            "items",
-            "minItems",
-            "maxItems",
-            "properties",
-            "required",
-            "additionalProperties",
-            "enumDynamic",
-            "sessionMutable",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.min_items, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.max_items, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.properties, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.required, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.additional_properties, &mut seen, 13, KEYS)?,
-                14 => wire::member(reader, &mut out.enum_dynamic, &mut seen, 14, KEYS)?,
-                15 => wire::member(reader, &mut out.session_mutable, &mut seen, 15, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "type",
+                "title",
+                "description",
+                "default",
+                "enum",
+                "enumLabels",
+                "enumDescriptions",
+                "readOnly",
+                "items",
+                "minItems",
+                "maxItems",
+                "properties",
+                "required",
+                "additionalProperties",
+                "enumDynamic",
+                "sessionMutable",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -7923,23 +8154,28 @@ impl wire::Blank for SessionConfigSchema {
     }
 }
 
+impl wire::Members for SessionConfigSchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.properties),
+            2 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigSchema {
     const NAME: &'static str = "SessionConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "properties", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
         Ok(out)
     }
 }
@@ -8004,22 +8240,27 @@ impl wire::Blank for SessionConfigState {
     }
 }
 
+impl wire::Members for SessionConfigState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigState {
     const NAME: &'static str = "SessionConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -8100,35 +8341,45 @@ impl wire::Blank for Turn {
     }
 }
 
+impl wire::Members for Turn {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.started_at),
+            2 => wire::slot(reader, &mut self.duration),
+            3 => wire::slot(reader, &mut self.message),
+            4 => wire::slot(reader, &mut self.response_parts),
+            5 => wire::slot(reader, &mut self.usage),
+            6 => wire::slot(reader, &mut self.state),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Turn {
     const NAME: &'static str = "Turn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "startedAt",
-            "duration",
-            "message",
-            "responseParts",
-            "usage",
-            "state",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.started_at, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.duration, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.message, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.response_parts, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.usage, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.state, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x59, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "startedAt",
+                "duration",
+                "message",
+                "responseParts",
+                "usage",
+                "state",
+            ],
+            0x59,
+        )?;
         Ok(out)
     }
 }
@@ -8216,25 +8467,35 @@ impl wire::Blank for ActiveTurn {
     }
 }
 
+impl wire::Members for ActiveTurn {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.started_at),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.response_parts),
+            4 => wire::slot(reader, &mut self.usage),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActiveTurn {
     const NAME: &'static str = "ActiveTurn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "startedAt", "message", "responseParts", "usage"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.started_at, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.response_parts, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.usage, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "startedAt", "message", "responseParts", "usage"],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -8341,26 +8602,36 @@ impl wire::Blank for Message {
     }
 }
 
+impl wire::Members for Message {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.text),
+            1 => wire::slot(reader, &mut self.origin),
+            2 => wire::slot(reader, &mut self.attachments),
+            3 => wire::slot(reader, &mut self.model),
+            4 => wire::slot(reader, &mut self.agent),
+            5 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Message {
     const NAME: &'static str = "Message";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["text", "origin", "attachments", "model", "agent", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.origin, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.attachments, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.model, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.agent, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["text", "origin", "attachments", "model", "agent", "_meta"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -8432,21 +8703,26 @@ impl wire::Blank for MessageOrigin {
     }
 }
 
+impl wire::Members for MessageOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageOrigin {
     const NAME: &'static str = "MessageOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind"], 0x1)?;
         Ok(out)
     }
 }
@@ -8518,24 +8794,34 @@ impl wire::Blank for ChatInputOption {
     }
 }
 
+impl wire::Members for ChatInputOption {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.recommended),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputOption {
     const NAME: &'static str = "ChatInputOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "description", "recommended"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.recommended, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "description", "recommended"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -8596,21 +8882,26 @@ impl wire::Blank for ChatInputTextAnswerValue {
     }
 }
 
+impl wire::Members for ChatInputTextAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputTextAnswerValue {
     const NAME: &'static str = "ChatInputTextAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -8660,21 +8951,26 @@ impl wire::Blank for ChatInputNumberAnswerValue {
     }
 }
 
+impl wire::Members for ChatInputNumberAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputNumberAnswerValue {
     const NAME: &'static str = "ChatInputNumberAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -8724,21 +9020,26 @@ impl wire::Blank for ChatInputBooleanAnswerValue {
     }
 }
 
+impl wire::Members for ChatInputBooleanAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputBooleanAnswerValue {
     const NAME: &'static str = "ChatInputBooleanAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -8796,22 +9097,27 @@ impl wire::Blank for ChatInputSelectedAnswerValue {
     }
 }
 
+impl wire::Members for ChatInputSelectedAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputSelectedAnswerValue {
     const NAME: &'static str = "ChatInputSelectedAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
         Ok(out)
     }
 }
@@ -8873,22 +9179,27 @@ impl wire::Blank for ChatInputSelectedManyAnswerValue {
     }
 }
 
+impl wire::Members for ChatInputSelectedManyAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputSelectedManyAnswerValue {
     const NAME: &'static str = "ChatInputSelectedManyAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
         Ok(out)
     }
 }
@@ -8943,21 +9254,26 @@ impl wire::Blank for ChatInputAnswered {
     }
 }
 
+impl wire::Members for ChatInputAnswered {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputAnswered {
     const NAME: &'static str = "ChatInputAnswered";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -9012,21 +9328,26 @@ impl wire::Blank for ChatInputSkipped {
     }
 }
 
+impl wire::Members for ChatInputSkipped {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputSkipped {
     const NAME: &'static str = "ChatInputSkipped";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.freeform_values, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["freeformValues"], 0x0)?;
         Ok(out)
     }
 }
@@ -9112,37 +9433,47 @@ impl wire::Blank for ChatInputTextQuestion {
     }
 }
 
+impl wire::Members for ChatInputTextQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.format),
+            5 => wire::slot(reader, &mut self.min),
+            6 => wire::slot(reader, &mut self.max),
+            7 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputTextQuestion {
     const NAME: &'static str = "ChatInputTextQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "format",
-            "min",
-            "max",
-            "defaultValue",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.format, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.min, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.max, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.default_value, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "format",
+                "min",
+                "max",
+                "defaultValue",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -9259,35 +9590,45 @@ impl wire::Blank for ChatInputNumberQuestion {
     }
 }
 
+impl wire::Members for ChatInputNumberQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.min),
+            5 => wire::slot(reader, &mut self.max),
+            6 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputNumberQuestion {
     const NAME: &'static str = "ChatInputNumberQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "min",
-            "max",
-            "defaultValue",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.min, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.max, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.default_value, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "min",
+                "max",
+                "defaultValue",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -9381,25 +9722,35 @@ impl wire::Blank for ChatInputBooleanQuestion {
     }
 }
 
+impl wire::Members for ChatInputBooleanQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputBooleanQuestion {
     const NAME: &'static str = "ChatInputBooleanQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "title", "message", "required", "defaultValue"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.default_value, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "title", "message", "required", "defaultValue"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -9489,33 +9840,43 @@ impl wire::Blank for ChatInputSingleSelectQuestion {
     }
 }
 
+impl wire::Members for ChatInputSingleSelectQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.options),
+            5 => wire::slot(reader, &mut self.allow_freeform_input),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputSingleSelectQuestion {
     const NAME: &'static str = "ChatInputSingleSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "options",
-            "allowFreeformInput",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x15, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "options",
+                "allowFreeformInput",
+            ],
+            0x15,
+        )?;
         Ok(out)
     }
 }
@@ -9615,37 +9976,47 @@ impl wire::Blank for ChatInputMultiSelectQuestion {
     }
 }
 
+impl wire::Members for ChatInputMultiSelectQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.options),
+            5 => wire::slot(reader, &mut self.allow_freeform_input),
+            6 => wire::slot(reader, &mut self.min),
+            7 => wire::slot(reader, &mut self.max),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputMultiSelectQuestion {
     const NAME: &'static str = "ChatInputMultiSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "options",
-            "allowFreeformInput",
-            "min",
-            "max",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.min, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.max, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x15, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "options",
+                "allowFreeformInput",
+                "min",
+                "max",
+            ],
+            0x15,
+        )?;
         Ok(out)
     }
 }
@@ -9746,25 +10117,35 @@ impl wire::Blank for ChatInputRequest {
     }
 }
 
+impl wire::Members for ChatInputRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.url),
+            3 => wire::slot(reader, &mut self.questions),
+            4 => wire::slot(reader, &mut self.answers),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputRequest {
     const NAME: &'static str = "ChatInputRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message", "url", "questions", "answers"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.url, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.questions, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.answers, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "message", "url", "questions", "answers"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -9836,22 +10217,27 @@ impl wire::Blank for TextPosition {
     }
 }
 
+impl wire::Members for TextPosition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.line),
+            1 => wire::slot(reader, &mut self.character),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextPosition {
     const NAME: &'static str = "TextPosition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["line", "character"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.line, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.character, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["line", "character"], 0x3)?;
         Ok(out)
     }
 }
@@ -9909,22 +10295,27 @@ impl wire::Blank for TextRange {
     }
 }
 
+impl wire::Members for TextRange {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.start),
+            1 => wire::slot(reader, &mut self.end),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextRange {
     const NAME: &'static str = "TextRange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["start", "end"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.start, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.end, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["start", "end"], 0x3)?;
         Ok(out)
     }
 }
@@ -9982,21 +10373,26 @@ impl wire::Blank for TextSelection {
     }
 }
 
+impl wire::Members for TextSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextSelection {
     const NAME: &'static str = "TextSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.range, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["range"], 0x1)?;
         Ok(out)
     }
 }
@@ -10094,31 +10490,41 @@ impl wire::Blank for SimpleMessageAttachment {
     }
 }
 
+impl wire::Members for SimpleMessageAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.model_representation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SimpleMessageAttachment {
     const NAME: &'static str = "SimpleMessageAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "modelRepresentation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.model_representation, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "modelRepresentation",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -10235,35 +10641,45 @@ impl wire::Blank for MessageEmbeddedResourceAttachment {
     }
 }
 
+impl wire::Members for MessageEmbeddedResourceAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.data),
+            5 => wire::slot(reader, &mut self.content_type),
+            6 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     const NAME: &'static str = "MessageEmbeddedResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "data",
-            "contentType",
-            "selection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.data, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.selection, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x31, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "data",
+                "contentType",
+                "selection",
+            ],
+            0x31,
+        )?;
         Ok(out)
     }
 }
@@ -10394,39 +10810,49 @@ impl wire::Blank for MessageResourceAttachment {
     }
 }
 
+impl wire::Members for MessageResourceAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.uri),
+            5 => wire::slot(reader, &mut self.size_hint),
+            6 => wire::slot(reader, &mut self.content_type),
+            7 => wire::slot(reader, &mut self.nonce),
+            8 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageResourceAttachment {
     const NAME: &'static str = "MessageResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "uri",
-            "sizeHint",
-            "contentType",
-            "nonce",
-            "selection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.uri, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.size_hint, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.content_type, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.nonce, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.selection, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "uri",
+                "sizeHint",
+                "contentType",
+                "nonce",
+                "selection",
+            ],
+            0x11,
+        )?;
         Ok(out)
     }
 }
@@ -10559,33 +10985,43 @@ impl wire::Blank for MessageAnnotationsAttachment {
     }
 }
 
+impl wire::Members for MessageAnnotationsAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.resource),
+            5 => wire::slot(reader, &mut self.annotation_ids),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageAnnotationsAttachment {
     const NAME: &'static str = "MessageAnnotationsAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "resource",
-            "annotationIds",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.resource, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.annotation_ids, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "resource",
+                "annotationIds",
+            ],
+            0x11,
+        )?;
         Ok(out)
     }
 }
@@ -10715,33 +11151,43 @@ impl wire::Blank for MessageChatAttachment {
     }
 }
 
+impl wire::Members for MessageChatAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.resource),
+            5 => wire::slot(reader, &mut self.end_turn),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageChatAttachment {
     const NAME: &'static str = "MessageChatAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "resource",
-            "endTurn",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.resource, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.end_turn, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "resource",
+                "endTurn",
+            ],
+            0x11,
+        )?;
         Ok(out)
     }
 }
@@ -10814,22 +11260,27 @@ impl wire::Blank for MarkdownResponsePart {
     }
 }
 
+impl wire::Members for MarkdownResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MarkdownResponsePart {
     const NAME: &'static str = "MarkdownResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -10899,24 +11350,34 @@ impl wire::Blank for ContentRef {
     }
 }
 
+impl wire::Members for ContentRef {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            3 => wire::slot(reader, &mut self.nonce),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ContentRef {
     const NAME: &'static str = "ContentRef";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType", "nonce"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.nonce, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["uri", "sizeHint", "contentType", "nonce"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -10996,24 +11457,34 @@ impl wire::Blank for ResourceResponsePart {
     }
 }
 
+impl wire::Members for ResourceResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            3 => wire::slot(reader, &mut self.nonce),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceResponsePart {
     const NAME: &'static str = "ResourceResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType", "nonce"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.nonce, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["uri", "sizeHint", "contentType", "nonce"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -11081,21 +11552,26 @@ impl wire::Blank for ToolCallResponsePart {
     }
 }
 
+impl wire::Members for ToolCallResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResponsePart {
     const NAME: &'static str = "ToolCallResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["toolCall"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["toolCall"], 0x1)?;
         Ok(out)
     }
 }
@@ -11151,22 +11627,27 @@ impl wire::Blank for ReasoningResponsePart {
     }
 }
 
+impl wire::Members for ReasoningResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReasoningResponsePart {
     const NAME: &'static str = "ReasoningResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -11235,22 +11716,27 @@ impl wire::Blank for SystemNotificationResponsePart {
     }
 }
 
+impl wire::Members for SystemNotificationResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            1 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemNotificationResponsePart {
     const NAME: &'static str = "SystemNotificationResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content", "_meta"], 0x1)?;
         Ok(out)
     }
 }
@@ -11321,22 +11807,27 @@ impl wire::Blank for InputRequestResponsePart {
     }
 }
 
+impl wire::Members for InputRequestResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            1 => wire::slot(reader, &mut self.response),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InputRequestResponsePart {
     const NAME: &'static str = "InputRequestResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request", "response"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.response, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request", "response"], 0x1)?;
         Ok(out)
     }
 }
@@ -11404,22 +11895,27 @@ impl wire::Blank for ErrorResponsePart {
     }
 }
 
+impl wire::Members for ErrorResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error),
+            1 => wire::slot(reader, &mut self.resumable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ErrorResponsePart {
     const NAME: &'static str = "ErrorResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["error", "resumable"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resumable, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["error", "resumable"], 0x1)?;
         Ok(out)
     }
 }
@@ -11499,31 +11995,41 @@ impl wire::Blank for ToolCallResult {
     }
 }
 
+impl wire::Members for ToolCallResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.success),
+            1 => wire::slot(reader, &mut self.past_tense_message),
+            2 => wire::slot(reader, &mut self.content),
+            3 => wire::slot(reader, &mut self.structured_content),
+            4 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResult {
     const NAME: &'static str = "ToolCallResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.success, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.past_tense_message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.structured_content, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.error, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -11588,21 +12094,26 @@ impl wire::Blank for ToolCallRiskAssessmentLoadingState {
     }
 }
 
+impl wire::Members for ToolCallRiskAssessmentLoadingState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallRiskAssessmentLoadingState {
     const NAME: &'static str = "ToolCallRiskAssessmentLoadingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind"], 0x1)?;
         Ok(out)
     }
 }
@@ -11660,23 +12171,28 @@ impl wire::Blank for ToolCallRiskAssessmentCompleteState {
     }
 }
 
+impl wire::Members for ToolCallRiskAssessmentCompleteState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            1 => wire::slot(reader, &mut self.reason),
+            2 => wire::slot(reader, &mut self.safety),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallRiskAssessmentCompleteState {
     const NAME: &'static str = "ToolCallRiskAssessmentCompleteState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind", "reason", "safety"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.reason, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.safety, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind", "reason", "safety"], 0x7)?;
         Ok(out)
     }
 }
@@ -11750,24 +12266,29 @@ impl wire::Blank for ConfirmationOption {
     }
 }
 
+impl wire::Members for ConfirmationOption {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.kind),
+            3 => wire::slot(reader, &mut self.group),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfirmationOption {
     const NAME: &'static str = "ConfirmationOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "kind", "group"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.group, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "label", "kind", "group"], 0x7)?;
         Ok(out)
     }
 }
@@ -11871,37 +12392,47 @@ impl wire::Blank for ToolCallStreamingState {
     }
 }
 
+impl wire::Members for ToolCallStreamingState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.intention),
+            4 => wire::slot(reader, &mut self.contributor),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.partial_input),
+            7 => wire::slot(reader, &mut self.invocation_message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallStreamingState {
     const NAME: &'static str = "ToolCallStreamingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-            "_meta",
-            "partialInput",
-            "invocationMessage",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.intention, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.contributor, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.partial_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.invocation_message, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+                "_meta",
+                "partialInput",
+                "invocationMessage",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -12050,47 +12581,57 @@ impl wire::Blank for ToolCallPendingConfirmationState {
     }
 }
 
+impl wire::Members for ToolCallPendingConfirmationState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.intention),
+            4 => wire::slot(reader, &mut self.contributor),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            7 => wire::slot(reader, &mut self.tool_input),
+            8 => wire::slot(reader, &mut self.confirmation_title),
+            9 => wire::slot(reader, &mut self.risk_assessment),
+            10 => wire::slot(reader, &mut self.edits),
+            11 => wire::slot(reader, &mut self.editable),
+            12 => wire::slot(reader, &mut self.options),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingConfirmationState {
     const NAME: &'static str = "ToolCallPendingConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmationTitle",
-            "riskAssessment",
-            "edits",
-            "editable",
-            "options",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.intention, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.contributor, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.tool_input, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.confirmation_title, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.risk_assessment, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.edits, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.editable, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.options, &mut seen, 12, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x47, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmationTitle",
+                "riskAssessment",
+                "edits",
+                "editable",
+                "options",
+            ],
+            0x47,
+        )?;
         Ok(out)
     }
 }
@@ -12244,43 +12785,53 @@ impl wire::Blank for ToolCallRunningState {
     }
 }
 
+impl wire::Members for ToolCallRunningState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.intention),
+            4 => wire::slot(reader, &mut self.contributor),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            7 => wire::slot(reader, &mut self.tool_input),
+            8 => wire::slot(reader, &mut self.confirmed),
+            9 => wire::slot(reader, &mut self.selected_option),
+            10 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallRunningState {
     const NAME: &'static str = "ToolCallRunningState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmed",
-            "selectedOption",
-            "content",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.intention, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.contributor, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.tool_input, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.confirmed, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.selected_option, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.content, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x147, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmed",
+                "selectedOption",
+                "content",
+            ],
+            0x147,
+        )?;
         Ok(out)
     }
 }
@@ -12451,45 +13002,55 @@ impl wire::Blank for ToolCallAuthRequiredState {
     }
 }
 
+impl wire::Members for ToolCallAuthRequiredState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.intention),
+            4 => wire::slot(reader, &mut self.contributor),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            7 => wire::slot(reader, &mut self.tool_input),
+            8 => wire::slot(reader, &mut self.confirmed),
+            9 => wire::slot(reader, &mut self.selected_option),
+            10 => wire::slot(reader, &mut self.auth),
+            11 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallAuthRequiredState {
     const NAME: &'static str = "ToolCallAuthRequiredState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmed",
-            "selectedOption",
-            "auth",
-            "content",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.intention, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.contributor, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.tool_input, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.confirmed, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.selected_option, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.auth, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.content, &mut seen, 11, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x547, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmed",
+                "selectedOption",
+                "auth",
+                "content",
+            ],
+            0x547,
+        )?;
         Ok(out)
     }
 }
@@ -12656,51 +13217,61 @@ impl wire::Blank for ToolCallPendingResultConfirmationState {
     }
 }
 
+impl wire::Members for ToolCallPendingResultConfirmationState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.intention),
+            4 => wire::slot(reader, &mut self.contributor),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            7 => wire::slot(reader, &mut self.tool_input),
+            8 => wire::slot(reader, &mut self.success),
+            9 => wire::slot(reader, &mut self.past_tense_message),
+            10 => wire::slot(reader, &mut self.content),
+            11 => wire::slot(reader, &mut self.structured_content),
+            12 => wire::slot(reader, &mut self.error),
+            13 => wire::slot(reader, &mut self.confirmed),
+            14 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     const NAME: &'static str = "ToolCallPendingResultConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-            "confirmed",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.intention, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.contributor, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.tool_input, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.success, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.past_tense_message, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.content, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.structured_content, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.error, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.confirmed, &mut seen, 13, KEYS)?,
-                14 => wire::member(reader, &mut out.selected_option, &mut seen, 14, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x2347, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+                "confirmed",
+                "selectedOption",
+            ],
+            0x2347,
+        )?;
         Ok(out)
     }
 }
@@ -12877,51 +13448,61 @@ impl wire::Blank for ToolCallCompletedState {
     }
 }
 
+impl wire::Members for ToolCallCompletedState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.intention),
+            4 => wire::slot(reader, &mut self.contributor),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            7 => wire::slot(reader, &mut self.tool_input),
+            8 => wire::slot(reader, &mut self.success),
+            9 => wire::slot(reader, &mut self.past_tense_message),
+            10 => wire::slot(reader, &mut self.content),
+            11 => wire::slot(reader, &mut self.structured_content),
+            12 => wire::slot(reader, &mut self.error),
+            13 => wire::slot(reader, &mut self.confirmed),
+            14 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallCompletedState {
     const NAME: &'static str = "ToolCallCompletedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-            "confirmed",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.intention, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.contributor, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.tool_input, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.success, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.past_tense_message, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.content, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.structured_content, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.error, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.confirmed, &mut seen, 13, KEYS)?,
-                14 => wire::member(reader, &mut out.selected_option, &mut seen, 14, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x2347, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+                "confirmed",
+                "selectedOption",
+            ],
+            0x2347,
+        )?;
         Ok(out)
     }
 }
@@ -13086,45 +13667,55 @@ impl wire::Blank for ToolCallCancelledState {
     }
 }
 
+impl wire::Members for ToolCallCancelledState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.intention),
+            4 => wire::slot(reader, &mut self.contributor),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            7 => wire::slot(reader, &mut self.tool_input),
+            8 => wire::slot(reader, &mut self.reason),
+            9 => wire::slot(reader, &mut self.reason_message),
+            10 => wire::slot(reader, &mut self.user_suggestion),
+            11 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallCancelledState {
     const NAME: &'static str = "ToolCallCancelledState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "reason",
-            "reasonMessage",
-            "userSuggestion",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.intention, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.contributor, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.tool_input, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.reason, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.reason_message, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.user_suggestion, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.selected_option, &mut seen, 11, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x147, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "reason",
+                "reasonMessage",
+                "userSuggestion",
+                "selectedOption",
+            ],
+            0x147,
+        )?;
         Ok(out)
     }
 }
@@ -13259,35 +13850,45 @@ impl wire::Blank for ToolDefinition {
     }
 }
 
+impl wire::Members for ToolDefinition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.name),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.input_schema),
+            4 => wire::slot(reader, &mut self.output_schema),
+            5 => wire::slot(reader, &mut self.annotations),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolDefinition {
     const NAME: &'static str = "ToolDefinition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "name",
-            "title",
-            "description",
-            "inputSchema",
-            "outputSchema",
-            "annotations",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.input_schema, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.output_schema, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.annotations, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations",
+                "_meta",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -13398,31 +13999,41 @@ impl wire::Blank for ToolAnnotations {
     }
 }
 
+impl wire::Members for ToolAnnotations {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.read_only_hint),
+            2 => wire::slot(reader, &mut self.destructive_hint),
+            3 => wire::slot(reader, &mut self.idempotent_hint),
+            4 => wire::slot(reader, &mut self.open_world_hint),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolAnnotations {
     const NAME: &'static str = "ToolAnnotations";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "readOnlyHint",
-            "destructiveHint",
-            "idempotentHint",
-            "openWorldHint",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.read_only_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destructive_hint, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.idempotent_hint, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.open_world_hint, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -13494,21 +14105,26 @@ impl wire::Blank for ToolResultTextContent {
     }
 }
 
+impl wire::Members for ToolResultTextContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.text),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultTextContent {
     const NAME: &'static str = "ToolResultTextContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["text"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["text"], 0x1)?;
         Ok(out)
     }
 }
@@ -13566,22 +14182,27 @@ impl wire::Blank for ToolResultEmbeddedResourceContent {
     }
 }
 
+impl wire::Members for ToolResultEmbeddedResourceContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            1 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     const NAME: &'static str = "ToolResultEmbeddedResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data", "contentType"], 0x3)?;
         Ok(out)
     }
 }
@@ -13653,24 +14274,34 @@ impl wire::Blank for ToolResultResourceContent {
     }
 }
 
+impl wire::Members for ToolResultResourceContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            3 => wire::slot(reader, &mut self.nonce),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultResourceContent {
     const NAME: &'static str = "ToolResultResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType", "nonce"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.nonce, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["uri", "sizeHint", "contentType", "nonce"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -13742,23 +14373,28 @@ impl wire::Blank for ToolResultFileEditContent {
     }
 }
 
+impl wire::Members for ToolResultFileEditContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.before),
+            1 => wire::slot(reader, &mut self.after),
+            2 => wire::slot(reader, &mut self.diff),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContent {
     const NAME: &'static str = "ToolResultFileEditContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["before", "after", "diff"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
         Ok(out)
     }
 }
@@ -13846,24 +14482,34 @@ impl wire::Blank for ToolResultTerminalContent {
     }
 }
 
+impl wire::Members for ToolResultTerminalContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.is_pty),
+            3 => wire::slot(reader, &mut self.result),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultTerminalContent {
     const NAME: &'static str = "ToolResultTerminalContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title", "isPty", "result"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.is_pty, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.result, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "title", "isPty", "result"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -13946,24 +14592,34 @@ impl wire::Blank for ToolResultSubagentContent {
     }
 }
 
+impl wire::Members for ToolResultSubagentContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.agent_name),
+            3 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultSubagentContent {
     const NAME: &'static str = "ToolResultSubagentContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title", "agentName", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.agent_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "title", "agentName", "description"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -14021,20 +14677,25 @@ impl wire::Blank for CustomizationLoadingState {
     }
 }
 
+impl wire::Members for CustomizationLoadingState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadingState {
     const NAME: &'static str = "CustomizationLoadingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -14080,20 +14741,25 @@ impl wire::Blank for CustomizationLoadedState {
     }
 }
 
+impl wire::Members for CustomizationLoadedState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadedState {
     const NAME: &'static str = "CustomizationLoadedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -14143,21 +14809,26 @@ impl wire::Blank for CustomizationDegradedState {
     }
 }
 
+impl wire::Members for CustomizationDegradedState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationDegradedState {
     const NAME: &'static str = "CustomizationDegradedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message"], 0x1)?;
         Ok(out)
     }
 }
@@ -14209,21 +14880,26 @@ impl wire::Blank for CustomizationErrorState {
     }
 }
 
+impl wire::Members for CustomizationErrorState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationErrorState {
     const NAME: &'static str = "CustomizationErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message"], 0x1)?;
         Ok(out)
     }
 }
@@ -14345,43 +15021,53 @@ impl wire::Blank for PluginCustomization {
     }
 }
 
+impl wire::Members for PluginCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            9 => wire::slot(reader, &mut self.enablement),
+            10 => wire::slot(reader, &mut self.version),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PluginCustomization {
     const NAME: &'static str = "PluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "_meta",
-            "clientId",
-            "load",
-            "children",
-            "enablement",
-            "version",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.enablement, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.version, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "_meta",
+                "clientId",
+                "load",
+                "children",
+                "enablement",
+                "version",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -14570,49 +15256,59 @@ impl wire::Blank for ClientPluginCustomization {
     }
 }
 
+impl wire::Members for ClientPluginCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            9 => wire::slot(reader, &mut self.r#type),
+            10 => wire::slot(reader, &mut self.enablement),
+            11 => wire::slot(reader, &mut self.version),
+            12 => wire::slot(reader, &mut self.nonce),
+            13 => wire::slot(reader, &mut self.child_enablement),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ClientPluginCustomization {
     const NAME: &'static str = "ClientPluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "_meta",
-            "clientId",
-            "load",
-            "children",
-            "type",
-            "enablement",
-            "version",
-            "nonce",
-            "childEnablement",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.r#type, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.enablement, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.version, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.nonce, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.child_enablement, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x207, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "_meta",
+                "clientId",
+                "load",
+                "children",
+                "type",
+                "enablement",
+                "version",
+                "nonce",
+                "childEnablement",
+            ],
+            0x207,
+        )?;
         Ok(out)
     }
 }
@@ -14783,35 +15479,45 @@ impl wire::Blank for DirectoryCustomization {
     }
 }
 
+impl wire::Members for DirectoryCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            9 => wire::slot(reader, &mut self.enabled),
+            10 => wire::slot(reader, &mut self.contents),
+            11 => wire::slot(reader, &mut self.writable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DirectoryCustomization {
     const NAME: &'static str = "DirectoryCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "_meta", "clientId", "load", "children",
-            "enabled", "contents", "writable",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.enabled, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.contents, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.writable, &mut seen, 11, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xe07, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "_meta", "clientId", "load", "children",
+                "enabled", "contents", "writable",
+            ],
+            0xe07,
+        )?;
         Ok(out)
     }
 }
@@ -14996,57 +15702,55 @@ impl wire::Blank for AgentCustomization {
     }
 }
 
+impl wire::Members for AgentCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.enabled),
+            7 => wire::slot(reader, &mut self.description),
+            8 => wire::slot(reader, &mut self.model),
+            9 => wire::slot(reader, &mut self.tools),
+            10 => wire::slot(reader, &mut self.disable_model_invocation),
+            11 => wire::slot(reader, &mut self.disable_user_invocation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentCustomization {
     const NAME: &'static str = "AgentCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "_meta",
-            "enabled",
-            "description",
-            "model",
-            "tools",
-            "disableModelInvocation",
-            "disableUserInvocation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enabled, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.description, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.model, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.tools, &mut seen, 9, KEYS)?,
-                10 => wire::member(
-                    reader,
-                    &mut out.disable_model_invocation,
-                    &mut seen,
-                    10,
-                    KEYS,
-                )?,
-                11 => wire::member(
-                    reader,
-                    &mut out.disable_user_invocation,
-                    &mut seen,
-                    11,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "_meta",
+                "enabled",
+                "description",
+                "model",
+                "tools",
+                "disableModelInvocation",
+                "disableUserInvocation",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -15222,47 +15926,51 @@ impl wire::Blank for SkillCustomization {
     }
 }
 
+impl wire::Members for SkillCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.enabled),
+            7 => wire::slot(reader, &mut self.description),
+            8 => wire::slot(reader, &mut self.disable_model_invocation),
+            9 => wire::slot(reader, &mut self.disable_user_invocation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SkillCustomization {
     const NAME: &'static str = "SkillCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "_meta",
-            "enabled",
-            "description",
-            "disableModelInvocation",
-            "disableUserInvocation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enabled, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.description, &mut seen, 7, KEYS)?,
-                8 => wire::member(
-                    reader,
-                    &mut out.disable_model_invocation,
-                    &mut seen,
-                    8,
-                    KEYS,
-                )?,
-                9 => wire::member(reader, &mut out.disable_user_invocation, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "_meta",
+                "enabled",
+                "description",
+                "disableModelInvocation",
+                "disableUserInvocation",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -15404,37 +16112,47 @@ impl wire::Blank for PromptCustomization {
     }
 }
 
+impl wire::Members for PromptCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.enabled),
+            7 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PromptCustomization {
     const NAME: &'static str = "PromptCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "_meta",
-            "enabled",
-            "description",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enabled, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.description, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "_meta",
+                "enabled",
+                "description",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -15591,41 +16309,51 @@ impl wire::Blank for RuleCustomization {
     }
 }
 
+impl wire::Members for RuleCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.enabled),
+            7 => wire::slot(reader, &mut self.description),
+            8 => wire::slot(reader, &mut self.always_apply),
+            9 => wire::slot(reader, &mut self.globs),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RuleCustomization {
     const NAME: &'static str = "RuleCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "_meta",
-            "enabled",
-            "description",
-            "alwaysApply",
-            "globs",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enabled, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.description, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.always_apply, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.globs, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "_meta",
+                "enabled",
+                "description",
+                "alwaysApply",
+                "globs",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -15759,27 +16487,37 @@ impl wire::Blank for HookCustomization {
     }
 }
 
+impl wire::Members for HookCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.enabled),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for HookCustomization {
     const NAME: &'static str = "HookCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range", "_meta", "enabled"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enabled, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "uri", "name", "icons", "range", "_meta", "enabled"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -15942,41 +16680,51 @@ impl wire::Blank for McpServerCustomization {
     }
 }
 
+impl wire::Members for McpServerCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.meta),
+            6 => wire::slot(reader, &mut self.enablement),
+            7 => wire::slot(reader, &mut self.state),
+            8 => wire::slot(reader, &mut self.channel),
+            9 => wire::slot(reader, &mut self.mcp_app),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerCustomization {
     const NAME: &'static str = "McpServerCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "_meta",
-            "enablement",
-            "state",
-            "channel",
-            "mcpApp",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.meta, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enablement, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.state, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.channel, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.mcp_app, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x87, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "_meta",
+                "enablement",
+                "state",
+                "channel",
+                "mcpApp",
+            ],
+            0x87,
+        )?;
         Ok(out)
     }
 }
@@ -16063,21 +16811,26 @@ impl wire::Blank for McpServerCustomizationApps {
     }
 }
 
+impl wire::Members for McpServerCustomizationApps {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.capabilities),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerCustomizationApps {
     const NAME: &'static str = "McpServerCustomizationApps";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["capabilities"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.capabilities, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["capabilities"], 0x1)?;
         Ok(out)
     }
 }
@@ -16182,24 +16935,34 @@ impl wire::Blank for AhpMcpUiHostCapabilities {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.server_tools),
+            1 => wire::slot(reader, &mut self.server_resources),
+            2 => wire::slot(reader, &mut self.logging),
+            3 => wire::slot(reader, &mut self.sampling),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilities {
     const NAME: &'static str = "AhpMcpUiHostCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["serverTools", "serverResources", "logging", "sampling"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.server_tools, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.server_resources, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.logging, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.sampling, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["serverTools", "serverResources", "logging", "sampling"],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -16272,21 +17035,26 @@ impl wire::Blank for McpServerStartingState {
     }
 }
 
+impl wire::Members for McpServerStartingState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.blocking),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerStartingState {
     const NAME: &'static str = "McpServerStartingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["blocking"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.blocking, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["blocking"], 0x0)?;
         Ok(out)
     }
 }
@@ -16336,20 +17104,25 @@ impl wire::Blank for McpServerReadyState {
     }
 }
 
+impl wire::Members for McpServerReadyState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerReadyState {
     const NAME: &'static str = "McpServerReadyState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -16455,31 +17228,41 @@ impl wire::Blank for McpServerAuthRequiredState {
     }
 }
 
+impl wire::Members for McpServerAuthRequiredState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.reason),
+            1 => wire::slot(reader, &mut self.oauth_client),
+            2 => wire::slot(reader, &mut self.resource),
+            3 => wire::slot(reader, &mut self.required_scopes),
+            4 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerAuthRequiredState {
     const NAME: &'static str = "McpServerAuthRequiredState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "reason",
-            "oauthClient",
-            "resource",
-            "requiredScopes",
-            "description",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.reason, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.oauth_client, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.resource, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required_scopes, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.description, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "reason",
+                "oauthClient",
+                "resource",
+                "requiredScopes",
+                "description",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -16547,21 +17330,26 @@ impl wire::Blank for McpServerErrorState {
     }
 }
 
+impl wire::Members for McpServerErrorState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerErrorState {
     const NAME: &'static str = "McpServerErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["error"], 0x1)?;
         Ok(out)
     }
 }
@@ -16610,20 +17398,25 @@ impl wire::Blank for McpServerStoppedState {
     }
 }
 
+impl wire::Members for McpServerStoppedState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerStoppedState {
     const NAME: &'static str = "McpServerStoppedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -16683,22 +17476,27 @@ impl wire::Blank for McpOAuthClient {
     }
 }
 
+impl wire::Members for McpOAuthClient {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            1 => wire::slot(reader, &mut self.client_secret),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpOAuthClient {
     const NAME: &'static str = "McpOAuthClient";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId", "clientSecret"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_secret, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId", "clientSecret"], 0x1)?;
         Ok(out)
     }
 }
@@ -16806,31 +17604,41 @@ impl wire::Blank for McpAuthRequirement {
     }
 }
 
+impl wire::Members for McpAuthRequirement {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.reason),
+            1 => wire::slot(reader, &mut self.oauth_client),
+            2 => wire::slot(reader, &mut self.resource),
+            3 => wire::slot(reader, &mut self.required_scopes),
+            4 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpAuthRequirement {
     const NAME: &'static str = "McpAuthRequirement";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "reason",
-            "oauthClient",
-            "resource",
-            "requiredScopes",
-            "description",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.reason, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.oauth_client, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.resource, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required_scopes, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.description, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "reason",
+                "oauthClient",
+                "resource",
+                "requiredScopes",
+                "description",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -16899,21 +17707,26 @@ impl wire::Blank for ToolCallClientContributor {
     }
 }
 
+impl wire::Members for ToolCallClientContributor {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallClientContributor {
     const NAME: &'static str = "ToolCallClientContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
         Ok(out)
     }
 }
@@ -16964,21 +17777,26 @@ impl wire::Blank for ToolCallMcpContributor {
     }
 }
 
+impl wire::Members for ToolCallMcpContributor {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customization_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallMcpContributor {
     const NAME: &'static str = "ToolCallMcpContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customizationId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customization_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customizationId"], 0x1)?;
         Ok(out)
     }
 }
@@ -17033,22 +17851,27 @@ impl wire::Blank for FileEditSide {
     }
 }
 
+impl wire::Members for FileEditSide {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditSide {
     const NAME: &'static str = "FileEditSide";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -17105,22 +17928,27 @@ impl wire::Blank for FileEditDiffStats {
     }
 }
 
+impl wire::Members for FileEditDiffStats {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.added),
+            1 => wire::slot(reader, &mut self.removed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditDiffStats {
     const NAME: &'static str = "FileEditDiffStats";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["added", "removed"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.added, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.removed, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["added", "removed"], 0x0)?;
         Ok(out)
     }
 }
@@ -17189,23 +18017,28 @@ impl wire::Blank for FileEdit {
     }
 }
 
+impl wire::Members for FileEdit {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.before),
+            1 => wire::slot(reader, &mut self.after),
+            2 => wire::slot(reader, &mut self.diff),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEdit {
     const NAME: &'static str = "FileEdit";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["before", "after", "diff"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
         Ok(out)
     }
 }
@@ -17265,21 +18098,26 @@ impl wire::Blank for FileEditCollection {
     }
 }
 
+impl wire::Members for FileEditCollection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditCollection {
     const NAME: &'static str = "FileEditCollection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -17343,23 +18181,28 @@ impl wire::Blank for TerminalCommandResult {
     }
 }
 
+impl wire::Members for TerminalCommandResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.exit_code),
+            1 => wire::slot(reader, &mut self.preview),
+            2 => wire::slot(reader, &mut self.truncated),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandResult {
     const NAME: &'static str = "TerminalCommandResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["exitCode", "preview", "truncated"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.exit_code, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.preview, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.truncated, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["exitCode", "preview", "truncated"], 0x0)?;
         Ok(out)
     }
 }
@@ -17433,24 +18276,34 @@ impl wire::Blank for TerminalInfo {
     }
 }
 
+impl wire::Members for TerminalInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.claim),
+            3 => wire::slot(reader, &mut self.lifecycle),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalInfo {
     const NAME: &'static str = "TerminalInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title", "claim", "lifecycle"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.claim, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.lifecycle, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "title", "claim", "lifecycle"],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -17508,21 +18361,26 @@ impl wire::Blank for TerminalClientClaim {
     }
 }
 
+impl wire::Members for TerminalClientClaim {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClientClaim {
     const NAME: &'static str = "TerminalClientClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
         Ok(out)
     }
 }
@@ -17590,24 +18448,34 @@ impl wire::Blank for TerminalSessionClaim {
     }
 }
 
+impl wire::Members for TerminalSessionClaim {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            1 => wire::slot(reader, &mut self.chat),
+            2 => wire::slot(reader, &mut self.turn_id),
+            3 => wire::slot(reader, &mut self.tool_call_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalSessionClaim {
     const NAME: &'static str = "TerminalSessionClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session", "chat", "turnId", "toolCallId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.chat, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.turn_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.tool_call_id, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["session", "chat", "turnId", "toolCallId"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -17665,20 +18533,25 @@ impl wire::Blank for TerminalRunningLifecycleState {
     }
 }
 
+impl wire::Members for TerminalRunningLifecycleState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalRunningLifecycleState {
     const NAME: &'static str = "TerminalRunningLifecycleState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -17728,21 +18601,26 @@ impl wire::Blank for TerminalExitedLifecycleState {
     }
 }
 
+impl wire::Members for TerminalExitedLifecycleState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.exit_code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalExitedLifecycleState {
     const NAME: &'static str = "TerminalExitedLifecycleState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["exitCode"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.exit_code, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["exitCode"], 0x0)?;
         Ok(out)
     }
 }
@@ -17844,45 +18722,49 @@ impl wire::Blank for TerminalState {
     }
 }
 
+impl wire::Members for TerminalState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.cwd),
+            2 => wire::slot(reader, &mut self.cols),
+            3 => wire::slot(reader, &mut self.rows),
+            4 => wire::slot(reader, &mut self.content),
+            5 => wire::slot(reader, &mut self.lifecycle),
+            6 => wire::slot(reader, &mut self.claim),
+            7 => wire::slot(reader, &mut self.supports_command_detection),
+            8 => wire::slot(reader, &mut self.is_pty),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalState {
     const NAME: &'static str = "TerminalState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "cwd",
-            "cols",
-            "rows",
-            "content",
-            "lifecycle",
-            "claim",
-            "supportsCommandDetection",
-            "isPty",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.cwd, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.cols, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.rows, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.content, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.lifecycle, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.claim, &mut seen, 6, KEYS)?,
-                7 => wire::member(
-                    reader,
-                    &mut out.supports_command_detection,
-                    &mut seen,
-                    7,
-                    KEYS,
-                )?,
-                8 => wire::member(reader, &mut out.is_pty, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x71, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "cwd",
+                "cols",
+                "rows",
+                "content",
+                "lifecycle",
+                "claim",
+                "supportsCommandDetection",
+                "isPty",
+            ],
+            0x71,
+        )?;
         Ok(out)
     }
 }
@@ -18080,21 +18962,26 @@ impl wire::Blank for TerminalUnclassifiedPart {
     }
 }
 
+impl wire::Members for TerminalUnclassifiedPart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalUnclassifiedPart {
     const NAME: &'static str = "TerminalUnclassifiedPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -18180,35 +19067,45 @@ impl wire::Blank for TerminalCommandPart {
     }
 }
 
+impl wire::Members for TerminalCommandPart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.command_line),
+            2 => wire::slot(reader, &mut self.output),
+            3 => wire::slot(reader, &mut self.timestamp),
+            4 => wire::slot(reader, &mut self.is_complete),
+            5 => wire::slot(reader, &mut self.exit_code),
+            6 => wire::slot(reader, &mut self.duration_ms),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandPart {
     const NAME: &'static str = "TerminalCommandPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "commandId",
-            "commandLine",
-            "output",
-            "timestamp",
-            "isComplete",
-            "exitCode",
-            "durationMs",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.output, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.timestamp, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.is_complete, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.exit_code, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.duration_ms, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "commandId",
+                "commandLine",
+                "output",
+                "timestamp",
+                "isComplete",
+                "exitCode",
+                "durationMs",
+            ],
+            0x1f,
+        )?;
         Ok(out)
     }
 }
@@ -18304,31 +19201,41 @@ impl wire::Blank for UsageInfo {
     }
 }
 
+impl wire::Members for UsageInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.input_tokens),
+            1 => wire::slot(reader, &mut self.output_tokens),
+            2 => wire::slot(reader, &mut self.model),
+            3 => wire::slot(reader, &mut self.cache_read_tokens),
+            4 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UsageInfo {
     const NAME: &'static str = "UsageInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "inputTokens",
-            "outputTokens",
-            "model",
-            "cacheReadTokens",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.input_tokens, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.output_tokens, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.model, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.cache_read_tokens, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "inputTokens",
+                "outputTokens",
+                "model",
+                "cacheReadTokens",
+                "_meta",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -18411,24 +19318,34 @@ impl wire::Blank for ErrorInfo {
     }
 }
 
+impl wire::Members for ErrorInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error_type),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.stack),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ErrorInfo {
     const NAME: &'static str = "ErrorInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["errorType", "message", "stack", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error_type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.stack, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["errorType", "message", "stack", "_meta"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -18499,23 +19416,28 @@ impl wire::Blank for Snapshot {
     }
 }
 
+impl wire::Members for Snapshot {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.state),
+            2 => wire::slot(reader, &mut self.from_seq),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Snapshot {
     const NAME: &'static str = "Snapshot";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "state", "fromSeq"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.from_seq, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "state", "fromSeq"], 0x7)?;
         Ok(out)
     }
 }
@@ -18638,31 +19560,41 @@ impl wire::Blank for Changeset {
     }
 }
 
+impl wire::Members for Changeset {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.uri_template),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.change_kind),
+            4 => wire::slot(reader, &mut self.capabilities),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Changeset {
     const NAME: &'static str = "Changeset";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "uriTemplate",
-            "description",
-            "changeKind",
-            "capabilities",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri_template, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.change_kind, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.capabilities, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "uriTemplate",
+                "description",
+                "changeKind",
+                "capabilities",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -18735,21 +19667,26 @@ impl wire::Blank for ChangesetCapabilities {
     }
 }
 
+impl wire::Members for ChangesetCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.review),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetCapabilities {
     const NAME: &'static str = "ChangesetCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["review"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.review, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["review"], 0x0)?;
         Ok(out)
     }
 }
@@ -18826,24 +19763,34 @@ impl wire::Blank for ChangesetState {
     }
 }
 
+impl wire::Members for ChangesetState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.status),
+            1 => wire::slot(reader, &mut self.error),
+            2 => wire::slot(reader, &mut self.files),
+            3 => wire::slot(reader, &mut self.operations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetState {
     const NAME: &'static str = "ChangesetState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["status", "error", "files", "operations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.operations, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["status", "error", "files", "operations"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -19004,24 +19951,29 @@ impl wire::Blank for ChangesetFile {
     }
 }
 
+impl wire::Members for ChangesetFile {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.edit),
+            2 => wire::slot(reader, &mut self.reviewed),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFile {
     const NAME: &'static str = "ChangesetFile";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "edit", "reviewed", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.edit, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.reviewed, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "edit", "reviewed", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -19142,39 +20094,49 @@ impl wire::Blank for ChangesetOperation {
     }
 }
 
+impl wire::Members for ChangesetOperation {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.scopes),
+            4 => wire::slot(reader, &mut self.confirmation),
+            5 => wire::slot(reader, &mut self.icon),
+            6 => wire::slot(reader, &mut self.group),
+            7 => wire::slot(reader, &mut self.status),
+            8 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperation {
     const NAME: &'static str = "ChangesetOperation";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "label",
-            "description",
-            "scopes",
-            "confirmation",
-            "icon",
-            "group",
-            "status",
-            "error",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.scopes, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.confirmation, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.icon, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.group, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.status, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.error, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x8b, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "label",
+                "description",
+                "scopes",
+                "confirmation",
+                "icon",
+                "group",
+                "status",
+                "error",
+            ],
+            0x8b,
+        )?;
         Ok(out)
     }
 }
@@ -19265,23 +20227,33 @@ impl wire::Blank for AnnotationsSummary {
     }
 }
 
+impl wire::Members for AnnotationsSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.annotation_count),
+            2 => wire::slot(reader, &mut self.entry_count),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationsSummary {
     const NAME: &'static str = "AnnotationsSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "annotationCount", "entryCount"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.annotation_count, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.entry_count, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "annotationCount", "entryCount"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -19338,21 +20310,26 @@ impl wire::Blank for AnnotationsState {
     }
 }
 
+impl wire::Members for AnnotationsState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.annotations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationsState {
     const NAME: &'static str = "AnnotationsState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["annotations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.annotations, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["annotations"], 0x1)?;
         Ok(out)
     }
 }
@@ -19458,23 +20435,28 @@ impl wire::Blank for AnnotationOrigin {
     }
 }
 
+impl wire::Members for AnnotationOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            1 => wire::slot(reader, &mut self.chat),
+            2 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationOrigin {
     const NAME: &'static str = "AnnotationOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session", "chat", "turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.chat, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.turn_id, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session", "chat", "turnId"], 0x1)?;
         Ok(out)
     }
 }
@@ -19577,29 +20559,39 @@ impl wire::Blank for Annotation {
     }
 }
 
+impl wire::Members for Annotation {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.origin),
+            2 => wire::slot(reader, &mut self.resource),
+            3 => wire::slot(reader, &mut self.range),
+            4 => wire::slot(reader, &mut self.resolved),
+            5 => wire::slot(reader, &mut self.entries),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Annotation {
     const NAME: &'static str = "Annotation";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "origin", "resource", "range", "resolved", "entries", "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.origin, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.resource, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.range, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.resolved, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.entries, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x37, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "origin", "resource", "range", "resolved", "entries", "_meta",
+            ],
+            0x37,
+        )?;
         Ok(out)
     }
 }
@@ -19680,23 +20672,28 @@ impl wire::Blank for AnnotationEntry {
     }
 }
 
+impl wire::Members for AnnotationEntry {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.text),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationEntry {
     const NAME: &'static str = "AnnotationEntry";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "text", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.text, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "text", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -19799,23 +20796,28 @@ impl wire::Blank for TelemetryCapabilities {
     }
 }
 
+impl wire::Members for TelemetryCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.logs),
+            1 => wire::slot(reader, &mut self.traces),
+            2 => wire::slot(reader, &mut self.metrics),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TelemetryCapabilities {
     const NAME: &'static str = "TelemetryCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["logs", "traces", "metrics"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.logs, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.traces, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.metrics, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["logs", "traces", "metrics"], 0x0)?;
         Ok(out)
     }
 }
@@ -19902,24 +20904,34 @@ impl wire::Blank for ResourceWatchState {
     }
 }
 
+impl wire::Members for ResourceWatchState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.root),
+            1 => wire::slot(reader, &mut self.recursive),
+            2 => wire::slot(reader, &mut self.excludes),
+            3 => wire::slot(reader, &mut self.includes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchState {
     const NAME: &'static str = "ResourceWatchState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["root", "recursive", "excludes", "includes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.root, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.recursive, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.excludes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.includes, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["root", "recursive", "excludes", "includes"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -20054,22 +21066,27 @@ impl wire::Blank for ResourceChange {
     }
 }
 
+impl wire::Members for ResourceChange {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.r#type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceChange {
     const NAME: &'static str = "ResourceChange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "type"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "type"], 0x3)?;
         Ok(out)
     }
 }
@@ -20131,22 +21148,27 @@ impl wire::Blank for AutomationSessionOrigin {
     }
 }
 
+impl wire::Members for AutomationSessionOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.automation),
+            1 => wire::slot(reader, &mut self.run),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationSessionOrigin {
     const NAME: &'static str = "AutomationSessionOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["automation", "run"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.automation, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.run, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["automation", "run"], 0x3)?;
         Ok(out)
     }
 }
@@ -20227,22 +21249,27 @@ impl wire::Blank for AutomationSchedule {
     }
 }
 
+impl wire::Members for AutomationSchedule {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.expression),
+            1 => wire::slot(reader, &mut self.time_zone),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationSchedule {
     const NAME: &'static str = "AutomationSchedule";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["expression", "timeZone"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.expression, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.time_zone, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["expression", "timeZone"], 0x3)?;
         Ok(out)
     }
 }
@@ -20311,23 +21338,28 @@ impl wire::Blank for AutomationScheduleTrigger {
     }
 }
 
+impl wire::Members for AutomationScheduleTrigger {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.schedule),
+            2 => wire::slot(reader, &mut self.misfire_policy),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationScheduleTrigger {
     const NAME: &'static str = "AutomationScheduleTrigger";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "schedule", "misfirePolicy"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.schedule, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.misfire_policy, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "schedule", "misfirePolicy"], 0x3)?;
         Ok(out)
     }
 }
@@ -20421,26 +21453,36 @@ impl wire::Blank for AutomationEventTrigger {
     }
 }
 
+impl wire::Members for AutomationEventTrigger {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.r#type),
+            2 => wire::slot(reader, &mut self.title),
+            3 => wire::slot(reader, &mut self.description),
+            4 => wire::slot(reader, &mut self.events),
+            5 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationEventTrigger {
     const NAME: &'static str = "AutomationEventTrigger";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "type", "title", "description", "events", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.events, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.config, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x17, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "type", "title", "description", "events", "config"],
+            0x17,
+        )?;
         Ok(out)
     }
 }
@@ -20518,23 +21560,28 @@ impl wire::Blank for AutomationTriggerEventDefinition {
     }
 }
 
+impl wire::Members for AutomationTriggerEventDefinition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationTriggerEventDefinition {
     const NAME: &'static str = "AutomationTriggerEventDefinition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "title", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "title", "description"], 0x3)?;
         Ok(out)
     }
 }
@@ -20621,25 +21668,35 @@ impl wire::Blank for AutomationTriggerDefinition {
     }
 }
 
+impl wire::Members for AutomationTriggerDefinition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.events),
+            4 => wire::slot(reader, &mut self.config_schema),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationTriggerDefinition {
     const NAME: &'static str = "AutomationTriggerDefinition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "title", "description", "events", "configSchema"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.events, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.config_schema, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["type", "title", "description", "events", "configSchema"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -20762,33 +21819,43 @@ impl wire::Blank for AutomationSessionTemplate {
     }
 }
 
+impl wire::Members for AutomationSessionTemplate {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.provider),
+            1 => wire::slot(reader, &mut self.model),
+            2 => wire::slot(reader, &mut self.agent),
+            3 => wire::slot(reader, &mut self.working_directories),
+            4 => wire::slot(reader, &mut self.config),
+            5 => wire::slot(reader, &mut self.customizations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationSessionTemplate {
     const NAME: &'static str = "AutomationSessionTemplate";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "provider",
-            "model",
-            "agent",
-            "workingDirectories",
-            "config",
-            "customizations",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.model, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.agent, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.working_directories, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.config, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.customizations, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "provider",
+                "model",
+                "agent",
+                "workingDirectories",
+                "config",
+                "customizations",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -20910,35 +21977,45 @@ impl wire::Blank for AutomationDefinition {
     }
 }
 
+impl wire::Members for AutomationDefinition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.session),
+            3 => wire::slot(reader, &mut self.enabled),
+            4 => wire::slot(reader, &mut self.triggers),
+            5 => wire::slot(reader, &mut self.disable_conditions),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationDefinition {
     const NAME: &'static str = "AutomationDefinition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "message",
-            "session",
-            "enabled",
-            "triggers",
-            "disableConditions",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.session, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.enabled, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.triggers, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.disable_conditions, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "message",
+                "session",
+                "enabled",
+                "triggers",
+                "disableConditions",
+                "_meta",
+            ],
+            0x1f,
+        )?;
         Ok(out)
     }
 }
@@ -21044,35 +22121,45 @@ impl wire::Blank for AutomationDefinitionPatch {
     }
 }
 
+impl wire::Members for AutomationDefinitionPatch {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.session),
+            3 => wire::slot(reader, &mut self.enabled),
+            4 => wire::slot(reader, &mut self.triggers),
+            5 => wire::slot(reader, &mut self.disable_conditions),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationDefinitionPatch {
     const NAME: &'static str = "AutomationDefinitionPatch";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "message",
-            "session",
-            "enabled",
-            "triggers",
-            "disableConditions",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.session, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.enabled, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.triggers, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.disable_conditions, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "message",
+                "session",
+                "enabled",
+                "triggers",
+                "disableConditions",
+                "_meta",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -21150,21 +22237,26 @@ impl wire::Blank for AutomationAfterRunsCondition {
     }
 }
 
+impl wire::Members for AutomationAfterRunsCondition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.max),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationAfterRunsCondition {
     const NAME: &'static str = "AutomationAfterRunsCondition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["max"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.max, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["max"], 0x1)?;
         Ok(out)
     }
 }
@@ -21216,21 +22308,26 @@ impl wire::Blank for AutomationAfterDateCondition {
     }
 }
 
+impl wire::Members for AutomationAfterDateCondition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.date),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationAfterDateCondition {
     const NAME: &'static str = "AutomationAfterDateCondition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["date"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.date, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["date"], 0x1)?;
         Ok(out)
     }
 }
@@ -21358,43 +22455,53 @@ impl wire::Blank for AutomationEntry {
     }
 }
 
+impl wire::Members for AutomationEntry {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.definition),
+            2 => wire::slot(reader, &mut self.next_run_at),
+            3 => wire::slot(reader, &mut self.run_count),
+            4 => wire::slot(reader, &mut self.runs),
+            5 => wire::slot(reader, &mut self.runs_next_cursor),
+            6 => wire::slot(reader, &mut self.operations),
+            7 => wire::slot(reader, &mut self.customizations),
+            8 => wire::slot(reader, &mut self.created_at),
+            9 => wire::slot(reader, &mut self.modified_at),
+            10 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationEntry {
     const NAME: &'static str = "AutomationEntry";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "definition",
-            "nextRunAt",
-            "runCount",
-            "runs",
-            "runsNextCursor",
-            "operations",
-            "customizations",
-            "createdAt",
-            "modifiedAt",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.definition, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.next_run_at, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.run_count, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.runs, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.runs_next_cursor, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.operations, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.customizations, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.created_at, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.modified_at, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.meta, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x353, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "definition",
+                "nextRunAt",
+                "runCount",
+                "runs",
+                "runsNextCursor",
+                "operations",
+                "customizations",
+                "createdAt",
+                "modifiedAt",
+                "_meta",
+            ],
+            0x353,
+        )?;
         Ok(out)
     }
 }
@@ -21486,22 +22593,27 @@ impl wire::Blank for AutomationState {
     }
 }
 
+impl wire::Members for AutomationState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.entries),
+            1 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationState {
     const NAME: &'static str = "AutomationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["entries", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.entries, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["entries", "_meta"], 0x1)?;
         Ok(out)
     }
 }
@@ -21607,20 +22719,25 @@ impl wire::Blank for AutomationManualRunOrigin {
     }
 }
 
+impl wire::Members for AutomationManualRunOrigin {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationManualRunOrigin {
     const NAME: &'static str = "AutomationManualRunOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -21690,24 +22807,34 @@ impl wire::Blank for AutomationTriggeredRunOrigin {
     }
 }
 
+impl wire::Members for AutomationTriggeredRunOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.trigger_id),
+            1 => wire::slot(reader, &mut self.scheduled_for),
+            2 => wire::slot(reader, &mut self.catch_up),
+            3 => wire::slot(reader, &mut self.event),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationTriggeredRunOrigin {
     const NAME: &'static str = "AutomationTriggeredRunOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["triggerId", "scheduledFor", "catchUp", "event"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.trigger_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.scheduled_for, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.catch_up, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.event, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["triggerId", "scheduledFor", "catchUp", "event"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -21771,21 +22898,26 @@ impl wire::Blank for AutomationPendingRunLifecycle {
     }
 }
 
+impl wire::Members for AutomationPendingRunLifecycle {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.created_at),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationPendingRunLifecycle {
     const NAME: &'static str = "AutomationPendingRunLifecycle";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["createdAt"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.created_at, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["createdAt"], 0x1)?;
         Ok(out)
     }
 }
@@ -21845,22 +22977,27 @@ impl wire::Blank for AutomationRunningRunLifecycle {
     }
 }
 
+impl wire::Members for AutomationRunningRunLifecycle {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.created_at),
+            1 => wire::slot(reader, &mut self.started_at),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunningRunLifecycle {
     const NAME: &'static str = "AutomationRunningRunLifecycle";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["createdAt", "startedAt"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.created_at, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.started_at, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["createdAt", "startedAt"], 0x3)?;
         Ok(out)
     }
 }
@@ -21926,24 +23063,34 @@ impl wire::Blank for AutomationCompletedRunLifecycle {
     }
 }
 
+impl wire::Members for AutomationCompletedRunLifecycle {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.created_at),
+            1 => wire::slot(reader, &mut self.started_at),
+            2 => wire::slot(reader, &mut self.completed_at),
+            3 => wire::slot(reader, &mut self.usage),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationCompletedRunLifecycle {
     const NAME: &'static str = "AutomationCompletedRunLifecycle";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["createdAt", "startedAt", "completedAt", "usage"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.created_at, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.started_at, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.completed_at, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.usage, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["createdAt", "startedAt", "completedAt", "usage"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -22018,24 +23165,34 @@ impl wire::Blank for AutomationFailedRunLifecycle {
     }
 }
 
+impl wire::Members for AutomationFailedRunLifecycle {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.created_at),
+            1 => wire::slot(reader, &mut self.started_at),
+            2 => wire::slot(reader, &mut self.completed_at),
+            3 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationFailedRunLifecycle {
     const NAME: &'static str = "AutomationFailedRunLifecycle";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["createdAt", "startedAt", "completedAt", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.created_at, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.started_at, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.completed_at, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.error, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xd, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["createdAt", "startedAt", "completedAt", "error"],
+            0xd,
+        )?;
         Ok(out)
     }
 }
@@ -22106,23 +23263,33 @@ impl wire::Blank for AutomationCancelledRunLifecycle {
     }
 }
 
+impl wire::Members for AutomationCancelledRunLifecycle {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.created_at),
+            1 => wire::slot(reader, &mut self.started_at),
+            2 => wire::slot(reader, &mut self.completed_at),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationCancelledRunLifecycle {
     const NAME: &'static str = "AutomationCancelledRunLifecycle";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["createdAt", "startedAt", "completedAt"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.created_at, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.started_at, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.completed_at, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["createdAt", "startedAt", "completedAt"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -22211,35 +23378,45 @@ impl wire::Blank for AutomationRunSummary {
     }
 }
 
+impl wire::Members for AutomationRunSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.automation),
+            2 => wire::slot(reader, &mut self.origin),
+            3 => wire::slot(reader, &mut self.lifecycle),
+            4 => wire::slot(reader, &mut self.primary_session),
+            5 => wire::slot(reader, &mut self.session_count),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunSummary {
     const NAME: &'static str = "AutomationRunSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "automation",
-            "origin",
-            "lifecycle",
-            "primarySession",
-            "sessionCount",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.automation, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.origin, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.lifecycle, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.primary_session, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.session_count, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x2f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "automation",
+                "origin",
+                "lifecycle",
+                "primarySession",
+                "sessionCount",
+                "_meta",
+            ],
+            0x2f,
+        )?;
         Ok(out)
     }
 }
@@ -22342,35 +23519,45 @@ impl wire::Blank for AutomationRunState {
     }
 }
 
+impl wire::Members for AutomationRunState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.automation),
+            2 => wire::slot(reader, &mut self.origin),
+            3 => wire::slot(reader, &mut self.lifecycle),
+            4 => wire::slot(reader, &mut self.sessions),
+            5 => wire::slot(reader, &mut self.primary_session),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunState {
     const NAME: &'static str = "AutomationRunState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "automation",
-            "origin",
-            "lifecycle",
-            "sessions",
-            "primarySession",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.automation, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.origin, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.lifecycle, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.sessions, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.primary_session, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "automation",
+                "origin",
+                "lifecycle",
+                "sessions",
+                "primarySession",
+                "_meta",
+            ],
+            0x1f,
+        )?;
         Ok(out)
     }
 }
@@ -22613,21 +23800,26 @@ impl wire::Blank for CustomizationEnablementGlobal {
     }
 }
 
+impl wire::Members for CustomizationEnablementGlobal {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.enabled),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationEnablementGlobal {
     const NAME: &'static str = "CustomizationEnablementGlobal";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["enabled"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.enabled, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["enabled"], 0x1)?;
         Ok(out)
     }
 }
@@ -22680,22 +23872,27 @@ impl wire::Blank for CustomizationEnablementWorkspace {
     }
 }
 
+impl wire::Members for CustomizationEnablementWorkspace {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.enabled),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationEnablementWorkspace {
     const NAME: &'static str = "CustomizationEnablementWorkspace";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "enabled"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.enabled, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "enabled"], 0x3)?;
         Ok(out)
     }
 }
@@ -22747,21 +23944,26 @@ impl wire::Blank for CustomizationEnablementSession {
     }
 }
 
+impl wire::Members for CustomizationEnablementSession {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.enabled),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationEnablementSession {
     const NAME: &'static str = "CustomizationEnablementSession";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["enabled"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.enabled, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["enabled"], 0x1)?;
         Ok(out)
     }
 }
@@ -22937,20 +24139,25 @@ impl wire::Blank for ChatOriginUser {
     }
 }
 
+impl wire::Members for ChatOriginUser {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatOriginUser {
     const NAME: &'static str = "ChatOriginUser";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23004,22 +24211,27 @@ impl wire::Blank for ChatOriginFork {
     }
 }
 
+impl wire::Members for ChatOriginFork {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chat),
+            1 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatOriginFork {
     const NAME: &'static str = "ChatOriginFork";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chat", "turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chat, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chat", "turnId"], 0x3)?;
         Ok(out)
     }
 }
@@ -23081,23 +24293,28 @@ impl wire::Blank for ChatOriginSideChat {
     }
 }
 
+impl wire::Members for ChatOriginSideChat {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chat),
+            1 => wire::slot(reader, &mut self.turn_id),
+            2 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatOriginSideChat {
     const NAME: &'static str = "ChatOriginSideChat";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chat", "turnId", "selection"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chat, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.selection, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chat", "turnId", "selection"], 0x3)?;
         Ok(out)
     }
 }
@@ -23159,22 +24376,27 @@ impl wire::Blank for ChatOriginTool {
     }
 }
 
+impl wire::Members for ChatOriginTool {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chat),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatOriginTool {
     const NAME: &'static str = "ChatOriginTool";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chat", "toolCallId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chat, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chat", "toolCallId"], 0x3)?;
         Ok(out)
     }
 }
@@ -25782,22 +27004,27 @@ impl wire::Blank for ActionOrigin {
     }
 }
 
+impl wire::Members for ActionOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            1 => wire::slot(reader, &mut self.client_seq),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActionOrigin {
     const NAME: &'static str = "ActionOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId", "clientSeq"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId", "clientSeq"], 0x3)?;
         Ok(out)
     }
 }
@@ -25873,31 +27100,41 @@ impl wire::Blank for ActionEnvelope {
     }
 }
 
+impl wire::Members for ActionEnvelope {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.action),
+            2 => wire::slot(reader, &mut self.server_seq),
+            3 => wire::slot(reader, &mut self.origin),
+            4 => wire::slot(reader, &mut self.rejection_reason),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActionEnvelope {
     const NAME: &'static str = "ActionEnvelope";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "action",
-            "serverSeq",
-            "origin",
-            "rejectionReason",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.action, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.server_seq, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.origin, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.rejection_reason, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "action",
+                "serverSeq",
+                "origin",
+                "rejectionReason",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -25961,21 +27198,26 @@ impl wire::Blank for RootAgentsChangedAction {
     }
 }
 
+impl wire::Members for RootAgentsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agents),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootAgentsChangedAction {
     const NAME: &'static str = "RootAgentsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agents"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["agents"], 0x1)?;
         Ok(out)
     }
 }
@@ -26027,21 +27269,26 @@ impl wire::Blank for RootActiveSessionsChangedAction {
     }
 }
 
+impl wire::Members for RootActiveSessionsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.active_sessions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootActiveSessionsChangedAction {
     const NAME: &'static str = "RootActiveSessionsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activeSessions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.active_sessions, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activeSessions"], 0x1)?;
         Ok(out)
     }
 }
@@ -26100,22 +27347,27 @@ impl wire::Blank for RootConfigChangedAction {
     }
 }
 
+impl wire::Members for RootConfigChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.config),
+            1 => wire::slot(reader, &mut self.replace),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootConfigChangedAction {
     const NAME: &'static str = "RootConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["config", "replace"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
         Ok(out)
     }
 }
@@ -26167,20 +27419,25 @@ impl wire::Blank for SessionReadyAction {
     }
 }
 
+impl wire::Members for SessionReadyAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionReadyAction {
     const NAME: &'static str = "SessionReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -26230,21 +27487,26 @@ impl wire::Blank for SessionCreationFailedAction {
     }
 }
 
+impl wire::Members for SessionCreationFailedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCreationFailedAction {
     const NAME: &'static str = "SessionCreationFailedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["error"], 0x1)?;
         Ok(out)
     }
 }
@@ -26300,21 +27562,26 @@ impl wire::Blank for SessionChatAddedAction {
     }
 }
 
+impl wire::Members for SessionChatAddedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.summary),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChatAddedAction {
     const NAME: &'static str = "SessionChatAddedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["summary"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.summary, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["summary"], 0x1)?;
         Ok(out)
     }
 }
@@ -26368,21 +27635,26 @@ impl wire::Blank for SessionChatRemovedAction {
     }
 }
 
+impl wire::Members for SessionChatRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chat),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChatRemovedAction {
     const NAME: &'static str = "SessionChatRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chat"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chat, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chat"], 0x1)?;
         Ok(out)
     }
 }
@@ -26451,22 +27723,27 @@ impl wire::Blank for SessionChatUpdatedAction {
     }
 }
 
+impl wire::Members for SessionChatUpdatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chat),
+            1 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChatUpdatedAction {
     const NAME: &'static str = "SessionChatUpdatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chat", "changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chat, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.changes, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chat", "changes"], 0x3)?;
         Ok(out)
     }
 }
@@ -26526,21 +27803,26 @@ impl wire::Blank for SessionChatsReorderedAction {
     }
 }
 
+impl wire::Members for SessionChatsReorderedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chats),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChatsReorderedAction {
     const NAME: &'static str = "SessionChatsReorderedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chats"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chats, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chats"], 0x1)?;
         Ok(out)
     }
 }
@@ -26596,21 +27878,26 @@ impl wire::Blank for SessionDefaultChatChangedAction {
     }
 }
 
+impl wire::Members for SessionDefaultChatChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.default_chat),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionDefaultChatChangedAction {
     const NAME: &'static str = "SessionDefaultChatChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["defaultChat"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.default_chat, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["defaultChat"], 0x0)?;
         Ok(out)
     }
 }
@@ -26692,25 +27979,35 @@ impl wire::Blank for ChatTurnStartedAction {
     }
 }
 
+impl wire::Members for ChatTurnStartedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.started_at),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.queued_message_id),
+            4 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatTurnStartedAction {
     const NAME: &'static str = "ChatTurnStartedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "startedAt", "message", "queuedMessageId", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.started_at, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.queued_message_id, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "startedAt", "message", "queuedMessageId", "_meta"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -26795,24 +28092,34 @@ impl wire::Blank for ChatDeltaAction {
     }
 }
 
+impl wire::Members for ChatDeltaAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part_id),
+            2 => wire::slot(reader, &mut self.content),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatDeltaAction {
     const NAME: &'static str = "ChatDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "partId", "content", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "partId", "content", "_meta"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -26889,23 +28196,28 @@ impl wire::Blank for ChatResponsePartAction {
     }
 }
 
+impl wire::Members for ChatResponsePartAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatResponsePartAction {
     const NAME: &'static str = "ChatResponsePartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "part", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "part", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -27003,35 +28315,45 @@ impl wire::Blank for ChatToolCallStartAction {
     }
 }
 
+impl wire::Members for ChatToolCallStartAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.tool_name),
+            4 => wire::slot(reader, &mut self.display_name),
+            5 => wire::slot(reader, &mut self.intention),
+            6 => wire::slot(reader, &mut self.contributor),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallStartAction {
     const NAME: &'static str = "ChatToolCallStartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "toolName",
-            "displayName",
-            "intention",
-            "contributor",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.tool_name, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.display_name, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.intention, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.contributor, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1b, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "toolName",
+                "displayName",
+                "intention",
+                "contributor",
+            ],
+            0x1b,
+        )?;
         Ok(out)
     }
 }
@@ -27126,31 +28448,41 @@ impl wire::Blank for ChatToolCallDeltaAction {
     }
 }
 
+impl wire::Members for ChatToolCallDeltaAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.content),
+            4 => wire::slot(reader, &mut self.invocation_message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallDeltaAction {
     const NAME: &'static str = "ChatToolCallDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "content",
-            "invocationMessage",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.invocation_message, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "content",
+                "invocationMessage",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -27298,47 +28630,57 @@ impl wire::Blank for ChatToolCallReadyAction {
     }
 }
 
+impl wire::Members for ChatToolCallReadyAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.intention),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.confirmation_title),
+            8 => wire::slot(reader, &mut self.risk_assessment),
+            9 => wire::slot(reader, &mut self.edits),
+            10 => wire::slot(reader, &mut self.editable),
+            11 => wire::slot(reader, &mut self.confirmed),
+            12 => wire::slot(reader, &mut self.options),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallReadyAction {
     const NAME: &'static str = "ChatToolCallReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "contributor",
-            "intention",
-            "invocationMessage",
-            "toolInput",
-            "confirmationTitle",
-            "riskAssessment",
-            "edits",
-            "editable",
-            "confirmed",
-            "options",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.intention, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.confirmation_title, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.risk_assessment, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.edits, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.editable, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.confirmed, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.options, &mut seen, 12, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x23, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "contributor",
+                "intention",
+                "invocationMessage",
+                "toolInput",
+                "confirmationTitle",
+                "riskAssessment",
+                "edits",
+                "editable",
+                "confirmed",
+                "options",
+            ],
+            0x23,
+        )?;
         Ok(out)
     }
 }
@@ -27484,41 +28826,51 @@ impl wire::Blank for ChatToolCallConfirmedAction {
     }
 }
 
+impl wire::Members for ChatToolCallConfirmedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.approved),
+            4 => wire::slot(reader, &mut self.confirmed),
+            5 => wire::slot(reader, &mut self.reason),
+            6 => wire::slot(reader, &mut self.edited_tool_input),
+            7 => wire::slot(reader, &mut self.user_suggestion),
+            8 => wire::slot(reader, &mut self.reason_message),
+            9 => wire::slot(reader, &mut self.selected_option_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallConfirmedAction {
     const NAME: &'static str = "ChatToolCallConfirmedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "approved",
-            "confirmed",
-            "reason",
-            "editedToolInput",
-            "userSuggestion",
-            "reasonMessage",
-            "selectedOptionId",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.approved, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.confirmed, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.reason, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.edited_tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.user_suggestion, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.reason_message, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.selected_option_id, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "approved",
+                "confirmed",
+                "reason",
+                "editedToolInput",
+                "userSuggestion",
+                "reasonMessage",
+                "selectedOptionId",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -27653,37 +29005,41 @@ impl wire::Blank for ChatToolCallCompleteAction {
     }
 }
 
+impl wire::Members for ChatToolCallCompleteAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.result),
+            4 => wire::slot(reader, &mut self.requires_result_confirmation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallCompleteAction {
     const NAME: &'static str = "ChatToolCallCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "result",
-            "requiresResultConfirmation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.result, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.requires_result_confirmation,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "result",
+                "requiresResultConfirmation",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -27766,24 +29122,34 @@ impl wire::Blank for ChatToolCallResultConfirmedAction {
     }
 }
 
+impl wire::Members for ChatToolCallResultConfirmedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.approved),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallResultConfirmedAction {
     const NAME: &'static str = "ChatToolCallResultConfirmedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "approved"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.approved, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "toolCallId", "_meta", "approved"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -27870,24 +29236,34 @@ impl wire::Blank for ChatToolCallContentChangedAction {
     }
 }
 
+impl wire::Members for ChatToolCallContentChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallContentChangedAction {
     const NAME: &'static str = "ChatToolCallContentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "toolCallId", "_meta", "content"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -27976,24 +29352,34 @@ impl wire::Blank for ChatToolCallAuthRequiredAction {
     }
 }
 
+impl wire::Members for ChatToolCallAuthRequiredAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.auth),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallAuthRequiredAction {
     const NAME: &'static str = "ChatToolCallAuthRequiredAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "auth"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.auth, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "toolCallId", "_meta", "auth"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -28072,23 +29458,28 @@ impl wire::Blank for ChatToolCallAuthResolvedAction {
     }
 }
 
+impl wire::Members for ChatToolCallAuthResolvedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatToolCallAuthResolvedAction {
     const NAME: &'static str = "ChatToolCallAuthResolvedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "toolCallId", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -28163,23 +29554,28 @@ impl wire::Blank for ChatTurnCompleteAction {
     }
 }
 
+impl wire::Members for ChatTurnCompleteAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.duration),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatTurnCompleteAction {
     const NAME: &'static str = "ChatTurnCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "duration", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.duration, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "duration", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -28254,23 +29650,28 @@ impl wire::Blank for ChatTurnCancelledAction {
     }
 }
 
+impl wire::Members for ChatTurnCancelledAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.duration),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatTurnCancelledAction {
     const NAME: &'static str = "ChatTurnCancelledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "duration", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.duration, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "duration", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -28350,24 +29751,34 @@ impl wire::Blank for ChatErrorAction {
     }
 }
 
+impl wire::Members for ChatErrorAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.duration),
+            2 => wire::slot(reader, &mut self.part),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatErrorAction {
     const NAME: &'static str = "ChatErrorAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "duration", "part", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.duration, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.part, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "duration", "part", "_meta"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -28432,21 +29843,26 @@ impl wire::Blank for ChatTurnResumeAction {
     }
 }
 
+impl wire::Members for ChatTurnResumeAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatTurnResumeAction {
     const NAME: &'static str = "ChatTurnResumeAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
         Ok(out)
     }
 }
@@ -28504,21 +29920,26 @@ impl wire::Blank for ChatActivityChangedAction {
     }
 }
 
+impl wire::Members for ChatActivityChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.activity),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatActivityChangedAction {
     const NAME: &'static str = "ChatActivityChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activity"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.activity, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activity"], 0x0)?;
         Ok(out)
     }
 }
@@ -28573,21 +29994,26 @@ impl wire::Blank for ChatBackgroundWorkSetAction {
     }
 }
 
+impl wire::Members for ChatBackgroundWorkSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.work),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatBackgroundWorkSetAction {
     const NAME: &'static str = "ChatBackgroundWorkSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["work"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.work, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["work"], 0x1)?;
         Ok(out)
     }
 }
@@ -28639,21 +30065,26 @@ impl wire::Blank for ChatBackgroundWorkRemovedAction {
     }
 }
 
+impl wire::Members for ChatBackgroundWorkRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatBackgroundWorkRemovedAction {
     const NAME: &'static str = "ChatBackgroundWorkRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -28711,21 +30142,26 @@ impl wire::Blank for ChatMovableChangedAction {
     }
 }
 
+impl wire::Members for ChatMovableChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.movable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatMovableChangedAction {
     const NAME: &'static str = "ChatMovableChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["movable"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.movable, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["movable"], 0x1)?;
         Ok(out)
     }
 }
@@ -28789,21 +30225,26 @@ impl wire::Blank for ChatChangesetsChangedAction {
     }
 }
 
+impl wire::Members for ChatChangesetsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.changesets),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatChangesetsChangedAction {
     const NAME: &'static str = "ChatChangesetsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["changesets"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.changesets, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["changesets"], 0x0)?;
         Ok(out)
     }
 }
@@ -28860,21 +30301,26 @@ impl wire::Blank for ChatCanvasesChangedAction {
     }
 }
 
+impl wire::Members for ChatCanvasesChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.canvases),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatCanvasesChangedAction {
     const NAME: &'static str = "ChatCanvasesChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["canvases"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.canvases, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["canvases"], 0x0)?;
         Ok(out)
     }
 }
@@ -28932,21 +30378,26 @@ impl wire::Blank for CanvasStateChangedAction {
     }
 }
 
+impl wire::Members for CanvasStateChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.canvas),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CanvasStateChangedAction {
     const NAME: &'static str = "CanvasStateChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["canvas"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.canvas, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["canvas"], 0x1)?;
         Ok(out)
     }
 }
@@ -28999,21 +30450,26 @@ impl wire::Blank for SessionTitleChangedAction {
     }
 }
 
+impl wire::Members for SessionTitleChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTitleChangedAction {
     const NAME: &'static str = "SessionTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["title"], 0x1)?;
         Ok(out)
     }
 }
@@ -29079,23 +30535,28 @@ impl wire::Blank for ChatUsageAction {
     }
 }
 
+impl wire::Members for ChatUsageAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.usage),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatUsageAction {
     const NAME: &'static str = "ChatUsageAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "usage", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.usage, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "usage", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -29174,24 +30635,34 @@ impl wire::Blank for ChatReasoningAction {
     }
 }
 
+impl wire::Members for ChatReasoningAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part_id),
+            2 => wire::slot(reader, &mut self.content),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatReasoningAction {
     const NAME: &'static str = "ChatReasoningAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "partId", "content", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "partId", "content", "_meta"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -29254,21 +30725,26 @@ impl wire::Blank for SessionIsReadChangedAction {
     }
 }
 
+impl wire::Members for SessionIsReadChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_read),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionIsReadChangedAction {
     const NAME: &'static str = "SessionIsReadChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isRead"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_read, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isRead"], 0x1)?;
         Ok(out)
     }
 }
@@ -29323,21 +30799,26 @@ impl wire::Blank for SessionIsArchivedChangedAction {
     }
 }
 
+impl wire::Members for SessionIsArchivedChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_archived),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionIsArchivedChangedAction {
     const NAME: &'static str = "SessionIsArchivedChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isArchived"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_archived, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isArchived"], 0x1)?;
         Ok(out)
     }
 }
@@ -29392,21 +30873,26 @@ impl wire::Blank for SessionActivityChangedAction {
     }
 }
 
+impl wire::Members for SessionActivityChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.activity),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActivityChangedAction {
     const NAME: &'static str = "SessionActivityChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activity"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.activity, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activity"], 0x0)?;
         Ok(out)
     }
 }
@@ -29473,21 +30959,26 @@ impl wire::Blank for SessionChangesetsChangedAction {
     }
 }
 
+impl wire::Members for SessionChangesetsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.changesets),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChangesetsChangedAction {
     const NAME: &'static str = "SessionChangesetsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["changesets"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.changesets, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["changesets"], 0x0)?;
         Ok(out)
     }
 }
@@ -29543,21 +31034,26 @@ impl wire::Blank for SessionServerToolsChangedAction {
     }
 }
 
+impl wire::Members for SessionServerToolsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tools),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionServerToolsChangedAction {
     const NAME: &'static str = "SessionServerToolsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["tools"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
         Ok(out)
     }
 }
@@ -29619,21 +31115,26 @@ impl wire::Blank for SessionActiveClientSetAction {
     }
 }
 
+impl wire::Members for SessionActiveClientSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.active_client),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientSetAction {
     const NAME: &'static str = "SessionActiveClientSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activeClient"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.active_client, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activeClient"], 0x1)?;
         Ok(out)
     }
 }
@@ -29699,21 +31200,26 @@ impl wire::Blank for SessionActiveClientRemovedAction {
     }
 }
 
+impl wire::Members for SessionActiveClientRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientRemovedAction {
     const NAME: &'static str = "SessionActiveClientRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
         Ok(out)
     }
 }
@@ -29771,21 +31277,26 @@ impl wire::Blank for SessionWorkingDirectorySetAction {
     }
 }
 
+impl wire::Members for SessionWorkingDirectorySetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.directory),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionWorkingDirectorySetAction {
     const NAME: &'static str = "SessionWorkingDirectorySetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["directory"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.directory, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
         Ok(out)
     }
 }
@@ -29848,21 +31359,26 @@ impl wire::Blank for SessionWorkingDirectoryRemovedAction {
     }
 }
 
+impl wire::Members for SessionWorkingDirectoryRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.directory),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionWorkingDirectoryRemovedAction {
     const NAME: &'static str = "SessionWorkingDirectoryRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["directory"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.directory, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
         Ok(out)
     }
 }
@@ -29934,22 +31450,27 @@ impl wire::Blank for SessionWorkingDirectoryReplacedAction {
     }
 }
 
+impl wire::Members for SessionWorkingDirectoryReplacedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.directory),
+            1 => wire::slot(reader, &mut self.replacement),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionWorkingDirectoryReplacedAction {
     const NAME: &'static str = "SessionWorkingDirectoryReplacedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["directory", "replacement"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.directory, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.replacement, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["directory", "replacement"], 0x3)?;
         Ok(out)
     }
 }
@@ -30011,21 +31532,26 @@ impl wire::Blank for ChatWorkingDirectorySetAction {
     }
 }
 
+impl wire::Members for ChatWorkingDirectorySetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.directory),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatWorkingDirectorySetAction {
     const NAME: &'static str = "ChatWorkingDirectorySetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["directory"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.directory, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
         Ok(out)
     }
 }
@@ -30082,21 +31608,26 @@ impl wire::Blank for ChatWorkingDirectoryRemovedAction {
     }
 }
 
+impl wire::Members for ChatWorkingDirectoryRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.directory),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatWorkingDirectoryRemovedAction {
     const NAME: &'static str = "ChatWorkingDirectoryRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["directory"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.directory, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
         Ok(out)
     }
 }
@@ -30159,21 +31690,26 @@ impl wire::Blank for SessionInputNeededSetAction {
     }
 }
 
+impl wire::Members for SessionInputNeededSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputNeededSetAction {
     const NAME: &'static str = "SessionInputNeededSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request"], 0x1)?;
         Ok(out)
     }
 }
@@ -30232,21 +31768,26 @@ impl wire::Blank for SessionInputNeededRemovedAction {
     }
 }
 
+impl wire::Members for SessionInputNeededRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputNeededRemovedAction {
     const NAME: &'static str = "SessionInputNeededRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -30314,23 +31855,28 @@ impl wire::Blank for ChatPendingMessageSetAction {
     }
 }
 
+impl wire::Members for ChatPendingMessageSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            1 => wire::slot(reader, &mut self.id),
+            2 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatPendingMessageSetAction {
     const NAME: &'static str = "ChatPendingMessageSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind", "id", "message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind", "id", "message"], 0x7)?;
         Ok(out)
     }
 }
@@ -30394,22 +31940,27 @@ impl wire::Blank for ChatPendingMessageRemovedAction {
     }
 }
 
+impl wire::Members for ChatPendingMessageRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            1 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatPendingMessageRemovedAction {
     const NAME: &'static str = "ChatPendingMessageRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind", "id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind", "id"], 0x3)?;
         Ok(out)
     }
 }
@@ -30469,21 +32020,26 @@ impl wire::Blank for ChatQueuedMessagesReorderedAction {
     }
 }
 
+impl wire::Members for ChatQueuedMessagesReorderedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.order),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatQueuedMessagesReorderedAction {
     const NAME: &'static str = "ChatQueuedMessagesReorderedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["order"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.order, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["order"], 0x1)?;
         Ok(out)
     }
 }
@@ -30545,21 +32101,26 @@ impl wire::Blank for ChatDraftChangedAction {
     }
 }
 
+impl wire::Members for ChatDraftChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.draft),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatDraftChangedAction {
     const NAME: &'static str = "ChatDraftChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["draft"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.draft, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["draft"], 0x0)?;
         Ok(out)
     }
 }
@@ -30621,21 +32182,26 @@ impl wire::Blank for ChatIsReadChangedAction {
     }
 }
 
+impl wire::Members for ChatIsReadChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_read),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatIsReadChangedAction {
     const NAME: &'static str = "ChatIsReadChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isRead"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_read, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isRead"], 0x1)?;
         Ok(out)
     }
 }
@@ -30691,21 +32257,26 @@ impl wire::Blank for ChatIsArchivedChangedAction {
     }
 }
 
+impl wire::Members for ChatIsArchivedChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_archived),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatIsArchivedChangedAction {
     const NAME: &'static str = "ChatIsArchivedChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isArchived"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_archived, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isArchived"], 0x1)?;
         Ok(out)
     }
 }
@@ -30761,21 +32332,26 @@ impl wire::Blank for ChatInputRequestedAction {
     }
 }
 
+impl wire::Members for ChatInputRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputRequestedAction {
     const NAME: &'static str = "ChatInputRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request"], 0x1)?;
         Ok(out)
     }
 }
@@ -30837,23 +32413,33 @@ impl wire::Blank for ChatInputAnswerChangedAction {
     }
 }
 
+impl wire::Members for ChatInputAnswerChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request_id),
+            1 => wire::slot(reader, &mut self.question_id),
+            2 => wire::slot(reader, &mut self.answer),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputAnswerChangedAction {
     const NAME: &'static str = "ChatInputAnswerChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["requestId", "questionId", "answer"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.question_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.answer, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["requestId", "questionId", "answer"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -30928,23 +32514,28 @@ impl wire::Blank for ChatInputCompletedAction {
     }
 }
 
+impl wire::Members for ChatInputCompletedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request_id),
+            1 => wire::slot(reader, &mut self.response),
+            2 => wire::slot(reader, &mut self.answers),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatInputCompletedAction {
     const NAME: &'static str = "ChatInputCompletedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["requestId", "response", "answers"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.response, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.answers, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["requestId", "response", "answers"], 0x3)?;
         Ok(out)
     }
 }
@@ -31005,21 +32596,26 @@ impl wire::Blank for SessionCustomizationsChangedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customizations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationsChangedAction {
     const NAME: &'static str = "SessionCustomizationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customizations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customizations, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customizations"], 0x1)?;
         Ok(out)
     }
 }
@@ -31088,22 +32684,27 @@ impl wire::Blank for SessionCustomizationToggledAction {
     }
 }
 
+impl wire::Members for SessionCustomizationToggledAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.enablement),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationToggledAction {
     const NAME: &'static str = "SessionCustomizationToggledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "enablement"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.enablement, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "enablement"], 0x3)?;
         Ok(out)
     }
 }
@@ -31164,21 +32765,26 @@ impl wire::Blank for SessionCustomizationUpdatedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationUpdatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customization),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationUpdatedAction {
     const NAME: &'static str = "SessionCustomizationUpdatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customization"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customization, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customization"], 0x1)?;
         Ok(out)
     }
 }
@@ -31234,21 +32840,26 @@ impl wire::Blank for SessionCustomizationRemovedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationRemovedAction {
     const NAME: &'static str = "SessionCustomizationRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -31329,23 +32940,28 @@ impl wire::Blank for SessionMcpServerStateChangedAction {
     }
 }
 
+impl wire::Members for SessionMcpServerStateChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.state),
+            2 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMcpServerStateChangedAction {
     const NAME: &'static str = "SessionMcpServerStateChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "state", "channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.channel, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "state", "channel"], 0x3)?;
         Ok(out)
     }
 }
@@ -31414,21 +33030,26 @@ impl wire::Blank for SessionMcpServerStartRequestedAction {
     }
 }
 
+impl wire::Members for SessionMcpServerStartRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMcpServerStartRequestedAction {
     const NAME: &'static str = "SessionMcpServerStartRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -31495,21 +33116,26 @@ impl wire::Blank for SessionMcpServerStopRequestedAction {
     }
 }
 
+impl wire::Members for SessionMcpServerStopRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMcpServerStopRequestedAction {
     const NAME: &'static str = "SessionMcpServerStopRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -31578,21 +33204,26 @@ impl wire::Blank for SessionMcpServerBackgroundRequestedAction {
     }
 }
 
+impl wire::Members for SessionMcpServerBackgroundRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMcpServerBackgroundRequestedAction {
     const NAME: &'static str = "SessionMcpServerBackgroundRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -31652,21 +33283,26 @@ impl wire::Blank for ChatTruncatedAction {
     }
 }
 
+impl wire::Members for ChatTruncatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatTruncatedAction {
     const NAME: &'static str = "ChatTruncatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x0)?;
         Ok(out)
     }
 }
@@ -31734,22 +33370,27 @@ impl wire::Blank for ChatTurnsLoadedAction {
     }
 }
 
+impl wire::Members for ChatTurnsLoadedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turns),
+            1 => wire::slot(reader, &mut self.turns_next_cursor),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatTurnsLoadedAction {
     const NAME: &'static str = "ChatTurnsLoadedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turns", "turnsNextCursor"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turns, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turns_next_cursor, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turns", "turnsNextCursor"], 0x1)?;
         Ok(out)
     }
 }
@@ -31813,22 +33454,27 @@ impl wire::Blank for SessionConfigChangedAction {
     }
 }
 
+impl wire::Members for SessionConfigChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.config),
+            1 => wire::slot(reader, &mut self.replace),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigChangedAction {
     const NAME: &'static str = "SessionConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["config", "replace"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
         Ok(out)
     }
 }
@@ -31886,21 +33532,26 @@ impl wire::Blank for SessionMetaChangedAction {
     }
 }
 
+impl wire::Members for SessionMetaChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMetaChangedAction {
     const NAME: &'static str = "SessionMetaChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.meta, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["_meta"], 0x0)?;
         Ok(out)
     }
 }
@@ -31961,22 +33612,27 @@ impl wire::Blank for ChangesetStatusChangedAction {
     }
 }
 
+impl wire::Members for ChangesetStatusChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.status),
+            1 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetStatusChangedAction {
     const NAME: &'static str = "ChangesetStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["status", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["status", "error"], 0x1)?;
         Ok(out)
     }
 }
@@ -32033,21 +33689,26 @@ impl wire::Blank for ChangesetFileSetAction {
     }
 }
 
+impl wire::Members for ChangesetFileSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.file),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFileSetAction {
     const NAME: &'static str = "ChangesetFileSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["file"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.file, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["file"], 0x1)?;
         Ok(out)
     }
 }
@@ -32102,21 +33763,26 @@ impl wire::Blank for ChangesetFileRemovedAction {
     }
 }
 
+impl wire::Members for ChangesetFileRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.file_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFileRemovedAction {
     const NAME: &'static str = "ChangesetFileRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["fileId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.file_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["fileId"], 0x1)?;
         Ok(out)
     }
 }
@@ -32192,22 +33858,27 @@ impl wire::Blank for ChangesetFilesReviewChangedAction {
     }
 }
 
+impl wire::Members for ChangesetFilesReviewChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.files),
+            1 => wire::slot(reader, &mut self.reviewed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFilesReviewChangedAction {
     const NAME: &'static str = "ChangesetFilesReviewChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["files", "reviewed"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.files, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.reviewed, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["files", "reviewed"], 0x3)?;
         Ok(out)
     }
 }
@@ -32275,22 +33946,27 @@ impl wire::Blank for ChangesetContentChangedAction {
     }
 }
 
+impl wire::Members for ChangesetContentChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.files),
+            1 => wire::slot(reader, &mut self.operations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetContentChangedAction {
     const NAME: &'static str = "ChangesetContentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["files", "operations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.files, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.operations, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["files", "operations"], 0x1)?;
         Ok(out)
     }
 }
@@ -32352,21 +34028,26 @@ impl wire::Blank for ChangesetOperationsChangedAction {
     }
 }
 
+impl wire::Members for ChangesetOperationsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.operations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationsChangedAction {
     const NAME: &'static str = "ChangesetOperationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["operations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.operations, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["operations"], 0x0)?;
         Ok(out)
     }
 }
@@ -32437,23 +34118,28 @@ impl wire::Blank for ChangesetOperationStatusChangedAction {
     }
 }
 
+impl wire::Members for ChangesetOperationStatusChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.operation_id),
+            1 => wire::slot(reader, &mut self.status),
+            2 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     const NAME: &'static str = "ChangesetOperationStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["operationId", "status", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.operation_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.status, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.error, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["operationId", "status", "error"], 0x3)?;
         Ok(out)
     }
 }
@@ -32520,20 +34206,25 @@ impl wire::Blank for ChangesetClearedAction {
     }
 }
 
+impl wire::Members for ChangesetClearedAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetClearedAction {
     const NAME: &'static str = "ChangesetClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -32594,21 +34285,26 @@ impl wire::Blank for AnnotationsSetAction {
     }
 }
 
+impl wire::Members for AnnotationsSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.annotation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationsSetAction {
     const NAME: &'static str = "AnnotationsSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["annotation"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.annotation, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["annotation"], 0x1)?;
         Ok(out)
     }
 }
@@ -32696,25 +34392,35 @@ impl wire::Blank for AnnotationsUpdatedAction {
     }
 }
 
+impl wire::Members for AnnotationsUpdatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.annotation_id),
+            1 => wire::slot(reader, &mut self.origin),
+            2 => wire::slot(reader, &mut self.resource),
+            3 => wire::slot(reader, &mut self.range),
+            4 => wire::slot(reader, &mut self.resolved),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationsUpdatedAction {
     const NAME: &'static str = "AnnotationsUpdatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["annotationId", "origin", "resource", "range", "resolved"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.annotation_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.origin, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.resource, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.range, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.resolved, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["annotationId", "origin", "resource", "range", "resolved"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -32787,21 +34493,26 @@ impl wire::Blank for AnnotationsRemovedAction {
     }
 }
 
+impl wire::Members for AnnotationsRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.annotation_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationsRemovedAction {
     const NAME: &'static str = "AnnotationsRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["annotationId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.annotation_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["annotationId"], 0x1)?;
         Ok(out)
     }
 }
@@ -32861,22 +34572,27 @@ impl wire::Blank for AnnotationsEntrySetAction {
     }
 }
 
+impl wire::Members for AnnotationsEntrySetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.annotation_id),
+            1 => wire::slot(reader, &mut self.entry),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationsEntrySetAction {
     const NAME: &'static str = "AnnotationsEntrySetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["annotationId", "entry"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.annotation_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.entry, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["annotationId", "entry"], 0x3)?;
         Ok(out)
     }
 }
@@ -32940,22 +34656,27 @@ impl wire::Blank for AnnotationsEntryRemovedAction {
     }
 }
 
+impl wire::Members for AnnotationsEntryRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.annotation_id),
+            1 => wire::slot(reader, &mut self.entry_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AnnotationsEntryRemovedAction {
     const NAME: &'static str = "AnnotationsEntryRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["annotationId", "entryId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.annotation_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.entry_id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["annotationId", "entryId"], 0x3)?;
         Ok(out)
     }
 }
@@ -33012,21 +34733,26 @@ impl wire::Blank for RootTerminalsChangedAction {
     }
 }
 
+impl wire::Members for RootTerminalsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.terminals),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootTerminalsChangedAction {
     const NAME: &'static str = "RootTerminalsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["terminals"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.terminals, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["terminals"], 0x1)?;
         Ok(out)
     }
 }
@@ -33087,21 +34813,26 @@ impl wire::Blank for TerminalDataAction {
     }
 }
 
+impl wire::Members for TerminalDataAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalDataAction {
     const NAME: &'static str = "TerminalDataAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data"], 0x1)?;
         Ok(out)
     }
 }
@@ -33159,21 +34890,26 @@ impl wire::Blank for TerminalInputAction {
     }
 }
 
+impl wire::Members for TerminalInputAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalInputAction {
     const NAME: &'static str = "TerminalInputAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data"], 0x1)?;
         Ok(out)
     }
 }
@@ -33232,22 +34968,27 @@ impl wire::Blank for TerminalResizedAction {
     }
 }
 
+impl wire::Members for TerminalResizedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.cols),
+            1 => wire::slot(reader, &mut self.rows),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalResizedAction {
     const NAME: &'static str = "TerminalResizedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["cols", "rows"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.cols, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.rows, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["cols", "rows"], 0x3)?;
         Ok(out)
     }
 }
@@ -33304,21 +35045,26 @@ impl wire::Blank for TerminalClaimedAction {
     }
 }
 
+impl wire::Members for TerminalClaimedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.claim),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClaimedAction {
     const NAME: &'static str = "TerminalClaimedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["claim"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.claim, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["claim"], 0x1)?;
         Ok(out)
     }
 }
@@ -33373,21 +35119,26 @@ impl wire::Blank for TerminalTitleChangedAction {
     }
 }
 
+impl wire::Members for TerminalTitleChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalTitleChangedAction {
     const NAME: &'static str = "TerminalTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["title"], 0x1)?;
         Ok(out)
     }
 }
@@ -33439,21 +35190,26 @@ impl wire::Blank for TerminalCwdChangedAction {
     }
 }
 
+impl wire::Members for TerminalCwdChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.cwd),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCwdChangedAction {
     const NAME: &'static str = "TerminalCwdChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["cwd"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.cwd, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["cwd"], 0x1)?;
         Ok(out)
     }
 }
@@ -33505,21 +35261,26 @@ impl wire::Blank for TerminalExitedAction {
     }
 }
 
+impl wire::Members for TerminalExitedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.exit_code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalExitedAction {
     const NAME: &'static str = "TerminalExitedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["exitCode"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.exit_code, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["exitCode"], 0x0)?;
         Ok(out)
     }
 }
@@ -33569,20 +35330,25 @@ impl wire::Blank for TerminalClearedAction {
     }
 }
 
+impl wire::Members for TerminalClearedAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClearedAction {
     const NAME: &'static str = "TerminalClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -33633,20 +35399,25 @@ impl wire::Blank for TerminalCommandDetectionAvailableAction {
     }
 }
 
+impl wire::Members for TerminalCommandDetectionAvailableAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     const NAME: &'static str = "TerminalCommandDetectionAvailableAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -33708,23 +35479,33 @@ impl wire::Blank for TerminalCommandExecutedAction {
     }
 }
 
+impl wire::Members for TerminalCommandExecutedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.command_line),
+            2 => wire::slot(reader, &mut self.timestamp),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandExecutedAction {
     const NAME: &'static str = "TerminalCommandExecutedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["commandId", "commandLine", "timestamp"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.timestamp, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["commandId", "commandLine", "timestamp"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -33797,23 +35578,33 @@ impl wire::Blank for TerminalCommandFinishedAction {
     }
 }
 
+impl wire::Members for TerminalCommandFinishedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.exit_code),
+            2 => wire::slot(reader, &mut self.duration_ms),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandFinishedAction {
     const NAME: &'static str = "TerminalCommandFinishedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["commandId", "exitCode", "durationMs"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.exit_code, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.duration_ms, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["commandId", "exitCode", "durationMs"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -33879,21 +35670,26 @@ impl wire::Blank for ResourceWatchChangedAction {
     }
 }
 
+impl wire::Members for ResourceWatchChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchChangedAction {
     const NAME: &'static str = "ResourceWatchChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.changes, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["changes"], 0x1)?;
         Ok(out)
     }
 }
@@ -33962,22 +35758,27 @@ impl wire::Blank for AutomationCreateRequestedAction {
     }
 }
 
+impl wire::Members for AutomationCreateRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.definition),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationCreateRequestedAction {
     const NAME: &'static str = "AutomationCreateRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "definition"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.definition, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "definition"], 0x3)?;
         Ok(out)
     }
 }
@@ -34047,22 +35848,27 @@ impl wire::Blank for AutomationUpdateRequestedAction {
     }
 }
 
+impl wire::Members for AutomationUpdateRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationUpdateRequestedAction {
     const NAME: &'static str = "AutomationUpdateRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.changes, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "changes"], 0x3)?;
         Ok(out)
     }
 }
@@ -34120,21 +35926,26 @@ impl wire::Blank for AutomationSetAction {
     }
 }
 
+impl wire::Members for AutomationSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.automation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationSetAction {
     const NAME: &'static str = "AutomationSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["automation"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.automation, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["automation"], 0x1)?;
         Ok(out)
     }
 }
@@ -34193,21 +36004,26 @@ impl wire::Blank for AutomationRemovedAction {
     }
 }
 
+impl wire::Members for AutomationRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRemovedAction {
     const NAME: &'static str = "AutomationRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource"], 0x1)?;
         Ok(out)
     }
 }
@@ -34261,21 +36077,26 @@ impl wire::Blank for AutomationRunLifecycleChangedAction {
     }
 }
 
+impl wire::Members for AutomationRunLifecycleChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.lifecycle),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunLifecycleChangedAction {
     const NAME: &'static str = "AutomationRunLifecycleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["lifecycle"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.lifecycle, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["lifecycle"], 0x1)?;
         Ok(out)
     }
 }
@@ -34329,21 +36150,26 @@ impl wire::Blank for AutomationRunSessionSetAction {
     }
 }
 
+impl wire::Members for AutomationRunSessionSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunSessionSetAction {
     const NAME: &'static str = "AutomationRunSessionSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session"], 0x1)?;
         Ok(out)
     }
 }
@@ -34398,21 +36224,26 @@ impl wire::Blank for AutomationRunSessionRemovedAction {
     }
 }
 
+impl wire::Members for AutomationRunSessionRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunSessionRemovedAction {
     const NAME: &'static str = "AutomationRunSessionRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session"], 0x1)?;
         Ok(out)
     }
 }
@@ -34468,21 +36299,26 @@ impl wire::Blank for AutomationRunPrimarySessionChangedAction {
     }
 }
 
+impl wire::Members for AutomationRunPrimarySessionChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.primary_session),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunPrimarySessionChangedAction {
     const NAME: &'static str = "AutomationRunPrimarySessionChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["primarySession"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.primary_session, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["primarySession"], 0x0)?;
         Ok(out)
     }
 }
@@ -34542,20 +36378,25 @@ impl wire::Blank for AutomationRunCancelRequestedAction {
     }
 }
 
+impl wire::Members for AutomationRunCancelRequestedAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunCancelRequestedAction {
     const NAME: &'static str = "AutomationRunCancelRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -34663,41 +36504,51 @@ impl wire::Blank for PartialChatSummary {
     }
 }
 
+impl wire::Members for PartialChatSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.status),
+            3 => wire::slot(reader, &mut self.activity),
+            4 => wire::slot(reader, &mut self.modified_at),
+            5 => wire::slot(reader, &mut self.changes),
+            6 => wire::slot(reader, &mut self.origin),
+            7 => wire::slot(reader, &mut self.movable),
+            8 => wire::slot(reader, &mut self.interactivity),
+            9 => wire::slot(reader, &mut self.working_directories),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PartialChatSummary {
     const NAME: &'static str = "PartialChatSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "title",
-            "status",
-            "activity",
-            "modifiedAt",
-            "changes",
-            "origin",
-            "movable",
-            "interactivity",
-            "workingDirectories",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.status, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.activity, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.modified_at, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.changes, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.origin, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.movable, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.interactivity, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.working_directories, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "title",
+                "status",
+                "activity",
+                "modifiedAt",
+                "changes",
+                "origin",
+                "movable",
+                "interactivity",
+                "workingDirectories",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -36426,37 +38277,47 @@ impl wire::Blank for InitializeParams {
     }
 }
 
+impl wire::Members for InitializeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.protocol_versions),
+            3 => wire::slot(reader, &mut self.client_id),
+            4 => wire::slot(reader, &mut self.client_info),
+            5 => wire::slot(reader, &mut self.initial_subscriptions),
+            6 => wire::slot(reader, &mut self.locale),
+            7 => wire::slot(reader, &mut self.capabilities),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InitializeParams {
     const NAME: &'static str = "InitializeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "protocolVersions",
-            "clientId",
-            "clientInfo",
-            "initialSubscriptions",
-            "locale",
-            "capabilities",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.protocol_versions, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.client_id, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.client_info, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.initial_subscriptions, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.locale, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.capabilities, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xd, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "protocolVersions",
+                "clientId",
+                "clientInfo",
+                "initialSubscriptions",
+                "locale",
+                "capabilities",
+            ],
+            0xd,
+        )?;
         Ok(out)
     }
 }
@@ -36618,47 +38479,51 @@ impl wire::Blank for InitializeResult {
     }
 }
 
+impl wire::Members for InitializeResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.protocol_version),
+            1 => wire::slot(reader, &mut self.server_seq),
+            2 => wire::slot(reader, &mut self.server_info),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.snapshots),
+            5 => wire::slot(reader, &mut self.default_directory),
+            6 => wire::slot(reader, &mut self.completion_trigger_characters),
+            7 => wire::slot(reader, &mut self.terminal_command_prefix),
+            8 => wire::slot(reader, &mut self.telemetry),
+            9 => wire::slot(reader, &mut self.automations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InitializeResult {
     const NAME: &'static str = "InitializeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "protocolVersion",
-            "serverSeq",
-            "serverInfo",
-            "_meta",
-            "snapshots",
-            "defaultDirectory",
-            "completionTriggerCharacters",
-            "terminalCommandPrefix",
-            "telemetry",
-            "automations",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.protocol_version, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.server_seq, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.server_info, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.snapshots, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.default_directory, &mut seen, 5, KEYS)?,
-                6 => wire::member(
-                    reader,
-                    &mut out.completion_trigger_characters,
-                    &mut seen,
-                    6,
-                    KEYS,
-                )?,
-                7 => wire::member(reader, &mut out.terminal_command_prefix, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.telemetry, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.automations, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x13, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "protocolVersion",
+                "serverSeq",
+                "serverInfo",
+                "_meta",
+                "snapshots",
+                "defaultDirectory",
+                "completionTriggerCharacters",
+                "terminalCommandPrefix",
+                "telemetry",
+                "automations",
+            ],
+            0x13,
+        )?;
         Ok(out)
     }
 }
@@ -36756,21 +38621,26 @@ impl wire::Blank for ClientCapabilities {
     }
 }
 
+impl wire::Members for ClientCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.mcp_apps),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ClientCapabilities {
     const NAME: &'static str = "ClientCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["mcpApps"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.mcp_apps, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["mcpApps"], 0x0)?;
         Ok(out)
     }
 }
@@ -36864,31 +38734,41 @@ impl wire::Blank for AutomationCapabilities {
     }
 }
 
+impl wire::Members for AutomationCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.create),
+            1 => wire::slot(reader, &mut self.schedules),
+            2 => wire::slot(reader, &mut self.run_cancellation),
+            3 => wire::slot(reader, &mut self.run_history_limit),
+            4 => wire::slot(reader, &mut self.customizations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationCapabilities {
     const NAME: &'static str = "AutomationCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "create",
-            "schedules",
-            "runCancellation",
-            "runHistoryLimit",
-            "customizations",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.create, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.schedules, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.run_cancellation, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.run_history_limit, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.customizations, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "create",
+                "schedules",
+                "runCancellation",
+                "runHistoryLimit",
+                "customizations",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -36958,20 +38838,25 @@ impl wire::Blank for AutomationCreateCapability {
     }
 }
 
+impl wire::Members for AutomationCreateCapability {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationCreateCapability {
     const NAME: &'static str = "AutomationCreateCapability";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -37030,21 +38915,26 @@ impl wire::Blank for AutomationScheduleCapabilities {
     }
 }
 
+impl wire::Members for AutomationScheduleCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.min_interval_minutes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationScheduleCapabilities {
     const NAME: &'static str = "AutomationScheduleCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["minIntervalMinutes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.min_interval_minutes, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["minIntervalMinutes"], 0x0)?;
         Ok(out)
     }
 }
@@ -37098,20 +38988,25 @@ impl wire::Blank for AutomationRunCancellationCapability {
     }
 }
 
+impl wire::Members for AutomationRunCancellationCapability {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationRunCancellationCapability {
     const NAME: &'static str = "AutomationRunCancellationCapability";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -37161,20 +39056,25 @@ impl wire::Blank for AutomationCustomizationsCapability {
     }
 }
 
+impl wire::Members for AutomationCustomizationsCapability {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AutomationCustomizationsCapability {
     const NAME: &'static str = "AutomationCustomizationsCapability";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -37246,23 +39146,28 @@ impl wire::Blank for Implementation {
     }
 }
 
+impl wire::Members for Implementation {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.name),
+            1 => wire::slot(reader, &mut self.version),
+            2 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Implementation {
     const NAME: &'static str = "Implementation";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["name", "version", "title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.version, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["name", "version", "title"], 0x1)?;
         Ok(out)
     }
 }
@@ -37340,31 +39245,41 @@ impl wire::Blank for ReconnectParams {
     }
 }
 
+impl wire::Members for ReconnectParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.client_id),
+            3 => wire::slot(reader, &mut self.last_seen_server_seq),
+            4 => wire::slot(reader, &mut self.subscriptions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectParams {
     const NAME: &'static str = "ReconnectParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "clientId",
-            "lastSeenServerSeq",
-            "subscriptions",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.client_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.last_seen_server_seq, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.subscriptions, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1d, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "clientId",
+                "lastSeenServerSeq",
+                "subscriptions",
+            ],
+            0x1d,
+        )?;
         Ok(out)
     }
 }
@@ -37435,22 +39350,27 @@ impl wire::Blank for ReconnectReplayResult {
     }
 }
 
+impl wire::Members for ReconnectReplayResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.actions),
+            1 => wire::slot(reader, &mut self.missing),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectReplayResult {
     const NAME: &'static str = "ReconnectReplayResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["actions", "missing"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.actions, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.missing, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["actions", "missing"], 0x3)?;
         Ok(out)
     }
 }
@@ -37504,21 +39424,26 @@ impl wire::Blank for ReconnectSnapshotResult {
     }
 }
 
+impl wire::Members for ReconnectSnapshotResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.snapshots),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectSnapshotResult {
     const NAME: &'static str = "ReconnectSnapshotResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["snapshots"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.snapshots, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["snapshots"], 0x1)?;
         Ok(out)
     }
 }
@@ -37595,24 +39520,34 @@ impl wire::Blank for SubscribeParams {
     }
 }
 
+impl wire::Members for SubscribeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.delivery),
+            3 => wire::slot(reader, &mut self.view),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscribeParams {
     const NAME: &'static str = "SubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "delivery", "view"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.delivery, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.view, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "delivery", "view"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -37683,21 +39618,26 @@ impl wire::Blank for SubscribeView {
     }
 }
 
+impl wire::Members for SubscribeView {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turns),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscribeView {
     const NAME: &'static str = "SubscribeView";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turns"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turns, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turns"], 0x0)?;
         Ok(out)
     }
 }
@@ -37758,21 +39698,26 @@ impl wire::Blank for SubscriptionDeliveryOptions {
     }
 }
 
+impl wire::Members for SubscriptionDeliveryOptions {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.max_latency_ms),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscriptionDeliveryOptions {
     const NAME: &'static str = "SubscriptionDeliveryOptions";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["maxLatencyMs"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.max_latency_ms, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["maxLatencyMs"], 0x0)?;
         Ok(out)
     }
 }
@@ -37829,21 +39774,26 @@ impl wire::Blank for SubscribeResult {
     }
 }
 
+impl wire::Members for SubscribeResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.snapshot),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscribeResult {
     const NAME: &'static str = "SubscribeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["snapshot"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.snapshot, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["snapshot"], 0x0)?;
         Ok(out)
     }
 }
@@ -37968,35 +39918,45 @@ impl wire::Blank for CreateSessionParams {
     }
 }
 
+impl wire::Members for CreateSessionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.provider),
+            3 => wire::slot(reader, &mut self.working_directories),
+            4 => wire::slot(reader, &mut self.config),
+            5 => wire::slot(reader, &mut self.active_client),
+            6 => wire::slot(reader, &mut self.progress_token),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateSessionParams {
     const NAME: &'static str = "CreateSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "provider",
-            "workingDirectories",
-            "config",
-            "activeClient",
-            "progressToken",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.provider, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.working_directories, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.config, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.active_client, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.progress_token, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "provider",
+                "workingDirectories",
+                "config",
+                "activeClient",
+                "progressToken",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -38079,22 +40039,27 @@ impl wire::Blank for DisposeSessionParams {
     }
 }
 
+impl wire::Members for DisposeSessionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DisposeSessionParams {
     const NAME: &'static str = "DisposeSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "_meta"], 0x1)?;
         Ok(out)
     }
 }
@@ -38156,22 +40121,27 @@ impl wire::Blank for ForkChatSource {
     }
 }
 
+impl wire::Members for ForkChatSource {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chat),
+            1 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ForkChatSource {
     const NAME: &'static str = "ForkChatSource";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chat", "turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chat, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chat", "turnId"], 0x3)?;
         Ok(out)
     }
 }
@@ -38245,23 +40215,28 @@ impl wire::Blank for SideChatSource {
     }
 }
 
+impl wire::Members for SideChatSource {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.chat),
+            1 => wire::slot(reader, &mut self.turn_id),
+            2 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SideChatSource {
     const NAME: &'static str = "SideChatSource";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["chat", "turnId", "selection"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.chat, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.selection, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["chat", "turnId", "selection"], 0x3)?;
         Ok(out)
     }
 }
@@ -38368,33 +40343,43 @@ impl wire::Blank for CreateChatParams {
     }
 }
 
+impl wire::Members for CreateChatParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.chat),
+            3 => wire::slot(reader, &mut self.initial_message),
+            4 => wire::slot(reader, &mut self.source),
+            5 => wire::slot(reader, &mut self.working_directories),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateChatParams {
     const NAME: &'static str = "CreateChatParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "chat",
-            "initialMessage",
-            "source",
-            "workingDirectories",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.chat, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.initial_message, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.source, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.working_directories, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "chat",
+                "initialMessage",
+                "source",
+                "workingDirectories",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -38469,22 +40454,27 @@ impl wire::Blank for DisposeChatParams {
     }
 }
 
+impl wire::Members for DisposeChatParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DisposeChatParams {
     const NAME: &'static str = "DisposeChatParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "_meta"], 0x1)?;
         Ok(out)
     }
 }
@@ -38547,22 +40537,27 @@ impl wire::Blank for ChatMoveToSessionDestination {
     }
 }
 
+impl wire::Members for ChatMoveToSessionDestination {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            1 => wire::slot(reader, &mut self.after),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatMoveToSessionDestination {
     const NAME: &'static str = "ChatMoveToSessionDestination";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session", "after"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session", "after"], 0x1)?;
         Ok(out)
     }
 }
@@ -38614,20 +40609,25 @@ impl wire::Blank for ChatMoveToNewSessionDestination {
     }
 }
 
+impl wire::Members for ChatMoveToNewSessionDestination {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChatMoveToNewSessionDestination {
     const NAME: &'static str = "ChatMoveToNewSessionDestination";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -38715,23 +40715,28 @@ impl wire::Blank for MoveChatParams {
     }
 }
 
+impl wire::Members for MoveChatParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.destination),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MoveChatParams {
     const NAME: &'static str = "MoveChatParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "destination"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destination, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "_meta", "destination"], 0x5)?;
         Ok(out)
     }
 }
@@ -38789,21 +40794,26 @@ impl wire::Blank for MoveChatResult {
     }
 }
 
+impl wire::Members for MoveChatResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MoveChatResult {
     const NAME: &'static str = "MoveChatResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session"], 0x1)?;
         Ok(out)
     }
 }
@@ -38884,24 +40894,34 @@ impl wire::Blank for ListSessionsParams {
     }
 }
 
+impl wire::Members for ListSessionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.limit),
+            3 => wire::slot(reader, &mut self.cursor),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListSessionsParams {
     const NAME: &'static str = "ListSessionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "limit", "cursor"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.limit, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.cursor, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "limit", "cursor"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -38976,22 +40996,27 @@ impl wire::Blank for ListSessionsResult {
     }
 }
 
+impl wire::Members for ListSessionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.next_cursor),
+            1 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListSessionsResult {
     const NAME: &'static str = "ListSessionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["nextCursor", "items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.next_cursor, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.items, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x2, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["nextCursor", "items"], 0x2)?;
         Ok(out)
     }
 }
@@ -39072,24 +41097,34 @@ impl wire::Blank for ResourceReadParams {
     }
 }
 
+impl wire::Members for ResourceReadParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            3 => wire::slot(reader, &mut self.encoding),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReadParams {
     const NAME: &'static str = "ResourceReadParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "uri", "encoding"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.encoding, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "uri", "encoding"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -39167,23 +41202,28 @@ impl wire::Blank for ResourceReadResult {
     }
 }
 
+impl wire::Members for ResourceReadResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            1 => wire::slot(reader, &mut self.encoding),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReadResult {
     const NAME: &'static str = "ResourceReadResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data", "encoding", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.encoding, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data", "encoding", "contentType"], 0x3)?;
         Ok(out)
     }
 }
@@ -39310,41 +41350,51 @@ impl wire::Blank for ResourceWriteParams {
     }
 }
 
+impl wire::Members for ResourceWriteParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            3 => wire::slot(reader, &mut self.data),
+            4 => wire::slot(reader, &mut self.encoding),
+            5 => wire::slot(reader, &mut self.content_type),
+            6 => wire::slot(reader, &mut self.create_only),
+            7 => wire::slot(reader, &mut self.mode),
+            8 => wire::slot(reader, &mut self.position),
+            9 => wire::slot(reader, &mut self.if_match),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWriteParams {
     const NAME: &'static str = "ResourceWriteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "uri",
-            "data",
-            "encoding",
-            "contentType",
-            "createOnly",
-            "mode",
-            "position",
-            "ifMatch",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.data, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.encoding, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.create_only, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.mode, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.position, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.if_match, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1d, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "uri",
+                "data",
+                "encoding",
+                "contentType",
+                "createOnly",
+                "mode",
+                "position",
+                "ifMatch",
+            ],
+            0x1d,
+        )?;
         Ok(out)
     }
 }
@@ -39424,20 +41474,25 @@ impl wire::Blank for ResourceWriteResult {
     }
 }
 
+impl wire::Members for ResourceWriteResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWriteResult {
     const NAME: &'static str = "ResourceWriteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -39506,23 +41561,28 @@ impl wire::Blank for ResourceListParams {
     }
 }
 
+impl wire::Members for ResourceListParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceListParams {
     const NAME: &'static str = "ResourceListParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "_meta", "uri"], 0x5)?;
         Ok(out)
     }
 }
@@ -39580,21 +41640,26 @@ impl wire::Blank for ResourceListResult {
     }
 }
 
+impl wire::Members for ResourceListResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.entries),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceListResult {
     const NAME: &'static str = "ResourceListResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["entries"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.entries, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["entries"], 0x1)?;
         Ok(out)
     }
 }
@@ -39650,22 +41715,27 @@ impl wire::Blank for DirectoryEntry {
     }
 }
 
+impl wire::Members for DirectoryEntry {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.name),
+            1 => wire::slot(reader, &mut self.r#type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DirectoryEntry {
     const NAME: &'static str = "DirectoryEntry";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["name", "type"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["name", "type"], 0x3)?;
         Ok(out)
     }
 }
@@ -39747,25 +41817,35 @@ impl wire::Blank for ResourceCopyParams {
     }
 }
 
+impl wire::Members for ResourceCopyParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.source),
+            3 => wire::slot(reader, &mut self.destination),
+            4 => wire::slot(reader, &mut self.fail_if_exists),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceCopyParams {
     const NAME: &'static str = "ResourceCopyParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "source", "destination", "failIfExists"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.source, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.destination, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xd, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "source", "destination", "failIfExists"],
+            0xd,
+        )?;
         Ok(out)
     }
 }
@@ -39827,20 +41907,25 @@ impl wire::Blank for ResourceCopyResult {
     }
 }
 
+impl wire::Members for ResourceCopyResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceCopyResult {
     const NAME: &'static str = "ResourceCopyResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -39907,24 +41992,34 @@ impl wire::Blank for ResourceDeleteParams {
     }
 }
 
+impl wire::Members for ResourceDeleteParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            3 => wire::slot(reader, &mut self.recursive),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteParams {
     const NAME: &'static str = "ResourceDeleteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "uri", "recursive"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.recursive, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "uri", "recursive"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -39984,20 +42079,25 @@ impl wire::Blank for ResourceDeleteResult {
     }
 }
 
+impl wire::Members for ResourceDeleteResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteResult {
     const NAME: &'static str = "ResourceDeleteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -40075,25 +42175,35 @@ impl wire::Blank for ResourceMoveParams {
     }
 }
 
+impl wire::Members for ResourceMoveParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.source),
+            3 => wire::slot(reader, &mut self.destination),
+            4 => wire::slot(reader, &mut self.fail_if_exists),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMoveParams {
     const NAME: &'static str = "ResourceMoveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "source", "destination", "failIfExists"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.source, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.destination, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xd, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "source", "destination", "failIfExists"],
+            0xd,
+        )?;
         Ok(out)
     }
 }
@@ -40155,20 +42265,25 @@ impl wire::Blank for ResourceMoveResult {
     }
 }
 
+impl wire::Members for ResourceMoveResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMoveResult {
     const NAME: &'static str = "ResourceMoveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -40248,24 +42363,34 @@ impl wire::Blank for ResourceResolveParams {
     }
 }
 
+impl wire::Members for ResourceResolveParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            3 => wire::slot(reader, &mut self.follow_symlinks),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceResolveParams {
     const NAME: &'static str = "ResourceResolveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "uri", "followSymlinks"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.follow_symlinks, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "uri", "followSymlinks"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -40359,35 +42484,45 @@ impl wire::Blank for ResourceResolveResult {
     }
 }
 
+impl wire::Members for ResourceResolveResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.r#type),
+            2 => wire::slot(reader, &mut self.size),
+            3 => wire::slot(reader, &mut self.mtime),
+            4 => wire::slot(reader, &mut self.ctime),
+            5 => wire::slot(reader, &mut self.content_type),
+            6 => wire::slot(reader, &mut self.etag),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceResolveResult {
     const NAME: &'static str = "ResourceResolveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "uri",
-            "type",
-            "size",
-            "mtime",
-            "ctime",
-            "contentType",
-            "etag",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.size, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.mtime, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.ctime, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.etag, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "uri",
+                "type",
+                "size",
+                "mtime",
+                "ctime",
+                "contentType",
+                "etag",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -40478,23 +42613,28 @@ impl wire::Blank for ResourceMkdirParams {
     }
 }
 
+impl wire::Members for ResourceMkdirParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirParams {
     const NAME: &'static str = "ResourceMkdirParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "_meta", "uri"], 0x5)?;
         Ok(out)
     }
 }
@@ -40550,20 +42690,25 @@ impl wire::Blank for ResourceMkdirResult {
     }
 }
 
+impl wire::Members for ResourceMkdirResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirResult {
     const NAME: &'static str = "ResourceMkdirResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -40652,25 +42797,35 @@ impl wire::Blank for ResourceRequestParams {
     }
 }
 
+impl wire::Members for ResourceRequestParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            3 => wire::slot(reader, &mut self.read),
+            4 => wire::slot(reader, &mut self.write),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceRequestParams {
     const NAME: &'static str = "ResourceRequestParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "uri", "read", "write"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.read, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.write, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "uri", "read", "write"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -40734,20 +42889,25 @@ impl wire::Blank for ResourceRequestResult {
     }
 }
 
+impl wire::Members for ResourceRequestResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceRequestResult {
     const NAME: &'static str = "ResourceRequestResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -40837,33 +42997,43 @@ impl wire::Blank for CreateResourceWatchParams {
     }
 }
 
+impl wire::Members for CreateResourceWatchParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.uri),
+            3 => wire::slot(reader, &mut self.recursive),
+            4 => wire::slot(reader, &mut self.excludes),
+            5 => wire::slot(reader, &mut self.includes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchParams {
     const NAME: &'static str = "CreateResourceWatchParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "uri",
-            "recursive",
-            "excludes",
-            "includes",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.uri, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.recursive, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.excludes, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.includes, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "uri",
+                "recursive",
+                "excludes",
+                "includes",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -40935,21 +43105,26 @@ impl wire::Blank for CreateResourceWatchResult {
     }
 }
 
+impl wire::Members for CreateResourceWatchResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchResult {
     const NAME: &'static str = "CreateResourceWatchResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -41023,23 +43198,28 @@ impl wire::Blank for FetchTurnsParams {
     }
 }
 
+impl wire::Members for FetchTurnsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.cursor),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchTurnsParams {
     const NAME: &'static str = "FetchTurnsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "cursor"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.cursor, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "_meta", "cursor"], 0x1)?;
         Ok(out)
     }
 }
@@ -41095,20 +43275,25 @@ impl wire::Blank for FetchTurnsResult {
     }
 }
 
+impl wire::Members for FetchTurnsResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchTurnsResult {
     const NAME: &'static str = "FetchTurnsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -41158,21 +43343,26 @@ impl wire::Blank for UnsubscribeParams {
     }
 }
 
+impl wire::Members for UnsubscribeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UnsubscribeParams {
     const NAME: &'static str = "UnsubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -41238,23 +43428,28 @@ impl wire::Blank for DispatchActionParams {
     }
 }
 
+impl wire::Members for DispatchActionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.client_seq),
+            2 => wire::slot(reader, &mut self.action),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DispatchActionParams {
     const NAME: &'static str = "DispatchActionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "clientSeq", "action"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.action, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "clientSeq", "action"], 0x7)?;
         Ok(out)
     }
 }
@@ -41361,33 +43556,43 @@ impl wire::Blank for AuthenticateParams {
     }
 }
 
+impl wire::Members for AuthenticateParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.resource),
+            3 => wire::slot(reader, &mut self.token),
+            4 => wire::slot(reader, &mut self.expires_in),
+            5 => wire::slot(reader, &mut self.scopes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthenticateParams {
     const NAME: &'static str = "AuthenticateParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "resource",
-            "token",
-            "expiresIn",
-            "scopes",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.resource, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.token, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.expires_in, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.scopes, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xd, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "resource",
+                "token",
+                "expiresIn",
+                "scopes",
+            ],
+            0xd,
+        )?;
         Ok(out)
     }
 }
@@ -41455,20 +43660,25 @@ impl wire::Blank for AuthenticateResult {
     }
 }
 
+impl wire::Members for AuthenticateResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthenticateResult {
     const NAME: &'static str = "AuthenticateResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -41547,27 +43757,37 @@ impl wire::Blank for CreateTerminalParams {
     }
 }
 
+impl wire::Members for CreateTerminalParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.claim),
+            3 => wire::slot(reader, &mut self.name),
+            4 => wire::slot(reader, &mut self.cwd),
+            5 => wire::slot(reader, &mut self.cols),
+            6 => wire::slot(reader, &mut self.rows),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateTerminalParams {
     const NAME: &'static str = "CreateTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "claim", "name", "cwd", "cols", "rows"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.claim, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.name, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.cwd, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.cols, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.rows, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "claim", "name", "cwd", "cols", "rows"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -41649,22 +43869,27 @@ impl wire::Blank for DisposeTerminalParams {
     }
 }
 
+impl wire::Members for DisposeTerminalParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DisposeTerminalParams {
     const NAME: &'static str = "DisposeTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "_meta"], 0x1)?;
         Ok(out)
     }
 }
@@ -41749,25 +43974,35 @@ impl wire::Blank for ResolveSessionConfigParams {
     }
 }
 
+impl wire::Members for ResolveSessionConfigParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.provider),
+            3 => wire::slot(reader, &mut self.working_directory),
+            4 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigParams {
     const NAME: &'static str = "ResolveSessionConfigParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "provider", "workingDirectory", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.provider, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.working_directory, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.config, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "provider", "workingDirectory", "config"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -41839,22 +44074,27 @@ impl wire::Blank for ResolveSessionConfigResult {
     }
 }
 
+impl wire::Members for ResolveSessionConfigResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigResult {
     const NAME: &'static str = "ResolveSessionConfigResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -41941,35 +44181,45 @@ impl wire::Blank for SessionConfigCompletionsParams {
     }
 }
 
+impl wire::Members for SessionConfigCompletionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.provider),
+            3 => wire::slot(reader, &mut self.working_directory),
+            4 => wire::slot(reader, &mut self.config),
+            5 => wire::slot(reader, &mut self.property),
+            6 => wire::slot(reader, &mut self.query),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsParams {
     const NAME: &'static str = "SessionConfigCompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "provider",
-            "workingDirectory",
-            "config",
-            "property",
-            "query",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.provider, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.working_directory, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.config, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.property, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.query, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x21, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "provider",
+                "workingDirectory",
+                "config",
+                "property",
+                "query",
+            ],
+            0x21,
+        )?;
         Ok(out)
     }
 }
@@ -42043,21 +44293,26 @@ impl wire::Blank for SessionConfigCompletionsResult {
     }
 }
 
+impl wire::Members for SessionConfigCompletionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsResult {
     const NAME: &'static str = "SessionConfigCompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -42121,23 +44376,28 @@ impl wire::Blank for SessionConfigValueItem {
     }
 }
 
+impl wire::Members for SessionConfigValueItem {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigValueItem {
     const NAME: &'static str = "SessionConfigValueItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "label", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "label", "description"], 0x3)?;
         Ok(out)
     }
 }
@@ -42220,25 +44480,35 @@ impl wire::Blank for CompletionsParams {
     }
 }
 
+impl wire::Members for CompletionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.kind),
+            3 => wire::slot(reader, &mut self.text),
+            4 => wire::slot(reader, &mut self.offset),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionsParams {
     const NAME: &'static str = "CompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "kind", "text", "offset"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.text, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.offset, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1d, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "kind", "text", "offset"],
+            0x1d,
+        )?;
         Ok(out)
     }
 }
@@ -42332,24 +44602,34 @@ impl wire::Blank for CompletionItem {
     }
 }
 
+impl wire::Members for CompletionItem {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.insert_text),
+            1 => wire::slot(reader, &mut self.range_start),
+            2 => wire::slot(reader, &mut self.range_end),
+            3 => wire::slot(reader, &mut self.attachment),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionItem {
     const NAME: &'static str = "CompletionItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["insertText", "rangeStart", "rangeEnd", "attachment"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.insert_text, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range_start, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.range_end, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.attachment, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x9, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["insertText", "rangeStart", "rangeEnd", "attachment"],
+            0x9,
+        )?;
         Ok(out)
     }
 }
@@ -42411,21 +44691,26 @@ impl wire::Blank for CompletionsResult {
     }
 }
 
+impl wire::Members for CompletionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionsResult {
     const NAME: &'static str = "CompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -42502,24 +44787,34 @@ impl wire::Blank for InvokeChangesetOperationParams {
     }
 }
 
+impl wire::Members for InvokeChangesetOperationParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.operation_id),
+            3 => wire::slot(reader, &mut self.target),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationParams {
     const NAME: &'static str = "InvokeChangesetOperationParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "operationId", "target"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.operation_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.target, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "operationId", "target"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -42592,22 +44887,27 @@ impl wire::Blank for InvokeChangesetOperationResult {
     }
 }
 
+impl wire::Members for InvokeChangesetOperationResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            1 => wire::slot(reader, &mut self.follow_up),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationResult {
     const NAME: &'static str = "InvokeChangesetOperationResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message", "followUp"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.follow_up, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message", "followUp"], 0x0)?;
         Ok(out)
     }
 }
@@ -42673,22 +44973,27 @@ impl wire::Blank for ChangesetOperationFollowUp {
     }
 }
 
+impl wire::Members for ChangesetOperationFollowUp {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            1 => wire::slot(reader, &mut self.external),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationFollowUp {
     const NAME: &'static str = "ChangesetOperationFollowUp";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content", "external"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.external, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content", "external"], 0x1)?;
         Ok(out)
     }
 }
@@ -42775,31 +45080,41 @@ impl wire::Blank for ListAutomationTriggerDefinitionsParams {
     }
 }
 
+impl wire::Members for ListAutomationTriggerDefinitionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.provider),
+            3 => wire::slot(reader, &mut self.working_directories),
+            4 => wire::slot(reader, &mut self.session_config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListAutomationTriggerDefinitionsParams {
     const NAME: &'static str = "ListAutomationTriggerDefinitionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "_meta",
-            "provider",
-            "workingDirectories",
-            "sessionConfig",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.provider, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.working_directories, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.session_config, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "_meta",
+                "provider",
+                "workingDirectories",
+                "sessionConfig",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -42867,21 +45182,26 @@ impl wire::Blank for ListAutomationTriggerDefinitionsResult {
     }
 }
 
+impl wire::Members for ListAutomationTriggerDefinitionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListAutomationTriggerDefinitionsResult {
     const NAME: &'static str = "ListAutomationTriggerDefinitionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -42951,24 +45271,34 @@ impl wire::Blank for RunAutomationParams {
     }
 }
 
+impl wire::Members for RunAutomationParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.automation),
+            3 => wire::slot(reader, &mut self.request_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RunAutomationParams {
     const NAME: &'static str = "RunAutomationParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "automation", "requestId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.automation, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.request_id, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xd, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "automation", "requestId"],
+            0xd,
+        )?;
         Ok(out)
     }
 }
@@ -43028,21 +45358,26 @@ impl wire::Blank for RunAutomationResult {
     }
 }
 
+impl wire::Members for RunAutomationResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RunAutomationResult {
     const NAME: &'static str = "RunAutomationResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource"], 0x1)?;
         Ok(out)
     }
 }
@@ -43113,24 +45448,34 @@ impl wire::Blank for FetchAutomationRunsParams {
     }
 }
 
+impl wire::Members for FetchAutomationRunsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.meta),
+            2 => wire::slot(reader, &mut self.automation),
+            3 => wire::slot(reader, &mut self.cursor),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchAutomationRunsParams {
     const NAME: &'static str = "FetchAutomationRunsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "_meta", "automation", "cursor"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.meta, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.automation, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.cursor, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "_meta", "automation", "cursor"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -43188,20 +45533,25 @@ impl wire::Blank for FetchAutomationRunsResult {
     }
 }
 
+impl wire::Members for FetchAutomationRunsResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchAutomationRunsResult {
     const NAME: &'static str = "FetchAutomationRunsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -43526,22 +45876,27 @@ impl wire::Blank for ChangesetOperationTargetResource {
     }
 }
 
+impl wire::Members for ChangesetOperationTargetResource {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.side),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationTargetResource {
     const NAME: &'static str = "ChangesetOperationTargetResource";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "side"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.side, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "side"], 0x1)?;
         Ok(out)
     }
 }
@@ -43601,23 +45956,28 @@ impl wire::Blank for ChangesetOperationTargetRange {
     }
 }
 
+impl wire::Members for ChangesetOperationTargetRange {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.side),
+            2 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationTargetRange {
     const NAME: &'static str = "ChangesetOperationTargetRange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "side", "range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.side, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.range, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "side", "range"], 0x5)?;
         Ok(out)
     }
 }
@@ -43740,22 +46100,27 @@ impl wire::Blank for SessionAddedParams {
     }
 }
 
+impl wire::Members for SessionAddedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.summary),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionAddedParams {
     const NAME: &'static str = "SessionAddedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "summary"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.summary, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "summary"], 0x3)?;
         Ok(out)
     }
 }
@@ -43814,22 +46179,27 @@ impl wire::Blank for SessionRemovedParams {
     }
 }
 
+impl wire::Members for SessionRemovedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.session),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionRemovedParams {
     const NAME: &'static str = "SessionRemovedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "session"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "session"], 0x3)?;
         Ok(out)
     }
 }
@@ -43922,23 +46292,28 @@ impl wire::Blank for SessionSummaryChangedParams {
     }
 }
 
+impl wire::Members for SessionSummaryChangedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.session),
+            2 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummaryChangedParams {
     const NAME: &'static str = "SessionSummaryChangedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "session", "changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.changes, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "session", "changes"], 0x7)?;
         Ok(out)
     }
 }
@@ -44044,25 +46419,35 @@ impl wire::Blank for ProgressParams {
     }
 }
 
+impl wire::Members for ProgressParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.progress_token),
+            2 => wire::slot(reader, &mut self.progress),
+            3 => wire::slot(reader, &mut self.total),
+            4 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ProgressParams {
     const NAME: &'static str = "ProgressParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "progressToken", "progress", "total", "message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.progress_token, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.progress, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.total, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.message, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "progressToken", "progress", "total", "message"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -44144,23 +46529,28 @@ impl wire::Blank for AuthRequiredParams {
     }
 }
 
+impl wire::Members for AuthRequiredParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.resource),
+            2 => wire::slot(reader, &mut self.reason),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthRequiredParams {
     const NAME: &'static str = "AuthRequiredParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "resource", "reason"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.reason, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "resource", "reason"], 0x3)?;
         Ok(out)
     }
 }
@@ -44235,22 +46625,27 @@ impl wire::Blank for OtlpExportLogsParams {
     }
 }
 
+impl wire::Members for OtlpExportLogsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportLogsParams {
     const NAME: &'static str = "OtlpExportLogsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -44315,22 +46710,27 @@ impl wire::Blank for OtlpExportTracesParams {
     }
 }
 
+impl wire::Members for OtlpExportTracesParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportTracesParams {
     const NAME: &'static str = "OtlpExportTracesParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -44395,22 +46795,27 @@ impl wire::Blank for OtlpExportMetricsParams {
     }
 }
 
+impl wire::Members for OtlpExportMetricsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportMetricsParams {
     const NAME: &'static str = "OtlpExportMetricsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -44554,51 +46959,61 @@ impl wire::Blank for PartialSessionSummary {
     }
 }
 
+impl wire::Members for PartialSessionSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.provider),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.status),
+            3 => wire::slot(reader, &mut self.activity),
+            4 => wire::slot(reader, &mut self.origin),
+            5 => wire::slot(reader, &mut self.project),
+            6 => wire::slot(reader, &mut self.working_directories),
+            7 => wire::slot(reader, &mut self.annotations),
+            8 => wire::slot(reader, &mut self.resource),
+            9 => wire::slot(reader, &mut self.created_at),
+            10 => wire::slot(reader, &mut self.modified_at),
+            11 => wire::slot(reader, &mut self.changes),
+            12 => wire::slot(reader, &mut self.meta),
+            13 => wire::slot(reader, &mut self.chats),
+            14 => wire::slot(reader, &mut self.default_chat),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PartialSessionSummary {
     const NAME: &'static str = "PartialSessionSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "provider",
-            "title",
-            "status",
-            "activity",
-            "origin",
-            "project",
-            "workingDirectories",
-            "annotations",
-            "resource",
-            "createdAt",
-            "modifiedAt",
-            "changes",
-            "_meta",
-            "chats",
-            "defaultChat",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.status, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.activity, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.origin, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.project, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.working_directories, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.annotations, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.resource, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.created_at, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.modified_at, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.meta, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.chats, &mut seen, 13, KEYS)?,
-                14 => wire::member(reader, &mut out.default_chat, &mut seen, 14, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "provider",
+                "title",
+                "status",
+                "activity",
+                "origin",
+                "project",
+                "workingDirectories",
+                "annotations",
+                "resource",
+                "createdAt",
+                "modifiedAt",
+                "changes",
+                "_meta",
+                "chats",
+                "defaultChat",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -44716,24 +47131,34 @@ impl wire::Blank for JsonRpcRequest {
     }
 }
 
+impl wire::Members for JsonRpcRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.jsonrpc),
+            1 => wire::slot(reader, &mut self.id),
+            2 => wire::slot(reader, &mut self.method),
+            3 => wire::slot(reader, &mut self.params),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for JsonRpcRequest {
     const NAME: &'static str = "JsonRpcRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["jsonrpc", "id", "method", "params"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.jsonrpc, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.method, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.params, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["jsonrpc", "id", "method", "params"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -44798,23 +47223,28 @@ impl wire::Blank for JsonRpcSuccessResponse {
     }
 }
 
+impl wire::Members for JsonRpcSuccessResponse {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.jsonrpc),
+            1 => wire::slot(reader, &mut self.id),
+            2 => wire::slot(reader, &mut self.result),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for JsonRpcSuccessResponse {
     const NAME: &'static str = "JsonRpcSuccessResponse";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["jsonrpc", "id", "result"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.jsonrpc, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.result, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["jsonrpc", "id", "result"], 0x7)?;
         Ok(out)
     }
 }
@@ -44875,23 +47305,28 @@ impl wire::Blank for JsonRpcErrorResponse {
     }
 }
 
+impl wire::Members for JsonRpcErrorResponse {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.jsonrpc),
+            1 => wire::slot(reader, &mut self.id),
+            2 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for JsonRpcErrorResponse {
     const NAME: &'static str = "JsonRpcErrorResponse";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["jsonrpc", "id", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.jsonrpc, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.error, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["jsonrpc", "id", "error"], 0x7)?;
         Ok(out)
     }
 }
@@ -44952,23 +47387,28 @@ impl wire::Blank for JsonRpcError {
     }
 }
 
+impl wire::Members for JsonRpcError {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.code),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.data),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for JsonRpcError {
     const NAME: &'static str = "JsonRpcError";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["code", "message", "data"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.code, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.data, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["code", "message", "data"], 0x3)?;
         Ok(out)
     }
 }
@@ -45031,23 +47471,28 @@ impl wire::Blank for JsonRpcNotification {
     }
 }
 
+impl wire::Members for JsonRpcNotification {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.jsonrpc),
+            1 => wire::slot(reader, &mut self.method),
+            2 => wire::slot(reader, &mut self.params),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for JsonRpcNotification {
     const NAME: &'static str = "JsonRpcNotification";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["jsonrpc", "method", "params"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.jsonrpc, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.method, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.params, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["jsonrpc", "method", "params"], 0x3)?;
         Ok(out)
     }
 }
@@ -45205,21 +47650,26 @@ impl wire::Blank for AuthRequiredErrorData {
     }
 }
 
+impl wire::Members for AuthRequiredErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resources),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthRequiredErrorData {
     const NAME: &'static str = "AuthRequiredErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resources"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resources, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resources"], 0x1)?;
         Ok(out)
     }
 }
@@ -45273,21 +47723,26 @@ impl wire::Blank for PermissionDeniedErrorData {
     }
 }
 
+impl wire::Members for PermissionDeniedErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PermissionDeniedErrorData {
     const NAME: &'static str = "PermissionDeniedErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request"], 0x0)?;
         Ok(out)
     }
 }
@@ -45344,21 +47799,26 @@ impl wire::Blank for UnsupportedProtocolVersionErrorData {
     }
 }
 
+impl wire::Members for UnsupportedProtocolVersionErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.supported_versions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     const NAME: &'static str = "UnsupportedProtocolVersionErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["supportedVersions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.supported_versions, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["supportedVersions"], 0x1)?;
         Ok(out)
     }
 }
@@ -45430,24 +47890,34 @@ impl wire::Blank for SystemMessageSection {
     }
 }
 
+impl wire::Members for SystemMessageSection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.restricted),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageSection {
     const NAME: &'static str = "SystemMessageSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "description", "restricted"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.restricted, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "description", "restricted"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -45509,21 +47979,26 @@ impl wire::Blank for SessionActiveClientSystemMessageTransform {
     }
 }
 
+impl wire::Members for SessionActiveClientSystemMessageTransform {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     const NAME: &'static str = "SessionActiveClientSystemMessageTransform";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
         Ok(out)
     }
 }
@@ -45575,21 +48050,26 @@ impl wire::Blank for SystemMessageTransformSection {
     }
 }
 
+impl wire::Members for SystemMessageTransformSection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformSection {
     const NAME: &'static str = "SystemMessageTransformSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content"], 0x1)?;
         Ok(out)
     }
 }
@@ -45645,22 +48125,27 @@ impl wire::Blank for SystemMessageTransformParams {
     }
 }
 
+impl wire::Members for SystemMessageTransformParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformParams {
     const NAME: &'static str = "SystemMessageTransformParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.sections, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "sections"], 0x3)?;
         Ok(out)
     }
 }
@@ -45714,21 +48199,26 @@ impl wire::Blank for SystemMessageTransformResult {
     }
 }
 
+impl wire::Members for SystemMessageTransformResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformResult {
     const NAME: &'static str = "SystemMessageTransformResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
         Ok(out)
     }
 }
