@@ -81,7 +81,7 @@ impl Encode for IconTheme {
 }
 
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Icon {
     /// A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
@@ -119,6 +119,18 @@ pub struct Icon {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Icon {
+    fn clone(&self) -> Self {
+        Self {
+            src: self.src.clone(),
+            content_type: self.content_type.clone(),
+            sizes: self.sizes.clone(),
+            theme: self.theme.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Icon {
@@ -208,7 +220,7 @@ impl EncodeMembers for Icon {
 /// Protected Resource Metadata) semantics.
 ///
 /// Field names use snake_case to match the RFC 9728 JSON format.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ProtectedResourceMetadata {
     /// REQUIRED. The protected resource's resource identifier, a URL using the
@@ -303,6 +315,33 @@ pub struct ProtectedResourceMetadata {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ProtectedResourceMetadata {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            resource_name: self.resource_name.clone(),
+            authorization_servers: self.authorization_servers.clone(),
+            jwks_uri: self.jwks_uri.clone(),
+            scopes_supported: self.scopes_supported.clone(),
+            bearer_methods_supported: self.bearer_methods_supported.clone(),
+            resource_signing_alg_values_supported: self
+                .resource_signing_alg_values_supported
+                .clone(),
+            resource_encryption_alg_values_supported: self
+                .resource_encryption_alg_values_supported
+                .clone(),
+            resource_encryption_enc_values_supported: self
+                .resource_encryption_enc_values_supported
+                .clone(),
+            resource_documentation: self.resource_documentation.clone(),
+            resource_policy_uri: self.resource_policy_uri.clone(),
+            resource_tos_uri: self.resource_tos_uri.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ProtectedResourceMetadata {
@@ -540,7 +579,7 @@ impl Encode for ConfigPropertySchemaType {
 ///
 /// This is the generic base type. See {@link SessionConfigPropertySchema} for
 /// session-specific extensions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfigPropertySchema {
     /// JSON Schema: property type
@@ -602,6 +641,25 @@ pub struct ConfigPropertySchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ConfigPropertySchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            default: self.default.clone(),
+            r#enum: self.r#enum.clone(),
+            enum_labels: self.enum_labels.clone(),
+            enum_descriptions: self.enum_descriptions.clone(),
+            read_only: self.read_only.clone(),
+            items: self.items.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ConfigPropertySchema {
@@ -742,7 +800,7 @@ impl EncodeMembers for ConfigPropertySchema {
 ///
 /// This is the generic base type. See {@link SessionConfigSchema} for
 /// session-specific usage.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfigSchema {
     /// JSON Schema: always `'object'`
@@ -763,6 +821,17 @@ pub struct ConfigSchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ConfigSchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ConfigSchema {
@@ -835,7 +904,7 @@ impl EncodeMembers for ConfigSchema {
 }
 
 /// A zero-based position within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextPosition {
     /// Zero-based line number.
@@ -848,6 +917,16 @@ pub struct TextPosition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextPosition {
+    fn clone(&self) -> Self {
+        Self {
+            line: self.line.clone(),
+            character: self.character.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextPosition {
@@ -914,7 +993,7 @@ impl EncodeMembers for TextPosition {
 }
 
 /// A range within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextRange {
     /// Start position of the range.
@@ -927,6 +1006,16 @@ pub struct TextRange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextRange {
+    fn clone(&self) -> Self {
+        Self {
+            start: self.start.clone(),
+            end: self.end.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextRange {
@@ -997,7 +1086,7 @@ impl EncodeMembers for TextRange {
 /// This is only meaningful for textual resources. Binary resources may still
 /// use resource or embedded resource attachments, but they should not use this
 /// text selection field.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextSelection {
     /// The range covered by the selection.
@@ -1007,6 +1096,15 @@ pub struct TextSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextSelection {
+    fn clone(&self) -> Self {
+        Self {
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextSelection {
@@ -1069,7 +1167,7 @@ impl EncodeMembers for TextSelection {
 }
 
 /// A reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ContentRef {
     /// Content URI
@@ -1094,6 +1192,17 @@ pub struct ContentRef {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ContentRef {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ContentRef {
@@ -1168,7 +1277,7 @@ impl EncodeMembers for ContentRef {
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditBefore {
     #[serde(rename = "uri")]
@@ -1179,6 +1288,16 @@ pub struct FileEditBefore {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditBefore {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditBefore {
@@ -1245,7 +1364,7 @@ impl EncodeMembers for FileEditBefore {
 }
 
 /// The file state after the edit. Absent for file deletions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditAfter {
     #[serde(rename = "uri")]
@@ -1256,6 +1375,16 @@ pub struct FileEditAfter {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditAfter {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditAfter {
@@ -1322,7 +1451,7 @@ impl EncodeMembers for FileEditAfter {
 }
 
 /// Optional diff display metadata
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditDiff {
     #[serde(
@@ -1343,6 +1472,16 @@ pub struct FileEditDiff {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditDiff {
+    fn clone(&self) -> Self {
+        Self {
+            added: self.added.clone(),
+            removed: self.removed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditDiff {
@@ -1416,7 +1555,7 @@ impl EncodeMembers for FileEditDiff {
 ///
 /// Supports creates (only `after`), deletes (only `before`), renames/moves
 /// (different `uri` in `before` and `after`), and edits (same `uri`, different content).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEdit {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -1432,6 +1571,17 @@ pub struct FileEdit {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEdit {
+    fn clone(&self) -> Self {
+        Self {
+            before: self.before.clone(),
+            after: self.after.clone(),
+            diff: self.diff.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEdit {
@@ -1507,7 +1657,7 @@ impl EncodeMembers for FileEdit {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UsageInfo {
     /// Input tokens consumed
@@ -1546,6 +1696,19 @@ pub struct UsageInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UsageInfo {
+    fn clone(&self) -> Self {
+        Self {
+            input_tokens: self.input_tokens.clone(),
+            output_tokens: self.output_tokens.clone(),
+            model: self.model.clone(),
+            cache_read_tokens: self.cache_read_tokens.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UsageInfo {
@@ -1644,7 +1807,7 @@ impl EncodeMembers for UsageInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ErrorInfo {
     /// Error type identifier
@@ -1660,6 +1823,17 @@ pub struct ErrorInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ErrorInfo {
+    fn clone(&self) -> Self {
+        Self {
+            error_type: self.error_type.clone(),
+            message: self.message.clone(),
+            stack: self.stack.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ErrorInfo {
@@ -1733,7 +1907,7 @@ impl EncodeMembers for ErrorInfo {
 
 /// A point-in-time snapshot of a subscribed resource's state, returned by
 /// `initialize`, `reconnect`, and `subscribe`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Snapshot {
     /// The subscribed channel URI (e.g. `ahp-root://` or `ahp-session:/<uuid>`)
@@ -1749,6 +1923,17 @@ pub struct Snapshot {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            state: self.state.clone(),
+            from_seq: self.from_seq.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Snapshot {
@@ -1819,7 +2004,7 @@ impl EncodeMembers for Snapshot {
 }
 
 /// Global state shared with every client subscribed to `ahp-root://`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootState {
     /// Available agent backends and their models
@@ -1843,6 +2028,18 @@ pub struct RootState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootState {
+    fn clone(&self) -> Self {
+        Self {
+            agents: self.agents.clone(),
+            active_sessions: self.active_sessions.clone(),
+            terminals: self.terminals.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootState {
@@ -2004,7 +2201,7 @@ impl RootState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentInfo {
     /// Agent provider ID (e.g. `'copilot'`)
@@ -2060,6 +2257,21 @@ pub struct AgentInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentInfo {
+    fn clone(&self) -> Self {
+        Self {
+            provider: self.provider.clone(),
+            display_name: self.display_name.clone(),
+            description: self.description.clone(),
+            models: self.models.clone(),
+            protected_resources: self.protected_resources.clone(),
+            customizations: self.customizations.clone(),
+            system_message_sections: self.system_message_sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentInfo {
@@ -2164,7 +2376,7 @@ impl EncodeMembers for AgentInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionModelInfo {
     /// Model identifier
@@ -2218,6 +2430,22 @@ pub struct SessionModelInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionModelInfo {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            provider: self.provider.clone(),
+            name: self.name.clone(),
+            max_context_window: self.max_context_window.clone(),
+            supports_vision: self.supports_vision.clone(),
+            policy_state: self.policy_state.clone(),
+            config_schema: self.config_schema.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionModelInfo {
@@ -2334,7 +2562,7 @@ impl EncodeMembers for SessionModelInfo {
 /// A model selection: the chosen model ID together with any model-specific
 /// configuration values whose keys correspond to the model's
 /// {@link SessionModelInfo.configSchema}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ModelSelection {
     /// Model identifier
@@ -2353,6 +2581,16 @@ pub struct ModelSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ModelSelection {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ModelSelection {
@@ -2424,7 +2662,7 @@ impl EncodeMembers for ModelSelection {
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootConfigState {
     /// JSON Schema describing available configuration properties
@@ -2438,6 +2676,16 @@ pub struct RootConfigState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootConfigState {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootConfigState {
@@ -2508,7 +2756,7 @@ impl EncodeMembers for RootConfigState {
 /// Steering messages are injected into the current turn mid-flight.
 /// Queued messages are automatically started as new turns after the
 /// current turn naturally finishes.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PendingMessage {
     /// Unique identifier for this pending message
@@ -2521,6 +2769,16 @@ pub struct PendingMessage {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PendingMessage {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PendingMessage {
@@ -2587,7 +2845,7 @@ impl EncodeMembers for PendingMessage {
 }
 
 /// Full state for a single session, loaded when a client subscribes to the session's URI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionState {
     /// Lightweight session metadata
@@ -2699,6 +2957,28 @@ pub struct SessionState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionState {
+    fn clone(&self) -> Self {
+        Self {
+            summary: self.summary.clone(),
+            lifecycle: self.lifecycle.clone(),
+            creation_error: self.creation_error.clone(),
+            server_tools: self.server_tools.clone(),
+            active_client: self.active_client.clone(),
+            turns: self.turns.clone(),
+            active_turn: self.active_turn.clone(),
+            steering_message: self.steering_message.clone(),
+            queued_messages: self.queued_messages.clone(),
+            input_requests: self.input_requests.clone(),
+            config: self.config.clone(),
+            customizations: self.customizations.clone(),
+            changesets: self.changesets.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionState {
@@ -3031,7 +3311,7 @@ impl SessionState {
 ///
 /// Only one client may be active per session at a time. The server SHOULD
 /// automatically unset the active client if that client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClient {
     /// Client identifier (matches `clientId` from `initialize`)
@@ -3070,6 +3350,19 @@ pub struct SessionActiveClient {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClient {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            display_name: self.display_name.clone(),
+            tools: self.tools.clone(),
+            customizations: self.customizations.clone(),
+            system_message_transform: self.system_message_transform.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClient {
@@ -3165,7 +3458,7 @@ impl EncodeMembers for SessionActiveClient {
 }
 
 /// Server-owned project metadata for a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ProjectInfo {
     /// Project URI
@@ -3178,6 +3471,16 @@ pub struct ProjectInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ProjectInfo {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            display_name: self.display_name.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ProjectInfo {
@@ -3243,7 +3546,7 @@ impl EncodeMembers for ProjectInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummary {
     /// Session URI
@@ -3296,6 +3599,26 @@ pub struct SessionSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionSummary {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            provider: self.provider.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            created_at: self.created_at.clone(),
+            modified_at: self.modified_at.clone(),
+            project: self.project.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            working_directory: self.working_directory.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionSummary {
@@ -3435,7 +3758,7 @@ impl EncodeMembers for SessionSummary {
 ///
 /// All fields are optional so servers can populate only the metrics they
 /// cheaply have available.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesSummary {
     /// Total number of inserted lines across all changed files.
@@ -3466,6 +3789,17 @@ pub struct ChangesSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesSummary {
+    fn clone(&self) -> Self {
+        Self {
+            additions: self.additions.clone(),
+            deletions: self.deletions.clone(),
+            files: self.files.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesSummary {
@@ -3549,7 +3883,7 @@ impl EncodeMembers for ChangesSummary {
 /// display name by looking up `uri` in the session's customization tree.
 ///
 /// A session with no `agent` selected uses the provider's default behavior.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentSelection {
     /// Stable agent URI (matches an {@link AgentCustomization.uri}).
@@ -3559,6 +3893,15 @@ pub struct AgentSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentSelection {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentSelection {
@@ -3700,7 +4043,7 @@ impl Encode for SessionConfigPropertySchemaType {
 ///
 /// Extends the generic {@link ConfigPropertySchema} with session-specific
 /// display extensions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigPropertySchema {
     /// JSON Schema: property type
@@ -3779,6 +4122,27 @@ pub struct SessionConfigPropertySchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigPropertySchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            default: self.default.clone(),
+            r#enum: self.r#enum.clone(),
+            enum_labels: self.enum_labels.clone(),
+            enum_descriptions: self.enum_descriptions.clone(),
+            read_only: self.read_only.clone(),
+            items: self.items.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            enum_dynamic: self.enum_dynamic.clone(),
+            session_mutable: self.session_mutable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigPropertySchema {
@@ -3930,7 +4294,7 @@ impl EncodeMembers for SessionConfigPropertySchema {
 }
 
 /// A JSON Schema object describing available session configuration metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigSchema {
     /// JSON Schema: always `'object'`
@@ -3951,6 +4315,17 @@ pub struct SessionConfigSchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigSchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigSchema {
@@ -4026,7 +4401,7 @@ impl EncodeMembers for SessionConfigSchema {
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigState {
     /// JSON Schema describing available configuration properties
@@ -4040,6 +4415,16 @@ pub struct SessionConfigState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigState {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigState {
@@ -4106,7 +4491,7 @@ impl EncodeMembers for SessionConfigState {
 }
 
 /// A choice in a select-style question.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputOption {
     /// Stable option identifier; for MCP enum values this is the enum string
@@ -4133,6 +4518,18 @@ pub struct SessionInputOption {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputOption {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            recommended: self.recommended.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputOption {
@@ -4215,7 +4612,7 @@ impl EncodeMembers for SessionInputOption {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputQuestionBase {
     /// Stable question identifier used as the key in `answers`
@@ -4234,6 +4631,18 @@ pub struct SessionInputQuestionBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputQuestionBase {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputQuestionBase {
@@ -4317,7 +4726,7 @@ impl EncodeMembers for SessionInputQuestionBase {
 }
 
 /// Text question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputTextQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4362,6 +4771,22 @@ pub struct SessionInputTextQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputTextQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            format: self.format.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputTextQuestion {
@@ -4478,7 +4903,7 @@ impl EncodeMembers for SessionInputTextQuestion {
 }
 
 /// Numeric question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputNumberQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4521,6 +4946,21 @@ pub struct SessionInputNumberQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputNumberQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputNumberQuestion {
@@ -4630,7 +5070,7 @@ impl EncodeMembers for SessionInputNumberQuestion {
 }
 
 /// Boolean question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputBooleanQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4656,6 +5096,19 @@ pub struct SessionInputBooleanQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputBooleanQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputBooleanQuestion {
@@ -4745,7 +5198,7 @@ impl EncodeMembers for SessionInputBooleanQuestion {
 }
 
 /// Single-select question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSingleSelectQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4774,6 +5227,20 @@ pub struct SessionInputSingleSelectQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputSingleSelectQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            options: self.options.clone(),
+            allow_freeform_input: self.allow_freeform_input.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputSingleSelectQuestion {
@@ -4874,7 +5341,7 @@ impl EncodeMembers for SessionInputSingleSelectQuestion {
 }
 
 /// Multi-select question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputMultiSelectQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4919,6 +5386,22 @@ pub struct SessionInputMultiSelectQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputMultiSelectQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            options: self.options.clone(),
+            allow_freeform_input: self.allow_freeform_input.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputMultiSelectQuestion {
@@ -5037,7 +5520,7 @@ impl EncodeMembers for SessionInputMultiSelectQuestion {
 /// The server creates or replaces requests with `session/inputRequested`.
 /// Clients sync drafts with `session/inputAnswerChanged` and complete requests
 /// with `session/inputCompleted`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputRequest {
     /// Stable request identifier
@@ -5068,6 +5551,19 @@ pub struct SessionInputRequest {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputRequest {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            url: self.url.clone(),
+            questions: self.questions.clone(),
+            answers: self.answers.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputRequest {
@@ -5159,7 +5655,7 @@ impl EncodeMembers for SessionInputRequest {
 }
 
 /// Value captured for one answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputTextAnswerValue {
     #[serde(rename = "value")]
@@ -5168,6 +5664,15 @@ pub struct SessionInputTextAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputTextAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputTextAnswerValue {
@@ -5229,7 +5734,7 @@ impl EncodeMembers for SessionInputTextAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputNumberAnswerValue {
     #[serde(rename = "value", serialize_with = "wire::ser_f64")]
@@ -5238,6 +5743,15 @@ pub struct SessionInputNumberAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputNumberAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputNumberAnswerValue {
@@ -5299,7 +5813,7 @@ impl EncodeMembers for SessionInputNumberAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputBooleanAnswerValue {
     #[serde(rename = "value")]
@@ -5308,6 +5822,15 @@ pub struct SessionInputBooleanAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputBooleanAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputBooleanAnswerValue {
@@ -5369,7 +5892,7 @@ impl EncodeMembers for SessionInputBooleanAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSelectedAnswerValue {
     #[serde(rename = "value")]
@@ -5385,6 +5908,16 @@ pub struct SessionInputSelectedAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputSelectedAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputSelectedAnswerValue {
@@ -5452,7 +5985,7 @@ impl EncodeMembers for SessionInputSelectedAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSelectedManyAnswerValue {
     #[serde(rename = "value")]
@@ -5468,6 +6001,16 @@ pub struct SessionInputSelectedManyAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputSelectedManyAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputSelectedManyAnswerValue {
@@ -5535,7 +6078,7 @@ impl EncodeMembers for SessionInputSelectedManyAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputAnswered {
     /// Answer value
@@ -5545,6 +6088,15 @@ pub struct SessionInputAnswered {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputAnswered {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputAnswered {
@@ -5606,7 +6158,7 @@ impl EncodeMembers for SessionInputAnswered {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSkipped {
     /// Free-form reason or value captured while skipping, if any
@@ -5620,6 +6172,15 @@ pub struct SessionInputSkipped {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputSkipped {
+    fn clone(&self) -> Self {
+        Self {
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputSkipped {
@@ -5684,7 +6245,7 @@ impl EncodeMembers for SessionInputSkipped {
 }
 
 /// A completed request/response cycle.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Turn {
     /// Turn identifier
@@ -5712,6 +6273,20 @@ pub struct Turn {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Turn {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            response_parts: self.response_parts.clone(),
+            usage: self.usage.clone(),
+            state: self.state.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Turn {
@@ -5803,7 +6378,7 @@ impl EncodeMembers for Turn {
 }
 
 /// An in-progress turn — the assistant is actively streaming.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActiveTurn {
     /// Turn identifier
@@ -5824,6 +6399,18 @@ pub struct ActiveTurn {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActiveTurn {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            response_parts: self.response_parts.clone(),
+            usage: self.usage.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActiveTurn {
@@ -5905,7 +6492,7 @@ impl EncodeMembers for ActiveTurn {
 }
 
 /// The origin of the message
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageOrigin {
     #[serde(rename = "kind")]
@@ -5914,6 +6501,15 @@ pub struct MessageOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageOrigin {
@@ -5982,7 +6578,7 @@ impl EncodeMembers for MessageOrigin {
 /// {@link MessageAttachmentBase.range} field. Attachments without a range are
 /// still associated with the message but do not correspond to a specific span
 /// in the text.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Message {
     /// Message text
@@ -6010,6 +6606,18 @@ pub struct Message {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Message {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            origin: self.origin.clone(),
+            attachments: self.attachments.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Message {
@@ -6093,7 +6701,7 @@ impl EncodeMembers for Message {
 }
 
 /// Common fields shared by all {@link MessageAttachment} variants.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageAttachmentBase {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -6133,6 +6741,18 @@ pub struct MessageAttachmentBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageAttachmentBase {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageAttachmentBase {
@@ -6219,7 +6839,7 @@ impl EncodeMembers for MessageAttachmentBase {
 
 /// A simple, opaque attachment whose model representation is described by
 /// the producer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SimpleMessageAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -6271,6 +6891,19 @@ pub struct SimpleMessageAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SimpleMessageAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            model_representation: self.model_representation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SimpleMessageAttachment {
@@ -6371,7 +7004,7 @@ impl EncodeMembers for SimpleMessageAttachment {
 ///
 /// Use this for small binary payloads (e.g. a pasted image) that should be
 /// delivered with the user message itself rather than fetched separately.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageEmbeddedResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -6422,6 +7055,21 @@ pub struct MessageEmbeddedResourceAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageEmbeddedResourceAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            data: self.data.clone(),
+            content_type: self.content_type.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageEmbeddedResourceAttachment {
@@ -6530,7 +7178,7 @@ impl EncodeMembers for MessageEmbeddedResourceAttachment {
 
 /// An attachment that references a resource by URI. The content is not
 /// delivered inline; consumers can fetch it via `resourceRead` when needed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -6593,6 +7241,22 @@ pub struct MessageResourceAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageResourceAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageResourceAttachment {
@@ -6708,7 +7372,7 @@ impl EncodeMembers for MessageResourceAttachment {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MarkdownResponsePart {
     /// Part identifier, used by `session/delta` to target this part for content appends
@@ -6721,6 +7385,16 @@ pub struct MarkdownResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MarkdownResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MarkdownResponsePart {
@@ -6787,7 +7461,7 @@ impl EncodeMembers for MarkdownResponsePart {
 }
 
 /// A content part that's a reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReponsePart {
     /// Content URI
@@ -6812,6 +7486,17 @@ pub struct ResourceReponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceReponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceReponsePart {
@@ -6890,7 +7575,7 @@ impl EncodeMembers for ResourceReponsePart {
 /// Tool calls are part of the response stream, interleaved with text and
 /// reasoning. The `toolCall.toolCallId` serves as the part identifier for
 /// actions that target this part.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResponsePart {
     /// Full tool call lifecycle state
@@ -6900,6 +7585,15 @@ pub struct ToolCallResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call: self.tool_call.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallResponsePart {
@@ -6962,7 +7656,7 @@ impl EncodeMembers for ToolCallResponsePart {
 }
 
 /// Reasoning/thinking content from the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReasoningResponsePart {
     /// Part identifier, used by `session/reasoning` to target this part for content appends
@@ -6975,6 +7669,16 @@ pub struct ReasoningResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReasoningResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReasoningResponsePart {
@@ -7046,7 +7750,7 @@ impl EncodeMembers for ReasoningResponsePart {
 /// that need to be visible to both the agent (for situational awareness) and
 /// the user (for transcript continuity). Examples include "background subagent
 /// X completed" or "task Y was cancelled".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemNotificationResponsePart {
     /// The text of the system notification
@@ -7056,6 +7760,15 @@ pub struct SystemNotificationResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemNotificationResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemNotificationResponsePart {
@@ -7120,7 +7833,7 @@ impl EncodeMembers for SystemNotificationResponsePart {
 /// A confirmation option that the server offers for a tool call awaiting
 /// approval. Allows richer choices beyond simple approve/deny — for example,
 /// "Approve in this Session" or "Deny with reason."
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfirmationOption {
     /// Unique identifier for the option, returned in the confirmed action
@@ -7148,6 +7861,18 @@ pub struct ConfirmationOption {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ConfirmationOption {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            kind: self.kind.clone(),
+            group: self.group.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ConfirmationOption {
@@ -7223,7 +7948,7 @@ impl EncodeMembers for ConfirmationOption {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallClientContributor {
     /// If this tool is provided by a client, the `clientId` of the owning client.
@@ -7237,6 +7962,15 @@ pub struct ToolCallClientContributor {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallClientContributor {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallClientContributor {
@@ -7298,7 +8032,7 @@ impl EncodeMembers for ToolCallClientContributor {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallMcpContributor {
     /// Customization ID of the corresponding MCP server in {@link SessionState.customizations}.
@@ -7308,6 +8042,15 @@ pub struct ToolCallMcpContributor {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallMcpContributor {
+    fn clone(&self) -> Self {
+        Self {
+            customization_id: self.customization_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallMcpContributor {
@@ -7370,7 +8113,7 @@ impl EncodeMembers for ToolCallMcpContributor {
 }
 
 /// Metadata common to all tool call states.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallBase {
     /// Unique tool call identifier
@@ -7401,6 +8144,19 @@ pub struct ToolCallBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallBase {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallBase {
@@ -7494,7 +8250,7 @@ impl EncodeMembers for ToolCallBase {
 }
 
 /// Properties available once tool call parameters are fully received.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallParameterFields {
     /// Message describing what the tool will do
@@ -7507,6 +8263,16 @@ pub struct ToolCallParameterFields {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallParameterFields {
+    fn clone(&self) -> Self {
+        Self {
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallParameterFields {
@@ -7575,7 +8341,7 @@ impl EncodeMembers for ToolCallParameterFields {
 }
 
 /// Error details if the tool failed
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResultError {
     #[serde(rename = "message")]
@@ -7586,6 +8352,16 @@ pub struct ToolCallResultError {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallResultError {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            code: self.code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallResultError {
@@ -7654,7 +8430,7 @@ impl EncodeMembers for ToolCallResultError {
 }
 
 /// Tool execution result details, available after execution completes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResult {
     /// Whether the tool succeeded
@@ -7685,6 +8461,19 @@ pub struct ToolCallResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallResult {
+    fn clone(&self) -> Self {
+        Self {
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallResult {
@@ -7780,7 +8569,7 @@ impl EncodeMembers for ToolCallResult {
 }
 
 /// LM is streaming the tool call parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallStreamingState {
     /// Unique tool call identifier
@@ -7825,6 +8614,21 @@ pub struct ToolCallStreamingState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallStreamingState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            partial_input: self.partial_input.clone(),
+            invocation_message: self.invocation_message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallStreamingState {
@@ -7932,7 +8736,7 @@ impl EncodeMembers for ToolCallStreamingState {
 }
 
 /// File edits that this tool call will perform, for preview before confirmation
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingConfirmationStateEdits {
     #[serde(rename = "items")]
@@ -7941,6 +8745,15 @@ pub struct ToolCallPendingConfirmationStateEdits {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallPendingConfirmationStateEdits {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallPendingConfirmationStateEdits {
@@ -8004,7 +8817,7 @@ impl EncodeMembers for ToolCallPendingConfirmationStateEdits {
 
 /// Parameters are complete, or a running tool requires re-confirmation
 /// (e.g. a mid-execution permission check).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingConfirmationState {
     /// Unique tool call identifier
@@ -8060,6 +8873,25 @@ pub struct ToolCallPendingConfirmationState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallPendingConfirmationState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmation_title: self.confirmation_title.clone(),
+            edits: self.edits.clone(),
+            editable: self.editable.clone(),
+            options: self.options.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallPendingConfirmationState {
@@ -8193,7 +9025,7 @@ impl EncodeMembers for ToolCallPendingConfirmationState {
 }
 
 /// Tool is actively executing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallRunningState {
     /// Unique tool call identifier
@@ -8246,6 +9078,24 @@ pub struct ToolCallRunningState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallRunningState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallRunningState {
@@ -8370,7 +9220,7 @@ impl EncodeMembers for ToolCallRunningState {
 }
 
 /// Tool finished executing, waiting for client to approve the result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingResultConfirmationState {
     /// Unique tool call identifier
@@ -8441,6 +9291,28 @@ pub struct ToolCallPendingResultConfirmationState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallPendingResultConfirmationState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallPendingResultConfirmationState {
@@ -8589,7 +9461,7 @@ impl EncodeMembers for ToolCallPendingResultConfirmationState {
 }
 
 /// Tool completed successfully or with an error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallCompletedState {
     /// Unique tool call identifier
@@ -8660,6 +9532,28 @@ pub struct ToolCallCompletedState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallCompletedState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallCompletedState {
@@ -8808,7 +9702,7 @@ impl EncodeMembers for ToolCallCompletedState {
 }
 
 /// Tool call was cancelled before execution.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallCancelledState {
     /// Unique tool call identifier
@@ -8869,6 +9763,25 @@ pub struct ToolCallCancelledState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallCancelledState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            reason: self.reason.clone(),
+            reason_message: self.reason_message.clone(),
+            user_suggestion: self.user_suggestion.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallCancelledState {
@@ -9000,7 +9913,7 @@ impl EncodeMembers for ToolCallCancelledState {
 }
 
 /// Describes a tool available in a session, provided by either the server or the active client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolDefinition {
     /// Unique tool identifier
@@ -9054,6 +9967,21 @@ pub struct ToolDefinition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolDefinition {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+            output_schema: self.output_schema.clone(),
+            annotations: self.annotations.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolDefinition {
@@ -9168,7 +10096,7 @@ impl EncodeMembers for ToolDefinition {
 /// guaranteed to faithfully describe tool behavior.
 ///
 /// Mirrors MCP `ToolAnnotations` from the Model Context Protocol specification.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolAnnotations {
     /// Alternate human-readable title
@@ -9206,6 +10134,19 @@ pub struct ToolAnnotations {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolAnnotations {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            read_only_hint: self.read_only_hint.clone(),
+            destructive_hint: self.destructive_hint.clone(),
+            idempotent_hint: self.idempotent_hint.clone(),
+            open_world_hint: self.open_world_hint.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolAnnotations {
@@ -9307,7 +10248,7 @@ impl EncodeMembers for ToolAnnotations {
 /// Text content in a tool result.
 ///
 /// Mirrors MCP `TextContent`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultTextContent {
     /// The text content
@@ -9317,6 +10258,15 @@ pub struct ToolResultTextContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultTextContent {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultTextContent {
@@ -9381,7 +10331,7 @@ impl EncodeMembers for ToolResultTextContent {
 /// Base64-encoded binary content embedded in a tool result.
 ///
 /// Mirrors MCP `EmbeddedResource` for inline binary data.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultEmbeddedResourceContent {
     /// Base64-encoded data
@@ -9394,6 +10344,16 @@ pub struct ToolResultEmbeddedResourceContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultEmbeddedResourceContent {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultEmbeddedResourceContent {
@@ -9462,7 +10422,7 @@ impl EncodeMembers for ToolResultEmbeddedResourceContent {
 /// A reference to a resource stored outside the tool result.
 ///
 /// Wraps {@link ContentRef} for lazy-loading large results.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultResourceContent {
     /// Content URI
@@ -9487,6 +10447,17 @@ pub struct ToolResultResourceContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultResourceContent {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultResourceContent {
@@ -9561,7 +10532,7 @@ impl EncodeMembers for ToolResultResourceContent {
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContentBefore {
     #[serde(rename = "uri")]
@@ -9572,6 +10543,16 @@ pub struct ToolResultFileEditContentBefore {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultFileEditContentBefore {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultFileEditContentBefore {
@@ -9638,7 +10619,7 @@ impl EncodeMembers for ToolResultFileEditContentBefore {
 }
 
 /// The file state after the edit. Absent for file deletions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContentAfter {
     #[serde(rename = "uri")]
@@ -9649,6 +10630,16 @@ pub struct ToolResultFileEditContentAfter {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultFileEditContentAfter {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultFileEditContentAfter {
@@ -9715,7 +10706,7 @@ impl EncodeMembers for ToolResultFileEditContentAfter {
 }
 
 /// Describes a file modification performed by a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContent {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -9731,6 +10722,17 @@ pub struct ToolResultFileEditContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultFileEditContent {
+    fn clone(&self) -> Self {
+        Self {
+            before: self.before.clone(),
+            after: self.after.clone(),
+            diff: self.diff.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultFileEditContent {
@@ -9810,7 +10812,7 @@ impl EncodeMembers for ToolResultFileEditContent {
 ///
 /// Clients can subscribe to the terminal's URI to stream its output in real
 /// time, providing live feedback while a tool is executing.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultTerminalContent {
     /// Terminal URI (subscribable for full terminal state)
@@ -9823,6 +10825,16 @@ pub struct ToolResultTerminalContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultTerminalContent {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultTerminalContent {
@@ -9892,7 +10904,7 @@ impl EncodeMembers for ToolResultTerminalContent {
 ///
 /// Clients can subscribe to the subagent's session URI to stream its
 /// progress in real time, including inner tool calls and responses.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultSubagentContent {
     /// Subagent session URI (subscribable for full session state)
@@ -9915,6 +10927,18 @@ pub struct ToolResultSubagentContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultSubagentContent {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            agent_name: self.agent_name.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultSubagentContent {
@@ -9998,7 +11022,7 @@ impl EncodeMembers for ToolResultSubagentContent {
 }
 
 /// Fields shared by every customization variant.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationBase {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10031,6 +11055,19 @@ pub struct CustomizationBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationBase {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationBase {
@@ -10118,13 +11155,21 @@ impl EncodeMembers for CustomizationBase {
 }
 
 /// Container is being loaded by the host.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationLoadingState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationLoadingState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationLoadingState {
@@ -10183,13 +11228,21 @@ impl EncodeMembers for CustomizationLoadingState {
 }
 
 /// Container loaded successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationLoadedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationLoadedState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationLoadedState {
@@ -10248,7 +11301,7 @@ impl EncodeMembers for CustomizationLoadedState {
 }
 
 /// Container partially loaded but has warnings.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationDegradedState {
     /// Human-readable description of the warning.
@@ -10258,6 +11311,15 @@ pub struct CustomizationDegradedState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationDegradedState {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationDegradedState {
@@ -10320,7 +11382,7 @@ impl EncodeMembers for CustomizationDegradedState {
 }
 
 /// Container failed to load.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationErrorState {
     /// Human-readable error message.
@@ -10330,6 +11392,15 @@ pub struct CustomizationErrorState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationErrorState {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationErrorState {
@@ -10392,7 +11463,7 @@ impl EncodeMembers for CustomizationErrorState {
 }
 
 /// Fields shared by container customizations.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ContainerCustomizationBase {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10443,6 +11514,23 @@ pub struct ContainerCustomizationBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ContainerCustomizationBase {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ContainerCustomizationBase {
@@ -10554,7 +11642,7 @@ impl EncodeMembers for ContainerCustomizationBase {
 }
 
 /// An [Open Plugins](https://open-plugins.com/) plugin.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10605,6 +11693,23 @@ pub struct PluginCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PluginCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PluginCustomization {
@@ -10724,7 +11829,7 @@ impl EncodeMembers for PluginCustomization {
 /// {@link ContainerCustomizationBase.load | `load`} are typically left
 /// absent on publication and populated by the host when the resolved
 /// plugin appears in {@link SessionState.customizations}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ClientPluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10781,6 +11886,25 @@ pub struct ClientPluginCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ClientPluginCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            r#type: self.r#type.clone(),
+            nonce: self.nonce.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ClientPluginCustomization {
@@ -10911,7 +12035,7 @@ impl EncodeMembers for ClientPluginCustomization {
 /// then surface the resulting child via the customization actions.
 ///
 /// The directory may not yet exist on disk.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DirectoryCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10968,6 +12092,25 @@ pub struct DirectoryCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DirectoryCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            contents: self.contents.clone(),
+            writable: self.writable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DirectoryCustomization {
@@ -11092,7 +12235,7 @@ impl EncodeMembers for DirectoryCustomization {
 /// Mirrors the [Open Plugins agent](https://open-plugins.com/agent-builders/components/agents)
 /// format: a markdown file with YAML frontmatter, where the body is the
 /// agent's system prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11139,6 +12282,21 @@ pub struct AgentCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentCustomization {
@@ -11251,7 +12409,7 @@ impl EncodeMembers for AgentCustomization {
 /// — the `skills/` directory layout (one subdirectory per skill, each with
 /// a `SKILL.md`) and the flatter `commands/` directory of slash-command
 /// skills.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SkillCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11301,6 +12459,21 @@ pub struct SkillCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SkillCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            disable_model_invocation: self.disable_model_invocation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SkillCustomization {
@@ -11408,7 +12581,7 @@ impl EncodeMembers for SkillCustomization {
 }
 
 /// A prompt contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PromptCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11448,6 +12621,20 @@ pub struct PromptCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PromptCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PromptCustomization {
@@ -11549,7 +12736,7 @@ impl EncodeMembers for PromptCustomization {
 /// `.github/instructions/*.md`), which differ only in naming — they
 /// share the same semantics of `description`, optional always-on
 /// activation, and optional glob scoping.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RuleCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11602,6 +12789,22 @@ pub struct RuleCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RuleCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            always_apply: self.always_apply.clone(),
+            globs: self.globs.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RuleCustomization {
@@ -11716,7 +12919,7 @@ impl EncodeMembers for RuleCustomization {
 }
 
 /// A hook manifest contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct HookCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11749,6 +12952,19 @@ pub struct HookCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for HookCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for HookCustomization {
@@ -11843,7 +13059,7 @@ impl EncodeMembers for HookCustomization {
 /// declaration's span.
 ///
 /// The MCP server customization also reflects its current status.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11903,6 +13119,23 @@ pub struct McpServerCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            state: self.state.clone(),
+            channel: self.channel.clone(),
+            mcp_app: self.mcp_app.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerCustomization {
@@ -12013,7 +13246,7 @@ impl EncodeMembers for McpServerCustomization {
 
 /// Information from the agent host needed to render MCP Apps served
 /// by this MCP server.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerCustomizationApps {
     /// The subset of MCP App
@@ -12027,6 +13260,15 @@ pub struct McpServerCustomizationApps {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerCustomizationApps {
+    fn clone(&self) -> Self {
+        Self {
+            capabilities: self.capabilities.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerCustomizationApps {
@@ -12089,7 +13331,7 @@ impl EncodeMembers for McpServerCustomizationApps {
 }
 
 /// Producer proxies the MCP `tools/*` methods to the upstream server.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesServerTools {
     #[serde(
@@ -12102,6 +13344,15 @@ pub struct AhpMcpUiHostCapabilitiesServerTools {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilitiesServerTools {
+    fn clone(&self) -> Self {
+        Self {
+            list_changed: self.list_changed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilitiesServerTools {
@@ -12166,7 +13417,7 @@ impl EncodeMembers for AhpMcpUiHostCapabilitiesServerTools {
 }
 
 /// Producer proxies the MCP `resources/*` methods to the upstream server.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesServerResources {
     #[serde(
@@ -12179,6 +13430,15 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilitiesServerResources {
+    fn clone(&self) -> Self {
+        Self {
+            list_changed: self.list_changed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilitiesServerResources {
@@ -12243,7 +13503,7 @@ impl EncodeMembers for AhpMcpUiHostCapabilitiesServerResources {
 }
 
 /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesSampling {
     #[serde(rename = "tools", default, skip_serializing_if = "Option::is_none")]
@@ -12252,6 +13512,15 @@ pub struct AhpMcpUiHostCapabilitiesSampling {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilitiesSampling {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilitiesSampling {
@@ -12349,7 +13618,7 @@ impl EncodeMembers for AhpMcpUiHostCapabilitiesSampling {
 ///   `mcpMethodCall`. When `sampling.tools` is present, the host also
 ///   accepts SEP-1577 `tools` / `toolChoice` / `tool_use` content blocks
 ///   inside `CreateMessageRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilities {
     /// Producer proxies the MCP `tools/*` methods to the upstream server.
@@ -12377,6 +13646,18 @@ pub struct AhpMcpUiHostCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            server_tools: self.server_tools.clone(),
+            server_resources: self.server_resources.clone(),
+            logging: self.logging.clone(),
+            sampling: self.sampling.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilities {
@@ -12464,13 +13745,21 @@ impl EncodeMembers for AhpMcpUiHostCapabilities {
 }
 
 /// Server is registered with the host but has not yet started.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerStartingState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerStartingState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerStartingState {
@@ -12529,13 +13818,21 @@ impl EncodeMembers for McpServerStartingState {
 }
 
 /// Server is running and serving requests.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerReadyState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerReadyState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerReadyState {
@@ -12614,7 +13911,7 @@ impl EncodeMembers for McpServerReadyState {
 /// affordance (e.g. a "grant additional access" prompt) tied to that
 /// tool call, rather than relying on the user to notice the
 /// customization’s status badge.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerAuthRequiredState {
     /// Why authentication is required.
@@ -12648,6 +13945,18 @@ pub struct McpServerAuthRequiredState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerAuthRequiredState {
+    fn clone(&self) -> Self {
+        Self {
+            reason: self.reason.clone(),
+            resource: self.resource.clone(),
+            required_scopes: self.required_scopes.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerAuthRequiredState {
@@ -12733,7 +14042,7 @@ impl EncodeMembers for McpServerAuthRequiredState {
 /// Server failed to start, crashed, or otherwise transitioned to a
 /// non-recoverable error. Use {@link McpServerStatus.AuthRequired}
 /// for authentication failures.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerErrorState {
     /// Error details.
@@ -12743,6 +14052,15 @@ pub struct McpServerErrorState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerErrorState {
+    fn clone(&self) -> Self {
+        Self {
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerErrorState {
@@ -12806,13 +14124,21 @@ impl EncodeMembers for McpServerErrorState {
 
 /// Server has been shut down. The host MAY remove the server from the
 /// session entirely shortly after this state.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerStoppedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerStoppedState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerStoppedState {
@@ -12871,7 +14197,7 @@ impl EncodeMembers for McpServerStoppedState {
 }
 
 /// Lightweight terminal metadata exposed on the root state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalInfo {
     /// Terminal URI (subscribable for full terminal state)
@@ -12895,6 +14221,18 @@ pub struct TerminalInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalInfo {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            claim: self.claim.clone(),
+            exit_code: self.exit_code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalInfo {
@@ -12976,7 +14314,7 @@ impl EncodeMembers for TerminalInfo {
 }
 
 /// A terminal claimed by a connected client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClientClaim {
     /// The `clientId` of the claiming client
@@ -12986,6 +14324,15 @@ pub struct TerminalClientClaim {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClientClaim {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClientClaim {
@@ -13048,7 +14395,7 @@ impl EncodeMembers for TerminalClientClaim {
 }
 
 /// A terminal claimed by a session, optionally scoped to a specific turn or tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalSessionClaim {
     /// Session URI that claimed the terminal
@@ -13068,6 +14415,17 @@ pub struct TerminalSessionClaim {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalSessionClaim {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalSessionClaim {
@@ -13142,7 +14500,7 @@ impl EncodeMembers for TerminalSessionClaim {
 }
 
 /// Full state for a single terminal, loaded when a client subscribes to the terminal's URI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalState {
     /// Human-readable terminal title
@@ -13202,6 +14560,22 @@ pub struct TerminalState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalState {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            cwd: self.cwd.clone(),
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            content: self.content.clone(),
+            exit_code: self.exit_code.clone(),
+            claim: self.claim.clone(),
+            supports_command_detection: self.supports_command_detection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalState {
@@ -13428,7 +14802,7 @@ impl TerminalState {
 
 /// Unstructured terminal output — content before, between, or after commands,
 /// or from terminals that do not support command detection.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalUnclassifiedPart {
     /// Accumulated VT output. Appended to by `terminal/data` when no command is executing.
@@ -13438,6 +14812,15 @@ pub struct TerminalUnclassifiedPart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalUnclassifiedPart {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalUnclassifiedPart {
@@ -13504,7 +14887,7 @@ impl EncodeMembers for TerminalUnclassifiedPart {
 /// While `isComplete` is false the command is still executing; `output` grows
 /// as `terminal/data` actions arrive. At `terminal/commandFinished` the part
 /// is mutated in-place with `isComplete: true` and the completion metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandPart {
     /// Stable id matching the `commandId` on the corresponding
@@ -13544,6 +14927,21 @@ pub struct TerminalCommandPart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandPart {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            command_line: self.command_line.clone(),
+            output: self.output.clone(),
+            timestamp: self.timestamp.clone(),
+            is_complete: self.is_complete.clone(),
+            exit_code: self.exit_code.clone(),
+            duration_ms: self.duration_ms.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandPart {
@@ -13653,7 +15051,7 @@ impl EncodeMembers for TerminalCommandPart {
 /// chip or list row without subscribing. Full per-changeset detail
 /// ({@link ChangesetState}) lives on the subscribable URI obtained by
 /// expanding {@link uriTemplate}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Changeset {
     /// Human-readable label, e.g. `"Uncommitted Changes"`.
@@ -13706,6 +15104,18 @@ pub struct Changeset {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Changeset {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            uri_template: self.uri_template.clone(),
+            description: self.description.clone(),
+            change_kind: self.change_kind.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Changeset {
@@ -13793,7 +15203,7 @@ impl EncodeMembers for Changeset {
 /// not redundantly carry it (or the catalogue's `id`, `label`, etc.).
 /// Aggregate counts (`additions`, `deletions`, `files`) are likewise
 /// omitted: clients trivially compute them from `files[].edit.diff`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetState {
     /// Computation lifecycle.
@@ -13817,6 +15227,18 @@ pub struct ChangesetState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetState {
+    fn clone(&self) -> Self {
+        Self {
+            status: self.status.clone(),
+            error: self.error.clone(),
+            files: self.files.clone(),
+            operations: self.operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetState {
@@ -13969,7 +15391,7 @@ impl ChangesetState {
 }
 
 /// One file entry within a {@link ChangesetState}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFile {
     /// Stable identifier within the changeset. Typically `after.uri`
@@ -13989,6 +15411,17 @@ pub struct ChangesetFile {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFile {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            edit: self.edit.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFile {
@@ -14066,7 +15499,7 @@ impl EncodeMembers for ChangesetFile {
 ///
 /// The term "operation" is used deliberately to avoid colliding with the
 /// protocol-level [Actions](/guide/actions) that mutate state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperation {
     /// Stable identifier, unique within this changeset.
@@ -14119,6 +15552,22 @@ pub struct ChangesetOperation {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperation {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            scopes: self.scopes.clone(),
+            confirmation: self.confirmation.clone(),
+            icon: self.icon.clone(),
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperation {
@@ -14248,7 +15697,7 @@ impl EncodeMembers for ChangesetOperation {
 /// [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto)
 /// for the wire shapes (`ExportLogsServiceRequest`,
 /// `ExportTraceServiceRequest`, `ExportMetricsServiceRequest`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TelemetryCapabilities {
     /// Channel URI (or RFC 6570 URI template) for OTLP log records
@@ -14284,6 +15733,17 @@ pub struct TelemetryCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TelemetryCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            logs: self.logs.clone(),
+            traces: self.traces.clone(),
+            metrics: self.metrics.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TelemetryCapabilities {
@@ -14361,7 +15821,7 @@ impl EncodeMembers for TelemetryCapabilities {
 
 /// Optional glob patterns or paths relative to `root` to exclude from
 /// change reporting.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchStateExcludes {
     #[serde(rename = "items")]
@@ -14370,6 +15830,15 @@ pub struct ResourceWatchStateExcludes {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchStateExcludes {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchStateExcludes {
@@ -14434,7 +15903,7 @@ impl EncodeMembers for ResourceWatchStateExcludes {
 /// Optional glob patterns or paths relative to `root` to restrict
 /// change reporting to. Omit to report every change under `root`
 /// subject to `excludes`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchStateIncludes {
     #[serde(rename = "items")]
@@ -14443,6 +15912,15 @@ pub struct ResourceWatchStateIncludes {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchStateIncludes {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchStateIncludes {
@@ -14511,7 +15989,7 @@ impl EncodeMembers for ResourceWatchStateIncludes {
 /// {@link ResourceWatchChangedAction} events. The state carries only the
 /// descriptor of what is being watched so a re-subscribing client can
 /// recover the watch configuration after reconnecting.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchState {
     /// The URI being watched. For recursive watches this is the root of the
@@ -14537,6 +16015,18 @@ pub struct ResourceWatchState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchState {
+    fn clone(&self) -> Self {
+        Self {
+            root: self.root.clone(),
+            recursive: self.recursive.clone(),
+            excludes: self.excludes.clone(),
+            includes: self.includes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchState {
@@ -14689,7 +16179,7 @@ impl ResourceWatchState {
 }
 
 /// A single change observed by a resource watcher.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceChange {
     /// The URI of the resource that changed.
@@ -14702,6 +16192,16 @@ pub struct ResourceChange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceChange {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            r#type: self.r#type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceChange {
@@ -14768,7 +16268,7 @@ impl EncodeMembers for ResourceChange {
 }
 
 /// One question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum SessionInputQuestion {
@@ -14838,6 +16338,20 @@ impl TaggedUnion for SessionInputQuestion {
     }
 }
 
+impl Clone for SessionInputQuestion {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::Number(value) => Self::Number(value.clone()),
+            Self::Integer(value) => Self::Integer(value.clone()),
+            Self::Boolean(value) => Self::Boolean(value.clone()),
+            Self::SingleSelect(value) => Self::SingleSelect(value.clone()),
+            Self::MultiSelect(value) => Self::MultiSelect(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for SessionInputQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14875,7 +16389,7 @@ impl Encode for SessionInputQuestion {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum SessionInputAnswerValue {
@@ -14932,6 +16446,19 @@ impl TaggedUnion for SessionInputAnswerValue {
     }
 }
 
+impl Clone for SessionInputAnswerValue {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::Number(value) => Self::Number(value.clone()),
+            Self::Boolean(value) => Self::Boolean(value.clone()),
+            Self::Selected(value) => Self::Selected(value.clone()),
+            Self::SelectedMany(value) => Self::SelectedMany(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for SessionInputAnswerValue {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14967,7 +16494,7 @@ impl Encode for SessionInputAnswerValue {
 }
 
 /// Draft, submitted, or skipped answer for one question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "state")]
 pub enum SessionInputAnswer {
@@ -15012,6 +16539,17 @@ impl TaggedUnion for SessionInputAnswer {
     }
 }
 
+impl Clone for SessionInputAnswer {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Draft(value) => Self::Draft(value.clone()),
+            Self::Submitted(value) => Self::Submitted(value.clone()),
+            Self::Skipped(value) => Self::Skipped(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for SessionInputAnswer {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15045,7 +16583,7 @@ impl Encode for SessionInputAnswer {
 }
 
 /// An attachment associated with a {@link Message}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum MessageAttachment {
@@ -15090,6 +16628,17 @@ impl TaggedUnion for MessageAttachment {
     }
 }
 
+impl Clone for MessageAttachment {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Simple(value) => Self::Simple(value.clone()),
+            Self::EmbeddedResource(value) => Self::EmbeddedResource(value.clone()),
+            Self::Resource(value) => Self::Resource(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for MessageAttachment {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15122,7 +16671,7 @@ impl Encode for MessageAttachment {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum ResponsePart {
@@ -15185,6 +16734,19 @@ impl TaggedUnion for ResponsePart {
     }
 }
 
+impl Clone for ResponsePart {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Markdown(value) => Self::Markdown(value.clone()),
+            Self::ContentRef(value) => Self::ContentRef(value.clone()),
+            Self::ToolCall(value) => Self::ToolCall(value.clone()),
+            Self::Reasoning(value) => Self::Reasoning(value.clone()),
+            Self::SystemNotification(value) => Self::SystemNotification(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ResponsePart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15225,7 +16787,7 @@ impl Encode for ResponsePart {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum ToolCallContributor {
@@ -15262,6 +16824,16 @@ impl TaggedUnion for ToolCallContributor {
     }
 }
 
+impl Clone for ToolCallContributor {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Client(value) => Self::Client(value.clone()),
+            Self::MCP(value) => Self::MCP(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallContributor {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15295,7 +16867,7 @@ impl Encode for ToolCallContributor {
 ///
 /// See the [state model guide](/guide/state-model.html#tool-call-lifecycle)
 /// for the full state machine diagram.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "status")]
 pub enum ToolCallState {
@@ -15367,6 +16939,22 @@ impl TaggedUnion for ToolCallState {
     }
 }
 
+impl Clone for ToolCallState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Streaming(value) => Self::Streaming(value.clone()),
+            Self::PendingConfirmation(value) => Self::PendingConfirmation(value.clone()),
+            Self::Running(value) => Self::Running(value.clone()),
+            Self::PendingResultConfirmation(value) => {
+                Self::PendingResultConfirmation(value.clone())
+            }
+            Self::Completed(value) => Self::Completed(value.clone()),
+            Self::Cancelled(value) => Self::Cancelled(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15417,7 +17005,7 @@ impl Encode for ToolCallState {
 /// `ToolResultFileEditContent` for file edit diffs,
 /// `ToolResultTerminalContent` for live terminal output, and
 /// `ToolResultSubagentContent` for subagent sessions (AHP extensions).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum ToolResultContent {
@@ -15484,6 +17072,20 @@ impl TaggedUnion for ToolResultContent {
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Clone for ToolResultContent {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::EmbeddedResource(value) => Self::EmbeddedResource(value.clone()),
+            Self::Resource(value) => Self::Resource(value.clone()),
+            Self::FileEdit(value) => Self::FileEdit(value.clone()),
+            Self::Terminal(value) => Self::Terminal(value.clone()),
+            Self::Subagent(value) => Self::Subagent(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
     }
 }
 
@@ -15605,7 +17207,7 @@ impl Encode for ChildCustomizationType {
 
 /// Discriminated load state for a container customization
 /// ({@link PluginCustomization} or {@link DirectoryCustomization}).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum CustomizationLoadState {
@@ -15656,6 +17258,18 @@ impl TaggedUnion for CustomizationLoadState {
     }
 }
 
+impl Clone for CustomizationLoadState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Loading(value) => Self::Loading(value.clone()),
+            Self::Loaded(value) => Self::Loaded(value.clone()),
+            Self::Degraded(value) => Self::Degraded(value.clone()),
+            Self::Error(value) => Self::Error(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for CustomizationLoadState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15689,7 +17303,7 @@ impl Encode for CustomizationLoadState {
 
 /// Child customizations that live inside a {@link PluginCustomization} or
 /// {@link DirectoryCustomization}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum ChildCustomization {
@@ -15752,6 +17366,20 @@ impl TaggedUnion for ChildCustomization {
     }
 }
 
+impl Clone for ChildCustomization {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Agent(value) => Self::Agent(value.clone()),
+            Self::Skill(value) => Self::Skill(value.clone()),
+            Self::Prompt(value) => Self::Prompt(value.clone()),
+            Self::Rule(value) => Self::Rule(value.clone()),
+            Self::Hook(value) => Self::Hook(value.clone()),
+            Self::McpServer(value) => Self::McpServer(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChildCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15792,7 +17420,7 @@ impl Encode for ChildCustomization {
 /// leaf customizations live in its
 /// {@link ContainerCustomizationBase.children | `children`} array, or a
 /// bare {@link McpServerCustomization} surfaced directly by the host.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum Customization {
@@ -15837,6 +17465,17 @@ impl TaggedUnion for Customization {
     }
 }
 
+impl Clone for Customization {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Plugin(value) => Self::Plugin(value.clone()),
+            Self::Directory(value) => Self::Directory(value.clone()),
+            Self::McpServer(value) => Self::McpServer(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for Customization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15873,7 +17512,7 @@ impl Encode for Customization {
 
 /// Discriminated union of all MCP server lifecycle states.
 /// Discriminated by `kind` (a {@link McpServerStatus} value).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum McpServerState {
@@ -15930,6 +17569,19 @@ impl TaggedUnion for McpServerState {
     }
 }
 
+impl Clone for McpServerState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Starting(value) => Self::Starting(value.clone()),
+            Self::Ready(value) => Self::Ready(value.clone()),
+            Self::AuthRequired(value) => Self::AuthRequired(value.clone()),
+            Self::Error(value) => Self::Error(value.clone()),
+            Self::Stopped(value) => Self::Stopped(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for McpServerState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15966,7 +17618,7 @@ impl Encode for McpServerState {
 
 /// Describes who currently holds a terminal. A terminal may be claimed by
 /// either a connected client or a session (e.g. during a tool call).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum TerminalClaim {
@@ -16005,6 +17657,16 @@ impl TaggedUnion for TerminalClaim {
     }
 }
 
+impl Clone for TerminalClaim {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Client(value) => Self::Client(value.clone()),
+            Self::Session(value) => Self::Session(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for TerminalClaim {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -16035,7 +17697,7 @@ impl Encode for TerminalClaim {
 }
 
 /// A content part within terminal output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum TerminalContentPart {
@@ -16074,6 +17736,16 @@ impl TaggedUnion for TerminalContentPart {
     }
 }
 
+impl Clone for TerminalContentPart {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Unclassified(value) => Self::Unclassified(value.clone()),
+            Self::Command(value) => Self::Command(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for TerminalContentPart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -16106,7 +17778,7 @@ impl Encode for TerminalContentPart {
 }
 
 /// Identifies the client that originally dispatched an action.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActionOrigin {
     #[serde(rename = "clientId")]
@@ -16117,6 +17789,16 @@ pub struct ActionOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActionOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            client_seq: self.client_seq.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActionOrigin {
@@ -16189,7 +17871,7 @@ impl EncodeMembers for ActionOrigin {
 /// terminal URI for terminal actions). Individual action payloads carry only
 /// fields that are intrinsic to the action; the channel comes from the
 /// envelope so that any subscribable resource can route its actions uniformly.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActionEnvelope {
     /// Channel URI this action belongs to.
@@ -16211,6 +17893,19 @@ pub struct ActionEnvelope {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActionEnvelope {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            action: self.action.clone(),
+            server_seq: self.server_seq.clone(),
+            origin: self.origin.clone(),
+            rejection_reason: self.rejection_reason.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActionEnvelope {
@@ -16304,7 +17999,7 @@ impl EncodeMembers for ActionEnvelope {
 }
 
 /// Fired when available agent backends or their models change.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootAgentsChangedAction {
     /// Updated agent list
@@ -16314,6 +18009,15 @@ pub struct RootAgentsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootAgentsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            agents: self.agents.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootAgentsChangedAction {
@@ -16376,7 +18080,7 @@ impl EncodeMembers for RootAgentsChangedAction {
 }
 
 /// Fired when the number of active sessions changes.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootActiveSessionsChangedAction {
     /// Current count of active sessions
@@ -16386,6 +18090,15 @@ pub struct RootActiveSessionsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootActiveSessionsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            active_sessions: self.active_sessions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootActiveSessionsChangedAction {
@@ -16451,7 +18164,7 @@ impl EncodeMembers for RootActiveSessionsChangedAction {
 ///
 /// Full-replacement semantics: the `terminals` array replaces the previous
 /// `terminals` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootTerminalsChangedAction {
     /// Updated terminal list (full replacement)
@@ -16461,6 +18174,15 @@ pub struct RootTerminalsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootTerminalsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            terminals: self.terminals.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootTerminalsChangedAction {
@@ -16526,7 +18248,7 @@ impl EncodeMembers for RootTerminalsChangedAction {
 ///
 /// By default, the reducer merges the new values into `state.config.values`.
 /// Set `replace` to `true` to replace all values instead of merging.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootConfigChangedAction {
     /// Updated config values
@@ -16540,6 +18262,16 @@ pub struct RootConfigChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootConfigChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            replace: self.replace.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootConfigChangedAction {
@@ -16610,7 +18342,7 @@ impl EncodeMembers for RootConfigChangedAction {
 /// Base interface for all tool-call-scoped actions, carrying the common turn
 /// and tool call identifiers. The owning session URI is identified by the
 /// enclosing {@link ActionEnvelope}'s `channel` field.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallActionBase {
     /// Turn identifier
@@ -16632,6 +18364,17 @@ pub struct ToolCallActionBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallActionBase {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallActionBase {
@@ -16704,13 +18447,21 @@ impl EncodeMembers for ToolCallActionBase {
 }
 
 /// Session backend initialized successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionReadyAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionReadyAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionReadyAction {
@@ -16769,7 +18520,7 @@ impl EncodeMembers for SessionReadyAction {
 }
 
 /// Session backend failed to initialize.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCreationFailedAction {
     /// Error details
@@ -16779,6 +18530,15 @@ pub struct SessionCreationFailedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCreationFailedAction {
+    fn clone(&self) -> Self {
+        Self {
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCreationFailedAction {
@@ -16843,7 +18603,7 @@ impl EncodeMembers for SessionCreationFailedAction {
 /// A new message has been sent to the agent, and a new turn starts.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnStartedAction {
     /// Turn identifier
@@ -16863,6 +18623,17 @@ pub struct SessionTurnStartedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTurnStartedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            message: self.message.clone(),
+            queued_message_id: self.queued_message_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTurnStartedAction {
@@ -16943,7 +18714,7 @@ impl EncodeMembers for SessionTurnStartedAction {
 ///
 /// The server MUST first emit a `session/responsePart` to create the target
 /// part (markdown or reasoning), then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionDeltaAction {
     /// Turn identifier
@@ -16959,6 +18730,17 @@ pub struct SessionDeltaAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionDeltaAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part_id: self.part_id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionDeltaAction {
@@ -17029,7 +18811,7 @@ impl EncodeMembers for SessionDeltaAction {
 }
 
 /// Structured content appended to the response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionResponsePartAction {
     /// Turn identifier
@@ -17042,6 +18824,16 @@ pub struct SessionResponsePartAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionResponsePartAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part: self.part.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionResponsePartAction {
@@ -17114,7 +18906,7 @@ impl EncodeMembers for SessionResponsePartAction {
 /// responsible for executing the tool once it reaches the `running` state
 /// and dispatching `session/toolCallComplete`. For MCP-served tools, the
 /// server executes the call against the named `McpServerCustomization`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallStartAction {
     /// Turn identifier
@@ -17150,6 +18942,20 @@ pub struct SessionToolCallStartAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolCallStartAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolCallStartAction {
@@ -17248,7 +19054,7 @@ impl EncodeMembers for SessionToolCallStartAction {
 }
 
 /// Streaming partial parameters for a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallDeltaAction {
     /// Turn identifier
@@ -17280,6 +19086,19 @@ pub struct SessionToolCallDeltaAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolCallDeltaAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            content: self.content.clone(),
+            invocation_message: self.invocation_message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolCallDeltaAction {
@@ -17385,7 +19204,7 @@ impl EncodeMembers for SessionToolCallDeltaAction {
 /// For client-provided tools, the server typically sets `confirmed` to
 /// `'not-needed'` so the tool transitions directly to `running`, where the
 /// owning client can begin execution immediately.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallReadyAction {
     /// Turn identifier
@@ -17435,6 +19254,24 @@ pub struct SessionToolCallReadyAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolCallReadyAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmation_title: self.confirmation_title.clone(),
+            edits: self.edits.clone(),
+            editable: self.editable.clone(),
+            confirmed: self.confirmed.clone(),
+            options: self.options.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolCallReadyAction {
@@ -17572,7 +19409,7 @@ impl EncodeMembers for SessionToolCallReadyAction {
 /// Servers waiting on a client tool call MAY time out after a reasonable duration
 /// if the implementing client disconnects or becomes unresponsive, and dispatch
 /// this action with `result.success = false` and an appropriate error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallCompleteAction {
     /// Turn identifier
@@ -17604,6 +19441,19 @@ pub struct SessionToolCallCompleteAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolCallCompleteAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            result: self.result.clone(),
+            requires_result_confirmation: self.requires_result_confirmation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolCallCompleteAction {
@@ -17699,7 +19549,7 @@ impl EncodeMembers for SessionToolCallCompleteAction {
 /// Client approves or denies a tool's result.
 ///
 /// If `approved` is `false`, the tool transitions to `cancelled` with reason `result-denied`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallResultConfirmedAction {
     /// Turn identifier
@@ -17724,6 +19574,18 @@ pub struct SessionToolCallResultConfirmedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolCallResultConfirmedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            approved: self.approved.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolCallResultConfirmedAction {
@@ -17814,7 +19676,7 @@ impl EncodeMembers for SessionToolCallResultConfirmedAction {
 /// the owning client dispatches this action to stream intermediate content while
 /// executing. The server SHOULD reject this action if the dispatching client does
 /// not match `toolClientId`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallContentChangedAction {
     /// Turn identifier
@@ -17839,6 +19701,18 @@ pub struct SessionToolCallContentChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolCallContentChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolCallContentChangedAction {
@@ -17920,7 +19794,7 @@ impl EncodeMembers for SessionToolCallContentChangedAction {
 }
 
 /// Turn finished — the assistant is idle.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnCompleteAction {
     /// Turn identifier
@@ -17930,6 +19804,15 @@ pub struct SessionTurnCompleteAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTurnCompleteAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTurnCompleteAction {
@@ -17992,7 +19875,7 @@ impl EncodeMembers for SessionTurnCompleteAction {
 }
 
 /// Turn was aborted; server stops processing.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnCancelledAction {
     /// Turn identifier
@@ -18002,6 +19885,15 @@ pub struct SessionTurnCancelledAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTurnCancelledAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTurnCancelledAction {
@@ -18064,7 +19956,7 @@ impl EncodeMembers for SessionTurnCancelledAction {
 }
 
 /// Error during turn processing.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionErrorAction {
     /// Turn identifier
@@ -18077,6 +19969,16 @@ pub struct SessionErrorAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionErrorAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionErrorAction {
@@ -18144,7 +20046,7 @@ impl EncodeMembers for SessionErrorAction {
 
 /// Session title updated. Fired by the server when the title is auto-generated
 /// from conversation, or dispatched by a client to rename a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTitleChangedAction {
     /// New title
@@ -18154,6 +20056,15 @@ pub struct SessionTitleChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTitleChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTitleChangedAction {
@@ -18216,7 +20127,7 @@ impl EncodeMembers for SessionTitleChangedAction {
 }
 
 /// Token usage report for a turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionUsageAction {
     /// Turn identifier
@@ -18229,6 +20140,16 @@ pub struct SessionUsageAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionUsageAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            usage: self.usage.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionUsageAction {
@@ -18298,7 +20219,7 @@ impl EncodeMembers for SessionUsageAction {
 ///
 /// The server MUST first emit a `session/responsePart` to create the target
 /// reasoning part, then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionReasoningAction {
     /// Turn identifier
@@ -18314,6 +20235,17 @@ pub struct SessionReasoningAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionReasoningAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part_id: self.part_id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionReasoningAction {
@@ -18384,7 +20316,7 @@ impl EncodeMembers for SessionReasoningAction {
 }
 
 /// Model changed for this session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionModelChangedAction {
     /// New model selection
@@ -18394,6 +20326,15 @@ pub struct SessionModelChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionModelChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            model: self.model.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionModelChangedAction {
@@ -18463,7 +20404,7 @@ impl EncodeMembers for SessionModelChangedAction {
 /// When a turn is currently active, the server MUST defer the change until
 /// the active turn completes, then apply it for the next turn (same rule as
 /// {@link SessionModelChangedAction | `session/modelChanged`}).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionAgentChangedAction {
     /// New agent selection, or `undefined` to clear the selection and reset the
@@ -18474,6 +20415,15 @@ pub struct SessionAgentChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionAgentChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            agent: self.agent.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionAgentChangedAction {
@@ -18541,7 +20491,7 @@ impl EncodeMembers for SessionAgentChangedAction {
 ///
 /// Dispatched by a client to mark a session as read (e.g. after viewing it)
 /// or unread (e.g. after new activity since the client last looked at it).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionIsReadChangedAction {
     /// Whether the session has been read
@@ -18551,6 +20501,15 @@ pub struct SessionIsReadChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionIsReadChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_read: self.is_read.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionIsReadChangedAction {
@@ -18616,7 +20575,7 @@ impl EncodeMembers for SessionIsReadChangedAction {
 ///
 /// Dispatched by a client to archive a session (e.g. the task is
 /// complete) or to unarchive it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionIsArchivedChangedAction {
     /// Whether the session is archived
@@ -18626,6 +20585,15 @@ pub struct SessionIsArchivedChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionIsArchivedChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_archived: self.is_archived.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionIsArchivedChangedAction {
@@ -18691,7 +20659,7 @@ impl EncodeMembers for SessionIsArchivedChangedAction {
 ///
 /// Dispatched by the server to indicate what the session is currently doing
 /// (e.g. running a tool, thinking). Clear activity by setting it to `undefined`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActivityChangedAction {
     /// Human-readable description of current activity, or `undefined` to clear
@@ -18701,6 +20669,15 @@ pub struct SessionActivityChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActivityChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            activity: self.activity.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActivityChangedAction {
@@ -18774,7 +20751,7 @@ impl EncodeMembers for SessionActivityChangedAction {
 /// fan-out happens through this action so observers see catalogue
 /// mutations in the same {@link ChangesetAction | per-changeset} action
 /// stream they already follow for file-level updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionChangesetsChangedAction {
     /// New catalogue, or `undefined` to clear it
@@ -18788,6 +20765,15 @@ pub struct SessionChangesetsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChangesetsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            changesets: self.changesets.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChangesetsChangedAction {
@@ -18854,7 +20840,7 @@ impl EncodeMembers for SessionChangesetsChangedAction {
 /// Server tools for this session have changed.
 ///
 /// Full-replacement semantics: the `tools` array replaces the previous `serverTools` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionServerToolsChangedAction {
     /// Updated server tools list (full replacement)
@@ -18864,6 +20850,15 @@ pub struct SessionServerToolsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionServerToolsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionServerToolsChangedAction {
@@ -18931,7 +20926,7 @@ impl EncodeMembers for SessionServerToolsChangedAction {
 /// the active role, or with `null` to release it. The server SHOULD reject if
 /// another client is already active. The server SHOULD automatically dispatch
 /// this action with `activeClient: null` when the active client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientChangedAction {
     /// The new active client, or `null` to unset
@@ -18942,6 +20937,15 @@ pub struct SessionActiveClientChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            active_client: self.active_client.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientChangedAction {
@@ -19008,7 +21012,7 @@ impl EncodeMembers for SessionActiveClientChangedAction {
 /// Full-replacement semantics: the `tools` array replaces the active client's
 /// previous tools entirely. The server SHOULD reject if the dispatching client
 /// is not the current active client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientToolsChangedAction {
     /// Updated client tools list (full replacement)
@@ -19018,6 +21022,15 @@ pub struct SessionActiveClientToolsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientToolsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientToolsChangedAction {
@@ -19083,7 +21096,7 @@ impl EncodeMembers for SessionActiveClientToolsChangedAction {
 ///
 /// Full-replacement semantics: the `customizations` array replaces the
 /// previous `customizations` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationsChangedAction {
     /// Updated customization list (full replacement).
@@ -19093,6 +21106,15 @@ pub struct SessionCustomizationsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            customizations: self.customizations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationsChangedAction {
@@ -19160,7 +21182,7 @@ impl EncodeMembers for SessionCustomizationsChangedAction {
 /// containers have an `enabled` flag; children are always active when
 /// their container is enabled. Is a no-op when no matching container is
 /// found.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationToggledAction {
     /// The id of the container to toggle.
@@ -19173,6 +21195,16 @@ pub struct SessionCustomizationToggledAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationToggledAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            enabled: self.enabled.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationToggledAction {
@@ -19246,7 +21278,7 @@ impl EncodeMembers for SessionCustomizationToggledAction {
 ///   including its `children` array. To preserve existing children, the
 ///   host must include them on the payload.
 /// - If not found, the entry is appended.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationUpdatedAction {
     /// The customization to upsert (matched by `customization.id`).
@@ -19256,6 +21288,15 @@ pub struct SessionCustomizationUpdatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationUpdatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            customization: self.customization.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationUpdatedAction {
@@ -19322,7 +21363,7 @@ impl EncodeMembers for SessionCustomizationUpdatedAction {
 /// Searches every container and its children for the entry. If the entry
 /// is a container, its children are removed with it. Is a no-op when no
 /// matching id is found.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationRemovedAction {
     /// The id of the customization to remove.
@@ -19332,6 +21373,15 @@ pub struct SessionCustomizationRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationRemovedAction {
@@ -19413,7 +21463,7 @@ impl EncodeMembers for SessionCustomizationRemovedAction {
 /// because of a request issued mid-turn, the host SHOULD also raise
 /// {@link SessionStatus.InputNeeded} on the session — see
 /// {@link McpServerAuthRequiredState} for the rationale.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionMcpServerStateChangedAction {
     /// The id of the {@link McpServerCustomization} to update.
@@ -19431,6 +21481,17 @@ pub struct SessionMcpServerStateChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMcpServerStateChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            state: self.state.clone(),
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMcpServerStateChangedAction {
@@ -19507,7 +21568,7 @@ impl EncodeMembers for SessionMcpServerStateChangedAction {
 /// Only properties with `sessionMutable: true` in the config schema may be
 /// changed. The server validates and broadcasts the action; the reducer merges
 /// the new values into `state.config.values`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigChangedAction {
     /// Updated config values
@@ -19521,6 +21582,16 @@ pub struct SessionConfigChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            replace: self.replace.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigChangedAction {
@@ -19591,7 +21662,7 @@ impl EncodeMembers for SessionConfigChangedAction {
 /// The session's `_meta` side-channel changed. Replaces `state._meta`
 /// entirely (full-replacement semantics). Producers SHOULD merge any
 /// keys they wish to preserve into the new value before dispatching.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionMetaChangedAction {
     /// New `_meta` payload, or `undefined` to clear it
@@ -19602,6 +21673,15 @@ pub struct SessionMetaChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMetaChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMetaChangedAction {
@@ -19672,7 +21752,7 @@ impl EncodeMembers for SessionMetaChangedAction {
 ///
 /// Common use-case: truncate old data then dispatch a new
 /// `session/turnStarted` with an edited message.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTruncatedAction {
     /// Keep turns up to and including this turn. Omit to clear all turns.
@@ -19682,6 +21762,15 @@ pub struct SessionTruncatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTruncatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTruncatedAction {
@@ -19754,7 +21843,7 @@ impl EncodeMembers for SessionTruncatedAction {
 /// and start a new turn.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionPendingMessageSetAction {
     /// Whether this is a steering or queued message
@@ -19770,6 +21859,17 @@ pub struct SessionPendingMessageSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionPendingMessageSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            id: self.id.clone(),
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionPendingMessageSetAction {
@@ -19844,7 +21944,7 @@ impl EncodeMembers for SessionPendingMessageSetAction {
 /// Dispatched by clients to cancel a pending message, or by the server when
 /// it consumes a message (e.g. starting a turn from a queued message or
 /// injecting a steering message into the current turn).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionPendingMessageRemovedAction {
     /// Whether this is a steering or queued message
@@ -19857,6 +21957,16 @@ pub struct SessionPendingMessageRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionPendingMessageRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionPendingMessageRemovedAction {
@@ -19929,7 +22039,7 @@ impl EncodeMembers for SessionPendingMessageRemovedAction {
 /// Queued messages whose IDs are absent from `order` are appended at
 /// the end in their original relative order (so a client with a stale
 /// view of the queue never silently drops messages).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionQueuedMessagesReorderedAction {
     /// Queued message IDs in the desired order
@@ -19939,6 +22049,15 @@ pub struct SessionQueuedMessagesReorderedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionQueuedMessagesReorderedAction {
+    fn clone(&self) -> Self {
+        Self {
+            order: self.order.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionQueuedMessagesReorderedAction {
@@ -20005,7 +22124,7 @@ impl EncodeMembers for SessionQueuedMessagesReorderedAction {
 /// Full-request upsert semantics: the `request` replaces any existing request
 /// with the same `id`, or is appended if it is new. Answer drafts are preserved
 /// unless `request.answers` is provided.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputRequestedAction {
     /// Input request to create or replace
@@ -20015,6 +22134,15 @@ pub struct SessionInputRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputRequestedAction {
@@ -20079,7 +22207,7 @@ impl EncodeMembers for SessionInputRequestedAction {
 /// A client updated, submitted, skipped, or removed a single in-progress answer.
 ///
 /// Dispatching with `answer: undefined` removes that question's answer draft.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputAnswerChangedAction {
     /// Input request identifier
@@ -20095,6 +22223,17 @@ pub struct SessionInputAnswerChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputAnswerChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request_id: self.request_id.clone(),
+            question_id: self.question_id.clone(),
+            answer: self.answer.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputAnswerChangedAction {
@@ -20175,7 +22314,7 @@ impl EncodeMembers for SessionInputAnswerChangedAction {
 ///
 /// If accepted, the server uses `answers` (when provided) plus the request's
 /// synced answer state to resume the blocked operation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputCompletedAction {
     /// Input request identifier
@@ -20200,6 +22339,17 @@ pub struct SessionInputCompletedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputCompletedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request_id: self.request_id.clone(),
+            response: self.response.clone(),
+            answers: self.answers.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputCompletedAction {
@@ -20281,7 +22431,7 @@ impl EncodeMembers for SessionInputCompletedAction {
 /// predicting output would produce incorrect state. Instead, `terminal/input`
 /// is a side-effect-only action (client → server → pty), and `terminal/data`
 /// is server-authoritative output (pty → server → client).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalDataAction {
     /// Output data (may contain ANSI escape sequences)
@@ -20291,6 +22441,15 @@ pub struct TerminalDataAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalDataAction {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalDataAction {
@@ -20359,7 +22518,7 @@ impl EncodeMembers for TerminalDataAction {
 /// actions will reflect any resulting output.
 ///
 /// See `terminal/data` for why these two actions are kept separate.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalInputAction {
     /// Input data to send to the pty
@@ -20369,6 +22528,15 @@ pub struct TerminalInputAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalInputAction {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalInputAction {
@@ -20434,7 +22602,7 @@ impl EncodeMembers for TerminalInputAction {
 ///
 /// Dispatchable by clients to request a resize, or by the server to inform
 /// clients of the actual terminal dimensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalResizedAction {
     /// Terminal width in columns
@@ -20447,6 +22615,16 @@ pub struct TerminalResizedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalResizedAction {
+    fn clone(&self) -> Self {
+        Self {
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalResizedAction {
@@ -20516,7 +22694,7 @@ impl EncodeMembers for TerminalResizedAction {
 ///
 /// The server SHOULD reject if the dispatching client does not currently hold
 /// the claim.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClaimedAction {
     /// The new claim
@@ -20526,6 +22704,15 @@ pub struct TerminalClaimedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClaimedAction {
+    fn clone(&self) -> Self {
+        Self {
+            claim: self.claim.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClaimedAction {
@@ -20591,7 +22778,7 @@ impl EncodeMembers for TerminalClaimedAction {
 ///
 /// Fired by the server when the terminal process updates its title (e.g. via
 /// escape sequences), or dispatched by a client to rename a terminal.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalTitleChangedAction {
     /// New terminal title
@@ -20601,6 +22788,15 @@ pub struct TerminalTitleChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalTitleChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalTitleChangedAction {
@@ -20663,7 +22859,7 @@ impl EncodeMembers for TerminalTitleChangedAction {
 }
 
 /// Terminal working directory changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCwdChangedAction {
     /// New working directory
@@ -20673,6 +22869,15 @@ pub struct TerminalCwdChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCwdChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            cwd: self.cwd.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCwdChangedAction {
@@ -20735,7 +22940,7 @@ impl EncodeMembers for TerminalCwdChangedAction {
 }
 
 /// Terminal process exited.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalExitedAction {
     /// Process exit code. `undefined` if the process was killed without an exit code.
@@ -20750,6 +22955,15 @@ pub struct TerminalExitedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalExitedAction {
+    fn clone(&self) -> Self {
+        Self {
+            exit_code: self.exit_code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalExitedAction {
@@ -20814,13 +23028,21 @@ impl EncodeMembers for TerminalExitedAction {
 }
 
 /// Terminal scrollback buffer cleared.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClearedAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClearedAction {
@@ -20884,13 +23106,21 @@ impl EncodeMembers for TerminalClearedAction {
 ///
 /// Clients MUST NOT assume command detection is available until this action
 /// (or `terminal/commandExecuted`) has been received.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandDetectionAvailableAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandDetectionAvailableAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandDetectionAvailableAction {
@@ -20951,7 +23181,7 @@ impl EncodeMembers for TerminalCommandDetectionAvailableAction {
 /// A command has been submitted to the shell and is now executing.
 /// All subsequent `terminal/data` actions (until the matching
 /// `terminal/commandFinished`) constitute this command's output.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandExecutedAction {
     /// Stable identifier for this command, scoped to the terminal URI.
@@ -20969,6 +23199,17 @@ pub struct TerminalCommandExecutedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandExecutedAction {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            command_line: self.command_line.clone(),
+            timestamp: self.timestamp.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandExecutedAction {
@@ -21048,7 +23289,7 @@ impl EncodeMembers for TerminalCommandExecutedAction {
 /// The sequence of `terminal/data` actions between the preceding
 /// `terminal/commandExecuted` (same `commandId`) and this action constitutes
 /// the complete output of the command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandFinishedAction {
     /// Matches the `commandId` from the corresponding `commandExecuted`
@@ -21075,6 +23316,17 @@ pub struct TerminalCommandFinishedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandFinishedAction {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            exit_code: self.exit_code.clone(),
+            duration_ms: self.duration_ms.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandFinishedAction {
@@ -21156,7 +23408,7 @@ impl EncodeMembers for TerminalCommandFinishedAction {
 /// The {@link ChangesetState.status} for this changeset transitioned (e.g.
 /// `computing → ready`). The error payload is set together with `status`
 /// whenever it transitions to {@link ChangesetStatus.Error | Error}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetStatusChangedAction {
     /// New computation lifecycle status.
@@ -21169,6 +23421,16 @@ pub struct ChangesetStatusChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetStatusChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetStatusChangedAction {
@@ -21238,7 +23500,7 @@ impl EncodeMembers for ChangesetStatusChangedAction {
 
 /// Upsert a {@link ChangesetFile} in the changeset — adds a new entry, or
 /// replaces an existing one identified by {@link ChangesetFile.id}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFileSetAction {
     /// The new or replacement file entry.
@@ -21248,6 +23510,15 @@ pub struct ChangesetFileSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFileSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            file: self.file.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFileSetAction {
@@ -21313,7 +23584,7 @@ impl EncodeMembers for ChangesetFileSetAction {
 ///
 /// Typically dispatched when a file is reverted, staged out, or otherwise
 /// no longer in scope (e.g. a renamed file is replaced by a new entry).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFileRemovedAction {
     /// The {@link ChangesetFile.id} of the file to remove.
@@ -21323,6 +23594,15 @@ pub struct ChangesetFileRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFileRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            file_id: self.file_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFileRemovedAction {
@@ -21387,7 +23667,7 @@ impl EncodeMembers for ChangesetFileRemovedAction {
 /// The set of operations available on this changeset changed. Full
 /// replacement semantics: `operations` replaces the previous list (or
 /// removes it entirely when `operations` is `undefined`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationsChangedAction {
     /// Updated operation list. Pass `undefined` to clear all operations.
@@ -21401,6 +23681,15 @@ pub struct ChangesetOperationsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            operations: self.operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationsChangedAction {
@@ -21474,7 +23763,7 @@ impl EncodeMembers for ChangesetOperationsChangedAction {
 /// operation with that id is currently present in the changeset, the action
 /// is a no-op. Use {@link ChangesetOperationsChangedAction} to add, remove,
 /// or otherwise replace the operation list itself.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationStatusChangedAction {
     /// The {@link ChangesetOperation.id} whose status changed.
@@ -21490,6 +23779,17 @@ pub struct ChangesetOperationStatusChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationStatusChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            operation_id: self.operation_id.clone(),
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationStatusChangedAction {
@@ -21575,13 +23875,21 @@ impl EncodeMembers for ChangesetOperationStatusChangedAction {
 /// distinguish the two cases from the action alone — instead, react to
 /// the corresponding session-level lifecycle signal (e.g.
 /// `root/sessionRemoved`) for the "going away" case.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetClearedAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetClearedAction {
@@ -21640,7 +23948,7 @@ impl EncodeMembers for ChangesetClearedAction {
 }
 
 /// The set of changes in this batch, wrapped for forward compatibility.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchChangedActionChanges {
     #[serde(rename = "items")]
@@ -21649,6 +23957,15 @@ pub struct ResourceWatchChangedActionChanges {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchChangedActionChanges {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchChangedActionChanges {
@@ -21717,7 +24034,7 @@ impl EncodeMembers for ResourceWatchChangedActionChanges {
 /// dispatched. The reducer does not retain change history — these
 /// actions exist purely to deliver events to subscribers, who consume
 /// them directly off the action stream and apply their own logic.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchChangedAction {
     /// The set of changes in this batch, wrapped for forward compatibility.
@@ -21727,6 +24044,15 @@ pub struct ResourceWatchChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchChangedAction {
@@ -21789,7 +24115,7 @@ impl EncodeMembers for ResourceWatchChangedAction {
 }
 
 /// Discriminated union of all state actions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum StateAction {
@@ -22264,6 +24590,111 @@ impl TaggedUnion for StateAction {
     }
 }
 
+impl Clone for StateAction {
+    fn clone(&self) -> Self {
+        match self {
+            Self::RootAgentsChanged(value) => Self::RootAgentsChanged(value.clone()),
+            Self::RootActiveSessionsChanged(value) => {
+                Self::RootActiveSessionsChanged(value.clone())
+            }
+            Self::RootTerminalsChanged(value) => Self::RootTerminalsChanged(value.clone()),
+            Self::RootConfigChanged(value) => Self::RootConfigChanged(value.clone()),
+            Self::SessionReady(value) => Self::SessionReady(value.clone()),
+            Self::SessionCreationFailed(value) => Self::SessionCreationFailed(value.clone()),
+            Self::SessionTurnStarted(value) => Self::SessionTurnStarted(value.clone()),
+            Self::SessionDelta(value) => Self::SessionDelta(value.clone()),
+            Self::SessionResponsePart(value) => Self::SessionResponsePart(value.clone()),
+            Self::SessionToolCallStart(value) => Self::SessionToolCallStart(value.clone()),
+            Self::SessionToolCallDelta(value) => Self::SessionToolCallDelta(value.clone()),
+            Self::SessionToolCallReady(value) => Self::SessionToolCallReady(value.clone()),
+            Self::SessionToolCallConfirmed(value) => Self::SessionToolCallConfirmed(value.clone()),
+            Self::SessionToolCallComplete(value) => Self::SessionToolCallComplete(value.clone()),
+            Self::SessionToolCallResultConfirmed(value) => {
+                Self::SessionToolCallResultConfirmed(value.clone())
+            }
+            Self::SessionToolCallContentChanged(value) => {
+                Self::SessionToolCallContentChanged(value.clone())
+            }
+            Self::SessionTurnComplete(value) => Self::SessionTurnComplete(value.clone()),
+            Self::SessionTurnCancelled(value) => Self::SessionTurnCancelled(value.clone()),
+            Self::SessionError(value) => Self::SessionError(value.clone()),
+            Self::SessionTitleChanged(value) => Self::SessionTitleChanged(value.clone()),
+            Self::SessionUsage(value) => Self::SessionUsage(value.clone()),
+            Self::SessionReasoning(value) => Self::SessionReasoning(value.clone()),
+            Self::SessionModelChanged(value) => Self::SessionModelChanged(value.clone()),
+            Self::SessionAgentChanged(value) => Self::SessionAgentChanged(value.clone()),
+            Self::SessionServerToolsChanged(value) => {
+                Self::SessionServerToolsChanged(value.clone())
+            }
+            Self::SessionActiveClientChanged(value) => {
+                Self::SessionActiveClientChanged(value.clone())
+            }
+            Self::SessionActiveClientToolsChanged(value) => {
+                Self::SessionActiveClientToolsChanged(value.clone())
+            }
+            Self::SessionPendingMessageSet(value) => Self::SessionPendingMessageSet(value.clone()),
+            Self::SessionPendingMessageRemoved(value) => {
+                Self::SessionPendingMessageRemoved(value.clone())
+            }
+            Self::SessionQueuedMessagesReordered(value) => {
+                Self::SessionQueuedMessagesReordered(value.clone())
+            }
+            Self::SessionInputRequested(value) => Self::SessionInputRequested(value.clone()),
+            Self::SessionInputAnswerChanged(value) => {
+                Self::SessionInputAnswerChanged(value.clone())
+            }
+            Self::SessionInputCompleted(value) => Self::SessionInputCompleted(value.clone()),
+            Self::SessionCustomizationsChanged(value) => {
+                Self::SessionCustomizationsChanged(value.clone())
+            }
+            Self::SessionCustomizationToggled(value) => {
+                Self::SessionCustomizationToggled(value.clone())
+            }
+            Self::SessionCustomizationUpdated(value) => {
+                Self::SessionCustomizationUpdated(value.clone())
+            }
+            Self::SessionCustomizationRemoved(value) => {
+                Self::SessionCustomizationRemoved(value.clone())
+            }
+            Self::SessionMcpServerStateChanged(value) => {
+                Self::SessionMcpServerStateChanged(value.clone())
+            }
+            Self::SessionTruncated(value) => Self::SessionTruncated(value.clone()),
+            Self::SessionIsReadChanged(value) => Self::SessionIsReadChanged(value.clone()),
+            Self::SessionIsArchivedChanged(value) => Self::SessionIsArchivedChanged(value.clone()),
+            Self::SessionActivityChanged(value) => Self::SessionActivityChanged(value.clone()),
+            Self::SessionChangesetsChanged(value) => Self::SessionChangesetsChanged(value.clone()),
+            Self::SessionConfigChanged(value) => Self::SessionConfigChanged(value.clone()),
+            Self::SessionMetaChanged(value) => Self::SessionMetaChanged(value.clone()),
+            Self::ChangesetStatusChanged(value) => Self::ChangesetStatusChanged(value.clone()),
+            Self::ChangesetFileSet(value) => Self::ChangesetFileSet(value.clone()),
+            Self::ChangesetFileRemoved(value) => Self::ChangesetFileRemoved(value.clone()),
+            Self::ChangesetOperationsChanged(value) => {
+                Self::ChangesetOperationsChanged(value.clone())
+            }
+            Self::ChangesetOperationStatusChanged(value) => {
+                Self::ChangesetOperationStatusChanged(value.clone())
+            }
+            Self::ChangesetCleared(value) => Self::ChangesetCleared(value.clone()),
+            Self::TerminalData(value) => Self::TerminalData(value.clone()),
+            Self::TerminalInput(value) => Self::TerminalInput(value.clone()),
+            Self::TerminalResized(value) => Self::TerminalResized(value.clone()),
+            Self::TerminalClaimed(value) => Self::TerminalClaimed(value.clone()),
+            Self::TerminalTitleChanged(value) => Self::TerminalTitleChanged(value.clone()),
+            Self::TerminalCwdChanged(value) => Self::TerminalCwdChanged(value.clone()),
+            Self::TerminalExited(value) => Self::TerminalExited(value.clone()),
+            Self::TerminalCleared(value) => Self::TerminalCleared(value.clone()),
+            Self::TerminalCommandDetectionAvailable(value) => {
+                Self::TerminalCommandDetectionAvailable(value.clone())
+            }
+            Self::TerminalCommandExecuted(value) => Self::TerminalCommandExecuted(value.clone()),
+            Self::TerminalCommandFinished(value) => Self::TerminalCommandFinished(value.clone()),
+            Self::ResourceWatchChanged(value) => Self::ResourceWatchChanged(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for StateAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -22507,7 +24938,7 @@ impl Encode for StateAction {
 /// This invariant lets implementations route every incoming message —
 /// request, response, or notification — by inspecting `params.channel`
 /// without needing to know the per-method param shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct BaseParams {
     /// Channel URI this command targets.
@@ -22517,6 +24948,15 @@ pub struct BaseParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for BaseParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for BaseParams {
@@ -22580,7 +25020,7 @@ impl EncodeMembers for BaseParams {
 
 /// Establishes a new connection and negotiates the protocol version.
 /// This MUST be the first message sent by the client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InitializeParams {
     #[serde(rename = "channel")]
@@ -22625,6 +25065,20 @@ pub struct InitializeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InitializeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            protocol_versions: self.protocol_versions.clone(),
+            client_id: self.client_id.clone(),
+            initial_subscriptions: self.initial_subscriptions.clone(),
+            locale: self.locale.clone(),
+            capabilities: self.capabilities.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InitializeParams {
@@ -22729,7 +25183,7 @@ impl EncodeMembers for InitializeParams {
 /// Each field is a presence flag: an empty object `{}` means "supported",
 /// absence means "not supported". Sub-fields on individual capabilities
 /// are reserved for future per-capability options.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ClientCapabilities {
     /// Client can render
@@ -22750,6 +25204,15 @@ pub struct ClientCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ClientCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            mcp_apps: self.mcp_apps.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ClientCapabilities {
@@ -22820,7 +25283,7 @@ impl EncodeMembers for ClientCapabilities {
 /// the rest of the connection. If the server cannot speak any of the offered
 /// versions it MUST return error code `-32005` (`UnsupportedProtocolVersion`)
 /// instead of a result.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InitializeResult {
     /// Protocol version selected by the server. MUST be one of the entries in
@@ -22862,6 +25325,20 @@ pub struct InitializeResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InitializeResult {
+    fn clone(&self) -> Self {
+        Self {
+            protocol_version: self.protocol_version.clone(),
+            server_seq: self.server_seq.clone(),
+            snapshots: self.snapshots.clone(),
+            default_directory: self.default_directory.clone(),
+            completion_trigger_characters: self.completion_trigger_characters.clone(),
+            telemetry: self.telemetry.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InitializeResult {
@@ -22967,7 +25444,7 @@ impl EncodeMembers for InitializeResult {
 /// The server MUST respond regardless of whether the client has completed
 /// `initialize` or holds any subscriptions. Ping carries no payload in either
 /// direction; the response itself is the signal.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PingParams {
     #[serde(rename = "channel")]
@@ -22977,6 +25454,15 @@ pub struct PingParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PingParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PingParams {
@@ -23040,7 +25526,7 @@ impl EncodeMembers for PingParams {
 
 /// Re-establishes a dropped connection. The server replays missed actions or
 /// provides fresh snapshots.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectParams {
     #[serde(rename = "channel")]
@@ -23059,6 +25545,18 @@ pub struct ReconnectParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            client_id: self.client_id.clone(),
+            last_seen_server_seq: self.last_seen_server_seq.clone(),
+            subscriptions: self.subscriptions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectParams {
@@ -23140,7 +25638,7 @@ impl EncodeMembers for ReconnectParams {
 /// Reconnect result when the server can replay from the requested sequence.
 ///
 /// The server MUST include all replayed data in the response.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectReplayResult {
     /// Discriminant
@@ -23160,6 +25658,17 @@ pub struct ReconnectReplayResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectReplayResult {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            actions: self.actions.clone(),
+            missing: self.missing.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectReplayResult {
@@ -23230,7 +25739,7 @@ impl EncodeMembers for ReconnectReplayResult {
 }
 
 /// Reconnect result when the gap exceeds the replay buffer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectSnapshotResult {
     /// Discriminant
@@ -23244,6 +25753,16 @@ pub struct ReconnectSnapshotResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectSnapshotResult {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            snapshots: self.snapshots.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectSnapshotResult {
@@ -23315,7 +25834,7 @@ impl EncodeMembers for ReconnectSnapshotResult {
 /// terminals) or be stateless (pure pub/sub for streaming data). For
 /// state-bearing channels the result includes a snapshot; for stateless
 /// channels `snapshot` is omitted.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SubscribeParams {
     /// Channel URI this command targets.
@@ -23325,6 +25844,15 @@ pub struct SubscribeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscribeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscribeParams {
@@ -23390,7 +25918,7 @@ impl EncodeMembers for SubscribeParams {
 ///
 /// `snapshot` is present when the subscribed channel has associated state, and
 /// absent for stateless channels.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SubscribeResult {
     /// Snapshot of the subscribed channel's state (omitted for stateless channels)
@@ -23400,6 +25928,15 @@ pub struct SubscribeResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscribeResult {
+    fn clone(&self) -> Self {
+        Self {
+            snapshot: self.snapshot.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscribeResult {
@@ -23464,7 +26001,7 @@ impl EncodeMembers for SubscribeResult {
 }
 
 /// Stop receiving updates for a channel.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UnsubscribeParams {
     /// Channel URI to unsubscribe from
@@ -23474,6 +26011,15 @@ pub struct UnsubscribeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UnsubscribeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UnsubscribeParams {
@@ -23542,7 +26088,7 @@ impl EncodeMembers for UnsubscribeParams {
 /// The client → server method is named `dispatchAction`; the server's reply
 /// arrives on the server → client `action` notification (params:
 /// {@link ActionEnvelope}).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DispatchActionParams {
     /// Channel URI this action targets
@@ -23558,6 +26104,17 @@ pub struct DispatchActionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DispatchActionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            client_seq: self.client_seq.clone(),
+            action: self.action.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DispatchActionParams {
@@ -23640,7 +26197,7 @@ impl EncodeMembers for DispatchActionParams {
 /// client-published URI (e.g. `virtual://my-client/...` plugins); clients
 /// use it to read host-side files. The receiver enforces access via the
 /// same permission/`resourceRequest` flow regardless of which peer initiated.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReadParams {
     #[serde(rename = "channel")]
@@ -23656,6 +26213,17 @@ pub struct ResourceReadParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceReadParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            encoding: self.encoding.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceReadParams {
@@ -23732,7 +26300,7 @@ impl EncodeMembers for ResourceReadParams {
 /// The server SHOULD honor the `encoding` requested in the params. If the
 /// server cannot provide the requested encoding, it MUST fall back to either
 /// `base64` or `utf-8`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReadResult {
     /// Content encoded as a string
@@ -23752,6 +26320,17 @@ pub struct ResourceReadResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceReadResult {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            encoding: self.encoding.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceReadResult {
@@ -23837,7 +26416,7 @@ impl EncodeMembers for ResourceReadResult {
 ///
 /// Like all `resource*` methods, `resourceWrite` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWriteParams {
     #[serde(rename = "channel")]
@@ -23895,6 +26474,23 @@ pub struct ResourceWriteParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWriteParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            data: self.data.clone(),
+            encoding: self.encoding.clone(),
+            content_type: self.content_type.clone(),
+            create_only: self.create_only.clone(),
+            mode: self.mode.clone(),
+            position: self.position.clone(),
+            if_match: self.if_match.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWriteParams {
@@ -24016,13 +26612,21 @@ impl EncodeMembers for ResourceWriteParams {
 /// Result of the `resourceWrite` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWriteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWriteResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWriteResult {
@@ -24091,7 +26695,7 @@ impl EncodeMembers for ResourceWriteResult {
 ///
 /// Like all `resource*` methods, `resourceList` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceListParams {
     #[serde(rename = "channel")]
@@ -24104,6 +26708,16 @@ pub struct ResourceListParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceListParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceListParams {
@@ -24234,7 +26848,7 @@ impl Encode for DirectoryEntryType {
 }
 
 /// Directory entry returned by `resourceList`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DirectoryEntry {
     /// Base name of the entry
@@ -24247,6 +26861,16 @@ pub struct DirectoryEntry {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DirectoryEntry {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            r#type: self.r#type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DirectoryEntry {
@@ -24313,7 +26937,7 @@ impl EncodeMembers for DirectoryEntry {
 }
 
 /// Result of the `resourceList` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceListResult {
     /// Entries directly contained in the requested directory
@@ -24323,6 +26947,15 @@ pub struct ResourceListResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceListResult {
+    fn clone(&self) -> Self {
+        Self {
+            entries: self.entries.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceListResult {
@@ -24391,7 +27024,7 @@ impl EncodeMembers for ResourceListResult {
 ///
 /// Like all `resource*` methods, `resourceCopy` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceCopyParams {
     #[serde(rename = "channel")]
@@ -24415,6 +27048,18 @@ pub struct ResourceCopyParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceCopyParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            source: self.source.clone(),
+            destination: self.destination.clone(),
+            fail_if_exists: self.fail_if_exists.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceCopyParams {
@@ -24498,13 +27143,21 @@ impl EncodeMembers for ResourceCopyParams {
 /// Result of the `resourceCopy` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceCopyResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceCopyResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceCopyResult {
@@ -24566,7 +27219,7 @@ impl EncodeMembers for ResourceCopyResult {
 ///
 /// Like all `resource*` methods, `resourceDelete` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceDeleteParams {
     #[serde(rename = "channel")]
@@ -24583,6 +27236,17 @@ pub struct ResourceDeleteParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceDeleteParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            recursive: self.recursive.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceDeleteParams {
@@ -24657,13 +27321,21 @@ impl EncodeMembers for ResourceDeleteParams {
 /// Result of the `resourceDelete` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceDeleteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceDeleteResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceDeleteResult {
@@ -24742,7 +27414,7 @@ impl EncodeMembers for ResourceDeleteResult {
 ///
 /// Either `read`, `write`, or both SHOULD be set to `true`. A request with
 /// neither flag set is treated as `read: true` by receivers.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceRequestParams {
     #[serde(rename = "channel")]
@@ -24763,6 +27435,18 @@ pub struct ResourceRequestParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceRequestParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            read: self.read.clone(),
+            write: self.write.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceRequestParams {
@@ -24843,13 +27527,21 @@ impl EncodeMembers for ResourceRequestParams {
 /// Result of the `resourceRequest` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceRequestResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceRequestResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceRequestResult {
@@ -24914,7 +27606,7 @@ impl EncodeMembers for ResourceRequestResult {
 ///
 /// Like all `resource*` methods, `resourceMove` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMoveParams {
     #[serde(rename = "channel")]
@@ -24938,6 +27630,18 @@ pub struct ResourceMoveParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMoveParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            source: self.source.clone(),
+            destination: self.destination.clone(),
+            fail_if_exists: self.fail_if_exists.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMoveParams {
@@ -25021,13 +27725,21 @@ impl EncodeMembers for ResourceMoveParams {
 /// Result of the `resourceMove` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMoveResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMoveResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMoveResult {
@@ -25096,7 +27808,7 @@ impl EncodeMembers for ResourceMoveResult {
 ///
 /// Like all `resource*` methods, `resourceResolve` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceResolveParams {
     #[serde(rename = "channel")]
@@ -25119,6 +27831,17 @@ pub struct ResourceResolveParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceResolveParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            follow_symlinks: self.follow_symlinks.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceResolveParams {
@@ -25191,7 +27914,7 @@ impl EncodeMembers for ResourceResolveParams {
 }
 
 /// Result of the `resourceResolve` command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceResolveResult {
     /// Canonical URI after symlink resolution. Equal to the requested URI when
@@ -25232,6 +27955,21 @@ pub struct ResourceResolveResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceResolveResult {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            r#type: self.r#type.clone(),
+            size: self.size.clone(),
+            mtime: self.mtime.clone(),
+            ctime: self.ctime.clone(),
+            content_type: self.content_type.clone(),
+            etag: self.etag.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceResolveResult {
@@ -25349,7 +28087,7 @@ impl EncodeMembers for ResourceResolveResult {
 ///
 /// Like all `resource*` methods, `resourceMkdir` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMkdirParams {
     #[serde(rename = "channel")]
@@ -25362,6 +28100,16 @@ pub struct ResourceMkdirParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMkdirParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMkdirParams {
@@ -25430,13 +28178,21 @@ impl EncodeMembers for ResourceMkdirParams {
 /// Result of the `resourceMkdir` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMkdirResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMkdirResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMkdirResult {
@@ -25502,7 +28258,7 @@ impl EncodeMembers for ResourceMkdirResult {
 /// (Bearer Token Usage) semantics. The client obtains the token from the
 /// authorization server(s) listed in the resource's metadata and pushes it
 /// to the server via this command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthenticateParams {
     #[serde(rename = "channel")]
@@ -25519,6 +28275,17 @@ pub struct AuthenticateParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthenticateParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            resource: self.resource.clone(),
+            token: self.token.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthenticateParams {
@@ -25593,13 +28360,21 @@ impl EncodeMembers for AuthenticateParams {
 /// An empty object on success. If the token is invalid or the resource is
 /// unrecognized, the server MUST return a JSON-RPC error (e.g. `AuthRequired`
 /// `-32007` or `InvalidParams` `-32602`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthenticateResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthenticateResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthenticateResult {
@@ -25662,7 +28437,7 @@ impl EncodeMembers for AuthenticateResult {
 /// The session list is **not** part of the state tree because it can be arbitrarily
 /// large. Clients fetch it imperatively and maintain a local cache updated by
 /// `root/sessionAdded` and `root/sessionRemoved` notifications.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ListSessionsParams {
     #[serde(rename = "channel")]
@@ -25676,6 +28451,16 @@ pub struct ListSessionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListSessionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            filter: self.filter.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListSessionsParams {
@@ -25744,7 +28529,7 @@ impl EncodeMembers for ListSessionsParams {
 }
 
 /// Result of the `listSessions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ListSessionsResult {
     /// The list of session summaries.
@@ -25754,6 +28539,15 @@ pub struct ListSessionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListSessionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListSessionsResult {
@@ -25824,7 +28618,7 @@ impl EncodeMembers for ListSessionsResult {
 /// (e.g. picks a working directory, toggles a property). Each response returns
 /// the full current property set (not a delta). The returned `values` contain
 /// server-resolved defaults to pass to `createSession`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResolveSessionConfigParams {
     #[serde(rename = "channel")]
@@ -25848,6 +28642,18 @@ pub struct ResolveSessionConfigParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResolveSessionConfigParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            provider: self.provider.clone(),
+            working_directory: self.working_directory.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResolveSessionConfigParams {
@@ -25933,7 +28739,7 @@ impl EncodeMembers for ResolveSessionConfigParams {
 }
 
 /// Result of the `resolveSessionConfig` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResolveSessionConfigResult {
     /// JSON Schema describing available configuration properties given the current context
@@ -25947,6 +28753,16 @@ pub struct ResolveSessionConfigResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResolveSessionConfigResult {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResolveSessionConfigResult {
@@ -26013,7 +28829,7 @@ impl EncodeMembers for ResolveSessionConfigResult {
 }
 
 /// A single value item returned by `sessionConfigCompletions`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigValueItem {
     /// The value to store in config
@@ -26033,6 +28849,17 @@ pub struct SessionConfigValueItem {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigValueItem {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigValueItem {
@@ -26109,7 +28936,7 @@ impl EncodeMembers for SessionConfigValueItem {
 /// Used when a property in the schema returned by `resolveSessionConfig` has
 /// `enumDynamic: true`. The client sends a search query and receives matching
 /// values with display metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigCompletionsParams {
     #[serde(rename = "channel")]
@@ -26139,6 +28966,20 @@ pub struct SessionConfigCompletionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigCompletionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            provider: self.provider.clone(),
+            working_directory: self.working_directory.clone(),
+            config: self.config.clone(),
+            property: self.property.clone(),
+            query: self.query.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigCompletionsParams {
@@ -26241,7 +29082,7 @@ impl EncodeMembers for SessionConfigCompletionsParams {
 }
 
 /// Result of the `sessionConfigCompletions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigCompletionsResult {
     /// Matching value items
@@ -26251,6 +29092,15 @@ pub struct SessionConfigCompletionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigCompletionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigCompletionsResult {
@@ -26320,7 +29170,7 @@ impl EncodeMembers for SessionConfigCompletionsResult {
 /// After creation, the client should subscribe to the session URI to receive state
 /// updates. The server also broadcasts a `root/sessionAdded` notification to all
 /// clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionForkSource {
     /// URI of the existing session to fork from
@@ -26333,6 +29183,16 @@ pub struct SessionForkSource {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionForkSource {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionForkSource {
@@ -26398,7 +29258,7 @@ impl EncodeMembers for SessionForkSource {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateSessionParams {
     /// Session URI (client-chosen, e.g. `ahp-session:/<uuid>`)
@@ -26447,6 +29307,22 @@ pub struct CreateSessionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateSessionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            working_directory: self.working_directory.clone(),
+            fork: self.fork.clone(),
+            config: self.config.clone(),
+            active_client: self.active_client.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateSessionParams {
@@ -26567,7 +29443,7 @@ impl EncodeMembers for CreateSessionParams {
 /// Disposes a session and cleans up server-side resources.
 ///
 /// The server broadcasts a `root/sessionRemoved` notification to all clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DisposeSessionParams {
     /// Channel URI this command targets.
@@ -26577,6 +29453,15 @@ pub struct DisposeSessionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DisposeSessionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DisposeSessionParams {
@@ -26640,7 +29525,7 @@ impl EncodeMembers for DisposeSessionParams {
 
 /// Fetches historical turns for a session. Used for lazy loading of conversation
 /// history.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FetchTurnsParams {
     /// Session URI
@@ -26661,6 +29546,17 @@ pub struct FetchTurnsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchTurnsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            before: self.before.clone(),
+            limit: self.limit.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchTurnsParams {
@@ -26735,7 +29631,7 @@ impl EncodeMembers for FetchTurnsParams {
 }
 
 /// Result of the `fetchTurns` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FetchTurnsResult {
     /// The requested turns, ordered oldest-first
@@ -26748,6 +29644,16 @@ pub struct FetchTurnsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchTurnsResult {
+    fn clone(&self) -> Self {
+        Self {
+            turns: self.turns.clone(),
+            has_more: self.has_more.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchTurnsResult {
@@ -26820,7 +29726,7 @@ impl EncodeMembers for FetchTurnsResult {
 /// Servers SHOULD treat this command as best-effort and return promptly. The
 /// client SHOULD debounce calls to avoid flooding the server with requests on
 /// every keystroke.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionsParams {
     /// The session URI the completion is being requested for.
@@ -26841,6 +29747,18 @@ pub struct CompletionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            kind: self.kind.clone(),
+            text: self.text.clone(),
+            offset: self.offset.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionsParams {
@@ -26925,7 +29843,7 @@ impl EncodeMembers for CompletionsParams {
 /// 1. Replace the range `[rangeStart, rangeEnd)` in the input with `insertText`
 ///    (or insert `insertText` at the cursor when the range is omitted).
 /// 2. Associate the item's `attachment` with the resulting {@link Message}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionItem {
     /// The text inserted into the input when this item is accepted.
@@ -26965,6 +29883,18 @@ pub struct CompletionItem {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionItem {
+    fn clone(&self) -> Self {
+        Self {
+            insert_text: self.insert_text.clone(),
+            range_start: self.range_start.clone(),
+            range_end: self.range_end.clone(),
+            attachment: self.attachment.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionItem {
@@ -27048,7 +29978,7 @@ impl EncodeMembers for CompletionItem {
 }
 
 /// Result of the `completions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionsResult {
     /// The completion items, in the order the server suggests displaying them.
@@ -27058,6 +29988,15 @@ pub struct CompletionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionsResult {
@@ -27124,7 +30063,7 @@ impl EncodeMembers for CompletionsResult {
 /// After creation, the client should subscribe to the terminal URI to receive
 /// state updates. The server dispatches `root/terminalsChanged` to update the
 /// root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateTerminalParams {
     /// Terminal URI (client-chosen).
@@ -27159,6 +30098,20 @@ pub struct CreateTerminalParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateTerminalParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            claim: self.claim.clone(),
+            name: self.name.clone(),
+            cwd: self.cwd.clone(),
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateTerminalParams {
@@ -27257,7 +30210,7 @@ impl EncodeMembers for CreateTerminalParams {
 ///
 /// The server dispatches `root/terminalsChanged` to remove the terminal from
 /// the root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DisposeTerminalParams {
     /// Channel URI this command targets.
@@ -27267,6 +30220,15 @@ pub struct DisposeTerminalParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DisposeTerminalParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DisposeTerminalParams {
@@ -27334,7 +30296,7 @@ impl EncodeMembers for DisposeTerminalParams {
 /// Set `external` to `true` to open the content in the user's preferred
 /// external handler (e.g. browser); otherwise the client is expected to
 /// surface it inline.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationFollowUp {
     #[serde(rename = "content")]
@@ -27346,6 +30308,16 @@ pub struct ChangesetOperationFollowUp {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationFollowUp {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            external: self.external.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationFollowUp {
@@ -27425,7 +30397,7 @@ impl EncodeMembers for ChangesetOperationFollowUp {
 /// `changeset/*` action stream on the relevant changeset URIs. Clients
 /// SHOULD NOT synthesise local optimistic changes for invocations unless
 /// the server explicitly opts in via a future capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InvokeChangesetOperationParams {
     /// The expanded changeset URI.
@@ -27442,6 +30414,17 @@ pub struct InvokeChangesetOperationParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InvokeChangesetOperationParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            operation_id: self.operation_id.clone(),
+            target: self.target.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InvokeChangesetOperationParams {
@@ -27521,7 +30504,7 @@ impl EncodeMembers for InvokeChangesetOperationParams {
 /// with an appropriate error code, not by any field on this result. The
 /// operation MAY still produce subsequent failure feedback through the
 /// {@link ChangesetStatusChangedAction | `changeset/statusChanged`} stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InvokeChangesetOperationResult {
     /// Optional human-readable message describing the result.
@@ -27534,6 +30517,16 @@ pub struct InvokeChangesetOperationResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InvokeChangesetOperationResult {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            follow_up: self.follow_up.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InvokeChangesetOperationResult {
@@ -27618,7 +30611,7 @@ impl EncodeMembers for InvokeChangesetOperationResult {
 /// Like the rest of the `resource*` family, `createResourceWatch` is
 /// symmetrical and MAY be sent in either direction. Access is gated through
 /// the same permission flow as `resourceRead`/`resourceWrite`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateResourceWatchParams {
     #[serde(rename = "channel")]
@@ -27645,6 +30638,19 @@ pub struct CreateResourceWatchParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateResourceWatchParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            recursive: self.recursive.clone(),
+            excludes: self.excludes.clone(),
+            includes: self.includes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateResourceWatchParams {
@@ -27734,7 +30740,7 @@ impl EncodeMembers for CreateResourceWatchParams {
 }
 
 /// Result of the `createResourceWatch` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateResourceWatchResult {
     /// Receiver-assigned watch channel URI (`ahp-resource-watch:/<id>`). The
@@ -27746,6 +30752,15 @@ pub struct CreateResourceWatchResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateResourceWatchResult {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateResourceWatchResult {
@@ -27817,7 +30832,7 @@ impl EncodeMembers for CreateResourceWatchResult {
 ///
 /// Clients should obtain a fresh token and push it via the `authenticate`
 /// command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthRequiredParams {
     /// Channel URI this notification belongs to
@@ -27833,6 +30848,17 @@ pub struct AuthRequiredParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthRequiredParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            resource: self.resource.clone(),
+            reason: self.reason.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthRequiredParams {
@@ -27906,7 +30932,7 @@ impl EncodeMembers for AuthRequiredParams {
 
 /// Broadcast to all clients subscribed to the root channel when a new session
 /// is created.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionAddedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -27919,6 +30945,16 @@ pub struct SessionAddedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionAddedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            summary: self.summary.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionAddedParams {
@@ -27986,7 +31022,7 @@ impl EncodeMembers for SessionAddedParams {
 
 /// Broadcast to all clients subscribed to the root channel when a session is
 /// disposed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionRemovedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -27999,6 +31035,16 @@ pub struct SessionRemovedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionRemovedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            session: self.session.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionRemovedParams {
@@ -28068,7 +31114,7 @@ impl EncodeMembers for SessionRemovedParams {
 ///
 /// Identity fields (`resource`, `provider`, `createdAt`) never change and
 /// MUST be omitted by senders; receivers SHOULD ignore them if present.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummaryChangedParamsChanges {
     /// Session URI
@@ -28131,6 +31177,26 @@ pub struct SessionSummaryChangedParamsChanges {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionSummaryChangedParamsChanges {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            provider: self.provider.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            created_at: self.created_at.clone(),
+            modified_at: self.modified_at.clone(),
+            project: self.project.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            working_directory: self.working_directory.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionSummaryChangedParamsChanges {
@@ -28306,7 +31372,7 @@ impl EncodeMembers for SessionSummaryChangedParamsChanges {
 ///   `modifiedAt` bumps while a turn is streaming) at their discretion.
 /// - Clients that have no cached entry for `session` MAY ignore the
 ///   notification; it is not a substitute for `root/sessionAdded`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummaryChangedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -28325,6 +31391,17 @@ pub struct SessionSummaryChangedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionSummaryChangedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            session: self.session.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionSummaryChangedParams {
@@ -28406,7 +31483,7 @@ impl EncodeMembers for SessionSummaryChangedParams {
 /// Like all stateless-channel notifications, this is ephemeral: it is not
 /// replayed on reconnect. Subscribers receive only batches emitted after
 /// their `subscribe` succeeds.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportLogsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.logs`).
@@ -28422,6 +31499,16 @@ pub struct OtlpExportLogsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportLogsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportLogsParams {
@@ -28493,7 +31580,7 @@ impl EncodeMembers for OtlpExportLogsParams {
 /// The `payload` field is an OTLP/JSON `ExportTraceServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceSpans: ResourceSpans[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/trace/v1/trace_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportTracesParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.traces`).
@@ -28509,6 +31596,16 @@ pub struct OtlpExportTracesParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportTracesParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportTracesParams {
@@ -28580,7 +31677,7 @@ impl EncodeMembers for OtlpExportTracesParams {
 /// The `payload` field is an OTLP/JSON `ExportMetricsServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceMetrics: ResourceMetrics[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/metrics/v1/metrics_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportMetricsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.metrics`).
@@ -28596,6 +31693,16 @@ pub struct OtlpExportMetricsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportMetricsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportMetricsParams {
@@ -28666,7 +31773,7 @@ impl EncodeMembers for OtlpExportMetricsParams {
 /// Wraps the protected resource list in `{ resources: [...] }` rather than
 /// returning a bare array, so additional fields can be added in future
 /// versions without breaking the wire shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthRequiredErrorData {
     /// Protected resources that require authentication.
@@ -28676,6 +31783,15 @@ pub struct AuthRequiredErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthRequiredErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            resources: self.resources.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthRequiredErrorData {
@@ -28742,7 +31858,7 @@ impl EncodeMembers for AuthRequiredErrorData {
 /// The receiver MAY advertise a `resourceRequest` payload describing the
 /// access that, if granted, would unlock the operation. The caller MAY then
 /// issue `resourceRequest` with that payload to negotiate access.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PermissionDeniedErrorData {
     /// The resource access that, if granted via `resourceRequest`, would unlock
@@ -28754,6 +31870,15 @@ pub struct PermissionDeniedErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PermissionDeniedErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PermissionDeniedErrorData {
@@ -28819,7 +31944,7 @@ impl EncodeMembers for PermissionDeniedErrorData {
 
 /// Details carried in the `data` field of an `UnsupportedProtocolVersion`
 /// (-32005) error.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UnsupportedProtocolVersionErrorData {
     /// Protocol versions the server is willing to speak.
@@ -28833,6 +31958,15 @@ pub struct UnsupportedProtocolVersionErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UnsupportedProtocolVersionErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            supported_versions: self.supported_versions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UnsupportedProtocolVersionErrorData {
@@ -28895,7 +32029,7 @@ impl EncodeMembers for UnsupportedProtocolVersionErrorData {
 }
 
 /// A system-prompt section an agent exposes to `systemMessageTransform` (advertise-only catalogue).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageSection {
     /// Provider-defined opaque id; the key in transform requests.
@@ -28922,6 +32056,18 @@ pub struct SystemMessageSection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageSection {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            restricted: self.restricted.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageSection {
@@ -29005,7 +32151,7 @@ impl EncodeMembers for SystemMessageSection {
 }
 
 /// The section ids the active client wants to transform.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientSystemMessageTransform {
     /// Section ids (see `AgentInfo.systemMessageSections`).
@@ -29015,6 +32161,15 @@ pub struct SessionActiveClientSystemMessageTransform {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientSystemMessageTransform {
+    fn clone(&self) -> Self {
+        Self {
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientSystemMessageTransform {
@@ -29077,7 +32232,7 @@ impl EncodeMembers for SessionActiveClientSystemMessageTransform {
 }
 
 /// One section in a transform request or answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformSection {
     /// The section's rendered content (opaque text).
@@ -29087,6 +32242,15 @@ pub struct SystemMessageTransformSection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformSection {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformSection {
@@ -29149,7 +32313,7 @@ impl EncodeMembers for SystemMessageTransformSection {
 }
 
 /// Server -> client request `systemMessageTransform`: rewrite these system-prompt sections.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformParams {
     /// The session URI.
@@ -29166,6 +32330,16 @@ pub struct SystemMessageTransformParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformParams {
@@ -29232,7 +32406,7 @@ impl EncodeMembers for SystemMessageTransformParams {
 }
 
 /// Answer to `systemMessageTransform`: rewritten sections (omitted ones pass through; ids not in the request are ignored).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformResult {
     /// Rewritten sections by id.
@@ -29246,6 +32420,15 @@ pub struct SystemMessageTransformResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformResult {
+    fn clone(&self) -> Self {
+        Self {
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformResult {

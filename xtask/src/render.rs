@@ -52,7 +52,7 @@ pub(crate) fn render_struct(
     let default = if default { ", Default" } else { "" };
     let _ = write!(
         out,
-        "#[derive(Debug, Clone, PartialEq, Serialize{default})]\n{derive_tsify}pub struct {name} {{\n"
+        "#[derive(Debug, PartialEq, Serialize{default})]\n{derive_tsify}pub struct {name} {{\n"
     );
     for f in fields {
         render_doc(out, "    ", &f.doc);
@@ -115,6 +115,7 @@ pub(crate) fn render_struct(
          #[serde(flatten)]\n    pub {EXTRA_FIELD}: Extra,"
     );
     out.push_str("}\n\n");
+    render_struct_clone(out, name, fields);
     render_struct_decode(out, name, fields);
     render_struct_encode(out, name, fields);
 }
@@ -154,6 +155,23 @@ fn render_struct_encode(out: &mut String, name: &str, fields: &[Field]) {
     let _ = writeln!(
         out,
         "        writer.extra(&self.{EXTRA_FIELD});\n    }}\n}}\n"
+    );
+}
+
+/// `Clone` written out, not derived: the derive marks `clone` `#[inline]`, and inlined into
+/// every caller (each union's, each containing struct's) the clones of the wire types were a
+/// tenth of the wasm module; written out, the inline threshold decides and they are shared.
+fn render_struct_clone(out: &mut String, name: &str, fields: &[Field]) {
+    let _ = writeln!(
+        out,
+        "impl Clone for {name} {{\n    fn clone(&self) -> Self {{\n        Self {{"
+    );
+    for f in fields {
+        let _ = writeln!(out, "            {0}: self.{0}.clone(),", f.rust);
+    }
+    let _ = writeln!(
+        out,
+        "            {EXTRA_FIELD}: self.{EXTRA_FIELD}.clone(),\n        }}\n    }}\n}}\n"
     );
 }
 
@@ -321,7 +339,7 @@ pub(crate) fn render_tagged(
     render_doc(out, "", doc);
     let _ = write!(
         out,
-        "#[derive(Debug, Clone, PartialEq, Serialize)]\n{derive_tsify}#[serde(tag = {tag:?})]\npub enum {name} {{\n"
+        "#[derive(Debug, PartialEq, Serialize)]\n{derive_tsify}#[serde(tag = {tag:?})]\npub enum {name} {{\n"
     );
     for v in variants {
         let payload = if v.boxed {
@@ -370,6 +388,22 @@ pub(crate) fn render_tagged(
     let _ = writeln!(
         out,
         "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),\n        }})\n    }}\n}}\n"
+    );
+    // `Clone` written out, as a struct's (`render_struct_clone`).
+    let _ = writeln!(
+        out,
+        "impl Clone for {name} {{\n    fn clone(&self) -> Self {{\n        match self {{"
+    );
+    for v in variants {
+        let _ = writeln!(
+            out,
+            "            Self::{0}(value) => Self::{0}(value.clone()),",
+            v.rust
+        );
+    }
+    let _ = writeln!(
+        out,
+        "            Self::Unknown(value) => Self::Unknown(value.clone()),\n        }}\n    }}\n}}\n"
     );
     render_decode_impls(out, name, "super::tagged::decode(reader)");
     render_blank(

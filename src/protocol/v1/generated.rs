@@ -2815,7 +2815,7 @@ impl Encode for AutomationRunOriginKind {
 }
 
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct Icon {
     /// A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
     /// `data:` URI with Base64-encoded image data.
@@ -2852,6 +2852,18 @@ pub struct Icon {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Icon {
+    fn clone(&self) -> Self {
+        Self {
+            src: self.src.clone(),
+            content_type: self.content_type.clone(),
+            sizes: self.sizes.clone(),
+            theme: self.theme.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Icon {
@@ -2941,7 +2953,7 @@ impl EncodeMembers for Icon {
 /// Protected Resource Metadata) semantics.
 ///
 /// Field names use snake_case to match the RFC 9728 JSON format.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ProtectedResourceMetadata {
     /// REQUIRED. The protected resource's resource identifier, a URL using the
     /// `https` scheme with no fragment component (e.g. `"https://api.github.com"`).
@@ -3021,6 +3033,27 @@ pub struct ProtectedResourceMetadata {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ProtectedResourceMetadata {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            resource_name: self.resource_name.clone(),
+            authorization_servers: self.authorization_servers.clone(),
+            jwks_uri: self.jwks_uri.clone(),
+            scopes_supported: self.scopes_supported.clone(),
+            bearer_methods_supported: self.bearer_methods_supported.clone(),
+            resource_signing_alg_values_supported: self
+                .resource_signing_alg_values_supported
+                .clone(),
+            resource_documentation: self.resource_documentation.clone(),
+            resource_policy_uri: self.resource_policy_uri.clone(),
+            resource_tos_uri: self.resource_tos_uri.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ProtectedResourceMetadata {
@@ -3160,7 +3193,7 @@ impl EncodeMembers for ProtectedResourceMetadata {
 }
 
 /// Global state shared with every client subscribed to `ahp-root://`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RootState {
     /// Available agent backends and their models
     #[serde(rename = "agents")]
@@ -3187,6 +3220,19 @@ pub struct RootState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootState {
+    fn clone(&self) -> Self {
+        Self {
+            agents: self.agents.clone(),
+            active_sessions: self.active_sessions.clone(),
+            terminals: self.terminals.clone(),
+            config: self.config.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootState {
@@ -3367,7 +3413,7 @@ impl RootState {
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RootConfigState {
     /// JSON Schema describing available configuration properties
     #[serde(rename = "schema")]
@@ -3379,6 +3425,16 @@ pub struct RootConfigState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootConfigState {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootConfigState {
@@ -3444,7 +3500,7 @@ impl EncodeMembers for RootConfigState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AgentInfo {
     /// Agent provider ID (e.g. `'copilot'`)
     #[serde(rename = "provider")]
@@ -3508,6 +3564,22 @@ pub struct AgentInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentInfo {
+    fn clone(&self) -> Self {
+        Self {
+            provider: self.provider.clone(),
+            display_name: self.display_name.clone(),
+            description: self.description.clone(),
+            models: self.models.clone(),
+            protected_resources: self.protected_resources.clone(),
+            customizations: self.customizations.clone(),
+            capabilities: self.capabilities.clone(),
+            system_message_sections: self.system_message_sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentInfo {
@@ -3624,7 +3696,7 @@ impl EncodeMembers for AgentInfo {
 /// signals support, while absence means the feature is unsupported and the
 /// corresponding client commands MUST NOT be used. Sub-fields carry
 /// per-capability options.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AgentCapabilities {
     /// The agent can host more than one concurrent chat per session. When absent,
     /// clients MUST NOT call `createChat` to open chats beyond the default one the
@@ -3656,6 +3728,16 @@ pub struct AgentCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            multiple_chats: self.multiple_chats.clone(),
+            multiple_working_directories: self.multiple_working_directories.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentCapabilities {
@@ -3731,7 +3813,7 @@ impl EncodeMembers for AgentCapabilities {
 }
 
 /// Options for the {@link AgentCapabilities.multipleChats} capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MultipleChatsCapability {
     /// The agent can fork a chat from a specific turn. When absent or `false`,
     /// clients MUST NOT pass a {@link ChatSource} with `kind: "fork"` to
@@ -3755,6 +3837,16 @@ pub struct MultipleChatsCapability {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MultipleChatsCapability {
+    fn clone(&self) -> Self {
+        Self {
+            fork: self.fork.clone(),
+            side_chat: self.side_chat.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MultipleChatsCapability {
@@ -3825,7 +3917,7 @@ impl EncodeMembers for MultipleChatsCapability {
 }
 
 /// Options for the {@link AgentCapabilities.multipleWorkingDirectories} capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MultipleWorkingDirectoriesCapability {
     /// The agent's **first** working directory (index `0` of
     /// {@link CreateSessionParams.workingDirectories}) is an immutable primary:
@@ -3868,6 +3960,16 @@ pub struct MultipleWorkingDirectoriesCapability {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MultipleWorkingDirectoriesCapability {
+    fn clone(&self) -> Self {
+        Self {
+            immutable_primary: self.immutable_primary.clone(),
+            primary_replacement: self.primary_replacement.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MultipleWorkingDirectoriesCapability {
@@ -3942,7 +4044,7 @@ impl EncodeMembers for MultipleWorkingDirectoriesCapability {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionModelInfo {
     /// Model identifier
     #[serde(rename = "id")]
@@ -4007,6 +4109,24 @@ pub struct SessionModelInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionModelInfo {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            provider: self.provider.clone(),
+            name: self.name.clone(),
+            max_context_window: self.max_context_window.clone(),
+            max_output_tokens: self.max_output_tokens.clone(),
+            max_prompt_tokens: self.max_prompt_tokens.clone(),
+            supports_vision: self.supports_vision.clone(),
+            policy_state: self.policy_state.clone(),
+            config_schema: self.config_schema.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionModelInfo {
@@ -4137,7 +4257,7 @@ impl EncodeMembers for SessionModelInfo {
 /// A model selection: the chosen model ID together with any model-specific
 /// configuration values whose keys correspond to the model's
 /// {@link SessionModelInfo.configSchema}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ModelSelection {
     /// Model identifier
     #[serde(rename = "id")]
@@ -4156,6 +4276,16 @@ pub struct ModelSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ModelSelection {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ModelSelection {
@@ -4231,7 +4361,7 @@ impl EncodeMembers for ModelSelection {
 /// display name by looking up `uri` in the session's customization tree.
 ///
 /// A message with no `agent` selected uses the provider's default behavior.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AgentSelection {
     /// Stable agent URI (matches an {@link AgentCustomization.uri}).
     #[serde(rename = "uri")]
@@ -4240,6 +4370,15 @@ pub struct AgentSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentSelection {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentSelection {
@@ -4310,7 +4449,7 @@ impl EncodeMembers for AgentSelection {
 ///
 /// This is the generic base type. See {@link SessionConfigPropertySchema} for
 /// session-specific extensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ConfigPropertySchema {
     /// JSON Schema: property type
     #[serde(rename = "type")]
@@ -4379,6 +4518,28 @@ pub struct ConfigPropertySchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ConfigPropertySchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            default: self.default.clone(),
+            r#enum: self.r#enum.clone(),
+            enum_labels: self.enum_labels.clone(),
+            enum_descriptions: self.enum_descriptions.clone(),
+            read_only: self.read_only.clone(),
+            items: self.items.clone(),
+            min_items: self.min_items.clone(),
+            max_items: self.max_items.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            additional_properties: self.additional_properties.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ConfigPropertySchema {
@@ -4540,7 +4701,7 @@ impl EncodeMembers for ConfigPropertySchema {
 ///
 /// This is the generic base type. See {@link SessionConfigSchema} for
 /// session-specific usage.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ConfigSchema {
     /// JSON Schema: always `'object'`
     #[serde(rename = "type")]
@@ -4555,6 +4716,17 @@ pub struct ConfigSchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ConfigSchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ConfigSchema {
@@ -4631,7 +4803,7 @@ impl EncodeMembers for ConfigSchema {
 /// Steering messages are injected into the current turn mid-flight.
 /// Queued messages are automatically started as new turns after the
 /// current turn naturally finishes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct PendingMessage {
     /// Unique identifier for this pending message
     #[serde(rename = "id")]
@@ -4643,6 +4815,16 @@ pub struct PendingMessage {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PendingMessage {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PendingMessage {
@@ -4719,7 +4901,7 @@ impl EncodeMembers for PendingMessage {
 /// consistent: any change to the inlined fields below SHOULD also be
 /// announced on the parent session via the matching
 /// {@link SessionChatUpdatedAction | `session/chatUpdated`} action.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatState {
     /// Chat URI
     #[serde(rename = "resource")]
@@ -4871,6 +5053,34 @@ pub struct ChatState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatState {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            modified_at: self.modified_at.clone(),
+            changes: self.changes.clone(),
+            origin: self.origin.clone(),
+            movable: self.movable.clone(),
+            interactivity: self.interactivity.clone(),
+            working_directories: self.working_directories.clone(),
+            changesets: self.changesets.clone(),
+            background_work: self.background_work.clone(),
+            canvases: self.canvases.clone(),
+            turns: self.turns.clone(),
+            turns_next_cursor: self.turns_next_cursor.clone(),
+            active_turn: self.active_turn.clone(),
+            steering_message: self.steering_message.clone(),
+            queued_messages: self.queued_messages.clone(),
+            draft: self.draft.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatState {
@@ -5294,7 +5504,7 @@ impl ChatState {
 /// Chat state intentionally carries only this reference so the experimental
 /// canvas presentation model can evolve without changing the stable chat
 /// channel shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CanvasReference {
     /// Canvas channel URI. Subscribe to this resource for the full state.
     #[serde(rename = "resource")]
@@ -5303,6 +5513,15 @@ pub struct CanvasReference {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CanvasReference {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CanvasReference {
@@ -5369,7 +5588,7 @@ impl EncodeMembers for CanvasReference {
 ///
 /// The client already knows the subscribed resource, so the state does not
 /// redundantly carry its channel URI.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CanvasState {
     /// Stable caller-supplied instance identifier.
     #[serde(rename = "instanceId")]
@@ -5404,6 +5623,21 @@ pub struct CanvasState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CanvasState {
+    fn clone(&self) -> Self {
+        Self {
+            instance_id: self.instance_id.clone(),
+            extension_id: self.extension_id.clone(),
+            extension_name: self.extension_name.clone(),
+            canvas_id: self.canvas_id.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            url: self.url.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CanvasState {
@@ -5615,7 +5849,7 @@ impl CanvasState {
 /// Lightweight catalog entry for a chat, carried in
 /// {@link SessionState.chats | `SessionState.chats`}. The full conversation
 /// lives in {@link ChatState}, which inlines (denormalizes) every field below.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatSummary {
     /// Chat URI
     #[serde(rename = "resource")]
@@ -5669,6 +5903,24 @@ pub struct ChatSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatSummary {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            modified_at: self.modified_at.clone(),
+            changes: self.changes.clone(),
+            origin: self.origin.clone(),
+            movable: self.movable.clone(),
+            interactivity: self.interactivity.clone(),
+            working_directories: self.working_directories.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatSummary {
@@ -5798,7 +6050,7 @@ impl EncodeMembers for ChatSummary {
 /// tied to the agent's lifetime (attached) and shells that outlive it
 /// (detached). Whether a shell is attached is provider-specific and goes in its
 /// `_meta`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct BackgroundShellWork {
     /// Identifier of this entry, unique within the owning chat across all kinds.
     /// The host derives it however it likes (for example from the kind plus the
@@ -5829,6 +6081,20 @@ pub struct BackgroundShellWork {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for BackgroundShellWork {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            started_at: self.started_at.clone(),
+            meta: self.meta.clone(),
+            command: self.command.clone(),
+            terminal: self.terminal.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for BackgroundShellWork {
@@ -5920,7 +6186,7 @@ impl EncodeMembers for BackgroundShellWork {
 }
 
 /// A subagent running in the background. Its own state lives in its chat.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct BackgroundSubagentWork {
     /// Identifier of this entry, unique within the owning chat across all kinds.
     /// The host derives it however it likes (for example from the kind plus the
@@ -5946,6 +6212,19 @@ pub struct BackgroundSubagentWork {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for BackgroundSubagentWork {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            started_at: self.started_at.clone(),
+            meta: self.meta.clone(),
+            chat: self.chat.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for BackgroundSubagentWork {
@@ -6034,7 +6313,7 @@ impl EncodeMembers for BackgroundSubagentWork {
 ///
 /// The host records this exact text when it accepts `createChat`; later changes
 /// to the source chat do not alter it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SideChatSelection {
     /// Exact selected-text snapshot captured at `createChat` acceptance.
     ///
@@ -6056,6 +6335,16 @@ pub struct SideChatSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SideChatSelection {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            response_part_id: self.response_part_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SideChatSelection {
@@ -6130,7 +6419,7 @@ impl EncodeMembers for SideChatSelection {
 /// The lightweight catalog representation is {@link SessionSummary}, surfaced on
 /// the root channel; the host keeps the two in sync via
 /// `root/sessionSummaryChanged`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SessionState {
     /// Agent provider ID
     #[serde(rename = "provider")]
@@ -6292,6 +6581,33 @@ pub struct SessionState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionState {
+    fn clone(&self) -> Self {
+        Self {
+            provider: self.provider.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            origin: self.origin.clone(),
+            project: self.project.clone(),
+            working_directories: self.working_directories.clone(),
+            annotations: self.annotations.clone(),
+            lifecycle: self.lifecycle.clone(),
+            creation_error: self.creation_error.clone(),
+            server_tools: self.server_tools.clone(),
+            active_clients: self.active_clients.clone(),
+            chats: self.chats.clone(),
+            default_chat: self.default_chat.clone(),
+            config: self.config.clone(),
+            customizations: self.customizations.clone(),
+            changesets: self.changesets.clone(),
+            input_needed: self.input_needed.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionState {
@@ -6694,7 +7010,7 @@ impl SessionState {
 /// A session MAY have several active clients at once; entries in
 /// {@link SessionState.activeClients} are keyed by `clientId`. The server SHOULD
 /// automatically remove an active client when that client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionActiveClient {
     /// Client identifier (matches `clientId` from `initialize`)
     #[serde(rename = "clientId")]
@@ -6732,6 +7048,19 @@ pub struct SessionActiveClient {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClient {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            display_name: self.display_name.clone(),
+            tools: self.tools.clone(),
+            customizations: self.customizations.clone(),
+            system_message_transform: self.system_message_transform.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClient {
@@ -6832,7 +7161,7 @@ impl EncodeMembers for SessionActiveClient {
 /// Respond by dispatching `chat/inputCompleted` (or syncing drafts with
 /// `chat/inputAnswerChanged`) to {@link SessionInputRequestBase.chat | `chat`},
 /// keyed by {@link ChatInputRequest.id | `request.id`}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionChatInputRequest {
     /// Stable key for this entry, unique within the session's
     /// {@link SessionState.inputNeeded} list. The host derives it however it likes
@@ -6853,6 +7182,17 @@ pub struct SessionChatInputRequest {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChatInputRequest {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            chat: self.chat.clone(),
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChatInputRequest {
@@ -6930,7 +7270,7 @@ impl EncodeMembers for SessionChatInputRequest {
 /// (for {@link ToolCallPendingResultConfirmationState}) to
 /// {@link SessionInputRequestBase.chat | `chat`}, keyed by `turnId` and
 /// `toolCall.toolCallId`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SessionToolConfirmationRequest {
     /// Stable key for this entry, unique within the session's
     /// {@link SessionState.inputNeeded} list. The host derives it however it likes
@@ -6954,6 +7294,18 @@ pub struct SessionToolConfirmationRequest {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolConfirmationRequest {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            tool_call: self.tool_call.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolConfirmationRequest {
@@ -7044,7 +7396,7 @@ impl EncodeMembers for SessionToolConfirmationRequest {
 /// {@link SessionStatus.InputNeeded}: the call has already cleared its
 /// confirmation gate and is merely executing elsewhere, so the session stays
 /// {@link SessionStatus.InProgress} while it runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SessionToolClientExecutionRequest {
     /// Stable key for this entry, unique within the session's
     /// {@link SessionState.inputNeeded} list. The host derives it however it likes
@@ -7073,6 +7425,19 @@ pub struct SessionToolClientExecutionRequest {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolClientExecutionRequest {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            client_id: self.client_id.clone(),
+            tool_call: self.tool_call.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolClientExecutionRequest {
@@ -7168,7 +7533,7 @@ impl EncodeMembers for SessionToolClientExecutionRequest {
 /// the tool call and dispatches `chat/toolCallAuthResolved` once the token is
 /// accepted, at which point it also removes this entry with
 /// `session/inputNeededRemoved`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SessionToolAuthenticationRequest {
     /// Stable key for this entry, unique within the session's
     /// {@link SessionState.inputNeeded} list. The host derives it however it likes
@@ -7192,6 +7557,18 @@ pub struct SessionToolAuthenticationRequest {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionToolAuthenticationRequest {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            tool_call: self.tool_call.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionToolAuthenticationRequest {
@@ -7297,7 +7674,7 @@ impl EncodeMembers for SessionToolAuthenticationRequest {
 /// Sessions with a single chat trivially satisfy all of the above (the chat's
 /// values pass through unchanged). The rules only matter once a session
 /// carries multiple chats.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionSummary {
     /// Agent provider ID
     #[serde(rename = "provider")]
@@ -7378,6 +7755,29 @@ pub struct SessionSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionSummary {
+    fn clone(&self) -> Self {
+        Self {
+            provider: self.provider.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            origin: self.origin.clone(),
+            project: self.project.clone(),
+            working_directories: self.working_directories.clone(),
+            annotations: self.annotations.clone(),
+            resource: self.resource.clone(),
+            created_at: self.created_at.clone(),
+            modified_at: self.modified_at.clone(),
+            changes: self.changes.clone(),
+            meta: self.meta.clone(),
+            chats: self.chats.clone(),
+            default_chat: self.default_chat.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionSummary {
@@ -7535,7 +7935,7 @@ impl EncodeMembers for SessionSummary {
 }
 
 /// Lightweight chat information in a session catalog.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionChatSummary {
     /// Canonical chat URI
     #[serde(rename = "resource")]
@@ -7578,6 +7978,20 @@ pub struct SessionChatSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChatSummary {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            origin: self.origin.clone(),
+            interactivity: self.interactivity.clone(),
+            status: self.status.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChatSummary {
@@ -7684,7 +8098,7 @@ impl EncodeMembers for SessionChatSummary {
 ///
 /// All fields are optional so servers can populate only the metrics they
 /// cheaply have available.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesSummary {
     /// Total number of inserted lines across all changed files.
     #[serde(rename = "additions", default, skip_serializing_if = "Option::is_none")]
@@ -7699,6 +8113,17 @@ pub struct ChangesSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesSummary {
+    fn clone(&self) -> Self {
+        Self {
+            additions: self.additions.clone(),
+            deletions: self.deletions.clone(),
+            files: self.files.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesSummary {
@@ -7775,7 +8200,7 @@ impl EncodeMembers for ChangesSummary {
 }
 
 /// Server-owned project metadata for a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ProjectInfo {
     /// Project URI
     #[serde(rename = "uri")]
@@ -7787,6 +8212,16 @@ pub struct ProjectInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ProjectInfo {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            display_name: self.display_name.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ProjectInfo {
@@ -7856,7 +8291,7 @@ impl EncodeMembers for ProjectInfo {
 ///
 /// Extends the generic {@link ConfigPropertySchema} with session-specific
 /// display extensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionConfigPropertySchema {
     /// JSON Schema: property type
     #[serde(rename = "type")]
@@ -7942,6 +8377,30 @@ pub struct SessionConfigPropertySchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigPropertySchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            default: self.default.clone(),
+            r#enum: self.r#enum.clone(),
+            enum_labels: self.enum_labels.clone(),
+            enum_descriptions: self.enum_descriptions.clone(),
+            read_only: self.read_only.clone(),
+            items: self.items.clone(),
+            min_items: self.min_items.clone(),
+            max_items: self.max_items.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            additional_properties: self.additional_properties.clone(),
+            enum_dynamic: self.enum_dynamic.clone(),
+            session_mutable: self.session_mutable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigPropertySchema {
@@ -8114,7 +8573,7 @@ impl EncodeMembers for SessionConfigPropertySchema {
 }
 
 /// A JSON Schema object describing available session configuration metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionConfigSchema {
     /// JSON Schema: always `'object'`
     #[serde(rename = "type")]
@@ -8129,6 +8588,17 @@ pub struct SessionConfigSchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigSchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigSchema {
@@ -8204,7 +8674,7 @@ impl EncodeMembers for SessionConfigSchema {
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionConfigState {
     /// JSON Schema describing available configuration properties
     #[serde(rename = "schema")]
@@ -8216,6 +8686,16 @@ pub struct SessionConfigState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigState {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigState {
@@ -8282,7 +8762,7 @@ impl EncodeMembers for SessionConfigState {
 }
 
 /// A completed request/response cycle.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct Turn {
     /// Turn identifier
     #[serde(rename = "id")]
@@ -8312,6 +8792,21 @@ pub struct Turn {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Turn {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            started_at: self.started_at.clone(),
+            duration: self.duration.clone(),
+            message: self.message.clone(),
+            response_parts: self.response_parts.clone(),
+            usage: self.usage.clone(),
+            state: self.state.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Turn {
@@ -8417,7 +8912,7 @@ impl EncodeMembers for Turn {
 }
 
 /// An in-progress turn — the assistant is actively streaming.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ActiveTurn {
     /// Turn identifier
     #[serde(rename = "id")]
@@ -8440,6 +8935,19 @@ pub struct ActiveTurn {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActiveTurn {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            started_at: self.started_at.clone(),
+            message: self.message.clone(),
+            response_parts: self.response_parts.clone(),
+            usage: self.usage.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActiveTurn {
@@ -8532,7 +9040,7 @@ impl EncodeMembers for ActiveTurn {
 /// {@link MessageAttachmentBase.range} field. Attachments without a range are
 /// still associated with the message but do not correspond to a specific span
 /// in the text.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct Message {
     /// Message text
     #[serde(rename = "text")]
@@ -8574,6 +9082,20 @@ pub struct Message {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Message {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            origin: self.origin.clone(),
+            attachments: self.attachments.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Message {
@@ -8671,7 +9193,7 @@ impl EncodeMembers for Message {
 /// Identifies the origin of a {@link Message} — who produced it. For the message
 /// that initiates a turn ({@link Turn.message}), this is also the origin of the
 /// turn; for steering or queued messages it is just the origin of that message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct MessageOrigin {
     /// The kind of actor that produced the message.
     #[serde(rename = "kind")]
@@ -8680,6 +9202,15 @@ pub struct MessageOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageOrigin {
@@ -8742,7 +9273,7 @@ impl EncodeMembers for MessageOrigin {
 }
 
 /// A choice in a select-style question.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputOption {
     /// Stable option identifier; for MCP enum values this is the enum string
     #[serde(rename = "id")]
@@ -8768,6 +9299,18 @@ pub struct ChatInputOption {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputOption {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            recommended: self.recommended.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputOption {
@@ -8851,7 +9394,7 @@ impl EncodeMembers for ChatInputOption {
 }
 
 /// Value captured for one answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputTextAnswerValue {
     #[serde(rename = "value")]
     pub value: String,
@@ -8859,6 +9402,15 @@ pub struct ChatInputTextAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputTextAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputTextAnswerValue {
@@ -8920,7 +9472,7 @@ impl EncodeMembers for ChatInputTextAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputNumberAnswerValue {
     #[serde(rename = "value", serialize_with = "wire::ser_f64")]
     pub value: f64,
@@ -8928,6 +9480,15 @@ pub struct ChatInputNumberAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputNumberAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputNumberAnswerValue {
@@ -8989,7 +9550,7 @@ impl EncodeMembers for ChatInputNumberAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputBooleanAnswerValue {
     #[serde(rename = "value")]
     pub value: bool,
@@ -8997,6 +9558,15 @@ pub struct ChatInputBooleanAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputBooleanAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputBooleanAnswerValue {
@@ -9058,7 +9628,7 @@ impl EncodeMembers for ChatInputBooleanAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputSelectedAnswerValue {
     #[serde(rename = "value")]
     pub value: String,
@@ -9073,6 +9643,16 @@ pub struct ChatInputSelectedAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputSelectedAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputSelectedAnswerValue {
@@ -9140,7 +9720,7 @@ impl EncodeMembers for ChatInputSelectedAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputSelectedManyAnswerValue {
     #[serde(rename = "value")]
     pub value: Vec<String>,
@@ -9155,6 +9735,16 @@ pub struct ChatInputSelectedManyAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputSelectedManyAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputSelectedManyAnswerValue {
@@ -9222,7 +9812,7 @@ impl EncodeMembers for ChatInputSelectedManyAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatInputAnswered {
     /// Answer value
     #[serde(rename = "value")]
@@ -9231,6 +9821,15 @@ pub struct ChatInputAnswered {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputAnswered {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputAnswered {
@@ -9292,7 +9891,7 @@ impl EncodeMembers for ChatInputAnswered {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputSkipped {
     /// Free-form reason or value captured while skipping, if any
     #[serde(
@@ -9305,6 +9904,15 @@ pub struct ChatInputSkipped {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputSkipped {
+    fn clone(&self) -> Self {
+        Self {
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputSkipped {
@@ -9369,7 +9977,7 @@ impl EncodeMembers for ChatInputSkipped {
 }
 
 /// Text question within a chat input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputTextQuestion {
     /// Stable question identifier used as the key in `answers`
     #[serde(rename = "id")]
@@ -9403,6 +10011,22 @@ pub struct ChatInputTextQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputTextQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            format: self.format.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputTextQuestion {
@@ -9519,7 +10143,7 @@ impl EncodeMembers for ChatInputTextQuestion {
 }
 
 /// Numeric question within a chat input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputNumberQuestion {
     /// Stable question identifier used as the key in `answers`
     #[serde(rename = "id")]
@@ -9561,6 +10185,21 @@ pub struct ChatInputNumberQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputNumberQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputNumberQuestion {
@@ -9670,7 +10309,7 @@ impl EncodeMembers for ChatInputNumberQuestion {
 }
 
 /// Boolean question within a chat input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputBooleanQuestion {
     /// Stable question identifier used as the key in `answers`
     #[serde(rename = "id")]
@@ -9695,6 +10334,19 @@ pub struct ChatInputBooleanQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputBooleanQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputBooleanQuestion {
@@ -9784,7 +10436,7 @@ impl EncodeMembers for ChatInputBooleanQuestion {
 }
 
 /// Single-select question within a chat input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputSingleSelectQuestion {
     /// Stable question identifier used as the key in `answers`
     #[serde(rename = "id")]
@@ -9812,6 +10464,20 @@ pub struct ChatInputSingleSelectQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputSingleSelectQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            options: self.options.clone(),
+            allow_freeform_input: self.allow_freeform_input.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputSingleSelectQuestion {
@@ -9912,7 +10578,7 @@ impl EncodeMembers for ChatInputSingleSelectQuestion {
 }
 
 /// Multi-select question within a chat input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputMultiSelectQuestion {
     /// Stable question identifier used as the key in `answers`
     #[serde(rename = "id")]
@@ -9946,6 +10612,22 @@ pub struct ChatInputMultiSelectQuestion {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputMultiSelectQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            options: self.options.clone(),
+            allow_freeform_input: self.allow_freeform_input.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputMultiSelectQuestion {
@@ -10064,7 +10746,7 @@ impl EncodeMembers for ChatInputMultiSelectQuestion {
 /// The server creates or replaces the containing response part with
 /// `chat/inputRequested`. Clients sync drafts with `chat/inputAnswerChanged`
 /// and submit responses with `chat/inputCompleted`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputRequest {
     /// Stable request identifier
     #[serde(rename = "id")]
@@ -10090,6 +10772,19 @@ pub struct ChatInputRequest {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputRequest {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            url: self.url.clone(),
+            questions: self.questions.clone(),
+            answers: self.answers.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputRequest {
@@ -10181,7 +10876,7 @@ impl EncodeMembers for ChatInputRequest {
 }
 
 /// A zero-based position within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TextPosition {
     /// Zero-based line number.
     #[serde(rename = "line")]
@@ -10193,6 +10888,16 @@ pub struct TextPosition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextPosition {
+    fn clone(&self) -> Self {
+        Self {
+            line: self.line.clone(),
+            character: self.character.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextPosition {
@@ -10259,7 +10964,7 @@ impl EncodeMembers for TextPosition {
 }
 
 /// A range within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TextRange {
     /// Start position of the range.
     #[serde(rename = "start")]
@@ -10271,6 +10976,16 @@ pub struct TextRange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextRange {
+    fn clone(&self) -> Self {
+        Self {
+            start: self.start.clone(),
+            end: self.end.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextRange {
@@ -10341,7 +11056,7 @@ impl EncodeMembers for TextRange {
 /// This is only meaningful for textual resources. Binary resources may still
 /// use resource or embedded resource attachments, but they should not use this
 /// text selection field.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TextSelection {
     /// The range covered by the selection.
     #[serde(rename = "range")]
@@ -10350,6 +11065,15 @@ pub struct TextSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextSelection {
+    fn clone(&self) -> Self {
+        Self {
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextSelection {
@@ -10413,7 +11137,7 @@ impl EncodeMembers for TextSelection {
 
 /// A simple, opaque attachment whose model representation is described by
 /// the producer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SimpleMessageAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
     /// attachment). Used for display in UI.
@@ -10463,6 +11187,19 @@ pub struct SimpleMessageAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SimpleMessageAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            model_representation: self.model_representation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SimpleMessageAttachment {
@@ -10563,7 +11300,7 @@ impl EncodeMembers for SimpleMessageAttachment {
 ///
 /// Use this for small binary payloads (e.g. a pasted image) that should be
 /// delivered with the user message itself rather than fetched separately.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MessageEmbeddedResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
     /// attachment). Used for display in UI.
@@ -10612,6 +11349,21 @@ pub struct MessageEmbeddedResourceAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageEmbeddedResourceAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            data: self.data.clone(),
+            content_type: self.content_type.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageEmbeddedResourceAttachment {
@@ -10720,7 +11472,7 @@ impl EncodeMembers for MessageEmbeddedResourceAttachment {
 
 /// An attachment that references a resource by URI. The content is not
 /// delivered inline; consumers can fetch it via `resourceRead` when needed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MessageResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
     /// attachment). Used for display in UI.
@@ -10779,6 +11531,23 @@ pub struct MessageResourceAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageResourceAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            nonce: self.nonce.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageResourceAttachment {
@@ -10907,7 +11676,7 @@ impl EncodeMembers for MessageResourceAttachment {
 /// When {@link annotationIds} is omitted the attachment references every
 /// annotation on the channel; when present it references only the listed
 /// {@link Annotation.id | annotation ids}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MessageAnnotationsAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
     /// attachment). Used for display in UI.
@@ -10957,6 +11726,20 @@ pub struct MessageAnnotationsAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageAnnotationsAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            resource: self.resource.clone(),
+            annotation_ids: self.annotation_ids.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageAnnotationsAttachment {
@@ -11078,7 +11861,7 @@ impl EncodeMembers for MessageAnnotationsAttachment {
 /// Hosts MUST NOT recursively expand chat attachments found inside the
 /// referenced transcript. Clients SHOULD keep rendering `label` if the
 /// referenced chat is later pruned, and treat opening `resource` as best-effort.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MessageChatAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
     /// attachment). Used for display in UI.
@@ -11123,6 +11906,20 @@ pub struct MessageChatAttachment {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageChatAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            resource: self.resource.clone(),
+            end_turn: self.end_turn.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageChatAttachment {
@@ -11224,7 +12021,7 @@ impl EncodeMembers for MessageChatAttachment {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MarkdownResponsePart {
     /// Part identifier, used by `chat/delta` to target this part for content appends
     #[serde(rename = "id")]
@@ -11236,6 +12033,16 @@ pub struct MarkdownResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MarkdownResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MarkdownResponsePart {
@@ -11302,7 +12109,7 @@ impl EncodeMembers for MarkdownResponsePart {
 }
 
 /// A reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ContentRef {
     /// Content URI
     #[serde(rename = "uri")]
@@ -11324,6 +12131,18 @@ pub struct ContentRef {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ContentRef {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            nonce: self.nonce.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ContentRef {
@@ -11409,7 +12228,7 @@ impl EncodeMembers for ContentRef {
 }
 
 /// A content part that's a reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceResponsePart {
     /// Content URI
     #[serde(rename = "uri")]
@@ -11431,6 +12250,18 @@ pub struct ResourceResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            nonce: self.nonce.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceResponsePart {
@@ -11520,7 +12351,7 @@ impl EncodeMembers for ResourceResponsePart {
 /// Tool calls are part of the response stream, interleaved with text and
 /// reasoning. The `toolCall.toolCallId` serves as the part identifier for
 /// actions that target this part.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallResponsePart {
     /// Full tool call lifecycle state
     #[serde(rename = "toolCall")]
@@ -11529,6 +12360,15 @@ pub struct ToolCallResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call: self.tool_call.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallResponsePart {
@@ -11591,7 +12431,7 @@ impl EncodeMembers for ToolCallResponsePart {
 }
 
 /// Reasoning/thinking content from the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ReasoningResponsePart {
     /// Part identifier, used by `chat/reasoning` to target this part for content appends
     #[serde(rename = "id")]
@@ -11603,6 +12443,16 @@ pub struct ReasoningResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReasoningResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReasoningResponsePart {
@@ -11674,7 +12524,7 @@ impl EncodeMembers for ReasoningResponsePart {
 /// that need to be visible to both the agent (for situational awareness) and
 /// the user (for transcript continuity). Examples include "background subagent
 /// X completed" or "task Y was cancelled".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SystemNotificationResponsePart {
     /// The text of the system notification
     #[serde(rename = "content")]
@@ -11692,6 +12542,16 @@ pub struct SystemNotificationResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemNotificationResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemNotificationResponsePart {
@@ -11769,7 +12629,7 @@ impl EncodeMembers for SystemNotificationResponsePart {
 ///
 /// If the turn ends without a submitted response, the unresolved part remains
 /// in the completed turn transcript with {@link response} absent.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct InputRequestResponsePart {
     /// The request, carrying its `id`, `message`, `url`, `questions`, and current
     /// draft or submitted `answers`.
@@ -11783,6 +12643,16 @@ pub struct InputRequestResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InputRequestResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            response: self.response.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InputRequestResponsePart {
@@ -11859,7 +12729,7 @@ impl EncodeMembers for InputRequestResponsePart {
 /// When {@link resumable} is `true`, a client may dispatch `chat/turnResume`
 /// while this is the latest turn and its state is {@link TurnState.Error}.
 /// Clients decide whether and how to present that affordance.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ErrorResponsePart {
     /// Error details.
     #[serde(rename = "error")]
@@ -11871,6 +12741,16 @@ pub struct ErrorResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ErrorResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            error: self.error.clone(),
+            resumable: self.resumable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ErrorResponsePart {
@@ -11939,7 +12819,7 @@ impl EncodeMembers for ErrorResponsePart {
 }
 
 /// Tool execution result details, available after execution completes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallResult {
     /// Whether the tool succeeded
     #[serde(rename = "success")]
@@ -11968,6 +12848,19 @@ pub struct ToolCallResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallResult {
+    fn clone(&self) -> Self {
+        Self {
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallResult {
@@ -12063,7 +12956,7 @@ impl EncodeMembers for ToolCallResult {
 }
 
 /// The model judge is still evaluating the tool call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallRiskAssessmentLoadingState {
     #[serde(rename = "kind")]
     pub kind: ToolCallRiskAssessmentKind,
@@ -12071,6 +12964,15 @@ pub struct ToolCallRiskAssessmentLoadingState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallRiskAssessmentLoadingState {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallRiskAssessmentLoadingState {
@@ -12133,7 +13035,7 @@ impl EncodeMembers for ToolCallRiskAssessmentLoadingState {
 }
 
 /// The model judge has completed its evaluation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallRiskAssessmentCompleteState {
     #[serde(rename = "kind")]
     pub kind: ToolCallRiskAssessmentKind,
@@ -12146,6 +13048,17 @@ pub struct ToolCallRiskAssessmentCompleteState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallRiskAssessmentCompleteState {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            reason: self.reason.clone(),
+            safety: self.safety.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallRiskAssessmentCompleteState {
@@ -12218,7 +13131,7 @@ impl EncodeMembers for ToolCallRiskAssessmentCompleteState {
 /// A confirmation option that the server offers for a tool call awaiting
 /// approval. Allows richer choices beyond simple approve/deny — for example,
 /// "Approve in this Session" or "Deny with reason."
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ConfirmationOption {
     /// Unique identifier for the option, returned in the confirmed action
     #[serde(rename = "id")]
@@ -12240,6 +13153,18 @@ pub struct ConfirmationOption {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ConfirmationOption {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            kind: self.kind.clone(),
+            group: self.group.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ConfirmationOption {
@@ -12316,7 +13241,7 @@ impl EncodeMembers for ConfirmationOption {
 }
 
 /// LM is streaming the tool call parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolCallStreamingState {
     /// Unique tool call identifier
     #[serde(rename = "toolCallId")]
@@ -12362,6 +13287,22 @@ pub struct ToolCallStreamingState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallStreamingState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            partial_input: self.partial_input.clone(),
+            invocation_message: self.invocation_message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallStreamingState {
@@ -12477,7 +13418,7 @@ impl EncodeMembers for ToolCallStreamingState {
 
 /// Parameters are complete, or a running tool requires re-confirmation
 /// (e.g. a mid-execution permission check).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallPendingConfirmationState {
     /// Unique tool call identifier
     #[serde(rename = "toolCallId")]
@@ -12546,6 +13487,27 @@ pub struct ToolCallPendingConfirmationState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallPendingConfirmationState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmation_title: self.confirmation_title.clone(),
+            risk_assessment: self.risk_assessment.clone(),
+            edits: self.edits.clone(),
+            editable: self.editable.clone(),
+            options: self.options.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallPendingConfirmationState {
@@ -12693,7 +13655,7 @@ impl EncodeMembers for ToolCallPendingConfirmationState {
 }
 
 /// Tool is actively executing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallRunningState {
     /// Unique tool call identifier
     #[serde(rename = "toolCallId")]
@@ -12752,6 +13714,25 @@ pub struct ToolCallRunningState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallRunningState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallRunningState {
@@ -12909,7 +13890,7 @@ impl EncodeMembers for ToolCallRunningState {
 /// tool call {@link ToolCallContributorKind.MCP | contributed by an MCP
 /// server} — `contributor` is narrowed accordingly (unlike the optional,
 /// multi-kind `contributor` on other tool call states).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallAuthRequiredState {
     /// Unique tool call identifier
     #[serde(rename = "toolCallId")]
@@ -12968,6 +13949,26 @@ pub struct ToolCallAuthRequiredState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallAuthRequiredState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            auth: self.auth.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallAuthRequiredState {
@@ -13104,7 +14105,7 @@ impl EncodeMembers for ToolCallAuthRequiredState {
 }
 
 /// Tool finished executing, waiting for client to approve the result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallPendingResultConfirmationState {
     /// Unique tool call identifier
     #[serde(rename = "toolCallId")]
@@ -13180,6 +14181,29 @@ pub struct ToolCallPendingResultConfirmationState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallPendingResultConfirmationState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallPendingResultConfirmationState {
@@ -13335,7 +14359,7 @@ impl EncodeMembers for ToolCallPendingResultConfirmationState {
 }
 
 /// Tool completed successfully or with an error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallCompletedState {
     /// Unique tool call identifier
     #[serde(rename = "toolCallId")]
@@ -13411,6 +14435,29 @@ pub struct ToolCallCompletedState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallCompletedState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallCompletedState {
@@ -13566,7 +14613,7 @@ impl EncodeMembers for ToolCallCompletedState {
 }
 
 /// Tool call was cancelled before execution.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ToolCallCancelledState {
     /// Unique tool call identifier
     #[serde(rename = "toolCallId")]
@@ -13633,6 +14680,26 @@ pub struct ToolCallCancelledState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallCancelledState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            reason: self.reason.clone(),
+            reason_message: self.reason_message.clone(),
+            user_suggestion: self.user_suggestion.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallCancelledState {
@@ -13771,7 +14838,7 @@ impl EncodeMembers for ToolCallCancelledState {
 }
 
 /// Describes a tool available in a session, provided by either the server or the active client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolDefinition {
     /// Unique tool identifier
     #[serde(rename = "name")]
@@ -13821,6 +14888,21 @@ pub struct ToolDefinition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolDefinition {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+            output_schema: self.output_schema.clone(),
+            annotations: self.annotations.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolDefinition {
@@ -13935,7 +15017,7 @@ impl EncodeMembers for ToolDefinition {
 /// guaranteed to faithfully describe tool behavior.
 ///
 /// Mirrors MCP `ToolAnnotations` from the Model Context Protocol specification.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolAnnotations {
     /// Alternate human-readable title
     #[serde(rename = "title", default, skip_serializing_if = "Option::is_none")]
@@ -13972,6 +15054,19 @@ pub struct ToolAnnotations {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolAnnotations {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            read_only_hint: self.read_only_hint.clone(),
+            destructive_hint: self.destructive_hint.clone(),
+            idempotent_hint: self.idempotent_hint.clone(),
+            open_world_hint: self.open_world_hint.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolAnnotations {
@@ -14073,7 +15168,7 @@ impl EncodeMembers for ToolAnnotations {
 /// Text content in a tool result.
 ///
 /// Mirrors MCP `TextContent`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolResultTextContent {
     /// The text content
     #[serde(rename = "text")]
@@ -14082,6 +15177,15 @@ pub struct ToolResultTextContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultTextContent {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultTextContent {
@@ -14146,7 +15250,7 @@ impl EncodeMembers for ToolResultTextContent {
 /// Base64-encoded binary content embedded in a tool result.
 ///
 /// Mirrors MCP `EmbeddedResource` for inline binary data.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolResultEmbeddedResourceContent {
     /// Base64-encoded data
     #[serde(rename = "data")]
@@ -14158,6 +15262,16 @@ pub struct ToolResultEmbeddedResourceContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultEmbeddedResourceContent {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultEmbeddedResourceContent {
@@ -14226,7 +15340,7 @@ impl EncodeMembers for ToolResultEmbeddedResourceContent {
 /// A reference to a resource stored outside the tool result.
 ///
 /// Wraps {@link ContentRef} for lazy-loading large results.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolResultResourceContent {
     /// Content URI
     #[serde(rename = "uri")]
@@ -14248,6 +15362,18 @@ pub struct ToolResultResourceContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultResourceContent {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            nonce: self.nonce.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultResourceContent {
@@ -14333,7 +15459,7 @@ impl EncodeMembers for ToolResultResourceContent {
 }
 
 /// Describes a file modification performed by a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolResultFileEditContent {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
     #[serde(rename = "before", default, skip_serializing_if = "Option::is_none")]
@@ -14348,6 +15474,17 @@ pub struct ToolResultFileEditContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultFileEditContent {
+    fn clone(&self) -> Self {
+        Self {
+            before: self.before.clone(),
+            after: self.after.clone(),
+            diff: self.diff.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultFileEditContent {
@@ -14436,7 +15573,7 @@ impl EncodeMembers for ToolResultFileEditContent {
 /// result, retaining the outcome for clients that did not subscribe. This
 /// records the command's exit, not the terminal's — the terminal may keep
 /// running afterwards.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolResultTerminalContent {
     /// Terminal URI (subscribable for live or retained terminal state)
     #[serde(rename = "resource")]
@@ -14456,6 +15593,18 @@ pub struct ToolResultTerminalContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultTerminalContent {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            is_pty: self.is_pty.clone(),
+            result: self.result.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultTerminalContent {
@@ -14544,7 +15693,7 @@ impl EncodeMembers for ToolResultTerminalContent {
 /// This is the spawning tool call's forward view of the worker. The worker chat
 /// records the same edge in reverse via its {@link ChatOrigin} (`kind: 'tool'`),
 /// whose `toolCallId` identifies the tool call that emitted this content.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolResultSubagentContent {
     /// Worker chat URI (subscribable for full chat state)
     #[serde(rename = "resource")]
@@ -14566,6 +15715,18 @@ pub struct ToolResultSubagentContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultSubagentContent {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            agent_name: self.agent_name.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultSubagentContent {
@@ -14649,12 +15810,20 @@ impl EncodeMembers for ToolResultSubagentContent {
 }
 
 /// Container is being loaded by the host.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CustomizationLoadingState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationLoadingState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationLoadingState {
@@ -14713,12 +15882,20 @@ impl EncodeMembers for CustomizationLoadingState {
 }
 
 /// Container loaded successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CustomizationLoadedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationLoadedState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationLoadedState {
@@ -14777,7 +15954,7 @@ impl EncodeMembers for CustomizationLoadedState {
 }
 
 /// Container partially loaded but has warnings.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CustomizationDegradedState {
     /// Human-readable description of the warning.
     #[serde(rename = "message")]
@@ -14786,6 +15963,15 @@ pub struct CustomizationDegradedState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationDegradedState {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationDegradedState {
@@ -14848,7 +16034,7 @@ impl EncodeMembers for CustomizationDegradedState {
 }
 
 /// Container failed to load.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CustomizationErrorState {
     /// Human-readable error message.
     #[serde(rename = "message")]
@@ -14857,6 +16043,15 @@ pub struct CustomizationErrorState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationErrorState {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationErrorState {
@@ -14919,7 +16114,7 @@ impl EncodeMembers for CustomizationErrorState {
 }
 
 /// An [Open Plugins](https://open-plugins.com/) plugin.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct PluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -14988,6 +16183,25 @@ pub struct PluginCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PluginCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            enablement: self.enablement.clone(),
+            version: self.version.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PluginCustomization {
@@ -15131,7 +16345,7 @@ impl EncodeMembers for PluginCustomization {
 /// {@link ContainerCustomizationBase.load | `load`} are typically left
 /// absent on publication and populated by the host when the resolved
 /// plugin appears in {@link SessionState.customizations}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ClientPluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -15220,6 +16434,28 @@ pub struct ClientPluginCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ClientPluginCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            r#type: self.r#type.clone(),
+            enablement: self.enablement.clone(),
+            version: self.version.clone(),
+            nonce: self.nonce.clone(),
+            child_enablement: self.child_enablement.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ClientPluginCustomization {
@@ -15382,7 +16618,7 @@ impl EncodeMembers for ClientPluginCustomization {
 /// then surface the resulting child via the customization actions.
 ///
 /// The directory may not yet exist on disk.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct DirectoryCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -15445,6 +16681,26 @@ pub struct DirectoryCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DirectoryCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            enabled: self.enabled.clone(),
+            contents: self.contents.clone(),
+            writable: self.writable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DirectoryCustomization {
@@ -15575,7 +16831,7 @@ impl EncodeMembers for DirectoryCustomization {
 /// Mirrors the [Open Plugins agent](https://open-plugins.com/agent-builders/components/agents)
 /// format: a markdown file with YAML frontmatter, where the body is the
 /// agent's system prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AgentCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -15668,6 +16924,26 @@ pub struct AgentCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            enabled: self.enabled.clone(),
+            description: self.description.clone(),
+            model: self.model.clone(),
+            tools: self.tools.clone(),
+            disable_model_invocation: self.disable_model_invocation.clone(),
+            disable_user_invocation: self.disable_user_invocation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentCustomization {
@@ -15815,7 +17091,7 @@ impl EncodeMembers for AgentCustomization {
 /// — the `skills/` directory layout (one subdirectory per skill, each with
 /// a `SKILL.md`) and the flatter `commands/` directory of slash-command
 /// skills.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SkillCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -15894,6 +17170,24 @@ pub struct SkillCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SkillCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            enabled: self.enabled.clone(),
+            description: self.description.clone(),
+            disable_model_invocation: self.disable_model_invocation.clone(),
+            disable_user_invocation: self.disable_user_invocation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SkillCustomization {
@@ -16022,7 +17316,7 @@ impl EncodeMembers for SkillCustomization {
 }
 
 /// A prompt contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct PromptCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -16082,6 +17376,22 @@ pub struct PromptCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PromptCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            enabled: self.enabled.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PromptCustomization {
@@ -16204,7 +17514,7 @@ impl EncodeMembers for PromptCustomization {
 /// `.github/instructions/*.md`), which differ only in naming — they
 /// share the same semantics of `description`, optional always-on
 /// activation, and optional glob scoping.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RuleCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -16277,6 +17587,24 @@ pub struct RuleCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RuleCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            enabled: self.enabled.clone(),
+            description: self.description.clone(),
+            always_apply: self.always_apply.clone(),
+            globs: self.globs.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RuleCustomization {
@@ -16405,7 +17733,7 @@ impl EncodeMembers for RuleCustomization {
 }
 
 /// A hook manifest contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct HookCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -16458,6 +17786,21 @@ pub struct HookCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for HookCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            enabled: self.enabled.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for HookCustomization {
@@ -16564,7 +17907,7 @@ impl EncodeMembers for HookCustomization {
 /// declaration's span.
 ///
 /// The MCP server customization also reflects its current status.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct McpServerCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
     /// specific customization. Minted by whoever publishes the customization
@@ -16648,6 +17991,24 @@ pub struct McpServerCustomization {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            meta: self.meta.clone(),
+            enablement: self.enablement.clone(),
+            state: self.state.clone(),
+            channel: self.channel.clone(),
+            mcp_app: self.mcp_app.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerCustomization {
@@ -16775,7 +18136,7 @@ impl EncodeMembers for McpServerCustomization {
 
 /// Information from the agent host needed to render MCP Apps served
 /// by this MCP server.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct McpServerCustomizationApps {
     /// The subset of MCP App
     /// [`HostCapabilities`](https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/draft/apps.mdx)
@@ -16788,6 +18149,15 @@ pub struct McpServerCustomizationApps {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerCustomizationApps {
+    fn clone(&self) -> Self {
+        Self {
+            capabilities: self.capabilities.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerCustomizationApps {
@@ -16883,7 +18253,7 @@ impl EncodeMembers for McpServerCustomizationApps {
 ///   `mcpMethodCall`. When `sampling.tools` is present, the host also
 ///   accepts SEP-1577 `tools` / `toolChoice` / `tool_use` content blocks
 ///   inside `CreateMessageRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AhpMcpUiHostCapabilities {
     /// Producer proxies the MCP `tools/*` methods to the upstream server.
     #[serde(
@@ -16909,6 +18279,18 @@ pub struct AhpMcpUiHostCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            server_tools: self.server_tools.clone(),
+            server_resources: self.server_resources.clone(),
+            logging: self.logging.clone(),
+            sampling: self.sampling.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilities {
@@ -16996,7 +18378,7 @@ impl EncodeMembers for AhpMcpUiHostCapabilities {
 }
 
 /// Server is registered with the host but has not yet started.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct McpServerStartingState {
     /// Hosts SHOULD set this to `true` when this server's startup will hold back
     /// the processing of new messages (for example, the next turn) while the
@@ -17012,6 +18394,15 @@ pub struct McpServerStartingState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerStartingState {
+    fn clone(&self) -> Self {
+        Self {
+            blocking: self.blocking.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerStartingState {
@@ -17076,12 +18467,20 @@ impl EncodeMembers for McpServerStartingState {
 }
 
 /// Server is running and serving requests.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct McpServerReadyState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerReadyState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerReadyState {
@@ -17160,7 +18559,7 @@ impl EncodeMembers for McpServerReadyState {
 /// affordance (e.g. a "grant additional access" prompt) tied to that
 /// tool call, rather than relying on the user to notice the
 /// customization’s status badge.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct McpServerAuthRequiredState {
     /// Why authentication is required.
     #[serde(rename = "reason")]
@@ -17201,6 +18600,19 @@ pub struct McpServerAuthRequiredState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerAuthRequiredState {
+    fn clone(&self) -> Self {
+        Self {
+            reason: self.reason.clone(),
+            oauth_client: self.oauth_client.clone(),
+            resource: self.resource.clone(),
+            required_scopes: self.required_scopes.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerAuthRequiredState {
@@ -17298,7 +18710,7 @@ impl EncodeMembers for McpServerAuthRequiredState {
 /// Server failed to start, crashed, or otherwise transitioned to a
 /// non-recoverable error. Use {@link McpServerStatus.AuthRequired}
 /// for authentication failures.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct McpServerErrorState {
     /// Error details.
     #[serde(rename = "error")]
@@ -17307,6 +18719,15 @@ pub struct McpServerErrorState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerErrorState {
+    fn clone(&self) -> Self {
+        Self {
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerErrorState {
@@ -17370,12 +18791,20 @@ impl EncodeMembers for McpServerErrorState {
 
 /// Server has been shut down. The host MAY remove the server from the
 /// session entirely shortly after this state.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct McpServerStoppedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerStoppedState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerStoppedState {
@@ -17435,7 +18864,7 @@ impl EncodeMembers for McpServerStoppedState {
 
 /// A pre-registered OAuth client that clients use instead of dynamic client
 /// registration when resolving an MCP authentication challenge.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct McpOAuthClient {
     /// OAuth client identifier registered with the authorization server.
     #[serde(rename = "clientId")]
@@ -17452,6 +18881,16 @@ pub struct McpOAuthClient {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpOAuthClient {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpOAuthClient {
@@ -17536,7 +18975,7 @@ impl EncodeMembers for McpOAuthClient {
 ///   separate on purpose: the server saying "I need auth" and a tool
 ///   invocation saying "I am waiting on that auth" are different facts that
 ///   can be true independently.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct McpAuthRequirement {
     /// Why authentication is required.
     #[serde(rename = "reason")]
@@ -17577,6 +19016,19 @@ pub struct McpAuthRequirement {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpAuthRequirement {
+    fn clone(&self) -> Self {
+        Self {
+            reason: self.reason.clone(),
+            oauth_client: self.oauth_client.clone(),
+            resource: self.resource.clone(),
+            required_scopes: self.required_scopes.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpAuthRequirement {
@@ -17671,7 +19123,7 @@ impl EncodeMembers for McpAuthRequirement {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolCallClientContributor {
     /// If this tool is provided by a client, the `clientId` of the owning client.
     /// Absent for server-side tools.
@@ -17684,6 +19136,15 @@ pub struct ToolCallClientContributor {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallClientContributor {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallClientContributor {
@@ -17745,7 +19206,7 @@ impl EncodeMembers for ToolCallClientContributor {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ToolCallMcpContributor {
     /// Customization ID of the corresponding MCP server in {@link SessionState.customizations}.
     #[serde(rename = "customizationId")]
@@ -17754,6 +19215,15 @@ pub struct ToolCallMcpContributor {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallMcpContributor {
+    fn clone(&self) -> Self {
+        Self {
+            customization_id: self.customization_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallMcpContributor {
@@ -17815,7 +19285,7 @@ impl EncodeMembers for ToolCallMcpContributor {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FileEditSide {
     /// URI of the file on this side of the edit
     #[serde(rename = "uri")]
@@ -17827,6 +19297,16 @@ pub struct FileEditSide {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditSide {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditSide {
@@ -17892,7 +19372,7 @@ impl EncodeMembers for FileEditSide {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FileEditDiffStats {
     /// Number of items added (e.g., lines for text files, cells for notebooks)
     #[serde(rename = "added", default, skip_serializing_if = "Option::is_none")]
@@ -17904,6 +19384,16 @@ pub struct FileEditDiffStats {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditDiffStats {
+    fn clone(&self) -> Self {
+        Self {
+            added: self.added.clone(),
+            removed: self.removed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditDiffStats {
@@ -17977,7 +19467,7 @@ impl EncodeMembers for FileEditDiffStats {
 ///
 /// Supports creates (only `after`), deletes (only `before`), renames/moves
 /// (different `uri` in `before` and `after`), and edits (same `uri`, different content).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FileEdit {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
     #[serde(rename = "before", default, skip_serializing_if = "Option::is_none")]
@@ -17992,6 +19482,17 @@ pub struct FileEdit {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEdit {
+    fn clone(&self) -> Self {
+        Self {
+            before: self.before.clone(),
+            after: self.after.clone(),
+            diff: self.diff.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEdit {
@@ -18067,7 +19568,7 @@ impl EncodeMembers for FileEdit {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FileEditCollection {
     #[serde(rename = "items")]
     pub items: Vec<FileEdit>,
@@ -18075,6 +19576,15 @@ pub struct FileEditCollection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditCollection {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditCollection {
@@ -18138,7 +19648,7 @@ impl EncodeMembers for FileEditCollection {
 
 /// Outcome of a command run in a terminal-style tool, filled in on
 /// {@link ToolResultTerminalContent.result} once the command exits.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalCommandResult {
     /// Exit code from the completed command, if reported by the runtime
     #[serde(rename = "exitCode", default, skip_serializing_if = "Option::is_none")]
@@ -18156,6 +19666,17 @@ pub struct TerminalCommandResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandResult {
+    fn clone(&self) -> Self {
+        Self {
+            exit_code: self.exit_code.clone(),
+            preview: self.preview.clone(),
+            truncated: self.truncated.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandResult {
@@ -18232,7 +19753,7 @@ impl EncodeMembers for TerminalCommandResult {
 }
 
 /// Lightweight terminal metadata exposed on the root state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct TerminalInfo {
     /// Terminal URI (subscribable for full terminal state)
     #[serde(rename = "resource")]
@@ -18250,6 +19771,18 @@ pub struct TerminalInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalInfo {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            claim: self.claim.clone(),
+            lifecycle: self.lifecycle.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalInfo {
@@ -18329,7 +19862,7 @@ impl EncodeMembers for TerminalInfo {
 }
 
 /// A terminal claimed by a connected client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalClientClaim {
     /// The `clientId` of the claiming client
     #[serde(rename = "clientId")]
@@ -18338,6 +19871,15 @@ pub struct TerminalClientClaim {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClientClaim {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClientClaim {
@@ -18400,7 +19942,7 @@ impl EncodeMembers for TerminalClientClaim {
 }
 
 /// A terminal claimed by a session, optionally scoped to a specific turn or tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalSessionClaim {
     /// Session URI that claimed the terminal
     #[serde(rename = "session")]
@@ -18422,6 +19964,18 @@ pub struct TerminalSessionClaim {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalSessionClaim {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalSessionClaim {
@@ -18505,12 +20059,20 @@ impl EncodeMembers for TerminalSessionClaim {
 }
 
 /// A terminal process that is still running.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalRunningLifecycleState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalRunningLifecycleState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalRunningLifecycleState {
@@ -18569,7 +20131,7 @@ impl EncodeMembers for TerminalRunningLifecycleState {
 }
 
 /// A terminal process that has exited.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalExitedLifecycleState {
     /// Process exit code, if the runtime reported one.
     #[serde(rename = "exitCode", default, skip_serializing_if = "Option::is_none")]
@@ -18578,6 +20140,15 @@ pub struct TerminalExitedLifecycleState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalExitedLifecycleState {
+    fn clone(&self) -> Self {
+        Self {
+            exit_code: self.exit_code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalExitedLifecycleState {
@@ -18642,7 +20213,7 @@ impl EncodeMembers for TerminalExitedLifecycleState {
 }
 
 /// Full state for a single terminal, loaded when a client subscribes to the terminal's URI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct TerminalState {
     /// Human-readable terminal title
     #[serde(rename = "title")]
@@ -18691,6 +20262,23 @@ pub struct TerminalState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalState {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            cwd: self.cwd.clone(),
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            content: self.content.clone(),
+            lifecycle: self.lifecycle.clone(),
+            claim: self.claim.clone(),
+            supports_command_detection: self.supports_command_detection.clone(),
+            is_pty: self.is_pty.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalState {
@@ -18930,7 +20518,7 @@ impl TerminalState {
 
 /// Unstructured terminal output — content before, between, or after commands,
 /// or from terminals that do not support command detection.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalUnclassifiedPart {
     /// Accumulated VT output. Appended to by `terminal/data` when no command is executing.
     #[serde(rename = "value")]
@@ -18939,6 +20527,15 @@ pub struct TerminalUnclassifiedPart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalUnclassifiedPart {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalUnclassifiedPart {
@@ -19005,7 +20602,7 @@ impl EncodeMembers for TerminalUnclassifiedPart {
 /// While `isComplete` is false the command is still executing; `output` grows
 /// as `terminal/data` actions arrive. At `terminal/commandFinished` the part
 /// is mutated in-place with `isComplete: true` and the completion metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalCommandPart {
     /// Stable id matching the `commandId` on the corresponding
     /// `terminal/commandExecuted` and `terminal/commandFinished` actions.
@@ -19038,6 +20635,21 @@ pub struct TerminalCommandPart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandPart {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            command_line: self.command_line.clone(),
+            output: self.output.clone(),
+            timestamp: self.timestamp.clone(),
+            is_complete: self.is_complete.clone(),
+            exit_code: self.exit_code.clone(),
+            duration_ms: self.duration_ms.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandPart {
@@ -19140,7 +20752,7 @@ impl EncodeMembers for TerminalCommandPart {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct UsageInfo {
     /// Input tokens consumed
     #[serde(
@@ -19174,6 +20786,19 @@ pub struct UsageInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UsageInfo {
+    fn clone(&self) -> Self {
+        Self {
+            input_tokens: self.input_tokens.clone(),
+            output_tokens: self.output_tokens.clone(),
+            model: self.model.clone(),
+            cache_read_tokens: self.cache_read_tokens.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UsageInfo {
@@ -19272,7 +20897,7 @@ impl EncodeMembers for UsageInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ErrorInfo {
     /// Error type identifier
     #[serde(rename = "errorType")]
@@ -19292,6 +20917,18 @@ pub struct ErrorInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ErrorInfo {
+    fn clone(&self) -> Self {
+        Self {
+            error_type: self.error_type.clone(),
+            message: self.message.clone(),
+            stack: self.stack.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ErrorInfo {
@@ -19376,7 +21013,7 @@ impl EncodeMembers for ErrorInfo {
 
 /// A point-in-time snapshot of a subscribed resource's state, returned by
 /// `initialize`, `reconnect`, and `subscribe`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct Snapshot {
     /// The subscribed channel URI (e.g. `ahp-root://`, `ahp-session:/<uuid>`, `ahp-chat:/<uuid>`, or `ahp-canvas:/<uuid>`)
     #[serde(rename = "resource")]
@@ -19391,6 +21028,17 @@ pub struct Snapshot {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            state: self.state.clone(),
+            from_seq: self.from_seq.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Snapshot {
@@ -19467,7 +21115,7 @@ impl EncodeMembers for Snapshot {
 /// chip or list row without subscribing. Full per-changeset detail
 /// ({@link ChangesetState}) lives on the subscribable URI obtained by
 /// expanding {@link uriTemplate}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct Changeset {
     /// Human-readable label, e.g. `"Uncommitted Changes"`.
     #[serde(rename = "label")]
@@ -19533,6 +21181,19 @@ pub struct Changeset {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Changeset {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            uri_template: self.uri_template.clone(),
+            description: self.description.clone(),
+            change_kind: self.change_kind.clone(),
+            capabilities: self.capabilities.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Changeset {
@@ -19631,7 +21292,7 @@ impl EncodeMembers for Changeset {
 /// Each field is a presence flag: an empty object `{}` means "supported",
 /// absence means "not supported". Sub-fields on individual capabilities are
 /// reserved for future per-capability options.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetCapabilities {
     /// The changeset supports the per-file **review** workflow. When declared,
     /// clients MAY surface a GitHub-style "Viewed" toggle per file and dispatch
@@ -19644,6 +21305,15 @@ pub struct ChangesetCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            review: self.review.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetCapabilities {
@@ -19714,7 +21384,7 @@ impl EncodeMembers for ChangesetCapabilities {
 /// not redundantly carry it (or the catalogue's `id`, `label`, etc.).
 /// Aggregate counts (`additions`, `deletions`, `files`) are likewise
 /// omitted: clients trivially compute them from `files[].edit.diff`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChangesetState {
     /// Computation lifecycle.
     #[serde(rename = "status")]
@@ -19737,6 +21407,18 @@ pub struct ChangesetState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetState {
+    fn clone(&self) -> Self {
+        Self {
+            status: self.status.clone(),
+            error: self.error.clone(),
+            files: self.files.clone(),
+            operations: self.operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetState {
@@ -19889,7 +21571,7 @@ impl ChangesetState {
 }
 
 /// One file entry within a {@link ChangesetState}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetFile {
     /// Stable identifier within the changeset. Typically `after.uri`
     /// (or `before.uri` for deletions).
@@ -19925,6 +21607,18 @@ pub struct ChangesetFile {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFile {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            edit: self.edit.clone(),
+            reviewed: self.reviewed.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFile {
@@ -20008,7 +21702,7 @@ impl EncodeMembers for ChangesetFile {
 ///
 /// The term "operation" is used deliberately to avoid colliding with the
 /// protocol-level [Actions](/guide/actions) that mutate state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChangesetOperation {
     /// Stable identifier, unique within this changeset.
     #[serde(rename = "id")]
@@ -20063,6 +21757,23 @@ pub struct ChangesetOperation {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperation {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            scopes: self.scopes.clone(),
+            confirmation: self.confirmation.clone(),
+            icon: self.icon.clone(),
+            group: self.group.clone(),
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperation {
@@ -20184,7 +21895,7 @@ impl EncodeMembers for ChangesetOperation {
 /// Lightweight per-session summary of the annotations channel, surfaced on
 /// {@link SessionSummary.annotations} so badge UI can render annotation /
 /// entry counts without subscribing to the channel itself.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AnnotationsSummary {
     /// The subscribable annotations channel URI for the owning session
     /// (typically `ahp-session:/<uuid>/annotations`). Surfaced explicitly even
@@ -20202,6 +21913,17 @@ pub struct AnnotationsSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationsSummary {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            annotation_count: self.annotation_count.clone(),
+            entry_count: self.entry_count.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationsSummary {
@@ -20278,7 +22000,7 @@ impl EncodeMembers for AnnotationsSummary {
 
 /// Full state for a session's annotations channel, returned when a client
 /// subscribes to an `ahp-session:/<uuid>/annotations` URI.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AnnotationsState {
     /// Annotations in this channel, keyed by {@link Annotation.id}.
     #[serde(rename = "annotations")]
@@ -20287,6 +22009,15 @@ pub struct AnnotationsState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationsState {
+    fn clone(&self) -> Self {
+        Self {
+            annotations: self.annotations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationsState {
@@ -20395,7 +22126,7 @@ impl AnnotationsState {
 }
 
 /// Provenance of the content an annotation is anchored to.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AnnotationOrigin {
     /// Owning session URI.
     #[serde(rename = "session")]
@@ -20410,6 +22141,17 @@ pub struct AnnotationOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationOrigin {
@@ -20495,7 +22237,7 @@ impl EncodeMembers for AnnotationOrigin {
 /// its mandatory first entry, and removing the last remaining entry collapses
 /// the annotation via {@link AnnotationsRemovedAction} rather than leaving an
 /// empty annotation behind.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct Annotation {
     /// Stable identifier within the annotations channel. Assigned by the client
     /// that dispatches the creating {@link AnnotationsSetAction}.
@@ -20530,6 +22272,21 @@ pub struct Annotation {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Annotation {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            origin: self.origin.clone(),
+            resource: self.resource.clone(),
+            range: self.range.clone(),
+            resolved: self.resolved.clone(),
+            entries: self.entries.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Annotation {
@@ -20627,7 +22384,7 @@ impl EncodeMembers for Annotation {
 }
 
 /// A single entry within an {@link Annotation}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AnnotationEntry {
     /// Stable identifier within the enclosing annotation. Assigned by the client
     /// that dispatches the {@link AnnotationsEntrySetAction} (or the enclosing
@@ -20647,6 +22404,17 @@ pub struct AnnotationEntry {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationEntry {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            text: self.text.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationEntry {
@@ -20736,7 +22504,7 @@ impl EncodeMembers for AnnotationEntry {
 /// [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto)
 /// for the wire shapes (`ExportLogsServiceRequest`,
 /// `ExportTraceServiceRequest`, `ExportMetricsServiceRequest`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TelemetryCapabilities {
     /// Channel URI (or RFC 6570 URI template) for OTLP log records
     /// (`otlp/exportLogs` notifications).
@@ -20771,6 +22539,17 @@ pub struct TelemetryCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TelemetryCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            logs: self.logs.clone(),
+            traces: self.traces.clone(),
+            metrics: self.metrics.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TelemetryCapabilities {
@@ -20853,7 +22632,7 @@ impl EncodeMembers for TelemetryCapabilities {
 /// {@link ResourceWatchChangedAction} events. The state carries only the
 /// descriptor of what is being watched so a re-subscribing client can
 /// recover the watch configuration after reconnecting.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceWatchState {
     /// The URI being watched. For recursive watches this is the root of the
     /// subtree; for non-recursive watches this is the single file or
@@ -20878,6 +22657,18 @@ pub struct ResourceWatchState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchState {
+    fn clone(&self) -> Self {
+        Self {
+            root: self.root.clone(),
+            recursive: self.recursive.clone(),
+            excludes: self.excludes.clone(),
+            includes: self.includes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchState {
@@ -21030,7 +22821,7 @@ impl ResourceWatchState {
 }
 
 /// A single change observed by a resource watcher.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ResourceChange {
     /// The URI of the resource that changed.
     #[serde(rename = "uri")]
@@ -21042,6 +22833,16 @@ pub struct ResourceChange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceChange {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            r#type: self.r#type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceChange {
@@ -21112,7 +22913,7 @@ impl EncodeMembers for ResourceChange {
 /// The links let clients navigate from an ordinary session to the task-level
 /// run and its durable definition. The session channel remains authoritative
 /// for this session's transcript, tools, confirmations, and changes.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationSessionOrigin {
     /// Owning {@link AutomationEntry.resource}.
     #[serde(rename = "automation")]
@@ -21124,6 +22925,16 @@ pub struct AutomationSessionOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationSessionOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            automation: self.automation.clone(),
+            run: self.run.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationSessionOrigin {
@@ -21212,7 +23023,7 @@ impl EncodeMembers for AutomationSessionOrigin {
 /// Minute, hour, and month must all match. When both day-of-month and
 /// day-of-week are restricted (not `*`), an occurrence matches when either day
 /// field matches, following Unix cron semantics.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationSchedule {
     /// Five-field AHP cron expression described by {@link AutomationSchedule}.
     #[serde(rename = "expression")]
@@ -21225,6 +23036,16 @@ pub struct AutomationSchedule {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationSchedule {
+    fn clone(&self) -> Self {
+        Self {
+            expression: self.expression.clone(),
+            time_zone: self.time_zone.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationSchedule {
@@ -21291,7 +23112,7 @@ impl EncodeMembers for AutomationSchedule {
 }
 
 /// Starts runs from a recurring cron schedule evaluated by the host.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationScheduleTrigger {
     /// Identifier unique and stable within this automation definition. Recorded in
     /// {@link AutomationTriggeredRunOrigin.triggerId} when this trigger creates a
@@ -21313,6 +23134,17 @@ pub struct AutomationScheduleTrigger {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationScheduleTrigger {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            schedule: self.schedule.clone(),
+            misfire_policy: self.misfire_policy.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationScheduleTrigger {
@@ -21391,7 +23223,7 @@ impl EncodeMembers for AutomationScheduleTrigger {
 /// listAutomationTriggerDefinitions}. The saved trigger includes the matching
 /// human-readable metadata so it remains displayable without repeating
 /// discovery.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationEventTrigger {
     /// Identifier unique and stable within this automation definition. Recorded in
     /// {@link AutomationTriggeredRunOrigin.triggerId} when this trigger creates a
@@ -21425,6 +23257,20 @@ pub struct AutomationEventTrigger {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationEventTrigger {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            events: self.events.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationEventTrigger {
@@ -21516,7 +23362,7 @@ impl EncodeMembers for AutomationEventTrigger {
 }
 
 /// Describes one host-defined trigger event.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationTriggerEventDefinition {
     /// Stable event id.
     #[serde(rename = "id")]
@@ -21535,6 +23381,17 @@ pub struct AutomationTriggerEventDefinition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationTriggerEventDefinition {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationTriggerEventDefinition {
@@ -21612,7 +23469,7 @@ impl EncodeMembers for AutomationTriggerEventDefinition {
 /// Trigger definitions are discovery metadata, not durable automation state.
 /// Hosts may return different definitions for different providers, working
 /// directories, or session configuration.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationTriggerDefinition {
     /// Stable type id stored in {@link AutomationEventTrigger.type}.
     #[serde(rename = "type")]
@@ -21641,6 +23498,19 @@ pub struct AutomationTriggerDefinition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationTriggerDefinition {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            events: self.events.clone(),
+            config_schema: self.config_schema.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationTriggerDefinition {
@@ -21731,7 +23601,7 @@ impl EncodeMembers for AutomationTriggerDefinition {
 ///
 /// The host revalidates every selection when the run starts. Definitions never
 /// carry credentials, confirmation decisions, or durable permission grants.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationSessionTemplate {
     /// Provider id matching {@link AgentInfo.provider}. Omit to use the host's default provider.
     #[serde(rename = "provider", default, skip_serializing_if = "Option::is_none")]
@@ -21791,6 +23661,20 @@ pub struct AutomationSessionTemplate {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationSessionTemplate {
+    fn clone(&self) -> Self {
+        Self {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            working_directories: self.working_directories.clone(),
+            config: self.config.clone(),
+            customizations: self.customizations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationSessionTemplate {
@@ -21902,7 +23786,7 @@ impl EncodeMembers for AutomationSessionTemplate {
 /// used for each run, and zero or more automatic triggers. Run history,
 /// timestamps, and currently allowed operations live on
 /// {@link AutomationEntry} rather than in the definition.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AutomationDefinition {
     /// Human-readable automation name.
     #[serde(rename = "title")]
@@ -21948,6 +23832,21 @@ pub struct AutomationDefinition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationDefinition {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            message: self.message.clone(),
+            session: self.session.clone(),
+            enabled: self.enabled.clone(),
+            triggers: self.triggers.clone(),
+            disable_conditions: self.disable_conditions.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationDefinition {
@@ -22054,7 +23953,7 @@ impl EncodeMembers for AutomationDefinition {
 ///
 /// Omitted fields are unchanged. Supplied arrays and objects replace their
 /// corresponding values in full; they are not merged recursively.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationDefinitionPatch {
     /// Replacement {@link AutomationDefinition.title}.
     #[serde(rename = "title", default, skip_serializing_if = "Option::is_none")]
@@ -22092,6 +23991,21 @@ pub struct AutomationDefinitionPatch {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationDefinitionPatch {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            message: self.message.clone(),
+            session: self.session.clone(),
+            enabled: self.enabled.clone(),
+            triggers: self.triggers.clone(),
+            disable_conditions: self.disable_conditions.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationDefinitionPatch {
@@ -22205,7 +24119,7 @@ impl EncodeMembers for AutomationDefinitionPatch {
 }
 
 /// Stops scheduling after a fixed number of scheduled runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationAfterRunsCondition {
     /// Positive-integer cap on scheduled runs.
     #[serde(rename = "max")]
@@ -22214,6 +24128,15 @@ pub struct AutomationAfterRunsCondition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationAfterRunsCondition {
+    fn clone(&self) -> Self {
+        Self {
+            max: self.max.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationAfterRunsCondition {
@@ -22276,7 +24199,7 @@ impl EncodeMembers for AutomationAfterRunsCondition {
 }
 
 /// Stops scheduling once a wall-clock date passes.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationAfterDateCondition {
     /// ISO 8601 timestamp after which scheduling stops.
     #[serde(rename = "date")]
@@ -22285,6 +24208,15 @@ pub struct AutomationAfterDateCondition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationAfterDateCondition {
+    fn clone(&self) -> Self {
+        Self {
+            date: self.date.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationAfterDateCondition {
@@ -22351,7 +24283,7 @@ impl EncodeMembers for AutomationAfterDateCondition {
 /// The host owns trigger evaluation, run claims, run retention, and operation
 /// availability. Clients render this state and submit actions or commands; they
 /// never run a fallback scheduler for a host-owned definition.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AutomationEntry {
     /// Stable `ahp-automation:/<id>` resource identifier.
     #[serde(rename = "resource")]
@@ -22422,6 +24354,25 @@ pub struct AutomationEntry {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationEntry {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            definition: self.definition.clone(),
+            next_run_at: self.next_run_at.clone(),
+            run_count: self.run_count.clone(),
+            runs: self.runs.clone(),
+            runs_next_cursor: self.runs_next_cursor.clone(),
+            operations: self.operations.clone(),
+            customizations: self.customizations.clone(),
+            created_at: self.created_at.clone(),
+            modified_at: self.modified_at.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationEntry {
@@ -22557,7 +24508,7 @@ impl EncodeMembers for AutomationEntry {
 /// Subsequent {@link AutomationSetAction | `automation/set`} and
 /// {@link AutomationRemovedAction | `automation/removed`} actions keep the
 /// catalogue synchronized and participate in normal reconnect replay.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationState {
     /// Full automation entries keyed by {@link AutomationEntry.resource}.
     #[serde(rename = "entries")]
@@ -22569,6 +24520,16 @@ pub struct AutomationState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationState {
+    fn clone(&self) -> Self {
+        Self {
+            entries: self.entries.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationState {
@@ -22691,12 +24652,20 @@ impl AutomationState {
 }
 
 /// Origin recorded for a client-requested manual run.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationManualRunOrigin {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationManualRunOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationManualRunOrigin {
@@ -22755,7 +24724,7 @@ impl EncodeMembers for AutomationManualRunOrigin {
 }
 
 /// Origin recorded for a run created by one of the automation's triggers.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationTriggeredRunOrigin {
     /// Matches the stable {@link AutomationScheduleTrigger.id} or
     /// {@link AutomationEventTrigger.id} in the definition.
@@ -22781,6 +24750,18 @@ pub struct AutomationTriggeredRunOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationTriggeredRunOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            trigger_id: self.trigger_id.clone(),
+            scheduled_for: self.scheduled_for.clone(),
+            catch_up: self.catch_up.clone(),
+            event: self.event.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationTriggeredRunOrigin {
@@ -22866,7 +24847,7 @@ impl EncodeMembers for AutomationTriggeredRunOrigin {
 }
 
 /// A durable run exists but has not begun external execution.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationPendingRunLifecycle {
     /// Run creation timestamp in ISO 8601 format.
     #[serde(rename = "createdAt")]
@@ -22875,6 +24856,15 @@ pub struct AutomationPendingRunLifecycle {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationPendingRunLifecycle {
+    fn clone(&self) -> Self {
+        Self {
+            created_at: self.created_at.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationPendingRunLifecycle {
@@ -22941,7 +24931,7 @@ impl EncodeMembers for AutomationPendingRunLifecycle {
 /// Linked {@link SessionState.status} and {@link SessionState.inputNeeded}
 /// remain authoritative for whether user attention or client-side work is
 /// required.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationRunningRunLifecycle {
     /// Run creation timestamp in ISO 8601 format.
     #[serde(rename = "createdAt")]
@@ -22953,6 +24943,16 @@ pub struct AutomationRunningRunLifecycle {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunningRunLifecycle {
+    fn clone(&self) -> Self {
+        Self {
+            created_at: self.created_at.clone(),
+            started_at: self.started_at.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunningRunLifecycle {
@@ -23019,7 +25019,7 @@ impl EncodeMembers for AutomationRunningRunLifecycle {
 }
 
 /// Terminal lifecycle for a successfully completed run.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationCompletedRunLifecycle {
     /// Run creation timestamp in ISO 8601 format.
     #[serde(rename = "createdAt")]
@@ -23037,6 +25037,18 @@ pub struct AutomationCompletedRunLifecycle {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationCompletedRunLifecycle {
+    fn clone(&self) -> Self {
+        Self {
+            created_at: self.created_at.clone(),
+            started_at: self.started_at.clone(),
+            completed_at: self.completed_at.clone(),
+            usage: self.usage.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationCompletedRunLifecycle {
@@ -23121,7 +25133,7 @@ impl EncodeMembers for AutomationCompletedRunLifecycle {
 ///
 /// `startedAt` is absent when failure occurred before execution began, such as
 /// session-template validation or workspace preparation.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationFailedRunLifecycle {
     /// Run creation timestamp in ISO 8601 format.
     #[serde(rename = "createdAt")]
@@ -23139,6 +25151,18 @@ pub struct AutomationFailedRunLifecycle {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationFailedRunLifecycle {
+    fn clone(&self) -> Self {
+        Self {
+            created_at: self.created_at.clone(),
+            started_at: self.started_at.clone(),
+            completed_at: self.completed_at.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationFailedRunLifecycle {
@@ -23223,7 +25247,7 @@ impl EncodeMembers for AutomationFailedRunLifecycle {
 ///
 /// `startedAt` is absent when cancellation completed while the run was still
 /// pending.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationCancelledRunLifecycle {
     /// Run creation timestamp in ISO 8601 format.
     #[serde(rename = "createdAt")]
@@ -23238,6 +25262,17 @@ pub struct AutomationCancelledRunLifecycle {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationCancelledRunLifecycle {
+    fn clone(&self) -> Self {
+        Self {
+            created_at: self.created_at.clone(),
+            started_at: self.started_at.clone(),
+            completed_at: self.completed_at.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationCancelledRunLifecycle {
@@ -23318,7 +25353,7 @@ impl EncodeMembers for AutomationCancelledRunLifecycle {
 ///
 /// A summary contains enough information to render run history without
 /// subscribing to every `ahp-automation-run:` resource.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AutomationRunSummary {
     /// Subscribable `ahp-automation-run:` URI matching {@link AutomationRunState.resource}.
     #[serde(rename = "resource")]
@@ -23349,6 +25384,21 @@ pub struct AutomationRunSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunSummary {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            automation: self.automation.clone(),
+            origin: self.origin.clone(),
+            lifecycle: self.lifecycle.clone(),
+            primary_session: self.primary_session.clone(),
+            session_count: self.session_count.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunSummary {
@@ -23457,7 +25507,7 @@ impl EncodeMembers for AutomationRunSummary {
 /// membership. Linked session and chat channels remain authoritative for
 /// transcripts, tools, interaction requirements, changesets, and per-session
 /// lifecycle.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AutomationRunState {
     /// URI of this automation-run channel.
     #[serde(rename = "resource")]
@@ -23490,6 +25540,21 @@ pub struct AutomationRunState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunState {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            automation: self.automation.clone(),
+            origin: self.origin.clone(),
+            lifecycle: self.lifecycle.clone(),
+            sessions: self.sessions.clone(),
+            primary_session: self.primary_session.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunState {
@@ -23693,7 +25758,7 @@ impl AutomationRunState {
 }
 
 /// A single explicit customization enablement decision.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum CustomizationEnablement {
     #[serde(rename = "global")]
@@ -23737,6 +25802,17 @@ impl TaggedUnion for CustomizationEnablement {
     }
 }
 
+impl Clone for CustomizationEnablement {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Global(value) => Self::Global(value.clone()),
+            Self::Workspace(value) => Self::Workspace(value.clone()),
+            Self::Session(value) => Self::Session(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for CustomizationEnablement {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -23769,7 +25845,7 @@ impl Encode for CustomizationEnablement {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CustomizationEnablementGlobal {
     #[serde(rename = "enabled")]
     pub enabled: bool,
@@ -23777,6 +25853,15 @@ pub struct CustomizationEnablementGlobal {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationEnablementGlobal {
+    fn clone(&self) -> Self {
+        Self {
+            enabled: self.enabled.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationEnablementGlobal {
@@ -23838,7 +25923,7 @@ impl EncodeMembers for CustomizationEnablementGlobal {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CustomizationEnablementWorkspace {
     #[serde(rename = "uri")]
     pub uri: String,
@@ -23848,6 +25933,16 @@ pub struct CustomizationEnablementWorkspace {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationEnablementWorkspace {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            enabled: self.enabled.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationEnablementWorkspace {
@@ -23913,7 +26008,7 @@ impl EncodeMembers for CustomizationEnablementWorkspace {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CustomizationEnablementSession {
     #[serde(rename = "enabled")]
     pub enabled: bool,
@@ -23921,6 +26016,15 @@ pub struct CustomizationEnablementSession {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationEnablementSession {
+    fn clone(&self) -> Self {
+        Self {
+            enabled: self.enabled.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationEnablementSession {
@@ -24029,7 +26133,7 @@ impl Encode for ToolInput {
 }
 
 /// How a chat came into existence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ChatOrigin {
     #[serde(rename = "user")]
@@ -24079,6 +26183,18 @@ impl TaggedUnion for ChatOrigin {
     }
 }
 
+impl Clone for ChatOrigin {
+    fn clone(&self) -> Self {
+        match self {
+            Self::User(value) => Self::User(value.clone()),
+            Self::Fork(value) => Self::Fork(value.clone()),
+            Self::SideChat(value) => Self::SideChat(value.clone()),
+            Self::Tool(value) => Self::Tool(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChatOrigin {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -24111,12 +26227,20 @@ impl Encode for ChatOrigin {
 }
 
 /// Created directly by a user.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatOriginUser {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatOriginUser {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatOriginUser {
@@ -24175,7 +26299,7 @@ impl EncodeMembers for ChatOriginUser {
 }
 
 /// Forked from a specific turn of another chat.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatOriginFork {
     /// URI of the chat this one was forked from.
     #[serde(rename = "chat")]
@@ -24187,6 +26311,16 @@ pub struct ChatOriginFork {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatOriginFork {
+    fn clone(&self) -> Self {
+        Self {
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatOriginFork {
@@ -24253,7 +26387,7 @@ impl EncodeMembers for ChatOriginFork {
 }
 
 /// Independent side conversation created from a specific turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatOriginSideChat {
     /// URI of the chat that supplied the side-chat context.
     #[serde(rename = "chat")]
@@ -24268,6 +26402,17 @@ pub struct ChatOriginSideChat {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatOriginSideChat {
+    fn clone(&self) -> Self {
+        Self {
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatOriginSideChat {
@@ -24340,7 +26485,7 @@ impl EncodeMembers for ChatOriginSideChat {
 }
 
 /// Spawned by a tool call in another chat.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatOriginTool {
     /// URI of the chat whose tool call spawned this one.
     #[serde(rename = "chat")]
@@ -24352,6 +26497,16 @@ pub struct ChatOriginTool {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatOriginTool {
+    fn clone(&self) -> Self {
+        Self {
+            chat: self.chat.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatOriginTool {
@@ -24418,7 +26573,7 @@ impl EncodeMembers for ChatOriginTool {
 }
 
 /// A single part of a response stream (text, tool call, reasoning, content reference).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ResponsePart {
     #[serde(rename = "markdown")]
@@ -24494,6 +26649,21 @@ impl TaggedUnion for ResponsePart {
     }
 }
 
+impl Clone for ResponsePart {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Markdown(value) => Self::Markdown(value.clone()),
+            Self::ContentRef(value) => Self::ContentRef(value.clone()),
+            Self::ToolCall(value) => Self::ToolCall(value.clone()),
+            Self::Reasoning(value) => Self::Reasoning(value.clone()),
+            Self::SystemNotification(value) => Self::SystemNotification(value.clone()),
+            Self::InputRequest(value) => Self::InputRequest(value.clone()),
+            Self::Error(value) => Self::Error(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ResponsePart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -24539,7 +26709,7 @@ impl Encode for ResponsePart {
 }
 
 /// Full tool call lifecycle state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "status")]
 pub enum ToolCallState {
     #[serde(rename = "streaming")]
@@ -24617,6 +26787,23 @@ impl TaggedUnion for ToolCallState {
     }
 }
 
+impl Clone for ToolCallState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Streaming(value) => Self::Streaming(value.clone()),
+            Self::PendingConfirmation(value) => Self::PendingConfirmation(value.clone()),
+            Self::Running(value) => Self::Running(value.clone()),
+            Self::AuthRequired(value) => Self::AuthRequired(value.clone()),
+            Self::PendingResultConfirmation(value) => {
+                Self::PendingResultConfirmation(value.clone())
+            }
+            Self::Completed(value) => Self::Completed(value.clone()),
+            Self::Cancelled(value) => Self::Cancelled(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -24664,7 +26851,7 @@ impl Encode for ToolCallState {
 }
 
 /// A tool call blocked on parameter- or result-confirmation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "status")]
 pub enum ToolCallConfirmationState {
     #[serde(rename = "pending-confirmation")]
@@ -24704,6 +26891,18 @@ impl TaggedUnion for ToolCallConfirmationState {
     }
 }
 
+impl Clone for ToolCallConfirmationState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::PendingConfirmation(value) => Self::PendingConfirmation(value.clone()),
+            Self::PendingResultConfirmation(value) => {
+                Self::PendingResultConfirmation(value.clone())
+            }
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallConfirmationState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -24738,7 +26937,7 @@ impl Encode for ToolCallConfirmationState {
 }
 
 /// Who currently holds a terminal.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum TerminalClaim {
     #[serde(rename = "client")]
@@ -24776,6 +26975,16 @@ impl TaggedUnion for TerminalClaim {
     }
 }
 
+impl Clone for TerminalClaim {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Client(value) => Self::Client(value.clone()),
+            Self::Session(value) => Self::Session(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for TerminalClaim {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -24806,7 +27015,7 @@ impl Encode for TerminalClaim {
 }
 
 /// A content part within terminal output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum TerminalContentPart {
     #[serde(rename = "unclassified")]
@@ -24844,6 +27053,16 @@ impl TaggedUnion for TerminalContentPart {
     }
 }
 
+impl Clone for TerminalContentPart {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Unclassified(value) => Self::Unclassified(value.clone()),
+            Self::Command(value) => Self::Command(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for TerminalContentPart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -24876,7 +27095,7 @@ impl Encode for TerminalContentPart {
 }
 
 /// One question within a chat input request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ChatInputQuestion {
     #[serde(rename = "text")]
@@ -24945,6 +27164,20 @@ impl TaggedUnion for ChatInputQuestion {
     }
 }
 
+impl Clone for ChatInputQuestion {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::Number(value) => Self::Number(value.clone()),
+            Self::Integer(value) => Self::Integer(value.clone()),
+            Self::Boolean(value) => Self::Boolean(value.clone()),
+            Self::SingleSelect(value) => Self::SingleSelect(value.clone()),
+            Self::MultiSelect(value) => Self::MultiSelect(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChatInputQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -24983,7 +27216,7 @@ impl Encode for ChatInputQuestion {
 }
 
 /// Value captured for one answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ChatInputAnswerValue {
     #[serde(rename = "text")]
@@ -25039,6 +27272,19 @@ impl TaggedUnion for ChatInputAnswerValue {
     }
 }
 
+impl Clone for ChatInputAnswerValue {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::Number(value) => Self::Number(value.clone()),
+            Self::Boolean(value) => Self::Boolean(value.clone()),
+            Self::Selected(value) => Self::Selected(value.clone()),
+            Self::SelectedMany(value) => Self::SelectedMany(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChatInputAnswerValue {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25074,7 +27320,7 @@ impl Encode for ChatInputAnswerValue {
 }
 
 /// Draft, submitted, or skipped answer for one question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "state")]
 pub enum ChatInputAnswer {
     #[serde(rename = "draft")]
@@ -25118,6 +27364,17 @@ impl TaggedUnion for ChatInputAnswer {
     }
 }
 
+impl Clone for ChatInputAnswer {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Draft(value) => Self::Draft(value.clone()),
+            Self::Submitted(value) => Self::Submitted(value.clone()),
+            Self::Skipped(value) => Self::Skipped(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChatInputAnswer {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25151,7 +27408,7 @@ impl Encode for ChatInputAnswer {
 }
 
 /// Content block in a tool result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum ToolResultContent {
     #[serde(rename = "text")]
@@ -25220,6 +27477,20 @@ impl TaggedUnion for ToolResultContent {
     }
 }
 
+impl Clone for ToolResultContent {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::EmbeddedResource(value) => Self::EmbeddedResource(value.clone()),
+            Self::Resource(value) => Self::Resource(value.clone()),
+            Self::FileEdit(value) => Self::FileEdit(value.clone()),
+            Self::Terminal(value) => Self::Terminal(value.clone()),
+            Self::Subagent(value) => Self::Subagent(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolResultContent {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25256,7 +27527,7 @@ impl Encode for ToolResultContent {
 }
 
 /// An attachment associated with a `Message`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum MessageAttachment {
     #[serde(rename = "simple")]
@@ -25318,6 +27589,19 @@ impl TaggedUnion for MessageAttachment {
     }
 }
 
+impl Clone for MessageAttachment {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Simple(value) => Self::Simple(value.clone()),
+            Self::EmbeddedResource(value) => Self::EmbeddedResource(value.clone()),
+            Self::Resource(value) => Self::Resource(value.clone()),
+            Self::Annotations(value) => Self::Annotations(value.clone()),
+            Self::Chat(value) => Self::Chat(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for MessageAttachment {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25355,7 +27639,7 @@ impl Encode for MessageAttachment {
 }
 
 /// A top-level customization (plugin, directory, or bare MCP server).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Customization {
     #[serde(rename = "plugin")]
@@ -25399,6 +27683,17 @@ impl TaggedUnion for Customization {
     }
 }
 
+impl Clone for Customization {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Plugin(value) => Self::Plugin(value.clone()),
+            Self::Directory(value) => Self::Directory(value.clone()),
+            Self::McpServer(value) => Self::McpServer(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for Customization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25434,7 +27729,7 @@ impl Encode for Customization {
 }
 
 /// A child customization living inside a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum ChildCustomization {
     #[serde(rename = "agent")]
@@ -25496,6 +27791,20 @@ impl TaggedUnion for ChildCustomization {
     }
 }
 
+impl Clone for ChildCustomization {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Agent(value) => Self::Agent(value.clone()),
+            Self::Skill(value) => Self::Skill(value.clone()),
+            Self::Prompt(value) => Self::Prompt(value.clone()),
+            Self::Rule(value) => Self::Rule(value.clone()),
+            Self::Hook(value) => Self::Hook(value.clone()),
+            Self::McpServer(value) => Self::McpServer(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChildCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25532,7 +27841,7 @@ impl Encode for ChildCustomization {
 }
 
 /// Host-reported load state for a container customization.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum CustomizationLoadState {
     #[serde(rename = "loading")]
@@ -25582,6 +27891,18 @@ impl TaggedUnion for CustomizationLoadState {
     }
 }
 
+impl Clone for CustomizationLoadState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Loading(value) => Self::Loading(value.clone()),
+            Self::Loaded(value) => Self::Loaded(value.clone()),
+            Self::Degraded(value) => Self::Degraded(value.clone()),
+            Self::Error(value) => Self::Error(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for CustomizationLoadState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25614,7 +27935,7 @@ impl Encode for CustomizationLoadState {
 }
 
 /// Discriminated lifecycle status of an MCP server customization.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum McpServerState {
     #[serde(rename = "starting")]
@@ -25670,6 +27991,19 @@ impl TaggedUnion for McpServerState {
     }
 }
 
+impl Clone for McpServerState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Starting(value) => Self::Starting(value.clone()),
+            Self::Ready(value) => Self::Ready(value.clone()),
+            Self::AuthRequired(value) => Self::AuthRequired(value.clone()),
+            Self::Error(value) => Self::Error(value.clone()),
+            Self::Stopped(value) => Self::Stopped(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for McpServerState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25705,7 +28039,7 @@ impl Encode for McpServerState {
 }
 
 /// Reference to the contributor of the tool being called.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ToolCallContributor {
     #[serde(rename = "client")]
@@ -25741,6 +28075,16 @@ impl TaggedUnion for ToolCallContributor {
     }
 }
 
+impl Clone for ToolCallContributor {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Client(value) => Self::Client(value.clone()),
+            Self::Mcp(value) => Self::Mcp(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallContributor {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25771,7 +28115,7 @@ impl Encode for ToolCallContributor {
 }
 
 /// Asynchronous model-judge confirmation rationale.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "status")]
 pub enum ToolCallRiskAssessment {
     #[serde(rename = "loading")]
@@ -25809,6 +28153,16 @@ impl TaggedUnion for ToolCallRiskAssessment {
     }
 }
 
+impl Clone for ToolCallRiskAssessment {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Loading(value) => Self::Loading(value.clone()),
+            Self::Complete(value) => Self::Complete(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallRiskAssessment {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25839,7 +28193,7 @@ impl Encode for ToolCallRiskAssessment {
 }
 
 /// Current lifecycle of a terminal process.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "status")]
 pub enum TerminalLifecycleState {
     #[serde(rename = "running")]
@@ -25877,6 +28231,16 @@ impl TaggedUnion for TerminalLifecycleState {
     }
 }
 
+impl Clone for TerminalLifecycleState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Running(value) => Self::Running(value.clone()),
+            Self::Exited(value) => Self::Exited(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for TerminalLifecycleState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -25907,7 +28271,7 @@ impl Encode for TerminalLifecycleState {
 }
 
 /// One outstanding piece of input a session is blocked on, aggregated across all chats.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum SessionInputRequest {
     #[serde(rename = "chatInput")]
@@ -25962,6 +28326,18 @@ impl TaggedUnion for SessionInputRequest {
     }
 }
 
+impl Clone for SessionInputRequest {
+    fn clone(&self) -> Self {
+        match self {
+            Self::ChatInput(value) => Self::ChatInput(value.clone()),
+            Self::ToolConfirmation(value) => Self::ToolConfirmation(value.clone()),
+            Self::ToolClientExecution(value) => Self::ToolClientExecution(value.clone()),
+            Self::ToolAuthentication(value) => Self::ToolAuthentication(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for SessionInputRequest {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -26002,7 +28378,7 @@ impl Encode for SessionInputRequest {
 }
 
 /// Work that keeps running after the tool call that started it returns and will resume the owning chat when it finishes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum BackgroundWork {
     #[serde(rename = "shell")]
@@ -26040,6 +28416,16 @@ impl TaggedUnion for BackgroundWork {
     }
 }
 
+impl Clone for BackgroundWork {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Shell(value) => Self::Shell(value.clone()),
+            Self::Subagent(value) => Self::Subagent(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for BackgroundWork {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -26070,7 +28456,7 @@ impl Encode for BackgroundWork {
 }
 
 /// Durable origin of a session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum SessionOrigin {
     #[serde(rename = "automation")]
@@ -26099,6 +28485,15 @@ impl TaggedUnion for SessionOrigin {
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Clone for SessionOrigin {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Automation(value) => Self::Automation(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
     }
 }
 
@@ -26133,7 +28528,7 @@ impl Encode for SessionOrigin {
 }
 
 /// Automatic trigger for an automation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum AutomationTrigger {
     #[serde(rename = "schedule")]
@@ -26169,6 +28564,16 @@ impl TaggedUnion for AutomationTrigger {
     }
 }
 
+impl Clone for AutomationTrigger {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Schedule(value) => Self::Schedule(value.clone()),
+            Self::Event(value) => Self::Event(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for AutomationTrigger {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -26199,7 +28604,7 @@ impl Encode for AutomationTrigger {
 }
 
 /// Self-disable rule for an automation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum AutomationDisableCondition {
     #[serde(rename = "afterRuns")]
@@ -26237,6 +28642,16 @@ impl TaggedUnion for AutomationDisableCondition {
     }
 }
 
+impl Clone for AutomationDisableCondition {
+    fn clone(&self) -> Self {
+        match self {
+            Self::AfterRuns(value) => Self::AfterRuns(value.clone()),
+            Self::AfterDate(value) => Self::AfterDate(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for AutomationDisableCondition {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -26271,7 +28686,7 @@ impl Encode for AutomationDisableCondition {
 }
 
 /// Provenance describing how an automation run was created.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum AutomationRunOrigin {
     #[serde(rename = "manual")]
@@ -26309,6 +28724,16 @@ impl TaggedUnion for AutomationRunOrigin {
     }
 }
 
+impl Clone for AutomationRunOrigin {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Manual(value) => Self::Manual(value.clone()),
+            Self::Trigger(value) => Self::Trigger(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for AutomationRunOrigin {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -26339,7 +28764,7 @@ impl Encode for AutomationRunOrigin {
 }
 
 /// Lifecycle of an automation run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "status")]
 pub enum AutomationRunLifecycle {
     #[serde(rename = "pending")]
@@ -26392,6 +28817,19 @@ impl TaggedUnion for AutomationRunLifecycle {
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Clone for AutomationRunLifecycle {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Pending(value) => Self::Pending(value.clone()),
+            Self::Running(value) => Self::Running(value.clone()),
+            Self::Completed(value) => Self::Completed(value.clone()),
+            Self::Failed(value) => Self::Failed(value.clone()),
+            Self::Cancelled(value) => Self::Cancelled(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
     }
 }
 
@@ -26970,7 +29408,7 @@ impl Encode for ActionType {
 }
 
 /// Identifies the client that originally dispatched an action.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ActionOrigin {
     #[serde(rename = "clientId")]
     pub client_id: String,
@@ -26980,6 +29418,16 @@ pub struct ActionOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActionOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            client_seq: self.client_seq.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActionOrigin {
@@ -27052,7 +29500,7 @@ impl EncodeMembers for ActionOrigin {
 /// terminal URI for terminal actions). Individual action payloads carry only
 /// fields that are intrinsic to the action; the channel comes from the
 /// envelope so that any subscribable resource can route its actions uniformly.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ActionEnvelope {
     /// Channel URI this action belongs to.
     #[serde(rename = "channel")]
@@ -27073,6 +29521,19 @@ pub struct ActionEnvelope {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActionEnvelope {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            action: self.action.clone(),
+            server_seq: self.server_seq.clone(),
+            origin: self.origin.clone(),
+            rejection_reason: self.rejection_reason.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActionEnvelope {
@@ -27166,7 +29627,7 @@ impl EncodeMembers for ActionEnvelope {
 }
 
 /// Fired when available agent backends or their models change.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RootAgentsChangedAction {
     /// Updated agent list
     #[serde(rename = "agents")]
@@ -27175,6 +29636,15 @@ pub struct RootAgentsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootAgentsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            agents: self.agents.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootAgentsChangedAction {
@@ -27237,7 +29707,7 @@ impl EncodeMembers for RootAgentsChangedAction {
 }
 
 /// Fired when the number of active sessions changes.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RootActiveSessionsChangedAction {
     /// Current count of active sessions
     #[serde(rename = "activeSessions")]
@@ -27246,6 +29716,15 @@ pub struct RootActiveSessionsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootActiveSessionsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            active_sessions: self.active_sessions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootActiveSessionsChangedAction {
@@ -27311,7 +29790,7 @@ impl EncodeMembers for RootActiveSessionsChangedAction {
 ///
 /// By default, the reducer merges the new values into `state.config.values`.
 /// Set `replace` to `true` to replace all values instead of merging.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RootConfigChangedAction {
     /// Updated config values
     #[serde(rename = "config")]
@@ -27323,6 +29802,16 @@ pub struct RootConfigChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootConfigChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            replace: self.replace.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootConfigChangedAction {
@@ -27391,12 +29880,20 @@ impl EncodeMembers for RootConfigChangedAction {
 }
 
 /// Session backend initialized successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionReadyAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionReadyAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionReadyAction {
@@ -27455,7 +29952,7 @@ impl EncodeMembers for SessionReadyAction {
 }
 
 /// Session backend failed to initialize.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionCreationFailedAction {
     /// Error details
     #[serde(rename = "error")]
@@ -27464,6 +29961,15 @@ pub struct SessionCreationFailedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCreationFailedAction {
+    fn clone(&self) -> Self {
+        Self {
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCreationFailedAction {
@@ -27530,7 +30036,7 @@ impl EncodeMembers for SessionCreationFailedAction {
 /// replaced.
 ///
 /// Mirrors the root-channel `root/sessionAdded` notification.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionChatAddedAction {
     /// The full summary of the newly added (or upserted) chat.
     #[serde(rename = "summary")]
@@ -27539,6 +30045,15 @@ pub struct SessionChatAddedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChatAddedAction {
+    fn clone(&self) -> Self {
+        Self {
+            summary: self.summary.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChatAddedAction {
@@ -27603,7 +30118,7 @@ impl EncodeMembers for SessionChatAddedAction {
 /// A chat was removed from this session's catalog. No-op when no entry matches.
 ///
 /// Mirrors the root-channel `root/sessionRemoved` notification.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionChatRemovedAction {
     /// The URI of the chat to remove.
     #[serde(rename = "chat")]
@@ -27612,6 +30127,15 @@ pub struct SessionChatRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChatRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            chat: self.chat.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChatRemovedAction {
@@ -27684,7 +30208,7 @@ impl EncodeMembers for SessionChatRemovedAction {
 /// When `changes.status` changes, the host MUST project that exact value into
 /// the matching `SessionChatSummary.status` field and publish
 /// the updated compact chat catalog through `root/sessionSummaryChanged`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionChatUpdatedAction {
     /// The URI of the chat whose summary changed.
     #[serde(rename = "chat")]
@@ -27699,6 +30223,16 @@ pub struct SessionChatUpdatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChatUpdatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            chat: self.chat.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChatUpdatedAction {
@@ -27771,7 +30305,7 @@ impl EncodeMembers for SessionChatUpdatedAction {
 /// chat currently in the session exactly once. Reducers replace the catalog
 /// order while preserving each matching summary. Invalid or incomplete orders
 /// are ignored.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionChatsReorderedAction {
     /// Every chat URI in authoritative catalog order.
     #[serde(rename = "chats")]
@@ -27780,6 +30314,15 @@ pub struct SessionChatsReorderedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChatsReorderedAction {
+    fn clone(&self) -> Self {
+        Self {
+            chats: self.chats.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChatsReorderedAction {
@@ -27842,7 +30385,7 @@ impl EncodeMembers for SessionChatsReorderedAction {
 }
 
 /// The default chat input-routing hint for this session changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionDefaultChatChangedAction {
     /// New default chat URI, or `undefined` to clear the hint.
     #[serde(
@@ -27855,6 +30398,15 @@ pub struct SessionDefaultChatChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionDefaultChatChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            default_chat: self.default_chat.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionDefaultChatChangedAction {
@@ -27921,7 +30473,7 @@ impl EncodeMembers for SessionDefaultChatChangedAction {
 /// A new message has been sent to the agent, and a new turn starts.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatTurnStartedAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -27952,6 +30504,19 @@ pub struct ChatTurnStartedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatTurnStartedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            started_at: self.started_at.clone(),
+            message: self.message.clone(),
+            queued_message_id: self.queued_message_id.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatTurnStartedAction {
@@ -28042,7 +30607,7 @@ impl EncodeMembers for ChatTurnStartedAction {
 ///
 /// The server MUST first emit a `chat/responsePart` to create the target
 /// markdown part, then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatDeltaAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -28066,6 +30631,18 @@ pub struct ChatDeltaAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatDeltaAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part_id: self.part_id.clone(),
+            content: self.content.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatDeltaAction {
@@ -28150,7 +30727,7 @@ impl EncodeMembers for ChatDeltaAction {
 ///
 /// An {@link ErrorResponsePart} MUST be appended with {@link ChatErrorAction}
 /// instead so adding the part and ending the turn are one atomic transition.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatResponsePartAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -28171,6 +30748,17 @@ pub struct ChatResponsePartAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatResponsePartAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part: self.part.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatResponsePartAction {
@@ -28249,7 +30837,7 @@ impl EncodeMembers for ChatResponsePartAction {
 /// responsible for executing the tool once it reaches the `running` state
 /// and dispatching `chat/toolCallComplete`. For MCP-served tools, the
 /// server executes the call against the named `McpServerCustomization`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatToolCallStartAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -28286,6 +30874,21 @@ pub struct ChatToolCallStartAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallStartAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            intention: self.intention.clone(),
+            contributor: self.contributor.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallStartAction {
@@ -28391,7 +30994,7 @@ impl EncodeMembers for ChatToolCallStartAction {
 }
 
 /// Streaming partial parameters for a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatToolCallDeltaAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -28421,6 +31024,19 @@ pub struct ChatToolCallDeltaAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallDeltaAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            content: self.content.clone(),
+            invocation_message: self.invocation_message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallDeltaAction {
@@ -28528,7 +31144,7 @@ impl EncodeMembers for ChatToolCallDeltaAction {
 /// For client-provided tools, the server typically sets `confirmed` to
 /// `'not-needed'` so the tool transitions directly to `running`, where the
 /// owning client can begin execution immediately.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatToolCallReadyAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -28595,6 +31211,27 @@ pub struct ChatToolCallReadyAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallReadyAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            contributor: self.contributor.clone(),
+            intention: self.intention.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmation_title: self.confirmation_title.clone(),
+            risk_assessment: self.risk_assessment.clone(),
+            edits: self.edits.clone(),
+            editable: self.editable.clone(),
+            confirmed: self.confirmed.clone(),
+            options: self.options.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallReadyAction {
@@ -28744,7 +31381,7 @@ impl EncodeMembers for ChatToolCallReadyAction {
 }
 
 /// Client approves or denies a pending tool call (merged approved + denied variants).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatToolCallConfirmedAction {
     #[serde(rename = "turnId")]
     pub turn_id: String,
@@ -28794,6 +31431,24 @@ pub struct ChatToolCallConfirmedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallConfirmedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            approved: self.approved.clone(),
+            confirmed: self.confirmed.clone(),
+            reason: self.reason.clone(),
+            edited_tool_input: self.edited_tool_input.clone(),
+            user_suggestion: self.user_suggestion.clone(),
+            reason_message: self.reason_message.clone(),
+            selected_option_id: self.selected_option_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallConfirmedAction {
@@ -28948,7 +31603,7 @@ impl EncodeMembers for ChatToolCallConfirmedAction {
 /// MUST reject/ignore it as a no-op, leaving the tool call in
 /// `auth-required`. The client must resolve the auth challenge
 /// (`chat/toolCallAuthResolved`) before completing successfully.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatToolCallCompleteAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -28978,6 +31633,19 @@ pub struct ChatToolCallCompleteAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallCompleteAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            result: self.result.clone(),
+            requires_result_confirmation: self.requires_result_confirmation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallCompleteAction {
@@ -29073,7 +31741,7 @@ impl EncodeMembers for ChatToolCallCompleteAction {
 /// Client approves or denies a tool's result.
 ///
 /// If `approved` is `false`, the tool transitions to `cancelled` with reason `result-denied`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatToolCallResultConfirmedAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -29096,6 +31764,18 @@ pub struct ChatToolCallResultConfirmedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallResultConfirmedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            approved: self.approved.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallResultConfirmedAction {
@@ -29187,7 +31867,7 @@ impl EncodeMembers for ChatToolCallResultConfirmedAction {
 /// action to stream intermediate content while executing. The server SHOULD
 /// reject this action if the dispatching client does not match the contributor's
 /// `clientId`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatToolCallContentChangedAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -29210,6 +31890,18 @@ pub struct ChatToolCallContentChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallContentChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallContentChangedAction {
@@ -29303,7 +31995,7 @@ impl EncodeMembers for ChatToolCallContentChangedAction {
 /// Only valid for tool calls contributed by an MCP server — the reducer is a
 /// no-op if the tool call's `contributor` is not
 /// {@link ToolCallContributorKind.MCP | MCP-kind}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatToolCallAuthRequiredAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -29326,6 +32018,18 @@ pub struct ChatToolCallAuthRequiredAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallAuthRequiredAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            auth: self.auth.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallAuthRequiredAction {
@@ -29413,7 +32117,7 @@ impl EncodeMembers for ChatToolCallAuthRequiredAction {
 ///
 /// The host SHOULD remove the corresponding `session/inputNeededSet` entry
 /// (kind `toolAuthentication`) once this is dispatched.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatToolCallAuthResolvedAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -29433,6 +32137,17 @@ pub struct ChatToolCallAuthResolvedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatToolCallAuthResolvedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatToolCallAuthResolvedAction {
@@ -29505,7 +32220,7 @@ impl EncodeMembers for ChatToolCallAuthResolvedAction {
 }
 
 /// Turn finished — the assistant is idle.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatTurnCompleteAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -29529,6 +32244,17 @@ pub struct ChatTurnCompleteAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatTurnCompleteAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            duration: self.duration.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatTurnCompleteAction {
@@ -29601,7 +32327,7 @@ impl EncodeMembers for ChatTurnCompleteAction {
 }
 
 /// Turn was aborted; server stops processing.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatTurnCancelledAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -29625,6 +32351,17 @@ pub struct ChatTurnCancelledAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatTurnCancelledAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            duration: self.duration.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatTurnCancelledAction {
@@ -29697,7 +32434,7 @@ impl EncodeMembers for ChatTurnCancelledAction {
 }
 
 /// Error during turn processing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatErrorAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -29725,6 +32462,18 @@ pub struct ChatErrorAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatErrorAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            duration: self.duration.clone(),
+            part: self.part.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatErrorAction {
@@ -29811,7 +32560,7 @@ impl EncodeMembers for ChatErrorAction {
 /// response part MUST be a resumable error. The reducer reopens the same turn
 /// with its existing message, response parts, and usage intact. The host then
 /// resumes the provider's execution for that turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatTurnResumeAction {
     /// Identifier of the errored turn.
     #[serde(rename = "turnId")]
@@ -29820,6 +32569,15 @@ pub struct ChatTurnResumeAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatTurnResumeAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatTurnResumeAction {
@@ -29888,7 +32646,7 @@ impl EncodeMembers for ChatTurnResumeAction {
 /// to `undefined`.
 /// Producers SHOULD also update the parent session's chat catalog with
 /// `session/chatUpdated` so `ChatSummary.activity` stays in sync.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatActivityChangedAction {
     /// Human-readable description of current activity; omit or set `undefined` to clear
     #[serde(rename = "activity", default, skip_serializing_if = "Option::is_none")]
@@ -29897,6 +32655,15 @@ pub struct ChatActivityChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatActivityChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            activity: self.activity.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatActivityChangedAction {
@@ -29962,7 +32729,7 @@ impl EncodeMembers for ChatActivityChangedAction {
 
 /// Adds or replaces a {@link BackgroundWork} entry by `id`, independently of turn
 /// state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatBackgroundWorkSetAction {
     /// The complete entry.
     #[serde(rename = "work")]
@@ -29971,6 +32738,15 @@ pub struct ChatBackgroundWorkSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatBackgroundWorkSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            work: self.work.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatBackgroundWorkSetAction {
@@ -30033,7 +32809,7 @@ impl EncodeMembers for ChatBackgroundWorkSetAction {
 }
 
 /// Removes finished or no-longer-tracked background work; unknown IDs are a no-op.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatBackgroundWorkRemovedAction {
     /// The {@link BackgroundWorkBase.id | id} of the entry to remove.
     #[serde(rename = "id")]
@@ -30042,6 +32818,15 @@ pub struct ChatBackgroundWorkRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatBackgroundWorkRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatBackgroundWorkRemovedAction {
@@ -30110,7 +32895,7 @@ impl EncodeMembers for ChatBackgroundWorkRemovedAction {
 /// catalog with `session/chatUpdated` so `ChatSummary.movable` stays in sync.
 /// A chat referenced by its owning session's `defaultChat` MUST always carry
 /// `movable: false`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatMovableChangedAction {
     /// Whether this chat is structurally eligible to be moved.
     #[serde(rename = "movable")]
@@ -30119,6 +32904,15 @@ pub struct ChatMovableChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatMovableChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            movable: self.movable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatMovableChangedAction {
@@ -30189,7 +32983,7 @@ impl EncodeMembers for ChatMovableChangedAction {
 /// to the chat's effective {@link ChatState.workingDirectories | working
 /// directories}. Clients subscribe to each advertised changeset URI for
 /// file-level updates through the existing `changeset/*` action stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatChangesetsChangedAction {
     /// New catalogue, or `undefined` to clear it.
     #[serde(
@@ -30202,6 +32996,15 @@ pub struct ChatChangesetsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatChangesetsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            changesets: self.changesets.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatChangesetsChangedAction {
@@ -30269,7 +33072,7 @@ impl EncodeMembers for ChatChangesetsChangedAction {
 ///
 /// Replaces {@link ChatState.canvases | `state.canvases`} entirely. Set to
 /// `undefined` to clear the collection.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatCanvasesChangedAction {
     /// New canvas channel references, or `undefined` to clear the collection.
     #[serde(rename = "canvases", default, skip_serializing_if = "Option::is_none")]
@@ -30278,6 +33081,15 @@ pub struct ChatCanvasesChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatCanvasesChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            canvases: self.canvases.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatCanvasesChangedAction {
@@ -30346,7 +33158,7 @@ impl EncodeMembers for ChatCanvasesChangedAction {
 /// Replaces the subscribed canvas channel state entirely. Full-replacement
 /// semantics intentionally keep this early-development channel free to evolve
 /// without expanding the stable chat action surface.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CanvasStateChangedAction {
     /// New authoritative canvas state.
     #[serde(rename = "canvas")]
@@ -30355,6 +33167,15 @@ pub struct CanvasStateChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CanvasStateChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            canvas: self.canvas.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CanvasStateChangedAction {
@@ -30418,7 +33239,7 @@ impl EncodeMembers for CanvasStateChangedAction {
 
 /// Session title updated. Fired by the server when the title is auto-generated
 /// from conversation, or dispatched by a client to rename a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionTitleChangedAction {
     /// New title
     #[serde(rename = "title")]
@@ -30427,6 +33248,15 @@ pub struct SessionTitleChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTitleChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTitleChangedAction {
@@ -30489,7 +33319,7 @@ impl EncodeMembers for SessionTitleChangedAction {
 }
 
 /// Token usage report for a turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatUsageAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -30510,6 +33340,17 @@ pub struct ChatUsageAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatUsageAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            usage: self.usage.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatUsageAction {
@@ -30585,7 +33426,7 @@ impl EncodeMembers for ChatUsageAction {
 ///
 /// The server MUST first emit a `chat/responsePart` to create the target
 /// reasoning part, then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatReasoningAction {
     /// Turn identifier
     #[serde(rename = "turnId")]
@@ -30609,6 +33450,18 @@ pub struct ChatReasoningAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatReasoningAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part_id: self.part_id.clone(),
+            content: self.content.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatReasoningAction {
@@ -30693,7 +33546,7 @@ impl EncodeMembers for ChatReasoningAction {
 ///
 /// Dispatched by a client to mark a session as read (e.g. after viewing it)
 /// or unread (e.g. after new activity since the client last looked at it).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionIsReadChangedAction {
     /// Whether the session has been read
     #[serde(rename = "isRead")]
@@ -30702,6 +33555,15 @@ pub struct SessionIsReadChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionIsReadChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_read: self.is_read.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionIsReadChangedAction {
@@ -30767,7 +33629,7 @@ impl EncodeMembers for SessionIsReadChangedAction {
 ///
 /// Dispatched by a client to archive a session (e.g. the task is
 /// complete) or to unarchive it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionIsArchivedChangedAction {
     /// Whether the session is archived
     #[serde(rename = "isArchived")]
@@ -30776,6 +33638,15 @@ pub struct SessionIsArchivedChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionIsArchivedChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_archived: self.is_archived.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionIsArchivedChangedAction {
@@ -30841,7 +33712,7 @@ impl EncodeMembers for SessionIsArchivedChangedAction {
 ///
 /// Dispatched by the server to indicate what the session is currently doing
 /// (e.g. running a tool, thinking). Clear activity by setting it to `undefined`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionActivityChangedAction {
     /// Human-readable description of current activity, or `undefined` to clear
     #[serde(rename = "activity", default, skip_serializing_if = "Option::is_none")]
@@ -30850,6 +33721,15 @@ pub struct SessionActivityChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActivityChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            activity: self.activity.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActivityChangedAction {
@@ -30923,7 +33803,7 @@ impl EncodeMembers for SessionActivityChangedAction {
 /// fan-out happens through this action so observers see catalogue
 /// mutations in the same {@link ChangesetAction | per-changeset} action
 /// stream they already follow for file-level updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionChangesetsChangedAction {
     /// New catalogue, or `undefined` to clear it
     #[serde(
@@ -30936,6 +33816,15 @@ pub struct SessionChangesetsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChangesetsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            changesets: self.changesets.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChangesetsChangedAction {
@@ -31002,7 +33891,7 @@ impl EncodeMembers for SessionChangesetsChangedAction {
 /// Server tools for this session have changed.
 ///
 /// Full-replacement semantics: the `tools` array replaces the previous `serverTools` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionServerToolsChangedAction {
     /// Updated server tools list (full replacement)
     #[serde(rename = "tools")]
@@ -31011,6 +33900,15 @@ pub struct SessionServerToolsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionServerToolsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionServerToolsChangedAction {
@@ -31083,7 +33981,7 @@ impl EncodeMembers for SessionServerToolsChangedAction {
 /// {@link SessionActiveClientRemovedAction | `session/activeClientRemoved`} to
 /// leave. The server SHOULD automatically dispatch that removal when an active
 /// client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionActiveClientSetAction {
     /// The active client to add or update, matched by `clientId`.
     #[serde(rename = "activeClient")]
@@ -31092,6 +33990,15 @@ pub struct SessionActiveClientSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            active_client: self.active_client.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientSetAction {
@@ -31168,7 +34075,7 @@ impl EncodeMembers for SessionActiveClientSetAction {
 /// dispatching `chat/toolCallComplete` with `result.success = false`. (There is
 /// no per-tool-call server cancel; a failed completion is the cancellation
 /// mechanism, and the call ends in `completed` status with a failed result.)
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionActiveClientRemovedAction {
     /// The `clientId` of the active client to remove.
     #[serde(rename = "clientId")]
@@ -31177,6 +34084,15 @@ pub struct SessionActiveClientRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientRemovedAction {
@@ -31245,7 +34161,7 @@ impl EncodeMembers for SessionActiveClientRemovedAction {
 /// `directory` when the set does not already contain it (creating the set if
 /// absent) and is a no-op when it is already present. Only valid when the agent
 /// advertises {@link AgentCapabilities.multipleWorkingDirectories}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionWorkingDirectorySetAction {
     /// The working directory to grant the session's agent tool access to.
     #[serde(rename = "directory")]
@@ -31254,6 +34170,15 @@ pub struct SessionWorkingDirectorySetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionWorkingDirectorySetAction {
+    fn clone(&self) -> Self {
+        Self {
+            directory: self.directory.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionWorkingDirectorySetAction {
@@ -31327,7 +34252,7 @@ impl EncodeMembers for SessionWorkingDirectorySetAction {
 /// {@link MultipleWorkingDirectoriesCapability.primaryReplacement}, clients MUST
 /// NOT use this generic membership action to remove index `0`; the host MUST
 /// reject such a removal, leaving the protected slot intact.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionWorkingDirectoryRemovedAction {
     /// The working directory to revoke the session's agent tool access to.
     #[serde(rename = "directory")]
@@ -31336,6 +34261,15 @@ pub struct SessionWorkingDirectoryRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionWorkingDirectoryRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            directory: self.directory.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionWorkingDirectoryRemovedAction {
@@ -31414,7 +34348,7 @@ impl EncodeMembers for SessionWorkingDirectoryRemovedAction {
 /// {@link MultipleWorkingDirectoriesCapability.primaryReplacement}; clients
 /// MUST NOT target an immutable primary. The host MUST validate and apply its
 /// backend side effect before broadcasting an accepted action, or reject it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionWorkingDirectoryReplacedAction {
     /// URI of the existing entry to replace.
     #[serde(rename = "directory")]
@@ -31426,6 +34360,16 @@ pub struct SessionWorkingDirectoryReplacedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionWorkingDirectoryReplacedAction {
+    fn clone(&self) -> Self {
+        Self {
+            directory: self.directory.clone(),
+            replacement: self.replacement.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionWorkingDirectoryReplacedAction {
@@ -31500,7 +34444,7 @@ impl EncodeMembers for SessionWorkingDirectoryReplacedAction {
 /// be one of the owning session's {@link SessionState.workingDirectories}; a host
 /// MUST reject a directory that is not. Only valid when the agent advertises
 /// {@link AgentCapabilities.multipleWorkingDirectories}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatWorkingDirectorySetAction {
     /// The working directory to add to this chat's subset.
     #[serde(rename = "directory")]
@@ -31509,6 +34453,15 @@ pub struct ChatWorkingDirectorySetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatWorkingDirectorySetAction {
+    fn clone(&self) -> Self {
+        Self {
+            directory: self.directory.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatWorkingDirectorySetAction {
@@ -31576,7 +34529,7 @@ impl EncodeMembers for ChatWorkingDirectorySetAction {
 /// Removes `directory` from the chat's subset; a no-op when it is not present.
 /// Idempotent, mirroring `session/workingDirectoryRemoved`. Only affects the
 /// chat's subset — the directory remains in the session's set.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatWorkingDirectoryRemovedAction {
     /// The working directory to remove from this chat's subset.
     #[serde(rename = "directory")]
@@ -31585,6 +34538,15 @@ pub struct ChatWorkingDirectoryRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatWorkingDirectoryRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            directory: self.directory.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatWorkingDirectoryRemovedAction {
@@ -31658,7 +34620,7 @@ impl EncodeMembers for ChatWorkingDirectoryRemovedAction {
 /// subscribed only to the session channel can discover them. Clients respond by
 /// dispatching the ordinary `chat/*` action to the entry's `chat` channel — see
 /// {@link SessionInputRequest}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SessionInputNeededSetAction {
     /// The input request to add or update, matched by `id`.
     #[serde(rename = "request")]
@@ -31667,6 +34629,15 @@ pub struct SessionInputNeededSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputNeededSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputNeededSetAction {
@@ -31736,7 +34707,7 @@ impl EncodeMembers for SessionInputNeededSetAction {
 /// Server-originated: the host dispatches this once the underlying request
 /// resolves (the user answers, the tool call is confirmed, or the client
 /// reports its result).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionInputNeededRemovedAction {
     /// The `id` of the input request to remove.
     #[serde(rename = "id")]
@@ -31745,6 +34716,15 @@ pub struct SessionInputNeededRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputNeededRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputNeededRemovedAction {
@@ -31815,7 +34795,7 @@ impl EncodeMembers for SessionInputNeededRemovedAction {
 /// and start a new turn.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatPendingMessageSetAction {
     /// Whether this is a steering or queued message
     #[serde(rename = "kind")]
@@ -31830,6 +34810,17 @@ pub struct ChatPendingMessageSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatPendingMessageSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            id: self.id.clone(),
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatPendingMessageSetAction {
@@ -31904,7 +34895,7 @@ impl EncodeMembers for ChatPendingMessageSetAction {
 /// Dispatched by clients to cancel a pending message, or by the server when
 /// it consumes a message (e.g. starting a turn from a queued message or
 /// injecting a steering message into the current turn).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatPendingMessageRemovedAction {
     /// Whether this is a steering or queued message
     #[serde(rename = "kind")]
@@ -31916,6 +34907,16 @@ pub struct ChatPendingMessageRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatPendingMessageRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatPendingMessageRemovedAction {
@@ -31988,7 +34989,7 @@ impl EncodeMembers for ChatPendingMessageRemovedAction {
 /// Queued messages whose IDs are absent from `order` are appended at
 /// the end in their original relative order (so a client with a stale
 /// view of the queue never silently drops messages).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatQueuedMessagesReorderedAction {
     /// Queued message IDs in the desired order
     #[serde(rename = "order")]
@@ -31997,6 +34998,15 @@ pub struct ChatQueuedMessagesReorderedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatQueuedMessagesReorderedAction {
+    fn clone(&self) -> Self {
+        Self {
+            order: self.order.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatQueuedMessagesReorderedAction {
@@ -32069,7 +35079,7 @@ impl EncodeMembers for ChatQueuedMessagesReorderedAction {
 /// to `undefined` to clear it (e.g. once the message is sent).
 ///
 /// A client is only allowed to draft {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatDraftChangedAction {
     /// New draft message, or `undefined` to clear it
     #[serde(rename = "draft", default, skip_serializing_if = "Option::is_none")]
@@ -32078,6 +35088,15 @@ pub struct ChatDraftChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatDraftChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            draft: self.draft.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatDraftChangedAction {
@@ -32150,7 +35169,7 @@ impl EncodeMembers for ChatDraftChangedAction {
 /// the owning session's independent read state. After accepting this action,
 /// the host also synchronizes the addressed chat's `ChatSummary.status` and
 /// `SessionChatSummary.status` projections.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatIsReadChangedAction {
     /// Whether the chat has been read
     #[serde(rename = "isRead")]
@@ -32159,6 +35178,15 @@ pub struct ChatIsReadChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatIsReadChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_read: self.is_read.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatIsReadChangedAction {
@@ -32225,7 +35253,7 @@ impl EncodeMembers for ChatIsReadChangedAction {
 /// Dispatched by a client to archive a chat independently of its owning
 /// session or to restore it. Archiving the session's default chat is equivalent
 /// to archiving the session and SHOULD use `session/isArchivedChanged` instead.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatIsArchivedChangedAction {
     /// Whether the chat is archived
     #[serde(rename = "isArchived")]
@@ -32234,6 +35262,15 @@ pub struct ChatIsArchivedChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatIsArchivedChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_archived: self.is_archived.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatIsArchivedChangedAction {
@@ -32300,7 +35337,7 @@ impl EncodeMembers for ChatIsArchivedChangedAction {
 /// Creates an unresolved {@link InputRequestResponsePart} in the active turn,
 /// or replaces the unresolved part with the same request `id`. Answer drafts
 /// are preserved unless `request.answers` is provided.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputRequestedAction {
     /// Input request to create or replace
     #[serde(rename = "request")]
@@ -32309,6 +35346,15 @@ pub struct ChatInputRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputRequestedAction {
@@ -32373,7 +35419,7 @@ impl EncodeMembers for ChatInputRequestedAction {
 /// A client updated, submitted, skipped, or removed a single in-progress answer.
 ///
 /// Dispatching with `answer: undefined` removes that question's answer draft.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatInputAnswerChangedAction {
     /// Input request identifier
     #[serde(rename = "requestId")]
@@ -32388,6 +35434,17 @@ pub struct ChatInputAnswerChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputAnswerChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request_id: self.request_id.clone(),
+            question_id: self.question_id.clone(),
+            answer: self.answer.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputAnswerChangedAction {
@@ -32469,7 +35526,7 @@ impl EncodeMembers for ChatInputAnswerChangedAction {
 /// If accepted, the server uses `answers` (when provided) plus the request's
 /// synced answer state to resume the blocked operation. The reducer records the
 /// response and final answers on the existing {@link InputRequestResponsePart}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChatInputCompletedAction {
     /// Input request identifier
     #[serde(rename = "requestId")]
@@ -32489,6 +35546,17 @@ pub struct ChatInputCompletedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatInputCompletedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request_id: self.request_id.clone(),
+            response: self.response.clone(),
+            answers: self.answers.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatInputCompletedAction {
@@ -32564,7 +35632,7 @@ impl EncodeMembers for ChatInputCompletedAction {
 ///
 /// Full-replacement semantics: the `customizations` array replaces the
 /// previous `customizations` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionCustomizationsChangedAction {
     /// Updated customization list (full replacement).
     #[serde(rename = "customizations")]
@@ -32573,6 +35641,15 @@ pub struct SessionCustomizationsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            customizations: self.customizations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationsChangedAction {
@@ -32648,7 +35725,7 @@ impl EncodeMembers for SessionCustomizationsChangedAction {
 ///
 /// The `enablement` array completely replaces all explicit decisions. A caller
 /// changing one scope must include every decision it intends to preserve.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionCustomizationToggledAction {
     /// The id of the container or child to update.
     #[serde(rename = "id")]
@@ -32660,6 +35737,16 @@ pub struct SessionCustomizationToggledAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationToggledAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            enablement: self.enablement.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationToggledAction {
@@ -32733,7 +35820,7 @@ impl EncodeMembers for SessionCustomizationToggledAction {
 ///   including its `children` array. To preserve existing children, the
 ///   host must include them on the payload.
 /// - If not found, the entry is appended.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SessionCustomizationUpdatedAction {
     /// The customization to upsert (matched by `customization.id`).
     #[serde(rename = "customization")]
@@ -32742,6 +35829,15 @@ pub struct SessionCustomizationUpdatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationUpdatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            customization: self.customization.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationUpdatedAction {
@@ -32808,7 +35904,7 @@ impl EncodeMembers for SessionCustomizationUpdatedAction {
 /// Searches every container and its children for the entry. If the entry
 /// is a container, its children are removed with it. Is a no-op when no
 /// matching id is found.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionCustomizationRemovedAction {
     /// The id of the customization to remove.
     #[serde(rename = "id")]
@@ -32817,6 +35913,15 @@ pub struct SessionCustomizationRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationRemovedAction {
@@ -32898,7 +36003,7 @@ impl EncodeMembers for SessionCustomizationRemovedAction {
 /// because of a request issued mid-turn, the host SHOULD also raise
 /// {@link SessionStatus.InputNeeded} on the session — see
 /// {@link McpServerAuthRequiredState} for the rationale.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct SessionMcpServerStateChangedAction {
     /// The id of the {@link McpServerCustomization} to update.
     #[serde(rename = "id")]
@@ -32915,6 +36020,17 @@ pub struct SessionMcpServerStateChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMcpServerStateChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            state: self.state.clone(),
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMcpServerStateChangedAction {
@@ -32998,7 +36114,7 @@ impl EncodeMembers for SessionMcpServerStateChangedAction {
 /// {@link SessionMcpServerStateChangedAction | `session/mcpServerStateChanged`}
 /// once the server becomes ready, needs authentication, fails, or is
 /// rejected. Is a no-op when no matching `McpServerCustomization` is found.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionMcpServerStartRequestedAction {
     /// The id of the {@link McpServerCustomization} to start.
     #[serde(rename = "id")]
@@ -33007,6 +36123,15 @@ pub struct SessionMcpServerStartRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMcpServerStartRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMcpServerStartRequestedAction {
@@ -33084,7 +36209,7 @@ impl EncodeMembers for SessionMcpServerStartRequestedAction {
 /// {@link SessionMcpServerStateChangedAction | `session/mcpServerStateChanged`}
 /// if the final lifecycle state differs. Is a no-op when no matching
 /// `McpServerCustomization` is found.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionMcpServerStopRequestedAction {
     /// The id of the {@link McpServerCustomization} to stop.
     #[serde(rename = "id")]
@@ -33093,6 +36218,15 @@ pub struct SessionMcpServerStopRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMcpServerStopRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMcpServerStopRequestedAction {
@@ -33172,7 +36306,7 @@ impl EncodeMembers for SessionMcpServerStopRequestedAction {
 /// The host remains authoritative and MAY reject the request by following with
 /// {@link SessionMcpServerStateChangedAction | `session/mcpServerStateChanged`}
 /// restoring `blocking: true`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionMcpServerBackgroundRequestedAction {
     /// The id of the {@link McpServerCustomization} to background.
     #[serde(rename = "id")]
@@ -33181,6 +36315,15 @@ pub struct SessionMcpServerBackgroundRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMcpServerBackgroundRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMcpServerBackgroundRequestedAction {
@@ -33251,7 +36394,7 @@ impl EncodeMembers for SessionMcpServerBackgroundRequestedAction {
 ///
 /// Common use-case: truncate old data then dispatch a new
 /// `chat/turnStarted` with an edited message.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatTruncatedAction {
     /// Keep turns up to and including this turn. Omit to clear all turns.
     #[serde(rename = "turnId", default, skip_serializing_if = "Option::is_none")]
@@ -33260,6 +36403,15 @@ pub struct ChatTruncatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatTruncatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatTruncatedAction {
@@ -33330,7 +36482,7 @@ impl EncodeMembers for ChatTruncatedAction {
 /// `turns` is ordered oldest-first and is prepended to the current `turns`
 /// window. `turnsNextCursor` replaces the state's cursor; omit it when all
 /// retained turns are now loaded.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatTurnsLoadedAction {
     /// Older completed turns loaded into the state, ordered oldest-first.
     #[serde(rename = "turns")]
@@ -33346,6 +36498,16 @@ pub struct ChatTurnsLoadedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatTurnsLoadedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turns: self.turns.clone(),
+            turns_next_cursor: self.turns_next_cursor.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatTurnsLoadedAction {
@@ -33418,7 +36580,7 @@ impl EncodeMembers for ChatTurnsLoadedAction {
 /// Only properties with `sessionMutable: true` in the config schema may be
 /// changed. The server validates and broadcasts the action; the reducer merges
 /// the new values into `state.config.values`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionConfigChangedAction {
     /// Updated config values
     #[serde(rename = "config")]
@@ -33430,6 +36592,16 @@ pub struct SessionConfigChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            replace: self.replace.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigChangedAction {
@@ -33500,7 +36672,7 @@ impl EncodeMembers for SessionConfigChangedAction {
 /// The session's `_meta` side-channel changed. Replaces `state._meta`
 /// entirely (full-replacement semantics). Producers SHOULD merge any
 /// keys they wish to preserve into the new value before dispatching.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionMetaChangedAction {
     /// New `_meta` payload, or `undefined` to clear it
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -33509,6 +36681,15 @@ pub struct SessionMetaChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMetaChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMetaChangedAction {
@@ -33576,7 +36757,7 @@ impl EncodeMembers for SessionMetaChangedAction {
 /// `computing → ready` or `recomputing → ready`). The error payload is set
 /// together with `status` whenever it transitions to
 /// {@link ChangesetStatus.Error | Error}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChangesetStatusChangedAction {
     /// New computation lifecycle status.
     #[serde(rename = "status")]
@@ -33588,6 +36769,16 @@ pub struct ChangesetStatusChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetStatusChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetStatusChangedAction {
@@ -33657,7 +36848,7 @@ impl EncodeMembers for ChangesetStatusChangedAction {
 
 /// Upsert a {@link ChangesetFile} in the changeset — adds a new entry, or
 /// replaces an existing one identified by {@link ChangesetFile.id}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetFileSetAction {
     /// The new or replacement file entry.
     #[serde(rename = "file")]
@@ -33666,6 +36857,15 @@ pub struct ChangesetFileSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFileSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            file: self.file.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFileSetAction {
@@ -33731,7 +36931,7 @@ impl EncodeMembers for ChangesetFileSetAction {
 ///
 /// Typically dispatched when a file is reverted, staged out, or otherwise
 /// no longer in scope (e.g. a renamed file is replaced by a new entry).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetFileRemovedAction {
     /// The {@link ChangesetFile.id} of the file to remove.
     #[serde(rename = "fileId")]
@@ -33740,6 +36940,15 @@ pub struct ChangesetFileRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFileRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            file_id: self.file_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFileRemovedAction {
@@ -33822,7 +37031,7 @@ impl EncodeMembers for ChangesetFileRemovedAction {
 /// which is the authority on what changed, resets review explicitly — either by
 /// re-emitting the file without `reviewed: true`, or by dispatching this action
 /// with `reviewed: false`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetFilesReviewChangedAction {
     /// The {@link ChangesetFile.id | ids} of the files whose review state changed.
     #[serde(rename = "files")]
@@ -33834,6 +37043,16 @@ pub struct ChangesetFilesReviewChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFilesReviewChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            files: self.files.clone(),
+            reviewed: self.reviewed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFilesReviewChangedAction {
@@ -33906,7 +37125,7 @@ impl EncodeMembers for ChangesetFilesReviewChangedAction {
 /// Producers SHOULD use this action for initial snapshots and bulk refreshes;
 /// use {@link ChangesetFileSetAction}, {@link ChangesetFileRemovedAction}, and
 /// {@link ChangesetOperationsChangedAction} for incremental updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetContentChangedAction {
     /// Full replacement file list.
     #[serde(rename = "files")]
@@ -33922,6 +37141,16 @@ pub struct ChangesetContentChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetContentChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            files: self.files.clone(),
+            operations: self.operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetContentChangedAction {
@@ -33992,7 +37221,7 @@ impl EncodeMembers for ChangesetContentChangedAction {
 /// The set of operations available on this changeset changed. Full
 /// replacement semantics: `operations` replaces the previous list (or
 /// removes it entirely when `operations` is `undefined`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetOperationsChangedAction {
     /// Updated operation list. Pass `undefined` to clear all operations.
     #[serde(
@@ -34005,6 +37234,15 @@ pub struct ChangesetOperationsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            operations: self.operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationsChangedAction {
@@ -34078,7 +37316,7 @@ impl EncodeMembers for ChangesetOperationsChangedAction {
 /// operation with that id is currently present in the changeset, the action
 /// is a no-op. Use {@link ChangesetOperationsChangedAction} to add, remove,
 /// or otherwise replace the operation list itself.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ChangesetOperationStatusChangedAction {
     /// The {@link ChangesetOperation.id} whose status changed.
     #[serde(rename = "operationId")]
@@ -34093,6 +37331,17 @@ pub struct ChangesetOperationStatusChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationStatusChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            operation_id: self.operation_id.clone(),
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationStatusChangedAction {
@@ -34178,12 +37427,20 @@ impl EncodeMembers for ChangesetOperationStatusChangedAction {
 /// distinguish the two cases from the action alone — instead, react to
 /// the corresponding session-level lifecycle signal (e.g.
 /// `root/sessionRemoved`) for the "going away" case.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetClearedAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetClearedAction {
@@ -34253,7 +37510,7 @@ impl EncodeMembers for ChangesetClearedAction {
 /// SHOULD prefer {@link AnnotationsEntrySetAction} for per-entry edits, and
 /// {@link AnnotationsUpdatedAction} to resolve / re-anchor an existing
 /// annotation, to keep wire updates small.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AnnotationsSetAction {
     /// The new or replacement annotation. MUST contain at least one entry.
     #[serde(rename = "annotation")]
@@ -34262,6 +37519,15 @@ pub struct AnnotationsSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationsSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            annotation: self.annotation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationsSetAction {
@@ -34339,7 +37605,7 @@ impl EncodeMembers for AnnotationsSetAction {
 ///
 /// If {@link annotationId} does not match any current annotation the action is
 /// a no-op.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AnnotationsUpdatedAction {
     /// The {@link Annotation.id} of the annotation to update.
     #[serde(rename = "annotationId")]
@@ -34365,6 +37631,19 @@ pub struct AnnotationsUpdatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationsUpdatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            annotation_id: self.annotation_id.clone(),
+            origin: self.origin.clone(),
+            resource: self.resource.clone(),
+            range: self.range.clone(),
+            resolved: self.resolved.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationsUpdatedAction {
@@ -34461,7 +37740,7 @@ impl EncodeMembers for AnnotationsUpdatedAction {
 /// Because the protocol forbids empty annotations, a client that wants to
 /// remove the last remaining entry dispatches this action — collapsing the
 /// annotation — rather than {@link AnnotationsEntryRemovedAction}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AnnotationsRemovedAction {
     /// The {@link Annotation.id} of the annotation to remove.
     #[serde(rename = "annotationId")]
@@ -34470,6 +37749,15 @@ pub struct AnnotationsRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationsRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            annotation_id: self.annotation_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationsRemovedAction {
@@ -34536,7 +37824,7 @@ impl EncodeMembers for AnnotationsRemovedAction {
 /// dispatching client assigns the {@link AnnotationEntry.id} of a new entry.
 /// If {@link annotationId} does not match any current annotation the action
 /// is a no-op.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AnnotationsEntrySetAction {
     /// The {@link Annotation.id} the entry belongs to.
     #[serde(rename = "annotationId")]
@@ -34548,6 +37836,16 @@ pub struct AnnotationsEntrySetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationsEntrySetAction {
+    fn clone(&self) -> Self {
+        Self {
+            annotation_id: self.annotation_id.clone(),
+            entry: self.entry.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationsEntrySetAction {
@@ -34620,7 +37918,7 @@ impl EncodeMembers for AnnotationsEntrySetAction {
 ///
 /// If either {@link annotationId} or {@link entryId} does not match the
 /// current state the action is a no-op.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AnnotationsEntryRemovedAction {
     /// The {@link Annotation.id} the entry belongs to.
     #[serde(rename = "annotationId")]
@@ -34632,6 +37930,16 @@ pub struct AnnotationsEntryRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AnnotationsEntryRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            annotation_id: self.annotation_id.clone(),
+            entry_id: self.entry_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AnnotationsEntryRemovedAction {
@@ -34701,7 +38009,7 @@ impl EncodeMembers for AnnotationsEntryRemovedAction {
 ///
 /// Full-replacement semantics: the `terminals` array replaces the previous
 /// `terminals` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RootTerminalsChangedAction {
     /// Updated terminal list (full replacement)
     #[serde(rename = "terminals")]
@@ -34710,6 +38018,15 @@ pub struct RootTerminalsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootTerminalsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            terminals: self.terminals.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootTerminalsChangedAction {
@@ -34781,7 +38098,7 @@ impl EncodeMembers for RootTerminalsChangedAction {
 /// predicting output would produce incorrect state. Instead, `terminal/input`
 /// is a side-effect-only action (client → server → pty), and `terminal/data`
 /// is server-authoritative output (pty → server → client).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalDataAction {
     /// Output data (may contain ANSI escape sequences)
     #[serde(rename = "data")]
@@ -34790,6 +38107,15 @@ pub struct TerminalDataAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalDataAction {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalDataAction {
@@ -34858,7 +38184,7 @@ impl EncodeMembers for TerminalDataAction {
 /// actions will reflect any resulting output.
 ///
 /// See `terminal/data` for why these two actions are kept separate.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalInputAction {
     /// Input data to send to the pty
     #[serde(rename = "data")]
@@ -34867,6 +38193,15 @@ pub struct TerminalInputAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalInputAction {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalInputAction {
@@ -34932,7 +38267,7 @@ impl EncodeMembers for TerminalInputAction {
 ///
 /// Dispatchable by clients to request a resize, or by the server to inform
 /// clients of the actual terminal dimensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalResizedAction {
     /// Terminal width in columns
     #[serde(rename = "cols")]
@@ -34944,6 +38279,16 @@ pub struct TerminalResizedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalResizedAction {
+    fn clone(&self) -> Self {
+        Self {
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalResizedAction {
@@ -35013,7 +38358,7 @@ impl EncodeMembers for TerminalResizedAction {
 ///
 /// The server SHOULD reject if the dispatching client does not currently hold
 /// the claim.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct TerminalClaimedAction {
     /// The new claim
     #[serde(rename = "claim")]
@@ -35022,6 +38367,15 @@ pub struct TerminalClaimedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClaimedAction {
+    fn clone(&self) -> Self {
+        Self {
+            claim: self.claim.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClaimedAction {
@@ -35087,7 +38441,7 @@ impl EncodeMembers for TerminalClaimedAction {
 ///
 /// Fired by the server when the terminal process updates its title (e.g. via
 /// escape sequences), or dispatched by a client to rename a terminal.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalTitleChangedAction {
     /// New terminal title
     #[serde(rename = "title")]
@@ -35096,6 +38450,15 @@ pub struct TerminalTitleChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalTitleChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalTitleChangedAction {
@@ -35158,7 +38521,7 @@ impl EncodeMembers for TerminalTitleChangedAction {
 }
 
 /// Terminal working directory changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalCwdChangedAction {
     /// New working directory
     #[serde(rename = "cwd")]
@@ -35167,6 +38530,15 @@ pub struct TerminalCwdChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCwdChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            cwd: self.cwd.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCwdChangedAction {
@@ -35229,7 +38601,7 @@ impl EncodeMembers for TerminalCwdChangedAction {
 }
 
 /// Terminal process exited.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalExitedAction {
     /// Process exit code. `undefined` if the process was killed without an exit code.
     #[serde(rename = "exitCode", default, skip_serializing_if = "Option::is_none")]
@@ -35238,6 +38610,15 @@ pub struct TerminalExitedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalExitedAction {
+    fn clone(&self) -> Self {
+        Self {
+            exit_code: self.exit_code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalExitedAction {
@@ -35302,12 +38683,20 @@ impl EncodeMembers for TerminalExitedAction {
 }
 
 /// Terminal scrollback buffer cleared.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClearedAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClearedAction {
@@ -35371,12 +38760,20 @@ impl EncodeMembers for TerminalClearedAction {
 ///
 /// Clients MUST NOT assume command detection is available until this action
 /// (or `terminal/commandExecuted`) has been received.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalCommandDetectionAvailableAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandDetectionAvailableAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandDetectionAvailableAction {
@@ -35437,7 +38834,7 @@ impl EncodeMembers for TerminalCommandDetectionAvailableAction {
 /// A command has been submitted to the shell and is now executing.
 /// All subsequent `terminal/data` actions (until the matching
 /// `terminal/commandFinished`) constitute this command's output.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalCommandExecutedAction {
     /// Stable identifier for this command, scoped to the terminal URI.
     /// Allows correlating `commandExecuted` → `commandFinished` pairs.
@@ -35454,6 +38851,17 @@ pub struct TerminalCommandExecutedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandExecutedAction {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            command_line: self.command_line.clone(),
+            timestamp: self.timestamp.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandExecutedAction {
@@ -35533,7 +38941,7 @@ impl EncodeMembers for TerminalCommandExecutedAction {
 /// The sequence of `terminal/data` actions between the preceding
 /// `terminal/commandExecuted` (same `commandId`) and this action constitutes
 /// the complete output of the command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct TerminalCommandFinishedAction {
     /// Matches the `commandId` from the corresponding `commandExecuted`
     #[serde(rename = "commandId")]
@@ -35553,6 +38961,17 @@ pub struct TerminalCommandFinishedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandFinishedAction {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            exit_code: self.exit_code.clone(),
+            duration_ms: self.duration_ms.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandFinishedAction {
@@ -35638,7 +39057,7 @@ impl EncodeMembers for TerminalCommandFinishedAction {
 /// dispatched. The reducer does not retain change history — these
 /// actions exist purely to deliver events to subscribers, who consume
 /// them directly off the action stream and apply their own logic.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceWatchChangedAction {
     /// The set of changes in this batch, wrapped for forward compatibility.
     #[serde(rename = "changes")]
@@ -35647,6 +39066,15 @@ pub struct ResourceWatchChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchChangedAction {
@@ -35722,7 +39150,7 @@ impl EncodeMembers for ResourceWatchChangedAction {
 /// from the dispatching client, persists the definition, then publishes the
 /// authoritative result with {@link AutomationSetAction | `automation/set`}.
 /// Rejections leave the catalogue unchanged.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AutomationCreateRequestedAction {
     /// Client-chosen `ahp-automation:` URI that becomes {@link AutomationEntry.resource}.
     #[serde(rename = "resource")]
@@ -35734,6 +39162,16 @@ pub struct AutomationCreateRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationCreateRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            definition: self.definition.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationCreateRequestedAction {
@@ -35812,7 +39250,7 @@ impl EncodeMembers for AutomationCreateRequestedAction {
 /// {@link AutomationSetAction | `automation/set`}. Omitted fields remain
 /// unchanged; when accepted actions replace the same field, the later action in
 /// server order wins.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationUpdateRequestedAction {
     /// Target {@link AutomationEntry.resource}.
     #[serde(rename = "resource")]
@@ -35824,6 +39262,16 @@ pub struct AutomationUpdateRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationUpdateRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationUpdateRequestedAction {
@@ -35894,7 +39342,7 @@ impl EncodeMembers for AutomationUpdateRequestedAction {
 ///
 /// Existing entries are matched by {@link AutomationEntry.resource} and
 /// replaced in place. A previously unseen resource is appended.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AutomationSetAction {
     /// Full new or replacement automation state.
     #[serde(rename = "automation")]
@@ -35903,6 +39351,15 @@ pub struct AutomationSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            automation: self.automation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationSetAction {
@@ -35972,7 +39429,7 @@ impl EncodeMembers for AutomationSetAction {
 /// authoritative catalogue and durable definition unchanged.
 ///
 /// Removing an unknown resource is a no-op.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationRemovedAction {
     /// {@link AutomationEntry.resource} to remove.
     #[serde(rename = "resource")]
@@ -35981,6 +39438,15 @@ pub struct AutomationRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRemovedAction {
@@ -36045,7 +39511,7 @@ impl EncodeMembers for AutomationRemovedAction {
 /// Replace the run lifecycle.
 ///
 /// The host dispatches this action for every lifecycle transition.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct AutomationRunLifecycleChangedAction {
     /// Complete replacement {@link AutomationRunState.lifecycle}.
     #[serde(rename = "lifecycle")]
@@ -36054,6 +39520,15 @@ pub struct AutomationRunLifecycleChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunLifecycleChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            lifecycle: self.lifecycle.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunLifecycleChangedAction {
@@ -36118,7 +39593,7 @@ impl EncodeMembers for AutomationRunLifecycleChangedAction {
 /// Add a session to {@link AutomationRunState.sessions}.
 ///
 /// Session URIs are unique. Setting an existing URI is a no-op.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationRunSessionSetAction {
     /// Session URI to append to {@link AutomationRunState.sessions} when not already linked.
     #[serde(rename = "session")]
@@ -36127,6 +39602,15 @@ pub struct AutomationRunSessionSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunSessionSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunSessionSetAction {
@@ -36192,7 +39676,7 @@ impl EncodeMembers for AutomationRunSessionSetAction {
 ///
 /// Removing the current primary session also clears
 /// {@link AutomationRunState.primarySession}. An unknown URI is a no-op.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationRunSessionRemovedAction {
     /// Entry in {@link AutomationRunState.sessions} to remove.
     #[serde(rename = "session")]
@@ -36201,6 +39685,15 @@ pub struct AutomationRunSessionRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunSessionRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunSessionRemovedAction {
@@ -36263,7 +39756,7 @@ impl EncodeMembers for AutomationRunSessionRemovedAction {
 }
 
 /// Select or clear the session clients should open first for this run.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationRunPrimarySessionChangedAction {
     /// New {@link AutomationRunState.primarySession}, or omitted to clear the selection.
     #[serde(
@@ -36276,6 +39769,15 @@ pub struct AutomationRunPrimarySessionChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunPrimarySessionChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            primary_session: self.primary_session.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunPrimarySessionChangedAction {
@@ -36350,12 +39852,20 @@ impl EncodeMembers for AutomationRunPrimarySessionChangedAction {
 /// {@link AutomationRunLifecycleChangedAction}: cancellation may transition to
 /// `cancelled`, or the run may complete or fail before cancellation takes
 /// effect.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationRunCancelRequestedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunCancelRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunCancelRequestedAction {
@@ -36414,7 +39924,7 @@ impl EncodeMembers for AutomationRunCancelRequestedAction {
 }
 
 /// Partial equivalent of ChatSummary — every field is optional for delta updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct PartialChatSummary {
     /// Chat URI
     #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
@@ -36472,6 +39982,24 @@ pub struct PartialChatSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PartialChatSummary {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            modified_at: self.modified_at.clone(),
+            changes: self.changes.clone(),
+            origin: self.origin.clone(),
+            movable: self.movable.clone(),
+            interactivity: self.interactivity.clone(),
+            working_directories: self.working_directories.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PartialChatSummary {
@@ -36606,7 +40134,7 @@ impl EncodeMembers for PartialChatSummary {
 }
 
 /// Discriminated union of every state action.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum StateAction {
     #[serde(rename = "root/agentsChanged")]
@@ -37382,6 +40910,184 @@ impl TaggedUnion for StateAction {
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Clone for StateAction {
+    fn clone(&self) -> Self {
+        match self {
+            Self::RootAgentsChanged(value) => Self::RootAgentsChanged(value.clone()),
+            Self::RootActiveSessionsChanged(value) => {
+                Self::RootActiveSessionsChanged(value.clone())
+            }
+            Self::RootConfigChanged(value) => Self::RootConfigChanged(value.clone()),
+            Self::SessionReady(value) => Self::SessionReady(value.clone()),
+            Self::SessionCreationFailed(value) => Self::SessionCreationFailed(value.clone()),
+            Self::SessionChatAdded(value) => Self::SessionChatAdded(value.clone()),
+            Self::SessionChatRemoved(value) => Self::SessionChatRemoved(value.clone()),
+            Self::SessionChatUpdated(value) => Self::SessionChatUpdated(value.clone()),
+            Self::SessionChatsReordered(value) => Self::SessionChatsReordered(value.clone()),
+            Self::SessionDefaultChatChanged(value) => {
+                Self::SessionDefaultChatChanged(value.clone())
+            }
+            Self::ChatTurnStarted(value) => Self::ChatTurnStarted(value.clone()),
+            Self::ChatDelta(value) => Self::ChatDelta(value.clone()),
+            Self::ChatResponsePart(value) => Self::ChatResponsePart(value.clone()),
+            Self::ChatToolCallStart(value) => Self::ChatToolCallStart(value.clone()),
+            Self::ChatToolCallDelta(value) => Self::ChatToolCallDelta(value.clone()),
+            Self::ChatToolCallReady(value) => Self::ChatToolCallReady(value.clone()),
+            Self::ChatToolCallConfirmed(value) => Self::ChatToolCallConfirmed(value.clone()),
+            Self::ChatToolCallComplete(value) => Self::ChatToolCallComplete(value.clone()),
+            Self::ChatToolCallResultConfirmed(value) => {
+                Self::ChatToolCallResultConfirmed(value.clone())
+            }
+            Self::ChatToolCallContentChanged(value) => {
+                Self::ChatToolCallContentChanged(value.clone())
+            }
+            Self::ChatToolCallAuthRequired(value) => Self::ChatToolCallAuthRequired(value.clone()),
+            Self::ChatToolCallAuthResolved(value) => Self::ChatToolCallAuthResolved(value.clone()),
+            Self::ChatTurnComplete(value) => Self::ChatTurnComplete(value.clone()),
+            Self::ChatTurnCancelled(value) => Self::ChatTurnCancelled(value.clone()),
+            Self::ChatError(value) => Self::ChatError(value.clone()),
+            Self::ChatTurnResume(value) => Self::ChatTurnResume(value.clone()),
+            Self::ChatActivityChanged(value) => Self::ChatActivityChanged(value.clone()),
+            Self::ChatBackgroundWorkSet(value) => Self::ChatBackgroundWorkSet(value.clone()),
+            Self::ChatBackgroundWorkRemoved(value) => {
+                Self::ChatBackgroundWorkRemoved(value.clone())
+            }
+            Self::ChatMovableChanged(value) => Self::ChatMovableChanged(value.clone()),
+            Self::ChatChangesetsChanged(value) => Self::ChatChangesetsChanged(value.clone()),
+            Self::ChatCanvasesChanged(value) => Self::ChatCanvasesChanged(value.clone()),
+            Self::CanvasStateChanged(value) => Self::CanvasStateChanged(value.clone()),
+            Self::SessionTitleChanged(value) => Self::SessionTitleChanged(value.clone()),
+            Self::ChatUsage(value) => Self::ChatUsage(value.clone()),
+            Self::ChatReasoning(value) => Self::ChatReasoning(value.clone()),
+            Self::SessionIsReadChanged(value) => Self::SessionIsReadChanged(value.clone()),
+            Self::SessionIsArchivedChanged(value) => Self::SessionIsArchivedChanged(value.clone()),
+            Self::SessionActivityChanged(value) => Self::SessionActivityChanged(value.clone()),
+            Self::SessionChangesetsChanged(value) => Self::SessionChangesetsChanged(value.clone()),
+            Self::SessionServerToolsChanged(value) => {
+                Self::SessionServerToolsChanged(value.clone())
+            }
+            Self::SessionActiveClientSet(value) => Self::SessionActiveClientSet(value.clone()),
+            Self::SessionActiveClientRemoved(value) => {
+                Self::SessionActiveClientRemoved(value.clone())
+            }
+            Self::SessionWorkingDirectorySet(value) => {
+                Self::SessionWorkingDirectorySet(value.clone())
+            }
+            Self::SessionWorkingDirectoryRemoved(value) => {
+                Self::SessionWorkingDirectoryRemoved(value.clone())
+            }
+            Self::SessionWorkingDirectoryReplaced(value) => {
+                Self::SessionWorkingDirectoryReplaced(value.clone())
+            }
+            Self::ChatWorkingDirectorySet(value) => Self::ChatWorkingDirectorySet(value.clone()),
+            Self::ChatWorkingDirectoryRemoved(value) => {
+                Self::ChatWorkingDirectoryRemoved(value.clone())
+            }
+            Self::SessionInputNeededSet(value) => Self::SessionInputNeededSet(value.clone()),
+            Self::SessionInputNeededRemoved(value) => {
+                Self::SessionInputNeededRemoved(value.clone())
+            }
+            Self::ChatPendingMessageSet(value) => Self::ChatPendingMessageSet(value.clone()),
+            Self::ChatPendingMessageRemoved(value) => {
+                Self::ChatPendingMessageRemoved(value.clone())
+            }
+            Self::ChatQueuedMessagesReordered(value) => {
+                Self::ChatQueuedMessagesReordered(value.clone())
+            }
+            Self::ChatDraftChanged(value) => Self::ChatDraftChanged(value.clone()),
+            Self::ChatIsReadChanged(value) => Self::ChatIsReadChanged(value.clone()),
+            Self::ChatIsArchivedChanged(value) => Self::ChatIsArchivedChanged(value.clone()),
+            Self::ChatInputRequested(value) => Self::ChatInputRequested(value.clone()),
+            Self::ChatInputAnswerChanged(value) => Self::ChatInputAnswerChanged(value.clone()),
+            Self::ChatInputCompleted(value) => Self::ChatInputCompleted(value.clone()),
+            Self::SessionCustomizationsChanged(value) => {
+                Self::SessionCustomizationsChanged(value.clone())
+            }
+            Self::SessionCustomizationToggled(value) => {
+                Self::SessionCustomizationToggled(value.clone())
+            }
+            Self::SessionCustomizationUpdated(value) => {
+                Self::SessionCustomizationUpdated(value.clone())
+            }
+            Self::SessionCustomizationRemoved(value) => {
+                Self::SessionCustomizationRemoved(value.clone())
+            }
+            Self::SessionMcpServerStateChanged(value) => {
+                Self::SessionMcpServerStateChanged(value.clone())
+            }
+            Self::SessionMcpServerStartRequested(value) => {
+                Self::SessionMcpServerStartRequested(value.clone())
+            }
+            Self::SessionMcpServerStopRequested(value) => {
+                Self::SessionMcpServerStopRequested(value.clone())
+            }
+            Self::SessionMcpServerBackgroundRequested(value) => {
+                Self::SessionMcpServerBackgroundRequested(value.clone())
+            }
+            Self::ChatTruncated(value) => Self::ChatTruncated(value.clone()),
+            Self::ChatTurnsLoaded(value) => Self::ChatTurnsLoaded(value.clone()),
+            Self::SessionConfigChanged(value) => Self::SessionConfigChanged(value.clone()),
+            Self::SessionMetaChanged(value) => Self::SessionMetaChanged(value.clone()),
+            Self::ChangesetStatusChanged(value) => Self::ChangesetStatusChanged(value.clone()),
+            Self::ChangesetFileSet(value) => Self::ChangesetFileSet(value.clone()),
+            Self::ChangesetFileRemoved(value) => Self::ChangesetFileRemoved(value.clone()),
+            Self::ChangesetFilesReviewChanged(value) => {
+                Self::ChangesetFilesReviewChanged(value.clone())
+            }
+            Self::ChangesetContentChanged(value) => Self::ChangesetContentChanged(value.clone()),
+            Self::ChangesetOperationsChanged(value) => {
+                Self::ChangesetOperationsChanged(value.clone())
+            }
+            Self::ChangesetOperationStatusChanged(value) => {
+                Self::ChangesetOperationStatusChanged(value.clone())
+            }
+            Self::ChangesetCleared(value) => Self::ChangesetCleared(value.clone()),
+            Self::AnnotationsSet(value) => Self::AnnotationsSet(value.clone()),
+            Self::AnnotationsUpdated(value) => Self::AnnotationsUpdated(value.clone()),
+            Self::AnnotationsRemoved(value) => Self::AnnotationsRemoved(value.clone()),
+            Self::AnnotationsEntrySet(value) => Self::AnnotationsEntrySet(value.clone()),
+            Self::AnnotationsEntryRemoved(value) => Self::AnnotationsEntryRemoved(value.clone()),
+            Self::RootTerminalsChanged(value) => Self::RootTerminalsChanged(value.clone()),
+            Self::TerminalData(value) => Self::TerminalData(value.clone()),
+            Self::TerminalInput(value) => Self::TerminalInput(value.clone()),
+            Self::TerminalResized(value) => Self::TerminalResized(value.clone()),
+            Self::TerminalClaimed(value) => Self::TerminalClaimed(value.clone()),
+            Self::TerminalTitleChanged(value) => Self::TerminalTitleChanged(value.clone()),
+            Self::TerminalCwdChanged(value) => Self::TerminalCwdChanged(value.clone()),
+            Self::TerminalExited(value) => Self::TerminalExited(value.clone()),
+            Self::TerminalCleared(value) => Self::TerminalCleared(value.clone()),
+            Self::TerminalCommandDetectionAvailable(value) => {
+                Self::TerminalCommandDetectionAvailable(value.clone())
+            }
+            Self::TerminalCommandExecuted(value) => Self::TerminalCommandExecuted(value.clone()),
+            Self::TerminalCommandFinished(value) => Self::TerminalCommandFinished(value.clone()),
+            Self::ResourceWatchChanged(value) => Self::ResourceWatchChanged(value.clone()),
+            Self::AutomationCreateRequested(value) => {
+                Self::AutomationCreateRequested(value.clone())
+            }
+            Self::AutomationUpdateRequested(value) => {
+                Self::AutomationUpdateRequested(value.clone())
+            }
+            Self::AutomationSet(value) => Self::AutomationSet(value.clone()),
+            Self::AutomationRemoved(value) => Self::AutomationRemoved(value.clone()),
+            Self::AutomationRunLifecycleChanged(value) => {
+                Self::AutomationRunLifecycleChanged(value.clone())
+            }
+            Self::AutomationRunSessionSet(value) => Self::AutomationRunSessionSet(value.clone()),
+            Self::AutomationRunSessionRemoved(value) => {
+                Self::AutomationRunSessionRemoved(value.clone())
+            }
+            Self::AutomationRunPrimarySessionChanged(value) => {
+                Self::AutomationRunPrimarySessionChanged(value.clone())
+            }
+            Self::AutomationRunCancelRequested(value) => {
+                Self::AutomationRunCancelRequested(value.clone())
+            }
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
     }
 }
 
@@ -38185,7 +41891,7 @@ impl Encode for ResourceWriteMode {
 
 /// Establishes a new connection and negotiates the protocol version.
 /// This MUST be the first message sent by the client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct InitializeParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -38247,6 +41953,22 @@ pub struct InitializeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InitializeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            protocol_versions: self.protocol_versions.clone(),
+            client_id: self.client_id.clone(),
+            client_info: self.client_info.clone(),
+            initial_subscriptions: self.initial_subscriptions.clone(),
+            locale: self.locale.clone(),
+            capabilities: self.capabilities.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InitializeParams {
@@ -38368,7 +42090,7 @@ impl EncodeMembers for InitializeParams {
 /// versions it MUST return error code `-32005` (`UnsupportedProtocolVersion`)
 /// with required `UnsupportedProtocolVersionErrorData` containing
 /// `supportedVersions`, instead of a result.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct InitializeResult {
     /// Protocol version selected by the server. MUST be one of the entries in
     /// `InitializeParams.protocolVersions`. Formatted as a [SemVer](https://semver.org)
@@ -38447,6 +42169,24 @@ pub struct InitializeResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InitializeResult {
+    fn clone(&self) -> Self {
+        Self {
+            protocol_version: self.protocol_version.clone(),
+            server_seq: self.server_seq.clone(),
+            server_info: self.server_info.clone(),
+            meta: self.meta.clone(),
+            snapshots: self.snapshots.clone(),
+            default_directory: self.default_directory.clone(),
+            completion_trigger_characters: self.completion_trigger_characters.clone(),
+            terminal_command_prefix: self.terminal_command_prefix.clone(),
+            telemetry: self.telemetry.clone(),
+            automations: self.automations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InitializeResult {
@@ -38579,7 +42319,7 @@ impl EncodeMembers for InitializeResult {
 /// Each field is a presence flag: an empty object `{}` means "supported",
 /// absence means "not supported". Sub-fields on individual capabilities
 /// are reserved for future per-capability options.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ClientCapabilities {
     /// Client can render
     /// [MCP Apps](https://github.com/modelcontextprotocol/ext-apps) — i.e.
@@ -38598,6 +42338,15 @@ pub struct ClientCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ClientCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            mcp_apps: self.mcp_apps.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ClientCapabilities {
@@ -38670,7 +42419,7 @@ impl EncodeMembers for ClientCapabilities {
 /// Capabilities describe implementation support.
 /// {@link AutomationEntry.operations} remains authoritative for which
 /// definition mutations are currently allowed on a particular automation.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationCapabilities {
     /// Present when clients may dispatch {@link AutomationCreateRequestedAction}.
     #[serde(rename = "create", default, skip_serializing_if = "Option::is_none")]
@@ -38707,6 +42456,19 @@ pub struct AutomationCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            create: self.create.clone(),
+            schedules: self.schedules.clone(),
+            run_cancellation: self.run_cancellation.clone(),
+            run_history_limit: self.run_history_limit.clone(),
+            customizations: self.customizations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationCapabilities {
@@ -38810,12 +42572,20 @@ impl EncodeMembers for AutomationCapabilities {
 ///
 /// The empty object means "supported"; fields are reserved for future
 /// create-specific options.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationCreateCapability {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationCreateCapability {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationCreateCapability {
@@ -38877,7 +42647,7 @@ impl EncodeMembers for AutomationCreateCapability {
 ///
 /// The cron grammar itself is fixed by AHP. Hosts MUST accept every expression
 /// in that grammar unless it violates an advertised interval restriction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationScheduleCapabilities {
     /// Smallest permitted interval between consecutive occurrences produced by
     /// {@link AutomationSchedule.expression}. Omission means no restriction beyond
@@ -38892,6 +42662,15 @@ pub struct AutomationScheduleCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationScheduleCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            min_interval_minutes: self.min_interval_minutes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationScheduleCapabilities {
@@ -38960,12 +42739,20 @@ impl EncodeMembers for AutomationScheduleCapabilities {
 ///
 /// The empty object means "supported." Clients may dispatch the action for
 /// `pending` or `running` runs; terminal runs cannot be cancelled.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationRunCancellationCapability {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationRunCancellationCapability {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationRunCancellationCapability {
@@ -39028,12 +42815,20 @@ impl EncodeMembers for AutomationRunCancellationCapability {
 ///
 /// The empty object means "supported"; fields are reserved for future
 /// capture options and limits.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AutomationCustomizationsCapability {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AutomationCustomizationsCapability {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AutomationCustomizationsCapability {
@@ -39105,7 +42900,7 @@ impl EncodeMembers for AutomationCustomizationsCapability {
 /// ({@link ClientCapabilities} and the various `*.capabilities` declarations);
 /// implementations SHOULD NOT gate protocol behaviour on parsing
 /// {@link Implementation.version | `version`}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct Implementation {
     /// Implementation name, e.g. a product or package identifier.
     #[serde(rename = "name")]
@@ -39121,6 +42916,17 @@ pub struct Implementation {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Implementation {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            version: self.version.clone(),
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Implementation {
@@ -39196,7 +43002,7 @@ impl EncodeMembers for Implementation {
 
 /// Re-establishes a dropped connection. The server replays missed actions or
 /// provides fresh snapshots.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ReconnectParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -39218,6 +43024,19 @@ pub struct ReconnectParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            client_id: self.client_id.clone(),
+            last_seen_server_seq: self.last_seen_server_seq.clone(),
+            subscriptions: self.subscriptions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectParams {
@@ -39311,7 +43130,7 @@ impl EncodeMembers for ReconnectParams {
 /// Reconnect result when the server can replay from the requested sequence.
 ///
 /// The server MUST include all replayed data in the response.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ReconnectReplayResult {
     /// Missed action envelopes since `lastSeenServerSeq`
     #[serde(rename = "actions")]
@@ -39326,6 +43145,16 @@ pub struct ReconnectReplayResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectReplayResult {
+    fn clone(&self) -> Self {
+        Self {
+            actions: self.actions.clone(),
+            missing: self.missing.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectReplayResult {
@@ -39392,7 +43221,7 @@ impl EncodeMembers for ReconnectReplayResult {
 }
 
 /// Reconnect result when the gap exceeds the replay buffer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ReconnectSnapshotResult {
     /// Fresh snapshots for each subscription
     #[serde(rename = "snapshots")]
@@ -39401,6 +43230,15 @@ pub struct ReconnectSnapshotResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectSnapshotResult {
+    fn clone(&self) -> Self {
+        Self {
+            snapshots: self.snapshots.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectSnapshotResult {
@@ -39468,7 +43306,7 @@ impl EncodeMembers for ReconnectSnapshotResult {
 /// terminals) or be stateless (pure pub/sub for streaming data). For
 /// state-bearing channels the result includes a snapshot; for stateless
 /// channels `snapshot` is omitted.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SubscribeParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -39494,6 +43332,18 @@ pub struct SubscribeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscribeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            delivery: self.delivery.clone(),
+            view: self.view.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscribeParams {
@@ -39579,7 +43429,7 @@ impl EncodeMembers for SubscribeParams {
 }
 
 /// Optional client-requested shape for a subscription snapshot.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SubscribeView {
     /// Advisory number of most-recent completed turns to expose in a chat
     /// snapshot.
@@ -39595,6 +43445,15 @@ pub struct SubscribeView {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscribeView {
+    fn clone(&self) -> Self {
+        Self {
+            turns: self.turns.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscribeView {
@@ -39659,7 +43518,7 @@ impl EncodeMembers for SubscribeView {
 }
 
 /// Advisory delivery preferences for a single subscription.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SubscriptionDeliveryOptions {
     /// Maximum time, in milliseconds, that the server may intentionally delay
     /// delivery while buffering/coalescing updates for this subscription.
@@ -39675,6 +43534,15 @@ pub struct SubscriptionDeliveryOptions {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscriptionDeliveryOptions {
+    fn clone(&self) -> Self {
+        Self {
+            max_latency_ms: self.max_latency_ms.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscriptionDeliveryOptions {
@@ -39742,7 +43610,7 @@ impl EncodeMembers for SubscriptionDeliveryOptions {
 ///
 /// `snapshot` is present when the subscribed channel has associated state, and
 /// absent for stateless channels.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SubscribeResult {
     /// Snapshot of the subscribed channel's state (omitted for stateless channels)
     #[serde(rename = "snapshot", default, skip_serializing_if = "Option::is_none")]
@@ -39751,6 +43619,15 @@ pub struct SubscribeResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscribeResult {
+    fn clone(&self) -> Self {
+        Self {
+            snapshot: self.snapshot.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscribeResult {
@@ -39822,7 +43699,7 @@ impl EncodeMembers for SubscribeResult {
 /// After creation, the client should subscribe to the session URI to receive state
 /// updates. The server also broadcasts a `root/sessionAdded` notification to all
 /// clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CreateSessionParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -39889,6 +43766,21 @@ pub struct CreateSessionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateSessionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            provider: self.provider.clone(),
+            working_directories: self.working_directories.clone(),
+            config: self.config.clone(),
+            active_client: self.active_client.clone(),
+            progress_token: self.progress_token.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateSessionParams {
@@ -40002,7 +43894,7 @@ impl EncodeMembers for CreateSessionParams {
 /// Disposes a session and cleans up server-side resources.
 ///
 /// The server broadcasts a `root/sessionRemoved` notification to all clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct DisposeSessionParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -40015,6 +43907,16 @@ pub struct DisposeSessionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DisposeSessionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DisposeSessionParams {
@@ -40083,7 +43985,7 @@ impl EncodeMembers for DisposeSessionParams {
 }
 
 /// Copies source history through a completed turn into the new chat.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ForkChatSource {
     /// URI of the existing source chat.
     #[serde(rename = "chat")]
@@ -40097,6 +43999,16 @@ pub struct ForkChatSource {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ForkChatSource {
+    fn clone(&self) -> Self {
+        Self {
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ForkChatSource {
@@ -40164,7 +44076,7 @@ impl EncodeMembers for ForkChatSource {
 
 /// Supplies source context to a new side chat without copying it into the side
 /// chat's visible history.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SideChatSource {
     /// URI of the existing source chat.
     #[serde(rename = "chat")]
@@ -40190,6 +44102,17 @@ pub struct SideChatSource {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SideChatSource {
+    fn clone(&self) -> Self {
+        Self {
+            chat: self.chat.clone(),
+            turn_id: self.turn_id.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SideChatSource {
@@ -40262,7 +44185,7 @@ impl EncodeMembers for SideChatSource {
 }
 
 /// Creates a new chat within a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CreateChatParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -40315,6 +44238,20 @@ pub struct CreateChatParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateChatParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            chat: self.chat.clone(),
+            initial_message: self.initial_message.clone(),
+            source: self.source.clone(),
+            working_directories: self.working_directories.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateChatParams {
@@ -40417,7 +44354,7 @@ impl EncodeMembers for CreateChatParams {
 }
 
 /// Disposes a chat and cleans up server-side resources.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct DisposeChatParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -40430,6 +44367,16 @@ pub struct DisposeChatParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DisposeChatParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DisposeChatParams {
@@ -40498,7 +44445,7 @@ impl EncodeMembers for DisposeChatParams {
 }
 
 /// Moves a chat within or into an existing session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatMoveToSessionDestination {
     /// Destination session URI.
     #[serde(rename = "session")]
@@ -40513,6 +44460,16 @@ pub struct ChatMoveToSessionDestination {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatMoveToSessionDestination {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            after: self.after.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatMoveToSessionDestination {
@@ -40581,12 +44538,20 @@ impl EncodeMembers for ChatMoveToSessionDestination {
 }
 
 /// Moves a top-level chat subtree into a newly allocated session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChatMoveToNewSessionDestination {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChatMoveToNewSessionDestination {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChatMoveToNewSessionDestination {
@@ -40674,7 +44639,7 @@ impl EncodeMembers for ChatMoveToNewSessionDestination {
 /// `session/chatRemoved`, `session/chatAdded`, `session/chatsReordered`, and
 /// root summary updates as applicable. Session and root snapshots are the
 /// durable recovery path after reconnect or an uncertain response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct MoveChatParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -40690,6 +44655,17 @@ pub struct MoveChatParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MoveChatParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            destination: self.destination.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MoveChatParams {
@@ -40762,7 +44738,7 @@ impl EncodeMembers for MoveChatParams {
 }
 
 /// Result of an atomic chat move.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct MoveChatResult {
     /// Authoritative owning session URI after the move.
     #[serde(rename = "session")]
@@ -40771,6 +44747,15 @@ pub struct MoveChatResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MoveChatResult {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MoveChatResult {
@@ -40844,7 +44829,7 @@ impl EncodeMembers for MoveChatResult {
 /// is the immediately useful one. The `root/session*` notifications keep an
 /// already-fetched page live; pagination governs only the initial and backfill
 /// fetches.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ListSessionsParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -40868,6 +44853,18 @@ pub struct ListSessionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListSessionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            limit: self.limit.clone(),
+            cursor: self.cursor.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListSessionsParams {
@@ -40953,7 +44950,7 @@ impl EncodeMembers for ListSessionsParams {
 }
 
 /// Result of the `listSessions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ListSessionsResult {
     /// Opaque cursor for the next page. Present when more entries exist beyond the
     /// returned page; absent signals the end of the collection. Pass it back as
@@ -40972,6 +44969,16 @@ pub struct ListSessionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListSessionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            next_cursor: self.next_cursor.clone(),
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListSessionsResult {
@@ -41052,7 +45059,7 @@ impl EncodeMembers for ListSessionsResult {
 /// client-published URI (e.g. `virtual://my-client/...` plugins); clients
 /// use it to read host-side files. The receiver enforces access via the
 /// same permission/`resourceRequest` flow regardless of which peer initiated.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceReadParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -41071,6 +45078,18 @@ pub struct ResourceReadParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceReadParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            encoding: self.encoding.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceReadParams {
@@ -41158,7 +45177,7 @@ impl EncodeMembers for ResourceReadParams {
 /// The server SHOULD honor the `encoding` requested in the params. If the
 /// server cannot provide the requested encoding, it MUST fall back to either
 /// `base64` or `utf-8`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ResourceReadResult {
     /// Content encoded as a string
     #[serde(rename = "data")]
@@ -41177,6 +45196,17 @@ pub struct ResourceReadResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceReadResult {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            encoding: self.encoding.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceReadResult {
@@ -41262,7 +45292,7 @@ impl EncodeMembers for ResourceReadResult {
 ///
 /// Like all `resource*` methods, `resourceWrite` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ResourceWriteParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -41318,6 +45348,24 @@ pub struct ResourceWriteParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWriteParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            data: self.data.clone(),
+            encoding: self.encoding.clone(),
+            content_type: self.content_type.clone(),
+            create_only: self.create_only.clone(),
+            mode: self.mode.clone(),
+            position: self.position.clone(),
+            if_match: self.if_match.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWriteParams {
@@ -41446,12 +45494,20 @@ impl EncodeMembers for ResourceWriteParams {
 /// Result of the `resourceWrite` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceWriteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWriteResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWriteResult {
@@ -41520,7 +45576,7 @@ impl EncodeMembers for ResourceWriteResult {
 ///
 /// Like all `resource*` methods, `resourceList` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceListParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -41536,6 +45592,17 @@ pub struct ResourceListParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceListParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceListParams {
@@ -41608,7 +45675,7 @@ impl EncodeMembers for ResourceListParams {
 }
 
 /// Result of the `resourceList` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceListResult {
     /// Entries directly contained in the requested directory
     #[serde(rename = "entries")]
@@ -41617,6 +45684,15 @@ pub struct ResourceListResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceListResult {
+    fn clone(&self) -> Self {
+        Self {
+            entries: self.entries.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceListResult {
@@ -41679,7 +45755,7 @@ impl EncodeMembers for ResourceListResult {
 }
 
 /// Directory entry returned by `resourceList`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct DirectoryEntry {
     /// Base name of the entry
     #[serde(rename = "name")]
@@ -41691,6 +45767,16 @@ pub struct DirectoryEntry {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DirectoryEntry {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            r#type: self.r#type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DirectoryEntry {
@@ -41763,7 +45849,7 @@ impl EncodeMembers for DirectoryEntry {
 ///
 /// Like all `resource*` methods, `resourceCopy` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceCopyParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -41790,6 +45876,19 @@ pub struct ResourceCopyParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceCopyParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            source: self.source.clone(),
+            destination: self.destination.clone(),
+            fail_if_exists: self.fail_if_exists.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceCopyParams {
@@ -41879,12 +45978,20 @@ impl EncodeMembers for ResourceCopyParams {
 /// Result of the `resourceCopy` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceCopyResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceCopyResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceCopyResult {
@@ -41946,7 +46053,7 @@ impl EncodeMembers for ResourceCopyResult {
 ///
 /// Like all `resource*` methods, `resourceDelete` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceDeleteParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -41966,6 +46073,18 @@ pub struct ResourceDeleteParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceDeleteParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            recursive: self.recursive.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceDeleteParams {
@@ -42051,12 +46170,20 @@ impl EncodeMembers for ResourceDeleteParams {
 /// Result of the `resourceDelete` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceDeleteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceDeleteResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceDeleteResult {
@@ -42121,7 +46248,7 @@ impl EncodeMembers for ResourceDeleteResult {
 ///
 /// Like all `resource*` methods, `resourceMove` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceMoveParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -42148,6 +46275,19 @@ pub struct ResourceMoveParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMoveParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            source: self.source.clone(),
+            destination: self.destination.clone(),
+            fail_if_exists: self.fail_if_exists.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMoveParams {
@@ -42237,12 +46377,20 @@ impl EncodeMembers for ResourceMoveParams {
 /// Result of the `resourceMove` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceMoveResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMoveResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMoveResult {
@@ -42311,7 +46459,7 @@ impl EncodeMembers for ResourceMoveResult {
 ///
 /// Like all `resource*` methods, `resourceResolve` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceResolveParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -42337,6 +46485,18 @@ pub struct ResourceResolveParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceResolveParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            follow_symlinks: self.follow_symlinks.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceResolveParams {
@@ -42420,7 +46580,7 @@ impl EncodeMembers for ResourceResolveParams {
 }
 
 /// Result of the `resourceResolve` command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ResourceResolveResult {
     /// Canonical URI after symlink resolution. Equal to the requested URI when
     /// `followSymlinks` is `false` or the URI does not traverse a symlink.
@@ -42455,6 +46615,21 @@ pub struct ResourceResolveResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceResolveResult {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            r#type: self.r#type.clone(),
+            size: self.size.clone(),
+            mtime: self.mtime.clone(),
+            ctime: self.ctime.clone(),
+            content_type: self.content_type.clone(),
+            etag: self.etag.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceResolveResult {
@@ -42572,7 +46747,7 @@ impl EncodeMembers for ResourceResolveResult {
 ///
 /// Like all `resource*` methods, `resourceMkdir` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceMkdirParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -42588,6 +46763,17 @@ pub struct ResourceMkdirParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMkdirParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMkdirParams {
@@ -42662,12 +46848,20 @@ impl EncodeMembers for ResourceMkdirParams {
 /// Result of the `resourceMkdir` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceMkdirResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMkdirResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMkdirResult {
@@ -42746,7 +46940,7 @@ impl EncodeMembers for ResourceMkdirResult {
 ///
 /// Either `read`, `write`, or both SHOULD be set to `true`. A request with
 /// neither flag set is treated as `read: true` by receivers.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceRequestParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -42770,6 +46964,19 @@ pub struct ResourceRequestParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceRequestParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            read: self.read.clone(),
+            write: self.write.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceRequestParams {
@@ -42861,12 +47068,20 @@ impl EncodeMembers for ResourceRequestParams {
 /// Result of the `resourceRequest` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResourceRequestResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceRequestResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceRequestResult {
@@ -42939,7 +47154,7 @@ impl EncodeMembers for ResourceRequestResult {
 /// Like the rest of the `resource*` family, `createResourceWatch` is
 /// symmetrical and MAY be sent in either direction. Access is gated through
 /// the same permission flow as `resourceRead`/`resourceWrite`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CreateResourceWatchParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -42969,6 +47184,20 @@ pub struct CreateResourceWatchParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateResourceWatchParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            recursive: self.recursive.clone(),
+            excludes: self.excludes.clone(),
+            includes: self.includes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateResourceWatchParams {
@@ -43071,7 +47300,7 @@ impl EncodeMembers for CreateResourceWatchParams {
 }
 
 /// Result of the `createResourceWatch` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CreateResourceWatchResult {
     /// Receiver-assigned watch channel URI (`ahp-resource-watch:/<id>`). The
     /// caller subscribes to this URI to start receiving change events and
@@ -43082,6 +47311,15 @@ pub struct CreateResourceWatchResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateResourceWatchResult {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateResourceWatchResult {
@@ -43153,7 +47391,7 @@ impl EncodeMembers for CreateResourceWatchResult {
 /// Before applying any operation that references a turn outside the currently
 /// loaded window, the host MUST eagerly load enough older turns into state for
 /// that operation to reduce against valid state.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FetchTurnsParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -43173,6 +47411,17 @@ pub struct FetchTurnsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchTurnsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            cursor: self.cursor.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchTurnsParams {
@@ -43247,12 +47496,20 @@ impl EncodeMembers for FetchTurnsParams {
 }
 
 /// Result of the `fetchTurns` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FetchTurnsResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchTurnsResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchTurnsResult {
@@ -43311,7 +47568,7 @@ impl EncodeMembers for FetchTurnsResult {
 }
 
 /// Stop receiving updates for a channel.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct UnsubscribeParams {
     /// Channel URI to unsubscribe from
     #[serde(rename = "channel")]
@@ -43320,6 +47577,15 @@ pub struct UnsubscribeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UnsubscribeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UnsubscribeParams {
@@ -43388,7 +47654,7 @@ impl EncodeMembers for UnsubscribeParams {
 /// The client → server method is named `dispatchAction`; the server's reply
 /// arrives on the server → client `action` notification (params:
 /// {@link ActionEnvelope}).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct DispatchActionParams {
     /// Channel URI this action targets
     #[serde(rename = "channel")]
@@ -43403,6 +47669,17 @@ pub struct DispatchActionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DispatchActionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            client_seq: self.client_seq.clone(),
+            action: self.action.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DispatchActionParams {
@@ -43485,7 +47762,7 @@ impl EncodeMembers for DispatchActionParams {
 /// (Bearer Token Usage) semantics. The client obtains the token from the
 /// authorization server(s) listed in the resource's metadata and pushes it
 /// to the server via this command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AuthenticateParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -43528,6 +47805,20 @@ pub struct AuthenticateParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthenticateParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            resource: self.resource.clone(),
+            token: self.token.clone(),
+            expires_in: self.expires_in.clone(),
+            scopes: self.scopes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthenticateParams {
@@ -43632,12 +47923,20 @@ impl EncodeMembers for AuthenticateParams {
 /// An empty object on success. If the token is invalid or the resource is
 /// unrecognized, the server MUST return a JSON-RPC error (e.g. `AuthRequired`
 /// `-32007` or `InvalidParams` `-32602`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AuthenticateResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthenticateResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthenticateResult {
@@ -43700,7 +47999,7 @@ impl EncodeMembers for AuthenticateResult {
 /// After creation, the client should subscribe to the terminal URI to receive
 /// state updates. The server dispatches `root/terminalsChanged` to update the
 /// root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct CreateTerminalParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -43728,6 +48027,21 @@ pub struct CreateTerminalParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateTerminalParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            claim: self.claim.clone(),
+            name: self.name.clone(),
+            cwd: self.cwd.clone(),
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateTerminalParams {
@@ -43832,7 +48146,7 @@ impl EncodeMembers for CreateTerminalParams {
 ///
 /// The server dispatches `root/terminalsChanged` to remove the terminal from
 /// the root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct DisposeTerminalParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -43845,6 +48159,16 @@ pub struct DisposeTerminalParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DisposeTerminalParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DisposeTerminalParams {
@@ -43921,7 +48245,7 @@ impl EncodeMembers for DisposeTerminalParams {
 /// (e.g. picks a working directory, toggles a property). Each response returns
 /// the full current property set (not a delta). The returned `values` contain
 /// server-resolved defaults to pass to `createSession`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResolveSessionConfigParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -43947,6 +48271,19 @@ pub struct ResolveSessionConfigParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResolveSessionConfigParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            provider: self.provider.clone(),
+            working_directory: self.working_directory.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResolveSessionConfigParams {
@@ -44038,7 +48375,7 @@ impl EncodeMembers for ResolveSessionConfigParams {
 }
 
 /// Result of the `resolveSessionConfig` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ResolveSessionConfigResult {
     /// JSON Schema describing available configuration properties given the current context
     #[serde(rename = "schema")]
@@ -44050,6 +48387,16 @@ pub struct ResolveSessionConfigResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResolveSessionConfigResult {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResolveSessionConfigResult {
@@ -44120,7 +48467,7 @@ impl EncodeMembers for ResolveSessionConfigResult {
 /// Used when a property in the schema returned by `resolveSessionConfig` has
 /// `enumDynamic: true`. The client sends a search query and receives matching
 /// values with display metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionConfigCompletionsParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -44152,6 +48499,21 @@ pub struct SessionConfigCompletionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigCompletionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            provider: self.provider.clone(),
+            working_directory: self.working_directory.clone(),
+            config: self.config.clone(),
+            property: self.property.clone(),
+            query: self.query.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigCompletionsParams {
@@ -44261,7 +48623,7 @@ impl EncodeMembers for SessionConfigCompletionsParams {
 }
 
 /// Result of the `sessionConfigCompletions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionConfigCompletionsResult {
     /// Matching value items
     #[serde(rename = "items")]
@@ -44270,6 +48632,15 @@ pub struct SessionConfigCompletionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigCompletionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigCompletionsResult {
@@ -44332,7 +48703,7 @@ impl EncodeMembers for SessionConfigCompletionsResult {
 }
 
 /// A single value item returned by `sessionConfigCompletions`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionConfigValueItem {
     /// The value to store in config
     #[serde(rename = "value")]
@@ -44351,6 +48722,17 @@ pub struct SessionConfigValueItem {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigValueItem {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigValueItem {
@@ -44429,7 +48811,7 @@ impl EncodeMembers for SessionConfigValueItem {
 /// Servers SHOULD treat this command as best-effort and return promptly. The
 /// client SHOULD debounce calls to avoid flooding the server with requests on
 /// every keystroke.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct CompletionsParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -44453,6 +48835,19 @@ pub struct CompletionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            kind: self.kind.clone(),
+            text: self.text.clone(),
+            offset: self.offset.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionsParams {
@@ -44543,7 +48938,7 @@ impl EncodeMembers for CompletionsParams {
 /// 1. Replace the range `[rangeStart, rangeEnd)` in the input with `insertText`
 ///    (or insert `insertText` at the cursor when the range is omitted).
 /// 2. Associate the item's `attachment` with the resulting {@link Message}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct CompletionItem {
     /// The text inserted into the input when this item is accepted.
     #[serde(rename = "insertText")]
@@ -44576,6 +48971,18 @@ pub struct CompletionItem {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionItem {
+    fn clone(&self) -> Self {
+        Self {
+            insert_text: self.insert_text.clone(),
+            range_start: self.range_start.clone(),
+            range_end: self.range_end.clone(),
+            attachment: self.attachment.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionItem {
@@ -44659,7 +49066,7 @@ impl EncodeMembers for CompletionItem {
 }
 
 /// Result of the `completions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct CompletionsResult {
     /// The completion items, in the order the server suggests displaying them.
     #[serde(rename = "items")]
@@ -44668,6 +49075,15 @@ pub struct CompletionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionsResult {
@@ -44741,7 +49157,7 @@ impl EncodeMembers for CompletionsResult {
 /// `changeset/*` action stream on the relevant changeset URIs. Clients
 /// SHOULD NOT synthesise local optimistic changes for invocations unless
 /// the server explicitly opts in via a future capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct InvokeChangesetOperationParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -44761,6 +49177,18 @@ pub struct InvokeChangesetOperationParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InvokeChangesetOperationParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            operation_id: self.operation_id.clone(),
+            target: self.target.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InvokeChangesetOperationParams {
@@ -44851,7 +49279,7 @@ impl EncodeMembers for InvokeChangesetOperationParams {
 /// with an appropriate error code, not by any field on this result. The
 /// operation MAY still produce subsequent failure feedback through the
 /// {@link ChangesetStatusChangedAction | `changeset/statusChanged`} stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct InvokeChangesetOperationResult {
     /// Optional human-readable message describing the result.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
@@ -44863,6 +49291,16 @@ pub struct InvokeChangesetOperationResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InvokeChangesetOperationResult {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            follow_up: self.follow_up.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InvokeChangesetOperationResult {
@@ -44938,7 +49376,7 @@ impl EncodeMembers for InvokeChangesetOperationResult {
 /// Set `external` to `true` to open the content in the user's preferred
 /// external handler (e.g. browser); otherwise the client is expected to
 /// surface it inline.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetOperationFollowUp {
     #[serde(rename = "content")]
     pub content: ContentRef,
@@ -44949,6 +49387,16 @@ pub struct ChangesetOperationFollowUp {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationFollowUp {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            external: self.external.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationFollowUp {
@@ -45023,7 +49471,7 @@ impl EncodeMembers for ChangesetOperationFollowUp {
 /// appear in this result. The result describes current authoring and validation
 /// choices. Saved {@link AutomationEventTrigger} values retain their selected
 /// event descriptors for display but do not establish current availability.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ListAutomationTriggerDefinitionsParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -45053,6 +49501,19 @@ pub struct ListAutomationTriggerDefinitionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListAutomationTriggerDefinitionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            provider: self.provider.clone(),
+            working_directories: self.working_directories.clone(),
+            session_config: self.session_config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListAutomationTriggerDefinitionsParams {
@@ -45150,7 +49611,7 @@ impl EncodeMembers for ListAutomationTriggerDefinitionsParams {
 }
 
 /// Host-defined event trigger types available for the supplied context.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ListAutomationTriggerDefinitionsResult {
     /// Available event trigger definitions.
     #[serde(rename = "items")]
@@ -45159,6 +49620,15 @@ pub struct ListAutomationTriggerDefinitionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListAutomationTriggerDefinitionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListAutomationTriggerDefinitionsResult {
@@ -45224,7 +49694,7 @@ impl EncodeMembers for ListAutomationTriggerDefinitionsResult {
 ///
 /// Manual execution is independent of {@link AutomationDefinition.enabled}.
 /// The host persists the run before beginning session side effects.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RunAutomationParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -45245,6 +49715,18 @@ pub struct RunAutomationParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RunAutomationParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            automation: self.automation.clone(),
+            request_id: self.request_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RunAutomationParams {
@@ -45326,7 +49808,7 @@ impl EncodeMembers for RunAutomationParams {
 }
 
 /// Result identifying the existing or newly created run.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct RunAutomationResult {
     /// Subscribable `ahp-automation-run:` URI matching {@link AutomationRunState.resource}.
     #[serde(rename = "resource")]
@@ -45335,6 +49817,15 @@ pub struct RunAutomationResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RunAutomationResult {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RunAutomationResult {
@@ -45402,7 +49893,7 @@ impl EncodeMembers for RunAutomationResult {
 /// through {@link AutomationSetAction | `automation/set`} on the
 /// `ahp-automations://` channel, keeping all catalogue subscribers synchronized
 /// through the normal action stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FetchAutomationRunsParams {
     /// Channel URI this command targets.
     #[serde(rename = "channel")]
@@ -45422,6 +49913,18 @@ pub struct FetchAutomationRunsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchAutomationRunsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            meta: self.meta.clone(),
+            automation: self.automation.clone(),
+            cursor: self.cursor.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchAutomationRunsParams {
@@ -45505,12 +50008,20 @@ impl EncodeMembers for FetchAutomationRunsParams {
 }
 
 /// Empty acknowledgement; the updated automation state is delivered by action.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct FetchAutomationRunsResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchAutomationRunsResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchAutomationRunsResult {
@@ -45569,7 +50080,7 @@ impl EncodeMembers for FetchAutomationRunsResult {
 }
 
 /// How a new chat uses a source chat.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ChatSource {
     #[serde(rename = "fork")]
@@ -45607,6 +50118,16 @@ impl TaggedUnion for ChatSource {
     }
 }
 
+impl Clone for ChatSource {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Fork(value) => Self::Fork(value.clone()),
+            Self::SideChat(value) => Self::SideChat(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChatSource {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -45637,7 +50158,7 @@ impl Encode for ChatSource {
 }
 
 /// Destination of an atomic chat move.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ChatMoveDestination {
     #[serde(rename = "session")]
@@ -45675,6 +50196,16 @@ impl TaggedUnion for ChatMoveDestination {
     }
 }
 
+impl Clone for ChatMoveDestination {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Session(value) => Self::Session(value.clone()),
+            Self::NewSession(value) => Self::NewSession(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChatMoveDestination {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -45707,7 +50238,7 @@ impl Encode for ChatMoveDestination {
 }
 
 /// Result of the `reconnect` command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum ReconnectResult {
     #[serde(rename = "replay")]
@@ -45745,6 +50276,16 @@ impl TaggedUnion for ReconnectResult {
     }
 }
 
+impl Clone for ReconnectResult {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Replay(value) => Self::Replay(value.clone()),
+            Self::Snapshot(value) => Self::Snapshot(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ReconnectResult {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -45775,7 +50316,7 @@ impl Encode for ReconnectResult {
 }
 
 /// Identifies the file or range a `ChangesetOperation` should act on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(tag = "kind")]
 pub enum ChangesetOperationTarget {
     #[serde(rename = "resource")]
@@ -45813,6 +50354,16 @@ impl TaggedUnion for ChangesetOperationTarget {
     }
 }
 
+impl Clone for ChangesetOperationTarget {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Resource(value) => Self::Resource(value.clone()),
+            Self::Range(value) => Self::Range(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChangesetOperationTarget {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -45842,7 +50393,7 @@ impl Encode for ChangesetOperationTarget {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetOperationTargetResource {
     #[serde(rename = "resource")]
     pub resource: String,
@@ -45852,6 +50403,16 @@ pub struct ChangesetOperationTargetResource {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationTargetResource {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            side: self.side.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationTargetResource {
@@ -45919,7 +50480,7 @@ impl EncodeMembers for ChangesetOperationTargetResource {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ChangesetOperationTargetRange {
     #[serde(rename = "resource")]
     pub resource: String,
@@ -45931,6 +50492,17 @@ pub struct ChangesetOperationTargetRange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationTargetRange {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            side: self.side.clone(),
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationTargetRange {
@@ -46064,7 +50636,7 @@ impl Encode for AuthRequiredReason {
 
 /// Broadcast to all clients subscribed to the root channel when a new session
 /// is created.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionAddedParams {
     /// Channel URI this notification belongs to (the root channel)
     #[serde(rename = "channel")]
@@ -46076,6 +50648,16 @@ pub struct SessionAddedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionAddedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            summary: self.summary.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionAddedParams {
@@ -46143,7 +50725,7 @@ impl EncodeMembers for SessionAddedParams {
 
 /// Broadcast to all clients subscribed to the root channel when a session is
 /// disposed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionRemovedParams {
     /// Channel URI this notification belongs to (the root channel)
     #[serde(rename = "channel")]
@@ -46155,6 +50737,16 @@ pub struct SessionRemovedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionRemovedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            session: self.session.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionRemovedParams {
@@ -46248,7 +50840,7 @@ impl EncodeMembers for SessionRemovedParams {
 ///   `modifiedAt` bumps while a turn is streaming) at their discretion.
 /// - Clients that have no cached entry for `session` MAY ignore the
 ///   notification; it is not a substitute for `root/sessionAdded`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionSummaryChangedParams {
     /// Channel URI this notification belongs to (the root channel)
     #[serde(rename = "channel")]
@@ -46267,6 +50859,17 @@ pub struct SessionSummaryChangedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionSummaryChangedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            session: self.session.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionSummaryChangedParams {
@@ -46365,7 +50968,7 @@ impl EncodeMembers for SessionSummaryChangedParams {
 /// - Like all notifications this is ephemeral and is **not** replayed on
 ///   reconnect. A client that never receives the terminal frame SHOULD expire
 ///   the indicator after an idle timeout.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct ProgressParams {
     /// Channel URI this notification belongs to (the root channel).
     #[serde(rename = "channel")]
@@ -46392,6 +50995,19 @@ pub struct ProgressParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ProgressParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            progress_token: self.progress_token.clone(),
+            progress: self.progress.clone(),
+            total: self.total.clone(),
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ProgressParams {
@@ -46489,7 +51105,7 @@ impl EncodeMembers for ProgressParams {
 /// Clients should obtain or renew the credential and push the resulting token
 /// via the `authenticate` command. When `reason` is `expired`, clients MUST NOT
 /// blindly replay the challenged token.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AuthRequiredParams {
     /// Channel URI this notification belongs to
     #[serde(rename = "channel")]
@@ -46504,6 +51120,17 @@ pub struct AuthRequiredParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthRequiredParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            resource: self.resource.clone(),
+            reason: self.reason.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthRequiredParams {
@@ -46587,7 +51214,7 @@ impl EncodeMembers for AuthRequiredParams {
 /// Like all stateless-channel notifications, this is ephemeral: it is not
 /// replayed on reconnect. Subscribers receive only batches emitted after
 /// their `subscribe` succeeds.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct OtlpExportLogsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.logs`).
     #[serde(rename = "channel")]
@@ -46601,6 +51228,16 @@ pub struct OtlpExportLogsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportLogsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportLogsParams {
@@ -46672,7 +51309,7 @@ impl EncodeMembers for OtlpExportLogsParams {
 /// The `payload` field is an OTLP/JSON `ExportTraceServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceSpans: ResourceSpans[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/trace/v1/trace_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct OtlpExportTracesParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.traces`).
     #[serde(rename = "channel")]
@@ -46686,6 +51323,16 @@ pub struct OtlpExportTracesParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportTracesParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportTracesParams {
@@ -46757,7 +51404,7 @@ impl EncodeMembers for OtlpExportTracesParams {
 /// The `payload` field is an OTLP/JSON `ExportMetricsServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceMetrics: ResourceMetrics[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/metrics/v1/metrics_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct OtlpExportMetricsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.metrics`).
     #[serde(rename = "channel")]
@@ -46771,6 +51418,16 @@ pub struct OtlpExportMetricsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportMetricsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportMetricsParams {
@@ -46837,7 +51494,7 @@ impl EncodeMembers for OtlpExportMetricsParams {
 }
 
 /// Partial equivalent of SessionSummary — every field is optional for delta updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct PartialSessionSummary {
     /// Agent provider ID
     #[serde(rename = "provider", default, skip_serializing_if = "Option::is_none")]
@@ -46922,6 +51579,29 @@ pub struct PartialSessionSummary {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PartialSessionSummary {
+    fn clone(&self) -> Self {
+        Self {
+            provider: self.provider.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            origin: self.origin.clone(),
+            project: self.project.clone(),
+            working_directories: self.working_directories.clone(),
+            annotations: self.annotations.clone(),
+            resource: self.resource.clone(),
+            created_at: self.created_at.clone(),
+            modified_at: self.modified_at.clone(),
+            changes: self.changes.clone(),
+            meta: self.meta.clone(),
+            chats: self.chats.clone(),
+            default_chat: self.default_chat.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PartialSessionSummary {
@@ -47091,7 +51771,7 @@ impl EncodeMembers for PartialSessionSummary {
 }
 
 /// A JSON-RPC 2.0 request (method + id).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct JsonRpcRequest {
     #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonRpcVersion,
@@ -47105,6 +51785,18 @@ pub struct JsonRpcRequest {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for JsonRpcRequest {
+    fn clone(&self) -> Self {
+        Self {
+            jsonrpc: self.jsonrpc.clone(),
+            id: self.id.clone(),
+            method: self.method.clone(),
+            params: self.params.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for JsonRpcRequest {
@@ -47186,7 +51878,7 @@ impl EncodeMembers for JsonRpcRequest {
 }
 
 /// A JSON-RPC 2.0 success response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct JsonRpcSuccessResponse {
     #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonRpcVersion,
@@ -47198,6 +51890,17 @@ pub struct JsonRpcSuccessResponse {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for JsonRpcSuccessResponse {
+    fn clone(&self) -> Self {
+        Self {
+            jsonrpc: self.jsonrpc.clone(),
+            id: self.id.clone(),
+            result: self.result.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for JsonRpcSuccessResponse {
@@ -47268,7 +51971,7 @@ impl EncodeMembers for JsonRpcSuccessResponse {
 }
 
 /// A JSON-RPC 2.0 error response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct JsonRpcErrorResponse {
     #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonRpcVersion,
@@ -47280,6 +51983,17 @@ pub struct JsonRpcErrorResponse {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for JsonRpcErrorResponse {
+    fn clone(&self) -> Self {
+        Self {
+            jsonrpc: self.jsonrpc.clone(),
+            id: self.id.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for JsonRpcErrorResponse {
@@ -47350,7 +52064,7 @@ impl EncodeMembers for JsonRpcErrorResponse {
 }
 
 /// JSON-RPC 2.0 error object (`code`, `message`, optional `data`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct JsonRpcError {
     #[serde(rename = "code")]
     pub code: i64,
@@ -47362,6 +52076,17 @@ pub struct JsonRpcError {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for JsonRpcError {
+    fn clone(&self) -> Self {
+        Self {
+            code: self.code.clone(),
+            message: self.message.clone(),
+            data: self.data.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for JsonRpcError {
@@ -47434,7 +52159,7 @@ impl EncodeMembers for JsonRpcError {
 }
 
 /// A JSON-RPC 2.0 notification (method, no id).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct JsonRpcNotification {
     #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonRpcVersion,
@@ -47446,6 +52171,17 @@ pub struct JsonRpcNotification {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for JsonRpcNotification {
+    fn clone(&self) -> Self {
+        Self {
+            jsonrpc: self.jsonrpc.clone(),
+            method: self.method.clone(),
+            params: self.params.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for JsonRpcNotification {
@@ -47618,7 +52354,7 @@ impl Encode for JsonRpcMessage {
 }
 
 /// Details carried in the `data` field of an `AuthRequired` (-32007) error.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct AuthRequiredErrorData {
     /// Protected resources that require authentication.
     #[serde(rename = "resources")]
@@ -47627,6 +52363,15 @@ pub struct AuthRequiredErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthRequiredErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            resources: self.resources.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthRequiredErrorData {
@@ -47689,7 +52434,7 @@ impl EncodeMembers for AuthRequiredErrorData {
 }
 
 /// Details carried in the `data` field of a `PermissionDenied` (-32009) error.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct PermissionDeniedErrorData {
     /// The resource access that, if granted via `resourceRequest`, would
     /// unlock the operation. Omitted when no specific access grant would
@@ -47700,6 +52445,15 @@ pub struct PermissionDeniedErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PermissionDeniedErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PermissionDeniedErrorData {
@@ -47765,7 +52519,7 @@ impl EncodeMembers for PermissionDeniedErrorData {
 
 /// Details carried in the `data` field of an `UnsupportedProtocolVersion`
 /// (-32005) error.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct UnsupportedProtocolVersionErrorData {
     /// Protocol versions the server is willing to speak. Each entry is
     /// either a SemVer `MAJOR.MINOR.PATCH` string (e.g. `"0.1.0"`) or a
@@ -47776,6 +52530,15 @@ pub struct UnsupportedProtocolVersionErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UnsupportedProtocolVersionErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            supported_versions: self.supported_versions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UnsupportedProtocolVersionErrorData {
@@ -47838,7 +52601,7 @@ impl EncodeMembers for UnsupportedProtocolVersionErrorData {
 }
 
 /// A system-prompt section an agent exposes to `systemMessageTransform` (advertise-only catalogue).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SystemMessageSection {
     /// Provider-defined opaque id; the key in transform requests.
     #[serde(rename = "id")]
@@ -47864,6 +52627,18 @@ pub struct SystemMessageSection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageSection {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            restricted: self.restricted.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageSection {
@@ -47947,7 +52722,7 @@ impl EncodeMembers for SystemMessageSection {
 }
 
 /// The section ids the active client wants to transform.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SessionActiveClientSystemMessageTransform {
     /// Section ids (see `AgentInfo.systemMessageSections`).
     #[serde(rename = "sections")]
@@ -47956,6 +52731,15 @@ pub struct SessionActiveClientSystemMessageTransform {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientSystemMessageTransform {
+    fn clone(&self) -> Self {
+        Self {
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientSystemMessageTransform {
@@ -48018,7 +52802,7 @@ impl EncodeMembers for SessionActiveClientSystemMessageTransform {
 }
 
 /// One section in a transform request or answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SystemMessageTransformSection {
     /// The section's rendered content (opaque text).
     #[serde(rename = "content")]
@@ -48027,6 +52811,15 @@ pub struct SystemMessageTransformSection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformSection {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformSection {
@@ -48089,7 +52882,7 @@ impl EncodeMembers for SystemMessageTransformSection {
 }
 
 /// Server -> client request `systemMessageTransform`: rewrite these system-prompt sections.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SystemMessageTransformParams {
     /// The session URI.
     #[serde(rename = "channel")]
@@ -48101,6 +52894,16 @@ pub struct SystemMessageTransformParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformParams {
@@ -48167,7 +52970,7 @@ impl EncodeMembers for SystemMessageTransformParams {
 }
 
 /// Answer to `systemMessageTransform`: rewritten sections (omitted ones pass through; ids not in the request are ignored).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 pub struct SystemMessageTransformResult {
     /// Rewritten sections by id.
     #[serde(rename = "sections", serialize_with = "wire::ser_map")]
@@ -48176,6 +52979,15 @@ pub struct SystemMessageTransformResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformResult {
+    fn clone(&self) -> Self {
+        Self {
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformResult {
