@@ -81,7 +81,7 @@ impl Encode for IconTheme {
 }
 
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Icon {
     /// A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
@@ -121,6 +121,18 @@ pub struct Icon {
     pub extra: Extra,
 }
 
+impl Clone for Icon {
+    fn clone(&self) -> Self {
+        Self {
+            src: self.src.clone(),
+            content_type: self.content_type.clone(),
+            sizes: self.sizes.clone(),
+            theme: self.theme.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for Icon {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -145,24 +157,34 @@ impl wire::Blank for Icon {
     }
 }
 
+impl wire::Members for Icon {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.src),
+            1 => wire::slot(reader, &mut self.content_type),
+            2 => wire::slot(reader, &mut self.sizes),
+            3 => wire::slot(reader, &mut self.theme),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Icon {
     const NAME: &'static str = "Icon";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["src", "contentType", "sizes", "theme"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.src, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.sizes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.theme, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["src", "contentType", "sizes", "theme"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -198,7 +220,7 @@ impl EncodeMembers for Icon {
 /// Protected Resource Metadata) semantics.
 ///
 /// Field names use snake_case to match the RFC 9728 JSON format.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ProtectedResourceMetadata {
     /// REQUIRED. The protected resource's resource identifier, a URL using the
@@ -295,6 +317,33 @@ pub struct ProtectedResourceMetadata {
     pub extra: Extra,
 }
 
+impl Clone for ProtectedResourceMetadata {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            resource_name: self.resource_name.clone(),
+            authorization_servers: self.authorization_servers.clone(),
+            jwks_uri: self.jwks_uri.clone(),
+            scopes_supported: self.scopes_supported.clone(),
+            bearer_methods_supported: self.bearer_methods_supported.clone(),
+            resource_signing_alg_values_supported: self
+                .resource_signing_alg_values_supported
+                .clone(),
+            resource_encryption_alg_values_supported: self
+                .resource_encryption_alg_values_supported
+                .clone(),
+            resource_encryption_enc_values_supported: self
+                .resource_encryption_enc_values_supported
+                .clone(),
+            resource_documentation: self.resource_documentation.clone(),
+            resource_policy_uri: self.resource_policy_uri.clone(),
+            resource_tos_uri: self.resource_tos_uri.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ProtectedResourceMetadata {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -328,71 +377,57 @@ impl wire::Blank for ProtectedResourceMetadata {
     }
 }
 
+impl wire::Members for ProtectedResourceMetadata {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.resource_name),
+            2 => wire::slot(reader, &mut self.authorization_servers),
+            3 => wire::slot(reader, &mut self.jwks_uri),
+            4 => wire::slot(reader, &mut self.scopes_supported),
+            5 => wire::slot(reader, &mut self.bearer_methods_supported),
+            6 => wire::slot(reader, &mut self.resource_signing_alg_values_supported),
+            7 => wire::slot(reader, &mut self.resource_encryption_alg_values_supported),
+            8 => wire::slot(reader, &mut self.resource_encryption_enc_values_supported),
+            9 => wire::slot(reader, &mut self.resource_documentation),
+            10 => wire::slot(reader, &mut self.resource_policy_uri),
+            11 => wire::slot(reader, &mut self.resource_tos_uri),
+            12 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ProtectedResourceMetadata {
     const NAME: &'static str = "ProtectedResourceMetadata";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "resource_name",
-            "authorization_servers",
-            "jwks_uri",
-            "scopes_supported",
-            "bearer_methods_supported",
-            "resource_signing_alg_values_supported",
-            "resource_encryption_alg_values_supported",
-            "resource_encryption_enc_values_supported",
-            "resource_documentation",
-            "resource_policy_uri",
-            "resource_tos_uri",
-            "required",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.authorization_servers, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.jwks_uri, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.scopes_supported, &mut seen, 4, KEYS)?,
-                5 => wire::member(
-                    reader,
-                    &mut out.bearer_methods_supported,
-                    &mut seen,
-                    5,
-                    KEYS,
-                )?,
-                6 => wire::member(
-                    reader,
-                    &mut out.resource_signing_alg_values_supported,
-                    &mut seen,
-                    6,
-                    KEYS,
-                )?,
-                7 => wire::member(
-                    reader,
-                    &mut out.resource_encryption_alg_values_supported,
-                    &mut seen,
-                    7,
-                    KEYS,
-                )?,
-                8 => wire::member(
-                    reader,
-                    &mut out.resource_encryption_enc_values_supported,
-                    &mut seen,
-                    8,
-                    KEYS,
-                )?,
-                9 => wire::member(reader, &mut out.resource_documentation, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.resource_policy_uri, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.resource_tos_uri, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.required, &mut seen, 12, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "resource_name",
+                "authorization_servers",
+                "jwks_uri",
+                "scopes_supported",
+                "bearer_methods_supported",
+                "resource_signing_alg_values_supported",
+                "resource_encryption_alg_values_supported",
+                "resource_encryption_enc_values_supported",
+                "resource_documentation",
+                "resource_policy_uri",
+                "resource_tos_uri",
+                "required",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -544,7 +579,7 @@ impl Encode for ConfigPropertySchemaType {
 ///
 /// This is the generic base type. See {@link SessionConfigPropertySchema} for
 /// session-specific extensions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfigPropertySchema {
     /// JSON Schema: property type
@@ -608,6 +643,25 @@ pub struct ConfigPropertySchema {
     pub extra: Extra,
 }
 
+impl Clone for ConfigPropertySchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            default: self.default.clone(),
+            r#enum: self.r#enum.clone(),
+            enum_labels: self.enum_labels.clone(),
+            enum_descriptions: self.enum_descriptions.clone(),
+            read_only: self.read_only.clone(),
+            items: self.items.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ConfigPropertySchema {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -639,43 +693,53 @@ impl wire::Blank for ConfigPropertySchema {
     }
 }
 
+impl wire::Members for ConfigPropertySchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.default),
+            4 => wire::slot(reader, &mut self.r#enum),
+            5 => wire::slot(reader, &mut self.enum_labels),
+            6 => wire::slot(reader, &mut self.enum_descriptions),
+            7 => wire::slot(reader, &mut self.read_only),
+            8 => wire::slot(reader, &mut self.items),
+            9 => wire::slot(reader, &mut self.properties),
+            10 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfigPropertySchema {
     const NAME: &'static str = "ConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "type",
-            "title",
-            "description",
-            "default",
-            "enum",
-            "enumLabels",
-            "enumDescriptions",
-            "readOnly",
-            "items",
-            "properties",
-            "required",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.properties, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.required, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "type",
+                "title",
+                "description",
+                "default",
+                "enum",
+                "enumLabels",
+                "enumDescriptions",
+                "readOnly",
+                "items",
+                "properties",
+                "required",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -736,7 +800,7 @@ impl EncodeMembers for ConfigPropertySchema {
 ///
 /// This is the generic base type. See {@link SessionConfigSchema} for
 /// session-specific usage.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfigSchema {
     /// JSON Schema: always `'object'`
@@ -757,6 +821,17 @@ pub struct ConfigSchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ConfigSchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ConfigSchema {
@@ -782,23 +857,28 @@ impl wire::Blank for ConfigSchema {
     }
 }
 
+impl wire::Members for ConfigSchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.properties),
+            2 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfigSchema {
     const NAME: &'static str = "ConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "properties", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
         Ok(out)
     }
 }
@@ -824,7 +904,7 @@ impl EncodeMembers for ConfigSchema {
 }
 
 /// A zero-based position within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextPosition {
     /// Zero-based line number.
@@ -837,6 +917,16 @@ pub struct TextPosition {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextPosition {
+    fn clone(&self) -> Self {
+        Self {
+            line: self.line.clone(),
+            character: self.character.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextPosition {
@@ -861,22 +951,27 @@ impl wire::Blank for TextPosition {
     }
 }
 
+impl wire::Members for TextPosition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.line),
+            1 => wire::slot(reader, &mut self.character),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextPosition {
     const NAME: &'static str = "TextPosition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["line", "character"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.line, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.character, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["line", "character"], 0x3)?;
         Ok(out)
     }
 }
@@ -898,7 +993,7 @@ impl EncodeMembers for TextPosition {
 }
 
 /// A range within a textual document.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextRange {
     /// Start position of the range.
@@ -911,6 +1006,16 @@ pub struct TextRange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextRange {
+    fn clone(&self) -> Self {
+        Self {
+            start: self.start.clone(),
+            end: self.end.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextRange {
@@ -935,22 +1040,27 @@ impl wire::Blank for TextRange {
     }
 }
 
+impl wire::Members for TextRange {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.start),
+            1 => wire::slot(reader, &mut self.end),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextRange {
     const NAME: &'static str = "TextRange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["start", "end"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.start, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.end, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["start", "end"], 0x3)?;
         Ok(out)
     }
 }
@@ -976,7 +1086,7 @@ impl EncodeMembers for TextRange {
 /// This is only meaningful for textual resources. Binary resources may still
 /// use resource or embedded resource attachments, but they should not use this
 /// text selection field.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextSelection {
     /// The range covered by the selection.
@@ -986,6 +1096,15 @@ pub struct TextSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TextSelection {
+    fn clone(&self) -> Self {
+        Self {
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TextSelection {
@@ -1009,21 +1128,26 @@ impl wire::Blank for TextSelection {
     }
 }
 
+impl wire::Members for TextSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TextSelection {
     const NAME: &'static str = "TextSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.range, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["range"], 0x1)?;
         Ok(out)
     }
 }
@@ -1043,7 +1167,7 @@ impl EncodeMembers for TextSelection {
 }
 
 /// A reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ContentRef {
     /// Content URI
@@ -1070,6 +1194,17 @@ pub struct ContentRef {
     pub extra: Extra,
 }
 
+impl Clone for ContentRef {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ContentRef {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -1093,23 +1228,28 @@ impl wire::Blank for ContentRef {
     }
 }
 
+impl wire::Members for ContentRef {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ContentRef {
     const NAME: &'static str = "ContentRef";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
         Ok(out)
     }
 }
@@ -1137,7 +1277,7 @@ impl EncodeMembers for ContentRef {
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditBefore {
     #[serde(rename = "uri")]
@@ -1148,6 +1288,16 @@ pub struct FileEditBefore {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditBefore {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditBefore {
@@ -1172,22 +1322,27 @@ impl wire::Blank for FileEditBefore {
     }
 }
 
+impl wire::Members for FileEditBefore {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditBefore {
     const NAME: &'static str = "FileEditBefore";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -1209,7 +1364,7 @@ impl EncodeMembers for FileEditBefore {
 }
 
 /// The file state after the edit. Absent for file deletions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditAfter {
     #[serde(rename = "uri")]
@@ -1220,6 +1375,16 @@ pub struct FileEditAfter {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditAfter {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditAfter {
@@ -1244,22 +1409,27 @@ impl wire::Blank for FileEditAfter {
     }
 }
 
+impl wire::Members for FileEditAfter {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditAfter {
     const NAME: &'static str = "FileEditAfter";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -1281,7 +1451,7 @@ impl EncodeMembers for FileEditAfter {
 }
 
 /// Optional diff display metadata
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEditDiff {
     #[serde(
@@ -1302,6 +1472,16 @@ pub struct FileEditDiff {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEditDiff {
+    fn clone(&self) -> Self {
+        Self {
+            added: self.added.clone(),
+            removed: self.removed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEditDiff {
@@ -1326,22 +1506,27 @@ impl wire::Blank for FileEditDiff {
     }
 }
 
+impl wire::Members for FileEditDiff {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.added),
+            1 => wire::slot(reader, &mut self.removed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEditDiff {
     const NAME: &'static str = "FileEditDiff";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["added", "removed"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.added, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.removed, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["added", "removed"], 0x0)?;
         Ok(out)
     }
 }
@@ -1370,7 +1555,7 @@ impl EncodeMembers for FileEditDiff {
 ///
 /// Supports creates (only `after`), deletes (only `before`), renames/moves
 /// (different `uri` in `before` and `after`), and edits (same `uri`, different content).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FileEdit {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -1386,6 +1571,17 @@ pub struct FileEdit {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FileEdit {
+    fn clone(&self) -> Self {
+        Self {
+            before: self.before.clone(),
+            after: self.after.clone(),
+            diff: self.diff.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FileEdit {
@@ -1411,23 +1607,28 @@ impl wire::Blank for FileEdit {
     }
 }
 
+impl wire::Members for FileEdit {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.before),
+            1 => wire::slot(reader, &mut self.after),
+            2 => wire::slot(reader, &mut self.diff),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FileEdit {
     const NAME: &'static str = "FileEdit";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["before", "after", "diff"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
         Ok(out)
     }
 }
@@ -1456,7 +1657,7 @@ impl EncodeMembers for FileEdit {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UsageInfo {
     /// Input tokens consumed
@@ -1497,6 +1698,19 @@ pub struct UsageInfo {
     pub extra: Extra,
 }
 
+impl Clone for UsageInfo {
+    fn clone(&self) -> Self {
+        Self {
+            input_tokens: self.input_tokens.clone(),
+            output_tokens: self.output_tokens.clone(),
+            model: self.model.clone(),
+            cache_read_tokens: self.cache_read_tokens.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for UsageInfo {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -1522,31 +1736,41 @@ impl wire::Blank for UsageInfo {
     }
 }
 
+impl wire::Members for UsageInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.input_tokens),
+            1 => wire::slot(reader, &mut self.output_tokens),
+            2 => wire::slot(reader, &mut self.model),
+            3 => wire::slot(reader, &mut self.cache_read_tokens),
+            4 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UsageInfo {
     const NAME: &'static str = "UsageInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "inputTokens",
-            "outputTokens",
-            "model",
-            "cacheReadTokens",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.input_tokens, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.output_tokens, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.model, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.cache_read_tokens, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "inputTokens",
+                "outputTokens",
+                "model",
+                "cacheReadTokens",
+                "_meta",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -1583,7 +1807,7 @@ impl EncodeMembers for UsageInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ErrorInfo {
     /// Error type identifier
@@ -1599,6 +1823,17 @@ pub struct ErrorInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ErrorInfo {
+    fn clone(&self) -> Self {
+        Self {
+            error_type: self.error_type.clone(),
+            message: self.message.clone(),
+            stack: self.stack.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ErrorInfo {
@@ -1624,23 +1859,28 @@ impl wire::Blank for ErrorInfo {
     }
 }
 
+impl wire::Members for ErrorInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error_type),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.stack),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ErrorInfo {
     const NAME: &'static str = "ErrorInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["errorType", "message", "stack"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error_type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.stack, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["errorType", "message", "stack"], 0x3)?;
         Ok(out)
     }
 }
@@ -1667,7 +1907,7 @@ impl EncodeMembers for ErrorInfo {
 
 /// A point-in-time snapshot of a subscribed resource's state, returned by
 /// `initialize`, `reconnect`, and `subscribe`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Snapshot {
     /// The subscribed channel URI (e.g. `ahp-root://` or `ahp-session:/<uuid>`)
@@ -1683,6 +1923,17 @@ pub struct Snapshot {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            state: self.state.clone(),
+            from_seq: self.from_seq.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for Snapshot {
@@ -1708,23 +1959,28 @@ impl wire::Blank for Snapshot {
     }
 }
 
+impl wire::Members for Snapshot {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.state),
+            2 => wire::slot(reader, &mut self.from_seq),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Snapshot {
     const NAME: &'static str = "Snapshot";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "state", "fromSeq"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.from_seq, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "state", "fromSeq"], 0x7)?;
         Ok(out)
     }
 }
@@ -1748,7 +2004,7 @@ impl EncodeMembers for Snapshot {
 }
 
 /// Global state shared with every client subscribed to `ahp-root://`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootState {
     /// Available agent backends and their models
@@ -1772,6 +2028,18 @@ pub struct RootState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootState {
+    fn clone(&self) -> Self {
+        Self {
+            agents: self.agents.clone(),
+            active_sessions: self.active_sessions.clone(),
+            terminals: self.terminals.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootState {
@@ -1798,24 +2066,34 @@ impl wire::Blank for RootState {
     }
 }
 
+impl wire::Members for RootState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agents),
+            1 => wire::slot(reader, &mut self.active_sessions),
+            2 => wire::slot(reader, &mut self.terminals),
+            3 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootState {
     const NAME: &'static str = "RootState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agents", "activeSessions", "terminals", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.active_sessions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.terminals, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["agents", "activeSessions", "terminals", "config"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -1923,7 +2201,7 @@ impl RootState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentInfo {
     /// Agent provider ID (e.g. `'copilot'`)
@@ -1981,6 +2259,21 @@ pub struct AgentInfo {
     pub extra: Extra,
 }
 
+impl Clone for AgentInfo {
+    fn clone(&self) -> Self {
+        Self {
+            provider: self.provider.clone(),
+            display_name: self.display_name.clone(),
+            description: self.description.clone(),
+            models: self.models.clone(),
+            protected_resources: self.protected_resources.clone(),
+            customizations: self.customizations.clone(),
+            system_message_sections: self.system_message_sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for AgentInfo {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -2008,35 +2301,45 @@ impl wire::Blank for AgentInfo {
     }
 }
 
+impl wire::Members for AgentInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.provider),
+            1 => wire::slot(reader, &mut self.display_name),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.models),
+            4 => wire::slot(reader, &mut self.protected_resources),
+            5 => wire::slot(reader, &mut self.customizations),
+            6 => wire::slot(reader, &mut self.system_message_sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentInfo {
     const NAME: &'static str = "AgentInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "provider",
-            "displayName",
-            "description",
-            "models",
-            "protectedResources",
-            "customizations",
-            "systemMessageSections",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.provider, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.models, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.protected_resources, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.customizations, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.system_message_sections, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "provider",
+                "displayName",
+                "description",
+                "models",
+                "protectedResources",
+                "customizations",
+                "systemMessageSections",
+            ],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -2073,7 +2376,7 @@ impl EncodeMembers for AgentInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionModelInfo {
     /// Model identifier
@@ -2129,6 +2432,22 @@ pub struct SessionModelInfo {
     pub extra: Extra,
 }
 
+impl Clone for SessionModelInfo {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            provider: self.provider.clone(),
+            name: self.name.clone(),
+            max_context_window: self.max_context_window.clone(),
+            supports_vision: self.supports_vision.clone(),
+            policy_state: self.policy_state.clone(),
+            config_schema: self.config_schema.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionModelInfo {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -2157,37 +2476,47 @@ impl wire::Blank for SessionModelInfo {
     }
 }
 
+impl wire::Members for SessionModelInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.max_context_window),
+            4 => wire::slot(reader, &mut self.supports_vision),
+            5 => wire::slot(reader, &mut self.policy_state),
+            6 => wire::slot(reader, &mut self.config_schema),
+            7 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionModelInfo {
     const NAME: &'static str = "SessionModelInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "provider",
-            "name",
-            "maxContextWindow",
-            "supportsVision",
-            "policyState",
-            "configSchema",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.max_context_window, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.supports_vision, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.policy_state, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.config_schema, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.meta, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "provider",
+                "name",
+                "maxContextWindow",
+                "supportsVision",
+                "policyState",
+                "configSchema",
+                "_meta",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -2233,7 +2562,7 @@ impl EncodeMembers for SessionModelInfo {
 /// A model selection: the chosen model ID together with any model-specific
 /// configuration values whose keys correspond to the model's
 /// {@link SessionModelInfo.configSchema}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ModelSelection {
     /// Model identifier
@@ -2252,6 +2581,16 @@ pub struct ModelSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ModelSelection {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ModelSelection {
@@ -2276,22 +2615,27 @@ impl wire::Blank for ModelSelection {
     }
 }
 
+impl wire::Members for ModelSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ModelSelection {
     const NAME: &'static str = "ModelSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.config, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "config"], 0x1)?;
         Ok(out)
     }
 }
@@ -2318,7 +2662,7 @@ impl EncodeMembers for ModelSelection {
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootConfigState {
     /// JSON Schema describing available configuration properties
@@ -2332,6 +2676,16 @@ pub struct RootConfigState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootConfigState {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootConfigState {
@@ -2356,22 +2710,27 @@ impl wire::Blank for RootConfigState {
     }
 }
 
+impl wire::Members for RootConfigState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootConfigState {
     const NAME: &'static str = "RootConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -2397,7 +2756,7 @@ impl EncodeMembers for RootConfigState {
 /// Steering messages are injected into the current turn mid-flight.
 /// Queued messages are automatically started as new turns after the
 /// current turn naturally finishes.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PendingMessage {
     /// Unique identifier for this pending message
@@ -2410,6 +2769,16 @@ pub struct PendingMessage {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PendingMessage {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PendingMessage {
@@ -2434,22 +2803,27 @@ impl wire::Blank for PendingMessage {
     }
 }
 
+impl wire::Members for PendingMessage {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PendingMessage {
     const NAME: &'static str = "PendingMessage";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "message"], 0x3)?;
         Ok(out)
     }
 }
@@ -2471,7 +2845,7 @@ impl EncodeMembers for PendingMessage {
 }
 
 /// Full state for a single session, loaded when a client subscribes to the session's URI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionState {
     /// Lightweight session metadata
@@ -2585,6 +2959,28 @@ pub struct SessionState {
     pub extra: Extra,
 }
 
+impl Clone for SessionState {
+    fn clone(&self) -> Self {
+        Self {
+            summary: self.summary.clone(),
+            lifecycle: self.lifecycle.clone(),
+            creation_error: self.creation_error.clone(),
+            server_tools: self.server_tools.clone(),
+            active_client: self.active_client.clone(),
+            turns: self.turns.clone(),
+            active_turn: self.active_turn.clone(),
+            steering_message: self.steering_message.clone(),
+            queued_messages: self.queued_messages.clone(),
+            input_requests: self.input_requests.clone(),
+            config: self.config.clone(),
+            customizations: self.customizations.clone(),
+            changesets: self.changesets.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -2619,49 +3015,59 @@ impl wire::Blank for SessionState {
     }
 }
 
+impl wire::Members for SessionState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.summary),
+            1 => wire::slot(reader, &mut self.lifecycle),
+            2 => wire::slot(reader, &mut self.creation_error),
+            3 => wire::slot(reader, &mut self.server_tools),
+            4 => wire::slot(reader, &mut self.active_client),
+            5 => wire::slot(reader, &mut self.turns),
+            6 => wire::slot(reader, &mut self.active_turn),
+            7 => wire::slot(reader, &mut self.steering_message),
+            8 => wire::slot(reader, &mut self.queued_messages),
+            9 => wire::slot(reader, &mut self.input_requests),
+            10 => wire::slot(reader, &mut self.config),
+            11 => wire::slot(reader, &mut self.customizations),
+            12 => wire::slot(reader, &mut self.changesets),
+            13 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionState {
     const NAME: &'static str = "SessionState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "summary",
-            "lifecycle",
-            "creationError",
-            "serverTools",
-            "activeClient",
-            "turns",
-            "activeTurn",
-            "steeringMessage",
-            "queuedMessages",
-            "inputRequests",
-            "config",
-            "customizations",
-            "changesets",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.summary, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.lifecycle, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.creation_error, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.server_tools, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.active_client, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.turns, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.active_turn, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.steering_message, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.queued_messages, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.input_requests, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.config, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.customizations, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.changesets, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.meta, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x23, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "summary",
+                "lifecycle",
+                "creationError",
+                "serverTools",
+                "activeClient",
+                "turns",
+                "activeTurn",
+                "steeringMessage",
+                "queuedMessages",
+                "inputRequests",
+                "config",
+                "customizations",
+                "changesets",
+                "_meta",
+            ],
+            0x23,
+        )?;
         Ok(out)
     }
 }
@@ -2905,7 +3311,7 @@ impl SessionState {
 ///
 /// Only one client may be active per session at a time. The server SHOULD
 /// automatically unset the active client if that client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClient {
     /// Client identifier (matches `clientId` from `initialize`)
@@ -2946,6 +3352,19 @@ pub struct SessionActiveClient {
     pub extra: Extra,
 }
 
+impl Clone for SessionActiveClient {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            display_name: self.display_name.clone(),
+            tools: self.tools.clone(),
+            customizations: self.customizations.clone(),
+            system_message_transform: self.system_message_transform.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionActiveClient {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -2971,37 +3390,41 @@ impl wire::Blank for SessionActiveClient {
     }
 }
 
+impl wire::Members for SessionActiveClient {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            1 => wire::slot(reader, &mut self.display_name),
+            2 => wire::slot(reader, &mut self.tools),
+            3 => wire::slot(reader, &mut self.customizations),
+            4 => wire::slot(reader, &mut self.system_message_transform),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClient {
     const NAME: &'static str = "SessionActiveClient";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "clientId",
-            "displayName",
-            "tools",
-            "customizations",
-            "systemMessageTransform",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.tools, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.customizations, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.system_message_transform,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "clientId",
+                "displayName",
+                "tools",
+                "customizations",
+                "systemMessageTransform",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -3035,7 +3458,7 @@ impl EncodeMembers for SessionActiveClient {
 }
 
 /// Server-owned project metadata for a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ProjectInfo {
     /// Project URI
@@ -3048,6 +3471,16 @@ pub struct ProjectInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ProjectInfo {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            display_name: self.display_name.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ProjectInfo {
@@ -3072,22 +3505,27 @@ impl wire::Blank for ProjectInfo {
     }
 }
 
+impl wire::Members for ProjectInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.display_name),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ProjectInfo {
     const NAME: &'static str = "ProjectInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "displayName"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.display_name, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "displayName"], 0x3)?;
         Ok(out)
     }
 }
@@ -3108,7 +3546,7 @@ impl EncodeMembers for ProjectInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummary {
     /// Session URI
@@ -3163,6 +3601,26 @@ pub struct SessionSummary {
     pub extra: Extra,
 }
 
+impl Clone for SessionSummary {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            provider: self.provider.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            created_at: self.created_at.clone(),
+            modified_at: self.modified_at.clone(),
+            project: self.project.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            working_directory: self.working_directory.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionSummary {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -3195,45 +3653,55 @@ impl wire::Blank for SessionSummary {
     }
 }
 
+impl wire::Members for SessionSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.title),
+            3 => wire::slot(reader, &mut self.status),
+            4 => wire::slot(reader, &mut self.activity),
+            5 => wire::slot(reader, &mut self.created_at),
+            6 => wire::slot(reader, &mut self.modified_at),
+            7 => wire::slot(reader, &mut self.project),
+            8 => wire::slot(reader, &mut self.model),
+            9 => wire::slot(reader, &mut self.agent),
+            10 => wire::slot(reader, &mut self.working_directory),
+            11 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummary {
     const NAME: &'static str = "SessionSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "provider",
-            "title",
-            "status",
-            "activity",
-            "createdAt",
-            "modifiedAt",
-            "project",
-            "model",
-            "agent",
-            "workingDirectory",
-            "changes",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.status, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.activity, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.created_at, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.modified_at, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.project, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.model, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.agent, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.working_directory, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x6f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "provider",
+                "title",
+                "status",
+                "activity",
+                "createdAt",
+                "modifiedAt",
+                "project",
+                "model",
+                "agent",
+                "workingDirectory",
+                "changes",
+            ],
+            0x6f,
+        )?;
         Ok(out)
     }
 }
@@ -3290,7 +3758,7 @@ impl EncodeMembers for SessionSummary {
 ///
 /// All fields are optional so servers can populate only the metrics they
 /// cheaply have available.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesSummary {
     /// Total number of inserted lines across all changed files.
@@ -3323,6 +3791,17 @@ pub struct ChangesSummary {
     pub extra: Extra,
 }
 
+impl Clone for ChangesSummary {
+    fn clone(&self) -> Self {
+        Self {
+            additions: self.additions.clone(),
+            deletions: self.deletions.clone(),
+            files: self.files.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ChangesSummary {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -3346,23 +3825,28 @@ impl wire::Blank for ChangesSummary {
     }
 }
 
+impl wire::Members for ChangesSummary {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.additions),
+            1 => wire::slot(reader, &mut self.deletions),
+            2 => wire::slot(reader, &mut self.files),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesSummary {
     const NAME: &'static str = "ChangesSummary";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["additions", "deletions", "files"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.additions, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.deletions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["additions", "deletions", "files"], 0x0)?;
         Ok(out)
     }
 }
@@ -3399,7 +3883,7 @@ impl EncodeMembers for ChangesSummary {
 /// display name by looking up `uri` in the session's customization tree.
 ///
 /// A session with no `agent` selected uses the provider's default behavior.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentSelection {
     /// Stable agent URI (matches an {@link AgentCustomization.uri}).
@@ -3409,6 +3893,15 @@ pub struct AgentSelection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AgentSelection {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AgentSelection {
@@ -3432,21 +3925,26 @@ impl wire::Blank for AgentSelection {
     }
 }
 
+impl wire::Members for AgentSelection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentSelection {
     const NAME: &'static str = "AgentSelection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri"], 0x1)?;
         Ok(out)
     }
 }
@@ -3545,7 +4043,7 @@ impl Encode for SessionConfigPropertySchemaType {
 ///
 /// Extends the generic {@link ConfigPropertySchema} with session-specific
 /// display extensions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigPropertySchema {
     /// JSON Schema: property type
@@ -3626,6 +4124,27 @@ pub struct SessionConfigPropertySchema {
     pub extra: Extra,
 }
 
+impl Clone for SessionConfigPropertySchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            default: self.default.clone(),
+            r#enum: self.r#enum.clone(),
+            enum_labels: self.enum_labels.clone(),
+            enum_descriptions: self.enum_descriptions.clone(),
+            read_only: self.read_only.clone(),
+            items: self.items.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            enum_dynamic: self.enum_dynamic.clone(),
+            session_mutable: self.session_mutable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionConfigPropertySchema {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -3659,47 +4178,57 @@ impl wire::Blank for SessionConfigPropertySchema {
     }
 }
 
+impl wire::Members for SessionConfigPropertySchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.default),
+            4 => wire::slot(reader, &mut self.r#enum),
+            5 => wire::slot(reader, &mut self.enum_labels),
+            6 => wire::slot(reader, &mut self.enum_descriptions),
+            7 => wire::slot(reader, &mut self.read_only),
+            8 => wire::slot(reader, &mut self.items),
+            9 => wire::slot(reader, &mut self.properties),
+            10 => wire::slot(reader, &mut self.required),
+            11 => wire::slot(reader, &mut self.enum_dynamic),
+            12 => wire::slot(reader, &mut self.session_mutable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigPropertySchema {
     const NAME: &'static str = "SessionConfigPropertySchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "type",
-            "title",
-            "description",
-            "default",
-            "enum",
-            "enumLabels",
-            "enumDescriptions",
-            "readOnly",
-            "items",
-            "properties",
-            "required",
-            "enumDynamic",
-            "sessionMutable",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.r#enum, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enum_labels, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.enum_descriptions, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.read_only, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.items, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.properties, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.required, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.enum_dynamic, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.session_mutable, &mut seen, 12, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "type",
+                "title",
+                "description",
+                "default",
+                "enum",
+                "enumLabels",
+                "enumDescriptions",
+                "readOnly",
+                "items",
+                "properties",
+                "required",
+                "enumDynamic",
+                "sessionMutable",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -3765,7 +4294,7 @@ impl EncodeMembers for SessionConfigPropertySchema {
 }
 
 /// A JSON Schema object describing available session configuration metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigSchema {
     /// JSON Schema: always `'object'`
@@ -3786,6 +4315,17 @@ pub struct SessionConfigSchema {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigSchema {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            properties: self.properties.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigSchema {
@@ -3811,23 +4351,28 @@ impl wire::Blank for SessionConfigSchema {
     }
 }
 
+impl wire::Members for SessionConfigSchema {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.properties),
+            2 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigSchema {
     const NAME: &'static str = "SessionConfigSchema";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "properties", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.properties, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
         Ok(out)
     }
 }
@@ -3856,7 +4401,7 @@ impl EncodeMembers for SessionConfigSchema {
 ///
 /// The schema describes the available configuration properties and the values
 /// contain the current value for each resolved property.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigState {
     /// JSON Schema describing available configuration properties
@@ -3870,6 +4415,16 @@ pub struct SessionConfigState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigState {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigState {
@@ -3894,22 +4449,27 @@ impl wire::Blank for SessionConfigState {
     }
 }
 
+impl wire::Members for SessionConfigState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigState {
     const NAME: &'static str = "SessionConfigState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -3931,7 +4491,7 @@ impl EncodeMembers for SessionConfigState {
 }
 
 /// A choice in a select-style question.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputOption {
     /// Stable option identifier; for MCP enum values this is the enum string
@@ -3960,6 +4520,18 @@ pub struct SessionInputOption {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputOption {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            recommended: self.recommended.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputOption {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -3984,24 +4556,34 @@ impl wire::Blank for SessionInputOption {
     }
 }
 
+impl wire::Members for SessionInputOption {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.recommended),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputOption {
     const NAME: &'static str = "SessionInputOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "description", "recommended"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.recommended, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "description", "recommended"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -4030,7 +4612,7 @@ impl EncodeMembers for SessionInputOption {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputQuestionBase {
     /// Stable question identifier used as the key in `answers`
@@ -4049,6 +4631,18 @@ pub struct SessionInputQuestionBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputQuestionBase {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputQuestionBase {
@@ -4075,24 +4669,34 @@ impl wire::Blank for SessionInputQuestionBase {
     }
 }
 
+impl wire::Members for SessionInputQuestionBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputQuestionBase {
     const NAME: &'static str = "SessionInputQuestionBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "title", "message", "required"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "title", "message", "required"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4122,7 +4726,7 @@ impl EncodeMembers for SessionInputQuestionBase {
 }
 
 /// Text question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputTextQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4169,6 +4773,22 @@ pub struct SessionInputTextQuestion {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputTextQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            format: self.format.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputTextQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -4197,37 +4817,47 @@ impl wire::Blank for SessionInputTextQuestion {
     }
 }
 
+impl wire::Members for SessionInputTextQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.format),
+            5 => wire::slot(reader, &mut self.min),
+            6 => wire::slot(reader, &mut self.max),
+            7 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputTextQuestion {
     const NAME: &'static str = "SessionInputTextQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "format",
-            "min",
-            "max",
-            "defaultValue",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.format, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.min, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.max, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.default_value, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "format",
+                "min",
+                "max",
+                "defaultValue",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4273,7 +4903,7 @@ impl EncodeMembers for SessionInputTextQuestion {
 }
 
 /// Numeric question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputNumberQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4318,6 +4948,21 @@ pub struct SessionInputNumberQuestion {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputNumberQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputNumberQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -4345,35 +4990,45 @@ impl wire::Blank for SessionInputNumberQuestion {
     }
 }
 
+impl wire::Members for SessionInputNumberQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.min),
+            5 => wire::slot(reader, &mut self.max),
+            6 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputNumberQuestion {
     const NAME: &'static str = "SessionInputNumberQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "min",
-            "max",
-            "defaultValue",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.min, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.max, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.default_value, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "min",
+                "max",
+                "defaultValue",
+            ],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4415,7 +5070,7 @@ impl EncodeMembers for SessionInputNumberQuestion {
 }
 
 /// Boolean question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputBooleanQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4443,6 +5098,19 @@ pub struct SessionInputBooleanQuestion {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputBooleanQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            default_value: self.default_value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputBooleanQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -4468,25 +5136,35 @@ impl wire::Blank for SessionInputBooleanQuestion {
     }
 }
 
+impl wire::Members for SessionInputBooleanQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.default_value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputBooleanQuestion {
     const NAME: &'static str = "SessionInputBooleanQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "title", "message", "required", "defaultValue"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.default_value, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "title", "message", "required", "defaultValue"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -4520,7 +5198,7 @@ impl EncodeMembers for SessionInputBooleanQuestion {
 }
 
 /// Single-select question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSingleSelectQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4551,6 +5229,20 @@ pub struct SessionInputSingleSelectQuestion {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputSingleSelectQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            options: self.options.clone(),
+            allow_freeform_input: self.allow_freeform_input.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputSingleSelectQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -4577,33 +5269,43 @@ impl wire::Blank for SessionInputSingleSelectQuestion {
     }
 }
 
+impl wire::Members for SessionInputSingleSelectQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.options),
+            5 => wire::slot(reader, &mut self.allow_freeform_input),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSingleSelectQuestion {
     const NAME: &'static str = "SessionInputSingleSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "options",
-            "allowFreeformInput",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x15, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "options",
+                "allowFreeformInput",
+            ],
+            0x15,
+        )?;
         Ok(out)
     }
 }
@@ -4639,7 +5341,7 @@ impl EncodeMembers for SessionInputSingleSelectQuestion {
 }
 
 /// Multi-select question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputMultiSelectQuestion {
     /// Stable question identifier used as the key in `answers`
@@ -4686,6 +5388,22 @@ pub struct SessionInputMultiSelectQuestion {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputMultiSelectQuestion {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            message: self.message.clone(),
+            required: self.required.clone(),
+            options: self.options.clone(),
+            allow_freeform_input: self.allow_freeform_input.clone(),
+            min: self.min.clone(),
+            max: self.max.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputMultiSelectQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -4714,37 +5432,47 @@ impl wire::Blank for SessionInputMultiSelectQuestion {
     }
 }
 
+impl wire::Members for SessionInputMultiSelectQuestion {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.message),
+            3 => wire::slot(reader, &mut self.required),
+            4 => wire::slot(reader, &mut self.options),
+            5 => wire::slot(reader, &mut self.allow_freeform_input),
+            6 => wire::slot(reader, &mut self.min),
+            7 => wire::slot(reader, &mut self.max),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputMultiSelectQuestion {
     const NAME: &'static str = "SessionInputMultiSelectQuestion";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "title",
-            "message",
-            "required",
-            "options",
-            "allowFreeformInput",
-            "min",
-            "max",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.required, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.options, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.allow_freeform_input, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.min, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.max, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x15, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "title",
+                "message",
+                "required",
+                "options",
+                "allowFreeformInput",
+                "min",
+                "max",
+            ],
+            0x15,
+        )?;
         Ok(out)
     }
 }
@@ -4792,7 +5520,7 @@ impl EncodeMembers for SessionInputMultiSelectQuestion {
 /// The server creates or replaces requests with `session/inputRequested`.
 /// Clients sync drafts with `session/inputAnswerChanged` and complete requests
 /// with `session/inputCompleted`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputRequest {
     /// Stable request identifier
@@ -4825,6 +5553,19 @@ pub struct SessionInputRequest {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputRequest {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            url: self.url.clone(),
+            questions: self.questions.clone(),
+            answers: self.answers.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputRequest {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -4850,25 +5591,35 @@ impl wire::Blank for SessionInputRequest {
     }
 }
 
+impl wire::Members for SessionInputRequest {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.url),
+            3 => wire::slot(reader, &mut self.questions),
+            4 => wire::slot(reader, &mut self.answers),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputRequest {
     const NAME: &'static str = "SessionInputRequest";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message", "url", "questions", "answers"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.url, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.questions, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.answers, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "message", "url", "questions", "answers"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -4904,7 +5655,7 @@ impl EncodeMembers for SessionInputRequest {
 }
 
 /// Value captured for one answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputTextAnswerValue {
     #[serde(rename = "value")]
@@ -4913,6 +5664,15 @@ pub struct SessionInputTextAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputTextAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputTextAnswerValue {
@@ -4936,21 +5696,26 @@ impl wire::Blank for SessionInputTextAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputTextAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputTextAnswerValue {
     const NAME: &'static str = "SessionInputTextAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -4969,7 +5734,7 @@ impl EncodeMembers for SessionInputTextAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputNumberAnswerValue {
     #[serde(rename = "value", serialize_with = "wire::ser_f64")]
@@ -4978,6 +5743,15 @@ pub struct SessionInputNumberAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputNumberAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputNumberAnswerValue {
@@ -5001,21 +5775,26 @@ impl wire::Blank for SessionInputNumberAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputNumberAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputNumberAnswerValue {
     const NAME: &'static str = "SessionInputNumberAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -5034,7 +5813,7 @@ impl EncodeMembers for SessionInputNumberAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputBooleanAnswerValue {
     #[serde(rename = "value")]
@@ -5043,6 +5822,15 @@ pub struct SessionInputBooleanAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputBooleanAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputBooleanAnswerValue {
@@ -5066,21 +5854,26 @@ impl wire::Blank for SessionInputBooleanAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputBooleanAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputBooleanAnswerValue {
     const NAME: &'static str = "SessionInputBooleanAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -5099,7 +5892,7 @@ impl EncodeMembers for SessionInputBooleanAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSelectedAnswerValue {
     #[serde(rename = "value")]
@@ -5115,6 +5908,16 @@ pub struct SessionInputSelectedAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputSelectedAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputSelectedAnswerValue {
@@ -5139,22 +5942,27 @@ impl wire::Blank for SessionInputSelectedAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputSelectedAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSelectedAnswerValue {
     const NAME: &'static str = "SessionInputSelectedAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
         Ok(out)
     }
 }
@@ -5177,7 +5985,7 @@ impl EncodeMembers for SessionInputSelectedAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSelectedManyAnswerValue {
     #[serde(rename = "value")]
@@ -5193,6 +6001,16 @@ pub struct SessionInputSelectedManyAnswerValue {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputSelectedManyAnswerValue {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputSelectedManyAnswerValue {
@@ -5217,22 +6035,27 @@ impl wire::Blank for SessionInputSelectedManyAnswerValue {
     }
 }
 
+impl wire::Members for SessionInputSelectedManyAnswerValue {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
     const NAME: &'static str = "SessionInputSelectedManyAnswerValue";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.freeform_values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
         Ok(out)
     }
 }
@@ -5255,7 +6078,7 @@ impl EncodeMembers for SessionInputSelectedManyAnswerValue {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputAnswered {
     /// Answer value
@@ -5265,6 +6088,15 @@ pub struct SessionInputAnswered {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputAnswered {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputAnswered {
@@ -5288,21 +6120,26 @@ impl wire::Blank for SessionInputAnswered {
     }
 }
 
+impl wire::Members for SessionInputAnswered {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputAnswered {
     const NAME: &'static str = "SessionInputAnswered";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -5321,7 +6158,7 @@ impl EncodeMembers for SessionInputAnswered {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputSkipped {
     /// Free-form reason or value captured while skipping, if any
@@ -5335,6 +6172,15 @@ pub struct SessionInputSkipped {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputSkipped {
+    fn clone(&self) -> Self {
+        Self {
+            freeform_values: self.freeform_values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputSkipped {
@@ -5358,21 +6204,26 @@ impl wire::Blank for SessionInputSkipped {
     }
 }
 
+impl wire::Members for SessionInputSkipped {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.freeform_values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputSkipped {
     const NAME: &'static str = "SessionInputSkipped";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["freeformValues"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.freeform_values, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["freeformValues"], 0x0)?;
         Ok(out)
     }
 }
@@ -5394,7 +6245,7 @@ impl EncodeMembers for SessionInputSkipped {
 }
 
 /// A completed request/response cycle.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Turn {
     /// Turn identifier
@@ -5424,6 +6275,20 @@ pub struct Turn {
     pub extra: Extra,
 }
 
+impl Clone for Turn {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            response_parts: self.response_parts.clone(),
+            usage: self.usage.clone(),
+            state: self.state.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for Turn {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -5450,26 +6315,36 @@ impl wire::Blank for Turn {
     }
 }
 
+impl wire::Members for Turn {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.response_parts),
+            3 => wire::slot(reader, &mut self.usage),
+            4 => wire::slot(reader, &mut self.state),
+            5 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Turn {
     const NAME: &'static str = "Turn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message", "responseParts", "usage", "state", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.response_parts, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.usage, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.state, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.error, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x17, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "message", "responseParts", "usage", "state", "error"],
+            0x17,
+        )?;
         Ok(out)
     }
 }
@@ -5503,7 +6378,7 @@ impl EncodeMembers for Turn {
 }
 
 /// An in-progress turn — the assistant is actively streaming.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActiveTurn {
     /// Turn identifier
@@ -5524,6 +6399,18 @@ pub struct ActiveTurn {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActiveTurn {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            message: self.message.clone(),
+            response_parts: self.response_parts.clone(),
+            usage: self.usage.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActiveTurn {
@@ -5550,24 +6437,34 @@ impl wire::Blank for ActiveTurn {
     }
 }
 
+impl wire::Members for ActiveTurn {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.response_parts),
+            3 => wire::slot(reader, &mut self.usage),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActiveTurn {
     const NAME: &'static str = "ActiveTurn";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "message", "responseParts", "usage"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.response_parts, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.usage, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "message", "responseParts", "usage"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -5595,7 +6492,7 @@ impl EncodeMembers for ActiveTurn {
 }
 
 /// The origin of the message
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageOrigin {
     #[serde(rename = "kind")]
@@ -5604,6 +6501,15 @@ pub struct MessageOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MessageOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MessageOrigin {
@@ -5627,21 +6533,26 @@ impl wire::Blank for MessageOrigin {
     }
 }
 
+impl wire::Members for MessageOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageOrigin {
     const NAME: &'static str = "MessageOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind"], 0x1)?;
         Ok(out)
     }
 }
@@ -5667,7 +6578,7 @@ impl EncodeMembers for MessageOrigin {
 /// {@link MessageAttachmentBase.range} field. Attachments without a range are
 /// still associated with the message but do not correspond to a specific span
 /// in the text.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Message {
     /// Message text
@@ -5697,6 +6608,18 @@ pub struct Message {
     pub extra: Extra,
 }
 
+impl Clone for Message {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            origin: self.origin.clone(),
+            attachments: self.attachments.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for Message {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -5721,24 +6644,34 @@ impl wire::Blank for Message {
     }
 }
 
+impl wire::Members for Message {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.text),
+            1 => wire::slot(reader, &mut self.origin),
+            2 => wire::slot(reader, &mut self.attachments),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Message {
     const NAME: &'static str = "Message";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["text", "origin", "attachments", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.origin, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.attachments, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["text", "origin", "attachments", "_meta"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -5768,7 +6701,7 @@ impl EncodeMembers for Message {
 }
 
 /// Common fields shared by all {@link MessageAttachment} variants.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageAttachmentBase {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -5810,6 +6743,18 @@ pub struct MessageAttachmentBase {
     pub extra: Extra,
 }
 
+impl Clone for MessageAttachmentBase {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for MessageAttachmentBase {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -5834,24 +6779,34 @@ impl wire::Blank for MessageAttachmentBase {
     }
 }
 
+impl wire::Members for MessageAttachmentBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageAttachmentBase {
     const NAME: &'static str = "MessageAttachmentBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["label", "range", "displayKind", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["label", "range", "displayKind", "_meta"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -5884,7 +6839,7 @@ impl EncodeMembers for MessageAttachmentBase {
 
 /// A simple, opaque attachment whose model representation is described by
 /// the producer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SimpleMessageAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -5938,6 +6893,19 @@ pub struct SimpleMessageAttachment {
     pub extra: Extra,
 }
 
+impl Clone for SimpleMessageAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            model_representation: self.model_representation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SimpleMessageAttachment {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -5963,31 +6931,41 @@ impl wire::Blank for SimpleMessageAttachment {
     }
 }
 
+impl wire::Members for SimpleMessageAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.model_representation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SimpleMessageAttachment {
     const NAME: &'static str = "SimpleMessageAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "modelRepresentation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.model_representation, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "modelRepresentation",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -6026,7 +7004,7 @@ impl EncodeMembers for SimpleMessageAttachment {
 ///
 /// Use this for small binary payloads (e.g. a pasted image) that should be
 /// delivered with the user message itself rather than fetched separately.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageEmbeddedResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -6079,6 +7057,21 @@ pub struct MessageEmbeddedResourceAttachment {
     pub extra: Extra,
 }
 
+impl Clone for MessageEmbeddedResourceAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            data: self.data.clone(),
+            content_type: self.content_type.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for MessageEmbeddedResourceAttachment {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -6106,35 +7099,45 @@ impl wire::Blank for MessageEmbeddedResourceAttachment {
     }
 }
 
+impl wire::Members for MessageEmbeddedResourceAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.data),
+            5 => wire::slot(reader, &mut self.content_type),
+            6 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     const NAME: &'static str = "MessageEmbeddedResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "data",
-            "contentType",
-            "selection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.data, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.selection, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x31, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "data",
+                "contentType",
+                "selection",
+            ],
+            0x31,
+        )?;
         Ok(out)
     }
 }
@@ -6175,7 +7178,7 @@ impl EncodeMembers for MessageEmbeddedResourceAttachment {
 
 /// An attachment that references a resource by URI. The content is not
 /// delivered inline; consumers can fetch it via `resourceRead` when needed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MessageResourceAttachment {
     /// A human-readable label for the attachment (e.g. the filename of a file
@@ -6240,6 +7243,22 @@ pub struct MessageResourceAttachment {
     pub extra: Extra,
 }
 
+impl Clone for MessageResourceAttachment {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            range: self.range.clone(),
+            display_kind: self.display_kind.clone(),
+            meta: self.meta.clone(),
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            selection: self.selection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for MessageResourceAttachment {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -6268,37 +7287,47 @@ impl wire::Blank for MessageResourceAttachment {
     }
 }
 
+impl wire::Members for MessageResourceAttachment {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.range),
+            2 => wire::slot(reader, &mut self.display_kind),
+            3 => wire::slot(reader, &mut self.meta),
+            4 => wire::slot(reader, &mut self.uri),
+            5 => wire::slot(reader, &mut self.size_hint),
+            6 => wire::slot(reader, &mut self.content_type),
+            7 => wire::slot(reader, &mut self.selection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MessageResourceAttachment {
     const NAME: &'static str = "MessageResourceAttachment";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "label",
-            "range",
-            "displayKind",
-            "_meta",
-            "uri",
-            "sizeHint",
-            "contentType",
-            "selection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.meta, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.uri, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.size_hint, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.content_type, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.selection, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "label",
+                "range",
+                "displayKind",
+                "_meta",
+                "uri",
+                "sizeHint",
+                "contentType",
+                "selection",
+            ],
+            0x11,
+        )?;
         Ok(out)
     }
 }
@@ -6343,7 +7372,7 @@ impl EncodeMembers for MessageResourceAttachment {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct MarkdownResponsePart {
     /// Part identifier, used by `session/delta` to target this part for content appends
@@ -6356,6 +7385,16 @@ pub struct MarkdownResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for MarkdownResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for MarkdownResponsePart {
@@ -6380,22 +7419,27 @@ impl wire::Blank for MarkdownResponsePart {
     }
 }
 
+impl wire::Members for MarkdownResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for MarkdownResponsePart {
     const NAME: &'static str = "MarkdownResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -6417,7 +7461,7 @@ impl EncodeMembers for MarkdownResponsePart {
 }
 
 /// A content part that's a reference to large content stored outside the state tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReponsePart {
     /// Content URI
@@ -6444,6 +7488,17 @@ pub struct ResourceReponsePart {
     pub extra: Extra,
 }
 
+impl Clone for ResourceReponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ResourceReponsePart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -6467,23 +7522,28 @@ impl wire::Blank for ResourceReponsePart {
     }
 }
 
+impl wire::Members for ResourceReponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReponsePart {
     const NAME: &'static str = "ResourceReponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
         Ok(out)
     }
 }
@@ -6515,7 +7575,7 @@ impl EncodeMembers for ResourceReponsePart {
 /// Tool calls are part of the response stream, interleaved with text and
 /// reasoning. The `toolCall.toolCallId` serves as the part identifier for
 /// actions that target this part.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResponsePart {
     /// Full tool call lifecycle state
@@ -6525,6 +7585,15 @@ pub struct ToolCallResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call: self.tool_call.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallResponsePart {
@@ -6548,21 +7617,26 @@ impl wire::Blank for ToolCallResponsePart {
     }
 }
 
+impl wire::Members for ToolCallResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResponsePart {
     const NAME: &'static str = "ToolCallResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["toolCall"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["toolCall"], 0x1)?;
         Ok(out)
     }
 }
@@ -6582,7 +7656,7 @@ impl EncodeMembers for ToolCallResponsePart {
 }
 
 /// Reasoning/thinking content from the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReasoningResponsePart {
     /// Part identifier, used by `session/reasoning` to target this part for content appends
@@ -6595,6 +7669,16 @@ pub struct ReasoningResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReasoningResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReasoningResponsePart {
@@ -6619,22 +7703,27 @@ impl wire::Blank for ReasoningResponsePart {
     }
 }
 
+impl wire::Members for ReasoningResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReasoningResponsePart {
     const NAME: &'static str = "ReasoningResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -6661,7 +7750,7 @@ impl EncodeMembers for ReasoningResponsePart {
 /// that need to be visible to both the agent (for situational awareness) and
 /// the user (for transcript continuity). Examples include "background subagent
 /// X completed" or "task Y was cancelled".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemNotificationResponsePart {
     /// The text of the system notification
@@ -6671,6 +7760,15 @@ pub struct SystemNotificationResponsePart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemNotificationResponsePart {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemNotificationResponsePart {
@@ -6694,21 +7792,26 @@ impl wire::Blank for SystemNotificationResponsePart {
     }
 }
 
+impl wire::Members for SystemNotificationResponsePart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemNotificationResponsePart {
     const NAME: &'static str = "SystemNotificationResponsePart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content"], 0x1)?;
         Ok(out)
     }
 }
@@ -6730,7 +7833,7 @@ impl EncodeMembers for SystemNotificationResponsePart {
 /// A confirmation option that the server offers for a tool call awaiting
 /// approval. Allows richer choices beyond simple approve/deny — for example,
 /// "Approve in this Session" or "Deny with reason."
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConfirmationOption {
     /// Unique identifier for the option, returned in the confirmed action
@@ -6760,6 +7863,18 @@ pub struct ConfirmationOption {
     pub extra: Extra,
 }
 
+impl Clone for ConfirmationOption {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            kind: self.kind.clone(),
+            group: self.group.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ConfirmationOption {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -6784,24 +7899,29 @@ impl wire::Blank for ConfirmationOption {
     }
 }
 
+impl wire::Members for ConfirmationOption {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.kind),
+            3 => wire::slot(reader, &mut self.group),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ConfirmationOption {
     const NAME: &'static str = "ConfirmationOption";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "kind", "group"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.kind, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.group, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "label", "kind", "group"], 0x7)?;
         Ok(out)
     }
 }
@@ -6828,7 +7948,7 @@ impl EncodeMembers for ConfirmationOption {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallClientContributor {
     /// If this tool is provided by a client, the `clientId` of the owning client.
@@ -6842,6 +7962,15 @@ pub struct ToolCallClientContributor {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallClientContributor {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallClientContributor {
@@ -6865,21 +7994,26 @@ impl wire::Blank for ToolCallClientContributor {
     }
 }
 
+impl wire::Members for ToolCallClientContributor {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallClientContributor {
     const NAME: &'static str = "ToolCallClientContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
         Ok(out)
     }
 }
@@ -6898,7 +8032,7 @@ impl EncodeMembers for ToolCallClientContributor {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallMcpContributor {
     /// Customization ID of the corresponding MCP server in {@link SessionState.customizations}.
@@ -6908,6 +8042,15 @@ pub struct ToolCallMcpContributor {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallMcpContributor {
+    fn clone(&self) -> Self {
+        Self {
+            customization_id: self.customization_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallMcpContributor {
@@ -6931,21 +8074,26 @@ impl wire::Blank for ToolCallMcpContributor {
     }
 }
 
+impl wire::Members for ToolCallMcpContributor {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customization_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallMcpContributor {
     const NAME: &'static str = "ToolCallMcpContributor";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customizationId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customization_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customizationId"], 0x1)?;
         Ok(out)
     }
 }
@@ -6965,7 +8113,7 @@ impl EncodeMembers for ToolCallMcpContributor {
 }
 
 /// Metadata common to all tool call states.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallBase {
     /// Unique tool call identifier
@@ -6998,6 +8146,19 @@ pub struct ToolCallBase {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallBase {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallBase {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -7023,31 +8184,41 @@ impl wire::Blank for ToolCallBase {
     }
 }
 
+impl wire::Members for ToolCallBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallBase {
     const NAME: &'static str = "ToolCallBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -7079,7 +8250,7 @@ impl EncodeMembers for ToolCallBase {
 }
 
 /// Properties available once tool call parameters are fully received.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallParameterFields {
     /// Message describing what the tool will do
@@ -7092,6 +8263,16 @@ pub struct ToolCallParameterFields {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallParameterFields {
+    fn clone(&self) -> Self {
+        Self {
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallParameterFields {
@@ -7116,22 +8297,27 @@ impl wire::Blank for ToolCallParameterFields {
     }
 }
 
+impl wire::Members for ToolCallParameterFields {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.invocation_message),
+            1 => wire::slot(reader, &mut self.tool_input),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallParameterFields {
     const NAME: &'static str = "ToolCallParameterFields";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["invocationMessage", "toolInput"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.invocation_message, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_input, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["invocationMessage", "toolInput"], 0x1)?;
         Ok(out)
     }
 }
@@ -7155,7 +8341,7 @@ impl EncodeMembers for ToolCallParameterFields {
 }
 
 /// Error details if the tool failed
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResultError {
     #[serde(rename = "message")]
@@ -7166,6 +8352,16 @@ pub struct ToolCallResultError {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallResultError {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            code: self.code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallResultError {
@@ -7190,22 +8386,27 @@ impl wire::Blank for ToolCallResultError {
     }
 }
 
+impl wire::Members for ToolCallResultError {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            1 => wire::slot(reader, &mut self.code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResultError {
     const NAME: &'static str = "ToolCallResultError";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message", "code"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.code, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message", "code"], 0x1)?;
         Ok(out)
     }
 }
@@ -7229,7 +8430,7 @@ impl EncodeMembers for ToolCallResultError {
 }
 
 /// Tool execution result details, available after execution completes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallResult {
     /// Whether the tool succeeded
@@ -7262,6 +8463,19 @@ pub struct ToolCallResult {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallResult {
+    fn clone(&self) -> Self {
+        Self {
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallResult {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -7287,31 +8501,41 @@ impl wire::Blank for ToolCallResult {
     }
 }
 
+impl wire::Members for ToolCallResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.success),
+            1 => wire::slot(reader, &mut self.past_tense_message),
+            2 => wire::slot(reader, &mut self.content),
+            3 => wire::slot(reader, &mut self.structured_content),
+            4 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallResult {
     const NAME: &'static str = "ToolCallResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.success, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.past_tense_message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.structured_content, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.error, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -7345,7 +8569,7 @@ impl EncodeMembers for ToolCallResult {
 }
 
 /// LM is streaming the tool call parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallStreamingState {
     /// Unique tool call identifier
@@ -7392,6 +8616,21 @@ pub struct ToolCallStreamingState {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallStreamingState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            partial_input: self.partial_input.clone(),
+            invocation_message: self.invocation_message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallStreamingState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -7419,35 +8658,45 @@ impl wire::Blank for ToolCallStreamingState {
     }
 }
 
+impl wire::Members for ToolCallStreamingState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.partial_input),
+            6 => wire::slot(reader, &mut self.invocation_message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallStreamingState {
     const NAME: &'static str = "ToolCallStreamingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "partialInput",
-            "invocationMessage",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.partial_input, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.invocation_message, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "partialInput",
+                "invocationMessage",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -7487,7 +8736,7 @@ impl EncodeMembers for ToolCallStreamingState {
 }
 
 /// File edits that this tool call will perform, for preview before confirmation
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingConfirmationStateEdits {
     #[serde(rename = "items")]
@@ -7496,6 +8745,15 @@ pub struct ToolCallPendingConfirmationStateEdits {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallPendingConfirmationStateEdits {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallPendingConfirmationStateEdits {
@@ -7519,21 +8777,26 @@ impl wire::Blank for ToolCallPendingConfirmationStateEdits {
     }
 }
 
+impl wire::Members for ToolCallPendingConfirmationStateEdits {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
     const NAME: &'static str = "ToolCallPendingConfirmationStateEdits";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -7554,7 +8817,7 @@ impl EncodeMembers for ToolCallPendingConfirmationStateEdits {
 
 /// Parameters are complete, or a running tool requires re-confirmation
 /// (e.g. a mid-execution permission check).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingConfirmationState {
     /// Unique tool call identifier
@@ -7612,6 +8875,25 @@ pub struct ToolCallPendingConfirmationState {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallPendingConfirmationState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmation_title: self.confirmation_title.clone(),
+            edits: self.edits.clone(),
+            editable: self.editable.clone(),
+            options: self.options.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallPendingConfirmationState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -7643,43 +8925,53 @@ impl wire::Blank for ToolCallPendingConfirmationState {
     }
 }
 
+impl wire::Members for ToolCallPendingConfirmationState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.confirmation_title),
+            8 => wire::slot(reader, &mut self.edits),
+            9 => wire::slot(reader, &mut self.editable),
+            10 => wire::slot(reader, &mut self.options),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingConfirmationState {
     const NAME: &'static str = "ToolCallPendingConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmationTitle",
-            "edits",
-            "editable",
-            "options",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.confirmation_title, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.edits, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.editable, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.options, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x27, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmationTitle",
+                "edits",
+                "editable",
+                "options",
+            ],
+            0x27,
+        )?;
         Ok(out)
     }
 }
@@ -7733,7 +9025,7 @@ impl EncodeMembers for ToolCallPendingConfirmationState {
 }
 
 /// Tool is actively executing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallRunningState {
     /// Unique tool call identifier
@@ -7788,6 +9080,24 @@ pub struct ToolCallRunningState {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallRunningState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallRunningState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -7818,41 +9128,51 @@ impl wire::Blank for ToolCallRunningState {
     }
 }
 
+impl wire::Members for ToolCallRunningState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.confirmed),
+            8 => wire::slot(reader, &mut self.selected_option),
+            9 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallRunningState {
     const NAME: &'static str = "ToolCallRunningState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmed",
-            "selectedOption",
-            "content",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.confirmed, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.selected_option, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xa7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmed",
+                "selectedOption",
+                "content",
+            ],
+            0xa7,
+        )?;
         Ok(out)
     }
 }
@@ -7900,7 +9220,7 @@ impl EncodeMembers for ToolCallRunningState {
 }
 
 /// Tool finished executing, waiting for client to approve the result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallPendingResultConfirmationState {
     /// Unique tool call identifier
@@ -7973,6 +9293,28 @@ pub struct ToolCallPendingResultConfirmationState {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallPendingResultConfirmationState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallPendingResultConfirmationState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -8007,49 +9349,59 @@ impl wire::Blank for ToolCallPendingResultConfirmationState {
     }
 }
 
+impl wire::Members for ToolCallPendingResultConfirmationState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.success),
+            8 => wire::slot(reader, &mut self.past_tense_message),
+            9 => wire::slot(reader, &mut self.content),
+            10 => wire::slot(reader, &mut self.structured_content),
+            11 => wire::slot(reader, &mut self.error),
+            12 => wire::slot(reader, &mut self.confirmed),
+            13 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     const NAME: &'static str = "ToolCallPendingResultConfirmationState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-            "confirmed",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.success, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.past_tense_message, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.structured_content, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.error, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.confirmed, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.selected_option, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11a7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+                "confirmed",
+                "selectedOption",
+            ],
+            0x11a7,
+        )?;
         Ok(out)
     }
 }
@@ -8109,7 +9461,7 @@ impl EncodeMembers for ToolCallPendingResultConfirmationState {
 }
 
 /// Tool completed successfully or with an error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallCompletedState {
     /// Unique tool call identifier
@@ -8182,6 +9534,28 @@ pub struct ToolCallCompletedState {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallCompletedState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            success: self.success.clone(),
+            past_tense_message: self.past_tense_message.clone(),
+            content: self.content.clone(),
+            structured_content: self.structured_content.clone(),
+            error: self.error.clone(),
+            confirmed: self.confirmed.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallCompletedState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -8216,49 +9590,59 @@ impl wire::Blank for ToolCallCompletedState {
     }
 }
 
+impl wire::Members for ToolCallCompletedState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.success),
+            8 => wire::slot(reader, &mut self.past_tense_message),
+            9 => wire::slot(reader, &mut self.content),
+            10 => wire::slot(reader, &mut self.structured_content),
+            11 => wire::slot(reader, &mut self.error),
+            12 => wire::slot(reader, &mut self.confirmed),
+            13 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallCompletedState {
     const NAME: &'static str = "ToolCallCompletedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "success",
-            "pastTenseMessage",
-            "content",
-            "structuredContent",
-            "error",
-            "confirmed",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.success, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.past_tense_message, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.content, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.structured_content, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.error, &mut seen, 11, KEYS)?,
-                12 => wire::member(reader, &mut out.confirmed, &mut seen, 12, KEYS)?,
-                13 => wire::member(reader, &mut out.selected_option, &mut seen, 13, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11a7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "success",
+                "pastTenseMessage",
+                "content",
+                "structuredContent",
+                "error",
+                "confirmed",
+                "selectedOption",
+            ],
+            0x11a7,
+        )?;
         Ok(out)
     }
 }
@@ -8318,7 +9702,7 @@ impl EncodeMembers for ToolCallCompletedState {
 }
 
 /// Tool call was cancelled before execution.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallCancelledState {
     /// Unique tool call identifier
@@ -8381,6 +9765,25 @@ pub struct ToolCallCancelledState {
     pub extra: Extra,
 }
 
+impl Clone for ToolCallCancelledState {
+    fn clone(&self) -> Self {
+        Self {
+            tool_call_id: self.tool_call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            reason: self.reason.clone(),
+            reason_message: self.reason_message.clone(),
+            user_suggestion: self.user_suggestion.clone(),
+            selected_option: self.selected_option.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolCallCancelledState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -8412,43 +9815,53 @@ impl wire::Blank for ToolCallCancelledState {
     }
 }
 
+impl wire::Members for ToolCallCancelledState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tool_call_id),
+            1 => wire::slot(reader, &mut self.tool_name),
+            2 => wire::slot(reader, &mut self.display_name),
+            3 => wire::slot(reader, &mut self.contributor),
+            4 => wire::slot(reader, &mut self.meta),
+            5 => wire::slot(reader, &mut self.invocation_message),
+            6 => wire::slot(reader, &mut self.tool_input),
+            7 => wire::slot(reader, &mut self.reason),
+            8 => wire::slot(reader, &mut self.reason_message),
+            9 => wire::slot(reader, &mut self.user_suggestion),
+            10 => wire::slot(reader, &mut self.selected_option),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallCancelledState {
     const NAME: &'static str = "ToolCallCancelledState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "toolCallId",
-            "toolName",
-            "displayName",
-            "contributor",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "reason",
-            "reasonMessage",
-            "userSuggestion",
-            "selectedOption",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tool_call_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_name, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.display_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.contributor, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.meta, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.invocation_message, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.tool_input, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.reason, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.reason_message, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.user_suggestion, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.selected_option, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xa7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "toolCallId",
+                "toolName",
+                "displayName",
+                "contributor",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "reason",
+                "reasonMessage",
+                "userSuggestion",
+                "selectedOption",
+            ],
+            0xa7,
+        )?;
         Ok(out)
     }
 }
@@ -8500,7 +9913,7 @@ impl EncodeMembers for ToolCallCancelledState {
 }
 
 /// Describes a tool available in a session, provided by either the server or the active client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolDefinition {
     /// Unique tool identifier
@@ -8556,6 +9969,21 @@ pub struct ToolDefinition {
     pub extra: Extra,
 }
 
+impl Clone for ToolDefinition {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+            output_schema: self.output_schema.clone(),
+            annotations: self.annotations.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolDefinition {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -8583,35 +10011,45 @@ impl wire::Blank for ToolDefinition {
     }
 }
 
+impl wire::Members for ToolDefinition {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.name),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.input_schema),
+            4 => wire::slot(reader, &mut self.output_schema),
+            5 => wire::slot(reader, &mut self.annotations),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolDefinition {
     const NAME: &'static str = "ToolDefinition";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "name",
-            "title",
-            "description",
-            "inputSchema",
-            "outputSchema",
-            "annotations",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.input_schema, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.output_schema, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.annotations, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations",
+                "_meta",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -8658,7 +10096,7 @@ impl EncodeMembers for ToolDefinition {
 /// guaranteed to faithfully describe tool behavior.
 ///
 /// Mirrors MCP `ToolAnnotations` from the Model Context Protocol specification.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolAnnotations {
     /// Alternate human-readable title
@@ -8698,6 +10136,19 @@ pub struct ToolAnnotations {
     pub extra: Extra,
 }
 
+impl Clone for ToolAnnotations {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            read_only_hint: self.read_only_hint.clone(),
+            destructive_hint: self.destructive_hint.clone(),
+            idempotent_hint: self.idempotent_hint.clone(),
+            open_world_hint: self.open_world_hint.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolAnnotations {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -8723,31 +10174,41 @@ impl wire::Blank for ToolAnnotations {
     }
 }
 
+impl wire::Members for ToolAnnotations {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.read_only_hint),
+            2 => wire::slot(reader, &mut self.destructive_hint),
+            3 => wire::slot(reader, &mut self.idempotent_hint),
+            4 => wire::slot(reader, &mut self.open_world_hint),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolAnnotations {
     const NAME: &'static str = "ToolAnnotations";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "readOnlyHint",
-            "destructiveHint",
-            "idempotentHint",
-            "openWorldHint",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.read_only_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destructive_hint, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.idempotent_hint, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.open_world_hint, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -8787,7 +10248,7 @@ impl EncodeMembers for ToolAnnotations {
 /// Text content in a tool result.
 ///
 /// Mirrors MCP `TextContent`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultTextContent {
     /// The text content
@@ -8797,6 +10258,15 @@ pub struct ToolResultTextContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultTextContent {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultTextContent {
@@ -8820,21 +10290,26 @@ impl wire::Blank for ToolResultTextContent {
     }
 }
 
+impl wire::Members for ToolResultTextContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.text),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultTextContent {
     const NAME: &'static str = "ToolResultTextContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["text"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.text, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["text"], 0x1)?;
         Ok(out)
     }
 }
@@ -8856,7 +10331,7 @@ impl EncodeMembers for ToolResultTextContent {
 /// Base64-encoded binary content embedded in a tool result.
 ///
 /// Mirrors MCP `EmbeddedResource` for inline binary data.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultEmbeddedResourceContent {
     /// Base64-encoded data
@@ -8869,6 +10344,16 @@ pub struct ToolResultEmbeddedResourceContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultEmbeddedResourceContent {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultEmbeddedResourceContent {
@@ -8893,22 +10378,27 @@ impl wire::Blank for ToolResultEmbeddedResourceContent {
     }
 }
 
+impl wire::Members for ToolResultEmbeddedResourceContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            1 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     const NAME: &'static str = "ToolResultEmbeddedResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content_type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data", "contentType"], 0x3)?;
         Ok(out)
     }
 }
@@ -8932,7 +10422,7 @@ impl EncodeMembers for ToolResultEmbeddedResourceContent {
 /// A reference to a resource stored outside the tool result.
 ///
 /// Wraps {@link ContentRef} for lazy-loading large results.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultResourceContent {
     /// Content URI
@@ -8959,6 +10449,17 @@ pub struct ToolResultResourceContent {
     pub extra: Extra,
 }
 
+impl Clone for ToolResultResourceContent {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            size_hint: self.size_hint.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ToolResultResourceContent {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -8982,23 +10483,28 @@ impl wire::Blank for ToolResultResourceContent {
     }
 }
 
+impl wire::Members for ToolResultResourceContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.size_hint),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultResourceContent {
     const NAME: &'static str = "ToolResultResourceContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "sizeHint", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.size_hint, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
         Ok(out)
     }
 }
@@ -9026,7 +10532,7 @@ impl EncodeMembers for ToolResultResourceContent {
 }
 
 /// The file state before the edit. Absent for file creations or for in-place file edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContentBefore {
     #[serde(rename = "uri")]
@@ -9037,6 +10543,16 @@ pub struct ToolResultFileEditContentBefore {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultFileEditContentBefore {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultFileEditContentBefore {
@@ -9061,22 +10577,27 @@ impl wire::Blank for ToolResultFileEditContentBefore {
     }
 }
 
+impl wire::Members for ToolResultFileEditContentBefore {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContentBefore {
     const NAME: &'static str = "ToolResultFileEditContentBefore";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -9098,7 +10619,7 @@ impl EncodeMembers for ToolResultFileEditContentBefore {
 }
 
 /// The file state after the edit. Absent for file deletions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContentAfter {
     #[serde(rename = "uri")]
@@ -9109,6 +10630,16 @@ pub struct ToolResultFileEditContentAfter {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultFileEditContentAfter {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultFileEditContentAfter {
@@ -9133,22 +10664,27 @@ impl wire::Blank for ToolResultFileEditContentAfter {
     }
 }
 
+impl wire::Members for ToolResultFileEditContentAfter {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContentAfter {
     const NAME: &'static str = "ToolResultFileEditContentAfter";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.content, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
         Ok(out)
     }
 }
@@ -9170,7 +10706,7 @@ impl EncodeMembers for ToolResultFileEditContentAfter {
 }
 
 /// Describes a file modification performed by a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultFileEditContent {
     /// The file state before the edit. Absent for file creations or for in-place file edits.
@@ -9186,6 +10722,17 @@ pub struct ToolResultFileEditContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultFileEditContent {
+    fn clone(&self) -> Self {
+        Self {
+            before: self.before.clone(),
+            after: self.after.clone(),
+            diff: self.diff.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultFileEditContent {
@@ -9211,23 +10758,28 @@ impl wire::Blank for ToolResultFileEditContent {
     }
 }
 
+impl wire::Members for ToolResultFileEditContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.before),
+            1 => wire::slot(reader, &mut self.after),
+            2 => wire::slot(reader, &mut self.diff),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultFileEditContent {
     const NAME: &'static str = "ToolResultFileEditContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["before", "after", "diff"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.before, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.after, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.diff, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
         Ok(out)
     }
 }
@@ -9260,7 +10812,7 @@ impl EncodeMembers for ToolResultFileEditContent {
 ///
 /// Clients can subscribe to the terminal's URI to stream its output in real
 /// time, providing live feedback while a tool is executing.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultTerminalContent {
     /// Terminal URI (subscribable for full terminal state)
@@ -9273,6 +10825,16 @@ pub struct ToolResultTerminalContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultTerminalContent {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultTerminalContent {
@@ -9297,22 +10859,27 @@ impl wire::Blank for ToolResultTerminalContent {
     }
 }
 
+impl wire::Members for ToolResultTerminalContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultTerminalContent {
     const NAME: &'static str = "ToolResultTerminalContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resource", "title"], 0x3)?;
         Ok(out)
     }
 }
@@ -9337,7 +10904,7 @@ impl EncodeMembers for ToolResultTerminalContent {
 ///
 /// Clients can subscribe to the subagent's session URI to stream its
 /// progress in real time, including inner tool calls and responses.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolResultSubagentContent {
     /// Subagent session URI (subscribable for full session state)
@@ -9360,6 +10927,18 @@ pub struct ToolResultSubagentContent {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolResultSubagentContent {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            agent_name: self.agent_name.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolResultSubagentContent {
@@ -9386,24 +10965,34 @@ impl wire::Blank for ToolResultSubagentContent {
     }
 }
 
+impl wire::Members for ToolResultSubagentContent {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.agent_name),
+            3 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolResultSubagentContent {
     const NAME: &'static str = "ToolResultSubagentContent";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title", "agentName", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.agent_name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "title", "agentName", "description"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -9433,7 +11022,7 @@ impl EncodeMembers for ToolResultSubagentContent {
 }
 
 /// Fields shared by every customization variant.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationBase {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -9468,6 +11057,19 @@ pub struct CustomizationBase {
     pub extra: Extra,
 }
 
+impl Clone for CustomizationBase {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for CustomizationBase {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -9493,25 +11095,35 @@ impl wire::Blank for CustomizationBase {
     }
 }
 
+impl wire::Members for CustomizationBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationBase {
     const NAME: &'static str = "CustomizationBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "uri", "name", "icons", "range"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -9543,13 +11155,21 @@ impl EncodeMembers for CustomizationBase {
 }
 
 /// Container is being loaded by the host.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationLoadingState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationLoadingState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationLoadingState {
@@ -9572,20 +11192,25 @@ impl wire::Blank for CustomizationLoadingState {
     }
 }
 
+impl wire::Members for CustomizationLoadingState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadingState {
     const NAME: &'static str = "CustomizationLoadingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -9603,13 +11228,21 @@ impl EncodeMembers for CustomizationLoadingState {
 }
 
 /// Container loaded successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationLoadedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationLoadedState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationLoadedState {
@@ -9632,20 +11265,25 @@ impl wire::Blank for CustomizationLoadedState {
     }
 }
 
+impl wire::Members for CustomizationLoadedState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationLoadedState {
     const NAME: &'static str = "CustomizationLoadedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -9663,7 +11301,7 @@ impl EncodeMembers for CustomizationLoadedState {
 }
 
 /// Container partially loaded but has warnings.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationDegradedState {
     /// Human-readable description of the warning.
@@ -9673,6 +11311,15 @@ pub struct CustomizationDegradedState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationDegradedState {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationDegradedState {
@@ -9696,21 +11343,26 @@ impl wire::Blank for CustomizationDegradedState {
     }
 }
 
+impl wire::Members for CustomizationDegradedState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationDegradedState {
     const NAME: &'static str = "CustomizationDegradedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message"], 0x1)?;
         Ok(out)
     }
 }
@@ -9730,7 +11382,7 @@ impl EncodeMembers for CustomizationDegradedState {
 }
 
 /// Container failed to load.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CustomizationErrorState {
     /// Human-readable error message.
@@ -9740,6 +11392,15 @@ pub struct CustomizationErrorState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CustomizationErrorState {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CustomizationErrorState {
@@ -9763,21 +11424,26 @@ impl wire::Blank for CustomizationErrorState {
     }
 }
 
+impl wire::Members for CustomizationErrorState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CustomizationErrorState {
     const NAME: &'static str = "CustomizationErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message"], 0x1)?;
         Ok(out)
     }
 }
@@ -9797,7 +11463,7 @@ impl EncodeMembers for CustomizationErrorState {
 }
 
 /// Fields shared by container customizations.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ContainerCustomizationBase {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -9850,6 +11516,23 @@ pub struct ContainerCustomizationBase {
     pub extra: Extra,
 }
 
+impl Clone for ContainerCustomizationBase {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ContainerCustomizationBase {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -9879,31 +11562,41 @@ impl wire::Blank for ContainerCustomizationBase {
     }
 }
 
+impl wire::Members for ContainerCustomizationBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ContainerCustomizationBase {
     const NAME: &'static str = "ContainerCustomizationBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x27, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+            ],
+            0x27,
+        )?;
         Ok(out)
     }
 }
@@ -9949,7 +11642,7 @@ impl EncodeMembers for ContainerCustomizationBase {
 }
 
 /// An [Open Plugins](https://open-plugins.com/) plugin.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10002,6 +11695,23 @@ pub struct PluginCustomization {
     pub extra: Extra,
 }
 
+impl Clone for PluginCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for PluginCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -10031,31 +11741,41 @@ impl wire::Blank for PluginCustomization {
     }
 }
 
+impl wire::Members for PluginCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PluginCustomization {
     const NAME: &'static str = "PluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x27, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+            ],
+            0x27,
+        )?;
         Ok(out)
     }
 }
@@ -10109,7 +11829,7 @@ impl EncodeMembers for PluginCustomization {
 /// {@link ContainerCustomizationBase.load | `load`} are typically left
 /// absent on publication and populated by the host when the resolved
 /// plugin appears in {@link SessionState.customizations}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ClientPluginCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10168,6 +11888,25 @@ pub struct ClientPluginCustomization {
     pub extra: Extra,
 }
 
+impl Clone for ClientPluginCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            r#type: self.r#type.clone(),
+            nonce: self.nonce.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ClientPluginCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -10199,34 +11938,44 @@ impl wire::Blank for ClientPluginCustomization {
     }
 }
 
+impl wire::Members for ClientPluginCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            9 => wire::slot(reader, &mut self.r#type),
+            10 => wire::slot(reader, &mut self.nonce),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ClientPluginCustomization {
     const NAME: &'static str = "ClientPluginCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-            "type", "nonce",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.r#type, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.nonce, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x227, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+                "type", "nonce",
+            ],
+            0x227,
+        )?;
         Ok(out)
     }
 }
@@ -10286,7 +12035,7 @@ impl EncodeMembers for ClientPluginCustomization {
 /// then surface the resulting child via the customization actions.
 ///
 /// The directory may not yet exist on disk.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DirectoryCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10345,6 +12094,25 @@ pub struct DirectoryCustomization {
     pub extra: Extra,
 }
 
+impl Clone for DirectoryCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            client_id: self.client_id.clone(),
+            load: self.load.clone(),
+            children: self.children.clone(),
+            contents: self.contents.clone(),
+            writable: self.writable.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for DirectoryCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -10376,34 +12144,44 @@ impl wire::Blank for DirectoryCustomization {
     }
 }
 
+impl wire::Members for DirectoryCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.client_id),
+            7 => wire::slot(reader, &mut self.load),
+            8 => wire::slot(reader, &mut self.children),
+            9 => wire::slot(reader, &mut self.contents),
+            10 => wire::slot(reader, &mut self.writable),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DirectoryCustomization {
     const NAME: &'static str = "DirectoryCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
-            "contents", "writable",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.client_id, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.load, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.children, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.contents, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.writable, &mut seen, 10, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x627, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
+                "contents", "writable",
+            ],
+            0x627,
+        )?;
         Ok(out)
     }
 }
@@ -10457,7 +12235,7 @@ impl EncodeMembers for DirectoryCustomization {
 /// Mirrors the [Open Plugins agent](https://open-plugins.com/agent-builders/components/agents)
 /// format: a markdown file with YAML frontmatter, where the body is the
 /// agent's system prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AgentCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10506,6 +12284,21 @@ pub struct AgentCustomization {
     pub extra: Extra,
 }
 
+impl Clone for AgentCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for AgentCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -10533,35 +12326,45 @@ impl wire::Blank for AgentCustomization {
     }
 }
 
+impl wire::Members for AgentCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            6 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AgentCustomization {
     const NAME: &'static str = "AgentCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "description",
-            "_meta",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.meta, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "description",
+                "_meta",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -10606,7 +12409,7 @@ impl EncodeMembers for AgentCustomization {
 /// — the `skills/` directory layout (one subdirectory per skill, each with
 /// a `SKILL.md`) and the flatter `commands/` directory of slash-command
 /// skills.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SkillCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10658,6 +12461,21 @@ pub struct SkillCustomization {
     pub extra: Extra,
 }
 
+impl Clone for SkillCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            disable_model_invocation: self.disable_model_invocation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SkillCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -10685,41 +12503,45 @@ impl wire::Blank for SkillCustomization {
     }
 }
 
+impl wire::Members for SkillCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            6 => wire::slot(reader, &mut self.disable_model_invocation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SkillCustomization {
     const NAME: &'static str = "SkillCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "description",
-            "disableModelInvocation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                6 => wire::member(
-                    reader,
-                    &mut out.disable_model_invocation,
-                    &mut seen,
-                    6,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "description",
+                "disableModelInvocation",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -10759,7 +12581,7 @@ impl EncodeMembers for SkillCustomization {
 }
 
 /// A prompt contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PromptCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10801,6 +12623,20 @@ pub struct PromptCustomization {
     pub extra: Extra,
 }
 
+impl Clone for PromptCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for PromptCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -10827,26 +12663,36 @@ impl wire::Blank for PromptCustomization {
     }
 }
 
+impl wire::Members for PromptCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PromptCustomization {
     const NAME: &'static str = "PromptCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "uri", "name", "icons", "range", "description"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -10890,7 +12736,7 @@ impl EncodeMembers for PromptCustomization {
 /// `.github/instructions/*.md`), which differ only in naming — they
 /// share the same semantics of `description`, optional always-on
 /// activation, and optional glob scoping.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RuleCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -10945,6 +12791,22 @@ pub struct RuleCustomization {
     pub extra: Extra,
 }
 
+impl Clone for RuleCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            description: self.description.clone(),
+            always_apply: self.always_apply.clone(),
+            globs: self.globs.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for RuleCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -10973,37 +12835,47 @@ impl wire::Blank for RuleCustomization {
     }
 }
 
+impl wire::Members for RuleCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.description),
+            6 => wire::slot(reader, &mut self.always_apply),
+            7 => wire::slot(reader, &mut self.globs),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RuleCustomization {
     const NAME: &'static str = "RuleCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "uri",
-            "name",
-            "icons",
-            "range",
-            "description",
-            "alwaysApply",
-            "globs",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.description, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.always_apply, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.globs, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "uri",
+                "name",
+                "icons",
+                "range",
+                "description",
+                "alwaysApply",
+                "globs",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -11047,7 +12919,7 @@ impl EncodeMembers for RuleCustomization {
 }
 
 /// A hook manifest contributed by a plugin or directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct HookCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11082,6 +12954,19 @@ pub struct HookCustomization {
     pub extra: Extra,
 }
 
+impl Clone for HookCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for HookCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -11107,25 +12992,35 @@ impl wire::Blank for HookCustomization {
     }
 }
 
+impl wire::Members for HookCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for HookCustomization {
     const NAME: &'static str = "HookCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "uri", "name", "icons", "range"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "uri", "name", "icons", "range"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -11164,7 +13059,7 @@ impl EncodeMembers for HookCustomization {
 /// declaration's span.
 ///
 /// The MCP server customization also reflects its current status.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerCustomization {
     /// Session-unique opaque identifier. Used by every action that targets a
@@ -11226,6 +13121,23 @@ pub struct McpServerCustomization {
     pub extra: Extra,
 }
 
+impl Clone for McpServerCustomization {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            icons: self.icons.clone(),
+            range: self.range.clone(),
+            enabled: self.enabled.clone(),
+            state: self.state.clone(),
+            channel: self.channel.clone(),
+            mcp_app: self.mcp_app.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for McpServerCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -11255,31 +13167,41 @@ impl wire::Blank for McpServerCustomization {
     }
 }
 
+impl wire::Members for McpServerCustomization {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.icons),
+            4 => wire::slot(reader, &mut self.range),
+            5 => wire::slot(reader, &mut self.enabled),
+            6 => wire::slot(reader, &mut self.state),
+            7 => wire::slot(reader, &mut self.channel),
+            8 => wire::slot(reader, &mut self.mcp_app),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerCustomization {
     const NAME: &'static str = "McpServerCustomization";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.icons, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.range, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.enabled, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.state, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.channel, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.mcp_app, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x67, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
+            ],
+            0x67,
+        )?;
         Ok(out)
     }
 }
@@ -11324,7 +13246,7 @@ impl EncodeMembers for McpServerCustomization {
 
 /// Information from the agent host needed to render MCP Apps served
 /// by this MCP server.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerCustomizationApps {
     /// The subset of MCP App
@@ -11338,6 +13260,15 @@ pub struct McpServerCustomizationApps {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerCustomizationApps {
+    fn clone(&self) -> Self {
+        Self {
+            capabilities: self.capabilities.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerCustomizationApps {
@@ -11361,21 +13292,26 @@ impl wire::Blank for McpServerCustomizationApps {
     }
 }
 
+impl wire::Members for McpServerCustomizationApps {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.capabilities),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerCustomizationApps {
     const NAME: &'static str = "McpServerCustomizationApps";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["capabilities"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.capabilities, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["capabilities"], 0x1)?;
         Ok(out)
     }
 }
@@ -11395,7 +13331,7 @@ impl EncodeMembers for McpServerCustomizationApps {
 }
 
 /// Producer proxies the MCP `tools/*` methods to the upstream server.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesServerTools {
     #[serde(
@@ -11408,6 +13344,15 @@ pub struct AhpMcpUiHostCapabilitiesServerTools {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilitiesServerTools {
+    fn clone(&self) -> Self {
+        Self {
+            list_changed: self.list_changed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilitiesServerTools {
@@ -11431,21 +13376,26 @@ impl wire::Blank for AhpMcpUiHostCapabilitiesServerTools {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilitiesServerTools {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.list_changed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerTools";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["listChanged"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.list_changed, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["listChanged"], 0x0)?;
         Ok(out)
     }
 }
@@ -11467,7 +13417,7 @@ impl EncodeMembers for AhpMcpUiHostCapabilitiesServerTools {
 }
 
 /// Producer proxies the MCP `resources/*` methods to the upstream server.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesServerResources {
     #[serde(
@@ -11480,6 +13430,15 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilitiesServerResources {
+    fn clone(&self) -> Self {
+        Self {
+            list_changed: self.list_changed.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilitiesServerResources {
@@ -11503,21 +13462,26 @@ impl wire::Blank for AhpMcpUiHostCapabilitiesServerResources {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilitiesServerResources {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.list_changed),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesServerResources";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["listChanged"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.list_changed, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["listChanged"], 0x0)?;
         Ok(out)
     }
 }
@@ -11539,7 +13503,7 @@ impl EncodeMembers for AhpMcpUiHostCapabilitiesServerResources {
 }
 
 /// Producer serves `sampling/createMessage` via `mcpMethodCall`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilitiesSampling {
     #[serde(rename = "tools", default, skip_serializing_if = "Option::is_none")]
@@ -11548,6 +13512,15 @@ pub struct AhpMcpUiHostCapabilitiesSampling {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AhpMcpUiHostCapabilitiesSampling {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AhpMcpUiHostCapabilitiesSampling {
@@ -11571,21 +13544,26 @@ impl wire::Blank for AhpMcpUiHostCapabilitiesSampling {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilitiesSampling {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tools),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
     const NAME: &'static str = "AhpMcpUiHostCapabilitiesSampling";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["tools"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["tools"], 0x0)?;
         Ok(out)
     }
 }
@@ -11640,7 +13618,7 @@ impl EncodeMembers for AhpMcpUiHostCapabilitiesSampling {
 ///   `mcpMethodCall`. When `sampling.tools` is present, the host also
 ///   accepts SEP-1577 `tools` / `toolChoice` / `tool_use` content blocks
 ///   inside `CreateMessageRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AhpMcpUiHostCapabilities {
     /// Producer proxies the MCP `tools/*` methods to the upstream server.
@@ -11670,6 +13648,18 @@ pub struct AhpMcpUiHostCapabilities {
     pub extra: Extra,
 }
 
+impl Clone for AhpMcpUiHostCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            server_tools: self.server_tools.clone(),
+            server_resources: self.server_resources.clone(),
+            logging: self.logging.clone(),
+            sampling: self.sampling.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for AhpMcpUiHostCapabilities {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -11694,24 +13684,34 @@ impl wire::Blank for AhpMcpUiHostCapabilities {
     }
 }
 
+impl wire::Members for AhpMcpUiHostCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.server_tools),
+            1 => wire::slot(reader, &mut self.server_resources),
+            2 => wire::slot(reader, &mut self.logging),
+            3 => wire::slot(reader, &mut self.sampling),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AhpMcpUiHostCapabilities {
     const NAME: &'static str = "AhpMcpUiHostCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["serverTools", "serverResources", "logging", "sampling"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.server_tools, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.server_resources, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.logging, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.sampling, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["serverTools", "serverResources", "logging", "sampling"],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -11745,13 +13745,21 @@ impl EncodeMembers for AhpMcpUiHostCapabilities {
 }
 
 /// Server is registered with the host but has not yet started.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerStartingState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerStartingState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerStartingState {
@@ -11774,20 +13782,25 @@ impl wire::Blank for McpServerStartingState {
     }
 }
 
+impl wire::Members for McpServerStartingState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerStartingState {
     const NAME: &'static str = "McpServerStartingState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -11805,13 +13818,21 @@ impl EncodeMembers for McpServerStartingState {
 }
 
 /// Server is running and serving requests.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerReadyState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerReadyState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerReadyState {
@@ -11834,20 +13855,25 @@ impl wire::Blank for McpServerReadyState {
     }
 }
 
+impl wire::Members for McpServerReadyState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerReadyState {
     const NAME: &'static str = "McpServerReadyState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -11885,7 +13911,7 @@ impl EncodeMembers for McpServerReadyState {
 /// affordance (e.g. a "grant additional access" prompt) tied to that
 /// tool call, rather than relying on the user to notice the
 /// customization’s status badge.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerAuthRequiredState {
     /// Why authentication is required.
@@ -11921,6 +13947,18 @@ pub struct McpServerAuthRequiredState {
     pub extra: Extra,
 }
 
+impl Clone for McpServerAuthRequiredState {
+    fn clone(&self) -> Self {
+        Self {
+            reason: self.reason.clone(),
+            resource: self.resource.clone(),
+            required_scopes: self.required_scopes.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for McpServerAuthRequiredState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -11945,24 +13983,34 @@ impl wire::Blank for McpServerAuthRequiredState {
     }
 }
 
+impl wire::Members for McpServerAuthRequiredState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.reason),
+            1 => wire::slot(reader, &mut self.resource),
+            2 => wire::slot(reader, &mut self.required_scopes),
+            3 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerAuthRequiredState {
     const NAME: &'static str = "McpServerAuthRequiredState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["reason", "resource", "requiredScopes", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.reason, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.required_scopes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.description, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["reason", "resource", "requiredScopes", "description"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -11994,7 +14042,7 @@ impl EncodeMembers for McpServerAuthRequiredState {
 /// Server failed to start, crashed, or otherwise transitioned to a
 /// non-recoverable error. Use {@link McpServerStatus.AuthRequired}
 /// for authentication failures.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerErrorState {
     /// Error details.
@@ -12004,6 +14052,15 @@ pub struct McpServerErrorState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerErrorState {
+    fn clone(&self) -> Self {
+        Self {
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerErrorState {
@@ -12027,21 +14084,26 @@ impl wire::Blank for McpServerErrorState {
     }
 }
 
+impl wire::Members for McpServerErrorState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerErrorState {
     const NAME: &'static str = "McpServerErrorState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["error"], 0x1)?;
         Ok(out)
     }
 }
@@ -12062,13 +14124,21 @@ impl EncodeMembers for McpServerErrorState {
 
 /// Server has been shut down. The host MAY remove the server from the
 /// session entirely shortly after this state.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct McpServerStoppedState {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for McpServerStoppedState {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for McpServerStoppedState {
@@ -12091,20 +14161,25 @@ impl wire::Blank for McpServerStoppedState {
     }
 }
 
+impl wire::Members for McpServerStoppedState {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for McpServerStoppedState {
     const NAME: &'static str = "McpServerStoppedState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -12122,7 +14197,7 @@ impl EncodeMembers for McpServerStoppedState {
 }
 
 /// Lightweight terminal metadata exposed on the root state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalInfo {
     /// Terminal URI (subscribable for full terminal state)
@@ -12146,6 +14221,18 @@ pub struct TerminalInfo {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalInfo {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            title: self.title.clone(),
+            claim: self.claim.clone(),
+            exit_code: self.exit_code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalInfo {
@@ -12172,24 +14259,34 @@ impl wire::Blank for TerminalInfo {
     }
 }
 
+impl wire::Members for TerminalInfo {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.title),
+            2 => wire::slot(reader, &mut self.claim),
+            3 => wire::slot(reader, &mut self.exit_code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalInfo {
     const NAME: &'static str = "TerminalInfo";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resource", "title", "claim", "exitCode"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.title, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.claim, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.exit_code, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["resource", "title", "claim", "exitCode"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -12217,7 +14314,7 @@ impl EncodeMembers for TerminalInfo {
 }
 
 /// A terminal claimed by a connected client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClientClaim {
     /// The `clientId` of the claiming client
@@ -12227,6 +14324,15 @@ pub struct TerminalClientClaim {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClientClaim {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClientClaim {
@@ -12250,21 +14356,26 @@ impl wire::Blank for TerminalClientClaim {
     }
 }
 
+impl wire::Members for TerminalClientClaim {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClientClaim {
     const NAME: &'static str = "TerminalClientClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
         Ok(out)
     }
 }
@@ -12284,7 +14395,7 @@ impl EncodeMembers for TerminalClientClaim {
 }
 
 /// A terminal claimed by a session, optionally scoped to a specific turn or tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalSessionClaim {
     /// Session URI that claimed the terminal
@@ -12304,6 +14415,17 @@ pub struct TerminalSessionClaim {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalSessionClaim {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalSessionClaim {
@@ -12329,23 +14451,28 @@ impl wire::Blank for TerminalSessionClaim {
     }
 }
 
+impl wire::Members for TerminalSessionClaim {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            1 => wire::slot(reader, &mut self.turn_id),
+            2 => wire::slot(reader, &mut self.tool_call_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalSessionClaim {
     const NAME: &'static str = "TerminalSessionClaim";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session", "turnId", "toolCallId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.tool_call_id, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session", "turnId", "toolCallId"], 0x1)?;
         Ok(out)
     }
 }
@@ -12373,7 +14500,7 @@ impl EncodeMembers for TerminalSessionClaim {
 }
 
 /// Full state for a single terminal, loaded when a client subscribes to the terminal's URI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalState {
     /// Human-readable terminal title
@@ -12435,6 +14562,22 @@ pub struct TerminalState {
     pub extra: Extra,
 }
 
+impl Clone for TerminalState {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            cwd: self.cwd.clone(),
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            content: self.content.clone(),
+            exit_code: self.exit_code.clone(),
+            claim: self.claim.clone(),
+            supports_command_detection: self.supports_command_detection.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for TerminalState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -12463,43 +14606,47 @@ impl wire::Blank for TerminalState {
     }
 }
 
+impl wire::Members for TerminalState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            1 => wire::slot(reader, &mut self.cwd),
+            2 => wire::slot(reader, &mut self.cols),
+            3 => wire::slot(reader, &mut self.rows),
+            4 => wire::slot(reader, &mut self.content),
+            5 => wire::slot(reader, &mut self.exit_code),
+            6 => wire::slot(reader, &mut self.claim),
+            7 => wire::slot(reader, &mut self.supports_command_detection),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalState {
     const NAME: &'static str = "TerminalState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "title",
-            "cwd",
-            "cols",
-            "rows",
-            "content",
-            "exitCode",
-            "claim",
-            "supportsCommandDetection",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.cwd, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.cols, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.rows, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.content, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.exit_code, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.claim, &mut seen, 6, KEYS)?,
-                7 => wire::member(
-                    reader,
-                    &mut out.supports_command_detection,
-                    &mut seen,
-                    7,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x51, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "title",
+                "cwd",
+                "cols",
+                "rows",
+                "content",
+                "exitCode",
+                "claim",
+                "supportsCommandDetection",
+            ],
+            0x51,
+        )?;
         Ok(out)
     }
 }
@@ -12655,7 +14802,7 @@ impl TerminalState {
 
 /// Unstructured terminal output — content before, between, or after commands,
 /// or from terminals that do not support command detection.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalUnclassifiedPart {
     /// Accumulated VT output. Appended to by `terminal/data` when no command is executing.
@@ -12665,6 +14812,15 @@ pub struct TerminalUnclassifiedPart {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalUnclassifiedPart {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalUnclassifiedPart {
@@ -12688,21 +14844,26 @@ impl wire::Blank for TerminalUnclassifiedPart {
     }
 }
 
+impl wire::Members for TerminalUnclassifiedPart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalUnclassifiedPart {
     const NAME: &'static str = "TerminalUnclassifiedPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value"], 0x1)?;
         Ok(out)
     }
 }
@@ -12726,7 +14887,7 @@ impl EncodeMembers for TerminalUnclassifiedPart {
 /// While `isComplete` is false the command is still executing; `output` grows
 /// as `terminal/data` actions arrive. At `terminal/commandFinished` the part
 /// is mutated in-place with `isComplete: true` and the completion metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandPart {
     /// Stable id matching the `commandId` on the corresponding
@@ -12768,6 +14929,21 @@ pub struct TerminalCommandPart {
     pub extra: Extra,
 }
 
+impl Clone for TerminalCommandPart {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            command_line: self.command_line.clone(),
+            output: self.output.clone(),
+            timestamp: self.timestamp.clone(),
+            is_complete: self.is_complete.clone(),
+            exit_code: self.exit_code.clone(),
+            duration_ms: self.duration_ms.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for TerminalCommandPart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -12795,35 +14971,45 @@ impl wire::Blank for TerminalCommandPart {
     }
 }
 
+impl wire::Members for TerminalCommandPart {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.command_line),
+            2 => wire::slot(reader, &mut self.output),
+            3 => wire::slot(reader, &mut self.timestamp),
+            4 => wire::slot(reader, &mut self.is_complete),
+            5 => wire::slot(reader, &mut self.exit_code),
+            6 => wire::slot(reader, &mut self.duration_ms),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandPart {
     const NAME: &'static str = "TerminalCommandPart";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "commandId",
-            "commandLine",
-            "output",
-            "timestamp",
-            "isComplete",
-            "exitCode",
-            "durationMs",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.output, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.timestamp, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.is_complete, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.exit_code, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.duration_ms, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1f, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "commandId",
+                "commandLine",
+                "output",
+                "timestamp",
+                "isComplete",
+                "exitCode",
+                "durationMs",
+            ],
+            0x1f,
+        )?;
         Ok(out)
     }
 }
@@ -12865,7 +15051,7 @@ impl EncodeMembers for TerminalCommandPart {
 /// chip or list row without subscribing. Full per-changeset detail
 /// ({@link ChangesetState}) lives on the subscribable URI obtained by
 /// expanding {@link uriTemplate}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Changeset {
     /// Human-readable label, e.g. `"Uncommitted Changes"`.
@@ -12920,6 +15106,18 @@ pub struct Changeset {
     pub extra: Extra,
 }
 
+impl Clone for Changeset {
+    fn clone(&self) -> Self {
+        Self {
+            label: self.label.clone(),
+            uri_template: self.uri_template.clone(),
+            description: self.description.clone(),
+            change_kind: self.change_kind.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for Changeset {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -12944,24 +15142,34 @@ impl wire::Blank for Changeset {
     }
 }
 
+impl wire::Members for Changeset {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.label),
+            1 => wire::slot(reader, &mut self.uri_template),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.change_kind),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for Changeset {
     const NAME: &'static str = "Changeset";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["label", "uriTemplate", "description", "changeKind"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.label, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri_template, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.change_kind, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["label", "uriTemplate", "description", "changeKind"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -12995,7 +15203,7 @@ impl EncodeMembers for Changeset {
 /// not redundantly carry it (or the catalogue's `id`, `label`, etc.).
 /// Aggregate counts (`additions`, `deletions`, `files`) are likewise
 /// omitted: clients trivially compute them from `files[].edit.diff`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetState {
     /// Computation lifecycle.
@@ -13019,6 +15227,18 @@ pub struct ChangesetState {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetState {
+    fn clone(&self) -> Self {
+        Self {
+            status: self.status.clone(),
+            error: self.error.clone(),
+            files: self.files.clone(),
+            operations: self.operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetState {
@@ -13045,24 +15265,34 @@ impl wire::Blank for ChangesetState {
     }
 }
 
+impl wire::Members for ChangesetState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.status),
+            1 => wire::slot(reader, &mut self.error),
+            2 => wire::slot(reader, &mut self.files),
+            3 => wire::slot(reader, &mut self.operations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetState {
     const NAME: &'static str = "ChangesetState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["status", "error", "files", "operations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.files, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.operations, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x5, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["status", "error", "files", "operations"],
+            0x5,
+        )?;
         Ok(out)
     }
 }
@@ -13161,7 +15391,7 @@ impl ChangesetState {
 }
 
 /// One file entry within a {@link ChangesetState}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFile {
     /// Stable identifier within the changeset. Typically `after.uri`
@@ -13181,6 +15411,17 @@ pub struct ChangesetFile {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFile {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            edit: self.edit.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFile {
@@ -13206,23 +15447,28 @@ impl wire::Blank for ChangesetFile {
     }
 }
 
+impl wire::Members for ChangesetFile {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.edit),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFile {
     const NAME: &'static str = "ChangesetFile";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "edit", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.edit, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "edit", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -13253,7 +15499,7 @@ impl EncodeMembers for ChangesetFile {
 ///
 /// The term "operation" is used deliberately to avoid colliding with the
 /// protocol-level [Actions](/guide/actions) that mutate state.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperation {
     /// Stable identifier, unique within this changeset.
@@ -13308,6 +15554,22 @@ pub struct ChangesetOperation {
     pub extra: Extra,
 }
 
+impl Clone for ChangesetOperation {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            scopes: self.scopes.clone(),
+            confirmation: self.confirmation.clone(),
+            icon: self.icon.clone(),
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ChangesetOperation {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -13336,37 +15598,47 @@ impl wire::Blank for ChangesetOperation {
     }
 }
 
+impl wire::Members for ChangesetOperation {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.scopes),
+            4 => wire::slot(reader, &mut self.confirmation),
+            5 => wire::slot(reader, &mut self.icon),
+            6 => wire::slot(reader, &mut self.status),
+            7 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperation {
     const NAME: &'static str = "ChangesetOperation";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "id",
-            "label",
-            "description",
-            "scopes",
-            "confirmation",
-            "icon",
-            "status",
-            "error",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.scopes, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.confirmation, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.icon, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.status, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.error, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x4b, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "id",
+                "label",
+                "description",
+                "scopes",
+                "confirmation",
+                "icon",
+                "status",
+                "error",
+            ],
+            0x4b,
+        )?;
         Ok(out)
     }
 }
@@ -13425,7 +15697,7 @@ impl EncodeMembers for ChangesetOperation {
 /// [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto)
 /// for the wire shapes (`ExportLogsServiceRequest`,
 /// `ExportTraceServiceRequest`, `ExportMetricsServiceRequest`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TelemetryCapabilities {
     /// Channel URI (or RFC 6570 URI template) for OTLP log records
@@ -13463,6 +15735,17 @@ pub struct TelemetryCapabilities {
     pub extra: Extra,
 }
 
+impl Clone for TelemetryCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            logs: self.logs.clone(),
+            traces: self.traces.clone(),
+            metrics: self.metrics.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for TelemetryCapabilities {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -13486,23 +15769,28 @@ impl wire::Blank for TelemetryCapabilities {
     }
 }
 
+impl wire::Members for TelemetryCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.logs),
+            1 => wire::slot(reader, &mut self.traces),
+            2 => wire::slot(reader, &mut self.metrics),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TelemetryCapabilities {
     const NAME: &'static str = "TelemetryCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["logs", "traces", "metrics"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.logs, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.traces, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.metrics, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["logs", "traces", "metrics"], 0x0)?;
         Ok(out)
     }
 }
@@ -13533,7 +15821,7 @@ impl EncodeMembers for TelemetryCapabilities {
 
 /// Optional glob patterns or paths relative to `root` to exclude from
 /// change reporting.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchStateExcludes {
     #[serde(rename = "items")]
@@ -13542,6 +15830,15 @@ pub struct ResourceWatchStateExcludes {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchStateExcludes {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchStateExcludes {
@@ -13565,21 +15862,26 @@ impl wire::Blank for ResourceWatchStateExcludes {
     }
 }
 
+impl wire::Members for ResourceWatchStateExcludes {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchStateExcludes {
     const NAME: &'static str = "ResourceWatchStateExcludes";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -13601,7 +15903,7 @@ impl EncodeMembers for ResourceWatchStateExcludes {
 /// Optional glob patterns or paths relative to `root` to restrict
 /// change reporting to. Omit to report every change under `root`
 /// subject to `excludes`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchStateIncludes {
     #[serde(rename = "items")]
@@ -13610,6 +15912,15 @@ pub struct ResourceWatchStateIncludes {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchStateIncludes {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchStateIncludes {
@@ -13633,21 +15944,26 @@ impl wire::Blank for ResourceWatchStateIncludes {
     }
 }
 
+impl wire::Members for ResourceWatchStateIncludes {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchStateIncludes {
     const NAME: &'static str = "ResourceWatchStateIncludes";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -13673,7 +15989,7 @@ impl EncodeMembers for ResourceWatchStateIncludes {
 /// {@link ResourceWatchChangedAction} events. The state carries only the
 /// descriptor of what is being watched so a re-subscribing client can
 /// recover the watch configuration after reconnecting.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchState {
     /// The URI being watched. For recursive watches this is the root of the
@@ -13701,6 +16017,18 @@ pub struct ResourceWatchState {
     pub extra: Extra,
 }
 
+impl Clone for ResourceWatchState {
+    fn clone(&self) -> Self {
+        Self {
+            root: self.root.clone(),
+            recursive: self.recursive.clone(),
+            excludes: self.excludes.clone(),
+            includes: self.includes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ResourceWatchState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -13725,24 +16053,34 @@ impl wire::Blank for ResourceWatchState {
     }
 }
 
+impl wire::Members for ResourceWatchState {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.root),
+            1 => wire::slot(reader, &mut self.recursive),
+            2 => wire::slot(reader, &mut self.excludes),
+            3 => wire::slot(reader, &mut self.includes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchState {
     const NAME: &'static str = "ResourceWatchState";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["root", "recursive", "excludes", "includes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.root, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.recursive, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.excludes, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.includes, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["root", "recursive", "excludes", "includes"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -13841,7 +16179,7 @@ impl ResourceWatchState {
 }
 
 /// A single change observed by a resource watcher.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceChange {
     /// The URI of the resource that changed.
@@ -13854,6 +16192,16 @@ pub struct ResourceChange {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceChange {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            r#type: self.r#type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceChange {
@@ -13878,22 +16226,27 @@ impl wire::Blank for ResourceChange {
     }
 }
 
+impl wire::Members for ResourceChange {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.r#type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceChange {
     const NAME: &'static str = "ResourceChange";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["uri", "type"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["uri", "type"], 0x3)?;
         Ok(out)
     }
 }
@@ -13915,7 +16268,7 @@ impl EncodeMembers for ResourceChange {
 }
 
 /// One question within a session input request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum SessionInputQuestion {
@@ -13985,6 +16338,20 @@ impl TaggedUnion for SessionInputQuestion {
     }
 }
 
+impl Clone for SessionInputQuestion {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::Number(value) => Self::Number(value.clone()),
+            Self::Integer(value) => Self::Integer(value.clone()),
+            Self::Boolean(value) => Self::Boolean(value.clone()),
+            Self::SingleSelect(value) => Self::SingleSelect(value.clone()),
+            Self::MultiSelect(value) => Self::MultiSelect(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for SessionInputQuestion {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14022,7 +16389,7 @@ impl Encode for SessionInputQuestion {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum SessionInputAnswerValue {
@@ -14079,6 +16446,19 @@ impl TaggedUnion for SessionInputAnswerValue {
     }
 }
 
+impl Clone for SessionInputAnswerValue {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::Number(value) => Self::Number(value.clone()),
+            Self::Boolean(value) => Self::Boolean(value.clone()),
+            Self::Selected(value) => Self::Selected(value.clone()),
+            Self::SelectedMany(value) => Self::SelectedMany(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for SessionInputAnswerValue {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14114,7 +16494,7 @@ impl Encode for SessionInputAnswerValue {
 }
 
 /// Draft, submitted, or skipped answer for one question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "state")]
 pub enum SessionInputAnswer {
@@ -14159,6 +16539,17 @@ impl TaggedUnion for SessionInputAnswer {
     }
 }
 
+impl Clone for SessionInputAnswer {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Draft(value) => Self::Draft(value.clone()),
+            Self::Submitted(value) => Self::Submitted(value.clone()),
+            Self::Skipped(value) => Self::Skipped(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for SessionInputAnswer {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14192,7 +16583,7 @@ impl Encode for SessionInputAnswer {
 }
 
 /// An attachment associated with a {@link Message}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum MessageAttachment {
@@ -14237,6 +16628,17 @@ impl TaggedUnion for MessageAttachment {
     }
 }
 
+impl Clone for MessageAttachment {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Simple(value) => Self::Simple(value.clone()),
+            Self::EmbeddedResource(value) => Self::EmbeddedResource(value.clone()),
+            Self::Resource(value) => Self::Resource(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for MessageAttachment {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14269,7 +16671,7 @@ impl Encode for MessageAttachment {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum ResponsePart {
@@ -14332,6 +16734,19 @@ impl TaggedUnion for ResponsePart {
     }
 }
 
+impl Clone for ResponsePart {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Markdown(value) => Self::Markdown(value.clone()),
+            Self::ContentRef(value) => Self::ContentRef(value.clone()),
+            Self::ToolCall(value) => Self::ToolCall(value.clone()),
+            Self::Reasoning(value) => Self::Reasoning(value.clone()),
+            Self::SystemNotification(value) => Self::SystemNotification(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ResponsePart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14372,7 +16787,7 @@ impl Encode for ResponsePart {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum ToolCallContributor {
@@ -14409,6 +16824,16 @@ impl TaggedUnion for ToolCallContributor {
     }
 }
 
+impl Clone for ToolCallContributor {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Client(value) => Self::Client(value.clone()),
+            Self::MCP(value) => Self::MCP(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallContributor {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14442,7 +16867,7 @@ impl Encode for ToolCallContributor {
 ///
 /// See the [state model guide](/guide/state-model.html#tool-call-lifecycle)
 /// for the full state machine diagram.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "status")]
 pub enum ToolCallState {
@@ -14514,6 +16939,22 @@ impl TaggedUnion for ToolCallState {
     }
 }
 
+impl Clone for ToolCallState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Streaming(value) => Self::Streaming(value.clone()),
+            Self::PendingConfirmation(value) => Self::PendingConfirmation(value.clone()),
+            Self::Running(value) => Self::Running(value.clone()),
+            Self::PendingResultConfirmation(value) => {
+                Self::PendingResultConfirmation(value.clone())
+            }
+            Self::Completed(value) => Self::Completed(value.clone()),
+            Self::Cancelled(value) => Self::Cancelled(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ToolCallState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14564,7 +17005,7 @@ impl Encode for ToolCallState {
 /// `ToolResultFileEditContent` for file edit diffs,
 /// `ToolResultTerminalContent` for live terminal output, and
 /// `ToolResultSubagentContent` for subagent sessions (AHP extensions).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum ToolResultContent {
@@ -14631,6 +17072,20 @@ impl TaggedUnion for ToolResultContent {
             ),
             _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
         })
+    }
+}
+
+impl Clone for ToolResultContent {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Text(value) => Self::Text(value.clone()),
+            Self::EmbeddedResource(value) => Self::EmbeddedResource(value.clone()),
+            Self::Resource(value) => Self::Resource(value.clone()),
+            Self::FileEdit(value) => Self::FileEdit(value.clone()),
+            Self::Terminal(value) => Self::Terminal(value.clone()),
+            Self::Subagent(value) => Self::Subagent(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
     }
 }
 
@@ -14752,7 +17207,7 @@ impl Encode for ChildCustomizationType {
 
 /// Discriminated load state for a container customization
 /// ({@link PluginCustomization} or {@link DirectoryCustomization}).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum CustomizationLoadState {
@@ -14803,6 +17258,18 @@ impl TaggedUnion for CustomizationLoadState {
     }
 }
 
+impl Clone for CustomizationLoadState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Loading(value) => Self::Loading(value.clone()),
+            Self::Loaded(value) => Self::Loaded(value.clone()),
+            Self::Degraded(value) => Self::Degraded(value.clone()),
+            Self::Error(value) => Self::Error(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for CustomizationLoadState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14836,7 +17303,7 @@ impl Encode for CustomizationLoadState {
 
 /// Child customizations that live inside a {@link PluginCustomization} or
 /// {@link DirectoryCustomization}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum ChildCustomization {
@@ -14899,6 +17366,20 @@ impl TaggedUnion for ChildCustomization {
     }
 }
 
+impl Clone for ChildCustomization {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Agent(value) => Self::Agent(value.clone()),
+            Self::Skill(value) => Self::Skill(value.clone()),
+            Self::Prompt(value) => Self::Prompt(value.clone()),
+            Self::Rule(value) => Self::Rule(value.clone()),
+            Self::Hook(value) => Self::Hook(value.clone()),
+            Self::McpServer(value) => Self::McpServer(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for ChildCustomization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -14939,7 +17420,7 @@ impl Encode for ChildCustomization {
 /// leaf customizations live in its
 /// {@link ContainerCustomizationBase.children | `children`} array, or a
 /// bare {@link McpServerCustomization} surfaced directly by the host.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum Customization {
@@ -14984,6 +17465,17 @@ impl TaggedUnion for Customization {
     }
 }
 
+impl Clone for Customization {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Plugin(value) => Self::Plugin(value.clone()),
+            Self::Directory(value) => Self::Directory(value.clone()),
+            Self::McpServer(value) => Self::McpServer(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for Customization {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15020,7 +17512,7 @@ impl Encode for Customization {
 
 /// Discriminated union of all MCP server lifecycle states.
 /// Discriminated by `kind` (a {@link McpServerStatus} value).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum McpServerState {
@@ -15077,6 +17569,19 @@ impl TaggedUnion for McpServerState {
     }
 }
 
+impl Clone for McpServerState {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Starting(value) => Self::Starting(value.clone()),
+            Self::Ready(value) => Self::Ready(value.clone()),
+            Self::AuthRequired(value) => Self::AuthRequired(value.clone()),
+            Self::Error(value) => Self::Error(value.clone()),
+            Self::Stopped(value) => Self::Stopped(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for McpServerState {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15113,7 +17618,7 @@ impl Encode for McpServerState {
 
 /// Describes who currently holds a terminal. A terminal may be claimed by
 /// either a connected client or a session (e.g. during a tool call).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind")]
 pub enum TerminalClaim {
@@ -15152,6 +17657,16 @@ impl TaggedUnion for TerminalClaim {
     }
 }
 
+impl Clone for TerminalClaim {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Client(value) => Self::Client(value.clone()),
+            Self::Session(value) => Self::Session(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for TerminalClaim {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15182,7 +17697,7 @@ impl Encode for TerminalClaim {
 }
 
 /// A content part within terminal output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum TerminalContentPart {
@@ -15221,6 +17736,16 @@ impl TaggedUnion for TerminalContentPart {
     }
 }
 
+impl Clone for TerminalContentPart {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Unclassified(value) => Self::Unclassified(value.clone()),
+            Self::Command(value) => Self::Command(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for TerminalContentPart {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -15253,7 +17778,7 @@ impl Encode for TerminalContentPart {
 }
 
 /// Identifies the client that originally dispatched an action.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActionOrigin {
     #[serde(rename = "clientId")]
@@ -15264,6 +17789,16 @@ pub struct ActionOrigin {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActionOrigin {
+    fn clone(&self) -> Self {
+        Self {
+            client_id: self.client_id.clone(),
+            client_seq: self.client_seq.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActionOrigin {
@@ -15288,22 +17823,27 @@ impl wire::Blank for ActionOrigin {
     }
 }
 
+impl wire::Members for ActionOrigin {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.client_id),
+            1 => wire::slot(reader, &mut self.client_seq),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActionOrigin {
     const NAME: &'static str = "ActionOrigin";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["clientId", "clientSeq"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.client_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["clientId", "clientSeq"], 0x3)?;
         Ok(out)
     }
 }
@@ -15331,7 +17871,7 @@ impl EncodeMembers for ActionOrigin {
 /// terminal URI for terminal actions). Individual action payloads carry only
 /// fields that are intrinsic to the action; the channel comes from the
 /// envelope so that any subscribable resource can route its actions uniformly.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActionEnvelope {
     /// Channel URI this action belongs to.
@@ -15353,6 +17893,19 @@ pub struct ActionEnvelope {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ActionEnvelope {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            action: self.action.clone(),
+            server_seq: self.server_seq.clone(),
+            origin: self.origin.clone(),
+            rejection_reason: self.rejection_reason.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ActionEnvelope {
@@ -15380,31 +17933,41 @@ impl wire::Blank for ActionEnvelope {
     }
 }
 
+impl wire::Members for ActionEnvelope {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.action),
+            2 => wire::slot(reader, &mut self.server_seq),
+            3 => wire::slot(reader, &mut self.origin),
+            4 => wire::slot(reader, &mut self.rejection_reason),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ActionEnvelope {
     const NAME: &'static str = "ActionEnvelope";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "action",
-            "serverSeq",
-            "origin",
-            "rejectionReason",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.action, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.server_seq, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.origin, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.rejection_reason, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "action",
+                "serverSeq",
+                "origin",
+                "rejectionReason",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -15436,7 +17999,7 @@ impl EncodeMembers for ActionEnvelope {
 }
 
 /// Fired when available agent backends or their models change.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootAgentsChangedAction {
     /// Updated agent list
@@ -15446,6 +18009,15 @@ pub struct RootAgentsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootAgentsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            agents: self.agents.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootAgentsChangedAction {
@@ -15469,21 +18041,26 @@ impl wire::Blank for RootAgentsChangedAction {
     }
 }
 
+impl wire::Members for RootAgentsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agents),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootAgentsChangedAction {
     const NAME: &'static str = "RootAgentsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agents"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agents, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["agents"], 0x1)?;
         Ok(out)
     }
 }
@@ -15503,7 +18080,7 @@ impl EncodeMembers for RootAgentsChangedAction {
 }
 
 /// Fired when the number of active sessions changes.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootActiveSessionsChangedAction {
     /// Current count of active sessions
@@ -15513,6 +18090,15 @@ pub struct RootActiveSessionsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootActiveSessionsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            active_sessions: self.active_sessions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootActiveSessionsChangedAction {
@@ -15536,21 +18122,26 @@ impl wire::Blank for RootActiveSessionsChangedAction {
     }
 }
 
+impl wire::Members for RootActiveSessionsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.active_sessions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootActiveSessionsChangedAction {
     const NAME: &'static str = "RootActiveSessionsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activeSessions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.active_sessions, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activeSessions"], 0x1)?;
         Ok(out)
     }
 }
@@ -15573,7 +18164,7 @@ impl EncodeMembers for RootActiveSessionsChangedAction {
 ///
 /// Full-replacement semantics: the `terminals` array replaces the previous
 /// `terminals` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootTerminalsChangedAction {
     /// Updated terminal list (full replacement)
@@ -15583,6 +18174,15 @@ pub struct RootTerminalsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootTerminalsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            terminals: self.terminals.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootTerminalsChangedAction {
@@ -15606,21 +18206,26 @@ impl wire::Blank for RootTerminalsChangedAction {
     }
 }
 
+impl wire::Members for RootTerminalsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.terminals),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootTerminalsChangedAction {
     const NAME: &'static str = "RootTerminalsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["terminals"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.terminals, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["terminals"], 0x1)?;
         Ok(out)
     }
 }
@@ -15643,7 +18248,7 @@ impl EncodeMembers for RootTerminalsChangedAction {
 ///
 /// By default, the reducer merges the new values into `state.config.values`.
 /// Set `replace` to `true` to replace all values instead of merging.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RootConfigChangedAction {
     /// Updated config values
@@ -15657,6 +18262,16 @@ pub struct RootConfigChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for RootConfigChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            replace: self.replace.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for RootConfigChangedAction {
@@ -15681,22 +18296,27 @@ impl wire::Blank for RootConfigChangedAction {
     }
 }
 
+impl wire::Members for RootConfigChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.config),
+            1 => wire::slot(reader, &mut self.replace),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for RootConfigChangedAction {
     const NAME: &'static str = "RootConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["config", "replace"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
         Ok(out)
     }
 }
@@ -15722,7 +18342,7 @@ impl EncodeMembers for RootConfigChangedAction {
 /// Base interface for all tool-call-scoped actions, carrying the common turn
 /// and tool call identifiers. The owning session URI is identified by the
 /// enclosing {@link ActionEnvelope}'s `channel` field.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ToolCallActionBase {
     /// Turn identifier
@@ -15744,6 +18364,17 @@ pub struct ToolCallActionBase {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ToolCallActionBase {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ToolCallActionBase {
@@ -15769,23 +18400,28 @@ impl wire::Blank for ToolCallActionBase {
     }
 }
 
+impl wire::Members for ToolCallActionBase {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ToolCallActionBase {
     const NAME: &'static str = "ToolCallActionBase";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "toolCallId", "_meta"], 0x3)?;
         Ok(out)
     }
 }
@@ -15811,13 +18447,21 @@ impl EncodeMembers for ToolCallActionBase {
 }
 
 /// Session backend initialized successfully.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionReadyAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionReadyAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionReadyAction {
@@ -15840,20 +18484,25 @@ impl wire::Blank for SessionReadyAction {
     }
 }
 
+impl wire::Members for SessionReadyAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionReadyAction {
     const NAME: &'static str = "SessionReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -15871,7 +18520,7 @@ impl EncodeMembers for SessionReadyAction {
 }
 
 /// Session backend failed to initialize.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCreationFailedAction {
     /// Error details
@@ -15881,6 +18530,15 @@ pub struct SessionCreationFailedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCreationFailedAction {
+    fn clone(&self) -> Self {
+        Self {
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCreationFailedAction {
@@ -15904,21 +18562,26 @@ impl wire::Blank for SessionCreationFailedAction {
     }
 }
 
+impl wire::Members for SessionCreationFailedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCreationFailedAction {
     const NAME: &'static str = "SessionCreationFailedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.error, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["error"], 0x1)?;
         Ok(out)
     }
 }
@@ -15940,7 +18603,7 @@ impl EncodeMembers for SessionCreationFailedAction {
 /// A new message has been sent to the agent, and a new turn starts.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnStartedAction {
     /// Turn identifier
@@ -15960,6 +18623,17 @@ pub struct SessionTurnStartedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTurnStartedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            message: self.message.clone(),
+            queued_message_id: self.queued_message_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTurnStartedAction {
@@ -15985,23 +18659,33 @@ impl wire::Blank for SessionTurnStartedAction {
     }
 }
 
+impl wire::Members for SessionTurnStartedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.message),
+            2 => wire::slot(reader, &mut self.queued_message_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTurnStartedAction {
     const NAME: &'static str = "SessionTurnStartedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "message", "queuedMessageId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.message, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.queued_message_id, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "message", "queuedMessageId"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -16030,7 +18714,7 @@ impl EncodeMembers for SessionTurnStartedAction {
 ///
 /// The server MUST first emit a `session/responsePart` to create the target
 /// part (markdown or reasoning), then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionDeltaAction {
     /// Turn identifier
@@ -16046,6 +18730,17 @@ pub struct SessionDeltaAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionDeltaAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part_id: self.part_id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionDeltaAction {
@@ -16071,23 +18766,28 @@ impl wire::Blank for SessionDeltaAction {
     }
 }
 
+impl wire::Members for SessionDeltaAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part_id),
+            2 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionDeltaAction {
     const NAME: &'static str = "SessionDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "partId", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "partId", "content"], 0x7)?;
         Ok(out)
     }
 }
@@ -16111,7 +18811,7 @@ impl EncodeMembers for SessionDeltaAction {
 }
 
 /// Structured content appended to the response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionResponsePartAction {
     /// Turn identifier
@@ -16124,6 +18824,16 @@ pub struct SessionResponsePartAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionResponsePartAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part: self.part.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionResponsePartAction {
@@ -16148,22 +18858,27 @@ impl wire::Blank for SessionResponsePartAction {
     }
 }
 
+impl wire::Members for SessionResponsePartAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionResponsePartAction {
     const NAME: &'static str = "SessionResponsePartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "part"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "part"], 0x3)?;
         Ok(out)
     }
 }
@@ -16191,7 +18906,7 @@ impl EncodeMembers for SessionResponsePartAction {
 /// responsible for executing the tool once it reaches the `running` state
 /// and dispatching `session/toolCallComplete`. For MCP-served tools, the
 /// server executes the call against the named `McpServerCustomization`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallStartAction {
     /// Turn identifier
@@ -16229,6 +18944,20 @@ pub struct SessionToolCallStartAction {
     pub extra: Extra,
 }
 
+impl Clone for SessionToolCallStartAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            tool_name: self.tool_name.clone(),
+            display_name: self.display_name.clone(),
+            contributor: self.contributor.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionToolCallStartAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -16255,33 +18984,43 @@ impl wire::Blank for SessionToolCallStartAction {
     }
 }
 
+impl wire::Members for SessionToolCallStartAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.tool_name),
+            4 => wire::slot(reader, &mut self.display_name),
+            5 => wire::slot(reader, &mut self.contributor),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallStartAction {
     const NAME: &'static str = "SessionToolCallStartAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "toolName",
-            "displayName",
-            "contributor",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.tool_name, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.display_name, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.contributor, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1b, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "toolName",
+                "displayName",
+                "contributor",
+            ],
+            0x1b,
+        )?;
         Ok(out)
     }
 }
@@ -16315,7 +19054,7 @@ impl EncodeMembers for SessionToolCallStartAction {
 }
 
 /// Streaming partial parameters for a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallDeltaAction {
     /// Turn identifier
@@ -16349,6 +19088,19 @@ pub struct SessionToolCallDeltaAction {
     pub extra: Extra,
 }
 
+impl Clone for SessionToolCallDeltaAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            content: self.content.clone(),
+            invocation_message: self.invocation_message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionToolCallDeltaAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -16374,31 +19126,41 @@ impl wire::Blank for SessionToolCallDeltaAction {
     }
 }
 
+impl wire::Members for SessionToolCallDeltaAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.content),
+            4 => wire::slot(reader, &mut self.invocation_message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallDeltaAction {
     const NAME: &'static str = "SessionToolCallDeltaAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "content",
-            "invocationMessage",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.invocation_message, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "content",
+                "invocationMessage",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16442,7 +19204,7 @@ impl EncodeMembers for SessionToolCallDeltaAction {
 /// For client-provided tools, the server typically sets `confirmed` to
 /// `'not-needed'` so the tool transitions directly to `running`, where the
 /// owning client can begin execution immediately.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallReadyAction {
     /// Turn identifier
@@ -16494,6 +19256,24 @@ pub struct SessionToolCallReadyAction {
     pub extra: Extra,
 }
 
+impl Clone for SessionToolCallReadyAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            invocation_message: self.invocation_message.clone(),
+            tool_input: self.tool_input.clone(),
+            confirmation_title: self.confirmation_title.clone(),
+            edits: self.edits.clone(),
+            editable: self.editable.clone(),
+            confirmed: self.confirmed.clone(),
+            options: self.options.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionToolCallReadyAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -16524,41 +19304,51 @@ impl wire::Blank for SessionToolCallReadyAction {
     }
 }
 
+impl wire::Members for SessionToolCallReadyAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.invocation_message),
+            4 => wire::slot(reader, &mut self.tool_input),
+            5 => wire::slot(reader, &mut self.confirmation_title),
+            6 => wire::slot(reader, &mut self.edits),
+            7 => wire::slot(reader, &mut self.editable),
+            8 => wire::slot(reader, &mut self.confirmed),
+            9 => wire::slot(reader, &mut self.options),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallReadyAction {
     const NAME: &'static str = "SessionToolCallReadyAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "invocationMessage",
-            "toolInput",
-            "confirmationTitle",
-            "edits",
-            "editable",
-            "confirmed",
-            "options",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.invocation_message, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.tool_input, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.confirmation_title, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.edits, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.editable, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.confirmed, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.options, &mut seen, 9, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "invocationMessage",
+                "toolInput",
+                "confirmationTitle",
+                "edits",
+                "editable",
+                "confirmed",
+                "options",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16619,7 +19409,7 @@ impl EncodeMembers for SessionToolCallReadyAction {
 /// Servers waiting on a client tool call MAY time out after a reasonable duration
 /// if the implementing client disconnects or becomes unresponsive, and dispatch
 /// this action with `result.success = false` and an appropriate error.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallCompleteAction {
     /// Turn identifier
@@ -16653,6 +19443,19 @@ pub struct SessionToolCallCompleteAction {
     pub extra: Extra,
 }
 
+impl Clone for SessionToolCallCompleteAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            result: self.result.clone(),
+            requires_result_confirmation: self.requires_result_confirmation.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionToolCallCompleteAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -16678,37 +19481,41 @@ impl wire::Blank for SessionToolCallCompleteAction {
     }
 }
 
+impl wire::Members for SessionToolCallCompleteAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.result),
+            4 => wire::slot(reader, &mut self.requires_result_confirmation),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallCompleteAction {
     const NAME: &'static str = "SessionToolCallCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "turnId",
-            "toolCallId",
-            "_meta",
-            "result",
-            "requiresResultConfirmation",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.result, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.requires_result_confirmation,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "turnId",
+                "toolCallId",
+                "_meta",
+                "result",
+                "requiresResultConfirmation",
+            ],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16742,7 +19549,7 @@ impl EncodeMembers for SessionToolCallCompleteAction {
 /// Client approves or denies a tool's result.
 ///
 /// If `approved` is `false`, the tool transitions to `cancelled` with reason `result-denied`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallResultConfirmedAction {
     /// Turn identifier
@@ -16769,6 +19576,18 @@ pub struct SessionToolCallResultConfirmedAction {
     pub extra: Extra,
 }
 
+impl Clone for SessionToolCallResultConfirmedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            approved: self.approved.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionToolCallResultConfirmedAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -16793,24 +19612,34 @@ impl wire::Blank for SessionToolCallResultConfirmedAction {
     }
 }
 
+impl wire::Members for SessionToolCallResultConfirmedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.approved),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallResultConfirmedAction {
     const NAME: &'static str = "SessionToolCallResultConfirmedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "approved"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.approved, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "toolCallId", "_meta", "approved"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16847,7 +19676,7 @@ impl EncodeMembers for SessionToolCallResultConfirmedAction {
 /// the owning client dispatches this action to stream intermediate content while
 /// executing. The server SHOULD reject this action if the dispatching client does
 /// not match `toolClientId`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionToolCallContentChangedAction {
     /// Turn identifier
@@ -16874,6 +19703,18 @@ pub struct SessionToolCallContentChangedAction {
     pub extra: Extra,
 }
 
+impl Clone for SessionToolCallContentChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            meta: self.meta.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionToolCallContentChangedAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -16898,24 +19739,34 @@ impl wire::Blank for SessionToolCallContentChangedAction {
     }
 }
 
+impl wire::Members for SessionToolCallContentChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.tool_call_id),
+            2 => wire::slot(reader, &mut self.meta),
+            3 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionToolCallContentChangedAction {
     const NAME: &'static str = "SessionToolCallContentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "toolCallId", "_meta", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.tool_call_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.meta, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.content, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xb, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["turnId", "toolCallId", "_meta", "content"],
+            0xb,
+        )?;
         Ok(out)
     }
 }
@@ -16943,7 +19794,7 @@ impl EncodeMembers for SessionToolCallContentChangedAction {
 }
 
 /// Turn finished — the assistant is idle.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnCompleteAction {
     /// Turn identifier
@@ -16953,6 +19804,15 @@ pub struct SessionTurnCompleteAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTurnCompleteAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTurnCompleteAction {
@@ -16976,21 +19836,26 @@ impl wire::Blank for SessionTurnCompleteAction {
     }
 }
 
+impl wire::Members for SessionTurnCompleteAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTurnCompleteAction {
     const NAME: &'static str = "SessionTurnCompleteAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
         Ok(out)
     }
 }
@@ -17010,7 +19875,7 @@ impl EncodeMembers for SessionTurnCompleteAction {
 }
 
 /// Turn was aborted; server stops processing.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTurnCancelledAction {
     /// Turn identifier
@@ -17020,6 +19885,15 @@ pub struct SessionTurnCancelledAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTurnCancelledAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTurnCancelledAction {
@@ -17043,21 +19917,26 @@ impl wire::Blank for SessionTurnCancelledAction {
     }
 }
 
+impl wire::Members for SessionTurnCancelledAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTurnCancelledAction {
     const NAME: &'static str = "SessionTurnCancelledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
         Ok(out)
     }
 }
@@ -17077,7 +19956,7 @@ impl EncodeMembers for SessionTurnCancelledAction {
 }
 
 /// Error during turn processing.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionErrorAction {
     /// Turn identifier
@@ -17090,6 +19969,16 @@ pub struct SessionErrorAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionErrorAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionErrorAction {
@@ -17114,22 +20003,27 @@ impl wire::Blank for SessionErrorAction {
     }
 }
 
+impl wire::Members for SessionErrorAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionErrorAction {
     const NAME: &'static str = "SessionErrorAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "error"], 0x3)?;
         Ok(out)
     }
 }
@@ -17152,7 +20046,7 @@ impl EncodeMembers for SessionErrorAction {
 
 /// Session title updated. Fired by the server when the title is auto-generated
 /// from conversation, or dispatched by a client to rename a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTitleChangedAction {
     /// New title
@@ -17162,6 +20056,15 @@ pub struct SessionTitleChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTitleChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTitleChangedAction {
@@ -17185,21 +20088,26 @@ impl wire::Blank for SessionTitleChangedAction {
     }
 }
 
+impl wire::Members for SessionTitleChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTitleChangedAction {
     const NAME: &'static str = "SessionTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["title"], 0x1)?;
         Ok(out)
     }
 }
@@ -17219,7 +20127,7 @@ impl EncodeMembers for SessionTitleChangedAction {
 }
 
 /// Token usage report for a turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionUsageAction {
     /// Turn identifier
@@ -17232,6 +20140,16 @@ pub struct SessionUsageAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionUsageAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            usage: self.usage.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionUsageAction {
@@ -17256,22 +20174,27 @@ impl wire::Blank for SessionUsageAction {
     }
 }
 
+impl wire::Members for SessionUsageAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.usage),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionUsageAction {
     const NAME: &'static str = "SessionUsageAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "usage"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.usage, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "usage"], 0x3)?;
         Ok(out)
     }
 }
@@ -17296,7 +20219,7 @@ impl EncodeMembers for SessionUsageAction {
 ///
 /// The server MUST first emit a `session/responsePart` to create the target
 /// reasoning part, then use this action to append text to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionReasoningAction {
     /// Turn identifier
@@ -17312,6 +20235,17 @@ pub struct SessionReasoningAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionReasoningAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            part_id: self.part_id.clone(),
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionReasoningAction {
@@ -17337,23 +20271,28 @@ impl wire::Blank for SessionReasoningAction {
     }
 }
 
+impl wire::Members for SessionReasoningAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            1 => wire::slot(reader, &mut self.part_id),
+            2 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionReasoningAction {
     const NAME: &'static str = "SessionReasoningAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId", "partId", "content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.part_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId", "partId", "content"], 0x7)?;
         Ok(out)
     }
 }
@@ -17377,7 +20316,7 @@ impl EncodeMembers for SessionReasoningAction {
 }
 
 /// Model changed for this session.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionModelChangedAction {
     /// New model selection
@@ -17387,6 +20326,15 @@ pub struct SessionModelChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionModelChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            model: self.model.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionModelChangedAction {
@@ -17410,21 +20358,26 @@ impl wire::Blank for SessionModelChangedAction {
     }
 }
 
+impl wire::Members for SessionModelChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.model),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionModelChangedAction {
     const NAME: &'static str = "SessionModelChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["model"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.model, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["model"], 0x1)?;
         Ok(out)
     }
 }
@@ -17451,7 +20404,7 @@ impl EncodeMembers for SessionModelChangedAction {
 /// When a turn is currently active, the server MUST defer the change until
 /// the active turn completes, then apply it for the next turn (same rule as
 /// {@link SessionModelChangedAction | `session/modelChanged`}).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionAgentChangedAction {
     /// New agent selection, or `undefined` to clear the selection and reset the
@@ -17462,6 +20415,15 @@ pub struct SessionAgentChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionAgentChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            agent: self.agent.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionAgentChangedAction {
@@ -17485,21 +20447,26 @@ impl wire::Blank for SessionAgentChangedAction {
     }
 }
 
+impl wire::Members for SessionAgentChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.agent),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionAgentChangedAction {
     const NAME: &'static str = "SessionAgentChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["agent"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.agent, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["agent"], 0x0)?;
         Ok(out)
     }
 }
@@ -17524,7 +20491,7 @@ impl EncodeMembers for SessionAgentChangedAction {
 ///
 /// Dispatched by a client to mark a session as read (e.g. after viewing it)
 /// or unread (e.g. after new activity since the client last looked at it).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionIsReadChangedAction {
     /// Whether the session has been read
@@ -17534,6 +20501,15 @@ pub struct SessionIsReadChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionIsReadChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_read: self.is_read.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionIsReadChangedAction {
@@ -17557,21 +20533,26 @@ impl wire::Blank for SessionIsReadChangedAction {
     }
 }
 
+impl wire::Members for SessionIsReadChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_read),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionIsReadChangedAction {
     const NAME: &'static str = "SessionIsReadChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isRead"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_read, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isRead"], 0x1)?;
         Ok(out)
     }
 }
@@ -17594,7 +20575,7 @@ impl EncodeMembers for SessionIsReadChangedAction {
 ///
 /// Dispatched by a client to archive a session (e.g. the task is
 /// complete) or to unarchive it.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionIsArchivedChangedAction {
     /// Whether the session is archived
@@ -17604,6 +20585,15 @@ pub struct SessionIsArchivedChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionIsArchivedChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            is_archived: self.is_archived.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionIsArchivedChangedAction {
@@ -17627,21 +20617,26 @@ impl wire::Blank for SessionIsArchivedChangedAction {
     }
 }
 
+impl wire::Members for SessionIsArchivedChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.is_archived),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionIsArchivedChangedAction {
     const NAME: &'static str = "SessionIsArchivedChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["isArchived"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.is_archived, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["isArchived"], 0x1)?;
         Ok(out)
     }
 }
@@ -17664,7 +20659,7 @@ impl EncodeMembers for SessionIsArchivedChangedAction {
 ///
 /// Dispatched by the server to indicate what the session is currently doing
 /// (e.g. running a tool, thinking). Clear activity by setting it to `undefined`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActivityChangedAction {
     /// Human-readable description of current activity, or `undefined` to clear
@@ -17674,6 +20669,15 @@ pub struct SessionActivityChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActivityChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            activity: self.activity.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActivityChangedAction {
@@ -17697,21 +20701,26 @@ impl wire::Blank for SessionActivityChangedAction {
     }
 }
 
+impl wire::Members for SessionActivityChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.activity),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActivityChangedAction {
     const NAME: &'static str = "SessionActivityChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activity"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.activity, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activity"], 0x0)?;
         Ok(out)
     }
 }
@@ -17742,7 +20751,7 @@ impl EncodeMembers for SessionActivityChangedAction {
 /// fan-out happens through this action so observers see catalogue
 /// mutations in the same {@link ChangesetAction | per-changeset} action
 /// stream they already follow for file-level updates.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionChangesetsChangedAction {
     /// New catalogue, or `undefined` to clear it
@@ -17756,6 +20765,15 @@ pub struct SessionChangesetsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionChangesetsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            changesets: self.changesets.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionChangesetsChangedAction {
@@ -17779,21 +20797,26 @@ impl wire::Blank for SessionChangesetsChangedAction {
     }
 }
 
+impl wire::Members for SessionChangesetsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.changesets),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionChangesetsChangedAction {
     const NAME: &'static str = "SessionChangesetsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["changesets"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.changesets, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["changesets"], 0x0)?;
         Ok(out)
     }
 }
@@ -17817,7 +20840,7 @@ impl EncodeMembers for SessionChangesetsChangedAction {
 /// Server tools for this session have changed.
 ///
 /// Full-replacement semantics: the `tools` array replaces the previous `serverTools` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionServerToolsChangedAction {
     /// Updated server tools list (full replacement)
@@ -17827,6 +20850,15 @@ pub struct SessionServerToolsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionServerToolsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionServerToolsChangedAction {
@@ -17850,21 +20882,26 @@ impl wire::Blank for SessionServerToolsChangedAction {
     }
 }
 
+impl wire::Members for SessionServerToolsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tools),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionServerToolsChangedAction {
     const NAME: &'static str = "SessionServerToolsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["tools"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
         Ok(out)
     }
 }
@@ -17889,7 +20926,7 @@ impl EncodeMembers for SessionServerToolsChangedAction {
 /// the active role, or with `null` to release it. The server SHOULD reject if
 /// another client is already active. The server SHOULD automatically dispatch
 /// this action with `activeClient: null` when the active client disconnects.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientChangedAction {
     /// The new active client, or `null` to unset
@@ -17900,6 +20937,15 @@ pub struct SessionActiveClientChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            active_client: self.active_client.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientChangedAction {
@@ -17923,21 +20969,26 @@ impl wire::Blank for SessionActiveClientChangedAction {
     }
 }
 
+impl wire::Members for SessionActiveClientChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.active_client),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientChangedAction {
     const NAME: &'static str = "SessionActiveClientChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["activeClient"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.active_client, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["activeClient"], 0x0)?;
         Ok(out)
     }
 }
@@ -17961,7 +21012,7 @@ impl EncodeMembers for SessionActiveClientChangedAction {
 /// Full-replacement semantics: the `tools` array replaces the active client's
 /// previous tools entirely. The server SHOULD reject if the dispatching client
 /// is not the current active client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientToolsChangedAction {
     /// Updated client tools list (full replacement)
@@ -17971,6 +21022,15 @@ pub struct SessionActiveClientToolsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientToolsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientToolsChangedAction {
@@ -17994,21 +21054,26 @@ impl wire::Blank for SessionActiveClientToolsChangedAction {
     }
 }
 
+impl wire::Members for SessionActiveClientToolsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.tools),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     const NAME: &'static str = "SessionActiveClientToolsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["tools"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.tools, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
         Ok(out)
     }
 }
@@ -18031,7 +21096,7 @@ impl EncodeMembers for SessionActiveClientToolsChangedAction {
 ///
 /// Full-replacement semantics: the `customizations` array replaces the
 /// previous `customizations` entirely.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationsChangedAction {
     /// Updated customization list (full replacement).
@@ -18041,6 +21106,15 @@ pub struct SessionCustomizationsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            customizations: self.customizations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationsChangedAction {
@@ -18064,21 +21138,26 @@ impl wire::Blank for SessionCustomizationsChangedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customizations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationsChangedAction {
     const NAME: &'static str = "SessionCustomizationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customizations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customizations, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customizations"], 0x1)?;
         Ok(out)
     }
 }
@@ -18103,7 +21182,7 @@ impl EncodeMembers for SessionCustomizationsChangedAction {
 /// containers have an `enabled` flag; children are always active when
 /// their container is enabled. Is a no-op when no matching container is
 /// found.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationToggledAction {
     /// The id of the container to toggle.
@@ -18116,6 +21195,16 @@ pub struct SessionCustomizationToggledAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationToggledAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            enabled: self.enabled.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationToggledAction {
@@ -18140,22 +21229,27 @@ impl wire::Blank for SessionCustomizationToggledAction {
     }
 }
 
+impl wire::Members for SessionCustomizationToggledAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.enabled),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationToggledAction {
     const NAME: &'static str = "SessionCustomizationToggledAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "enabled"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.enabled, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "enabled"], 0x3)?;
         Ok(out)
     }
 }
@@ -18184,7 +21278,7 @@ impl EncodeMembers for SessionCustomizationToggledAction {
 ///   including its `children` array. To preserve existing children, the
 ///   host must include them on the payload.
 /// - If not found, the entry is appended.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationUpdatedAction {
     /// The customization to upsert (matched by `customization.id`).
@@ -18194,6 +21288,15 @@ pub struct SessionCustomizationUpdatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationUpdatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            customization: self.customization.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationUpdatedAction {
@@ -18217,21 +21320,26 @@ impl wire::Blank for SessionCustomizationUpdatedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationUpdatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.customization),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationUpdatedAction {
     const NAME: &'static str = "SessionCustomizationUpdatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["customization"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.customization, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["customization"], 0x1)?;
         Ok(out)
     }
 }
@@ -18255,7 +21363,7 @@ impl EncodeMembers for SessionCustomizationUpdatedAction {
 /// Searches every container and its children for the entry. If the entry
 /// is a container, its children are removed with it. Is a no-op when no
 /// matching id is found.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionCustomizationRemovedAction {
     /// The id of the customization to remove.
@@ -18265,6 +21373,15 @@ pub struct SessionCustomizationRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionCustomizationRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionCustomizationRemovedAction {
@@ -18288,21 +21405,26 @@ impl wire::Blank for SessionCustomizationRemovedAction {
     }
 }
 
+impl wire::Members for SessionCustomizationRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionCustomizationRemovedAction {
     const NAME: &'static str = "SessionCustomizationRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id"], 0x1)?;
         Ok(out)
     }
 }
@@ -18341,7 +21463,7 @@ impl EncodeMembers for SessionCustomizationRemovedAction {
 /// because of a request issued mid-turn, the host SHOULD also raise
 /// {@link SessionStatus.InputNeeded} on the session — see
 /// {@link McpServerAuthRequiredState} for the rationale.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionMcpServerStateChangedAction {
     /// The id of the {@link McpServerCustomization} to update.
@@ -18359,6 +21481,17 @@ pub struct SessionMcpServerStateChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMcpServerStateChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            state: self.state.clone(),
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMcpServerStateChangedAction {
@@ -18384,23 +21517,28 @@ impl wire::Blank for SessionMcpServerStateChangedAction {
     }
 }
 
+impl wire::Members for SessionMcpServerStateChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.state),
+            2 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMcpServerStateChangedAction {
     const NAME: &'static str = "SessionMcpServerStateChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "state", "channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.state, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.channel, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["id", "state", "channel"], 0x3)?;
         Ok(out)
     }
 }
@@ -18430,7 +21568,7 @@ impl EncodeMembers for SessionMcpServerStateChangedAction {
 /// Only properties with `sessionMutable: true` in the config schema may be
 /// changed. The server validates and broadcasts the action; the reducer merges
 /// the new values into `state.config.values`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigChangedAction {
     /// Updated config values
@@ -18444,6 +21582,16 @@ pub struct SessionConfigChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            replace: self.replace.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigChangedAction {
@@ -18468,22 +21616,27 @@ impl wire::Blank for SessionConfigChangedAction {
     }
 }
 
+impl wire::Members for SessionConfigChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.config),
+            1 => wire::slot(reader, &mut self.replace),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigChangedAction {
     const NAME: &'static str = "SessionConfigChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["config", "replace"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.config, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.replace, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
         Ok(out)
     }
 }
@@ -18509,7 +21662,7 @@ impl EncodeMembers for SessionConfigChangedAction {
 /// The session's `_meta` side-channel changed. Replaces `state._meta`
 /// entirely (full-replacement semantics). Producers SHOULD merge any
 /// keys they wish to preserve into the new value before dispatching.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionMetaChangedAction {
     /// New `_meta` payload, or `undefined` to clear it
@@ -18520,6 +21673,15 @@ pub struct SessionMetaChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionMetaChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            meta: self.meta.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionMetaChangedAction {
@@ -18543,21 +21705,26 @@ impl wire::Blank for SessionMetaChangedAction {
     }
 }
 
+impl wire::Members for SessionMetaChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.meta),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionMetaChangedAction {
     const NAME: &'static str = "SessionMetaChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["_meta"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.meta, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["_meta"], 0x1)?;
         Ok(out)
     }
 }
@@ -18585,7 +21752,7 @@ impl EncodeMembers for SessionMetaChangedAction {
 ///
 /// Common use-case: truncate old data then dispatch a new
 /// `session/turnStarted` with an edited message.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionTruncatedAction {
     /// Keep turns up to and including this turn. Omit to clear all turns.
@@ -18595,6 +21762,15 @@ pub struct SessionTruncatedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionTruncatedAction {
+    fn clone(&self) -> Self {
+        Self {
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionTruncatedAction {
@@ -18618,21 +21794,26 @@ impl wire::Blank for SessionTruncatedAction {
     }
 }
 
+impl wire::Members for SessionTruncatedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionTruncatedAction {
     const NAME: &'static str = "SessionTruncatedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turn_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turnId"], 0x0)?;
         Ok(out)
     }
 }
@@ -18662,7 +21843,7 @@ impl EncodeMembers for SessionTruncatedAction {
 /// and start a new turn.
 ///
 /// A client is only allowed to send {@link MessageKind.User} messages.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionPendingMessageSetAction {
     /// Whether this is a steering or queued message
@@ -18678,6 +21859,17 @@ pub struct SessionPendingMessageSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionPendingMessageSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            id: self.id.clone(),
+            message: self.message.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionPendingMessageSetAction {
@@ -18703,23 +21895,28 @@ impl wire::Blank for SessionPendingMessageSetAction {
     }
 }
 
+impl wire::Members for SessionPendingMessageSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            1 => wire::slot(reader, &mut self.id),
+            2 => wire::slot(reader, &mut self.message),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionPendingMessageSetAction {
     const NAME: &'static str = "SessionPendingMessageSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind", "id", "message"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.message, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind", "id", "message"], 0x7)?;
         Ok(out)
     }
 }
@@ -18747,7 +21944,7 @@ impl EncodeMembers for SessionPendingMessageSetAction {
 /// Dispatched by clients to cancel a pending message, or by the server when
 /// it consumes a message (e.g. starting a turn from a queued message or
 /// injecting a steering message into the current turn).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionPendingMessageRemovedAction {
     /// Whether this is a steering or queued message
@@ -18760,6 +21957,16 @@ pub struct SessionPendingMessageRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionPendingMessageRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            kind: self.kind.clone(),
+            id: self.id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionPendingMessageRemovedAction {
@@ -18784,22 +21991,27 @@ impl wire::Blank for SessionPendingMessageRemovedAction {
     }
 }
 
+impl wire::Members for SessionPendingMessageRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.kind),
+            1 => wire::slot(reader, &mut self.id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionPendingMessageRemovedAction {
     const NAME: &'static str = "SessionPendingMessageRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["kind", "id"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.kind, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["kind", "id"], 0x3)?;
         Ok(out)
     }
 }
@@ -18827,7 +22039,7 @@ impl EncodeMembers for SessionPendingMessageRemovedAction {
 /// Queued messages whose IDs are absent from `order` are appended at
 /// the end in their original relative order (so a client with a stale
 /// view of the queue never silently drops messages).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionQueuedMessagesReorderedAction {
     /// Queued message IDs in the desired order
@@ -18837,6 +22049,15 @@ pub struct SessionQueuedMessagesReorderedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionQueuedMessagesReorderedAction {
+    fn clone(&self) -> Self {
+        Self {
+            order: self.order.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionQueuedMessagesReorderedAction {
@@ -18860,21 +22081,26 @@ impl wire::Blank for SessionQueuedMessagesReorderedAction {
     }
 }
 
+impl wire::Members for SessionQueuedMessagesReorderedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.order),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     const NAME: &'static str = "SessionQueuedMessagesReorderedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["order"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.order, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["order"], 0x1)?;
         Ok(out)
     }
 }
@@ -18898,7 +22124,7 @@ impl EncodeMembers for SessionQueuedMessagesReorderedAction {
 /// Full-request upsert semantics: the `request` replaces any existing request
 /// with the same `id`, or is appended if it is new. Answer drafts are preserved
 /// unless `request.answers` is provided.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputRequestedAction {
     /// Input request to create or replace
@@ -18908,6 +22134,15 @@ pub struct SessionInputRequestedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputRequestedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputRequestedAction {
@@ -18931,21 +22166,26 @@ impl wire::Blank for SessionInputRequestedAction {
     }
 }
 
+impl wire::Members for SessionInputRequestedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputRequestedAction {
     const NAME: &'static str = "SessionInputRequestedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request"], 0x1)?;
         Ok(out)
     }
 }
@@ -18967,7 +22207,7 @@ impl EncodeMembers for SessionInputRequestedAction {
 /// A client updated, submitted, skipped, or removed a single in-progress answer.
 ///
 /// Dispatching with `answer: undefined` removes that question's answer draft.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputAnswerChangedAction {
     /// Input request identifier
@@ -18983,6 +22223,17 @@ pub struct SessionInputAnswerChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionInputAnswerChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request_id: self.request_id.clone(),
+            question_id: self.question_id.clone(),
+            answer: self.answer.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionInputAnswerChangedAction {
@@ -19008,23 +22259,33 @@ impl wire::Blank for SessionInputAnswerChangedAction {
     }
 }
 
+impl wire::Members for SessionInputAnswerChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request_id),
+            1 => wire::slot(reader, &mut self.question_id),
+            2 => wire::slot(reader, &mut self.answer),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputAnswerChangedAction {
     const NAME: &'static str = "SessionInputAnswerChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["requestId", "questionId", "answer"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.question_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.answer, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["requestId", "questionId", "answer"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -19053,7 +22314,7 @@ impl EncodeMembers for SessionInputAnswerChangedAction {
 ///
 /// If accepted, the server uses `answers` (when provided) plus the request's
 /// synced answer state to resume the blocked operation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionInputCompletedAction {
     /// Input request identifier
@@ -19080,6 +22341,17 @@ pub struct SessionInputCompletedAction {
     pub extra: Extra,
 }
 
+impl Clone for SessionInputCompletedAction {
+    fn clone(&self) -> Self {
+        Self {
+            request_id: self.request_id.clone(),
+            response: self.response.clone(),
+            answers: self.answers.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionInputCompletedAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -19103,23 +22375,28 @@ impl wire::Blank for SessionInputCompletedAction {
     }
 }
 
+impl wire::Members for SessionInputCompletedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request_id),
+            1 => wire::slot(reader, &mut self.response),
+            2 => wire::slot(reader, &mut self.answers),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionInputCompletedAction {
     const NAME: &'static str = "SessionInputCompletedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["requestId", "response", "answers"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.response, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.answers, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["requestId", "response", "answers"], 0x3)?;
         Ok(out)
     }
 }
@@ -19154,7 +22431,7 @@ impl EncodeMembers for SessionInputCompletedAction {
 /// predicting output would produce incorrect state. Instead, `terminal/input`
 /// is a side-effect-only action (client → server → pty), and `terminal/data`
 /// is server-authoritative output (pty → server → client).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalDataAction {
     /// Output data (may contain ANSI escape sequences)
@@ -19164,6 +22441,15 @@ pub struct TerminalDataAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalDataAction {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalDataAction {
@@ -19187,21 +22473,26 @@ impl wire::Blank for TerminalDataAction {
     }
 }
 
+impl wire::Members for TerminalDataAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalDataAction {
     const NAME: &'static str = "TerminalDataAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data"], 0x1)?;
         Ok(out)
     }
 }
@@ -19227,7 +22518,7 @@ impl EncodeMembers for TerminalDataAction {
 /// actions will reflect any resulting output.
 ///
 /// See `terminal/data` for why these two actions are kept separate.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalInputAction {
     /// Input data to send to the pty
@@ -19237,6 +22528,15 @@ pub struct TerminalInputAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalInputAction {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalInputAction {
@@ -19260,21 +22560,26 @@ impl wire::Blank for TerminalInputAction {
     }
 }
 
+impl wire::Members for TerminalInputAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalInputAction {
     const NAME: &'static str = "TerminalInputAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data"], 0x1)?;
         Ok(out)
     }
 }
@@ -19297,7 +22602,7 @@ impl EncodeMembers for TerminalInputAction {
 ///
 /// Dispatchable by clients to request a resize, or by the server to inform
 /// clients of the actual terminal dimensions.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalResizedAction {
     /// Terminal width in columns
@@ -19310,6 +22615,16 @@ pub struct TerminalResizedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalResizedAction {
+    fn clone(&self) -> Self {
+        Self {
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalResizedAction {
@@ -19334,22 +22649,27 @@ impl wire::Blank for TerminalResizedAction {
     }
 }
 
+impl wire::Members for TerminalResizedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.cols),
+            1 => wire::slot(reader, &mut self.rows),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalResizedAction {
     const NAME: &'static str = "TerminalResizedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["cols", "rows"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.cols, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.rows, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["cols", "rows"], 0x3)?;
         Ok(out)
     }
 }
@@ -19374,7 +22694,7 @@ impl EncodeMembers for TerminalResizedAction {
 ///
 /// The server SHOULD reject if the dispatching client does not currently hold
 /// the claim.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClaimedAction {
     /// The new claim
@@ -19384,6 +22704,15 @@ pub struct TerminalClaimedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClaimedAction {
+    fn clone(&self) -> Self {
+        Self {
+            claim: self.claim.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClaimedAction {
@@ -19407,21 +22736,26 @@ impl wire::Blank for TerminalClaimedAction {
     }
 }
 
+impl wire::Members for TerminalClaimedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.claim),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClaimedAction {
     const NAME: &'static str = "TerminalClaimedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["claim"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.claim, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["claim"], 0x1)?;
         Ok(out)
     }
 }
@@ -19444,7 +22778,7 @@ impl EncodeMembers for TerminalClaimedAction {
 ///
 /// Fired by the server when the terminal process updates its title (e.g. via
 /// escape sequences), or dispatched by a client to rename a terminal.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalTitleChangedAction {
     /// New terminal title
@@ -19454,6 +22788,15 @@ pub struct TerminalTitleChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalTitleChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            title: self.title.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalTitleChangedAction {
@@ -19477,21 +22820,26 @@ impl wire::Blank for TerminalTitleChangedAction {
     }
 }
 
+impl wire::Members for TerminalTitleChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.title),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalTitleChangedAction {
     const NAME: &'static str = "TerminalTitleChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["title"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.title, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["title"], 0x1)?;
         Ok(out)
     }
 }
@@ -19511,7 +22859,7 @@ impl EncodeMembers for TerminalTitleChangedAction {
 }
 
 /// Terminal working directory changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCwdChangedAction {
     /// New working directory
@@ -19521,6 +22869,15 @@ pub struct TerminalCwdChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCwdChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            cwd: self.cwd.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCwdChangedAction {
@@ -19544,21 +22901,26 @@ impl wire::Blank for TerminalCwdChangedAction {
     }
 }
 
+impl wire::Members for TerminalCwdChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.cwd),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCwdChangedAction {
     const NAME: &'static str = "TerminalCwdChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["cwd"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.cwd, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["cwd"], 0x1)?;
         Ok(out)
     }
 }
@@ -19578,7 +22940,7 @@ impl EncodeMembers for TerminalCwdChangedAction {
 }
 
 /// Terminal process exited.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalExitedAction {
     /// Process exit code. `undefined` if the process was killed without an exit code.
@@ -19593,6 +22955,15 @@ pub struct TerminalExitedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalExitedAction {
+    fn clone(&self) -> Self {
+        Self {
+            exit_code: self.exit_code.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalExitedAction {
@@ -19616,21 +22987,26 @@ impl wire::Blank for TerminalExitedAction {
     }
 }
 
+impl wire::Members for TerminalExitedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.exit_code),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalExitedAction {
     const NAME: &'static str = "TerminalExitedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["exitCode"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.exit_code, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["exitCode"], 0x0)?;
         Ok(out)
     }
 }
@@ -19652,13 +23028,21 @@ impl EncodeMembers for TerminalExitedAction {
 }
 
 /// Terminal scrollback buffer cleared.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalClearedAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalClearedAction {
@@ -19681,20 +23065,25 @@ impl wire::Blank for TerminalClearedAction {
     }
 }
 
+impl wire::Members for TerminalClearedAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalClearedAction {
     const NAME: &'static str = "TerminalClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -19717,13 +23106,21 @@ impl EncodeMembers for TerminalClearedAction {
 ///
 /// Clients MUST NOT assume command detection is available until this action
 /// (or `terminal/commandExecuted`) has been received.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandDetectionAvailableAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandDetectionAvailableAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandDetectionAvailableAction {
@@ -19746,20 +23143,25 @@ impl wire::Blank for TerminalCommandDetectionAvailableAction {
     }
 }
 
+impl wire::Members for TerminalCommandDetectionAvailableAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     const NAME: &'static str = "TerminalCommandDetectionAvailableAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -19779,7 +23181,7 @@ impl EncodeMembers for TerminalCommandDetectionAvailableAction {
 /// A command has been submitted to the shell and is now executing.
 /// All subsequent `terminal/data` actions (until the matching
 /// `terminal/commandFinished`) constitute this command's output.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandExecutedAction {
     /// Stable identifier for this command, scoped to the terminal URI.
@@ -19797,6 +23199,17 @@ pub struct TerminalCommandExecutedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for TerminalCommandExecutedAction {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            command_line: self.command_line.clone(),
+            timestamp: self.timestamp.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for TerminalCommandExecutedAction {
@@ -19822,23 +23235,33 @@ impl wire::Blank for TerminalCommandExecutedAction {
     }
 }
 
+impl wire::Members for TerminalCommandExecutedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.command_line),
+            2 => wire::slot(reader, &mut self.timestamp),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandExecutedAction {
     const NAME: &'static str = "TerminalCommandExecutedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["commandId", "commandLine", "timestamp"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.command_line, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.timestamp, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["commandId", "commandLine", "timestamp"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -19866,7 +23289,7 @@ impl EncodeMembers for TerminalCommandExecutedAction {
 /// The sequence of `terminal/data` actions between the preceding
 /// `terminal/commandExecuted` (same `commandId`) and this action constitutes
 /// the complete output of the command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TerminalCommandFinishedAction {
     /// Matches the `commandId` from the corresponding `commandExecuted`
@@ -19895,6 +23318,17 @@ pub struct TerminalCommandFinishedAction {
     pub extra: Extra,
 }
 
+impl Clone for TerminalCommandFinishedAction {
+    fn clone(&self) -> Self {
+        Self {
+            command_id: self.command_id.clone(),
+            exit_code: self.exit_code.clone(),
+            duration_ms: self.duration_ms.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for TerminalCommandFinishedAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -19918,23 +23352,33 @@ impl wire::Blank for TerminalCommandFinishedAction {
     }
 }
 
+impl wire::Members for TerminalCommandFinishedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.command_id),
+            1 => wire::slot(reader, &mut self.exit_code),
+            2 => wire::slot(reader, &mut self.duration_ms),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for TerminalCommandFinishedAction {
     const NAME: &'static str = "TerminalCommandFinishedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["commandId", "exitCode", "durationMs"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.command_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.exit_code, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.duration_ms, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["commandId", "exitCode", "durationMs"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -19964,7 +23408,7 @@ impl EncodeMembers for TerminalCommandFinishedAction {
 /// The {@link ChangesetState.status} for this changeset transitioned (e.g.
 /// `computing → ready`). The error payload is set together with `status`
 /// whenever it transitions to {@link ChangesetStatus.Error | Error}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetStatusChangedAction {
     /// New computation lifecycle status.
@@ -19977,6 +23421,16 @@ pub struct ChangesetStatusChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetStatusChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetStatusChangedAction {
@@ -20001,22 +23455,27 @@ impl wire::Blank for ChangesetStatusChangedAction {
     }
 }
 
+impl wire::Members for ChangesetStatusChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.status),
+            1 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetStatusChangedAction {
     const NAME: &'static str = "ChangesetStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["status", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.status, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.error, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["status", "error"], 0x1)?;
         Ok(out)
     }
 }
@@ -20041,7 +23500,7 @@ impl EncodeMembers for ChangesetStatusChangedAction {
 
 /// Upsert a {@link ChangesetFile} in the changeset — adds a new entry, or
 /// replaces an existing one identified by {@link ChangesetFile.id}.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFileSetAction {
     /// The new or replacement file entry.
@@ -20051,6 +23510,15 @@ pub struct ChangesetFileSetAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFileSetAction {
+    fn clone(&self) -> Self {
+        Self {
+            file: self.file.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFileSetAction {
@@ -20074,21 +23542,26 @@ impl wire::Blank for ChangesetFileSetAction {
     }
 }
 
+impl wire::Members for ChangesetFileSetAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.file),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFileSetAction {
     const NAME: &'static str = "ChangesetFileSetAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["file"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.file, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["file"], 0x1)?;
         Ok(out)
     }
 }
@@ -20111,7 +23584,7 @@ impl EncodeMembers for ChangesetFileSetAction {
 ///
 /// Typically dispatched when a file is reverted, staged out, or otherwise
 /// no longer in scope (e.g. a renamed file is replaced by a new entry).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetFileRemovedAction {
     /// The {@link ChangesetFile.id} of the file to remove.
@@ -20121,6 +23594,15 @@ pub struct ChangesetFileRemovedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetFileRemovedAction {
+    fn clone(&self) -> Self {
+        Self {
+            file_id: self.file_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetFileRemovedAction {
@@ -20144,21 +23626,26 @@ impl wire::Blank for ChangesetFileRemovedAction {
     }
 }
 
+impl wire::Members for ChangesetFileRemovedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.file_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetFileRemovedAction {
     const NAME: &'static str = "ChangesetFileRemovedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["fileId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.file_id, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["fileId"], 0x1)?;
         Ok(out)
     }
 }
@@ -20180,7 +23667,7 @@ impl EncodeMembers for ChangesetFileRemovedAction {
 /// The set of operations available on this changeset changed. Full
 /// replacement semantics: `operations` replaces the previous list (or
 /// removes it entirely when `operations` is `undefined`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationsChangedAction {
     /// Updated operation list. Pass `undefined` to clear all operations.
@@ -20194,6 +23681,15 @@ pub struct ChangesetOperationsChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationsChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            operations: self.operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationsChangedAction {
@@ -20217,21 +23713,26 @@ impl wire::Blank for ChangesetOperationsChangedAction {
     }
 }
 
+impl wire::Members for ChangesetOperationsChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.operations),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationsChangedAction {
     const NAME: &'static str = "ChangesetOperationsChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["operations"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.operations, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["operations"], 0x0)?;
         Ok(out)
     }
 }
@@ -20262,7 +23763,7 @@ impl EncodeMembers for ChangesetOperationsChangedAction {
 /// operation with that id is currently present in the changeset, the action
 /// is a no-op. Use {@link ChangesetOperationsChangedAction} to add, remove,
 /// or otherwise replace the operation list itself.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationStatusChangedAction {
     /// The {@link ChangesetOperation.id} whose status changed.
@@ -20278,6 +23779,17 @@ pub struct ChangesetOperationStatusChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationStatusChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            operation_id: self.operation_id.clone(),
+            status: self.status.clone(),
+            error: self.error.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationStatusChangedAction {
@@ -20303,23 +23815,28 @@ impl wire::Blank for ChangesetOperationStatusChangedAction {
     }
 }
 
+impl wire::Members for ChangesetOperationStatusChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.operation_id),
+            1 => wire::slot(reader, &mut self.status),
+            2 => wire::slot(reader, &mut self.error),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     const NAME: &'static str = "ChangesetOperationStatusChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["operationId", "status", "error"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.operation_id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.status, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.error, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["operationId", "status", "error"], 0x3)?;
         Ok(out)
     }
 }
@@ -20358,13 +23875,21 @@ impl EncodeMembers for ChangesetOperationStatusChangedAction {
 /// distinguish the two cases from the action alone — instead, react to
 /// the corresponding session-level lifecycle signal (e.g.
 /// `root/sessionRemoved`) for the "going away" case.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetClearedAction {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetClearedAction {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetClearedAction {
@@ -20387,20 +23912,25 @@ impl wire::Blank for ChangesetClearedAction {
     }
 }
 
+impl wire::Members for ChangesetClearedAction {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetClearedAction {
     const NAME: &'static str = "ChangesetClearedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -20418,7 +23948,7 @@ impl EncodeMembers for ChangesetClearedAction {
 }
 
 /// The set of changes in this batch, wrapped for forward compatibility.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchChangedActionChanges {
     #[serde(rename = "items")]
@@ -20427,6 +23957,15 @@ pub struct ResourceWatchChangedActionChanges {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchChangedActionChanges {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchChangedActionChanges {
@@ -20450,21 +23989,26 @@ impl wire::Blank for ResourceWatchChangedActionChanges {
     }
 }
 
+impl wire::Members for ResourceWatchChangedActionChanges {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchChangedActionChanges {
     const NAME: &'static str = "ResourceWatchChangedActionChanges";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -20490,7 +24034,7 @@ impl EncodeMembers for ResourceWatchChangedActionChanges {
 /// dispatched. The reducer does not retain change history — these
 /// actions exist purely to deliver events to subscribers, who consume
 /// them directly off the action stream and apply their own logic.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWatchChangedAction {
     /// The set of changes in this batch, wrapped for forward compatibility.
@@ -20500,6 +24044,15 @@ pub struct ResourceWatchChangedAction {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWatchChangedAction {
+    fn clone(&self) -> Self {
+        Self {
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWatchChangedAction {
@@ -20523,21 +24076,26 @@ impl wire::Blank for ResourceWatchChangedAction {
     }
 }
 
+impl wire::Members for ResourceWatchChangedAction {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWatchChangedAction {
     const NAME: &'static str = "ResourceWatchChangedAction";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.changes, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["changes"], 0x1)?;
         Ok(out)
     }
 }
@@ -20557,7 +24115,7 @@ impl EncodeMembers for ResourceWatchChangedAction {
 }
 
 /// Discriminated union of all state actions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "type")]
 pub enum StateAction {
@@ -21032,6 +24590,111 @@ impl TaggedUnion for StateAction {
     }
 }
 
+impl Clone for StateAction {
+    fn clone(&self) -> Self {
+        match self {
+            Self::RootAgentsChanged(value) => Self::RootAgentsChanged(value.clone()),
+            Self::RootActiveSessionsChanged(value) => {
+                Self::RootActiveSessionsChanged(value.clone())
+            }
+            Self::RootTerminalsChanged(value) => Self::RootTerminalsChanged(value.clone()),
+            Self::RootConfigChanged(value) => Self::RootConfigChanged(value.clone()),
+            Self::SessionReady(value) => Self::SessionReady(value.clone()),
+            Self::SessionCreationFailed(value) => Self::SessionCreationFailed(value.clone()),
+            Self::SessionTurnStarted(value) => Self::SessionTurnStarted(value.clone()),
+            Self::SessionDelta(value) => Self::SessionDelta(value.clone()),
+            Self::SessionResponsePart(value) => Self::SessionResponsePart(value.clone()),
+            Self::SessionToolCallStart(value) => Self::SessionToolCallStart(value.clone()),
+            Self::SessionToolCallDelta(value) => Self::SessionToolCallDelta(value.clone()),
+            Self::SessionToolCallReady(value) => Self::SessionToolCallReady(value.clone()),
+            Self::SessionToolCallConfirmed(value) => Self::SessionToolCallConfirmed(value.clone()),
+            Self::SessionToolCallComplete(value) => Self::SessionToolCallComplete(value.clone()),
+            Self::SessionToolCallResultConfirmed(value) => {
+                Self::SessionToolCallResultConfirmed(value.clone())
+            }
+            Self::SessionToolCallContentChanged(value) => {
+                Self::SessionToolCallContentChanged(value.clone())
+            }
+            Self::SessionTurnComplete(value) => Self::SessionTurnComplete(value.clone()),
+            Self::SessionTurnCancelled(value) => Self::SessionTurnCancelled(value.clone()),
+            Self::SessionError(value) => Self::SessionError(value.clone()),
+            Self::SessionTitleChanged(value) => Self::SessionTitleChanged(value.clone()),
+            Self::SessionUsage(value) => Self::SessionUsage(value.clone()),
+            Self::SessionReasoning(value) => Self::SessionReasoning(value.clone()),
+            Self::SessionModelChanged(value) => Self::SessionModelChanged(value.clone()),
+            Self::SessionAgentChanged(value) => Self::SessionAgentChanged(value.clone()),
+            Self::SessionServerToolsChanged(value) => {
+                Self::SessionServerToolsChanged(value.clone())
+            }
+            Self::SessionActiveClientChanged(value) => {
+                Self::SessionActiveClientChanged(value.clone())
+            }
+            Self::SessionActiveClientToolsChanged(value) => {
+                Self::SessionActiveClientToolsChanged(value.clone())
+            }
+            Self::SessionPendingMessageSet(value) => Self::SessionPendingMessageSet(value.clone()),
+            Self::SessionPendingMessageRemoved(value) => {
+                Self::SessionPendingMessageRemoved(value.clone())
+            }
+            Self::SessionQueuedMessagesReordered(value) => {
+                Self::SessionQueuedMessagesReordered(value.clone())
+            }
+            Self::SessionInputRequested(value) => Self::SessionInputRequested(value.clone()),
+            Self::SessionInputAnswerChanged(value) => {
+                Self::SessionInputAnswerChanged(value.clone())
+            }
+            Self::SessionInputCompleted(value) => Self::SessionInputCompleted(value.clone()),
+            Self::SessionCustomizationsChanged(value) => {
+                Self::SessionCustomizationsChanged(value.clone())
+            }
+            Self::SessionCustomizationToggled(value) => {
+                Self::SessionCustomizationToggled(value.clone())
+            }
+            Self::SessionCustomizationUpdated(value) => {
+                Self::SessionCustomizationUpdated(value.clone())
+            }
+            Self::SessionCustomizationRemoved(value) => {
+                Self::SessionCustomizationRemoved(value.clone())
+            }
+            Self::SessionMcpServerStateChanged(value) => {
+                Self::SessionMcpServerStateChanged(value.clone())
+            }
+            Self::SessionTruncated(value) => Self::SessionTruncated(value.clone()),
+            Self::SessionIsReadChanged(value) => Self::SessionIsReadChanged(value.clone()),
+            Self::SessionIsArchivedChanged(value) => Self::SessionIsArchivedChanged(value.clone()),
+            Self::SessionActivityChanged(value) => Self::SessionActivityChanged(value.clone()),
+            Self::SessionChangesetsChanged(value) => Self::SessionChangesetsChanged(value.clone()),
+            Self::SessionConfigChanged(value) => Self::SessionConfigChanged(value.clone()),
+            Self::SessionMetaChanged(value) => Self::SessionMetaChanged(value.clone()),
+            Self::ChangesetStatusChanged(value) => Self::ChangesetStatusChanged(value.clone()),
+            Self::ChangesetFileSet(value) => Self::ChangesetFileSet(value.clone()),
+            Self::ChangesetFileRemoved(value) => Self::ChangesetFileRemoved(value.clone()),
+            Self::ChangesetOperationsChanged(value) => {
+                Self::ChangesetOperationsChanged(value.clone())
+            }
+            Self::ChangesetOperationStatusChanged(value) => {
+                Self::ChangesetOperationStatusChanged(value.clone())
+            }
+            Self::ChangesetCleared(value) => Self::ChangesetCleared(value.clone()),
+            Self::TerminalData(value) => Self::TerminalData(value.clone()),
+            Self::TerminalInput(value) => Self::TerminalInput(value.clone()),
+            Self::TerminalResized(value) => Self::TerminalResized(value.clone()),
+            Self::TerminalClaimed(value) => Self::TerminalClaimed(value.clone()),
+            Self::TerminalTitleChanged(value) => Self::TerminalTitleChanged(value.clone()),
+            Self::TerminalCwdChanged(value) => Self::TerminalCwdChanged(value.clone()),
+            Self::TerminalExited(value) => Self::TerminalExited(value.clone()),
+            Self::TerminalCleared(value) => Self::TerminalCleared(value.clone()),
+            Self::TerminalCommandDetectionAvailable(value) => {
+                Self::TerminalCommandDetectionAvailable(value.clone())
+            }
+            Self::TerminalCommandExecuted(value) => Self::TerminalCommandExecuted(value.clone()),
+            Self::TerminalCommandFinished(value) => Self::TerminalCommandFinished(value.clone()),
+            Self::ResourceWatchChanged(value) => Self::ResourceWatchChanged(value.clone()),
+            Self::Unknown(value) => Self::Unknown(value.clone()),
+        }
+    }
+}
+
 impl Decode for StateAction {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         super::tagged::decode(reader)
@@ -21275,7 +24938,7 @@ impl Encode for StateAction {
 /// This invariant lets implementations route every incoming message —
 /// request, response, or notification — by inspecting `params.channel`
 /// without needing to know the per-method param shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct BaseParams {
     /// Channel URI this command targets.
@@ -21285,6 +24948,15 @@ pub struct BaseParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for BaseParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for BaseParams {
@@ -21308,21 +24980,26 @@ impl wire::Blank for BaseParams {
     }
 }
 
+impl wire::Members for BaseParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for BaseParams {
     const NAME: &'static str = "BaseParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -21343,7 +25020,7 @@ impl EncodeMembers for BaseParams {
 
 /// Establishes a new connection and negotiates the protocol version.
 /// This MUST be the first message sent by the client.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InitializeParams {
     #[serde(rename = "channel")]
@@ -21390,6 +25067,20 @@ pub struct InitializeParams {
     pub extra: Extra,
 }
 
+impl Clone for InitializeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            protocol_versions: self.protocol_versions.clone(),
+            client_id: self.client_id.clone(),
+            initial_subscriptions: self.initial_subscriptions.clone(),
+            locale: self.locale.clone(),
+            capabilities: self.capabilities.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for InitializeParams {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -21416,33 +25107,43 @@ impl wire::Blank for InitializeParams {
     }
 }
 
+impl wire::Members for InitializeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.protocol_versions),
+            2 => wire::slot(reader, &mut self.client_id),
+            3 => wire::slot(reader, &mut self.initial_subscriptions),
+            4 => wire::slot(reader, &mut self.locale),
+            5 => wire::slot(reader, &mut self.capabilities),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InitializeParams {
     const NAME: &'static str = "InitializeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "protocolVersions",
-            "clientId",
-            "initialSubscriptions",
-            "locale",
-            "capabilities",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.protocol_versions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.client_id, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.initial_subscriptions, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.locale, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.capabilities, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "protocolVersions",
+                "clientId",
+                "initialSubscriptions",
+                "locale",
+                "capabilities",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -21482,7 +25183,7 @@ impl EncodeMembers for InitializeParams {
 /// Each field is a presence flag: an empty object `{}` means "supported",
 /// absence means "not supported". Sub-fields on individual capabilities
 /// are reserved for future per-capability options.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ClientCapabilities {
     /// Client can render
@@ -21503,6 +25204,15 @@ pub struct ClientCapabilities {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ClientCapabilities {
+    fn clone(&self) -> Self {
+        Self {
+            mcp_apps: self.mcp_apps.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ClientCapabilities {
@@ -21526,21 +25236,26 @@ impl wire::Blank for ClientCapabilities {
     }
 }
 
+impl wire::Members for ClientCapabilities {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.mcp_apps),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ClientCapabilities {
     const NAME: &'static str = "ClientCapabilities";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["mcpApps"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.mcp_apps, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["mcpApps"], 0x0)?;
         Ok(out)
     }
 }
@@ -21568,7 +25283,7 @@ impl EncodeMembers for ClientCapabilities {
 /// the rest of the connection. If the server cannot speak any of the offered
 /// versions it MUST return error code `-32005` (`UnsupportedProtocolVersion`)
 /// instead of a result.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InitializeResult {
     /// Protocol version selected by the server. MUST be one of the entries in
@@ -21612,6 +25327,20 @@ pub struct InitializeResult {
     pub extra: Extra,
 }
 
+impl Clone for InitializeResult {
+    fn clone(&self) -> Self {
+        Self {
+            protocol_version: self.protocol_version.clone(),
+            server_seq: self.server_seq.clone(),
+            snapshots: self.snapshots.clone(),
+            default_directory: self.default_directory.clone(),
+            completion_trigger_characters: self.completion_trigger_characters.clone(),
+            telemetry: self.telemetry.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for InitializeResult {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -21638,39 +25367,43 @@ impl wire::Blank for InitializeResult {
     }
 }
 
+impl wire::Members for InitializeResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.protocol_version),
+            1 => wire::slot(reader, &mut self.server_seq),
+            2 => wire::slot(reader, &mut self.snapshots),
+            3 => wire::slot(reader, &mut self.default_directory),
+            4 => wire::slot(reader, &mut self.completion_trigger_characters),
+            5 => wire::slot(reader, &mut self.telemetry),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InitializeResult {
     const NAME: &'static str = "InitializeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "protocolVersion",
-            "serverSeq",
-            "snapshots",
-            "defaultDirectory",
-            "completionTriggerCharacters",
-            "telemetry",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.protocol_version, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.server_seq, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.snapshots, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.default_directory, &mut seen, 3, KEYS)?,
-                4 => wire::member(
-                    reader,
-                    &mut out.completion_trigger_characters,
-                    &mut seen,
-                    4,
-                    KEYS,
-                )?,
-                5 => wire::member(reader, &mut out.telemetry, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "protocolVersion",
+                "serverSeq",
+                "snapshots",
+                "defaultDirectory",
+                "completionTriggerCharacters",
+                "telemetry",
+            ],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -21711,7 +25444,7 @@ impl EncodeMembers for InitializeResult {
 /// The server MUST respond regardless of whether the client has completed
 /// `initialize` or holds any subscriptions. Ping carries no payload in either
 /// direction; the response itself is the signal.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PingParams {
     #[serde(rename = "channel")]
@@ -21721,6 +25454,15 @@ pub struct PingParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PingParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PingParams {
@@ -21744,21 +25486,26 @@ impl wire::Blank for PingParams {
     }
 }
 
+impl wire::Members for PingParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PingParams {
     const NAME: &'static str = "PingParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -21779,7 +25526,7 @@ impl EncodeMembers for PingParams {
 
 /// Re-establishes a dropped connection. The server replays missed actions or
 /// provides fresh snapshots.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectParams {
     #[serde(rename = "channel")]
@@ -21798,6 +25545,18 @@ pub struct ReconnectParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            client_id: self.client_id.clone(),
+            last_seen_server_seq: self.last_seen_server_seq.clone(),
+            subscriptions: self.subscriptions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectParams {
@@ -21824,24 +25583,34 @@ impl wire::Blank for ReconnectParams {
     }
 }
 
+impl wire::Members for ReconnectParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.client_id),
+            2 => wire::slot(reader, &mut self.last_seen_server_seq),
+            3 => wire::slot(reader, &mut self.subscriptions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectParams {
     const NAME: &'static str = "ReconnectParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "clientId", "lastSeenServerSeq", "subscriptions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.last_seen_server_seq, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.subscriptions, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "clientId", "lastSeenServerSeq", "subscriptions"],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -21869,7 +25638,7 @@ impl EncodeMembers for ReconnectParams {
 /// Reconnect result when the server can replay from the requested sequence.
 ///
 /// The server MUST include all replayed data in the response.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectReplayResult {
     /// Discriminant
@@ -21889,6 +25658,17 @@ pub struct ReconnectReplayResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectReplayResult {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            actions: self.actions.clone(),
+            missing: self.missing.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectReplayResult {
@@ -21914,23 +25694,28 @@ impl wire::Blank for ReconnectReplayResult {
     }
 }
 
+impl wire::Members for ReconnectReplayResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.actions),
+            2 => wire::slot(reader, &mut self.missing),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectReplayResult {
     const NAME: &'static str = "ReconnectReplayResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "actions", "missing"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.actions, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.missing, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "actions", "missing"], 0x7)?;
         Ok(out)
     }
 }
@@ -21954,7 +25739,7 @@ impl EncodeMembers for ReconnectReplayResult {
 }
 
 /// Reconnect result when the gap exceeds the replay buffer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ReconnectSnapshotResult {
     /// Discriminant
@@ -21968,6 +25753,16 @@ pub struct ReconnectSnapshotResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ReconnectSnapshotResult {
+    fn clone(&self) -> Self {
+        Self {
+            r#type: self.r#type.clone(),
+            snapshots: self.snapshots.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ReconnectSnapshotResult {
@@ -21992,22 +25787,27 @@ impl wire::Blank for ReconnectSnapshotResult {
     }
 }
 
+impl wire::Members for ReconnectSnapshotResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.r#type),
+            1 => wire::slot(reader, &mut self.snapshots),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ReconnectSnapshotResult {
     const NAME: &'static str = "ReconnectSnapshotResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["type", "snapshots"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.r#type, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.snapshots, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["type", "snapshots"], 0x3)?;
         Ok(out)
     }
 }
@@ -22034,7 +25834,7 @@ impl EncodeMembers for ReconnectSnapshotResult {
 /// terminals) or be stateless (pure pub/sub for streaming data). For
 /// state-bearing channels the result includes a snapshot; for stateless
 /// channels `snapshot` is omitted.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SubscribeParams {
     /// Channel URI this command targets.
@@ -22044,6 +25844,15 @@ pub struct SubscribeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscribeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscribeParams {
@@ -22067,21 +25876,26 @@ impl wire::Blank for SubscribeParams {
     }
 }
 
+impl wire::Members for SubscribeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscribeParams {
     const NAME: &'static str = "SubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -22104,7 +25918,7 @@ impl EncodeMembers for SubscribeParams {
 ///
 /// `snapshot` is present when the subscribed channel has associated state, and
 /// absent for stateless channels.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SubscribeResult {
     /// Snapshot of the subscribed channel's state (omitted for stateless channels)
@@ -22114,6 +25928,15 @@ pub struct SubscribeResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SubscribeResult {
+    fn clone(&self) -> Self {
+        Self {
+            snapshot: self.snapshot.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SubscribeResult {
@@ -22137,21 +25960,26 @@ impl wire::Blank for SubscribeResult {
     }
 }
 
+impl wire::Members for SubscribeResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.snapshot),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SubscribeResult {
     const NAME: &'static str = "SubscribeResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["snapshot"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.snapshot, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["snapshot"], 0x0)?;
         Ok(out)
     }
 }
@@ -22173,7 +26001,7 @@ impl EncodeMembers for SubscribeResult {
 }
 
 /// Stop receiving updates for a channel.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UnsubscribeParams {
     /// Channel URI to unsubscribe from
@@ -22183,6 +26011,15 @@ pub struct UnsubscribeParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UnsubscribeParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UnsubscribeParams {
@@ -22206,21 +26043,26 @@ impl wire::Blank for UnsubscribeParams {
     }
 }
 
+impl wire::Members for UnsubscribeParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UnsubscribeParams {
     const NAME: &'static str = "UnsubscribeParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -22246,7 +26088,7 @@ impl EncodeMembers for UnsubscribeParams {
 /// The client → server method is named `dispatchAction`; the server's reply
 /// arrives on the server → client `action` notification (params:
 /// {@link ActionEnvelope}).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DispatchActionParams {
     /// Channel URI this action targets
@@ -22262,6 +26104,17 @@ pub struct DispatchActionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DispatchActionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            client_seq: self.client_seq.clone(),
+            action: self.action.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DispatchActionParams {
@@ -22287,23 +26140,28 @@ impl wire::Blank for DispatchActionParams {
     }
 }
 
+impl wire::Members for DispatchActionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.client_seq),
+            2 => wire::slot(reader, &mut self.action),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DispatchActionParams {
     const NAME: &'static str = "DispatchActionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "clientSeq", "action"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.client_seq, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.action, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "clientSeq", "action"], 0x7)?;
         Ok(out)
     }
 }
@@ -22339,7 +26197,7 @@ impl EncodeMembers for DispatchActionParams {
 /// client-published URI (e.g. `virtual://my-client/...` plugins); clients
 /// use it to read host-side files. The receiver enforces access via the
 /// same permission/`resourceRequest` flow regardless of which peer initiated.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReadParams {
     #[serde(rename = "channel")]
@@ -22355,6 +26213,17 @@ pub struct ResourceReadParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceReadParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            encoding: self.encoding.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceReadParams {
@@ -22380,23 +26249,28 @@ impl wire::Blank for ResourceReadParams {
     }
 }
 
+impl wire::Members for ResourceReadParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.encoding),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReadParams {
     const NAME: &'static str = "ResourceReadParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "encoding"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.encoding, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "encoding"], 0x3)?;
         Ok(out)
     }
 }
@@ -22426,7 +26300,7 @@ impl EncodeMembers for ResourceReadParams {
 /// The server SHOULD honor the `encoding` requested in the params. If the
 /// server cannot provide the requested encoding, it MUST fall back to either
 /// `base64` or `utf-8`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceReadResult {
     /// Content encoded as a string
@@ -22446,6 +26320,17 @@ pub struct ResourceReadResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceReadResult {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data.clone(),
+            encoding: self.encoding.clone(),
+            content_type: self.content_type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceReadResult {
@@ -22471,23 +26356,28 @@ impl wire::Blank for ResourceReadResult {
     }
 }
 
+impl wire::Members for ResourceReadResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.data),
+            1 => wire::slot(reader, &mut self.encoding),
+            2 => wire::slot(reader, &mut self.content_type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceReadResult {
     const NAME: &'static str = "ResourceReadResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["data", "encoding", "contentType"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.data, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.encoding, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.content_type, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["data", "encoding", "contentType"], 0x3)?;
         Ok(out)
     }
 }
@@ -22526,7 +26416,7 @@ impl EncodeMembers for ResourceReadResult {
 ///
 /// Like all `resource*` methods, `resourceWrite` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWriteParams {
     #[serde(rename = "channel")]
@@ -22586,6 +26476,23 @@ pub struct ResourceWriteParams {
     pub extra: Extra,
 }
 
+impl Clone for ResourceWriteParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            data: self.data.clone(),
+            encoding: self.encoding.clone(),
+            content_type: self.content_type.clone(),
+            create_only: self.create_only.clone(),
+            mode: self.mode.clone(),
+            position: self.position.clone(),
+            if_match: self.if_match.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ResourceWriteParams {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -22615,39 +26522,49 @@ impl wire::Blank for ResourceWriteParams {
     }
 }
 
+impl wire::Members for ResourceWriteParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.data),
+            3 => wire::slot(reader, &mut self.encoding),
+            4 => wire::slot(reader, &mut self.content_type),
+            5 => wire::slot(reader, &mut self.create_only),
+            6 => wire::slot(reader, &mut self.mode),
+            7 => wire::slot(reader, &mut self.position),
+            8 => wire::slot(reader, &mut self.if_match),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWriteParams {
     const NAME: &'static str = "ResourceWriteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "uri",
-            "data",
-            "encoding",
-            "contentType",
-            "createOnly",
-            "mode",
-            "position",
-            "ifMatch",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.data, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.encoding, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.content_type, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.create_only, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.mode, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.position, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.if_match, &mut seen, 8, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "uri",
+                "data",
+                "encoding",
+                "contentType",
+                "createOnly",
+                "mode",
+                "position",
+                "ifMatch",
+            ],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -22695,13 +26612,21 @@ impl EncodeMembers for ResourceWriteParams {
 /// Result of the `resourceWrite` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceWriteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceWriteResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceWriteResult {
@@ -22724,20 +26649,25 @@ impl wire::Blank for ResourceWriteResult {
     }
 }
 
+impl wire::Members for ResourceWriteResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceWriteResult {
     const NAME: &'static str = "ResourceWriteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -22765,7 +26695,7 @@ impl EncodeMembers for ResourceWriteResult {
 ///
 /// Like all `resource*` methods, `resourceList` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceListParams {
     #[serde(rename = "channel")]
@@ -22778,6 +26708,16 @@ pub struct ResourceListParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceListParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceListParams {
@@ -22802,22 +26742,27 @@ impl wire::Blank for ResourceListParams {
     }
 }
 
+impl wire::Members for ResourceListParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceListParams {
     const NAME: &'static str = "ResourceListParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri"], 0x3)?;
         Ok(out)
     }
 }
@@ -22903,7 +26848,7 @@ impl Encode for DirectoryEntryType {
 }
 
 /// Directory entry returned by `resourceList`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DirectoryEntry {
     /// Base name of the entry
@@ -22916,6 +26861,16 @@ pub struct DirectoryEntry {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DirectoryEntry {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            r#type: self.r#type.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DirectoryEntry {
@@ -22940,22 +26895,27 @@ impl wire::Blank for DirectoryEntry {
     }
 }
 
+impl wire::Members for DirectoryEntry {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.name),
+            1 => wire::slot(reader, &mut self.r#type),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DirectoryEntry {
     const NAME: &'static str = "DirectoryEntry";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["name", "type"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.name, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["name", "type"], 0x3)?;
         Ok(out)
     }
 }
@@ -22977,7 +26937,7 @@ impl EncodeMembers for DirectoryEntry {
 }
 
 /// Result of the `resourceList` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceListResult {
     /// Entries directly contained in the requested directory
@@ -22987,6 +26947,15 @@ pub struct ResourceListResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceListResult {
+    fn clone(&self) -> Self {
+        Self {
+            entries: self.entries.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceListResult {
@@ -23010,21 +26979,26 @@ impl wire::Blank for ResourceListResult {
     }
 }
 
+impl wire::Members for ResourceListResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.entries),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceListResult {
     const NAME: &'static str = "ResourceListResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["entries"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.entries, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["entries"], 0x1)?;
         Ok(out)
     }
 }
@@ -23050,7 +27024,7 @@ impl EncodeMembers for ResourceListResult {
 ///
 /// Like all `resource*` methods, `resourceCopy` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceCopyParams {
     #[serde(rename = "channel")]
@@ -23074,6 +27048,18 @@ pub struct ResourceCopyParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceCopyParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            source: self.source.clone(),
+            destination: self.destination.clone(),
+            fail_if_exists: self.fail_if_exists.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceCopyParams {
@@ -23100,24 +27086,34 @@ impl wire::Blank for ResourceCopyParams {
     }
 }
 
+impl wire::Members for ResourceCopyParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.source),
+            2 => wire::slot(reader, &mut self.destination),
+            3 => wire::slot(reader, &mut self.fail_if_exists),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceCopyParams {
     const NAME: &'static str = "ResourceCopyParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.source, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destination, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "source", "destination", "failIfExists"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -23147,13 +27143,21 @@ impl EncodeMembers for ResourceCopyParams {
 /// Result of the `resourceCopy` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceCopyResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceCopyResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceCopyResult {
@@ -23176,20 +27180,25 @@ impl wire::Blank for ResourceCopyResult {
     }
 }
 
+impl wire::Members for ResourceCopyResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceCopyResult {
     const NAME: &'static str = "ResourceCopyResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23210,7 +27219,7 @@ impl EncodeMembers for ResourceCopyResult {
 ///
 /// Like all `resource*` methods, `resourceDelete` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceDeleteParams {
     #[serde(rename = "channel")]
@@ -23227,6 +27236,17 @@ pub struct ResourceDeleteParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceDeleteParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            recursive: self.recursive.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceDeleteParams {
@@ -23252,23 +27272,28 @@ impl wire::Blank for ResourceDeleteParams {
     }
 }
 
+impl wire::Members for ResourceDeleteParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.recursive),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteParams {
     const NAME: &'static str = "ResourceDeleteParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "recursive"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.recursive, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "recursive"], 0x3)?;
         Ok(out)
     }
 }
@@ -23296,13 +27321,21 @@ impl EncodeMembers for ResourceDeleteParams {
 /// Result of the `resourceDelete` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceDeleteResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceDeleteResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceDeleteResult {
@@ -23325,20 +27358,25 @@ impl wire::Blank for ResourceDeleteResult {
     }
 }
 
+impl wire::Members for ResourceDeleteResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceDeleteResult {
     const NAME: &'static str = "ResourceDeleteResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23376,7 +27414,7 @@ impl EncodeMembers for ResourceDeleteResult {
 ///
 /// Either `read`, `write`, or both SHOULD be set to `true`. A request with
 /// neither flag set is treated as `read: true` by receivers.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceRequestParams {
     #[serde(rename = "channel")]
@@ -23397,6 +27435,18 @@ pub struct ResourceRequestParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceRequestParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            read: self.read.clone(),
+            write: self.write.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceRequestParams {
@@ -23423,24 +27473,29 @@ impl wire::Blank for ResourceRequestParams {
     }
 }
 
+impl wire::Members for ResourceRequestParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.read),
+            3 => wire::slot(reader, &mut self.write),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceRequestParams {
     const NAME: &'static str = "ResourceRequestParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "read", "write"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.read, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.write, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "read", "write"], 0x3)?;
         Ok(out)
     }
 }
@@ -23472,13 +27527,21 @@ impl EncodeMembers for ResourceRequestParams {
 /// Result of the `resourceRequest` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceRequestResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceRequestResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceRequestResult {
@@ -23501,20 +27564,25 @@ impl wire::Blank for ResourceRequestResult {
     }
 }
 
+impl wire::Members for ResourceRequestResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceRequestResult {
     const NAME: &'static str = "ResourceRequestResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23538,7 +27606,7 @@ impl EncodeMembers for ResourceRequestResult {
 ///
 /// Like all `resource*` methods, `resourceMove` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMoveParams {
     #[serde(rename = "channel")]
@@ -23562,6 +27630,18 @@ pub struct ResourceMoveParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMoveParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            source: self.source.clone(),
+            destination: self.destination.clone(),
+            fail_if_exists: self.fail_if_exists.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMoveParams {
@@ -23588,24 +27668,34 @@ impl wire::Blank for ResourceMoveParams {
     }
 }
 
+impl wire::Members for ResourceMoveParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.source),
+            2 => wire::slot(reader, &mut self.destination),
+            3 => wire::slot(reader, &mut self.fail_if_exists),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMoveParams {
     const NAME: &'static str = "ResourceMoveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "source", "destination", "failIfExists"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.source, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.destination, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.fail_if_exists, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "source", "destination", "failIfExists"],
+            0x7,
+        )?;
         Ok(out)
     }
 }
@@ -23635,13 +27725,21 @@ impl EncodeMembers for ResourceMoveParams {
 /// Result of the `resourceMove` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMoveResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMoveResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMoveResult {
@@ -23664,20 +27762,25 @@ impl wire::Blank for ResourceMoveResult {
     }
 }
 
+impl wire::Members for ResourceMoveResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMoveResult {
     const NAME: &'static str = "ResourceMoveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -23705,7 +27808,7 @@ impl EncodeMembers for ResourceMoveResult {
 ///
 /// Like all `resource*` methods, `resourceResolve` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceResolveParams {
     #[serde(rename = "channel")]
@@ -23728,6 +27831,17 @@ pub struct ResourceResolveParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceResolveParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            follow_symlinks: self.follow_symlinks.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceResolveParams {
@@ -23753,23 +27867,28 @@ impl wire::Blank for ResourceResolveParams {
     }
 }
 
+impl wire::Members for ResourceResolveParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.follow_symlinks),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceResolveParams {
     const NAME: &'static str = "ResourceResolveParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "followSymlinks"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.follow_symlinks, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri", "followSymlinks"], 0x3)?;
         Ok(out)
     }
 }
@@ -23795,7 +27914,7 @@ impl EncodeMembers for ResourceResolveParams {
 }
 
 /// Result of the `resourceResolve` command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceResolveResult {
     /// Canonical URI after symlink resolution. Equal to the requested URI when
@@ -23838,6 +27957,21 @@ pub struct ResourceResolveResult {
     pub extra: Extra,
 }
 
+impl Clone for ResourceResolveResult {
+    fn clone(&self) -> Self {
+        Self {
+            uri: self.uri.clone(),
+            r#type: self.r#type.clone(),
+            size: self.size.clone(),
+            mtime: self.mtime.clone(),
+            ctime: self.ctime.clone(),
+            content_type: self.content_type.clone(),
+            etag: self.etag.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for ResourceResolveResult {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -23865,35 +27999,45 @@ impl wire::Blank for ResourceResolveResult {
     }
 }
 
+impl wire::Members for ResourceResolveResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.uri),
+            1 => wire::slot(reader, &mut self.r#type),
+            2 => wire::slot(reader, &mut self.size),
+            3 => wire::slot(reader, &mut self.mtime),
+            4 => wire::slot(reader, &mut self.ctime),
+            5 => wire::slot(reader, &mut self.content_type),
+            6 => wire::slot(reader, &mut self.etag),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceResolveResult {
     const NAME: &'static str = "ResourceResolveResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "uri",
-            "type",
-            "size",
-            "mtime",
-            "ctime",
-            "contentType",
-            "etag",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.uri, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.r#type, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.size, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.mtime, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.ctime, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.content_type, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.etag, &mut seen, 6, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "uri",
+                "type",
+                "size",
+                "mtime",
+                "ctime",
+                "contentType",
+                "etag",
+            ],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -23943,7 +28087,7 @@ impl EncodeMembers for ResourceResolveResult {
 ///
 /// Like all `resource*` methods, `resourceMkdir` is symmetrical and MAY be
 /// sent in either direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMkdirParams {
     #[serde(rename = "channel")]
@@ -23956,6 +28100,16 @@ pub struct ResourceMkdirParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMkdirParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMkdirParams {
@@ -23980,22 +28134,27 @@ impl wire::Blank for ResourceMkdirParams {
     }
 }
 
+impl wire::Members for ResourceMkdirParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirParams {
     const NAME: &'static str = "ResourceMkdirParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "uri"], 0x3)?;
         Ok(out)
     }
 }
@@ -24019,13 +28178,21 @@ impl EncodeMembers for ResourceMkdirParams {
 /// Result of the `resourceMkdir` command.
 ///
 /// An empty object on success.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResourceMkdirResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResourceMkdirResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResourceMkdirResult {
@@ -24048,20 +28215,25 @@ impl wire::Blank for ResourceMkdirResult {
     }
 }
 
+impl wire::Members for ResourceMkdirResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResourceMkdirResult {
     const NAME: &'static str = "ResourceMkdirResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -24086,7 +28258,7 @@ impl EncodeMembers for ResourceMkdirResult {
 /// (Bearer Token Usage) semantics. The client obtains the token from the
 /// authorization server(s) listed in the resource's metadata and pushes it
 /// to the server via this command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthenticateParams {
     #[serde(rename = "channel")]
@@ -24103,6 +28275,17 @@ pub struct AuthenticateParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthenticateParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            resource: self.resource.clone(),
+            token: self.token.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthenticateParams {
@@ -24128,23 +28311,28 @@ impl wire::Blank for AuthenticateParams {
     }
 }
 
+impl wire::Members for AuthenticateParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.resource),
+            2 => wire::slot(reader, &mut self.token),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthenticateParams {
     const NAME: &'static str = "AuthenticateParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "resource", "token"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.token, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "resource", "token"], 0x7)?;
         Ok(out)
     }
 }
@@ -24172,13 +28360,21 @@ impl EncodeMembers for AuthenticateParams {
 /// An empty object on success. If the token is invalid or the resource is
 /// unrecognized, the server MUST return a JSON-RPC error (e.g. `AuthRequired`
 /// `-32007` or `InvalidParams` `-32602`).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthenticateResult {
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthenticateResult {
+    fn clone(&self) -> Self {
+        Self {
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthenticateResult {
@@ -24201,20 +28397,25 @@ impl wire::Blank for AuthenticateResult {
     }
 }
 
+impl wire::Members for AuthenticateResult {
+    fn member(&mut self, _index: usize, _reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match _index {
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthenticateResult {
     const NAME: &'static str = "AuthenticateResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[];
         let mut out = <Self as wire::Blank>::blank();
-        let seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &[], 0x0)?;
         Ok(out)
     }
 }
@@ -24236,7 +28437,7 @@ impl EncodeMembers for AuthenticateResult {
 /// The session list is **not** part of the state tree because it can be arbitrarily
 /// large. Clients fetch it imperatively and maintain a local cache updated by
 /// `root/sessionAdded` and `root/sessionRemoved` notifications.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ListSessionsParams {
     #[serde(rename = "channel")]
@@ -24250,6 +28451,16 @@ pub struct ListSessionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListSessionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            filter: self.filter.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListSessionsParams {
@@ -24274,22 +28485,27 @@ impl wire::Blank for ListSessionsParams {
     }
 }
 
+impl wire::Members for ListSessionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.filter),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListSessionsParams {
     const NAME: &'static str = "ListSessionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "filter"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.filter, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "filter"], 0x1)?;
         Ok(out)
     }
 }
@@ -24313,7 +28529,7 @@ impl EncodeMembers for ListSessionsParams {
 }
 
 /// Result of the `listSessions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ListSessionsResult {
     /// The list of session summaries.
@@ -24323,6 +28539,15 @@ pub struct ListSessionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ListSessionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ListSessionsResult {
@@ -24346,21 +28571,26 @@ impl wire::Blank for ListSessionsResult {
     }
 }
 
+impl wire::Members for ListSessionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ListSessionsResult {
     const NAME: &'static str = "ListSessionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -24388,7 +28618,7 @@ impl EncodeMembers for ListSessionsResult {
 /// (e.g. picks a working directory, toggles a property). Each response returns
 /// the full current property set (not a delta). The returned `values` contain
 /// server-resolved defaults to pass to `createSession`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResolveSessionConfigParams {
     #[serde(rename = "channel")]
@@ -24412,6 +28642,18 @@ pub struct ResolveSessionConfigParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResolveSessionConfigParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            provider: self.provider.clone(),
+            working_directory: self.working_directory.clone(),
+            config: self.config.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResolveSessionConfigParams {
@@ -24438,24 +28680,34 @@ impl wire::Blank for ResolveSessionConfigParams {
     }
 }
 
+impl wire::Members for ResolveSessionConfigParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.working_directory),
+            3 => wire::slot(reader, &mut self.config),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigParams {
     const NAME: &'static str = "ResolveSessionConfigParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "provider", "workingDirectory", "config"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.working_directory, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "provider", "workingDirectory", "config"],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -24487,7 +28739,7 @@ impl EncodeMembers for ResolveSessionConfigParams {
 }
 
 /// Result of the `resolveSessionConfig` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ResolveSessionConfigResult {
     /// JSON Schema describing available configuration properties given the current context
@@ -24501,6 +28753,16 @@ pub struct ResolveSessionConfigResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ResolveSessionConfigResult {
+    fn clone(&self) -> Self {
+        Self {
+            schema: self.schema.clone(),
+            values: self.values.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ResolveSessionConfigResult {
@@ -24525,22 +28787,27 @@ impl wire::Blank for ResolveSessionConfigResult {
     }
 }
 
+impl wire::Members for ResolveSessionConfigResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.schema),
+            1 => wire::slot(reader, &mut self.values),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ResolveSessionConfigResult {
     const NAME: &'static str = "ResolveSessionConfigResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["schema", "values"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.schema, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.values, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
         Ok(out)
     }
 }
@@ -24562,7 +28829,7 @@ impl EncodeMembers for ResolveSessionConfigResult {
 }
 
 /// A single value item returned by `sessionConfigCompletions`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigValueItem {
     /// The value to store in config
@@ -24582,6 +28849,17 @@ pub struct SessionConfigValueItem {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigValueItem {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigValueItem {
@@ -24607,23 +28885,28 @@ impl wire::Blank for SessionConfigValueItem {
     }
 }
 
+impl wire::Members for SessionConfigValueItem {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.value),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigValueItem {
     const NAME: &'static str = "SessionConfigValueItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["value", "label", "description"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.value, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["value", "label", "description"], 0x3)?;
         Ok(out)
     }
 }
@@ -24653,7 +28936,7 @@ impl EncodeMembers for SessionConfigValueItem {
 /// Used when a property in the schema returned by `resolveSessionConfig` has
 /// `enumDynamic: true`. The client sends a search query and receives matching
 /// values with display metadata.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigCompletionsParams {
     #[serde(rename = "channel")]
@@ -24685,6 +28968,20 @@ pub struct SessionConfigCompletionsParams {
     pub extra: Extra,
 }
 
+impl Clone for SessionConfigCompletionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            provider: self.provider.clone(),
+            working_directory: self.working_directory.clone(),
+            config: self.config.clone(),
+            property: self.property.clone(),
+            query: self.query.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionConfigCompletionsParams {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -24711,33 +29008,43 @@ impl wire::Blank for SessionConfigCompletionsParams {
     }
 }
 
+impl wire::Members for SessionConfigCompletionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.working_directory),
+            3 => wire::slot(reader, &mut self.config),
+            4 => wire::slot(reader, &mut self.property),
+            5 => wire::slot(reader, &mut self.query),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsParams {
     const NAME: &'static str = "SessionConfigCompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "provider",
-            "workingDirectory",
-            "config",
-            "property",
-            "query",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.working_directory, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.config, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.property, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.query, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x11, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "provider",
+                "workingDirectory",
+                "config",
+                "property",
+                "query",
+            ],
+            0x11,
+        )?;
         Ok(out)
     }
 }
@@ -24775,7 +29082,7 @@ impl EncodeMembers for SessionConfigCompletionsParams {
 }
 
 /// Result of the `sessionConfigCompletions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionConfigCompletionsResult {
     /// Matching value items
@@ -24785,6 +29092,15 @@ pub struct SessionConfigCompletionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionConfigCompletionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionConfigCompletionsResult {
@@ -24808,21 +29124,26 @@ impl wire::Blank for SessionConfigCompletionsResult {
     }
 }
 
+impl wire::Members for SessionConfigCompletionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionConfigCompletionsResult {
     const NAME: &'static str = "SessionConfigCompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -24849,7 +29170,7 @@ impl EncodeMembers for SessionConfigCompletionsResult {
 /// After creation, the client should subscribe to the session URI to receive state
 /// updates. The server also broadcasts a `root/sessionAdded` notification to all
 /// clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionForkSource {
     /// URI of the existing session to fork from
@@ -24862,6 +29183,16 @@ pub struct SessionForkSource {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionForkSource {
+    fn clone(&self) -> Self {
+        Self {
+            session: self.session.clone(),
+            turn_id: self.turn_id.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionForkSource {
@@ -24886,22 +29217,27 @@ impl wire::Blank for SessionForkSource {
     }
 }
 
+impl wire::Members for SessionForkSource {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.session),
+            1 => wire::slot(reader, &mut self.turn_id),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionForkSource {
     const NAME: &'static str = "SessionForkSource";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["session", "turnId"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.session, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.turn_id, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["session", "turnId"], 0x3)?;
         Ok(out)
     }
 }
@@ -24922,7 +29258,7 @@ impl EncodeMembers for SessionForkSource {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateSessionParams {
     /// Session URI (client-chosen, e.g. `ahp-session:/<uuid>`)
@@ -24973,6 +29309,22 @@ pub struct CreateSessionParams {
     pub extra: Extra,
 }
 
+impl Clone for CreateSessionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            working_directory: self.working_directory.clone(),
+            fork: self.fork.clone(),
+            config: self.config.clone(),
+            active_client: self.active_client.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for CreateSessionParams {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -25001,37 +29353,47 @@ impl wire::Blank for CreateSessionParams {
     }
 }
 
+impl wire::Members for CreateSessionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.model),
+            3 => wire::slot(reader, &mut self.agent),
+            4 => wire::slot(reader, &mut self.working_directory),
+            5 => wire::slot(reader, &mut self.fork),
+            6 => wire::slot(reader, &mut self.config),
+            7 => wire::slot(reader, &mut self.active_client),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateSessionParams {
     const NAME: &'static str = "CreateSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "channel",
-            "provider",
-            "model",
-            "agent",
-            "workingDirectory",
-            "fork",
-            "config",
-            "activeClient",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.model, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.agent, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.working_directory, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.fork, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.config, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.active_client, &mut seen, 7, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "channel",
+                "provider",
+                "model",
+                "agent",
+                "workingDirectory",
+                "fork",
+                "config",
+                "activeClient",
+            ],
+            0x1,
+        )?;
         Ok(out)
     }
 }
@@ -25081,7 +29443,7 @@ impl EncodeMembers for CreateSessionParams {
 /// Disposes a session and cleans up server-side resources.
 ///
 /// The server broadcasts a `root/sessionRemoved` notification to all clients.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DisposeSessionParams {
     /// Channel URI this command targets.
@@ -25091,6 +29453,15 @@ pub struct DisposeSessionParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DisposeSessionParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DisposeSessionParams {
@@ -25114,21 +29485,26 @@ impl wire::Blank for DisposeSessionParams {
     }
 }
 
+impl wire::Members for DisposeSessionParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DisposeSessionParams {
     const NAME: &'static str = "DisposeSessionParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -25149,7 +29525,7 @@ impl EncodeMembers for DisposeSessionParams {
 
 /// Fetches historical turns for a session. Used for lazy loading of conversation
 /// history.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FetchTurnsParams {
     /// Session URI
@@ -25170,6 +29546,17 @@ pub struct FetchTurnsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchTurnsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            before: self.before.clone(),
+            limit: self.limit.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchTurnsParams {
@@ -25195,23 +29582,28 @@ impl wire::Blank for FetchTurnsParams {
     }
 }
 
+impl wire::Members for FetchTurnsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.before),
+            2 => wire::slot(reader, &mut self.limit),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchTurnsParams {
     const NAME: &'static str = "FetchTurnsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "before", "limit"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.before, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.limit, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "before", "limit"], 0x1)?;
         Ok(out)
     }
 }
@@ -25239,7 +29631,7 @@ impl EncodeMembers for FetchTurnsParams {
 }
 
 /// Result of the `fetchTurns` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FetchTurnsResult {
     /// The requested turns, ordered oldest-first
@@ -25252,6 +29644,16 @@ pub struct FetchTurnsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for FetchTurnsResult {
+    fn clone(&self) -> Self {
+        Self {
+            turns: self.turns.clone(),
+            has_more: self.has_more.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for FetchTurnsResult {
@@ -25276,22 +29678,27 @@ impl wire::Blank for FetchTurnsResult {
     }
 }
 
+impl wire::Members for FetchTurnsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.turns),
+            1 => wire::slot(reader, &mut self.has_more),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for FetchTurnsResult {
     const NAME: &'static str = "FetchTurnsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["turns", "hasMore"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.turns, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.has_more, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["turns", "hasMore"], 0x3)?;
         Ok(out)
     }
 }
@@ -25319,7 +29726,7 @@ impl EncodeMembers for FetchTurnsResult {
 /// Servers SHOULD treat this command as best-effort and return promptly. The
 /// client SHOULD debounce calls to avoid flooding the server with requests on
 /// every keystroke.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionsParams {
     /// The session URI the completion is being requested for.
@@ -25340,6 +29747,18 @@ pub struct CompletionsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            kind: self.kind.clone(),
+            text: self.text.clone(),
+            offset: self.offset.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionsParams {
@@ -25366,24 +29785,34 @@ impl wire::Blank for CompletionsParams {
     }
 }
 
+impl wire::Members for CompletionsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.kind),
+            2 => wire::slot(reader, &mut self.text),
+            3 => wire::slot(reader, &mut self.offset),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionsParams {
     const NAME: &'static str = "CompletionsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "kind", "text", "offset"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.kind, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.text, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.offset, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0xf, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "kind", "text", "offset"],
+            0xf,
+        )?;
         Ok(out)
     }
 }
@@ -25414,7 +29843,7 @@ impl EncodeMembers for CompletionsParams {
 /// 1. Replace the range `[rangeStart, rangeEnd)` in the input with `insertText`
 ///    (or insert `insertText` at the cursor when the range is omitted).
 /// 2. Associate the item's `attachment` with the resulting {@link Message}.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionItem {
     /// The text inserted into the input when this item is accepted.
@@ -25456,6 +29885,18 @@ pub struct CompletionItem {
     pub extra: Extra,
 }
 
+impl Clone for CompletionItem {
+    fn clone(&self) -> Self {
+        Self {
+            insert_text: self.insert_text.clone(),
+            range_start: self.range_start.clone(),
+            range_end: self.range_end.clone(),
+            attachment: self.attachment.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for CompletionItem {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -25480,24 +29921,34 @@ impl wire::Blank for CompletionItem {
     }
 }
 
+impl wire::Members for CompletionItem {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.insert_text),
+            1 => wire::slot(reader, &mut self.range_start),
+            2 => wire::slot(reader, &mut self.range_end),
+            3 => wire::slot(reader, &mut self.attachment),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionItem {
     const NAME: &'static str = "CompletionItem";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["insertText", "rangeStart", "rangeEnd", "attachment"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.insert_text, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.range_start, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.range_end, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.attachment, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x9, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["insertText", "rangeStart", "rangeEnd", "attachment"],
+            0x9,
+        )?;
         Ok(out)
     }
 }
@@ -25527,7 +29978,7 @@ impl EncodeMembers for CompletionItem {
 }
 
 /// Result of the `completions` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompletionsResult {
     /// The completion items, in the order the server suggests displaying them.
@@ -25537,6 +29988,15 @@ pub struct CompletionsResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CompletionsResult {
+    fn clone(&self) -> Self {
+        Self {
+            items: self.items.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CompletionsResult {
@@ -25560,21 +30020,26 @@ impl wire::Blank for CompletionsResult {
     }
 }
 
+impl wire::Members for CompletionsResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.items),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CompletionsResult {
     const NAME: &'static str = "CompletionsResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["items"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.items, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["items"], 0x1)?;
         Ok(out)
     }
 }
@@ -25598,7 +30063,7 @@ impl EncodeMembers for CompletionsResult {
 /// After creation, the client should subscribe to the terminal URI to receive
 /// state updates. The server dispatches `root/terminalsChanged` to update the
 /// root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateTerminalParams {
     /// Terminal URI (client-chosen).
@@ -25635,6 +30100,20 @@ pub struct CreateTerminalParams {
     pub extra: Extra,
 }
 
+impl Clone for CreateTerminalParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            claim: self.claim.clone(),
+            name: self.name.clone(),
+            cwd: self.cwd.clone(),
+            cols: self.cols.clone(),
+            rows: self.rows.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for CreateTerminalParams {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -25661,26 +30140,36 @@ impl wire::Blank for CreateTerminalParams {
     }
 }
 
+impl wire::Members for CreateTerminalParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.claim),
+            2 => wire::slot(reader, &mut self.name),
+            3 => wire::slot(reader, &mut self.cwd),
+            4 => wire::slot(reader, &mut self.cols),
+            5 => wire::slot(reader, &mut self.rows),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateTerminalParams {
     const NAME: &'static str = "CreateTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "claim", "name", "cwd", "cols", "rows"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.claim, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.name, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.cwd, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.cols, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.rows, &mut seen, 5, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "claim", "name", "cwd", "cols", "rows"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -25721,7 +30210,7 @@ impl EncodeMembers for CreateTerminalParams {
 ///
 /// The server dispatches `root/terminalsChanged` to remove the terminal from
 /// the root terminal list.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct DisposeTerminalParams {
     /// Channel URI this command targets.
@@ -25731,6 +30220,15 @@ pub struct DisposeTerminalParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for DisposeTerminalParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for DisposeTerminalParams {
@@ -25754,21 +30252,26 @@ impl wire::Blank for DisposeTerminalParams {
     }
 }
 
+impl wire::Members for DisposeTerminalParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for DisposeTerminalParams {
     const NAME: &'static str = "DisposeTerminalParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -25793,7 +30296,7 @@ impl EncodeMembers for DisposeTerminalParams {
 /// Set `external` to `true` to open the content in the user's preferred
 /// external handler (e.g. browser); otherwise the client is expected to
 /// surface it inline.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChangesetOperationFollowUp {
     #[serde(rename = "content")]
@@ -25805,6 +30308,16 @@ pub struct ChangesetOperationFollowUp {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for ChangesetOperationFollowUp {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            external: self.external.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for ChangesetOperationFollowUp {
@@ -25829,22 +30342,27 @@ impl wire::Blank for ChangesetOperationFollowUp {
     }
 }
 
+impl wire::Members for ChangesetOperationFollowUp {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            1 => wire::slot(reader, &mut self.external),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for ChangesetOperationFollowUp {
     const NAME: &'static str = "ChangesetOperationFollowUp";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content", "external"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.external, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content", "external"], 0x1)?;
         Ok(out)
     }
 }
@@ -25879,7 +30397,7 @@ impl EncodeMembers for ChangesetOperationFollowUp {
 /// `changeset/*` action stream on the relevant changeset URIs. Clients
 /// SHOULD NOT synthesise local optimistic changes for invocations unless
 /// the server explicitly opts in via a future capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InvokeChangesetOperationParams {
     /// The expanded changeset URI.
@@ -25896,6 +30414,17 @@ pub struct InvokeChangesetOperationParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InvokeChangesetOperationParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            operation_id: self.operation_id.clone(),
+            target: self.target.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InvokeChangesetOperationParams {
@@ -25921,23 +30450,28 @@ impl wire::Blank for InvokeChangesetOperationParams {
     }
 }
 
+impl wire::Members for InvokeChangesetOperationParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.operation_id),
+            2 => wire::slot(reader, &mut self.target),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationParams {
     const NAME: &'static str = "InvokeChangesetOperationParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "operationId", "target"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.operation_id, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.target, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "operationId", "target"], 0x3)?;
         Ok(out)
     }
 }
@@ -25970,7 +30504,7 @@ impl EncodeMembers for InvokeChangesetOperationParams {
 /// with an appropriate error code, not by any field on this result. The
 /// operation MAY still produce subsequent failure feedback through the
 /// {@link ChangesetStatusChangedAction | `changeset/statusChanged`} stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InvokeChangesetOperationResult {
     /// Optional human-readable message describing the result.
@@ -25983,6 +30517,16 @@ pub struct InvokeChangesetOperationResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for InvokeChangesetOperationResult {
+    fn clone(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            follow_up: self.follow_up.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for InvokeChangesetOperationResult {
@@ -26007,22 +30551,27 @@ impl wire::Blank for InvokeChangesetOperationResult {
     }
 }
 
+impl wire::Members for InvokeChangesetOperationResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.message),
+            1 => wire::slot(reader, &mut self.follow_up),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for InvokeChangesetOperationResult {
     const NAME: &'static str = "InvokeChangesetOperationResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["message", "followUp"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.message, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.follow_up, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["message", "followUp"], 0x0)?;
         Ok(out)
     }
 }
@@ -26062,7 +30611,7 @@ impl EncodeMembers for InvokeChangesetOperationResult {
 /// Like the rest of the `resource*` family, `createResourceWatch` is
 /// symmetrical and MAY be sent in either direction. Access is gated through
 /// the same permission flow as `resourceRead`/`resourceWrite`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateResourceWatchParams {
     #[serde(rename = "channel")]
@@ -26091,6 +30640,19 @@ pub struct CreateResourceWatchParams {
     pub extra: Extra,
 }
 
+impl Clone for CreateResourceWatchParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            uri: self.uri.clone(),
+            recursive: self.recursive.clone(),
+            excludes: self.excludes.clone(),
+            includes: self.includes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for CreateResourceWatchParams {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -26116,25 +30678,35 @@ impl wire::Blank for CreateResourceWatchParams {
     }
 }
 
+impl wire::Members for CreateResourceWatchParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.uri),
+            2 => wire::slot(reader, &mut self.recursive),
+            3 => wire::slot(reader, &mut self.excludes),
+            4 => wire::slot(reader, &mut self.includes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchParams {
     const NAME: &'static str = "CreateResourceWatchParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "uri", "recursive", "excludes", "includes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.uri, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.recursive, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.excludes, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.includes, &mut seen, 4, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["channel", "uri", "recursive", "excludes", "includes"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -26168,7 +30740,7 @@ impl EncodeMembers for CreateResourceWatchParams {
 }
 
 /// Result of the `createResourceWatch` command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CreateResourceWatchResult {
     /// Receiver-assigned watch channel URI (`ahp-resource-watch:/<id>`). The
@@ -26180,6 +30752,15 @@ pub struct CreateResourceWatchResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for CreateResourceWatchResult {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for CreateResourceWatchResult {
@@ -26203,21 +30784,26 @@ impl wire::Blank for CreateResourceWatchResult {
     }
 }
 
+impl wire::Members for CreateResourceWatchResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for CreateResourceWatchResult {
     const NAME: &'static str = "CreateResourceWatchResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
         Ok(out)
     }
 }
@@ -26246,7 +30832,7 @@ impl EncodeMembers for CreateResourceWatchResult {
 ///
 /// Clients should obtain a fresh token and push it via the `authenticate`
 /// command.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthRequiredParams {
     /// Channel URI this notification belongs to
@@ -26262,6 +30848,17 @@ pub struct AuthRequiredParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthRequiredParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            resource: self.resource.clone(),
+            reason: self.reason.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthRequiredParams {
@@ -26287,23 +30884,28 @@ impl wire::Blank for AuthRequiredParams {
     }
 }
 
+impl wire::Members for AuthRequiredParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.resource),
+            2 => wire::slot(reader, &mut self.reason),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthRequiredParams {
     const NAME: &'static str = "AuthRequiredParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "resource", "reason"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.resource, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.reason, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "resource", "reason"], 0x3)?;
         Ok(out)
     }
 }
@@ -26330,7 +30932,7 @@ impl EncodeMembers for AuthRequiredParams {
 
 /// Broadcast to all clients subscribed to the root channel when a new session
 /// is created.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionAddedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -26343,6 +30945,16 @@ pub struct SessionAddedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionAddedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            summary: self.summary.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionAddedParams {
@@ -26367,22 +30979,27 @@ impl wire::Blank for SessionAddedParams {
     }
 }
 
+impl wire::Members for SessionAddedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.summary),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionAddedParams {
     const NAME: &'static str = "SessionAddedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "summary"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.summary, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "summary"], 0x3)?;
         Ok(out)
     }
 }
@@ -26405,7 +31022,7 @@ impl EncodeMembers for SessionAddedParams {
 
 /// Broadcast to all clients subscribed to the root channel when a session is
 /// disposed.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionRemovedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -26418,6 +31035,16 @@ pub struct SessionRemovedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionRemovedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            session: self.session.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionRemovedParams {
@@ -26442,22 +31069,27 @@ impl wire::Blank for SessionRemovedParams {
     }
 }
 
+impl wire::Members for SessionRemovedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.session),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionRemovedParams {
     const NAME: &'static str = "SessionRemovedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "session"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "session"], 0x3)?;
         Ok(out)
     }
 }
@@ -26482,7 +31114,7 @@ impl EncodeMembers for SessionRemovedParams {
 ///
 /// Identity fields (`resource`, `provider`, `createdAt`) never change and
 /// MUST be omitted by senders; receivers SHOULD ignore them if present.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummaryChangedParamsChanges {
     /// Session URI
@@ -26547,6 +31179,26 @@ pub struct SessionSummaryChangedParamsChanges {
     pub extra: Extra,
 }
 
+impl Clone for SessionSummaryChangedParamsChanges {
+    fn clone(&self) -> Self {
+        Self {
+            resource: self.resource.clone(),
+            provider: self.provider.clone(),
+            title: self.title.clone(),
+            status: self.status.clone(),
+            activity: self.activity.clone(),
+            created_at: self.created_at.clone(),
+            modified_at: self.modified_at.clone(),
+            project: self.project.clone(),
+            model: self.model.clone(),
+            agent: self.agent.clone(),
+            working_directory: self.working_directory.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SessionSummaryChangedParamsChanges {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -26579,45 +31231,55 @@ impl wire::Blank for SessionSummaryChangedParamsChanges {
     }
 }
 
+impl wire::Members for SessionSummaryChangedParamsChanges {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resource),
+            1 => wire::slot(reader, &mut self.provider),
+            2 => wire::slot(reader, &mut self.title),
+            3 => wire::slot(reader, &mut self.status),
+            4 => wire::slot(reader, &mut self.activity),
+            5 => wire::slot(reader, &mut self.created_at),
+            6 => wire::slot(reader, &mut self.modified_at),
+            7 => wire::slot(reader, &mut self.project),
+            8 => wire::slot(reader, &mut self.model),
+            9 => wire::slot(reader, &mut self.agent),
+            10 => wire::slot(reader, &mut self.working_directory),
+            11 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummaryChangedParamsChanges {
     const NAME: &'static str = "SessionSummaryChangedParamsChanges";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &[
-            "resource",
-            "provider",
-            "title",
-            "status",
-            "activity",
-            "createdAt",
-            "modifiedAt",
-            "project",
-            "model",
-            "agent",
-            "workingDirectory",
-            "changes",
-        ];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resource, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.provider, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.title, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.status, &mut seen, 3, KEYS)?,
-                4 => wire::member(reader, &mut out.activity, &mut seen, 4, KEYS)?,
-                5 => wire::member(reader, &mut out.created_at, &mut seen, 5, KEYS)?,
-                6 => wire::member(reader, &mut out.modified_at, &mut seen, 6, KEYS)?,
-                7 => wire::member(reader, &mut out.project, &mut seen, 7, KEYS)?,
-                8 => wire::member(reader, &mut out.model, &mut seen, 8, KEYS)?,
-                9 => wire::member(reader, &mut out.agent, &mut seen, 9, KEYS)?,
-                10 => wire::member(reader, &mut out.working_directory, &mut seen, 10, KEYS)?,
-                11 => wire::member(reader, &mut out.changes, &mut seen, 11, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &[
+                "resource",
+                "provider",
+                "title",
+                "status",
+                "activity",
+                "createdAt",
+                "modifiedAt",
+                "project",
+                "model",
+                "agent",
+                "workingDirectory",
+                "changes",
+            ],
+            0x0,
+        )?;
         Ok(out)
     }
 }
@@ -26710,7 +31372,7 @@ impl EncodeMembers for SessionSummaryChangedParamsChanges {
 ///   `modifiedAt` bumps while a turn is streaming) at their discretion.
 /// - Clients that have no cached entry for `session` MAY ignore the
 ///   notification; it is not a substitute for `root/sessionAdded`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionSummaryChangedParams {
     /// Channel URI this notification belongs to (the root channel)
@@ -26729,6 +31391,17 @@ pub struct SessionSummaryChangedParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionSummaryChangedParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            session: self.session.clone(),
+            changes: self.changes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionSummaryChangedParams {
@@ -26754,23 +31427,28 @@ impl wire::Blank for SessionSummaryChangedParams {
     }
 }
 
+impl wire::Members for SessionSummaryChangedParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.session),
+            2 => wire::slot(reader, &mut self.changes),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionSummaryChangedParams {
     const NAME: &'static str = "SessionSummaryChangedParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "session", "changes"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.session, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.changes, &mut seen, 2, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x7, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "session", "changes"], 0x7)?;
         Ok(out)
     }
 }
@@ -26805,7 +31483,7 @@ impl EncodeMembers for SessionSummaryChangedParams {
 /// Like all stateless-channel notifications, this is ephemeral: it is not
 /// replayed on reconnect. Subscribers receive only batches emitted after
 /// their `subscribe` succeeds.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportLogsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.logs`).
@@ -26821,6 +31499,16 @@ pub struct OtlpExportLogsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportLogsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportLogsParams {
@@ -26845,22 +31533,27 @@ impl wire::Blank for OtlpExportLogsParams {
     }
 }
 
+impl wire::Members for OtlpExportLogsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportLogsParams {
     const NAME: &'static str = "OtlpExportLogsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -26887,7 +31580,7 @@ impl EncodeMembers for OtlpExportLogsParams {
 /// The `payload` field is an OTLP/JSON `ExportTraceServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceSpans: ResourceSpans[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/trace/v1/trace_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportTracesParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.traces`).
@@ -26903,6 +31596,16 @@ pub struct OtlpExportTracesParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportTracesParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportTracesParams {
@@ -26927,22 +31630,27 @@ impl wire::Blank for OtlpExportTracesParams {
     }
 }
 
+impl wire::Members for OtlpExportTracesParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportTracesParams {
     const NAME: &'static str = "OtlpExportTracesParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -26969,7 +31677,7 @@ impl EncodeMembers for OtlpExportTracesParams {
 /// The `payload` field is an OTLP/JSON `ExportMetricsServiceRequest` value
 /// verbatim — i.e. an object of shape `{ resourceMetrics: ResourceMetrics[] }`
 /// as defined by [opentelemetry-proto](https://github.com/open-telemetry/opentelemetry-proto/blob/main/opentelemetry/proto/collector/metrics/v1/metrics_service.proto).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct OtlpExportMetricsParams {
     /// Channel URI this notification belongs to (an `ahp-otlp:` URI advertised on `TelemetryCapabilities.metrics`).
@@ -26985,6 +31693,16 @@ pub struct OtlpExportMetricsParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for OtlpExportMetricsParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            payload: self.payload.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for OtlpExportMetricsParams {
@@ -27009,22 +31727,27 @@ impl wire::Blank for OtlpExportMetricsParams {
     }
 }
 
+impl wire::Members for OtlpExportMetricsParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.payload),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for OtlpExportMetricsParams {
     const NAME: &'static str = "OtlpExportMetricsParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "payload"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.payload, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
         Ok(out)
     }
 }
@@ -27050,7 +31773,7 @@ impl EncodeMembers for OtlpExportMetricsParams {
 /// Wraps the protected resource list in `{ resources: [...] }` rather than
 /// returning a bare array, so additional fields can be added in future
 /// versions without breaking the wire shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AuthRequiredErrorData {
     /// Protected resources that require authentication.
@@ -27060,6 +31783,15 @@ pub struct AuthRequiredErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for AuthRequiredErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            resources: self.resources.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for AuthRequiredErrorData {
@@ -27083,21 +31815,26 @@ impl wire::Blank for AuthRequiredErrorData {
     }
 }
 
+impl wire::Members for AuthRequiredErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.resources),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for AuthRequiredErrorData {
     const NAME: &'static str = "AuthRequiredErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["resources"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.resources, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["resources"], 0x1)?;
         Ok(out)
     }
 }
@@ -27121,7 +31858,7 @@ impl EncodeMembers for AuthRequiredErrorData {
 /// The receiver MAY advertise a `resourceRequest` payload describing the
 /// access that, if granted, would unlock the operation. The caller MAY then
 /// issue `resourceRequest` with that payload to negotiate access.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PermissionDeniedErrorData {
     /// The resource access that, if granted via `resourceRequest`, would unlock
@@ -27133,6 +31870,15 @@ pub struct PermissionDeniedErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for PermissionDeniedErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            request: self.request.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for PermissionDeniedErrorData {
@@ -27156,21 +31902,26 @@ impl wire::Blank for PermissionDeniedErrorData {
     }
 }
 
+impl wire::Members for PermissionDeniedErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.request),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for PermissionDeniedErrorData {
     const NAME: &'static str = "PermissionDeniedErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["request"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.request, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x0, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["request"], 0x0)?;
         Ok(out)
     }
 }
@@ -27193,7 +31944,7 @@ impl EncodeMembers for PermissionDeniedErrorData {
 
 /// Details carried in the `data` field of an `UnsupportedProtocolVersion`
 /// (-32005) error.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct UnsupportedProtocolVersionErrorData {
     /// Protocol versions the server is willing to speak.
@@ -27207,6 +31958,15 @@ pub struct UnsupportedProtocolVersionErrorData {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for UnsupportedProtocolVersionErrorData {
+    fn clone(&self) -> Self {
+        Self {
+            supported_versions: self.supported_versions.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for UnsupportedProtocolVersionErrorData {
@@ -27230,21 +31990,26 @@ impl wire::Blank for UnsupportedProtocolVersionErrorData {
     }
 }
 
+impl wire::Members for UnsupportedProtocolVersionErrorData {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.supported_versions),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     const NAME: &'static str = "UnsupportedProtocolVersionErrorData";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["supportedVersions"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.supported_versions, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["supportedVersions"], 0x1)?;
         Ok(out)
     }
 }
@@ -27264,7 +32029,7 @@ impl EncodeMembers for UnsupportedProtocolVersionErrorData {
 }
 
 /// A system-prompt section an agent exposes to `systemMessageTransform` (advertise-only catalogue).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageSection {
     /// Provider-defined opaque id; the key in transform requests.
@@ -27293,6 +32058,18 @@ pub struct SystemMessageSection {
     pub extra: Extra,
 }
 
+impl Clone for SystemMessageSection {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            label: self.label.clone(),
+            description: self.description.clone(),
+            restricted: self.restricted.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 impl Decode for SystemMessageSection {
     fn decode(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         wire::decode_struct(reader)
@@ -27317,24 +32094,34 @@ impl wire::Blank for SystemMessageSection {
     }
 }
 
+impl wire::Members for SystemMessageSection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.id),
+            1 => wire::slot(reader, &mut self.label),
+            2 => wire::slot(reader, &mut self.description),
+            3 => wire::slot(reader, &mut self.restricted),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageSection {
     const NAME: &'static str = "SystemMessageSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["id", "label", "description", "restricted"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.id, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.label, &mut seen, 1, KEYS)?,
-                2 => wire::member(reader, &mut out.description, &mut seen, 2, KEYS)?,
-                3 => wire::member(reader, &mut out.restricted, &mut seen, 3, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(
+            reader,
+            &mut out,
+            &["id", "label", "description", "restricted"],
+            0x3,
+        )?;
         Ok(out)
     }
 }
@@ -27364,7 +32151,7 @@ impl EncodeMembers for SystemMessageSection {
 }
 
 /// The section ids the active client wants to transform.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SessionActiveClientSystemMessageTransform {
     /// Section ids (see `AgentInfo.systemMessageSections`).
@@ -27374,6 +32161,15 @@ pub struct SessionActiveClientSystemMessageTransform {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SessionActiveClientSystemMessageTransform {
+    fn clone(&self) -> Self {
+        Self {
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SessionActiveClientSystemMessageTransform {
@@ -27397,21 +32193,26 @@ impl wire::Blank for SessionActiveClientSystemMessageTransform {
     }
 }
 
+impl wire::Members for SessionActiveClientSystemMessageTransform {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     const NAME: &'static str = "SessionActiveClientSystemMessageTransform";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
         Ok(out)
     }
 }
@@ -27431,7 +32232,7 @@ impl EncodeMembers for SessionActiveClientSystemMessageTransform {
 }
 
 /// One section in a transform request or answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformSection {
     /// The section's rendered content (opaque text).
@@ -27441,6 +32242,15 @@ pub struct SystemMessageTransformSection {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformSection {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformSection {
@@ -27464,21 +32274,26 @@ impl wire::Blank for SystemMessageTransformSection {
     }
 }
 
+impl wire::Members for SystemMessageTransformSection {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.content),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformSection {
     const NAME: &'static str = "SystemMessageTransformSection";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["content"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.content, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["content"], 0x1)?;
         Ok(out)
     }
 }
@@ -27498,7 +32313,7 @@ impl EncodeMembers for SystemMessageTransformSection {
 }
 
 /// Server -> client request `systemMessageTransform`: rewrite these system-prompt sections.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformParams {
     /// The session URI.
@@ -27515,6 +32330,16 @@ pub struct SystemMessageTransformParams {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformParams {
+    fn clone(&self) -> Self {
+        Self {
+            channel: self.channel.clone(),
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformParams {
@@ -27539,22 +32364,27 @@ impl wire::Blank for SystemMessageTransformParams {
     }
 }
 
+impl wire::Members for SystemMessageTransformParams {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.channel),
+            1 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformParams {
     const NAME: &'static str = "SystemMessageTransformParams";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["channel", "sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.channel, &mut seen, 0, KEYS)?,
-                1 => wire::member(reader, &mut out.sections, &mut seen, 1, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x3, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["channel", "sections"], 0x3)?;
         Ok(out)
     }
 }
@@ -27576,7 +32406,7 @@ impl EncodeMembers for SystemMessageTransformParams {
 }
 
 /// Answer to `systemMessageTransform`: rewritten sections (omitted ones pass through; ids not in the request are ignored).
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SystemMessageTransformResult {
     /// Rewritten sections by id.
@@ -27590,6 +32420,15 @@ pub struct SystemMessageTransformResult {
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl Clone for SystemMessageTransformResult {
+    fn clone(&self) -> Self {
+        Self {
+            sections: self.sections.clone(),
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Decode for SystemMessageTransformResult {
@@ -27613,21 +32452,26 @@ impl wire::Blank for SystemMessageTransformResult {
     }
 }
 
+impl wire::Members for SystemMessageTransformResult {
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+        match index {
+            0 => wire::slot(reader, &mut self.sections),
+            _ => Ok(()),
+        }
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        &mut self.extra
+    }
+}
+
 impl wire::WireStruct for SystemMessageTransformResult {
     const NAME: &'static str = "SystemMessageTransformResult";
 
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        const KEYS: &[&str] = &["sections"];
         let mut out = <Self as wire::Blank>::blank();
-        let mut seen = 0u64;
-        while let Some(key) = reader.next_key()? {
-            match wire::key_index(&key, KEYS) {
-                0 => wire::member(reader, &mut out.sections, &mut seen, 0, KEYS)?,
-                _ => wire::unknown(reader, &mut out.extra, key)?,
-            }
-        }
-        wire::check_required(seen, 0x1, KEYS, reader)?;
+        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
         Ok(out)
     }
 }

@@ -25,22 +25,42 @@ pub trait TaggedUnion: Sized {
 
 /// Decodes a [`TaggedUnion`] (see the module docs).
 pub fn decode<T: TaggedUnion>(reader: &mut Reader<'_>) -> Result<T, DecodeError> {
-    reader.begin_object(Expected::Struct(T::NAME))?;
-    let Some(first) = reader.next_key()? else {
-        return Err(DecodeError::missing(T::TAG, reader.offset()));
+    let text = match start(reader, T::NAME, T::TAG)? {
+        Start::Tag(tag) => return T::decode_variant(&tag, reader),
+        Start::Reordered(text) => text,
     };
-    if crate::words::same(&first, T::TAG) {
-        let tag = reader.str().map_err(|e| e.at_key(T::TAG))?;
-        return T::decode_variant(&tag, reader);
-    }
-    // Slow path: the tag is not the first member. The rest of the object is read as a tree
-    // and written again with the tag first, then decoded by the fast path (paths in errors
-    // stay right: the text is the same object).
-    let text = reordered(first, reader, T::TAG)?;
+    // Slow path: the tag was not the first member. The object written again with the tag
+    // first is decoded by the fast path (paths in errors stay right: the text is the same
+    // object).
     let mut again = Reader::new(&text);
     let value = decode(&mut again)?;
     again.finish()?;
     Ok(value)
+}
+
+/// How a union's object starts: with its tag (the fast path) or not (its text reordered).
+enum Start<'a> {
+    Tag(std::borrow::Cow<'a, str>),
+    Reordered(String),
+}
+
+/// The start of [`decode`] that does not depend on the union (one copy for every union):
+/// the object's first member, its tag or the object reordered.
+#[inline(never)]
+fn start<'a>(
+    reader: &mut Reader<'a>,
+    name: &'static str,
+    tag_key: &'static str,
+) -> Result<Start<'a>, DecodeError> {
+    reader.begin_object(Expected::Struct(name))?;
+    let Some(first) = reader.next_key()? else {
+        return Err(DecodeError::missing(tag_key, reader.offset()));
+    };
+    if crate::words::same(&first, tag_key) {
+        let tag = reader.str().map_err(|e| e.at_key(tag_key))?;
+        return Ok(Start::Tag(tag));
+    }
+    reordered(first, reader, tag_key).map(Start::Reordered)
 }
 
 /// The object whose first member `first` the reader has just read, as JSON text with the

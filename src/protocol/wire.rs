@@ -156,22 +156,46 @@ impl<T: Blank> Blank for std::sync::Arc<T> {
     }
 }
 
-/// Reads the value of member `bit` (its name is `keys[bit]`) into the struct's field `slot`,
-/// noting it in `seen`; a member given twice is an error.
+/// A wire struct being decoded, as [`read_members`] sees it: a trait object, so one loop serves
+/// every struct and each struct's code is its dispatch by member index (generated).
+pub trait Members {
+    /// Reads the value of member `index` (of the keys given to [`read_members`]) into its field.
+    fn member(&mut self, index: usize, reader: &mut Reader<'_>) -> Result<(), DecodeError>;
+    /// Where unknown members go.
+    fn extra(&mut self) -> &mut Extra;
+}
+
+/// Reads the remaining members of an object into `out`: each known one (its name is
+/// `keys[index]`) once, unknown ones into its `extra`; then fails for the first member of
+/// `required` (bits of `keys`' indices) that was absent.
 #[inline(never)]
-pub fn member<T: Decode>(
+pub fn read_members(
     reader: &mut Reader<'_>,
-    slot: &mut T,
-    seen: &mut u64,
-    bit: usize,
+    out: &mut dyn Members,
     keys: &[&'static str],
+    required: u64,
 ) -> Result<(), DecodeError> {
-    let name = keys[bit];
-    if *seen & (1 << bit) != 0 {
-        return Err(duplicate(name, reader.offset()));
+    let mut seen = 0u64;
+    while let Some(key) = reader.next_key()? {
+        let bit = key_index(&key, keys);
+        let Some(&name) = keys.get(bit) else {
+            unknown(reader, out.extra(), key)?;
+            continue;
+        };
+        if seen & (1 << bit) != 0 {
+            return Err(duplicate(name, reader.offset()));
+        }
+        out.member(bit, reader).map_err(|e| e.at_key(name))?;
+        seen |= 1 << bit;
     }
-    *slot = T::decode(reader).map_err(|e| e.at_key(name))?;
-    *seen |= 1 << bit;
+    check_required(seen, required, keys, reader)
+}
+
+/// Decodes a member's value into its field (for [`Members::member`]): one instance per field
+/// type, shared by every struct.
+#[inline(never)]
+pub fn slot<T: Decode>(reader: &mut Reader<'_>, slot: &mut T) -> Result<(), DecodeError> {
+    *slot = T::decode(reader)?;
     Ok(())
 }
 

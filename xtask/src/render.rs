@@ -52,7 +52,7 @@ pub(crate) fn render_struct(
     let default = if default { ", Default" } else { "" };
     let _ = write!(
         out,
-        "#[derive(Debug, Clone, PartialEq, Serialize{default})]\n{derive_tsify}pub struct {name} {{\n"
+        "#[derive(Debug, PartialEq, Serialize{default})]\n{derive_tsify}pub struct {name} {{\n"
     );
     for f in fields {
         render_doc(out, "    ", &f.doc);
@@ -115,6 +115,7 @@ pub(crate) fn render_struct(
          #[serde(flatten)]\n    pub {EXTRA_FIELD}: Extra,"
     );
     out.push_str("}\n\n");
+    render_struct_clone(out, name, fields);
     render_struct_decode(out, name, fields);
     render_struct_encode(out, name, fields);
 }
@@ -157,6 +158,23 @@ fn render_struct_encode(out: &mut String, name: &str, fields: &[Field]) {
     );
 }
 
+/// `Clone` written out, not derived: the derive marks `clone` `#[inline]`, and inlined into
+/// every caller (each union's, each containing struct's) the clones of the wire types were a
+/// tenth of the wasm module; written out, the inline threshold decides and they are shared.
+fn render_struct_clone(out: &mut String, name: &str, fields: &[Field]) {
+    let _ = writeln!(
+        out,
+        "impl Clone for {name} {{\n    fn clone(&self) -> Self {{\n        Self {{"
+    );
+    for f in fields {
+        let _ = writeln!(out, "            {0}: self.{0}.clone(),", f.rust);
+    }
+    let _ = writeln!(
+        out,
+        "            {EXTRA_FIELD}: self.{EXTRA_FIELD}.clone(),\n        }}\n    }}\n}}\n"
+    );
+}
+
 /// `Decode` through [`wire::WireStruct`] (see `protocol/decode`): the struct starts blank
 /// (`wire::Blank`), each member is read into its field (noted in a bit set), unknown ones into
 /// `extra`, required ones checked at the end; `Deserialize` through `Decode`.
@@ -184,27 +202,37 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
         .filter(|(_, f)| f.required && !f.nullable)
         .fold(0, |mask, (i, _)| mask | 1 << i);
     let names: Vec<String> = fields.iter().map(|f| format!("{:?}", f.wire)).collect();
+    // One shared loop (`wire::read_members`) reads the keys, looks them up, checks duplicates
+    // and required members and keeps unknown ones; it reaches the struct through
+    // `wire::Members` (a trait object), so each struct has only its dispatch by index (a jump
+    // table) and its blank, not a copy of the loop.
+    let (index, reader) = if fields.is_empty() {
+        ("_index", "_reader")
+    } else {
+        ("index", "reader")
+    };
     let _ = writeln!(
         out,
-        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        \
-         const KEYS: &[&str] = &[{}];\n        let mut out = <Self as wire::Blank>::blank();\n        let {}seen = 0u64;\n        \
-         while let Some(key) = reader.next_key()? {{\n            match wire::key_index(&key, KEYS) {{",
-        names.join(", "),
-        if fields.is_empty() { "" } else { "mut " }
+        "impl wire::Members for {name} {{\n    fn member(&mut self, {index}: usize, {reader}: &mut Reader<'_>) -> Result<(), DecodeError> {{\n        \
+         match {index} {{"
     );
-    // Keys are looked up in a table by one shared function, then dispatched by index (a jump
-    // table): an inline `match` on strings compiles to a comparison per member.
     for (i, f) in fields.iter().enumerate() {
         let _ = writeln!(
             out,
-            "                {i} => wire::member(reader, &mut out.{}, &mut seen, {i}, KEYS)?,",
+            "            {i} => wire::slot(reader, &mut self.{}),",
             f.rust
         );
     }
     let _ = writeln!(
         out,
-        "                _ => wire::unknown(reader, &mut out.{EXTRA_FIELD}, key)?,\n            }}\n        }}\n        \
-         wire::check_required(seen, {required:#x}, KEYS, reader)?;\n        Ok(out)\n    }}\n}}\n"
+        "            _ => Ok(()),\n        }}\n    }}\n\n    fn extra(&mut self) -> &mut Extra {{\n        &mut self.{EXTRA_FIELD}\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
+        "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        \
+         let mut out = <Self as wire::Blank>::blank();\n        \
+         wire::read_members(reader, &mut out, &[{}], {required:#x})?;\n        Ok(out)\n    }}\n}}\n",
+        names.join(", ")
     );
 }
 
@@ -311,7 +339,7 @@ pub(crate) fn render_tagged(
     render_doc(out, "", doc);
     let _ = write!(
         out,
-        "#[derive(Debug, Clone, PartialEq, Serialize)]\n{derive_tsify}#[serde(tag = {tag:?})]\npub enum {name} {{\n"
+        "#[derive(Debug, PartialEq, Serialize)]\n{derive_tsify}#[serde(tag = {tag:?})]\npub enum {name} {{\n"
     );
     for v in variants {
         let payload = if v.boxed {
@@ -360,6 +388,22 @@ pub(crate) fn render_tagged(
     let _ = writeln!(
         out,
         "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),\n        }})\n    }}\n}}\n"
+    );
+    // `Clone` written out, as a struct's (`render_struct_clone`).
+    let _ = writeln!(
+        out,
+        "impl Clone for {name} {{\n    fn clone(&self) -> Self {{\n        match self {{"
+    );
+    for v in variants {
+        let _ = writeln!(
+            out,
+            "            Self::{0}(value) => Self::{0}(value.clone()),",
+            v.rust
+        );
+    }
+    let _ = writeln!(
+        out,
+        "            Self::Unknown(value) => Self::Unknown(value.clone()),\n        }}\n    }}\n}}\n"
     );
     render_decode_impls(out, name, "super::tagged::decode(reader)");
     render_blank(

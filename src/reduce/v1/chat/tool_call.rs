@@ -577,10 +577,15 @@ impl Base {
     /// The base members of a call of an unknown status, read from its raw object (one that is
     /// missing or not of its type is empty).
     fn from_raw(raw: &UnknownVariant) -> Self {
-        fn member<T: serde::de::DeserializeOwned>(raw: &JsonObject, key: &str) -> Option<T> {
+        // The crate's own decoder, not serde's: a serde `Deserialize` reached from the reducers
+        // links serde_json's whole parser into the wasm module.
+        fn member<T: crate::protocol::decode::Decode>(raw: &JsonObject, key: &str) -> Option<T> {
             raw.get(key)
                 .filter(|value| !value.is_null())
-                .and_then(|value| serde_json::from_value(value.clone()).ok())
+                .and_then(|value| {
+                    crate::protocol::decode::from_text(&crate::protocol::wire::json_text(value))
+                        .ok()
+                })
         }
         let raw = &raw.0;
         Base {
