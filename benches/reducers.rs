@@ -14,10 +14,7 @@
 //!   (`serde_json::from_str` into `ahp_types`, `ahp::reducers::apply_action_to_session`), side
 //!   by side in one process.
 //!
-//! - `chat_stream_v1/{ours,official}/N`: the same workload in AHP 1.0 (a chat channel: `chat/*`
-//!   actions, ISO timestamps), built here in the shape `gen-stream.mjs` writes, pre-parsed, through
-//!   our `reduce::v1::chat_reducer` and the official `ahp` 1.0.0 `apply_action_to_chat`; the
-//!   ratio of their times is ours against the official reducer.
+//! The AHP 1.0 workload is `benches/reducers_v1.rs`.
 //!
 //! Criterion reports time per iteration (one whole stream) and throughput in actions/s;
 //! `scripts/bench-summary.sh` turns the estimates into ns/action.
@@ -204,115 +201,5 @@ fn bench_documented_path(c: &mut Criterion) {
     }
 }
 
-/// The standard workload (`bench/gen-stream.mjs`) on a 1.0 chat: `turns` completed turns (a
-/// 2,000-byte markdown part and two completed tool calls each) and an active turn, then 20,000
-/// slots: a 5-byte `chat/delta`, or every 100th slot a tool-call lifecycle (start, delta,
-/// ready, complete). Returns the initial state and the actions, as JSON.
-fn chat_workload(turns: usize) -> (serde_json::Value, Vec<serde_json::Value>) {
-    use serde_json::json;
-    let tool_call = |id: String| {
-        json!({"kind": "toolCall", "toolCall": {"status": "completed", "toolCallId": id,
-            "toolName": "bash", "displayName": "Run Command", "invocationMessage": "Run: ls -la",
-            "toolInput": "ls -la", "confirmed": "not-needed", "success": true,
-            "pastTenseMessage": "Ran command"}})
-    };
-    let completed: Vec<_> = (1..=turns)
-        .map(|i| {
-            let unit = format!("Turn {i} lorem ipsum dolor sit amet. ");
-            let content: String = unit
-                .repeat(2000 / unit.len() + 1)
-                .chars()
-                .take(2000)
-                .collect();
-            json!({"id": format!("turn-{i}"), "startedAt": "2026-10-02T09:00:00.000Z",
-                "duration": 1000, "message": {"text": format!("Question {i}"),
-                    "origin": {"kind": "user"}},
-                "responseParts": [{"kind": "markdown", "id": format!("md-{i}"),
-                    "content": content}, tool_call(format!("tc-{i}-1")),
-                    tool_call(format!("tc-{i}-2"))],
-                "state": "complete"})
-        })
-        .collect();
-    let turn_id = format!("turn-{}", turns + 1);
-    let initial = json!({"resource": "ahp-chat:/bench-session/main", "title": "Bench Chat",
-        "status": 8, "modifiedAt": "2026-10-02T09:00:00.000Z", "turns": completed,
-        "activeTurn": {"id": turn_id, "startedAt": "2026-10-02T10:00:00.000Z",
-            "message": {"text": format!("Question {}", turns + 1), "origin": {"kind": "user"}},
-            "responseParts": [{"kind": "markdown", "id": "p1", "content": ""}]}});
-    let mut actions = Vec::new();
-    for slot in 1..=20_000 {
-        if slot % 100 == 0 {
-            let id = format!("tc-live-{}", slot / 100);
-            actions.push(json!({"type": "chat/toolCallStart", "turnId": turn_id,
-                "toolCallId": id, "toolName": "bash", "displayName": "Run Command"}));
-            actions.push(json!({"type": "chat/toolCallDelta", "turnId": turn_id,
-                "toolCallId": id, "content": "ls -la"}));
-            actions.push(json!({"type": "chat/toolCallReady", "turnId": turn_id,
-                "toolCallId": id, "invocationMessage": "Run: ls -la", "toolInput": "ls -la",
-                "confirmed": "not-needed"}));
-            actions.push(json!({"type": "chat/toolCallComplete", "turnId": turn_id,
-                "toolCallId": id, "result": {"success": true, "pastTenseMessage": "Ran command"}}));
-        } else {
-            actions.push(
-                json!({"type": "chat/delta", "turnId": turn_id, "partId": "p1",
-                "content": "word "}),
-            );
-        }
-    }
-    (initial, actions)
-}
-
-fn bench_chat_stream_v1(c: &mut Criterion) {
-    use ahp_wasm::protocol::v1;
-    for turns in [50, 500] {
-        let (initial, actions) = chat_workload(turns);
-        let ours_initial: v1::ChatState =
-            serde_json::from_value(initial.clone()).expect("chat state (ours)");
-        let ours_actions: Vec<v1::StateAction> = actions
-            .iter()
-            .map(|a| serde_json::from_value(a.clone()).expect("action (ours)"))
-            .collect();
-        let official_initial: ahp_types_v1::state::ChatState =
-            serde_json::from_value(initial).expect("chat state (official)");
-        let official_actions: Vec<ahp_types_v1::actions::StateAction> = actions
-            .iter()
-            .map(|a| serde_json::from_value(a.clone()).expect("action (official)"))
-            .collect();
-        let mut group = c.benchmark_group("chat_stream_v1");
-        group.throughput(Throughput::Elements(actions.len() as u64));
-        group.sample_size(30);
-        group.bench_function(format!("ours/{turns}"), |b| {
-            b.iter_batched(
-                || ours_initial.clone(),
-                |mut state| {
-                    for action in &ours_actions {
-                        black_box(ahp_wasm::reduce::v1::chat_reducer(&mut state, action));
-                    }
-                    state
-                },
-                BatchSize::LargeInput,
-            )
-        });
-        group.bench_function(format!("official/{turns}"), |b| {
-            b.iter_batched(
-                || official_initial.clone(),
-                |mut state| {
-                    for action in &official_actions {
-                        black_box(ahp_v1::reducers::apply_action_to_chat(&mut state, action));
-                    }
-                    state
-                },
-                BatchSize::LargeInput,
-            )
-        });
-        group.finish();
-    }
-}
-
-criterion_group!(
-    benches,
-    bench_session_stream,
-    bench_documented_path,
-    bench_chat_stream_v1
-);
+criterion_group!(benches, bench_session_stream, bench_documented_path);
 criterion_main!(benches);

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Prints ns/action from the criterion estimates of `cargo bench --bench reducers` (groups
-# `session_stream` and `documented_path`; each iteration replays one whole stream of 20,600
-# actions), then the single operations of the `mirror` group in ns.
+# `session_stream` and `documented_path`) and `cargo bench --bench reducers_v1` (groups
+# `v1_wire_path`, `v1_parse_only`, `chat_stream_v1`; each iteration replays one whole stream of
+# 20,600 actions), then the single operations of the `mirror` group in ns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 actions=20600
-for dir in target/criterion/session_stream/*/ target/criterion/documented_path/*/; do
+for dir in target/criterion/session_stream/*/ target/criterion/documented_path/*/ \
+  target/criterion/v1_wire_path/*/ target/criterion/v1_parse_only/*/ \
+  target/criterion/chat_stream_v1/*/; do
   est="$dir/new/estimates.json"
   [ -f "$est" ] || continue
   name=${dir#target/criterion/}

@@ -35,6 +35,22 @@ pub enum Token {
     Null,
 }
 
+/// The bytes of `word` (eight of the text, little-endian) that end a string's plain run: a
+/// quote, a backslash or a control character (below 0x20), each as its high bit; zero if
+/// none. The usual word tricks: `x - 0x01..01 & !x & 0x80..80` flags the bytes of `x` that are
+/// zero, and with `0x20..20` those below 0x20. Bits above the first flagged byte may be
+/// flagged wrongly (a borrow), the lowest one never is: it is where the run ends.
+#[inline]
+fn run_end(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    quote | backslash | control
+}
+
 impl<'a> Reader<'a> {
     /// A reader at the start of `text`.
     pub fn new(text: &'a str) -> Self {
@@ -251,6 +267,16 @@ impl<'a> Reader<'a> {
         let bytes = self.bytes();
         let start = self.pos + 1;
         let mut i = start;
+        // Eight bytes at a time to the first byte that needs a look (a quote, a backslash or
+        // a control character); byte by byte from there, and in the text's last bytes.
+        while let Some(word) = bytes.get(i..i + 8) {
+            let end = run_end(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+            if end != 0 {
+                i += (end.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
         while let Some(&b) = bytes.get(i) {
             match b {
                 b'"' => {

@@ -454,3 +454,39 @@ fn untagged_shapes_take_the_first_that_fits() {
         "expected a replay or a snapshot reconnect result"
     );
 }
+
+/// Strings are scanned eight bytes at a time up to the first byte that needs a look: a quote,
+/// an escape or a control character at any position (and in any word of a long string) is
+/// still found, and multi-byte characters pass, as serde_json reads them.
+#[test]
+fn strings_read_as_serde_json_reads_them_at_every_position() {
+    let plain = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH";
+    for len in 0..=plain.len() {
+        for special in [
+            "",
+            "\"",
+            "\\\\",
+            "\\n",
+            "\\u00e9",
+            "\u{1}",
+            "é",
+            "\u{1F600}",
+            "\u{7f}",
+        ] {
+            for at in 0..=len {
+                let content = format!("{}{special}{}", &plain[..at], &plain[at..len]);
+                let text = format!("\"{content}\"");
+                let ours = from_text::<String>(&text).map_err(|e| e.offset());
+                let theirs = serde_json::from_str::<String>(&text).map_err(|_| ());
+                assert_eq!(ours.is_ok(), theirs.is_ok(), "{text:?}");
+                if let (Ok(ours), Ok(theirs)) = (&ours, &theirs) {
+                    assert_eq!(ours, theirs, "{text:?}");
+                }
+                if special == "\u{1}" {
+                    // The control character is where the error points.
+                    assert_eq!(ours, Err(at + 1), "{text:?}");
+                }
+            }
+        }
+    }
+}
