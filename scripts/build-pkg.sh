@@ -97,7 +97,7 @@ entry_js=(js/node.js js/web.js js/api.js js/module-state.js js/error-classes.js 
   js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js
   js/changeset.js js/schema-check.js)
 cp "${entry_js[@]}" js/reducers.js js/index.d.ts pkg/
-cp "${entry_js[@]}" js/v1/reducers.js js/v1/index.d.ts pkg/v1/
+cp "${entry_js[@]}" js/v1/reducers.js js/v1/index.d.ts js/v1/reducers.d.ts js/v1/types.d.ts pkg/v1/
 
 # The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;
 # the package's own modules stay imports (the app's instance of the package is the one used).

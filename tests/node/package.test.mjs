@@ -30,15 +30,43 @@ const EXPECTED = [
   'mcp-apps.d.ts',
   'mcp-apps.js',
   'mcp-channel.js',
+  'module-state.js',
   'node.js',
   'package.json',
   'protocol.js',
+  'reducers.js',
   'schema-check.js',
   'terminal.js',
   'web.js',
   'websocket.js',
 ];
 const SNIPPETS = ['checks.js', 'errors.js', 'glue.js', 'render.js'];
+// The AHP 1.0 entry (pkg/v1/): the same modules over its own module, with the 1.0 reducers and
+// declarations; no LICENSE, README, package.json or MCP Apps entry of its own.
+const EXPECTED_V1 = [
+  'active-client.js',
+  'ahp_wasm.d.ts',
+  'ahp_wasm.js',
+  'ahp_wasm_bg.wasm',
+  'ahp_wasm_bg.wasm.d.ts',
+  'api.js',
+  'changeset.js',
+  'error-classes.js',
+  'generated.js',
+  'in-memory-transport.js',
+  'index.d.ts',
+  'mcp-channel.js',
+  'module-state.js',
+  'node.js',
+  'protocol.js',
+  'reducers.d.ts',
+  'reducers.js',
+  'schema-check.js',
+  'terminal.js',
+  'types.d.ts',
+  'web.js',
+  'websocket.js',
+].map((f) => `v1/${f}`);
 
 function packedFiles() {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -55,7 +83,11 @@ function packedFiles() {
 test('npm pack: exactly the package files, LICENSE included', () => {
   const files = packedFiles();
   const snippets = files.filter((f) => f.startsWith('snippets/'));
-  assert.deepEqual(files.filter((f) => !f.startsWith('snippets/')), EXPECTED);
+  assert.deepEqual(files.filter((f) => !f.startsWith('snippets/') && !f.startsWith('v1/')), EXPECTED);
+  const v1 = files.filter((f) => f.startsWith('v1/'));
+  assert.deepEqual(v1.filter((f) => !f.startsWith('v1/snippets/')), EXPECTED_V1);
+  const v1Snippets = v1.filter((f) => f.startsWith('v1/snippets/'));
+  assert.deepEqual(v1Snippets.map((f) => f.split('/').pop()).sort(), SNIPPETS);
   const dirs = new Set(snippets.map((f) => f.split('/').slice(0, 3).join('/')));
   assert.equal(dirs.size, 1, `one snippet directory: ${[...dirs]}`);
   const [dir] = dirs;
@@ -111,7 +143,8 @@ test('package.json: export conditions (types first, node, browser, default)', ()
   // The modules that do something when evaluated (the entries' loading, the prototype methods,
   // the browser entry handing its init() to AhpClient.connect: a bundler that took web.js as
   // side-effect free would drop that when the app imports nothing of web.js's own).
-  assert.deepEqual(manifest.sideEffects, ['./api.js', './node.js', './web.js']);
+  assert.deepEqual(manifest.sideEffects, ['./api.js', './node.js', './web.js', './v1/api.js', './v1/node.js', './v1/web.js']);
+  assert.deepEqual(manifest.exports['./v1'], { types: './v1/index.d.ts', node: './v1/node.js', browser: './v1/web.js', default: './v1/web.js' });
 });
 
 // CommonJS: Node >= 20.19 (and >= 22.12) `require`s an ES module without top-level await, and
