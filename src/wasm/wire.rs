@@ -56,11 +56,11 @@ mod speak {
     pub(crate) use with_kinds;
 }
 
-pub(crate) use speak::{for_each_command_of_version, with_kinds};
 pub use speak::{
-    commands, AnyMirror, ChannelEvent, ChannelKind, ClientCapabilities, ResponsePart,
-    StateAction, ToolCallState, TurnsState, PROTOCOL_VERSION,
+    commands, AnyMirror, ChannelEvent, ChannelKind, ClientCapabilities, ResponsePart, StateAction,
+    ToolCallState, TurnsState, PROTOCOL_VERSION,
 };
+pub(crate) use speak::{for_each_command_of_version, with_kinds};
 
 /// Runs `$body` with `$s` bound to the mirror's typed state `$which` (`state`: the optimistic
 /// one, `confirmed`), whatever the kind.
