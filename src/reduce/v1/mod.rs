@@ -20,6 +20,7 @@ mod automation_run;
 mod canvas;
 mod changeset;
 mod chat;
+pub(crate) use chat::tool_call_id;
 mod resource_watch;
 mod root;
 mod session;

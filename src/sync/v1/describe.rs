@@ -12,6 +12,7 @@ use crate::protocol::v1::{
     ChatState, ChatStateField, ResponsePart, StateAction, TerminalContentPart, TerminalState,
     TerminalStateField, ToolCallState,
 };
+use crate::reduce::v1::tool_call_id;
 use crate::reduce::{Changed, TextKind};
 use crate::sync::describe::{
     describe_scrollback, describe_turns, probe_scrollback, probe_turns, PartStep, Scrollback,
@@ -128,7 +129,7 @@ fn addressed_id(part: &ResponsePart) -> Option<&str> {
     match part {
         ResponsePart::Markdown(p) => Some(&p.id),
         ResponsePart::Reasoning(p) => Some(&p.id),
-        ResponsePart::ToolCall(p) => call_id(&p.tool_call),
+        ResponsePart::ToolCall(p) => tool_call_id(&p.tool_call),
         _ => None,
     }
 }
@@ -145,24 +146,10 @@ fn text_part_index(parts: &[ResponsePart], id: &str, kind: TextKind) -> Option<u
     of_kind.then_some(index)
 }
 
-/// A 1.0 tool call's id (a call of an unknown status has none).
-fn call_id(call: &ToolCallState) -> Option<&str> {
-    Some(match call {
-        ToolCallState::Streaming(s) => &s.tool_call_id,
-        ToolCallState::PendingConfirmation(s) => &s.tool_call_id,
-        ToolCallState::Running(s) => &s.tool_call_id,
-        ToolCallState::AuthRequired(s) => &s.tool_call_id,
-        ToolCallState::PendingResultConfirmation(s) => &s.tool_call_id,
-        ToolCallState::Completed(s) => &s.tool_call_id,
-        ToolCallState::Cancelled(s) => &s.tool_call_id,
-        ToolCallState::Unknown(_) => return None,
-    })
-}
-
 /// The index of the first tool call with the id: the one a tool-call action addresses.
 fn first_call(parts: &[ResponsePart], id: &str) -> Option<usize> {
     parts.iter().position(|part| match part {
-        ResponsePart::ToolCall(p) => call_id(&p.tool_call) == Some(id),
+        ResponsePart::ToolCall(p) => tool_call_id(&p.tool_call) == Some(id),
         _ => false,
     })
 }

@@ -10,6 +10,8 @@
 mod input;
 mod pending;
 mod tool_call;
+
+pub(crate) use tool_call::id as tool_call_id;
 mod turn;
 
 use super::{

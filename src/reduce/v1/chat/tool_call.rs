@@ -42,8 +42,8 @@ use crate::protocol::{JsonObject, JsonValue};
 use crate::reduce::{Changed, NoOp};
 
 /// A tool call's id (a call of an unknown status has none here, as in the official
-/// reducers).
-pub(super) fn id(call: &ToolCallState) -> Option<&str> {
+/// reducers). Also what the chat mirror's patches look calls up by (`sync::v1`).
+pub(crate) fn id(call: &ToolCallState) -> Option<&str> {
     Some(match call {
         ToolCallState::Streaming(s) => &s.tool_call_id,
         ToolCallState::PendingConfirmation(s) => &s.tool_call_id,
