@@ -5,8 +5,8 @@
 #      1.0 round-trip cases through `protocol::v1`
 #      (wasm-bindgen-test, driven by scripts/wasm-test-runner.sh; webdriver.json configures
 #      wasm-bindgen-test-runner when it is run headless by hand); and, in a build with feature
-#      v1, the 299 AHP 1.0 fixtures through the 1.0 reducers' JS functions, in Node
-#      (tests/wasm_reducers_v1.rs)
+#      v1, the 299 AHP 1.0 fixtures through the 1.0 reducers' JS functions, in headless
+#      Chromium (tests/wasm_reducers_v1.rs)
 #   2. the wasm client (AhpClient over the browser WebSocket) in headless Chromium against a
 #      real ahp-host (wasm-bindgen-test; the host's URL and token are compiled in)
 #   3. a TypeScript consumer type-checked against the package's .d.ts (tsc --strict)
@@ -61,9 +61,10 @@ if [ "$part" != browser ]; then
     env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/scripts/wasm-test-runner.sh" \
     WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-150}" \
     cargo test --target wasm32-unknown-unknown --test wasm_conformance --test wasm_reducers --test wasm_roundtrip_v1
-  # The 1.0 exports are a build of their own (feature v1), and their test runs in Node.
-  step "wasm AHP 1.0 reducers (feature v1) in Node" \
-    env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  # The 1.0 exports are a build of their own (feature v1).
+  step "wasm AHP 1.0 reducers (feature v1) in headless Chromium" \
+    env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/scripts/wasm-test-runner.sh" \
+    WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-150}" \
     cargo test --target wasm32-unknown-unknown --features v1 --test wasm_reducers_v1
   step "wasm client against a real ahp-host in headless Chromium" scripts/test-wasm-client.sh
   step "TypeScript consumer (tsc --strict)" node_modules/.bin/tsc -p tests/ts

@@ -2,7 +2,7 @@
 //! `sessionReducer`, `chatReducer`, ..., `automationRunReducer`), called on JS values:
 //!
 //! ```sh
-//! CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+//! CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=scripts/wasm-test-runner.sh \
 //!   cargo test --target wasm32-unknown-unknown --features v1 --test wasm_reducers_v1
 //! ```
 //!
@@ -18,7 +18,9 @@
 //!   what the action did not change; bad input throws `InvalidInputError` with a path; values of
 //!   any JS type are rejected or reduced, never a trap.
 //!
-//! Runs in Node (no browser needed). Natively, or without feature `v1`, this file is empty.
+//! Runs in headless Chromium (scripts/wasm-test-runner.sh); the same fixtures run in Node through
+//! the built package's `ahp-wasm/v1` entry (tests/node/v1-entry.test.mjs). Natively, or without
+//! feature `v1`, this file is empty.
 #![cfg(all(target_arch = "wasm32", feature = "v1"))]
 
 mod common;
@@ -34,6 +36,8 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen(inline_js = "
 export function isDeeplyFrozen(root) {
