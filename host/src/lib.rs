@@ -12,7 +12,8 @@
 //! - [`agent`]: the built-in agent (and its session config); [`completions`]: `@` file and `/`
 //!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
 //!   input checks; [`agent_auth`]: the built-in agent's protected resource; [`child_process`]:
-//!   what child processes get of the host (not its secrets).
+//!   what child processes get of the host (not its secrets); [`compat`]: the AHP 0.3.0 view of
+//!   an AHP 1.0 session (its default chat), for 0.3.0 clients of a 1.0 host.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,6 +27,7 @@ pub mod agent_auth;
 pub mod bus;
 pub mod changes;
 pub mod child_process;
+pub mod compat;
 pub mod completions;
 pub mod config;
 pub mod connection;

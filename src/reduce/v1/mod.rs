@@ -40,7 +40,7 @@ pub use resource_watch::resource_watch_reducer;
 pub use root::root_reducer;
 pub use session::session_reducer;
 pub use terminal::terminal_reducer;
-pub use timestamp::add_milliseconds;
+pub use timestamp::{add_milliseconds, from_unix_millis, unix_millis};
 
 use super::{replace, set, Changed, NoOp, Outcome};
 use crate::protocol::v1::SessionStatus;

@@ -14,6 +14,18 @@ pub fn add_milliseconds(timestamp: &str, millis: i64) -> Option<String> {
     format(nanos)
 }
 
+/// Milliseconds since the Unix epoch of an RFC 3339 timestamp (sub-millisecond digits
+/// dropped, towards the past); `None` when it is not RFC 3339. AHP 0.3.0 wrote times so.
+pub fn unix_millis(timestamp: &str) -> Option<i64> {
+    i64::try_from(parse(timestamp)?.div_euclid(NANOS_PER_MILLI)).ok()
+}
+
+/// The ISO 8601 UTC timestamp (`toISOString`'s form) of milliseconds since the Unix epoch;
+/// `None` outside years 0 to 9999.
+pub fn from_unix_millis(millis: i64) -> Option<String> {
+    format(i128::from(millis) * NANOS_PER_MILLI)
+}
+
 /// Nanoseconds since the Unix epoch of an RFC 3339 timestamp.
 fn parse(text: &str) -> Option<i128> {
     let bytes = text.as_bytes();
@@ -130,7 +142,28 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 #[cfg(test)]
 mod tests {
-    use super::add_milliseconds;
+    use super::{add_milliseconds, from_unix_millis, unix_millis};
+
+    #[test]
+    fn converts_to_and_from_unix_milliseconds() {
+        let cases = [
+            ("1970-01-01T00:00:00.000Z", 0),
+            ("1970-01-01T00:00:09.999Z", 9999),
+            ("2026-10-02T09:30:00.250Z", 1_790_933_400_250),
+            ("1969-12-31T23:59:59.500Z", -500),
+        ];
+        for (text, millis) in cases {
+            assert_eq!(unix_millis(text), Some(millis), "{text}");
+            assert_eq!(from_unix_millis(millis).as_deref(), Some(text), "{millis}");
+        }
+        assert_eq!(
+            unix_millis("2026-10-02T11:30:00.250+02:00"),
+            Some(1_790_933_400_250)
+        );
+        assert_eq!(unix_millis("1969-12-31T23:59:59.9999Z"), Some(-1));
+        assert_eq!(unix_millis("not a time"), None);
+        assert_eq!(from_unix_millis(i64::MAX), None);
+    }
 
     #[test]
     fn adds_and_writes_utc_milliseconds() {
