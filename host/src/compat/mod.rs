@@ -8,6 +8,12 @@
 //! - [`session_state`]: the whole 0.3.0 state, for a snapshot (subscribe, reconnect);
 //! - [`action`]: the 0.3.0 actions one 1.0 action becomes, for the envelopes that follow.
 //!
+//! and back: [`lift`] makes a 0.3.0 session a 1.0 session with one chat (a 0.3.0 database
+//! opened by a 1.0 host), [`to_v1`] a 0.3.0 action the 1.0 action with the same effect (a 0.3.0
+//! client's dispatch). `host/tests/compat_lift.rs` holds the official 0.3.0 session fixtures
+//! to that: the view of the lifted state after the translated actions equals the 0.3.0
+//! reducer's state.
+//!
 //! Agreeing means: the 0.3.0 reducer applied to the view of a state and the translation of an
 //! action gives the view of the 1.0 reducer's result. `host/tests/compat_view.rs` holds every
 //! official 1.0.0 chat and session fixture to that, step by step. Where the two versions model
@@ -18,9 +24,11 @@
 //! the typed 0.3.0 decoder checks the result ([`typed_state`], [`typed_action`]).
 
 mod actions;
+mod lift;
 mod state;
 
 pub use actions::{action, Source, View};
+pub use lift::{lift, to_v1, Target};
 pub use state::session_state;
 
 use ahp_wasm::protocol as v03;

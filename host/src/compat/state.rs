@@ -192,8 +192,14 @@ pub(super) fn customization(item: &mut Value) {
         object.insert("enabled".into(), enabled(Some(&sources)).into());
     }
     object.entry("enabled").or_insert(true.into());
-    if let Some(children) = object.get_mut("children") {
-        customizations(children);
+    if let Some(children) = object.get_mut("children").and_then(Value::as_array_mut) {
+        for child in children {
+            match child.get("type").and_then(Value::as_str) {
+                Some("mcpServer") => customization(child),
+                // 0.3.0's agents, skills, prompts, rules and hooks cannot be switched off.
+                _ => drop(child.as_object_mut().and_then(|c| c.remove("enabled"))),
+            }
+        }
     }
 }
 
