@@ -10,12 +10,12 @@
 //!
 //! and back: [`lift`] makes a 0.3.0 session a 1.0 session with one chat (a 0.3.0 database
 //! opened by a 1.0 host), [`to_v1`] a 0.3.0 action the 1.0 action with the same effect (a 0.3.0
-//! client's dispatch). `host/tests/compat_lift.rs` holds the official 0.3.0 session fixtures
+//! client's dispatch). `host/tests/compat/lift.rs` holds the official 0.3.0 session fixtures
 //! to that: the view of the lifted state after the translated actions equals the 0.3.0
 //! reducer's state.
 //!
 //! Agreeing means: the 0.3.0 reducer applied to the view of a state and the translation of an
-//! action gives the view of the 1.0 reducer's result. `host/tests/compat_view.rs` holds every
+//! action gives the view of the 1.0 reducer's result. `host/tests/compat/view.rs` holds every
 //! official 1.0.0 chat and session fixture to that, step by step. Where the two versions model
 //! a thing differently the view loses it, and [`GAPS`] lists each such place.
 //!

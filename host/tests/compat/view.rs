@@ -1,54 +1,18 @@
-//! The AHP 0.3.0 view of a 1.0 session (`ahp_host::compat`) against every official 1.0.0 chat
+//! The 0.3.0 view of a 1.0 session (`compat::session_state`, `compat::action`) against every official 1.0.0 chat
 //! and session fixture: after each action, the 0.3.0 reducer applied to the view and the
 //! translated actions must give the view of the 1.0 reducer's state. Only the fields that
 //! `compat::GAPS` names are left out of the comparison (`summary.modifiedAt`: a 0.3.0 reducer
 //! stamps it with its own clock).
 
+use super::{comparable, fixtures};
 use ahp_host::compat::{self, Source, View};
 use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::{self as v03};
 use ahp_wasm::reduce::{self, FixedClock};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 
 const SESSION: &str = "ahp-session:/s1";
 const CREATED: &str = "1970-01-01T00:00:01.000Z";
-
-fn fixtures(reducer: &str) -> Vec<(String, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../protocol/ahp-1.0.0/conformance/reducers");
-    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
-        .expect("the 1.0.0 fixtures")
-        .map(|entry| {
-            let path = entry.expect("entry").path();
-            let text = std::fs::read_to_string(&path).expect("fixture");
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, serde_json::from_str::<Value>(&text).expect("JSON"))
-        })
-        .filter(|(_, f)| f["reducer"] == reducer)
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
-
-/// Nulls dropped (absent and null are the same on the wire), `summary.modifiedAt` left out.
-fn comparable(mut view: Value) -> Value {
-    fn strip(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                map.retain(|_, v| !v.is_null());
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    if let Some(summary) = view.get_mut("summary").and_then(Value::as_object_mut) {
-        summary.remove("modifiedAt");
-    }
-    strip(&mut view);
-    view
-}
 
 fn idle_session() -> v1::SessionState {
     serde_json::from_value(json!({
@@ -127,8 +91,8 @@ fn check(fixture: &Value, chat_channel: bool, counts: &mut Counts) -> Result<(),
             }
         }
         let (got, want) = (
-            comparable(serde_json::to_value(&shown).unwrap()),
-            comparable(serde_json::to_value(&expected).unwrap()),
+            comparable(serde_json::to_value(&shown).unwrap(), &["modifiedAt"]),
+            comparable(serde_json::to_value(&expected).unwrap(), &["modifiedAt"]),
         );
         if got != want {
             return Err(format!(
@@ -142,7 +106,7 @@ fn check(fixture: &Value, chat_channel: bool, counts: &mut Counts) -> Result<(),
 
 /// Checks every fixture of `reducer`; returns the resyncs they asked for.
 fn check_all(reducer: &str, expected_count: usize) -> Vec<&'static str> {
-    let fixtures = fixtures(reducer);
+    let fixtures = fixtures("ahp-1.0.0", reducer);
     assert_eq!(fixtures.len(), expected_count, "{reducer} fixtures");
     let mut failures = Vec::new();
     let mut counts = Counts::default();

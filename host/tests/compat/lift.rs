@@ -4,57 +4,23 @@
 //! reducers applying the translations, the 0.3.0 reducer the originals). Left out of the
 //! comparison, as `compat::GAPS` says: `summary.modifiedAt` and the session's model and agent.
 
+use super::{comparable, fixtures};
 use ahp_host::compat::{self, Target};
 use ahp_wasm::protocol::{self as v03, v1};
 use ahp_wasm::reduce::{self, FixedClock};
 use serde_json::Value;
-use std::path::PathBuf;
+
+/// What the view leaves out of the summary (`compat::GAPS`).
+const GAPS: &[&str] = &["modifiedAt", "model", "agent"];
 
 const CHAT: &str = "ahp-chat:/s1/default";
 const NOW: f64 = 9999.0;
-
-fn fixtures() -> Vec<(String, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../protocol/ahp-0.3.0/conformance/reducers");
-    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
-        .expect("the 0.3.0 fixtures")
-        .map(|entry| {
-            let path = entry.expect("entry").path();
-            let text = std::fs::read_to_string(&path).expect("fixture");
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, serde_json::from_str::<Value>(&text).expect("JSON"))
-        })
-        .filter(|(_, f)| f["reducer"] == "session")
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
-
-fn comparable(mut state: Value) -> Value {
-    fn strip(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                map.retain(|_, v| !v.is_null());
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    if let Some(summary) = state.get_mut("summary").and_then(Value::as_object_mut) {
-        for gap in ["modifiedAt", "model", "agent"] {
-            summary.remove(gap);
-        }
-    }
-    strip(&mut state);
-    state
-}
 
 /// The view of the 1.0 state on the channel `at` (the fixture's session URI).
 fn view(at: &(String, String), session: &v1::SessionState, chat: &v1::ChatState) -> Value {
     let json = compat::session_state(&at.0, &at.1, session, Some(chat));
     let typed = compat::typed_state(json).expect("the view decodes as 0.3.0");
-    comparable(serde_json::to_value(&typed).unwrap())
+    comparable(serde_json::to_value(&typed).unwrap(), GAPS)
 }
 
 fn check(fixture: &Value, translated: &mut usize) -> Result<(), String> {
@@ -69,7 +35,7 @@ fn check(fixture: &Value, translated: &mut usize) -> Result<(), String> {
         serde_json::from_value(session).map_err(|e| format!("lifted session: {e}"))?;
     let mut chat: v1::ChatState =
         serde_json::from_value(chat).map_err(|e| format!("lifted chat: {e}"))?;
-    let shown = |s: &v03::SessionState| comparable(serde_json::to_value(s).unwrap());
+    let shown = |s: &v03::SessionState| comparable(serde_json::to_value(s).unwrap(), GAPS);
     if view(&created_at, &session, &chat) != shown(&old) {
         return Err(format!(
             "lifted:\n  view:  {}\n  0.3.0: {}",
@@ -108,7 +74,7 @@ fn check(fixture: &Value, translated: &mut usize) -> Result<(), String> {
 
 #[test]
 fn every_session_fixture_lifts_and_translates_to_the_same_state() {
-    let fixtures = fixtures();
+    let fixtures = fixtures("ahp-0.3.0", "session");
     assert!(fixtures.len() >= 100, "{} session fixtures", fixtures.len());
     let mut failures = Vec::new();
     let mut translated = 0;
