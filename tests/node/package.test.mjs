@@ -22,6 +22,7 @@ const EXPECTED = [
   'ahp_wasm_bg.wasm.d.ts',
   'api.js',
   'changeset.js',
+  'common.d.ts',
   'error-classes.js',
   'generated.js',
   'in-memory-transport.js',

@@ -1,6 +1,7 @@
 // The examples of pkg/README.md are type-checked (tsc -p tests/ts) as tests/ts/readme.ts (the
-// client quick start), tests/ts/readme-intro.ts (the first example) and tests/ts/readme-porting.ts
-// (the porting example): they must not drift apart. The quick start also runs, twice, against
+// client quick start), tests/ts/readme-intro.ts (the first example), tests/ts/readme-porting.ts
+// (the porting example), tests/ts/readme-v1.ts and tests/ts/readme-porting-v1.ts (the 1.0 ones):
+// they must not drift apart. The quick start also runs, twice, against
 // the real host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +41,15 @@ test('the README AHP 1.0 example is the type-checked tests/ts/readme-v1.ts', () 
   const block = /## AHP 1\.0: `ahp-wasm\/v1`\n\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
   assert.ok(block, 'the 1.0 example is in pkg/README.md');
   const checked = readFileSync(new URL('../ts/readme-v1.ts', import.meta.url), 'utf8');
+  const body = checked.split('\n').slice(3).join('\n');
+  assert.equal(body, block[1]);
+});
+
+test('the README 1.0 porting example is the type-checked tests/ts/readme-porting-v1.ts', () => {
+  const readme = readFileSync(new URL('../../pkg/README.md', import.meta.url), 'utf8');
+  const block = /## Porting from the official 1\.0 TypeScript client\n\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, 'the 1.0 porting example is in pkg/README.md');
+  const checked = readFileSync(new URL('../ts/readme-porting-v1.ts', import.meta.url), 'utf8');
   const body = checked.split('\n').slice(3).join('\n');
   assert.equal(body, block[1]);
 });

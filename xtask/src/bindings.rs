@@ -3,11 +3,13 @@
 //!
 //! - `js/index.d.ts`: the `AhpClient` command methods and the types they name, from the command
 //!   table (`src/protocol/command_table.rs`), and `NotificationMap`, from the table of protocol
-//!   notifications (`src/protocol/methods.rs`);
+//!   notifications (`src/protocol/methods.rs`); `js/v1/index.d.ts` the same for AHP 1.0, from
+//!   the 1.0 command table (`src/protocol/v1/command_table.rs`; 1.0's notifications carry the
+//!   same params types);
 //! - `js/error-classes.js` (the package's error class exports) and `js/errors.js`: the lists
 //!   of error classes,
 //!   from the error class table (`src/client/error_classes.rs`); and the classes that
-//!   `js/errors.js` defines and `js/index.d.ts` declares must be exactly the table's, with its
+//!   `js/errors.js` defines and `js/common.d.ts` declares must be exactly the table's, with its
 //!   `kind` and `code` values;
 //! - `js/render.js`: the copiers of the objects a streamed delta copies, from the schema
 //!   ([`crate::copiers`]).
@@ -25,7 +27,7 @@ mod command_table;
 mod error_classes;
 
 // AHP 1.0's table, compiled on its own as the 0.3.0 one and expanded by the same `COMMANDS`
-// consumer; no output yet (the wasm package has no 1.0 entry).
+// consumer: the command methods of the 1.0 entry's declarations (`js/v1/index.d.ts`).
 #[allow(dead_code, unused_macros)]
 #[path = "../../src/protocol/v1/command_table.rs"]
 mod command_table_v1;
@@ -55,9 +57,23 @@ fn files(root: &Path) -> Result<Vec<(&'static str, Vec<Section>)>, String> {
         (
             "js/index.d.ts",
             vec![
-                ("command types", command_types()),
-                ("command methods", command_methods()?),
+                (
+                    "command types",
+                    command_types(COMMANDS, "./ahp_wasm.js", ""),
+                ),
+                ("command methods", command_methods(COMMANDS)?),
                 ("protocol names", crate::names::declarations(root)?),
+            ],
+        ),
+        (
+            "js/v1/index.d.ts",
+            vec![
+                (
+                    "command types",
+                    command_types(commands_v1::COMMANDS, "./types.js", PING_PARAMS_V1),
+                ),
+                ("command methods", command_methods(commands_v1::COMMANDS)?),
+                ("protocol names", crate::names_v1::declarations_v1(root)?),
             ],
         ),
         ("js/errors.js", vec![("error classes", errors_js_lists())]),
@@ -102,9 +118,12 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
         std::fs::read_to_string(root.join(path)).map_err(|e| format!("reading {path}: {e}"))
     };
     check_error_classes("js/errors.js", &read("js/errors.js")?, Style::Js)?;
-    check_error_classes("js/index.d.ts", &read("js/index.d.ts")?, Style::Dts)?;
+    check_error_classes("js/common.d.ts", &read("js/common.d.ts")?, Style::Dts)?;
     if check {
-        println!("js/index.d.ts, js/errors.js, js/error-classes.js, js/render.js are up to date");
+        println!(
+            "js/index.d.ts, js/v1/index.d.ts, js/errors.js, js/error-classes.js, js/render.js \
+             are up to date"
+        );
     }
     Ok(())
 }
@@ -141,15 +160,22 @@ fn params_arg(command: &CommandInfo) -> Option<String> {
     }
 }
 
-/// The commands that are `AhpClient` methods.
-fn methods() -> impl Iterator<Item = &'static CommandInfo> {
-    COMMANDS.iter().filter(|c| c.call != CommandCall::Handshake)
+/// `ping`'s params in the 1.0 declarations: the 1.0 definition names no type for them (the
+/// table takes 0.3.0's, the same `{channel}`), so the section declares it.
+const PING_PARAMS_V1: &str =
+    "/** `ping`'s params (the 1.0 definition names no type for them). */\n\
+     export interface PingParams {\n  channel: string;\n}\n\n";
+
+/// The commands of `table` that are `AhpClient` methods.
+fn methods(table: &'static [CommandInfo]) -> impl Iterator<Item = &'static CommandInfo> {
+    table.iter().filter(|c| c.call != CommandCall::Handshake)
 }
 
-/// `import type { ... }` of the types the command methods name.
-fn command_types() -> String {
+/// `import type { ... } from module` of the types the command methods of `table` name (but
+/// those `local` declares), `local`, `CommandMap` and `NotificationMap`.
+fn command_types(table: &'static [CommandInfo], module: &str, local: &str) -> String {
     let mut names: Vec<&str> = Vec::new();
-    for command in methods() {
+    for command in methods(table) {
         let params = Some(command.params);
         let result = Some(command.result).filter(|r| *r != "void");
         for name in [params, result].into_iter().flatten() {
@@ -159,16 +185,18 @@ fn command_types() -> String {
         }
     }
     names.extend(PROTOCOL_NOTIFICATIONS.iter().map(|n| n.params));
+    let declared = |name: &str| local.contains(&format!("interface {name} "));
     let mut out = String::from("import type {\n");
-    for name in names {
+    for name in names.into_iter().filter(|name| !declared(name)) {
         let _ = writeln!(out, "  {name},");
     }
-    out.push_str("} from './ahp_wasm.js';\n\n");
+    let _ = writeln!(out, "}} from '{module}';\n");
+    out.push_str(local);
     out.push_str(
         "/** Each command's wire params and result by method name, for `request<M>()`. */\n\
          export interface CommandMap {\n",
     );
-    for command in methods() {
+    for command in methods(table) {
         let result = match command.result {
             "void" => "unknown",
             result => result,
@@ -192,10 +220,10 @@ fn command_types() -> String {
     out
 }
 
-/// The `AhpClient` command method declarations.
-fn command_methods() -> Result<String, String> {
+/// The `AhpClient` command method declarations of `table`.
+fn command_methods(table: &'static [CommandInfo]) -> Result<String, String> {
     let mut out = String::new();
-    for command in methods() {
+    for command in methods(table) {
         if command.doc.contains("*/") {
             return Err(format!("the doc of `{}` contains `*/`", command.method));
         }
@@ -403,21 +431,38 @@ mod tests {
     }
 
     #[test]
+    fn a_hand_edited_v1_signature_is_stale() {
+        let text = std::fs::read_to_string(root().join("js/v1/index.d.ts")).unwrap();
+        let edited = text.replace(
+            "createChat(params: CreateChatParams)",
+            "createChat(params: CreateSessionParams)",
+        );
+        assert_ne!(edited, text);
+        let (path, sections) = files(&root()).unwrap().swap_remove(1);
+        assert_eq!(path, "js/v1/index.d.ts");
+        let mut regenerated = edited;
+        for (name, body) in &sections {
+            regenerated = replace_section(&regenerated, name, body).unwrap();
+        }
+        assert_eq!(regenerated, text);
+    }
+
+    #[test]
     fn error_classes_match_the_table() {
         let errors_js = std::fs::read_to_string(root().join("js/errors.js")).unwrap();
-        let dts = std::fs::read_to_string(root().join("js/index.d.ts")).unwrap();
+        let dts = std::fs::read_to_string(root().join("js/common.d.ts")).unwrap();
         check_error_classes("js/errors.js", &errors_js, Style::Js).unwrap();
-        check_error_classes("js/index.d.ts", &dts, Style::Dts).unwrap();
+        check_error_classes("js/common.d.ts", &dts, Style::Dts).unwrap();
 
         // A class added in one place only, or with another kind, fails.
         let extra = format!("{errors_js}\nexport class ExtraError extends AhpError {{\n}}\n");
         let e = check_error_classes("js/errors.js", &extra, Style::Js).unwrap_err();
         assert!(e.contains("not in the table: [ExtraError]"), "{e}");
         let without = dts.replace("class NotSubscribedError", "class NotSubscribed");
-        let e = check_error_classes("js/index.d.ts", &without, Style::Dts).unwrap_err();
+        let e = check_error_classes("js/common.d.ts", &without, Style::Dts).unwrap_err();
         assert!(e.contains("missing: [NotSubscribedError]"), "{e}");
         let kind = dts.replace("readonly kind: 'timeout';", "readonly kind: 'timedOut';");
-        assert!(check_error_classes("js/index.d.ts", &kind, Style::Dts).is_err());
+        assert!(check_error_classes("js/common.d.ts", &kind, Style::Dts).is_err());
         let code = errors_js.replace("code: -32005", "code: -32000");
         assert!(check_error_classes("js/errors.js", &code, Style::Js).is_err());
     }

@@ -1,7 +1,7 @@
 //! Project tasks. `cargo run -p xtask -- codegen` regenerates the AHP wire types in
 //! `src/protocol/generated.rs` from the vendored JSON Schema, and the generated sections of the
 //! npm package's hand-written files (`js/`) from the command and error class tables, and
-//! `js/protocol.js` (the protocol's named values), and the AHP 1.0.0 wire types in
+//! `js/protocol.js` (the protocol's named values; 1.0's: `js/v1/protocol.js`), and the AHP 1.0.0 wire types in
 //! `src/protocol/v1/generated.rs` (and their TypeScript declarations, `js/v1/types.d.ts`) from
 //! the official `ahp-types` 1.0.0 definition;
 //! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
@@ -18,6 +18,7 @@ mod copiers;
 mod imports;
 mod model;
 mod names;
+mod names_v1;
 mod render;
 mod syn_read;
 mod ts_v1;
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
             let result = codegen::run(&root, check)
                 .and_then(|()| codegen_v1::run(&root, check))
                 .and_then(|()| names::run(&root, check))
+                .and_then(|()| names_v1::run(&root, check))
                 .and_then(|()| bindings::run(&root, check));
             match result {
                 Ok(()) => ExitCode::SUCCESS,

@@ -29,13 +29,13 @@ const SPLIT_ACTIONS: [(&str, [&str; 2]); 1] = [(
 pub const OUTPUT: &str = "js/protocol.js";
 
 /// One named value.
-enum Literal {
+pub(crate) enum Literal {
     Str(String),
     Num(i64),
 }
 
 impl Literal {
-    fn js(&self) -> String {
+    pub(crate) fn js(&self) -> String {
         match self {
             Literal::Str(s) => format!("'{s}'"),
             Literal::Num(n) => n.to_string(),
@@ -44,10 +44,10 @@ impl Literal {
 }
 
 /// Named groups of values (`ActionType` -> `SessionDelta: 'session/delta'`, ...), by name.
-type Groups = BTreeMap<String, Vec<(String, Literal)>>;
+pub(crate) type Groups = BTreeMap<String, Vec<(String, Literal)>>;
 
 /// `'result-denied'` -> `ResultDenied`, `'mcpServer'` -> `McpServer`.
-fn member_name(value: &str) -> String {
+pub(crate) fn member_name(value: &str) -> String {
     value
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|part| !part.is_empty())
