@@ -312,7 +312,7 @@ export class ActiveClientHandle {
     }
     const stillWanted = this._v.callChannels(this.session, this._sub.state).includes(uri);
     if (this._released || !stillWanted) {
-      if (this.client.subscription(uri) === sub) sub.unsubscribe();
+      sub.unsubscribe();
       return;
     }
     this._watch(uri, sub, true);

@@ -225,6 +225,49 @@ test('1.0: a running call is aborted when the role is released, and its late res
   client.close();
 });
 
+test('1.0: a chat removed from the session is left: its running call aborted, the subscription made for it ended', async (t) => {
+  const peer = peer1();
+  const client = await connect(peer);
+  t.after(() => client.close());
+  let signal;
+  await client.setActiveClient(SESSION, {
+    tools: [{ name: 'wait', execute: (_i, ctx) => new Promise((resolve) => { signal = ctx.signal; signal.addEventListener('abort', () => resolve('late')); }) }],
+  });
+  await until(() => client.subscription(CHAT)?.state);
+  startCall(peer, CHAT, 'tc-1', 'wait', '{}');
+  await until(() => signal);
+  peer.act(SESSION, { type: 'session/chatRemoved', chat: CHAT });
+  await until(() => signal.aborted);
+  assert.deepEqual(peer.sent('unsubscribe').map((m) => m.params.channel), [CHAT]);
+  await settle(10);
+  assert.deepEqual(dispatched(peer, CHAT), [], 'no result for a call of a removed chat');
+});
+
+test('1.0: a handle replacing this client\'s earlier one takes its chats over without running a started call twice', async (t) => {
+  const peer = peer1();
+  const client = await connect(peer);
+  t.after(() => client.close());
+  let runs = 0;
+  let finish;
+  const slow = { name: 'slow', execute: () => { runs += 1; return new Promise((resolve) => (finish = resolve)); } };
+  const first = await client.setActiveClient(SESSION, { tools: [slow] });
+  await until(() => client.subscription(CHAT)?.state);
+  startCall(peer, CHAT, 'tc-1', 'slow', '{}');
+  await until(() => runs === 1);
+  const second = await client.setActiveClient(SESSION, { displayName: 'again', tools: [slow] });
+  assert.notEqual(second, first);
+  await settle(10);
+  assert.equal(runs, 1, 'the running call is not started again');
+  finish('done');
+  const done = await answer(peer, CHAT, 'chat/toolCallComplete', 'tc-1');
+  assert.deepEqual(done.result.content, [{ type: 'text', text: 'done' }]);
+  startCall(peer, CHAT, 'tc-2', 'slow', '{}');
+  await until(() => runs === 2);
+  assert.equal(peer.sent('subscribe').filter((m) => m.params.channel === CHAT).length, 1, 'the chat subscription is reused');
+  second.release();
+  assert.deepEqual(peer.sent('unsubscribe').map((m) => m.params.channel), [CHAT], 'and ended by the handle that has it');
+});
+
 test('1.0: the host reads published plugin files and asks for the systemMessageTransform', async (t) => {
   const peer = peer1();
   const client = await connect(peer);
