@@ -1,12 +1,17 @@
-// The active client role of a session (AHP 0.3.0 guide/customizations.md): claiming it with
-// tools, client-published plugins and the systemMessageTransform opt-in, running the app's tool
-// handlers for the calls this client owns, answering the host's `resourceRead`/`resourceList`
-// for the published plugins' `virtual://` files, and the `systemMessageTransform` request.
+// The active client role of a session (guide/customizations.md of AHP 0.3.0 and 1.0): claiming
+// it with tools, client-published plugins and the systemMessageTransform opt-in, running the
+// app's tool handlers for the calls this client owns, answering the host's
+// `resourceRead`/`resourceList` for the published plugins' `virtual://` files, and the
+// `systemMessageTransform` request.
 //
 // Everything goes through the public client API (dispatch, subscriptions, setRequestHandler,
-// events): tool calls are state, so the owned calls are found in the session mirror as it
-// changes, and the results are actions. Hand-written; scripts/build-pkg.sh copies it into pkg/.
+// events): tool calls are state, so the owned calls are found in the mirrors as they change,
+// and the results are actions. In 0.3.0 the calls live in the session's active turn; in 1.0 in
+// the active turns of the session's chats (`ahp-chat:` channels, subscribed to here as the
+// session state lists them). What differs between the two is in the adapters below (`V0_3`,
+// `V1`), picked by the negotiated version. Hand-written; scripts/build-pkg.sh copies it into pkg/.
 import { AhpError, InvalidInputError } from './error-classes.js';
+import { PROTOCOL_VERSION } from './generated.js';
 import { schemaErrors } from './schema-check.js';
 
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -70,7 +75,7 @@ function failureResult(name, message, code) {
   return { success: false, pastTenseMessage: `\`${name}\` failed`, error: { message: String(message), code } };
 }
 
-/** The owned tool calls of the active turn: `{ turnId, call }`. */
+/** The owned tool calls of a state's active turn (a 0.3.0 session's, a 1.0 chat's): `{ turnId, call }`. */
 function ownedCalls(state, clientId) {
   const turn = state?.activeTurn;
   const out = [];
@@ -82,26 +87,83 @@ function ownedCalls(state, clientId) {
 }
 
 /**
+ * What the role looks like in AHP 0.3.0: one active client per session (`activeClient`), tools
+ * changed on their own, tool calls in the session's active turn.
+ */
+const V0_3 = {
+  claim: (activeClient) => ({ type: 'session/activeClientChanged', activeClient }),
+  release: () => ({ type: 'session/activeClientChanged', activeClient: null }),
+  tools: (_activeClient, tools) => ({ type: 'session/activeClientToolsChanged', tools }),
+  holds: (state, clientId) => state?.activeClient?.clientId === clientId,
+  /** Whether to claim again after a reconnect: only if nobody holds the role. */
+  vacant: (state) => state?.activeClient == null,
+  plugin: (customization) => customization,
+  /** The channels whose active turns hold the calls: the session itself. */
+  callChannels: (session) => [session],
+  toolAction: (name) => `session/${name}`,
+};
+
+/**
+ * AHP 1.0: several active clients per session (`activeClients[]`, an upsert by `clientId` and a
+ * removal), no tools-only action (the whole entry is set again), tool calls in the chats listed
+ * by the session state (`chats[].resource`), and `chat/toolCall*` actions on those channels.
+ */
+const V1 = {
+  claim: (activeClient) => ({ type: 'session/activeClientSet', activeClient }),
+  release: (clientId) => ({ type: 'session/activeClientRemoved', clientId }),
+  tools: (activeClient) => ({ type: 'session/activeClientSet', activeClient }),
+  holds: (state, clientId) => (state?.activeClients ?? []).some((c) => c?.clientId === clientId),
+  vacant: (state, clientId) => !V1.holds(state, clientId),
+  /** 1.0's `ClientPluginCustomization` has no `enabled` (enablement is the host's, per scope). */
+  plugin: ({ enabled: _enabled, ...customization }) => customization,
+  callChannels: (_session, state) => (state?.chats ?? []).map((c) => c?.resource).filter((uri) => typeof uri === 'string'),
+  toolAction: (name) => `chat/${name}`,
+};
+
+/** The adapter of the version `client` negotiated (before connecting: the module's version). */
+function adapterOf(client) {
+  const version = client.serverInfo?.protocolVersion ?? PROTOCOL_VERSION;
+  return String(version).startsWith('0.3.') ? V0_3 : V1;
+}
+
+/** A 1.0 tool call's input given as a `ContentRef`, read with `resourceRead`, as text. */
+async function inputText(client, toolInput) {
+  if (typeof toolInput?.uri !== 'string') throw new Error('the input is neither text nor a content reference');
+  const read = await client.resourceRead({ uri: toolInput.uri, encoding: 'utf-8' });
+  if (read?.encoding === 'base64') {
+    const bytes = Uint8Array.from(atob(read.data), (c) => c.charCodeAt(0));
+    return new TextDecoder().decode(bytes);
+  }
+  return String(read?.data ?? '');
+}
+
+/**
  * The active-client role of one session, held by one `AhpClient` (see `AhpClient.setActiveClient`).
  */
 export class ActiveClientHandle {
   /** @private */
-  constructor(client, subscription, options) {
+  constructor(client, subscription, options, previous) {
     this.client = client;
     this.session = subscription.uri;
     this._sub = subscription;
     this._options = options;
+    this._v = adapterOf(client);
     this._tools = toolMap(options.tools);
     this._plugins = options.plugins ?? [];
-    // Keyed by `turnId toolCallId`: tool call ids are only unique within a turn.
+    // The channels whose active turns hold this client's calls: uri -> { sub, off, ours, turn,
+    // seen } (`ours`: subscribed here, so unsubscribed on release; `seen`: the keys of the calls
+    // of `turn` already handled). Keys are `channel turnId toolCallId` (ids are per turn).
+    this._channels = new Map();
+    this._subscribing = new Set(); // chat uris being subscribed to
     this._running = new Map(); // key -> AbortController
-    this._seen = new Set(); // keys of calls already handled (this turn's; cleared per turn)
-    this._seenTurn = undefined;
     this._released = false;
-    this._offChange = subscription.onChange((state) => this._scan(state));
+    // A handle replacing this client's earlier one takes over its channels (and which calls it
+    // already started: those finish there, not twice).
+    for (const [uri, entry] of previous?._detach() ?? []) this._watch(uri, entry.sub, entry.ours, entry);
+    this._offChange = subscription.onChange((state) => this._follow(state));
     this._offEvent = client.onEvent((event) => {
       // After a reconnect the host may have cleared the role (the connection dropped): claim it
-      // again, unless another client has taken it meanwhile.
+      // again, unless (0.3.0) another client has taken it meanwhile.
       if (event.type === 'connected' && !this._released) queueMicrotask(() => this._reclaim());
     });
   }
@@ -111,36 +173,35 @@ export class ActiveClientHandle {
     const o = this._options;
     const value = { clientId: this.client.clientId, tools: [...this._tools.values()].map((t) => t.def) };
     if (o.displayName !== undefined) value.displayName = String(o.displayName);
-    if (this._plugins.length > 0) value.customizations = this._plugins.map((p) => p.customization);
+    if (this._plugins.length > 0) value.customizations = this._plugins.map((p) => this._v.plugin(p.customization));
     if (o.systemMessageTransform?.sections?.length) {
       value.systemMessageTransform = { sections: o.systemMessageTransform.sections.map(String) };
     }
     return value;
   }
 
-  /** Whether the session's state names this client as the active one. */
+  /** Whether the session's state names this client as an active one. */
   get isActive() {
-    return this._sub.state?.activeClient?.clientId === this.client.clientId;
+    return this._v.holds(this._sub.state, this.client.clientId);
   }
 
-  /** @private Claims the role: `session/activeClientChanged`. */
+  /** @private Claims the role (0.3.0 `session/activeClientChanged`, 1.0 `session/activeClientSet`). */
   _claim() {
-    this._sub.dispatch({ type: 'session/activeClientChanged', activeClient: this.activeClient });
-    this._scan(this._sub.state);
+    this._sub.dispatch(this._v.claim(this.activeClient));
+    this._follow(this._sub.state);
   }
 
   _reclaim() {
     if (this._released) return;
-    const current = this._sub.state?.activeClient;
-    if (current == null) this._claim();
+    if (this._v.vacant(this._sub.state, this.client.clientId)) this._claim();
   }
 
-  /** Replaces the tool list (`session/activeClientToolsChanged`); running calls go on. */
+  /** Replaces the tool list (0.3.0 `session/activeClientToolsChanged`, 1.0 the entry set again); running calls go on. */
   updateTools(tools) {
     this._check();
     const next = toolMap(tools);
     this._tools = next;
-    this._sub.dispatch({ type: 'session/activeClientToolsChanged', tools: [...next.values()].map((t) => t.def) });
+    this._sub.dispatch(this._v.tools(this.activeClient, [...next.values()].map((t) => t.def)));
   }
 
   /** Replaces the published plugins (re-claims the role with the new list). */
@@ -150,20 +211,40 @@ export class ActiveClientHandle {
     this._claim();
   }
 
-  /** Gives the role up (`activeClient: null` if this client holds it) and aborts running calls. */
+  /**
+   * Gives the role up (0.3.0 `activeClient: null`, 1.0 `session/activeClientRemoved`, if this
+   * client holds it), aborts running calls and ends the chat subscriptions made for it.
+   */
   release() {
     if (this._released) return;
+    this._stop();
+    sessions.get(this.client)?.delete(this.session);
+    try {
+      if (this.isActive) this._sub.dispatch(this._v.release(this.client.clientId));
+    } catch {
+      // The client closed or the subscription ended: nothing to give back.
+    }
+  }
+
+  /** @private Replaced by a newer handle: stops following, hands over the channels. */
+  _detach() {
+    this._released = true;
+    this._offChange();
+    this._offEvent();
+    for (const entry of this._channels.values()) entry.off();
+    const channels = this._channels;
+    this._channels = new Map();
+    return channels;
+  }
+
+  /** @private Released: stops following the session. */
+  _stop() {
     this._released = true;
     this._offChange();
     this._offEvent();
     for (const controller of this._running.values()) controller.abort(new AhpError('the active client was released', { kind: 'aborted' }));
     this._running.clear();
-    sessions.get(this.client)?.delete(this.session);
-    try {
-      if (this.isActive) this._sub.dispatch({ type: 'session/activeClientChanged', activeClient: null });
-    } catch {
-      // The client closed or the subscription ended: nothing to give back.
-    }
+    for (const uri of [...this._channels.keys()]) this._drop(uri);
   }
 
   /** The file of a published plugin at `uri`, if any. */
@@ -197,36 +278,107 @@ export class ActiveClientHandle {
     if (this._released) throw new AhpError('this active-client handle was released', { kind: 'closed' });
   }
 
-  /** Starts owned calls that reached `running`, aborts those that left it. */
-  _scan(state) {
+  /**
+   * Follows the session state: the channels holding calls (0.3.0 the session, 1.0 its chats,
+   * subscribed to as they appear and left as they go), then the session's own calls (0.3.0).
+   */
+  _follow(state) {
     if (this._released) return;
-    const live = new Set();
-    const turnId = state?.activeTurn?.id;
-    if (turnId !== this._seenTurn) {
-      this._seenTurn = turnId;
-      this._seen.clear();
+    const wanted = new Set(this._v.callChannels(this.session, state));
+    for (const uri of [...this._channels.keys()]) {
+      const entry = this._channels.get(uri);
+      if (!wanted.has(uri) || (uri !== this.session && !entry.sub.active)) this._drop(uri);
     }
-    for (const { call } of ownedCalls(state, this.client.clientId)) {
-      if (call.status !== 'running') continue;
-      const key = `${turnId} ${call.toolCallId}`;
-      live.add(key);
-      if (this._seen.has(key)) continue;
-      this._seen.add(key);
-      this._start(turnId, call, key);
+    for (const uri of wanted) {
+      if (this._channels.has(uri) || this._subscribing.has(uri)) continue;
+      if (uri === this.session) this._watch(uri, this._sub, false);
+      else this._subscribeChat(uri);
     }
-    for (const [id, controller] of this._running) {
-      if (!live.has(id)) {
-        controller.abort(new AhpError('the tool call was cancelled', { kind: 'aborted' }));
-        this._running.delete(id);
+    if (this._channels.has(this.session)) this._scan(this.session, state);
+  }
+
+  /** Subscribes to a chat of the session (or takes the app's subscription to it). */
+  async _subscribeChat(uri) {
+    const existing = this.client.subscription(uri);
+    if (existing && existing.active !== false) return this._watch(uri, existing, false);
+    this._subscribing.add(uri);
+    let sub;
+    try {
+      sub = await this.client.subscribe(uri);
+    } catch {
+      return; // the chat went away meanwhile, or the connection: the next session change retries
+    } finally {
+      this._subscribing.delete(uri);
+    }
+    const stillWanted = this._v.callChannels(this.session, this._sub.state).includes(uri);
+    if (this._released || !stillWanted) {
+      sub.unsubscribe();
+      return;
+    }
+    this._watch(uri, sub, true);
+  }
+
+  _watch(uri, sub, ours, from) {
+    const session = uri === this.session;
+    const entry = { sub: session ? this._sub : sub, ours, turn: from?.turn, seen: from?.seen ?? new Set(), off: () => {} };
+    this._channels.set(uri, entry);
+    if (!session) {
+      entry.off = sub.onChange((state) => this._scan(uri, state));
+      this._scan(uri, sub.state);
+    }
+  }
+
+  /** Stops watching a channel: its running calls are aborted, a subscription made here ended. */
+  _drop(uri) {
+    const entry = this._channels.get(uri);
+    if (!entry) return;
+    this._channels.delete(uri);
+    entry.off();
+    this._abortWhere((key) => key.startsWith(`${uri} `), 'the chat is gone');
+    if (entry.ours && entry.sub.active !== false) {
+      try {
+        entry.sub.unsubscribe();
+      } catch {
+        // already ended
       }
     }
   }
 
-  async _start(turnId, call, key) {
+  _abortWhere(pred, why) {
+    for (const [key, controller] of this._running) {
+      if (!pred(key)) continue;
+      controller.abort(new AhpError(why, { kind: 'aborted' }));
+      this._running.delete(key);
+    }
+  }
+
+  /** Starts owned calls of `channel` that reached `running`, aborts those that left it. */
+  _scan(channel, state) {
+    const entry = this._channels.get(channel);
+    if (this._released || !entry) return;
+    const live = new Set();
+    const turnId = state?.activeTurn?.id;
+    if (turnId !== entry.turn) {
+      entry.turn = turnId;
+      entry.seen.clear();
+    }
+    for (const { call } of ownedCalls(state, this.client.clientId)) {
+      if (call.status !== 'running') continue;
+      const key = `${channel} ${turnId} ${call.toolCallId}`;
+      live.add(key);
+      if (entry.seen.has(key)) continue;
+      entry.seen.add(key);
+      this._start(entry.sub, turnId, call, key);
+    }
+    this._abortWhere((key) => key.startsWith(`${channel} `) && !live.has(key), 'the tool call was cancelled');
+  }
+
+  async _start(sub, turnId, call, key) {
     const entry = this._tools.get(call.toolName);
-    const dispatch = (action) => {
+    const action = this._v.toolAction;
+    const dispatch = (a) => {
       try {
-        this._sub.dispatch({ ...action, turnId, toolCallId: call.toolCallId });
+        sub.dispatch({ ...a, turnId, toolCallId: call.toolCallId });
         return true;
       } catch {
         return false; // the subscription or client is gone
@@ -234,7 +386,7 @@ export class ActiveClientHandle {
     };
     if (!entry) {
       // A call for a tool this client does not have (a stale registration): deny it (spec MUST).
-      dispatch({ type: 'session/toolCallConfirmed', approved: false, reason: 'denied' });
+      dispatch({ type: action('toolCallConfirmed'), approved: false, reason: 'denied' });
       return;
     }
     const { tool } = entry;
@@ -243,11 +395,20 @@ export class ActiveClientHandle {
     const finish = (result) => {
       if (this._running.get(key) !== controller) return; // cancelled or released meanwhile
       this._running.delete(key);
-      dispatch({ type: 'session/toolCallComplete', result });
+      dispatch({ type: action('toolCallComplete'), result });
     };
+    // Inline input is parsed at once; a 1.0 reference is read first.
+    let text = call.toolInput ?? '';
+    if (typeof text === 'object') {
+      try {
+        text = await inputText(this.client, text);
+      } catch (e) {
+        return finish(failureResult(tool.name, `the input could not be read: ${e?.message ?? e}`, 'InvalidInput'));
+      }
+    }
     let input;
     try {
-      input = call.toolInput === undefined || call.toolInput === '' ? {} : JSON.parse(call.toolInput);
+      input = text === '' ? {} : JSON.parse(text);
     } catch (e) {
       return finish(failureResult(tool.name, `the input is not JSON: ${e.message}`, 'InvalidInput'));
     }
@@ -255,22 +416,23 @@ export class ActiveClientHandle {
     if (problems.length > 0) {
       return finish(failureResult(tool.name, `the input does not match the tool's schema: ${problems.join('; ')}`, 'InvalidInput'));
     }
+    const where = { toolCallId: call.toolCallId, session: this.session };
+    if (sub.uri !== this.session) where.chat = sub.uri;
     const context = {
       signal: controller.signal,
-      toolCallId: call.toolCallId,
       turnId,
-      session: this.session,
+      ...where,
       update: (content) => {
         if (this._running.get(key) === controller) {
-          dispatch({ type: 'session/toolCallContentChanged', content: contentOf(content) });
+          dispatch({ type: action('toolCallContentChanged'), content: contentOf(content) });
         }
       },
     };
     try {
       const confirm = tool.confirm ?? this._options.confirm;
-      if (confirm && !(await confirm({ tool: tool.name, input, toolCallId: call.toolCallId, session: this.session }))) {
+      if (confirm && !(await confirm({ tool: tool.name, input, ...where }))) {
         if (this._running.get(key) === controller && this._running.delete(key)) {
-          dispatch({ type: 'session/toolCallConfirmed', approved: false, reason: 'denied' });
+          dispatch({ type: action('toolCallConfirmed'), approved: false, reason: 'denied' });
         }
         return;
       }
@@ -339,13 +501,8 @@ export async function setActiveClient(client, session, options = {}) {
   let map = sessions.get(client);
   if (!map) sessions.set(client, (map = new Map()));
   const previous = map.get(session);
-  if (previous) {
-    previous._released = true;
-    previous._offChange();
-    previous._offEvent();
-  }
   install(client);
-  const handle = new ActiveClientHandle(client, subscription, options);
+  const handle = new ActiveClientHandle(client, subscription, options, previous);
   map.set(session, handle);
   handle._claim();
   return handle;
@@ -353,8 +510,9 @@ export async function setActiveClient(client, session, options = {}) {
 
 /**
  * Gives up `client`'s active-client role of `session` (see index.d.ts `releaseActiveClient`):
- * through its handle when it has one, else by dispatching `activeClient: null` when the session
- * state names this client. Resolves whether there was a role to give up.
+ * through its handle when it has one, else by dispatching the release (0.3.0 `activeClient:
+ * null`, 1.0 `session/activeClientRemoved`) when the session state names this client. Returns
+ * whether there was a role to give up.
  */
 export function releaseActiveClient(client, session) {
   if (typeof session !== 'string' || session === '') throw invalid('`session` must be a session URI', 'session');
@@ -365,8 +523,9 @@ export function releaseActiveClient(client, session) {
     return held;
   }
   const sub = client.subscription(session);
-  if (sub?.state?.activeClient?.clientId !== client.clientId) return false;
-  sub.dispatch({ type: 'session/activeClientChanged', activeClient: null });
+  const v = adapterOf(client);
+  if (!sub || !v.holds(sub.state, client.clientId)) return false;
+  sub.dispatch(v.release(client.clientId));
   return true;
 }
 

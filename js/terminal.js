@@ -1,6 +1,8 @@
-// A terminal channel as an object (AHP 0.3.0 spec/terminal-channel.md, guide/terminals.md):
-// typing (`terminal/input`), resizing, claiming, the output as a stream of new data, the
-// commands shell integration reports, and the exit.
+// A terminal channel as an object (AHP 0.3.0 and 1.0 spec/terminal-channel.md,
+// guide/terminals.md): typing (`terminal/input`), resizing, claiming, the output as a stream of
+// new data, the commands shell integration reports, and the exit. The versions differ in two
+// places only: the exit (0.3.0 `exitCode`, 1.0 `lifecycle: { status: 'exited', exitCode? }`) and
+// a session's claim (1.0 names the chat too).
 //
 // Everything goes through the public client API (a subscription to the terminal and its
 // dispatch): the output is read from the subscription's state, which the SDK's terminal
@@ -14,6 +16,10 @@ const CHUNK = 16 * 1024; // UTF-16 units: at most 48 KiB of UTF-8
 /** The most one `write()` takes (split into several inputs). */
 export const MAX_WRITE = 1024 * 1024;
 const MAX_DIMENSION = 1000;
+
+/** Whether the shell exited, and its code (in 1.0 absent when the host does not know it). */
+const hasExited = (s) => s?.lifecycle?.status === 'exited' || s?.exitCode !== undefined;
+const exitCodeOf = (s) => s?.lifecycle?.exitCode ?? s?.exitCode;
 
 const partText = (p) => (p?.type === 'command' ? p.output : p?.value) ?? '';
 const fullText = (content) => (content ?? []).map(partText).join('');
@@ -44,7 +50,7 @@ function chunks(data) {
 }
 
 const sameClaim = (a, b) =>
-  a?.kind === b?.kind && a?.clientId === b?.clientId && a?.session === b?.session && a?.turnId === b?.turnId && a?.toolCallId === b?.toolCallId;
+  a?.kind === b?.kind && a?.clientId === b?.clientId && a?.session === b?.session && a?.chat === b?.chat && a?.turnId === b?.turnId && a?.toolCallId === b?.toolCallId;
 
 /** One terminal, from `AhpClient.terminal(uri)` or `AhpClient.openTerminal(params)`. */
 export class TerminalHandle {
@@ -60,7 +66,7 @@ export class TerminalHandle {
     this._closed = false;
     this._seen(subscription.state);
     this._exited = new Promise((resolve) => {
-      if (this.exitCode !== undefined) resolve(this.exitCode);
+      if (hasExited(subscription.state)) resolve(this.exitCode);
       else this._exit.add(resolve);
     });
     this._off = subscription.onChange((state) => this._changed(state));
@@ -88,7 +94,7 @@ export class TerminalHandle {
   }
   /** The shell's exit code once it exited (-1: killed by a signal). */
   get exitCode() {
-    return this.state?.exitCode;
+    return exitCodeOf(this.state);
   }
   /** Whether shell integration reports commands (`supportsCommandDetection`). */
   get commandDetection() {
@@ -222,8 +228,8 @@ export class TerminalHandle {
       }
     }
     this._seen(state);
-    if (state?.exitCode !== undefined && this._exit.size > 0) {
-      for (const resolve of this._exit) resolve(state.exitCode);
+    if (hasExited(state) && this._exit.size > 0) {
+      for (const resolve of this._exit) resolve(exitCodeOf(state));
       this._exit.clear();
     }
   }
