@@ -2,8 +2,9 @@
 // loading, errors, transports, options, and the client members whose types do not depend on
 // the protocol version, the latter generic over the version's types (`ProtocolTypes`). Each
 // entry's index.d.ts re-exports what it offers of this file and declares its client classes
-// with its own types. Hand-written; scripts/build-pkg.sh copies it into pkg/. The error classes
-// must match src/client/error_classes.rs (`codegen --check` checks them).
+// with its own types (the roles and handles over these: handles.d.ts). Hand-written;
+// scripts/build-pkg.sh copies it into pkg/. The error classes must match
+// src/client/error_classes.rs (`codegen --check` checks them).
 
 /**
  * The types a protocol version gives the shared declarations below (each entry's index.d.ts
@@ -28,6 +29,34 @@ export interface ProtocolTypes {
   sessionSummary: unknown;
   /** `listSessions`' params (`ListSessionsParams`). */
   listSessionsParams: { channel: string };
+  /** A block of a tool call's content or result (`ToolResultContent`). */
+  toolResultContent: unknown;
+  /** What an active client publishes (`SessionActiveClient`). */
+  activeClient: unknown;
+  /** A client-published plugin (`ClientPluginCustomization`). */
+  pluginCustomization: unknown;
+  /** An MCP server customization of a session (`McpServerCustomization`). */
+  mcpServerCustomization: unknown;
+  /** What the host serves on an `mcp://` channel (`AhpMcpUiHostCapabilities`). */
+  mcpUiHostCapabilities: unknown;
+  /** A terminal's state (`TerminalState`). */
+  terminalState: unknown;
+  /** Who holds a terminal (`TerminalClaim`). */
+  terminalClaim: unknown;
+  /** A command shell integration reported (`TerminalCommandPart`). */
+  terminalCommandPart: unknown;
+  /** `createTerminal`'s params (`CreateTerminalParams`). */
+  createTerminalParams: unknown;
+  /** What a terminal's `exited` resolves with: 0.3.0 always has a code, 1.0 may exit without one. */
+  terminalExit: number | undefined;
+  /** A changeset's state (`ChangesetState`). */
+  changesetState: { status: unknown };
+  /** A changed file of a changeset (`ChangesetFile`). */
+  changesetFile: unknown;
+  /** An operation a changeset offers (`ChangesetOperation`). */
+  changesetOperation: unknown;
+  /** `invokeChangesetOperation`'s result (`InvokeChangesetOperationResult`). */
+  invokeChangesetOperationResult: unknown;
 }
 
 /** The params of command `M` of a `CommandMap`. */

@@ -1,12 +1,14 @@
 // Types of the package entry (js/node.js, js/web.js), AHP 0.3.0. Hand-written but for the
 // sections between `generated` markers (`cargo run -p xtask -- codegen`); the build script
 // copies it into pkg/. What does not depend on the protocol version (loading, errors,
-// transports, options, the client's version-independent members) is in common.d.ts, shared
-// with the 1.0 entry (v1/index.d.ts). The wire types (SessionState, StateAction, ...) and the
+// transports, options, the client's version-independent members) is in common.d.ts, the
+// roles and handles (active client, terminals, changesets, `McpChannel`) in handles.d.ts, both
+// shared with the 1.0 entry (v1/index.d.ts). The wire types (SessionState, StateAction, ...) and the
 // reducer signatures are generated from the Rust types (tsify + wasm-bindgen) into
 // ahp_wasm.d.ts.
 
 export * from './common.js';
+export * from './handles.js';
 import type {
   ChangeInfoOf,
   ClientCore,
@@ -21,6 +23,20 @@ import type {
   ServerInfoOf,
   SubscriptionCore,
 } from './common.js';
+import type {
+  ActiveClientHandleCore,
+  ActiveClientOptionsOf,
+  ChangesetHandleCore,
+  ClientHandlesCore,
+  ClientPluginOf,
+  ClientPluginSource,
+  ClientToolOf,
+  McpChannelCore,
+  TerminalCommandEventOf,
+  TerminalHandleCore,
+  ToolContextOf,
+  ToolReturnOf,
+} from './handles.js';
 
 /**
  * The reducers: `action` applied to `state`, a new deeply frozen state (or `state` itself when
@@ -609,6 +625,20 @@ interface Types {
   agent: AgentInfo;
   sessionSummary: SessionSummary;
   listSessionsParams: ListSessionsParams;
+  toolResultContent: ToolResultContent;
+  activeClient: SessionActiveClient;
+  pluginCustomization: ClientPluginCustomization;
+  mcpServerCustomization: McpServerCustomization;
+  mcpUiHostCapabilities: AhpMcpUiHostCapabilities;
+  terminalState: TerminalState;
+  terminalClaim: TerminalClaim;
+  terminalCommandPart: TerminalCommandPart;
+  createTerminalParams: CreateTerminalParams;
+  terminalExit: number;
+  changesetState: ChangesetState;
+  changesetFile: ChangesetFile;
+  changesetOperation: ChangesetOperation;
+  invokeChangesetOperationResult: InvokeChangesetOperationResult;
 }
 
 export interface ConnectOptions extends ConnectOptionsOf<Types> {}
@@ -630,7 +660,9 @@ export type ClientEvent = ClientEventOf<Types>;
  * A connection to one agent host. Keeps itself alive while open (like a WebSocket): call
  * `close()` when done.
  */
-export interface AhpClient extends ClientCore<Types> {}
+export interface AhpClient
+  extends ClientCore<Types>,
+    ClientHandlesCore<Types, ActiveClientHandle, TerminalHandle, ChangesetHandle> {}
 
 export declare class AhpClient {
   private constructor();
@@ -651,42 +683,6 @@ export declare class AhpClient {
   subscription<U extends string>(uri: U): Subscription<StateOfUri<U>> | undefined;
   /** Applies `action` optimistically, sends `dispatchAction`; returns its `clientSeq`. Throws NotSubscribedError / ClientClosedError / InvalidInputError. */
   dispatch(uri: string, action: ClientDispatchableAction): number;
-  /**
-   * Claims the active-client role of `session` (`session/activeClientChanged`) with tools the
-   * agent can call, plugins, and the `systemMessageTransform` opt-in; subscribes to the session
-   * if needed. The SDK then runs the tools' `execute` for calls this client owns (see
-   * `ClientTool`), denies calls for tools it does not have, answers the host's reads of the
-   * plugins' files, and claims the role again after a reconnect if it is vacant. Replaces this
-   * client's earlier handle for the session. Throws InvalidInputError for bad options.
-   */
-  setActiveClient(session: string, options?: ActiveClientOptions): Promise<ActiveClientHandle>;
-  /**
-   * Gives up this client's active-client role of `session` (its handle's `release()`, or
-   * `activeClient: null` when the state names this client without a handle). Returns whether
-   * this client held the role.
-   */
-  releaseActiveClient(session: string): boolean;
-  /**
-   * Handles the host's `systemMessageTransform` requests (our extension): `handler` gets the
-   * rendered sections the host offers and returns rewritten ones; sections it leaves out pass
-   * through, and ids the host did not offer are dropped. `null` removes the handler.
-   */
-  onSystemMessageTransform(handler: SystemMessageTransformHandler | null): void;
-  /** The terminal at `uri` as a `TerminalHandle`, subscribing to it when needed. */
-  terminal(uri: string): Promise<TerminalHandle>;
-  /**
-   * `createTerminal` with defaults (a fresh `ahp-terminal:/` URI, a client claim for this
-   * client), then `terminal(uri)`. Throws InvalidInputError for `cols`/`rows` outside 1..=1000.
-   */
-  openTerminal(params?: Partial<CreateTerminalParams>): Promise<TerminalHandle>;
-  /** The changeset at `uri` (`ahp-changeset:`) as a `ChangesetHandle`, subscribing to it when needed. */
-  changeset(uri: string): Promise<ChangesetHandle>;
-  /**
-   * The changeset of `session`'s catalogue (its first entry that is a URI, not a template), or
-   * `undefined` when the session offers none; subscribes to the session when needed.
-   */
-  sessionChangeset(session: string): Promise<ChangesetHandle | undefined>;
-
   // <generated: command methods> from src/protocol/command_table.rs: cargo run -p xtask -- codegen
   /** Liveness check: resolves when the server answers. */
   ping(): Promise<void>;
@@ -751,251 +747,54 @@ export declare class MultiHostClient {
   constructor(options?: { clientIds?: ClientIdStore });
 }
 
+// The roles and handles (handles.d.ts) with AHP 0.3.0's types.
+
 /** What a client tool's `execute` gets besides its input. */
-export interface ToolContext {
-  /** Aborted when the call is cancelled (turn cancelled, call denied) or the role released. */
-  signal: AbortSignal;
-  /** Streams progress: replaces the call's `content` (`session/toolCallContentChanged`). */
-  update(content: string | ToolResultContent | (string | ToolResultContent)[]): void;
-  toolCallId: string;
-  turnId: string;
-  session: string;
-}
-
+export interface ToolContext extends ToolContextOf<Types> {}
 /** What `execute` may return: text, content blocks, or a result with structured content. */
-export type ToolReturn =
-  | string
-  | ToolResultContent
-  | (string | ToolResultContent)[]
-  | { content?: string | ToolResultContent | (string | ToolResultContent)[]; structuredContent?: Record<string, unknown>; pastTenseMessage?: string }
-  | void;
-
+export type ToolReturn = ToolReturnOf<Types>;
 /**
  * A tool this client lends the agent. `inputSchema` (JSON Schema) is published and checked
  * before `execute` runs: an input that does not match, a thrown error or a rejected promise
  * completes the call with `success: false` and the message.
  */
-export interface ClientTool<I = any> {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  /** The app's own confirmation for this tool (overrides `ActiveClientOptions.confirm`); false denies the call. */
-  confirm?: (call: ToolCallRequest) => boolean | Promise<boolean>;
-  execute(input: I, context: ToolContext): ToolReturn | Promise<ToolReturn>;
-}
-
-/** A call the app is asked to confirm. */
-export interface ToolCallRequest {
-  tool: string;
-  input: unknown;
-  toolCallId: string;
-  session: string;
-}
-
+export interface ClientTool<I = any> extends ClientToolOf<Types, I> {}
 /** A plugin of in-memory files, from `buildClientPlugin`. */
-export interface ClientPlugin {
-  readonly customization: ClientPluginCustomization;
-  /** File URIs (`virtual://...`) to their text. */
-  readonly files: ReadonlyMap<string, string>;
-}
-
-export interface ActiveClientOptions {
-  displayName?: string;
-  tools?: ClientTool[];
-  /** Plugins to publish (`SessionActiveClient.customizations`). */
-  plugins?: ClientPlugin[];
-  /** Section ids this client wants to rewrite (see `RootState.agents[].systemMessageSections`). */
-  systemMessageTransform?: { sections: string[] };
-  /** Confirms every call before it runs, whatever the server's advisory `confirmed` says. */
-  confirm?: (call: ToolCallRequest) => boolean | Promise<boolean>;
-}
+export interface ClientPlugin extends ClientPluginOf<Types> {}
+export interface ActiveClientOptions extends ActiveClientOptionsOf<Types> {}
 
 /** The active-client role of one session, from `AhpClient.setActiveClient`. */
+export interface ActiveClientHandle extends ActiveClientHandleCore<Types, AhpClient> {}
 export declare class ActiveClientHandle {
   private constructor();
-  readonly client: AhpClient;
-  readonly session: string;
-  /** What this handle publishes as `SessionActiveClient`. */
-  readonly activeClient: SessionActiveClient;
-  /** Whether the session state names this client as the active one. */
-  readonly isActive: boolean;
-  /** Replaces the tools (`session/activeClientToolsChanged`). */
-  updateTools(tools: ClientTool[]): void;
-  /** Replaces the published plugins (claims the role again with them). */
-  updatePlugins(plugins: ClientPlugin[]): void;
-  /** Gives the role up and aborts running calls. */
-  release(): void;
 }
 
 /** A shell-integration command event of `TerminalHandle.onCommand`. */
-export interface TerminalCommandEvent {
-  type: 'executed' | 'finished';
-  command: DeepReadonly<TerminalCommandPart>;
-}
+export interface TerminalCommandEvent extends TerminalCommandEventOf<Types> {}
 
-/**
- * One changeset (`AhpClient.changeset(uri)` / `sessionChangeset(session)`), over its
- * subscription: the changed files, the status, the operations the host offers.
- *
- * ```ts
- * const changes = await client.sessionChangeset(session);
- * await changes?.ready();
- * for (const f of changes?.files ?? []) console.log(f.id, f.edit.diff?.added, f.edit.diff?.removed);
- * await changes?.invoke('revert', changes.files[0]?.id); // per file, if the host offers it
- * ```
- */
+/** One changeset (`AhpClient.changeset(uri)` / `sessionChangeset(session)`), over its subscription. */
+export interface ChangesetHandle extends ChangesetHandleCore<Types, AhpClient, Subscription<ChangesetState>> {}
 export declare class ChangesetHandle {
   private constructor();
-  readonly client: AhpClient;
-  readonly uri: string;
-  readonly subscription: Subscription<ChangesetState>;
-  /** The changeset's state (frozen). */
-  readonly state: DeepReadonly<ChangesetState>;
-  readonly status: ChangesetState['status'];
-  /** The changed files: `id` is the file's URI, `edit` its before/after and line counts. */
-  readonly files: DeepReadonly<ChangesetFile[]>;
-  /** The operations the host offers. */
-  readonly operations: DeepReadonly<ChangesetOperation[]>;
-  /** The changed file `resource` (its URI), if it is in the changeset. */
-  file(resource: string): DeepReadonly<ChangesetFile> | undefined;
-  /**
-   * Resolves once `status` is `'ready'`; rejects with an `AhpError` (kind `'changesetError'`)
-   * if it ends in `'error'`, or `RpcTimeoutError` after `timeoutMs` (default 30 000).
-   */
-  ready(options?: { timeoutMs?: number }): Promise<void>;
-  /**
-   * `invokeChangesetOperation`: operation `operationId` on the whole changeset, or on the file
-   * `resource`. Rejects with `InvalidInputError` before sending when the operation is not
-   * offered, does not take that scope, or the file is not in the changeset; with `RpcError`
-   * when the host refuses.
-   */
-  invoke(operationId: string, resource?: string): Promise<InvokeChangesetOperationResult>;
-  /** Listens to changes (the handle is passed). Returns the remover. */
-  onChange(listener: (changeset: ChangesetHandle) => void): () => void;
-  /** Stops the listeners (and the subscription `changeset()` made). */
-  close(): void;
 }
 
-/**
- * One terminal (`AhpClient.terminal(uri)` / `openTerminal(params)`), over its subscription.
- *
- * ```ts
- * const term = await client.openTerminal({ cols: 100, rows: 30 });
- * term.onData((data, { reset }) => (reset ? print(data, true) : print(data)));
- * term.onCommand((e) => e.type === 'finished' && console.log(e.command.commandLine, e.command.exitCode));
- * term.write('echo hi\r');
- * await term.resize(120, 40);
- * ```
- */
+/** One terminal (`AhpClient.terminal(uri)` / `openTerminal(params)`), over its subscription. */
+export interface TerminalHandle extends TerminalHandleCore<Types, AhpClient, Subscription<TerminalState>> {}
 export declare class TerminalHandle {
   private constructor();
-  readonly client: AhpClient;
-  readonly uri: string;
-  readonly subscription: Subscription<TerminalState>;
-  readonly state: DeepReadonly<TerminalState>;
-  readonly title: string;
-  /** Who holds the terminal (`state.claim`; `claim()` changes it). */
-  readonly holder: DeepReadonly<TerminalClaim> | undefined;
-  readonly cols: number | undefined;
-  readonly rows: number | undefined;
-  readonly cwd: string | undefined;
-  /** The shell's exit code once it exited (-1: killed by a signal). */
-  readonly exitCode: number | undefined;
-  /** Resolves with the exit code once the shell exited. */
-  readonly exited: Promise<number>;
-  /** Whether shell integration reports commands (`supportsCommandDetection`). */
-  readonly commandDetection: boolean;
-  /** The command parts reported so far (trimmed with the scrollback). */
-  readonly commands: DeepReadonly<TerminalCommandPart>[];
-  /** The whole output the state keeps (escape sequences included). */
-  readonly text: string;
-  /** Whether this client holds a client claim on it (only the holder may type, resize, claim). */
-  readonly isClaimant: boolean;
-  /**
-   * Types `data` (`terminal/input`; `\r` is Enter), split into inputs the host takes; at most
-   * 1 MiB (InvalidInputError beyond). Input of a non-holder is rejected (a `rejected` event).
-   * Returns the clientSeq of each input.
-   */
-  write(data: string): number[];
-  /** `terminal/resized` (each 1..=1000, else InvalidInputError): resolves once applied, rejects with an AhpError of kind `'rejected'`. */
-  resize(cols: number, rows: number): Promise<void>;
-  /** `terminal/claimed` (default: this client): resolves once the host took it; rejects with an AhpError of kind `'rejected'` and the host's reason. */
-  claim(claim?: TerminalClaim): Promise<void>;
-  /** New output; with `reset` the whole text again (after a clear or a trim). Returns the remover. */
-  onData(listener: (data: string, info: { reset: boolean }) => void): () => void;
-  /** Commands as shell integration reports them. Returns the remover. */
-  onCommand(listener: (event: TerminalCommandEvent) => void): () => void;
-  /** Stops the listeners (and the subscription `terminal()` made); the terminal runs on. */
-  close(): void;
-  /** `disposeTerminal`, then `close()`. */
-  dispose(): Promise<void>;
 }
-
-/** One section of a `systemMessageTransform` request or answer. */
-export interface SystemMessageTransformSection {
-  content: string;
-}
-
-/** Rewrites system-prompt sections: return the changed ones (a string or `{ content }` each). */
-export type SystemMessageTransformHandler = (request: {
-  channel: string;
-  sections: Record<string, SystemMessageTransformSection>;
-}) =>
-  | Record<string, string | SystemMessageTransformSection>
-  | { sections: Record<string, string | SystemMessageTransformSection> }
-  | Promise<Record<string, string | SystemMessageTransformSection> | { sections: Record<string, string | SystemMessageTransformSection> }>;
 
 /**
  * A plugin from in-memory files (Open Plugins layout with YAML frontmatter, e.g.
  * `skills/review/SKILL.md`), published under `virtual://<clientId>/<id>/` with a content-hash
  * `nonce`. Pass it to `setActiveClient({ plugins })`.
  */
-export declare function buildClientPlugin(client: AhpClient, plugin: { id: string; name?: string; files: Record<string, string> }): ClientPlugin;
+export declare function buildClientPlugin(client: AhpClient, plugin: ClientPluginSource): ClientPlugin;
 
-/** Options of `McpChannel.request` and `McpChannel.ready`. */
-export interface McpRequestOptions {
-  /** Rejects with `RpcTimeoutError` after this long (default: the channel's `timeoutMs`, else the client's request timeout). */
-  timeoutMs?: number;
-  /** Rejects with an `AhpError` of kind `'aborted'` when it fires. */
-  signal?: AbortSignal;
-}
-
-/**
- * MCP JSON-RPC over the `mcp://` channel of a session's MCP server customization (AHP
- * `spec/mcp-channel.md`). The host serves only the methods of the advertised capability sets
- * (`capabilities`); anything else rejects with `RpcError` code -32601. The channel URI is read
- * again from the session state for every request, so a channel that changes (a restart) is
- * followed. The host only exposes channels to clients that connected with
- * `capabilities: { mcpApps: {} }`.
- *
- * ```ts
- * const client = await AhpClient.connect(url, { token, capabilities: { mcpApps: {} } });
- * const channel = await McpChannel.open(client, sessionUri, 'mcp/basic');
- * await channel.ready();
- * const { contents } = await channel.request('resources/read', { uri: 'ui://get-time/mcp-app.html' });
- * ```
- */
+/** MCP JSON-RPC over the `mcp://` channel of a session's MCP server customization (see `McpChannelCore`). */
+export interface McpChannel extends McpChannelCore<Types, AhpClient> {}
 export declare class McpChannel {
   private constructor();
   /** Opens the channel of customization `customizationId` of `session` (subscribing to the session if needed). */
   static open(client: AhpClient, session: string, customizationId: string, options?: { timeoutMs?: number }): Promise<McpChannel>;
-  readonly client: AhpClient;
-  readonly session: string;
-  readonly customizationId: string;
-  /** The customization as the session state has it now. */
-  readonly customization: McpServerCustomization | undefined;
-  /** The channel URI now; `undefined` while the server is not ready. */
-  readonly uri: string | undefined;
-  /** What the host serves on the channel (`mcpApp.capabilities`). */
-  readonly capabilities: AhpMcpUiHostCapabilities | undefined;
-  /** Resolves with the channel URI once present; rejects with `ChannelUnavailableError` if the server fails, stops or needs auth first. */
-  ready(options?: McpRequestOptions): Promise<string>;
-  /** Sends an MCP request; rejects with `ChannelUnavailableError`, `RpcError` or `RpcTimeoutError`. */
-  request<R = unknown>(method: string, params?: object, options?: McpRequestOptions): Promise<R>;
-  /** Listens to the MCP notifications forwarded on this channel (`params` without `channel`); returns the remover. */
-  onNotification(listener: (method: string, params: Record<string, unknown>) => void): () => void;
-  /** Stops listening; later requests reject with `ClientClosedError`. */
-  close(): void;
 }

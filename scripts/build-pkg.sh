@@ -4,7 +4,7 @@
 #   2. wasm-bindgen (the CLI at the exact version locked in Cargo.lock) --target web
 #   3. wasm-opt -Oz from the npm `binaryen` package (NOT Debian's binaryen, whose output fails to load)
 #   4. copies the hand-written entries from js/ (node.js, web.js over api.js and mcp-channel.js;
-#      index.d.ts, common.d.ts; the 1.0 entry's from js/v1/ into pkg/v1/), writes
+#      index.d.ts, common.d.ts, handles.d.ts; the 1.0 entry's from js/v1/ into pkg/v1/), writes
 #      generated.js (what the entries export without the WebAssembly module: the error
 #      classes of the errors.js snippet, the protocol version constants) and bundles
 #      the `ahp-wasm/mcp-apps` entry (js/mcp-apps.js with the official
@@ -97,10 +97,10 @@ fi
 entry_js=(js/node.js js/web.js js/api.js js/module-state.js js/error-classes.js js/protocol.js
   js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js
   js/changeset.js js/schema-check.js)
-cp "${entry_js[@]}" js/reducers.js js/index.d.ts js/common.d.ts pkg/
+cp "${entry_js[@]}" js/reducers.js js/index.d.ts js/common.d.ts js/handles.d.ts pkg/
 cp "${entry_js[@]}" js/v1/reducers.js js/v1/index.d.ts js/v1/reducers.d.ts js/v1/types.d.ts pkg/v1/
 # The 1.0 entry's named values are 1.0's (js/v1/protocol.js, generated), not 0.3.0's; its
-# declarations import the shared ones from ../common.d.ts.
+# declarations import the shared ones from ../common.d.ts and ../handles.d.ts.
 cp js/v1/protocol.js pkg/v1/protocol.js
 
 # The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;

@@ -7,11 +7,13 @@
 //
 // The client classes are the 0.3.0 entry's (one implementation), speaking 1.0 here, and typed
 // so: `dispatch` takes the actions of the channel's kind, `state` is the channel's 1.0 state,
-// the command methods are the 1.0 table's. Not typed here yet (0.3.0-shaped, they stay out of
-// this contract): the active client, terminal and changeset handles, `McpChannel`.
+// the command methods are the 1.0 table's. The roles and handles (the active client, terminal
+// and changeset handles, `McpChannel`; ../handles.d.ts) are the 0.3.0 entry's code too, typed
+// here with 1.0's wire types.
 
 export * from './reducers.js';
 export * from '../common.js';
+export * from '../handles.js';
 import type {
   ChangeInfoOf,
   ClientCore,
@@ -26,6 +28,20 @@ import type {
   SubscriptionCore,
 } from '../common.js';
 import type {
+  ActiveClientHandleCore,
+  ActiveClientOptionsOf,
+  ChangesetHandleCore,
+  ClientHandlesCore,
+  ClientPluginOf,
+  ClientPluginSource,
+  ClientToolOf,
+  McpChannelCore,
+  TerminalCommandEventOf,
+  TerminalHandleCore,
+  ToolContextOf,
+  ToolReturnOf,
+} from '../handles.js';
+import type {
   AnnotationsAction,
   AutomationAction,
   AutomationRunAction,
@@ -39,21 +55,30 @@ import type {
 } from './reducers.js';
 import type {
   AgentInfo,
+  AhpMcpUiHostCapabilities,
   AnnotationsState,
   AutomationRunState,
   AutomationState,
   CanvasState,
+  ChangesetFile,
+  ChangesetOperation,
   ChangesetState,
   ChatState,
   ClientCapabilities,
+  ClientPluginCustomization,
+  McpServerCustomization,
   ResourceChange,
   ResourceWatchState,
   RootState,
+  SessionActiveClient,
   SessionState,
   SessionSummary,
   StateAction,
   TelemetryCapabilities,
+  TerminalClaim,
+  TerminalCommandPart,
   TerminalState,
+  ToolResultContent,
 } from './types.js';
 
 /** The protocol version this entry speaks: `'1.0.0'`. */
@@ -638,6 +663,21 @@ interface Types {
   agent: AgentInfo;
   sessionSummary: SessionSummary;
   listSessionsParams: ListSessionsParams;
+  toolResultContent: ToolResultContent;
+  activeClient: SessionActiveClient;
+  pluginCustomization: ClientPluginCustomization;
+  mcpServerCustomization: McpServerCustomization;
+  mcpUiHostCapabilities: AhpMcpUiHostCapabilities;
+  terminalState: TerminalState;
+  terminalClaim: TerminalClaim;
+  terminalCommandPart: TerminalCommandPart;
+  createTerminalParams: CreateTerminalParams;
+  /** 1.0's `terminal/exited` may carry no code. */
+  terminalExit: number | undefined;
+  changesetState: ChangesetState;
+  changesetFile: ChangesetFile;
+  changesetOperation: ChangesetOperation;
+  invokeChangesetOperationResult: InvokeChangesetOperationResult;
 }
 
 export interface ConnectOptions extends ConnectOptionsOf<Types> {}
@@ -730,7 +770,9 @@ export type ActionOfUri<U extends string> = ChannelOfUri<U>['action'];
  * A connection to one AHP 1.0 agent host. Keeps itself alive while open (like a WebSocket):
  * call `close()` when done.
  */
-export interface AhpClient extends ClientCore<Types> {}
+export interface AhpClient
+  extends ClientCore<Types>,
+    ClientHandlesCore<Types, ActiveClientHandle, TerminalHandle, ChangesetHandle> {}
 export declare class AhpClient {
   private constructor();
   /**
@@ -831,4 +873,64 @@ export declare class MultiHostClient {
    * is given) and written back once connected, so a host sees the same client after a reload.
    */
   constructor(options?: { clientIds?: ClientIdStore });
+}
+
+// The roles and handles (../handles.d.ts) with AHP 1.0's types.
+
+/** What a client tool's `execute` gets besides its input (1.0: `chat`, the chat of the call). */
+export interface ToolContext extends ToolContextOf<Types> {}
+/** What `execute` may return: text, content blocks, or a result with structured content. */
+export type ToolReturn = ToolReturnOf<Types>;
+/**
+ * A tool this client lends the agent. `inputSchema` (JSON Schema) is published and checked
+ * before `execute` runs: an input that does not match, a thrown error or a rejected promise
+ * completes the call with `success: false` and the message.
+ */
+export interface ClientTool<I = any> extends ClientToolOf<Types, I> {}
+/** A plugin of in-memory files, from `buildClientPlugin`. */
+export interface ClientPlugin extends ClientPluginOf<Types> {}
+export interface ActiveClientOptions extends ActiveClientOptionsOf<Types> {}
+
+/**
+ * This client's active-client role of one session (its entry in `activeClients`), from
+ * `AhpClient.setActiveClient`.
+ */
+export interface ActiveClientHandle extends ActiveClientHandleCore<Types, AhpClient> {}
+export declare class ActiveClientHandle {
+  private constructor();
+}
+
+/** A shell-integration command event of `TerminalHandle.onCommand`. */
+export interface TerminalCommandEvent extends TerminalCommandEventOf<Types> {}
+
+/** One changeset (`AhpClient.changeset(uri)` / `sessionChangeset(session)`), over its subscription. */
+export interface ChangesetHandle
+  extends ChangesetHandleCore<Types, AhpClient, Subscription<ChangesetState, ChangesetAction>> {}
+export declare class ChangesetHandle {
+  private constructor();
+}
+
+/**
+ * One terminal (`AhpClient.terminal(uri)` / `openTerminal(params)`), over its subscription.
+ * The exit is 1.0's `lifecycle` (`exitCode` and `exited` are `undefined` for an exit without a code).
+ */
+export interface TerminalHandle
+  extends TerminalHandleCore<Types, AhpClient, Subscription<TerminalState, TerminalAction>> {}
+export declare class TerminalHandle {
+  private constructor();
+}
+
+/**
+ * A plugin from in-memory files (Open Plugins layout with YAML frontmatter, e.g.
+ * `skills/review/SKILL.md`), published under `virtual://<clientId>/<id>/` with a content-hash
+ * `nonce`. Pass it to `setActiveClient({ plugins })`.
+ */
+export declare function buildClientPlugin(client: AhpClient, plugin: ClientPluginSource): ClientPlugin;
+
+/** MCP JSON-RPC over the `mcp://` channel of a session's MCP server customization (see `McpChannelCore`). */
+export interface McpChannel extends McpChannelCore<Types, AhpClient> {}
+export declare class McpChannel {
+  private constructor();
+  /** Opens the channel of customization `customizationId` of `session` (subscribing to the session if needed). */
+  static open(client: AhpClient, session: string, customizationId: string, options?: { timeoutMs?: number }): Promise<McpChannel>;
 }

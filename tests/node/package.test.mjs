@@ -25,6 +25,7 @@ const EXPECTED = [
   'common.d.ts',
   'error-classes.js',
   'generated.js',
+  'handles.d.ts',
   'in-memory-transport.js',
   'index.d.ts',
   'mcp-app-sandbox.html',

@@ -404,6 +404,8 @@ async function changesetUsage(client: AhpClient) {
   const off = same.onChange((c: ahp.ChangesetHandle) => console.log(c.status));
   // @ts-expect-error files are read-only
   same.files.push(same.files[0]!);
+  // @ts-expect-error `reviewed` is 1.0's: a 0.3.0 ChangesetFile has none
+  console.log(same.file('file:///a.ts')?.reviewed);
   off();
   same.close();
   console.log(changes, counts, offered, result);
