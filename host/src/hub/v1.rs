@@ -31,7 +31,6 @@ use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::RawJsonBuf;
 use ahp_wasm::reduce::v1::{chat_reducer, from_unix_millis, session_reducer};
-use ahp_wasm::reduce::Outcome;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

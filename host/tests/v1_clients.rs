@@ -1,0 +1,312 @@
+//! AHP 1.0.0 clients of the host (`hub/v1.rs`): the SDK's native client offering 1.0.0 creates
+//! a session, subscribes to it and its default chat, runs a turn there optimistically, and
+//! converges on the host's state while a 0.3.0 client on the same session sees the same turn;
+//! negotiation keeps 0.3.0 clients as they were and refuses other versions naming both; a 1.0
+//! action with no 0.3.0 form, or one the 0.3.0 authorization refuses, is rejected in 1.0.
+
+mod common;
+
+use ahp_wasm::client::native::{AhpClient, ConnectOptions};
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
+use ahp_wasm::protocol::v1;
+use ahp_wasm::protocol::{ActionEnvelope, StateAction};
+use ahp_wasm::sync::v1::AnyState;
+use common::*;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const S: &str = "ahp-session:/v1-flow";
+const C: &str = "ahp-chat:/v1-flow/default";
+
+fn options(client_id: &str, versions: &[&str]) -> ConnectOptions {
+    ConnectOptions {
+        client_id: Some(client_id.into()),
+        protocol_versions: versions.iter().map(|v| v.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+/// Waits (up to [`WAIT`]) for `f` to give a value.
+async fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        if let Some(value) = f() {
+            return value;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn chat(client: &AhpClient, uri: &str) -> Option<v1::ChatState> {
+    match client.state_v1(uri)? {
+        AnyState::Chat(chat) => Some(chat),
+        other => panic!("{uri} is a chat, not {other:?}"),
+    }
+}
+
+fn session(client: &AhpClient, uri: &str) -> Option<v1::SessionState> {
+    match client.state_v1(uri)? {
+        AnyState::Session(session) => Some(session),
+        other => panic!("{uri} is a session, not {other:?}"),
+    }
+}
+
+fn turn_started(turn_id: &str, text: &str) -> v1::StateAction {
+    let action = json!({
+        "type": "chat/turnStarted",
+        "turnId": turn_id,
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": { "text": text, "origin": { "kind": "user" } },
+    });
+    serde_json::from_value(action).expect("a 1.0 action")
+}
+
+fn markdown(turn: &v1::Turn) -> String {
+    serde_json::to_value(&turn.response_parts)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "markdown")
+        .filter_map(|p| p["content"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    let client = AhpClient::connect(&url, options("v1-client", &["1.0.0"]))
+        .await
+        .expect("a 1.0.0 handshake");
+    assert_eq!(client.protocol_version(), "1.0.0");
+
+    client.subscribe(ROOT_CHANNEL).await.expect("root");
+    let Some(AnyState::Root(root)) = client.state_v1(ROOT_CHANNEL) else {
+        panic!("a 1.0 root state");
+    };
+    assert_eq!(root.active_sessions, Some(0));
+    assert!(!root.agents.is_empty());
+
+    client
+        .v1()
+        .create_session(v1::CreateSessionParams {
+            channel: S.into(),
+            ..Default::default()
+        })
+        .await
+        .expect("createSession");
+    let listed = client
+        .v1()
+        .list_sessions(v1::ListSessionsParams {
+            channel: ROOT_CHANNEL.into(),
+            ..Default::default()
+        })
+        .await
+        .expect("listSessions");
+    assert_eq!(listed.items.len(), 1);
+    assert_eq!(listed.items[0].resource, S);
+    assert_eq!(listed.items[0].default_chat.as_deref(), Some(C));
+    // The root's 1.0 envelope (activeSessions, an integer in 1.0) reached the subscriber.
+    until("activeSessions 1", || match client.state_v1(ROOT_CHANNEL) {
+        Some(AnyState::Root(root)) => (root.active_sessions == Some(1)).then_some(()),
+        _ => None,
+    })
+    .await;
+
+    client.subscribe(S).await.expect("session");
+    client.subscribe(C).await.expect("default chat");
+    let s = session(&client, S).expect("session mirror");
+    assert_eq!(s.default_chat.as_deref(), Some(C));
+    assert_eq!(s.chats.len(), 1);
+    assert_eq!(s.lifecycle, v1::SessionLifecycle::Ready);
+    assert!(chat(&client, C).unwrap().turns.is_empty());
+
+    // A 0.3.0 client on the same session.
+    let mut old = Client::ready(&t.host, "v03-client").await;
+    old.subscribe(S).await;
+
+    client
+        .dispatch_v1(C, turn_started("t1", "Hello from 1.0"))
+        .expect("dispatched");
+    // Optimistic at once.
+    let optimistic = chat(&client, C).unwrap();
+    assert_eq!(
+        optimistic.active_turn.as_ref().map(|t| t.id.as_str()),
+        Some("t1")
+    );
+
+    // The built-in agent answers in the chat; the turn completes.
+    let done = until("turn t1 completes in the chat mirror", || {
+        let chat = chat(&client, C)?;
+        (chat.active_turn.is_none() && chat.turns.len() == 1).then_some(chat)
+    })
+    .await;
+    let turn = &done.turns[0];
+    assert_eq!(turn.id, "t1");
+    assert_eq!(turn.message.text, "Hello from 1.0");
+    assert!(!markdown(turn).is_empty(), "the agent's reply: {turn:?}");
+
+    // The 0.3.0 client saw the same turn: started by the 1.0 client, streamed, completed.
+    let envelopes: Vec<ActionEnvelope> = old
+        .until_turn_end("t1")
+        .await
+        .into_iter()
+        .filter(|e| e.channel == S)
+        .collect();
+    let started = envelopes
+        .iter()
+        .find(|e| matches!(e.action, StateAction::SessionTurnStarted(_)))
+        .expect("turnStarted");
+    assert_eq!(started.origin.as_ref().unwrap().client_id, "v1-client");
+    assert!(matches!(
+        envelopes.last().unwrap().action,
+        StateAction::SessionTurnComplete(_)
+    ));
+    let old_state = session_state(&old.subscribe(S).await);
+    assert_eq!(old_state.turns.len(), 1);
+    let old_text: String = serde_json::to_value(&old_state.turns[0].response_parts)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "markdown")
+        .filter_map(|p| p["content"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(old_text, markdown(turn));
+
+    // The mirror equals a fresh snapshot (another 1.0 client's).
+    let fresh = AhpClient::connect(&url, options("v1-fresh", &["1.0.0"]))
+        .await
+        .expect("a second 1.0 client");
+    fresh.subscribe(C).await.expect("chat");
+    fresh.subscribe(S).await.expect("session");
+    until("the mirrors settle", || {
+        (chat(&client, C) == chat(&fresh, C)).then_some(())
+    })
+    .await;
+    assert_eq!(chat(&client, C), chat(&fresh, C));
+    assert_eq!(session(&client, S), session(&fresh, S));
+    client.close();
+    fresh.close();
+}
+
+#[tokio::test]
+async fn negotiation_prefers_1_0_keeps_0_3_0_and_refuses_others_naming_both() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    let both = AhpClient::connect(&url, options("both", &["1.0.0", "0.3.0"]))
+        .await
+        .expect("handshake");
+    assert_eq!(both.protocol_version(), "1.0.0");
+    let old = AhpClient::connect(&url, options("old", &["0.3.0"]))
+        .await
+        .expect("handshake");
+    assert_eq!(old.protocol_version(), "0.3.0");
+    both.close();
+    old.close();
+
+    let mut raw = Client::connect(&t.host, "neither").await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "channel": ROOT_CHANNEL, "protocolVersions": ["2.0.0", "0.2.0"], "clientId": "neither"}});
+    raw.send_text(init.to_string()).await;
+    let answer = raw.read_frame().await.expect("an answer");
+    assert_eq!(answer["error"]["code"], -32005, "{answer}");
+    assert_eq!(
+        answer["error"]["data"]["supportedVersions"],
+        json!(["1.0.0", "0.3.0"])
+    );
+}
+
+/// A raw 1.0 connection: initialized with 1.0.0, answers read past notifications.
+async fn raw_v1(t: &TestHost, client_id: &str) -> Client {
+    let mut raw = Client::connect(&t.host, client_id).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "channel": ROOT_CHANNEL, "protocolVersions": ["1.0.0"], "clientId": client_id}});
+    raw.send_text(init.to_string()).await;
+    let answer = answer_to(&mut raw, 1).await;
+    assert_eq!(answer["result"]["protocolVersion"], "1.0.0", "{answer}");
+    raw
+}
+
+async fn answer_to(raw: &mut Client, id: u64) -> Value {
+    loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["id"] == id {
+            return frame;
+        }
+    }
+}
+
+async fn request(raw: &mut Client, id: u64, method: &str, params: Value) -> Value {
+    let text = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    raw.send_text(text.to_string()).await;
+    answer_to(raw, id).await
+}
+
+/// The next `action` envelope on `channel`.
+async fn envelope_on(raw: &mut Client, channel: &str) -> Value {
+    loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "action" && frame["params"]["channel"] == channel {
+            return frame["params"].clone();
+        }
+    }
+}
+
+#[tokio::test]
+async fn dispatches_of_1_0_clients_are_rejected_in_1_0_and_unserved_commands_say_so() {
+    let t = start_host().await;
+    let mut raw = raw_v1(&t, "raw-v1").await;
+    let created = request(&mut raw, 2, "createSession", json!({"channel": S})).await;
+    assert!(created.get("result").is_some(), "{created}");
+    let sub = request(&mut raw, 3, "subscribe", json!({"channel": C})).await;
+    assert_eq!(sub["result"]["snapshot"]["resource"], C, "{sub}");
+    assert!(sub["result"]["snapshot"]["state"]["turns"].is_array());
+
+    // No 0.3.0 form: rejected with the reason.
+    let loaded = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": C, "clientSeq": 1,
+        "action": {"type": "chat/turnsLoaded", "turns": [], "hasMore": false}}});
+    raw.send_text(loaded.to_string()).await;
+    let rejected = envelope_on(&mut raw, C).await;
+    assert_eq!(rejected["origin"]["clientSeq"], 1, "{rejected}");
+    assert_eq!(rejected["action"]["type"], "chat/turnsLoaded");
+    assert!(
+        rejected["rejectionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("older turns loaded")),
+        "{rejected}"
+    );
+
+    // Refused by the 0.3.0 authorization (only user messages): rejected as dispatched.
+    let agent_message = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": C, "clientSeq": 2,
+        "action": {"type": "chat/turnStarted", "turnId": "t9",
+            "startedAt": "2026-01-01T00:00:00.000Z",
+            "message": {"text": "hi", "origin": {"kind": "agent"}}}}});
+    raw.send_text(agent_message.to_string()).await;
+    let rejected = envelope_on(&mut raw, C).await;
+    assert_eq!(rejected["origin"]["clientSeq"], 2, "{rejected}");
+    assert_eq!(rejected["action"]["type"], "chat/turnStarted");
+    assert!(
+        rejected["rejectionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("user messages")),
+        "{rejected}"
+    );
+
+    // A 1.0 command not served to 1.0 clients yet names itself.
+    let chat = request(
+        &mut raw,
+        4,
+        "createChat",
+        json!({"channel": S, "chat": "ahp-chat:/other"}),
+    )
+    .await;
+    assert_eq!(chat["error"]["code"], -32601, "{chat}");
+    assert!(chat["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("`createChat`") && m.contains("1.0.0")));
+}
