@@ -188,6 +188,11 @@ async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
     .await;
     assert_eq!(chat(&client, C), chat(&fresh, C));
     assert_eq!(session(&client, S), session(&fresh, S));
+    // The session's entry of its default chat followed the chat (`session/chatUpdated`).
+    let (s, c) = (session(&client, S).unwrap(), chat(&client, C).unwrap());
+    assert_eq!(s.chats[0].modified_at, c.modified_at);
+    assert_eq!(s.chats[0].status, c.status);
+    assert_ne!(s.chats[0].modified_at, optimistic.modified_at);
     client.close();
     fresh.close();
 }
@@ -221,13 +226,22 @@ async fn negotiation_prefers_1_0_keeps_0_3_0_and_refuses_others_naming_both() {
 
 /// A raw 1.0 connection: initialized with 1.0.0, answers read past notifications.
 async fn raw_v1(t: &TestHost, client_id: &str) -> Client {
+    raw_v1_secret(t, client_id).await.0
+}
+
+/// [`raw_v1`] and the client secret the host bound the id to.
+async fn raw_v1_secret(t: &TestHost, client_id: &str) -> (Client, String) {
     let mut raw = Client::connect(&t.host, client_id).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "channel": ROOT_CHANNEL, "protocolVersions": ["1.0.0"], "clientId": client_id}});
     raw.send_text(init.to_string()).await;
     let answer = answer_to(&mut raw, 1).await;
     assert_eq!(answer["result"]["protocolVersion"], "1.0.0", "{answer}");
-    raw
+    let secret = answer["result"]["clientSecret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (raw, secret)
 }
 
 async fn answer_to(raw: &mut Client, id: u64) -> Value {
@@ -309,4 +323,79 @@ async fn dispatches_of_1_0_clients_are_rejected_in_1_0_and_unserved_commands_say
     assert!(chat["error"]["message"]
         .as_str()
         .is_some_and(|m| m.contains("`createChat`") && m.contains("1.0.0")));
+}
+
+/// Dispatches `chat/turnStarted` on the default chat and waits for the turn to complete there.
+async fn run_turn(raw: &mut Client, client_seq: u64, turn_id: &str) {
+    let started = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": C, "clientSeq": client_seq,
+        "action": {"type": "chat/turnStarted", "turnId": turn_id,
+            "startedAt": "2026-01-01T00:00:00.000Z",
+            "message": {"text": "hello", "origin": {"kind": "user"}}}}});
+    raw.send_text(started.to_string()).await;
+    let echo = envelope_on(raw, C).await;
+    assert_eq!(echo["origin"]["clientSeq"], client_seq, "{echo}");
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    loop {
+        let envelope = envelope_on(raw, C).await;
+        if envelope["action"]["type"] == "chat/turnComplete" {
+            assert_eq!(envelope["action"]["turnId"], turn_id);
+            return;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_1_0_client_reconnects_to_fresh_1_0_snapshots_and_its_session_survives_a_restart() {
+    let t = start_host().await;
+    let (mut raw, secret) = raw_v1_secret(&t, "r1").await;
+    let created = request(&mut raw, 2, "createSession", json!({"channel": S})).await;
+    assert!(created.get("result").is_some(), "{created}");
+    request(&mut raw, 3, "subscribe", json!({"channel": C})).await;
+    run_turn(&mut raw, 1, "t1").await;
+    drop(raw);
+
+    // `reconnect`: fresh 1.0 snapshots of the channels that exist; the others left out.
+    let mut again = Client::connect(&t.host, "r1").await;
+    let answer = request(
+        &mut again,
+        1,
+        "reconnect",
+        json!({"channel": ROOT_CHANNEL, "clientId": "r1", "clientSecret": secret,
+            "lastSeenServerSeq": 0, "subscriptions": [S, C, "ahp-session:/gone"]}),
+    )
+    .await;
+    assert_eq!(answer["result"]["type"], "snapshot", "{answer}");
+    let snapshots = answer["result"]["snapshots"].as_array().unwrap();
+    let resources: Vec<&str> = snapshots
+        .iter()
+        .map(|s| s["resource"].as_str().unwrap())
+        .collect();
+    assert_eq!(resources, [S, C]);
+    let session: v1::SessionState =
+        serde_json::from_value(snapshots[0]["state"].clone()).expect("a 1.0 session");
+    assert_eq!(session.default_chat.as_deref(), Some(C));
+    let chat: v1::ChatState =
+        serde_json::from_value(snapshots[1]["state"].clone()).expect("a 1.0 chat");
+    assert_eq!(chat.turns.len(), 1);
+    // The reconnected connection speaks 1.0: its dispatches are decoded as 1.0.
+    run_turn(&mut again, 2, "t2").await;
+    drop(again);
+
+    // After a restart the loaded session is lifted again: both turns are in the chat.
+    let TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let client = AhpClient::connect(&url_with_token(&host), options("r2", &["1.0.0"]))
+        .await
+        .expect("a 1.0.0 handshake");
+    client.subscribe(C).await.expect("the default chat");
+    let chat = chat_of(&client);
+    let ids: Vec<&str> = chat.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t1", "t2"]);
+    client.close();
+}
+
+fn chat_of(client: &AhpClient) -> v1::ChatState {
+    chat(client, C).expect("a chat mirror")
 }

@@ -92,25 +92,78 @@ impl Mirror {
     }
 
     /// Keeps the mirror in step with a 0.3.0 action applied to the session `uri` at `now`
-    /// (milliseconds): the 1.0 channel and action with the same effect, if any applied.
-    fn follow(
-        &mut self,
-        uri: &str,
-        action: &v03::StateAction,
-        now: f64,
-    ) -> Option<(String, Value)> {
-        let json = serde_json::to_value(action).ok()?;
-        let (target, new) = compat::to_v1(&json, &self.session, &self.chat, now as i64)?;
-        let typed: v1::StateAction = serde_json::from_value(new.clone()).ok()?;
-        let applied = match target {
-            Target::Session => session_reducer(&mut self.session, &typed).is_applied(),
-            Target::DefaultChat => chat_reducer(&mut self.chat, &typed).is_applied(),
+    /// (milliseconds): the 1.0 channels and actions with the same effect, if any applied. A
+    /// change of the chat's summary members is followed by `session/chatUpdated` on the session
+    /// (the session's `chats` entry of its default chat).
+    fn follow(&mut self, uri: &str, action: &v03::StateAction, now: f64) -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        let Some(json) = serde_json::to_value(action).ok() else {
+            return out;
         };
-        let channel = match target {
-            Target::Session => uri.to_owned(),
-            Target::DefaultChat => self.chat_uri.clone(),
+        let Some((target, new)) = compat::to_v1(&json, &self.session, &self.chat, now as i64)
+        else {
+            return out;
         };
-        applied.then_some((channel, new))
+        let Ok(typed) = serde_json::from_value::<v1::StateAction>(new.clone()) else {
+            return out;
+        };
+        match target {
+            Target::Session => {
+                if session_reducer(&mut self.session, &typed).is_applied() {
+                    out.push((uri.to_owned(), new));
+                }
+            }
+            Target::DefaultChat => {
+                if chat_reducer(&mut self.chat, &typed).is_applied() {
+                    out.push((self.chat_uri.clone(), new));
+                    out.extend(self.chat_updated().map(|a| (uri.to_owned(), a)));
+                }
+            }
+        }
+        out
+    }
+
+    /// `session/chatUpdated` for the members of the default chat's summary that differ from the
+    /// session's `chats` entry (applied to the mirror), if any.
+    fn chat_updated(&mut self) -> Option<Value> {
+        let entry = self
+            .session
+            .chats
+            .iter()
+            .find(|c| c.resource == self.chat_uri)?;
+        let chat = &self.chat;
+        let mut changes = serde_json::Map::new();
+        if entry.title != chat.title {
+            changes.insert("title".into(), chat.title.clone().into());
+        }
+        if entry.status != chat.status {
+            changes.insert("status".into(), chat.status.into());
+        }
+        if entry.activity != chat.activity {
+            if let Some(activity) = &chat.activity {
+                changes.insert("activity".into(), activity.clone().into());
+            }
+        }
+        if entry.modified_at != chat.modified_at {
+            changes.insert("modifiedAt".into(), chat.modified_at.clone().into());
+        }
+        if entry.changes != chat.changes {
+            if let Some(summary) = &chat.changes {
+                changes.insert("changes".into(), serde_json::to_value(summary).ok()?);
+            }
+        }
+        if changes.is_empty() {
+            return None;
+        }
+        let action = serde_json::json!({
+            "type": "session/chatUpdated",
+            "chat": self.chat_uri,
+            "changes": changes,
+        });
+        let typed: v1::StateAction = serde_json::from_value(action.clone()).ok()?;
+        session_reducer(&mut self.session, &typed)
+            .is_applied()
+            .then_some(action)
     }
 }
 
@@ -199,17 +252,19 @@ impl Core {
         let Some(mirror) = self.sessions.get_mut(uri).and_then(|s| s.v1.as_mut()) else {
             return;
         };
-        let Some((channel, json)) = mirror.follow(uri, action, now) else {
-            return;
-        };
-        let subs = if channel == uri {
-            &mirror.session_subs
-        } else {
-            &mirror.chat_subs
-        };
-        if !subs.is_empty() {
-            let frame = envelope_frame(&channel, &json, seq, origin, None);
-            fanout(&mut self.outbox, subs, &frame);
+        for (i, (channel, json)) in mirror.follow(uri, action, now).into_iter().enumerate() {
+            let subs = if channel == uri {
+                &mirror.session_subs
+            } else {
+                &mirror.chat_subs
+            };
+            if !subs.is_empty() {
+                // The first is the translated action (the dispatcher's echo); a
+                // `session/chatUpdated` that follows it is the host's.
+                let origin = origin.filter(|_| i == 0);
+                let frame = envelope_frame(&channel, &json, seq, origin, None);
+                fanout(&mut self.outbox, subs, &frame);
+            }
         }
     }
 
