@@ -273,8 +273,28 @@ async fn envelope_on(raw: &mut Client, channel: &str) -> Value {
 async fn dispatches_of_1_0_clients_are_rejected_in_1_0_and_unserved_commands_say_so() {
     let t = start_host().await;
     let mut raw = raw_v1(&t, "raw-v1").await;
+    let root = request(&mut raw, 10, "subscribe", json!({"channel": ROOT_CHANNEL})).await;
+    assert_eq!(
+        root["result"]["snapshot"]["state"]["activeSessions"], 0,
+        "{root}"
+    );
     let created = request(&mut raw, 2, "createSession", json!({"channel": S})).await;
     assert!(created.get("result").is_some(), "{created}");
+    // The root notification in its 1.0 shape (RFC 3339 times, the default chat).
+    let added = loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "root/sessionAdded" {
+            break frame["params"].clone();
+        }
+    };
+    let added: v1::SessionAddedParams = serde_json::from_value(added).expect("1.0 params");
+    assert_eq!(added.summary.resource, S);
+    assert_eq!(added.summary.default_chat.as_deref(), Some(C));
+    assert!(
+        added.summary.created_at.ends_with('Z'),
+        "{}",
+        added.summary.created_at
+    );
     let sub = request(&mut raw, 3, "subscribe", json!({"channel": C})).await;
     assert_eq!(sub["result"]["snapshot"]["resource"], C, "{sub}");
     assert!(sub["result"]["snapshot"]["state"]["turns"].is_array());

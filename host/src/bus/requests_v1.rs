@@ -10,6 +10,8 @@ use ahp_wasm::protocol::RawJson;
 
 /// A 1.0 request the hub answers, with its decoded params.
 #[derive(Debug)]
+// It travels boxed (`HubMsg::RequestV1`), as 0.3.0's `Request`.
+#[allow(clippy::large_enum_variant)]
 pub enum RequestV1 {
     /// `subscribe`.
     Subscribe(v1::SubscribeParams),

@@ -95,6 +95,11 @@ impl Core {
     pub(super) fn notify_root<P: Serialize>(&mut self, method: &str, params: &P) {
         let frame: Arc<str> = Arc::from(jsonrpc::notification_text(method, params));
         fanout(&mut self.outbox, &self.root_subs, &frame);
+        if !self.root_subs_v1.is_empty() {
+            if let Ok(params) = serde_json::to_value(params) {
+                self.v1_notify_root(method, params);
+            }
+        }
     }
 
     pub(super) fn envelope_frame(

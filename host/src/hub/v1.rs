@@ -20,6 +20,7 @@ use super::base::Core;
 use super::commands::{invalid, session_not_found, InitializeOut, ReconnectSnapshotOut};
 use super::features::snapshot_json;
 use super::identity::Claim;
+use super::v1_root::root_state;
 use super::{fanout, ConnId, Hub};
 use crate::bus::RequestV1;
 use crate::compat::{self, Source, Target, View};
@@ -176,7 +177,7 @@ pub(super) struct PendingV1 {
 }
 
 /// The `action` notification of a 1.0 envelope.
-fn envelope_frame(
+pub(super) fn envelope_frame(
     channel: &str,
     action: &Value,
     seq: u64,
@@ -200,45 +201,7 @@ fn envelope_frame(
     action_frame(&envelope.to_string())
 }
 
-/// 0.3.0's numbers where 1.0 has integers (`activeSessions`).
-fn integers(root: &mut Value) {
-    if let Some(n) = root.get("activeSessions").and_then(Value::as_f64) {
-        root["activeSessions"] = (n as i64).into();
-    }
-}
-
-/// The 1.0 root state of the 0.3.0 root (the same shape but `activeSessions`, an integer).
-pub(super) fn root_state(root: &v03::RootState) -> Option<v1::RootState> {
-    let mut json = serde_json::to_value(root).ok()?;
-    integers(&mut json);
-    serde_json::from_value(json).ok()
-}
-
-/// The 1.0 form of a 0.3.0 root action (the root actions are the same in both but for
-/// `activeSessions`' type); `None` when the 1.0 types refuse it.
-fn root_action(action: &v03::StateAction) -> Option<Value> {
-    let mut json = serde_json::to_value(action).ok()?;
-    integers(&mut json);
-    let typed: v1::StateAction = serde_json::from_value(json.clone()).ok()?;
-    (!matches!(typed, v1::StateAction::Unknown(_))).then_some(json)
-}
-
 impl Core {
-    /// Sends the 1.0 form of a root action applied at `seq` to the 1.0 root subscribers.
-    pub(super) fn v1_root_applied(
-        &mut self,
-        action: &v03::StateAction,
-        origin: Option<&v03::ActionOrigin>,
-    ) {
-        if self.root_subs_v1.is_empty() {
-            return;
-        }
-        if let Some(json) = root_action(action) {
-            let frame = envelope_frame(ROOT_CHANNEL, &json, self.seq, origin, None);
-            fanout(&mut self.outbox, &self.root_subs_v1, &frame);
-        }
-    }
-
     /// Keeps the 1.0 mirror of session `uri` in step with an applied action, and sends the 1.0
     /// envelope to the 1.0 subscribers of its channel.
     pub(super) fn v1_session_applied(
@@ -673,7 +636,7 @@ impl Hub {
 }
 
 /// The 1.0 summary of a session (from its mirror).
-fn summary(session: &super::sessions::Session) -> Option<Value> {
+pub(super) fn summary(session: &super::sessions::Session) -> Option<Value> {
     let mirror = session.v1.as_ref()?;
     let state = serde_json::to_value(&mirror.session).ok()?;
     let mut out = serde_json::Map::new();
