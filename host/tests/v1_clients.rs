@@ -331,6 +331,22 @@ async fn dispatches_of_1_0_clients_are_rejected_in_1_0_and_unserved_commands_say
         "{rejected}"
     );
 
+    // The file commands (the same shapes in both versions).
+    let hello = format!(
+        "file://{}/hello.txt",
+        t.work.path().canonicalize().unwrap().display()
+    );
+    let read = request(
+        &mut raw,
+        5,
+        "resourceRead",
+        json!({"channel": ROOT_CHANNEL, "uri": hello, "encoding": "utf-8"}),
+    )
+    .await;
+    let read: v1::ResourceReadResult =
+        serde_json::from_value(read["result"].clone()).expect("a 1.0 result");
+    assert_eq!(read.data, "hello from the working directory\n");
+
     // A 1.0 command not served to 1.0 clients yet names itself.
     let chat = request(
         &mut raw,
