@@ -193,8 +193,25 @@ async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
     assert_eq!(s.chats[0].modified_at, c.modified_at);
     assert_eq!(s.chats[0].status, c.status);
     assert_ne!(s.chats[0].modified_at, optimistic.modified_at);
+
+    // Once no 1.0 client follows the session, a turn of the 0.3.0 client's is still there for
+    // the next one (the mirror is lifted again from the 0.3.0 state).
     client.close();
     fresh.close();
+    old.send_message(S, "t2", "Hello from 0.3.0").await;
+    old.until_turn_end("t2").await;
+    let late = AhpClient::connect(&url, options("v1-late", &["1.0.0"]))
+        .await
+        .expect("a third 1.0 client");
+    late.subscribe(C).await.expect("chat");
+    let ids: Vec<String> = chat(&late, C)
+        .unwrap()
+        .turns
+        .into_iter()
+        .map(|t| t.id.clone())
+        .collect();
+    assert_eq!(ids, ["t1", "t2"]);
+    late.close();
 }
 
 #[tokio::test]

@@ -45,7 +45,7 @@ pub(super) struct Session {
     announced: SessionSummary,
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
     pub deferred: Vec<(StateAction, Option<ActionOrigin>)>,
-    /// The session as AHP 1.0 clients see it (`v1.rs`).
+    /// The session as AHP 1.0 clients see it, while they use it (`v1.rs`).
     pub v1: Option<super::v1::Mirror>,
 }
 
@@ -55,7 +55,7 @@ impl Session {
         Session {
             uri: Arc::from(state.summary.resource.as_str()),
             announced: state.summary.clone(),
-            v1: super::v1::Mirror::lift(&state),
+            v1: None,
             state,
             subscribers: Vec::new(),
             agent: None,
@@ -72,7 +72,7 @@ impl Session {
         Session {
             uri: Arc::from(uri),
             announced: loaded.state.summary.clone(),
-            v1: super::v1::Mirror::lift(&loaded.state),
+            v1: None,
             state: loaded.state,
             subscribers: Vec::new(),
             agent: None,

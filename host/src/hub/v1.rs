@@ -3,9 +3,11 @@
 //!
 //! Each session keeps, next to its 0.3.0 state, a 1.0 mirror ([`Mirror`]): the 1.0 session and
 //! its default chat (`ahp-chat:/<session id>/default`), lifted from the 0.3.0 state
-//! (`compat::lift`) when the session is created or loaded, and kept in step by
-//! [`super::base::Core::apply`]: every applied 0.3.0 action is translated (`compat::to_v1`) and
-//! reduced by the 1.0 reducers. The 1.0 envelope carries the `serverSeq` of the 0.3.0 envelope
+//! (`compat::lift`) when a 1.0 client first subscribes to either (or dispatches), and kept in
+//! step by [`super::base::Core::apply`] while 1.0 clients are subscribed: every applied 0.3.0
+//! action is translated (`compat::to_v1`) and reduced by the 1.0 reducers. When the last 1.0
+//! subscriber leaves, the mirror is dropped (a session only 0.3.0 clients use pays nothing for
+//! it); a snapshot or summary of a session without one is lifted on the spot. The 1.0 envelope carries the `serverSeq` of the 0.3.0 envelope
 //! it comes from; a 0.3.0 action with no 1.0 form (or one the 1.0 reducer leaves alone) sends
 //! nothing to 1.0 clients. 1.0 envelopes are not kept for replay: a 1.0 client's `reconnect`
 //! gets fresh snapshots.
@@ -271,12 +273,44 @@ impl Hub {
         let json = if channel == ROOT_CHANNEL {
             snapshot_json(channel, &root_state(&self.core.root)?, seq)?
         } else if let Some(session) = self.core.sessions.get(channel) {
-            snapshot_json(channel, &session.v1.as_ref()?.session, seq)?
+            with_mirror(session, |m| snapshot_json(channel, &m.session, seq))??
         } else {
             let session = self.core.sessions.get(&session_of_chat(channel)?)?;
-            snapshot_json(channel, &session.v1.as_ref()?.chat, seq)?
+            with_mirror(session, |m| snapshot_json(channel, &m.chat, seq))??
         };
         RawJsonBuf::from_string(json).ok()
+    }
+
+    /// The session of a 1.0 session or default chat channel, if it exists.
+    fn session_uri_of(&self, channel: &str) -> Option<String> {
+        if self.core.sessions.contains_key(channel) {
+            return Some(channel.to_owned());
+        }
+        session_of_chat(channel).filter(|uri| self.core.sessions.contains_key(uri))
+    }
+
+    /// Lifts the mirror of session `uri` unless it has one; whether it has one now.
+    fn ensure_mirror(&mut self, uri: &str) -> bool {
+        let Some(session) = self.core.sessions.get_mut(uri) else {
+            return false;
+        };
+        if session.v1.is_none() {
+            session.v1 = Mirror::lift(&session.state);
+        }
+        session.v1.is_some()
+    }
+
+    /// Drops the mirror of session `uri` when no 1.0 client is subscribed to it.
+    fn release_mirror_if_unused(&mut self, uri: &str) {
+        if let Some(session) = self.core.sessions.get_mut(uri) {
+            let unused = session
+                .v1
+                .as_ref()
+                .is_some_and(|m| m.session_subs.is_empty() && m.chat_subs.is_empty());
+            if unused {
+                session.v1 = None;
+            }
+        }
     }
 
     fn subscribable_v1(&self, channel: &str) -> Result<RawJsonBuf, ErrorObject> {
@@ -312,6 +346,18 @@ impl Hub {
         conn: ConnId,
         channel: &str,
     ) -> Result<RawJsonBuf, ErrorObject> {
+        let session = self.session_uri_of(channel);
+        if let Some(uri) = &session {
+            self.ensure_mirror(uri);
+        }
+        let subscribed = self.subscribe_v1_to(conn, channel);
+        if let Some(uri) = &session {
+            self.release_mirror_if_unused(uri);
+        }
+        subscribed
+    }
+
+    fn subscribe_v1_to(&mut self, conn: ConnId, channel: &str) -> Result<RawJsonBuf, ErrorObject> {
         let snapshot = self.subscribable_v1(channel)?;
         self.within_response_budget(snapshot.get().len())?;
         let max = self.core.limits.max_subscriptions;
@@ -344,6 +390,9 @@ impl Hub {
             if let Some(subs) = self.subscribers_v1(channel) {
                 subs.retain(|&x| x != conn);
             }
+            if let Some(uri) = self.session_uri_of(channel) {
+                self.release_mirror_if_unused(&uri);
+            }
         }
         removed
     }
@@ -353,6 +402,9 @@ impl Hub {
         for channel in channels {
             if let Some(subs) = self.subscribers_v1(channel) {
                 subs.retain(|&x| x != conn);
+            }
+            if let Some(uri) = self.session_uri_of(channel) {
+                self.release_mirror_if_unused(&uri);
             }
         }
     }
@@ -550,12 +602,31 @@ impl Hub {
             return;
         };
         let channel = p.channel;
+        let session = self.session_uri_of(&channel);
+        if let Some(uri) = &session {
+            self.ensure_mirror(uri);
+        }
+        self.dispatch_v1_on(conn, &channel, p.action, json, origin);
+        if let Some(uri) = &session {
+            self.release_mirror_if_unused(uri);
+        }
+    }
+
+    fn dispatch_v1_on(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+        action: v1::StateAction,
+        json: Value,
+        origin: v03::ActionOrigin,
+    ) {
+        let channel = channel.to_owned();
         let (uri, view) = if let Some(session) = self.core.sessions.get(&channel) {
             let Some(mirror) = session.v1.as_ref() else {
                 return;
             };
             let mut after = mirror.session.clone();
-            let _ = session_reducer(&mut after, &p.action);
+            let _ = session_reducer(&mut after, &action);
             let source = Source::Session {
                 before: &mirror.session,
                 after: &after,
@@ -635,9 +706,20 @@ impl Hub {
     }
 }
 
+/// `f` of the session's mirror, or of one lifted for the occasion.
+fn with_mirror<R>(session: &super::sessions::Session, f: impl FnOnce(&Mirror) -> R) -> Option<R> {
+    match &session.v1 {
+        Some(mirror) => Some(f(mirror)),
+        None => Mirror::lift(&session.state).as_ref().map(f),
+    }
+}
+
 /// The 1.0 summary of a session (from its mirror).
 pub(super) fn summary(session: &super::sessions::Session) -> Option<Value> {
-    let mirror = session.v1.as_ref()?;
+    with_mirror(session, |mirror| summary_of(session, mirror))?
+}
+
+fn summary_of(session: &super::sessions::Session, mirror: &Mirror) -> Option<Value> {
     let state = serde_json::to_value(&mirror.session).ok()?;
     let mut out = serde_json::Map::new();
     for key in [
