@@ -348,6 +348,37 @@ async fn dispatches_of_1_0_clients_are_rejected_in_1_0_and_unserved_commands_say
         "{rejected}"
     );
 
+    // On the session channel: applied, echoed there, and announced on the root in 1.0.
+    let sub = request(&mut raw, 6, "subscribe", json!({"channel": S})).await;
+    assert_eq!(
+        sub["result"]["snapshot"]["state"]["defaultChat"], C,
+        "{sub}"
+    );
+    let title = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": S, "clientSeq": 3,
+        "action": {"type": "session/titleChanged", "title": "Renamed over 1.0"}}});
+    raw.send_text(title.to_string()).await;
+    let mut echoed = false;
+    let mut announced = false;
+    while !(echoed && announced) {
+        let frame = raw.read_frame().await.expect("connection open");
+        let params = &frame["params"];
+        if frame["method"] == "action" && params["channel"] == S {
+            assert_eq!(params["origin"]["clientSeq"], 3, "{frame}");
+            assert!(params.get("rejectionReason").is_none(), "{frame}");
+            assert_eq!(params["action"]["title"], "Renamed over 1.0");
+            echoed = true;
+        }
+        if frame["method"] == "root/sessionSummaryChanged" {
+            let changed: v1::SessionSummaryChangedParams =
+                serde_json::from_value(params.clone()).expect("1.0 params");
+            assert_eq!(changed.session, S);
+            if changed.changes.title.as_deref() == Some("Renamed over 1.0") {
+                announced = true;
+            }
+        }
+    }
+
     // The file commands (the same shapes in both versions).
     let hello = format!(
         "file://{}/hello.txt",
