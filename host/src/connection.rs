@@ -8,6 +8,7 @@
 
 use crate::bus::{
     ChangesMsg, ChannelMessage, ConnHandle, ConnId, ConnShared, HubMsg, HubSender, Request,
+    RequestV1,
 };
 use crate::config::Limits;
 use crate::resources::Sandbox;
@@ -18,6 +19,7 @@ use ahp_wasm::protocol::jsonrpc::{
     RequestId, ResourceCopy, ResourceDelete, ResourceList, ResourceMkdir, ResourceMove,
     ResourceRead, ResourceRequest, ResourceResolve, ResourceWrite, REQUEST_METHODS, ROOT_CHANNEL,
 };
+use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::{
     DispatchActionParams, ResourceCopyParams, ResourceDeleteParams, ResourceListParams,
     ResourceMkdirParams, ResourceMoveParams, ResourceReadParams, ResourceRequestParams,
@@ -343,6 +345,9 @@ impl Reader<'_> {
                 return self.forward(HubMsg::McpChannel(message)).await;
             }
         }
+        if initialized && self.shared.v1.load(Ordering::Acquire) && method != "ping" {
+            return self.on_request_v1(id, method, params).await;
+        }
         let request = match method {
             "ping" => return self.reply(result_text(&id, &EmptyResult)),
             m if !initialized && !Request::before_initialize(m) => Err(ErrorObject::new(
@@ -391,6 +396,48 @@ impl Reader<'_> {
         }
     }
 
+    /// A request of a connection whose handshake chose AHP 1.0 (see `hub/v1.rs`).
+    async fn on_request_v1(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Option<RawJson<'_>>,
+    ) -> bool {
+        let request = match method {
+            m if SANDBOX_METHODS.contains(&m) => return self.resource(id, m, params).await,
+            methods::DISPATCH_ACTION => {
+                return match decode_params::<v1::DispatchActionParams>(params) {
+                    Ok(params) => {
+                        let conn = self.conn;
+                        let params = Box::new(params);
+                        self.forward(HubMsg::DispatchV1 { conn, params }).await
+                            && self.reply(result_text(&id, &EmptyResult))
+                    }
+                    Err(e) => self.reply_error(Some(&id), e),
+                };
+            }
+            m => match RequestV1::parse(m, params) {
+                Some(request) => request,
+                None if v1::jsonrpc::REQUEST_METHODS.contains(&m) => Err(ErrorObject::new(
+                    errors::METHOD_NOT_FOUND,
+                    crate::bus::requests_v1::not_yet(m),
+                )),
+                None => Err(ErrorObject::new(
+                    errors::METHOD_NOT_FOUND,
+                    format!("unknown method `{}`", clip(m)),
+                )),
+            },
+        };
+        match request {
+            Ok(request) => {
+                let conn = self.conn;
+                let request = Box::new(request);
+                self.forward(HubMsg::RequestV1 { conn, id, request }).await
+            }
+            Err(e) => self.reply_error(Some(&id), e),
+        }
+    }
+
     async fn on_notification(&mut self, method: &str, params: Option<RawJson<'_>>) -> bool {
         let conn = self.conn;
         match method {
@@ -398,6 +445,15 @@ impl Reader<'_> {
                 if !self.shared.initialized.load(Ordering::Acquire) {
                     let e = ErrorObject::new(errors::INVALID_REQUEST, "send `initialize` first");
                     return self.reply_error(None, e);
+                }
+                if self.shared.v1.load(Ordering::Acquire) {
+                    return match decode_params::<v1::DispatchActionParams>(params) {
+                        Ok(params) => {
+                            let params = Box::new(params);
+                            self.forward(HubMsg::DispatchV1 { conn, params }).await
+                        }
+                        Err(e) => self.reply_error(None, e),
+                    };
                 }
                 // A notification has no id to answer; a malformed one still gets an error
                 // (with a null id) so the client learns about it.

@@ -94,7 +94,11 @@ async fn no_common_version_is_32005_and_closes() {
     let t = start_host().await;
     let mut c = Client::connect(&t.host, "old").await;
     let e = c.expect_error("initialize", json!({"channel": ROOT_CHANNEL, "protocolVersions": ["0.1.0", "9.0.0"], "clientId": "old"}), errors::UNSUPPORTED_PROTOCOL_VERSION).await;
-    assert_eq!(e.data.unwrap()["supportedVersions"], json!(["0.3.0"]));
+    // Both versions this host serves (1.0.0: `hub/v1.rs`).
+    assert_eq!(
+        e.data.unwrap()["supportedVersions"],
+        json!(["1.0.0", "0.3.0"])
+    );
     c.assert_closed("the host closes the connection").await;
 }
 

@@ -14,6 +14,9 @@ pub type ConnId = u64;
 pub struct ConnShared {
     /// Set once `initialize` or `reconnect` succeeded.
     pub initialized: AtomicBool,
+    /// Set (before `initialized`) when the handshake chose AHP 1.0: requests and dispatches
+    /// are decoded with the 1.0 types.
+    pub v1: AtomicBool,
     /// Cancelled to drop the connection at once (slow consumer, takeover, shutdown).
     pub kill: CancellationToken,
     /// Set when the connection is dropped because it does not read what it is sent.

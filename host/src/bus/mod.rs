@@ -17,12 +17,14 @@
 pub mod conn;
 pub mod jobs;
 pub mod requests;
+pub mod requests_v1;
 pub mod session_filter;
 pub mod work;
 
 pub use conn::{ConnHandle, ConnId, ConnShared, QueueError};
 pub use jobs::{ChangesMsg, CustomizationKey, CustomizationRead, WatchOpened};
 pub use requests::{Authenticate, Request, SessionFilter};
+pub use requests_v1::RequestV1;
 pub use work::{
     ChannelMessage, RunEnd, RunMsg, RunOutcome, RunRequest, ShellEvent, StepUp, ToolExpiry,
 };
@@ -65,6 +67,22 @@ pub enum HubMsg {
         id: RequestId,
         /// What.
         request: Box<Request>,
+    },
+    /// A request of an AHP 1.0 client (`hub/v1.rs`).
+    RequestV1 {
+        /// From.
+        conn: ConnId,
+        /// Request id.
+        id: RequestId,
+        /// What.
+        request: Box<RequestV1>,
+    },
+    /// `dispatchAction` of an AHP 1.0 client.
+    DispatchV1 {
+        /// From.
+        conn: ConnId,
+        /// The params.
+        params: Box<ahp_wasm::protocol::v1::DispatchActionParams>,
     },
     /// `dispatchAction`.
     Dispatch {

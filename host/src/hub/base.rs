@@ -30,6 +30,12 @@ pub(super) struct Core {
     pub(super) root_uri: Arc<str>,
     pub(super) root: RootState,
     pub(super) root_subs: Vec<ConnId>,
+    /// AHP 1.0 connections subscribed to the root (`v1.rs`).
+    pub(super) root_subs_v1: Vec<ConnId>,
+    /// The AHP 1.0 dispatch being applied through the 0.3.0 path, for its rejections.
+    pub(super) v1_pending: Option<super::v1::PendingV1>,
+    /// Client ids whose last `initialize` chose AHP 1.0 (their `reconnect` is answered in 1.0).
+    pub(super) v1_clients: std::collections::HashSet<String>,
     pub(super) sessions: HashMap<String, super::sessions::Session>,
     pub(super) conns: HashMap<ConnId, Conn>,
     pub(super) replay: ReplayRing,
@@ -89,6 +95,11 @@ impl Core {
     pub(super) fn notify_root<P: Serialize>(&mut self, method: &str, params: &P) {
         let frame: Arc<str> = Arc::from(jsonrpc::notification_text(method, params));
         fanout(&mut self.outbox, &self.root_subs, &frame);
+        if !self.root_subs_v1.is_empty() {
+            if let Ok(params) = serde_json::to_value(params) {
+                self.v1_notify_root(method, params);
+            }
+        }
     }
 
     pub(super) fn envelope_frame(
@@ -120,6 +131,11 @@ impl Core {
         reason: String,
     ) {
         self.seq += 1;
+        if self.is_v1(conn) {
+            // A 1.0 client's dispatch: rejected in 1.0, as it was dispatched.
+            self.v1_reject(conn, &origin, &reason);
+            return;
+        }
         let (frame, _) = self.envelope_frame(channel, action, Some(origin), Some(reason));
         self.outbox.push((conn, frame));
     }
@@ -151,10 +167,11 @@ impl Core {
                 return Err((action, reason));
             }
             self.seq += 1;
-            let (frame, action) = self.envelope_frame(channel, action, origin, None);
+            let (frame, action) = self.envelope_frame(channel, action, origin.clone(), None);
             self.replay
                 .push(self.seq, self.root_uri.clone(), frame.clone(), None);
             fanout(&mut self.outbox, &self.root_subs, &frame);
+            self.v1_root_applied(&action, origin.as_ref());
             return Ok(action);
         }
         let Some(session) = self.sessions.get_mut(channel) else {
@@ -168,7 +185,7 @@ impl Core {
         // Clients without `capabilities.mcpApps` get the envelope without `mcpApp`/`channel`.
         let plain = crate::mcp::apps::plain_action(&action)
             .map(|plain| self.envelope_frame(channel, plain, origin.clone(), None).0);
-        let (frame, action) = self.envelope_frame(channel, action, origin, None);
+        let (frame, action) = self.envelope_frame(channel, action, origin.clone(), None);
         let session = self.sessions.get_mut(channel).expect("checked above");
         session.record(self.seq, now, &frame, changed, &mut self.ops);
         let uri = session.uri.clone();
@@ -183,7 +200,8 @@ impl Core {
             }
         }
         let summary_changes = session.summary_changes(changed);
-        self.replay.push(self.seq, uri, frame, plain);
+        self.replay.push(self.seq, uri.clone(), frame, plain);
+        self.v1_session_applied(&uri, &action, origin.as_ref(), now);
         if let Some(changes) = summary_changes {
             self.notify_root(jsonrpc::methods::SESSION_SUMMARY_CHANGED, &changes);
         }
@@ -200,7 +218,7 @@ impl Core {
         subscribers: &[ConnId],
     ) -> StateAction {
         self.seq += 1;
-        let (frame, action) = self.envelope_frame(channel, action, origin, None);
+        let (frame, action) = self.envelope_frame(channel, action, origin.clone(), None);
         fanout(&mut self.outbox, subscribers, &frame);
         self.replay.push(self.seq, Arc::from(channel), frame, None);
         action

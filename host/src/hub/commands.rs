@@ -3,6 +3,7 @@
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::sessions::Session;
+use super::v1::V1;
 use super::{ConnId, Hub, Request};
 use crate::bus::requests::{for_each_host_command, Handshake};
 use crate::bus::{Authenticate, SessionFilter};
@@ -29,18 +30,18 @@ const STATUS_IDLE: u32 = 1;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct InitializeOut {
-    protocol_version: String,
-    server_seq: u64,
-    snapshots: Vec<RawJsonBuf>,
-    default_directory: String,
+pub(super) struct InitializeOut {
+    pub protocol_version: String,
+    pub server_seq: u64,
+    pub snapshots: Vec<RawJsonBuf>,
+    pub default_directory: String,
     /// `@` (files of the working directory) and `/` (the agent's directives).
-    completion_trigger_characters: [&'static str; 2],
+    pub completion_trigger_characters: [&'static str; 2],
     /// Proves ownership of `clientId` on later handshakes (see `identity.rs`).
-    client_secret: String,
+    pub client_secret: String,
     /// The largest frame this host reads (`--max-frame-bytes`; an `ahp-host` extension): a
     /// client can refuse a larger request itself instead of sending it for nothing.
-    max_frame_bytes: usize,
+    pub max_frame_bytes: usize,
 }
 
 #[derive(Serialize)]
@@ -49,9 +50,9 @@ struct SubscribeOut {
 }
 
 #[derive(Serialize)]
-struct ReconnectSnapshotOut {
-    r#type: &'static str,
-    snapshots: Vec<RawJsonBuf>,
+pub(super) struct ReconnectSnapshotOut {
+    pub r#type: &'static str,
+    pub snapshots: Vec<RawJsonBuf>,
 }
 
 pub(super) fn invalid(message: impl Into<String>) -> ErrorObject {
@@ -244,7 +245,7 @@ impl Hub {
         Ok(())
     }
 
-    fn within_response_budget(&self, bytes: usize) -> Result<(), ErrorObject> {
+    pub(super) fn within_response_budget(&self, bytes: usize) -> Result<(), ErrorObject> {
         let max = self.core.limits.max_response_bytes;
         if bytes > max {
             return Err(ErrorObject::new(
@@ -304,6 +305,9 @@ impl Hub {
     }
 
     pub(super) fn unsubscribe(&mut self, conn: ConnId, channel: &str) {
+        if self.unsubscribe_v1(conn, channel) {
+            return;
+        }
         let Some(c) = self.core.conns.get_mut(&conn) else {
             return;
         };
@@ -331,14 +335,17 @@ impl Hub {
                 "already initialized",
             ));
         }
-        let Some(version) = p
-            .protocol_versions
-            .iter()
-            .find(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()))
-        else {
+        // AHP 1.0 where offered (`v1.rs`), else 0.3.0.
+        let offered = |v: &str| p.protocol_versions.iter().any(|o| o == v);
+        let version = [V1]
+            .into_iter()
+            .chain(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())
+            .find(|v| offered(v));
+        let Some(version) = version else {
             let data = UnsupportedProtocolVersionErrorData {
-                supported_versions: SUPPORTED_PROTOCOL_VERSIONS
-                    .iter()
+                supported_versions: [V1]
+                    .into_iter()
+                    .chain(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())
                     .map(|v| v.to_string())
                     .collect(),
                 extra: Default::default(),
@@ -354,7 +361,8 @@ impl Hub {
             self.core.outbox.push((conn, Arc::from("")));
             return Ok(());
         };
-        let version = version.clone();
+        let version = version.to_owned();
+        let v1 = version == V1;
         check_client_id(&p.client_id)?;
         if let Some(holder) = self.holder_to_ask(conn, &p.client_id, secret.as_deref())? {
             self.wait_for_holder(
@@ -373,8 +381,11 @@ impl Hub {
         // this host has none).
         let channels: Vec<String> = channels
             .into_iter()
-            .filter(|c| self.has_channel(c))
+            .filter(|c| v1 || self.has_channel(c))
             .collect();
+        if v1 {
+            return self.initialize_v1(conn, id, p.client_id, secret, channels);
+        }
         let apps = p
             .capabilities
             .as_ref()
@@ -383,6 +394,7 @@ impl Hub {
         let client_secret =
             self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Initialize)?;
         self.core.bindings.set_mcp_apps(&p.client_id, apps);
+        self.core.v1_clients.remove(&p.client_id);
         self.mark_initialized(conn, p.client_id);
         for channel in &channels {
             self.add_subscription(conn, channel)?;
@@ -430,6 +442,9 @@ impl Hub {
             return Ok(());
         }
         let channels = self.handshake_channels(p.subscriptions)?;
+        if self.core.v1_clients.contains(&p.client_id) {
+            return self.reconnect_v1(conn, id, p.client_id, secret, channels);
+        }
         let (resumed, missing): (Vec<String>, Vec<String>) =
             channels.into_iter().partition(|c| self.has_channel(c));
         // (Only a client that proves its id below gets what it declared at `initialize`.)
@@ -496,7 +511,7 @@ impl Hub {
         text
     }
 
-    fn create_session(
+    pub(super) fn create_session(
         &mut self,
         conn: ConnId,
         id: &RequestId,
@@ -612,7 +627,7 @@ impl Hub {
         Ok(())
     }
 
-    fn dispose_session(
+    pub(super) fn dispose_session(
         &mut self,
         conn: ConnId,
         id: &RequestId,
@@ -629,6 +644,18 @@ impl Hub {
         for sub in &session.subscribers {
             if let Some(c) = self.core.conns.get_mut(sub) {
                 c.subs.remove(uri);
+            }
+        }
+        if let Some(mirror) = &session.v1 {
+            for sub in &mirror.session_subs {
+                if let Some(c) = self.core.conns.get_mut(sub) {
+                    c.v1_subs.remove(uri);
+                }
+            }
+            for sub in &mirror.chat_subs {
+                if let Some(c) = self.core.conns.get_mut(sub) {
+                    c.v1_subs.remove(&mirror.chat_uri);
+                }
             }
         }
         self.core.ops.push(Op::DeleteSession {

@@ -52,6 +52,8 @@ mod sessions;
 mod terminals;
 mod transform;
 mod turns;
+mod v1;
+mod v1_root;
 mod watches;
 
 use crate::bus::{
@@ -81,6 +83,10 @@ struct Conn {
     /// The client declared `capabilities.mcpApps`: it sees `mcpApp` and `channel` and may use
     /// `mcp://` channels.
     mcp_apps: bool,
+    /// The handshake chose AHP 1.0 (`v1.rs`).
+    v1: bool,
+    /// Its AHP 1.0 subscriptions (a 1.0 connection has no 0.3.0 ones).
+    v1_subs: HashSet<String>,
 }
 
 /// The hub's state (see the module docs): the core, and each feature's own state.
@@ -131,6 +137,9 @@ impl Hub {
                 extra: Default::default(),
             },
             root_subs: Vec::new(),
+            root_subs_v1: Vec::new(),
+            v1_pending: None,
+            v1_clients: HashSet::new(),
             sessions: HashMap::new(),
             conns: HashMap::new(),
             replay: ReplayRing::new(
@@ -221,6 +230,8 @@ impl Hub {
                         client_id: None,
                         subs: HashSet::new(),
                         mcp_apps: false,
+                        v1: false,
+                        v1_subs: HashSet::new(),
                     },
                 );
             }
@@ -232,7 +243,13 @@ impl Hub {
                     self.on_request(conn, id, *request);
                 }
             }
+            HubMsg::RequestV1 { conn, id, request } => {
+                if self.core.conns.contains_key(&conn) {
+                    self.on_request_v1(conn, id, *request);
+                }
+            }
             HubMsg::Dispatch { conn, params } => self.on_dispatch(conn, params),
+            HubMsg::DispatchV1 { conn, params } => self.on_dispatch_v1(conn, *params),
             HubMsg::Unsubscribe { conn, channel } => self.unsubscribe(conn, &channel),
             HubMsg::Agent {
                 channel,
@@ -322,6 +339,8 @@ impl Hub {
         };
         c.handle.shared.kill.cancel();
         self.claims_conn_closed(conn);
+        let v1_subs: Vec<String> = c.v1_subs.iter().cloned().collect();
+        self.drop_conn_v1(conn, &v1_subs);
         for channel in &c.subs {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.retain(|&x| x != conn);

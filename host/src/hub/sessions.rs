@@ -45,6 +45,8 @@ pub(super) struct Session {
     announced: SessionSummary,
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
     pub deferred: Vec<(StateAction, Option<ActionOrigin>)>,
+    /// The session as AHP 1.0 clients see it, while they use it (`v1.rs`).
+    pub v1: Option<super::v1::Mirror>,
 }
 
 impl Session {
@@ -53,6 +55,7 @@ impl Session {
         Session {
             uri: Arc::from(state.summary.resource.as_str()),
             announced: state.summary.clone(),
+            v1: None,
             state,
             subscribers: Vec::new(),
             agent: None,
@@ -69,6 +72,7 @@ impl Session {
         Session {
             uri: Arc::from(uri),
             announced: loaded.state.summary.clone(),
+            v1: None,
             state: loaded.state,
             subscribers: Vec::new(),
             agent: None,

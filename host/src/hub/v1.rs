@@ -1,0 +1,774 @@
+//! AHP 1.0 clients, beside the 0.3.0 ones (a strangler: every feature keeps working on the
+//! 0.3.0 state, untouched).
+//!
+//! Each session keeps, next to its 0.3.0 state, a 1.0 mirror ([`Mirror`]): the 1.0 session and
+//! its default chat (`ahp-chat:/<session id>/default`), lifted from the 0.3.0 state
+//! (`compat::lift`) when a 1.0 client first subscribes to either (or dispatches), and kept in
+//! step by [`super::base::Core::apply`] while 1.0 clients are subscribed: every applied 0.3.0
+//! action is translated (`compat::to_v1`) and reduced by the 1.0 reducers. When the last 1.0
+//! subscriber leaves, the mirror is dropped (a session only 0.3.0 clients use pays nothing for
+//! it); a snapshot or summary of a session without one is lifted on the spot. The 1.0 envelope carries the `serverSeq` of the 0.3.0 envelope
+//! it comes from; a 0.3.0 action with no 1.0 form (or one the 1.0 reducer leaves alone) sends
+//! nothing to 1.0 clients. 1.0 envelopes are not kept for replay: a 1.0 client's `reconnect`
+//! gets fresh snapshots.
+//!
+//! 1.0 clients subscribe through their own lists (`Conn::v1_subs`, the mirror's and the root's
+//! 1.0 subscribers), so no feature ever sends them a 0.3.0 frame. What they dispatch on the
+//! default chat or the session is translated into 0.3.0 (`compat::action`) and goes through the
+//! 0.3.0 authorization and apply path (`dispatch.rs`), so the agent reacts to it as to a 0.3.0
+//! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]).
+
+use super::base::Core;
+use super::commands::{invalid, session_not_found, InitializeOut, ReconnectSnapshotOut};
+use super::features::snapshot_json;
+use super::identity::Claim;
+use super::v1_root::root_state;
+use super::{fanout, ConnId, Hub};
+use crate::bus::RequestV1;
+use crate::compat::{self, Source, Target, View};
+use crate::replay::action_frame;
+use crate::resources::file_uri;
+use ahp_wasm::protocol as v03;
+use ahp_wasm::protocol::errors;
+use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::v1;
+use ahp_wasm::protocol::RawJsonBuf;
+use ahp_wasm::reduce::v1::{chat_reducer, from_unix_millis, session_reducer};
+use serde_json::Value;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The version string of AHP 1.0.
+pub(super) const V1: &str = v1::PROTOCOL_VERSION;
+
+const SESSION_PREFIX: &str = "ahp-session:/";
+const CHAT_PREFIX: &str = "ahp-chat:/";
+const DEFAULT_CHAT: &str = "/default";
+
+/// The URI of a session's default chat.
+pub(super) fn default_chat_uri(session: &str) -> String {
+    let id = session.strip_prefix(SESSION_PREFIX).unwrap_or(session);
+    format!("{CHAT_PREFIX}{id}{DEFAULT_CHAT}")
+}
+
+/// The session whose default chat `chat` is.
+pub(super) fn session_of_chat(chat: &str) -> Option<String> {
+    let id = chat.strip_prefix(CHAT_PREFIX)?.strip_suffix(DEFAULT_CHAT)?;
+    Some(format!("{SESSION_PREFIX}{id}"))
+}
+
+/// A session as 1.0 clients see it, with their subscriptions.
+pub(super) struct Mirror {
+    pub session: v1::SessionState,
+    pub chat: v1::ChatState,
+    pub chat_uri: String,
+    /// 1.0 connections subscribed to the session channel.
+    pub session_subs: Vec<ConnId>,
+    /// 1.0 connections subscribed to the default chat.
+    pub chat_subs: Vec<ConnId>,
+}
+
+impl Mirror {
+    /// The 1.0 view of a 0.3.0 session; `None` (logged) when the lifted state does not decode,
+    /// a bug of the lift: the session is then not served to 1.0 clients.
+    pub fn lift(state: &v03::SessionState) -> Option<Mirror> {
+        let chat_uri = default_chat_uri(&state.summary.resource);
+        let (session, chat) = compat::lift(state, &chat_uri);
+        let decoded = serde_json::from_value::<v1::SessionState>(session)
+            .and_then(|s| Ok((s, serde_json::from_value::<v1::ChatState>(chat)?)));
+        match decoded {
+            Ok((session, chat)) => Some(Mirror {
+                session,
+                chat,
+                chat_uri,
+                session_subs: Vec::new(),
+                chat_subs: Vec::new(),
+            }),
+            Err(e) => {
+                eprintln!(
+                    "ahp-host: session {} has no AHP 1.0 view ({e})",
+                    state.summary.resource
+                );
+                None
+            }
+        }
+    }
+
+    /// Keeps the mirror in step with a 0.3.0 action applied to the session `uri` at `now`
+    /// (milliseconds): the 1.0 channels and actions with the same effect, if any applied. A
+    /// change of the chat's summary members is followed by `session/chatUpdated` on the session
+    /// (the session's `chats` entry of its default chat).
+    fn follow(&mut self, uri: &str, action: &v03::StateAction, now: f64) -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        let Some(json) = serde_json::to_value(action).ok() else {
+            return out;
+        };
+        let Some((target, new)) = compat::to_v1(&json, &self.session, &self.chat, now as i64)
+        else {
+            return out;
+        };
+        let Ok(typed) = serde_json::from_value::<v1::StateAction>(new.clone()) else {
+            return out;
+        };
+        match target {
+            Target::Session => {
+                if session_reducer(&mut self.session, &typed).is_applied() {
+                    out.push((uri.to_owned(), new));
+                }
+            }
+            Target::DefaultChat => {
+                if chat_reducer(&mut self.chat, &typed).is_applied() {
+                    out.push((self.chat_uri.clone(), new));
+                    out.extend(self.chat_updated().map(|a| (uri.to_owned(), a)));
+                }
+            }
+        }
+        out
+    }
+
+    /// `session/chatUpdated` for the members of the default chat's summary that differ from the
+    /// session's `chats` entry (applied to the mirror), if any.
+    fn chat_updated(&mut self) -> Option<Value> {
+        let entry = self
+            .session
+            .chats
+            .iter()
+            .find(|c| c.resource == self.chat_uri)?;
+        let chat = &self.chat;
+        let mut changes = serde_json::Map::new();
+        if entry.title != chat.title {
+            changes.insert("title".into(), chat.title.clone().into());
+        }
+        if entry.status != chat.status {
+            changes.insert("status".into(), chat.status.into());
+        }
+        if entry.activity != chat.activity {
+            if let Some(activity) = &chat.activity {
+                changes.insert("activity".into(), activity.clone().into());
+            }
+        }
+        if entry.modified_at != chat.modified_at {
+            changes.insert("modifiedAt".into(), chat.modified_at.clone().into());
+        }
+        if entry.changes != chat.changes {
+            if let Some(summary) = &chat.changes {
+                changes.insert("changes".into(), serde_json::to_value(summary).ok()?);
+            }
+        }
+        if changes.is_empty() {
+            return None;
+        }
+        let action = serde_json::json!({
+            "type": "session/chatUpdated",
+            "chat": self.chat_uri,
+            "changes": changes,
+        });
+        let typed: v1::StateAction = serde_json::from_value(action.clone()).ok()?;
+        session_reducer(&mut self.session, &typed)
+            .is_applied()
+            .then_some(action)
+    }
+}
+
+/// A 1.0 client's dispatch being applied through the 0.3.0 path: a rejection goes back to it
+/// as this 1.0 action on this channel.
+pub(super) struct PendingV1 {
+    pub conn: ConnId,
+    pub channel: String,
+    pub action: Value,
+}
+
+/// The `action` notification of a 1.0 envelope.
+pub(super) fn envelope_frame(
+    channel: &str,
+    action: &Value,
+    seq: u64,
+    origin: Option<&v03::ActionOrigin>,
+    rejection: Option<&str>,
+) -> Arc<str> {
+    let mut envelope = serde_json::json!({
+        "channel": channel,
+        "action": action,
+        "serverSeq": seq,
+    });
+    if let Some(origin) = origin {
+        envelope["origin"] = serde_json::json!({
+            "clientId": origin.client_id,
+            "clientSeq": origin.client_seq as i64,
+        });
+    }
+    if let Some(reason) = rejection {
+        envelope["rejectionReason"] = reason.into();
+    }
+    action_frame(&envelope.to_string())
+}
+
+impl Core {
+    /// Keeps the 1.0 mirror of session `uri` in step with an applied action, and sends the 1.0
+    /// envelope to the 1.0 subscribers of its channel.
+    pub(super) fn v1_session_applied(
+        &mut self,
+        uri: &str,
+        action: &v03::StateAction,
+        origin: Option<&v03::ActionOrigin>,
+        now: f64,
+    ) {
+        let seq = self.seq;
+        let Some(mirror) = self.sessions.get_mut(uri).and_then(|s| s.v1.as_mut()) else {
+            return;
+        };
+        for (i, (channel, json)) in mirror.follow(uri, action, now).into_iter().enumerate() {
+            let subs = if channel == uri {
+                &mirror.session_subs
+            } else {
+                &mirror.chat_subs
+            };
+            if !subs.is_empty() {
+                // The first is the translated action (the dispatcher's echo); a
+                // `session/chatUpdated` that follows it is the host's.
+                let origin = origin.filter(|_| i == 0);
+                let frame = envelope_frame(&channel, &json, seq, origin, None);
+                fanout(&mut self.outbox, subs, &frame);
+            }
+        }
+    }
+
+    /// Sends a rejection of the 1.0 dispatch in progress to its dispatcher (see [`PendingV1`]);
+    /// whether there was one for `conn`.
+    pub(super) fn v1_reject(
+        &mut self,
+        conn: ConnId,
+        origin: &v03::ActionOrigin,
+        reason: &str,
+    ) -> bool {
+        let Some(pending) = self.v1_pending.as_ref().filter(|p| p.conn == conn) else {
+            return false;
+        };
+        let frame = envelope_frame(
+            &pending.channel,
+            &pending.action,
+            self.seq,
+            Some(origin),
+            Some(reason),
+        );
+        self.outbox.push((conn, frame));
+        true
+    }
+
+    /// Whether `conn` speaks 1.0.
+    pub(super) fn is_v1(&self, conn: ConnId) -> bool {
+        self.conns.get(&conn).is_some_and(|c| c.v1)
+    }
+}
+
+#[derive(serde::Serialize)]
+struct SubscribeOut {
+    snapshot: RawJsonBuf,
+}
+
+impl Hub {
+    /// The 1.0 snapshot of a channel 1.0 clients may subscribe to.
+    pub(super) fn snapshot_v1(&self, channel: &str) -> Option<RawJsonBuf> {
+        let seq = self.core.seq;
+        let json = if channel == ROOT_CHANNEL {
+            snapshot_json(channel, &root_state(&self.core.root)?, seq)?
+        } else if let Some(session) = self.core.sessions.get(channel) {
+            with_mirror(session, |m| snapshot_json(channel, &m.session, seq))??
+        } else {
+            let session = self.core.sessions.get(&session_of_chat(channel)?)?;
+            with_mirror(session, |m| snapshot_json(channel, &m.chat, seq))??
+        };
+        RawJsonBuf::from_string(json).ok()
+    }
+
+    /// The session of a 1.0 session or default chat channel, if it exists.
+    fn session_uri_of(&self, channel: &str) -> Option<String> {
+        if self.core.sessions.contains_key(channel) {
+            return Some(channel.to_owned());
+        }
+        session_of_chat(channel).filter(|uri| self.core.sessions.contains_key(uri))
+    }
+
+    /// Lifts the mirror of session `uri` unless it has one; whether it has one now.
+    fn ensure_mirror(&mut self, uri: &str) -> bool {
+        let Some(session) = self.core.sessions.get_mut(uri) else {
+            return false;
+        };
+        if session.v1.is_none() {
+            session.v1 = Mirror::lift(&session.state);
+        }
+        session.v1.is_some()
+    }
+
+    /// Drops the mirror of session `uri` when no 1.0 client is subscribed to it.
+    fn release_mirror_if_unused(&mut self, uri: &str) {
+        if let Some(session) = self.core.sessions.get_mut(uri) {
+            let unused = session
+                .v1
+                .as_ref()
+                .is_some_and(|m| m.session_subs.is_empty() && m.chat_subs.is_empty());
+            if unused {
+                session.v1 = None;
+            }
+        }
+    }
+
+    fn subscribable_v1(&self, channel: &str) -> Result<RawJsonBuf, ErrorObject> {
+        self.snapshot_v1(channel).ok_or_else(|| {
+            if channel.starts_with("ahp-session:") || channel.starts_with(CHAT_PREFIX) {
+                session_not_found(channel)
+            } else {
+                ErrorObject::new(
+                    errors::NOT_FOUND,
+                    "no such channel for AHP 1.0 clients on this host (served: the root, \
+                     sessions and their default chats)",
+                )
+            }
+        })
+    }
+
+    /// The 1.0 subscriber list of a channel.
+    fn subscribers_v1(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
+        if channel == ROOT_CHANNEL {
+            return Some(&mut self.core.root_subs_v1);
+        }
+        if self.core.sessions.contains_key(channel) {
+            let session = self.core.sessions.get_mut(channel)?;
+            return session.v1.as_mut().map(|m| &mut m.session_subs);
+        }
+        let session = self.core.sessions.get_mut(&session_of_chat(channel)?)?;
+        session.v1.as_mut().map(|m| &mut m.chat_subs)
+    }
+
+    /// Subscribes a 1.0 connection (idempotent) and returns the channel's 1.0 snapshot.
+    pub(super) fn subscribe_v1(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+    ) -> Result<RawJsonBuf, ErrorObject> {
+        let session = self.session_uri_of(channel);
+        if let Some(uri) = &session {
+            self.ensure_mirror(uri);
+        }
+        let subscribed = self.subscribe_v1_to(conn, channel);
+        if let Some(uri) = &session {
+            self.release_mirror_if_unused(uri);
+        }
+        subscribed
+    }
+
+    fn subscribe_v1_to(&mut self, conn: ConnId, channel: &str) -> Result<RawJsonBuf, ErrorObject> {
+        let snapshot = self.subscribable_v1(channel)?;
+        self.within_response_budget(snapshot.get().len())?;
+        let max = self.core.limits.max_subscriptions;
+        let Some(c) = self.core.conns.get_mut(&conn) else {
+            return Ok(snapshot);
+        };
+        if !c.v1_subs.contains(channel) {
+            if c.v1_subs.len() >= max {
+                return Err(ErrorObject::new(
+                    errors::INVALID_REQUEST,
+                    format!("subscription limit ({max}) reached"),
+                ));
+            }
+            c.v1_subs.insert(channel.to_owned());
+            if let Some(subs) = self.subscribers_v1(channel) {
+                subs.push(conn);
+            }
+        }
+        Ok(snapshot)
+    }
+
+    /// Drops a 1.0 subscription; whether there was one.
+    pub(super) fn unsubscribe_v1(&mut self, conn: ConnId, channel: &str) -> bool {
+        let removed = self
+            .core
+            .conns
+            .get_mut(&conn)
+            .is_some_and(|c| c.v1_subs.remove(channel));
+        if removed {
+            if let Some(subs) = self.subscribers_v1(channel) {
+                subs.retain(|&x| x != conn);
+            }
+            if let Some(uri) = self.session_uri_of(channel) {
+                self.release_mirror_if_unused(&uri);
+            }
+        }
+        removed
+    }
+
+    /// Forgets every 1.0 subscription of a closed connection.
+    pub(super) fn drop_conn_v1(&mut self, conn: ConnId, channels: &[String]) {
+        for channel in channels {
+            if let Some(subs) = self.subscribers_v1(channel) {
+                subs.retain(|&x| x != conn);
+            }
+            if let Some(uri) = self.session_uri_of(channel) {
+                self.release_mirror_if_unused(&uri);
+            }
+        }
+    }
+
+    /// The 1.0 snapshots of the existing channels among `channels`, within the response budget,
+    /// and those channels.
+    pub(super) fn handshake_snapshots_v1(
+        &self,
+        channels: Vec<String>,
+    ) -> Result<(Vec<String>, Vec<RawJsonBuf>), ErrorObject> {
+        let mut bytes = 0;
+        let mut kept = Vec::new();
+        let mut out = Vec::new();
+        for channel in channels {
+            if let Some(snapshot) = self.snapshot_v1(&channel) {
+                bytes += snapshot.get().len();
+                self.within_response_budget(bytes)?;
+                kept.push(channel);
+                out.push(snapshot);
+            }
+        }
+        Ok((kept, out))
+    }
+
+    /// Subscribes a 1.0 connection to channels whose snapshots it was just given.
+    pub(super) fn add_subscriptions_v1(&mut self, conn: ConnId, channels: &[String]) {
+        for channel in channels {
+            let _ = self.subscribe_v1(conn, channel);
+        }
+    }
+
+    /// Marks a connection as speaking 1.0 (before it is marked initialized: its reader decodes
+    /// with the 1.0 types from then on).
+    fn mark_v1(&mut self, conn: ConnId, client_id: &str) {
+        if let Some(c) = self.core.conns.get_mut(&conn) {
+            c.v1 = true;
+            c.handle.shared.v1.store(true, Ordering::Release);
+        }
+        self.core.v1_clients.insert(client_id.to_owned());
+    }
+
+    /// `initialize` of a client that chose 1.0: 1.0 snapshots of the initial subscriptions
+    /// that exist; no `capabilities.mcpApps` (no MCP Apps for 1.0 clients yet).
+    pub(super) fn initialize_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        client_id: String,
+        secret: Option<String>,
+        channels: Vec<String>,
+    ) -> Result<(), ErrorObject> {
+        let (channels, snapshots) = self.handshake_snapshots_v1(channels)?;
+        let client_secret =
+            self.claim_client_id(conn, &client_id, secret.as_deref(), Claim::Initialize)?;
+        self.core.bindings.set_mcp_apps(&client_id, false);
+        self.mark_v1(conn, &client_id);
+        self.mark_initialized(conn, client_id);
+        self.add_subscriptions_v1(conn, &channels);
+        let out = InitializeOut {
+            protocol_version: V1.into(),
+            server_seq: self.core.seq,
+            snapshots,
+            default_directory: file_uri(self.core.sandbox.root()),
+            completion_trigger_characters: ["@", "/"],
+            client_secret,
+            max_frame_bytes: self.core.limits.max_frame_bytes,
+        };
+        self.core.respond(conn, id, &out);
+        Ok(())
+    }
+
+    /// `reconnect` of a client whose last `initialize` chose 1.0: fresh 1.0 snapshots of the
+    /// channels that still exist (1.0 envelopes are not kept for replay); the others are left
+    /// out, which tells the client they are gone.
+    pub(super) fn reconnect_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        client_id: String,
+        secret: Option<String>,
+        channels: Vec<String>,
+    ) -> Result<(), ErrorObject> {
+        let (channels, snapshots) = self.handshake_snapshots_v1(channels)?;
+        self.claim_client_id(conn, &client_id, secret.as_deref(), Claim::Reconnect)?;
+        self.mark_v1(conn, &client_id);
+        self.mark_initialized(conn, client_id);
+        self.add_subscriptions_v1(conn, &channels);
+        let out = ReconnectSnapshotOut {
+            r#type: "snapshot",
+            snapshots,
+        };
+        self.core.respond(conn, id, &out);
+        Ok(())
+    }
+
+    /// A request of a 1.0 client.
+    pub(super) fn on_request_v1(&mut self, conn: ConnId, id: RequestId, request: RequestV1) {
+        if let Err(error) = self.dispatch_v1_request(conn, &id, request) {
+            self.core.respond_error(conn, &id, error);
+        }
+    }
+
+    fn dispatch_v1_request(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        request: RequestV1,
+    ) -> Result<(), ErrorObject> {
+        match request {
+            RequestV1::Subscribe(p) => {
+                let snapshot = self.subscribe_v1(conn, &p.channel)?;
+                self.core.respond(conn, id, &SubscribeOut { snapshot });
+                Ok(())
+            }
+            RequestV1::CreateSession(p) => {
+                let old = create_params(p)?;
+                self.create_session(conn, id, old)
+            }
+            RequestV1::DisposeSession(p) => {
+                let old = v03::DisposeSessionParams {
+                    channel: p.channel,
+                    extra: Default::default(),
+                };
+                self.dispose_session(conn, id, old)
+            }
+            RequestV1::ListSessions(p) => self.list_sessions_v1(conn, id, p),
+            RequestV1::FetchTurns(p) => {
+                let session = session_of_chat(&p.channel)
+                    .filter(|s| self.core.sessions.contains_key(s))
+                    .ok_or_else(|| session_not_found(&p.channel))?;
+                let _ = session;
+                // A mirror holds every turn of its chat: there are no older ones to load.
+                self.core
+                    .respond(conn, id, &v1::FetchTurnsResult::default());
+                Ok(())
+            }
+        }
+    }
+
+    /// `listSessions` for 1.0: every session's 1.0 summary, oldest first; `limit` and `cursor`
+    /// (an offset this host hands out) page through them.
+    fn list_sessions_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::ListSessionsParams,
+    ) -> Result<(), ErrorObject> {
+        let mut sessions: Vec<&super::sessions::Session> = self.core.sessions.values().collect();
+        sessions.sort_by(|a, b| {
+            a.state
+                .summary
+                .created_at
+                .total_cmp(&b.state.summary.created_at)
+        });
+        let start = match &p.cursor {
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .map_err(|_| invalid("`cursor` is not one this host handed out"))?,
+            None => 0,
+        };
+        let limit = match p.limit {
+            Some(n) if n < 1 => return Err(invalid("`limit` must be at least 1")),
+            Some(n) => n as usize,
+            None => usize::MAX,
+        };
+        let items: Vec<Value> = sessions
+            .iter()
+            .skip(start)
+            .take(limit)
+            .filter_map(|s| summary(s))
+            .collect();
+        let end = start.saturating_add(limit);
+        let next_cursor = (end < sessions.len()).then(|| end.to_string());
+        let mut result = serde_json::json!({ "items": items });
+        if let Some(cursor) = next_cursor {
+            result["nextCursor"] = cursor.into();
+        }
+        self.core.respond(conn, id, &result);
+        Ok(())
+    }
+
+    /// `dispatchAction` of a 1.0 client: on the default chat or the session, translated into
+    /// 0.3.0 and applied through the 0.3.0 path; a 1.0 action without a 0.3.0 form is
+    /// rejected.
+    pub(super) fn on_dispatch_v1(&mut self, conn: ConnId, p: v1::DispatchActionParams) {
+        let Some(client_id) = self.core.conn_client_id(conn).map(str::to_owned) else {
+            return;
+        };
+        let origin = v03::ActionOrigin {
+            client_id,
+            client_seq: u64::try_from(p.client_seq).unwrap_or(0),
+            extra: Default::default(),
+        };
+        let Ok(json) = serde_json::to_value(&p.action) else {
+            return;
+        };
+        let channel = p.channel;
+        let session = self.session_uri_of(&channel);
+        if let Some(uri) = &session {
+            self.ensure_mirror(uri);
+        }
+        self.dispatch_v1_on(conn, &channel, p.action, json, origin);
+        if let Some(uri) = &session {
+            self.release_mirror_if_unused(uri);
+        }
+    }
+
+    fn dispatch_v1_on(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+        action: v1::StateAction,
+        json: Value,
+        origin: v03::ActionOrigin,
+    ) {
+        let channel = channel.to_owned();
+        let (uri, view) = if let Some(session) = self.core.sessions.get(&channel) {
+            let Some(mirror) = session.v1.as_ref() else {
+                return;
+            };
+            let mut after = mirror.session.clone();
+            let _ = session_reducer(&mut after, &action);
+            let source = Source::Session {
+                before: &mirror.session,
+                after: &after,
+            };
+            (channel.clone(), compat::action(source, &json))
+        } else if let Some(uri) = session_of_chat(&channel) {
+            let Some(mirror) = self.core.sessions.get(&uri).and_then(|s| s.v1.as_ref()) else {
+                // Actions for a channel that does not exist are ignored (as on 0.3.0).
+                return;
+            };
+            let source = Source::DefaultChat {
+                before: &mirror.chat,
+            };
+            (uri, compat::action(source, &json))
+        } else {
+            self.core.seq += 1;
+            let frame = envelope_frame(
+                &channel,
+                &json,
+                self.core.seq,
+                Some(&origin),
+                Some(
+                    "this host serves AHP 1.0 dispatches on sessions and their default chats only",
+                ),
+            );
+            self.core.outbox.push((conn, frame));
+            return;
+        };
+        let actions = match view {
+            View::Actions(actions) if !actions.is_empty() => actions,
+            View::Actions(_) => vec![],
+            View::Resync(why) => {
+                let reason = format!("no AHP 0.3.0 form on this host: {why}");
+                return self.reject_v1(conn, &channel, &json, &origin, &reason);
+            }
+        };
+        if actions.is_empty() {
+            let reason = "this action has no AHP 0.3.0 form: this host does not apply it yet";
+            return self.reject_v1(conn, &channel, &json, &origin, reason);
+        }
+        self.core.v1_pending = Some(PendingV1 {
+            conn,
+            channel: channel.clone(),
+            action: json.clone(),
+        });
+        for action in actions {
+            match compat::typed_action(action) {
+                Ok(action) => self.on_dispatch(
+                    conn,
+                    v03::DispatchActionParams {
+                        channel: uri.clone(),
+                        client_seq: origin.client_seq,
+                        action,
+                        extra: Default::default(),
+                    },
+                ),
+                Err(e) => {
+                    self.core.v1_pending = None;
+                    return self.reject_v1(conn, &channel, &json, &origin, &e.to_string());
+                }
+            }
+        }
+        self.core.v1_pending = None;
+    }
+
+    fn reject_v1(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+        action: &Value,
+        origin: &v03::ActionOrigin,
+        reason: &str,
+    ) {
+        self.core.seq += 1;
+        let frame = envelope_frame(channel, action, self.core.seq, Some(origin), Some(reason));
+        self.core.outbox.push((conn, frame));
+    }
+}
+
+/// `f` of the session's mirror, or of one lifted for the occasion.
+fn with_mirror<R>(session: &super::sessions::Session, f: impl FnOnce(&Mirror) -> R) -> Option<R> {
+    match &session.v1 {
+        Some(mirror) => Some(f(mirror)),
+        None => Mirror::lift(&session.state).as_ref().map(f),
+    }
+}
+
+/// The 1.0 summary of a session (from its mirror).
+pub(super) fn summary(session: &super::sessions::Session) -> Option<Value> {
+    with_mirror(session, |mirror| summary_of(session, mirror))?
+}
+
+fn summary_of(session: &super::sessions::Session, mirror: &Mirror) -> Option<Value> {
+    let state = serde_json::to_value(&mirror.session).ok()?;
+    let mut out = serde_json::Map::new();
+    for key in [
+        "provider",
+        "title",
+        "status",
+        "activity",
+        "origin",
+        "project",
+        "workingDirectories",
+        "annotations",
+        "_meta",
+    ] {
+        if let Some(v) = state.get(key).filter(|v| !v.is_null()) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    out.insert("resource".into(), session.uri.to_string().into());
+    let created = from_unix_millis(session.state.summary.created_at as i64)?;
+    out.insert("createdAt".into(), created.into());
+    out.insert("modifiedAt".into(), mirror.chat.modified_at.clone().into());
+    if let Some(changes) = &mirror.chat.changes {
+        out.insert("changes".into(), serde_json::to_value(changes).ok()?);
+    }
+    out.insert(
+        "chats".into(),
+        state.get("chats").cloned().unwrap_or_default(),
+    );
+    out.insert("defaultChat".into(), mirror.chat_uri.clone().into());
+    Some(Value::Object(out))
+}
+
+/// A 1.0 `createSession` as 0.3.0's: its first working directory is the session's.
+fn create_params(p: v1::CreateSessionParams) -> Result<v03::CreateSessionParams, ErrorObject> {
+    if p.working_directories.as_ref().is_some_and(|d| d.len() > 1) {
+        return Err(invalid("this host gives a session one working directory"));
+    }
+    let mut json = serde_json::json!({ "channel": p.channel });
+    if let Some(provider) = p.provider {
+        json["provider"] = provider.into();
+    }
+    if let Some(dir) = p.working_directories.and_then(|d| d.into_iter().next()) {
+        json["workingDirectory"] = dir.into();
+    }
+    if let Some(config) = p.config {
+        json["config"] = serde_json::to_value(config).unwrap_or_default();
+    }
+    if let Some(client) = p.active_client {
+        json["activeClient"] = serde_json::to_value(client).unwrap_or_default();
+    }
+    serde_json::from_value(json).map_err(|e| invalid(format!("createSession: {e}")))
+}

@@ -1,0 +1,108 @@
+//! The root channel for AHP 1.0 clients (see `v1.rs`): the 1.0 root state and actions of the
+//! 0.3.0 ones, and the root notifications (`root/sessionAdded`, `root/sessionRemoved`,
+//! `root/sessionSummaryChanged`) in their 1.0 shape.
+
+use super::base::Core;
+use super::fanout;
+use ahp_wasm::protocol as v03;
+use ahp_wasm::protocol::jsonrpc::{self, methods, ROOT_CHANNEL};
+use ahp_wasm::protocol::v1;
+use ahp_wasm::reduce::v1::from_unix_millis;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+/// 0.3.0's numbers where 1.0 has integers (`activeSessions`).
+fn integers(root: &mut Value) {
+    if let Some(n) = root.get("activeSessions").and_then(Value::as_f64) {
+        root["activeSessions"] = (n as i64).into();
+    }
+}
+
+/// The 1.0 root state of the 0.3.0 root (the same shape but `activeSessions`, an integer).
+pub(super) fn root_state(root: &v03::RootState) -> Option<v1::RootState> {
+    let mut json = serde_json::to_value(root).ok()?;
+    integers(&mut json);
+    serde_json::from_value(json).ok()
+}
+
+/// The 1.0 form of a 0.3.0 root action (the root actions are the same in both but for
+/// `activeSessions`' type); `None` when the 1.0 types refuse it.
+pub(super) fn root_action(action: &v03::StateAction) -> Option<Value> {
+    let mut json = serde_json::to_value(action).ok()?;
+    integers(&mut json);
+    let typed: v1::StateAction = serde_json::from_value(json.clone()).ok()?;
+    (!matches!(typed, v1::StateAction::Unknown(_))).then_some(json)
+}
+
+/// The 1.0 `root/sessionSummaryChanged` changes of 0.3.0's: times as RFC 3339, the working
+/// directory as the list of one; the model and agent left out (1.0 selects them per message).
+fn summary_changes(old: &Value) -> Option<Value> {
+    let old = old.as_object()?;
+    let mut out = Map::new();
+    for key in ["title", "status", "activity", "project", "changes"] {
+        if let Some(value) = old.get(key).filter(|v| !v.is_null()) {
+            out.insert(key.into(), value.clone());
+        }
+    }
+    if let Some(millis) = old.get("modifiedAt").and_then(Value::as_f64) {
+        out.insert("modifiedAt".into(), from_unix_millis(millis as i64)?.into());
+    }
+    if let Some(dir) = old.get("workingDirectory").filter(|d| d.is_string()) {
+        out.insert("workingDirectories".into(), json!([dir]));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+impl Core {
+    /// Sends the 1.0 form of a root notification (0.3.0 `params`) to the 1.0 root subscribers;
+    /// a notification 1.0 has no form of is not sent.
+    pub(super) fn v1_notify_root(&mut self, method: &str, params: Value) {
+        if self.root_subs_v1.is_empty() {
+            return;
+        }
+        let session = params.get("session").and_then(Value::as_str);
+        let params = match method {
+            methods::SESSION_ADDED => {
+                let uri = params["summary"]["resource"].as_str().unwrap_or_default();
+                let Some(summary) = self.sessions.get(uri).and_then(super::v1::summary) else {
+                    return;
+                };
+                let out = json!({ "channel": ROOT_CHANNEL, "summary": summary });
+                serde_json::from_value::<v1::SessionAddedParams>(out.clone()).map(|_| out)
+            }
+            methods::SESSION_REMOVED => {
+                serde_json::from_value::<v1::SessionRemovedParams>(params.clone()).map(|_| params)
+            }
+            methods::SESSION_SUMMARY_CHANGED => {
+                let Some(changes) = summary_changes(&params["changes"]) else {
+                    return;
+                };
+                let out =
+                    json!({ "channel": ROOT_CHANNEL, "session": session, "changes": changes });
+                serde_json::from_value::<v1::SessionSummaryChangedParams>(out.clone()).map(|_| out)
+            }
+            _ => return,
+        };
+        let Ok(params) = params else {
+            return;
+        };
+        let frame: Arc<str> = Arc::from(jsonrpc::notification_text(method, &params));
+        fanout(&mut self.outbox, &self.root_subs_v1, &frame);
+    }
+
+    /// Sends the 1.0 form of a root action applied at the current `serverSeq` to the 1.0 root
+    /// subscribers.
+    pub(super) fn v1_root_applied(
+        &mut self,
+        action: &v03::StateAction,
+        origin: Option<&v03::ActionOrigin>,
+    ) {
+        if self.root_subs_v1.is_empty() {
+            return;
+        }
+        if let Some(json) = root_action(action) {
+            let frame = super::v1::envelope_frame(ROOT_CHANNEL, &json, self.seq, origin, None);
+            fanout(&mut self.outbox, &self.root_subs_v1, &frame);
+        }
+    }
+}

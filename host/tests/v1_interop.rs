@@ -1,0 +1,143 @@
+//! Interop with the official AHP 1.0.0 Rust client (`ahp` 1.0.0 from crates.io) as a test peer:
+//! it initializes with 1.0.0, creates a session, subscribes to it and its default chat, starts a
+//! turn with `chat/turnStarted`, and reduces the streamed chat envelopes with its own 1.0
+//! reducer to the state a fresh snapshot of the host shows.
+
+mod common;
+
+use ahp_types_v1::actions::{ActionEnvelope, StateAction};
+use ahp_types_v1::state::{ChatState, SnapshotState};
+use ahp_v1::{
+    Client, ClientConfig, SubscriptionEvent, Transport, TransportError, TransportMessage,
+};
+use common::*;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message as WsMessage;
+
+const S: &str = "ahp-session:/official-v1";
+const C: &str = "ahp-chat:/official-v1/default";
+
+/// A WebSocket transport for the official client.
+struct WsTransport(Ws);
+
+impl Transport for WsTransport {
+    async fn send(&mut self, msg: TransportMessage) -> Result<(), TransportError> {
+        let text = match msg {
+            TransportMessage::Text(t) => t,
+            TransportMessage::Binary(b) => {
+                String::from_utf8(b).map_err(|e| TransportError::Protocol(e.to_string()))?
+            }
+            TransportMessage::Parsed(m) => {
+                serde_json::to_string(&m).map_err(|e| TransportError::Protocol(e.to_string()))?
+            }
+        };
+        self.0
+            .send(WsMessage::text(text))
+            .await
+            .map_err(|e| TransportError::Protocol(e.to_string()))
+    }
+
+    async fn recv(&mut self) -> Result<Option<TransportMessage>, TransportError> {
+        loop {
+            match self.0.next().await {
+                Some(Ok(WsMessage::Text(t))) => {
+                    return Ok(Some(TransportMessage::Text(t.to_string())))
+                }
+                Some(Ok(WsMessage::Close(_))) | None => return Ok(None),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(TransportError::Protocol(e.to_string())),
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), TransportError> {
+        let _ = self.0.close(None).await;
+        Ok(())
+    }
+}
+
+async fn chat_snapshot(client: &Client, uri: &str) -> ChatState {
+    let (result, _) = client.subscribe(uri.into()).await.expect("subscribe");
+    match result.snapshot.expect("a snapshot").state {
+        SnapshotState::Chat(chat) => *chat,
+        other => panic!("a chat snapshot expected, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_official_1_0_client_runs_a_turn_in_the_default_chat() {
+    let t = start_host().await;
+    let (ws, _) = tokio_tungstenite::connect_async(url_with_token(&t.host))
+        .await
+        .unwrap();
+    let client = Client::connect(WsTransport(ws), ClientConfig::default())
+        .await
+        .expect("connected");
+    let init = client
+        .initialize("official-v1".into(), vec!["1.0.0".into()], vec![])
+        .await
+        .expect("initialize");
+    assert_eq!(init.protocol_version, "1.0.0");
+    let _: Value = client
+        .request("createSession", json!({"channel": S}))
+        .await
+        .expect("createSession");
+    let (session, _) = client.subscribe(S.into()).await.expect("subscribe");
+    let SnapshotState::Session(session) = session.snapshot.expect("a snapshot").state else {
+        panic!("a session snapshot expected");
+    };
+    let session = serde_json::to_value(&*session).unwrap();
+    assert_eq!(session["defaultChat"], C, "{session}");
+    assert_eq!(session["lifecycle"], "ready", "{session}");
+
+    let mut chat = chat_snapshot(&client, C).await;
+    assert!(chat.turns.is_empty());
+    let mut events = client.events();
+    let started: StateAction = serde_json::from_value(json!({
+        "type": "chat/turnStarted",
+        "turnId": "t1",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": { "text": "Hello from the official client", "origin": { "kind": "user" } },
+    }))
+    .expect("an official 1.0 action");
+    let handle = client.dispatch(C.into(), started).await.expect("dispatch");
+
+    // The chat's envelopes, reduced by the official reducer, until the turn completes.
+    let mut envelopes: Vec<ActionEnvelope> = Vec::new();
+    loop {
+        let event = tokio::time::timeout(WAIT, events.recv())
+            .await
+            .expect("an event within the timeout")
+            .expect("connected");
+        let SubscriptionEvent::Action(envelope) = event.event else {
+            continue;
+        };
+        if envelope.channel != C {
+            continue;
+        }
+        assert!(envelope.rejection_reason.is_none(), "{envelope:?}");
+        ahp_v1::reducers::apply_action_to_chat(&mut chat, &envelope.action);
+        let action = serde_json::to_value(&envelope.action).unwrap();
+        envelopes.push(envelope);
+        if action["type"] == "chat/turnComplete" {
+            break;
+        }
+    }
+    let echo = envelopes[0].origin.as_ref().expect("the echo first");
+    assert_eq!(echo.client_id, "official-v1");
+    assert_eq!(echo.client_seq, handle.client_seq);
+    assert!(envelopes
+        .windows(2)
+        .all(|w| w[0].server_seq < w[1].server_seq));
+    assert_eq!(chat.turns.len(), 1);
+    assert!(chat.active_turn.is_none());
+
+    // The official reducer's state is the host's.
+    let fresh = chat_snapshot(&client, C).await;
+    assert_eq!(
+        serde_json::to_value(&chat).unwrap(),
+        serde_json::to_value(&fresh).unwrap()
+    );
+    client.shutdown().await;
+}
