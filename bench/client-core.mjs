@@ -12,13 +12,13 @@ export function framesOf(envelopeLines) {
 }
 
 /**
- * A transport that answers `initialize` with a snapshot of `uri` whose state is the JSON text
- * `stateText`, and lets the bench push frames. Returns `{ factory, push }`; `push(frame)`
+ * A transport that answers `initialize` (choosing `version`) with a snapshot of `uri` whose
+ * state is the JSON text `stateText`, and lets the bench push frames. Returns `{ factory, push }`; `push(frame)`
  * delivers one server frame to the client. The host keeps the state as the text it was given
  * (shared by every mirror of a run), never as parsed objects: a parsed copy per mirror would
  * be counted in the memory a subscription retains, as the client keeps its transport factory.
  */
-export function scriptedHost(uri, stateText) {
+export function scriptedHost(uri, stateText, version = '0.3.0') {
   let callbacks;
   const factory = (_url, cb) => {
     callbacks = cb;
@@ -28,7 +28,7 @@ export function scriptedHost(uri, stateText) {
         const msg = JSON.parse(frame);
         if (msg.method === 'initialize') {
           const snapshot = `{"resource":${JSON.stringify(uri)},"state":${stateText},"fromSeq":0}`;
-          const result = `{"protocolVersion":"0.3.0","serverSeq":0,"snapshots":[${snapshot}]}`;
+          const result = `{"protocolVersion":"${version}","serverSeq":0,"snapshots":[${snapshot}]}`;
           const response = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`;
           setTimeout(() => cb.message(response), 0);
         } else if (msg.id !== undefined && msg.method) {
@@ -42,9 +42,12 @@ export function scriptedHost(uri, stateText) {
   return { factory, push: (frame) => callbacks.message(frame) };
 }
 
-/** Connects a client to a scripted host holding `initialText` (SessionState JSON) at `uri`. */
+/**
+ * Connects a client to a scripted host holding `initialText` (a SessionState, or a 1.0
+ * ChatState, as JSON) at `uri`, speaking the package entry's version.
+ */
 export async function openMirror(sdk, uri, initialText) {
-  const host = scriptedHost(uri, initialText);
+  const host = scriptedHost(uri, initialText, sdk.PROTOCOL_VERSION);
   const client = await sdk.AhpClient.connect('ws://bench.invalid/ahp', {
     transport: host.factory,
     initialSubscriptions: [uri],

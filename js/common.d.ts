@@ -499,6 +499,20 @@ export declare class InvalidResponseError extends AhpError {
   readonly kind: 'invalidResponse';
   readonly method: string;
 }
+/**
+ * An action or a command of a protocol version the connection did not negotiate (a 0.3.0
+ * action on a 1.0 connection, a 1.0-only command on a 0.3.0 one): refused, nothing was sent.
+ */
+export declare class WrongProtocolVersionError extends AhpError {
+  constructor(message: string, options: { negotiated: string; version: string; attempted: string });
+  readonly kind: 'wrongProtocolVersion';
+  /** The version the host chose in `initialize`. */
+  readonly negotiated: string;
+  /** The version of what was attempted. */
+  readonly version: string;
+  /** What was attempted ("the action `session/turnStarted` on `ahp-chat:/1`"). */
+  readonly attempted: string;
+}
 /** An MCP server customization has no `mcp://` channel now (not ready, or none is served to this client). */
 export declare class ChannelUnavailableError extends AhpError {
   constructor(message: string, options: { customizationId: string; serverState?: string });

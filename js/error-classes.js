@@ -19,6 +19,7 @@ export const {
   UnsupportedProtocolVersionError,
   NotSubscribedError,
   InvalidResponseError,
+  WrongProtocolVersionError,
   ChannelUnavailableError,
 } = errorClasses();
 // </generated: error classes>

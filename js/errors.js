@@ -121,6 +121,24 @@ export class InvalidResponseError extends AhpError {
   }
 }
 
+/**
+ * An action or a command of a protocol version the connection did not negotiate (a 0.3.0
+ * action on a 1.0 connection, a 1.0-only command on a 0.3.0 one): refused, nothing was sent.
+ */
+export class WrongProtocolVersionError extends AhpError {
+  /** @param {string} message @param {{ negotiated: string, version: string, attempted: string }} options */
+  constructor(message, options) {
+    super(message, { kind: 'wrongProtocolVersion' });
+    this.name = 'WrongProtocolVersionError';
+    /** The version the host chose in `initialize`. */
+    this.negotiated = options.negotiated;
+    /** The version of what was attempted. */
+    this.version = options.version;
+    /** What was attempted ("the action `session/turnStarted` on `ahp-chat:/1`"). */
+    this.attempted = options.attempted;
+  }
+}
+
 /** An MCP server customization has no `mcp://` channel now (not ready, or none is served). */
 export class ChannelUnavailableError extends AhpError {
   /** @param {string} message @param {{ customizationId: string, serverState?: string }} options */
@@ -142,6 +160,7 @@ const CLIENT_ERRORS = {
   unsupportedProtocolVersion: UnsupportedProtocolVersionError,
   notSubscribed: NotSubscribedError,
   invalidResponse: InvalidResponseError,
+  wrongProtocolVersion: WrongProtocolVersionError,
 };
 
 export function errorClasses() {
@@ -155,6 +174,7 @@ export function errorClasses() {
     UnsupportedProtocolVersionError,
     NotSubscribedError,
     InvalidResponseError,
+    WrongProtocolVersionError,
     ChannelUnavailableError,
   };
 }

@@ -176,3 +176,61 @@ fn the_hosts_rule_picks_the_highest_1_x_or_0_9() {
     assert_eq!(pick(&["0.9.1", "0.3.0"]).as_deref(), Some("0.9.1"));
     assert_eq!(pick(&["0.3.0", "2.0.0", "0.10.0"]), None);
 }
+
+#[tokio::test]
+async fn an_action_of_0_3_0_on_a_1_0_connection_is_a_wrong_protocol_version_error() {
+    let client = connect(&["1.0.0"]).await.unwrap();
+    let before = chat_state(&client);
+    let turn = json!({"type": "session/turnStarted", "turnId": "t1",
+        "message": {"text": "hi", "origin": {"kind": "user"}}});
+    let check = |error: Error| {
+        let Error::WrongProtocolVersion {
+            negotiated,
+            version,
+            attempted,
+        } = &error
+        else {
+            panic!("expected WrongProtocolVersion, got {error:?}");
+        };
+        assert_eq!((negotiated.as_str(), version.as_str()), ("1.0.0", "0.3.0"));
+        assert_eq!(
+            attempted,
+            &format!("the action `session/turnStarted` on `{CHAT}`")
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "the action `session/turnStarted` on `{CHAT}` is AHP 0.3.0, but this \
+                 connection negotiated AHP 1.0.0: nothing was sent"
+            )
+        );
+    };
+    // The 0.3.0 action, typed as one (`dispatch` is 0.3.0's).
+    let old: ahp_wasm::protocol::StateAction = serde_json::from_value(turn.clone()).unwrap();
+    check(client.dispatch(CHAT, old).unwrap_err());
+    // The same JSON read as a 1.0 action: an unknown type to 1.0, which 0.3.0 has.
+    let unknown: StateAction = serde_json::from_value(turn).unwrap();
+    check(client.dispatch_v1(CHAT, unknown).unwrap_err());
+    assert_eq!(chat_state(&client), before, "nothing applied");
+    // Nothing was sent and no client sequence number used: the next action is the first the
+    // host echoes, and it confirms.
+    let mut events = client.events();
+    let draft: StateAction = serde_json::from_value(json!({"type": "chat/draftChanged",
+        "draft": {"text": "New", "origin": {"kind": "user"}}}))
+    .unwrap();
+    assert_eq!(client.dispatch_v1(CHAT, draft).unwrap(), 1);
+    tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            if let ClientEvent::Protocol(Event::ChannelV1(e)) = events.recv().await.unwrap() {
+                if let ChannelEventV1::Changed { pending: 0, .. } = *e {
+                    break;
+                }
+            }
+        }
+    })
+    .await
+    .expect("the echo confirms the draft");
+    let text = chat_state(&client).draft.map(|d| d.text);
+    assert_eq!(text.as_deref(), Some("New"));
+    client.close();
+}

@@ -12,7 +12,7 @@ use ahp_types_v1::state as official_state;
 use ahp_wasm::client::native::{AhpClient, ConnectOptions, ReconnectPolicy};
 use ahp_wasm::client::transport::ws::WsTransport;
 use ahp_wasm::client::transport::{recv, Transport};
-use ahp_wasm::client::{ConnectionState, Error, TransportErrorKind};
+use ahp_wasm::client::{ConnectionState, Error};
 use ahp_wasm::protocol::v1::jsonrpc::{CommandCall, COMMANDS};
 use ahp_wasm::protocol::v1::*;
 use serde::de::DeserializeOwned;
@@ -754,18 +754,38 @@ async fn a_1_0_command_on_a_0_3_0_connection_is_refused_with_nothing_sent() {
         })
         .await
         .unwrap_err();
-    let Error::Transport { kind, message } = &error else {
-        panic!("expected a Send transport error, got {error:?}");
+    let Error::WrongProtocolVersion {
+        negotiated,
+        version,
+        attempted,
+    } = &error
+    else {
+        panic!("expected WrongProtocolVersion, got {error:?}");
     };
-    assert_eq!(*kind, TransportErrorKind::Send);
-    assert!(
-        message.contains("`createChat`") && message.contains("0.3.0"),
-        "{message}"
+    assert_eq!((negotiated.as_str(), version.as_str()), ("0.3.0", "1.0.0"));
+    assert_eq!(attempted, "the command `createChat`");
+    assert_eq!(
+        error.to_string(),
+        "the command `createChat` is AHP 1.0.0, but this connection negotiated AHP 0.3.0: \
+         nothing was sent"
     );
+    assert_eq!(error.kind(), "wrongProtocolVersion");
     assert!(matches!(
         client.v1().ping().await,
-        Err(Error::Transport { .. })
+        Err(Error::WrongProtocolVersion { .. })
     ));
+    // Through the version-free `request`: the engine refuses it the same way.
+    let raw = client
+        .request::<ahp_wasm::protocol::v1::jsonrpc::CreateChat>(CreateChatParams {
+            channel: "ahp-session:/9".into(),
+            chat: "ahp-chat:/2".into(),
+            ..Default::default()
+        })
+        .await;
+    assert!(
+        matches!(&raw, Err(Error::WrongProtocolVersion { attempted, .. }) if attempted.contains("createChat")),
+        "{raw:?}"
+    );
     // The 0.3.0 command goes out; the host saw it and nothing before it.
     client.ping().await.unwrap();
     assert_eq!(seen.rx.try_recv().unwrap().method, "ping");

@@ -77,6 +77,18 @@ pub enum Error {
         /// The channel URI.
         channel: String,
     },
+    /// An action or a command of a protocol version the connection did not negotiate (a
+    /// 0.3.0 action on a 1.0 connection, a 1.0-only command on a 0.3.0 one): refused before
+    /// anything was sent, since the host would not understand it.
+    WrongProtocolVersion {
+        /// The version the host chose in `initialize`.
+        negotiated: String,
+        /// The version of what was attempted.
+        version: String,
+        /// What was attempted (`` the action `session/turnStarted` on `ahp-chat:/1` ``,
+        /// `` the command `createChat` ``).
+        attempted: String,
+    },
 }
 
 impl Error {
@@ -98,7 +110,8 @@ impl Error {
     }
 
     /// A short machine-readable kind (`"rpc"`, `"timeout"`, `"transport"`, `"closed"`,
-    /// `"unsupportedProtocolVersion"`, `"invalidResponse"`, `"notSubscribed"`).
+    /// `"unsupportedProtocolVersion"`, `"invalidResponse"`, `"notSubscribed"`,
+    /// `"wrongProtocolVersion"`).
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Rpc { .. } => "rpc",
@@ -108,6 +121,7 @@ impl Error {
             Error::UnsupportedProtocolVersion { .. } => "unsupportedProtocolVersion",
             Error::InvalidResponse { .. } => "invalidResponse",
             Error::NotSubscribed { .. } => "notSubscribed",
+            Error::WrongProtocolVersion { .. } => "wrongProtocolVersion",
         }
     }
 
@@ -162,6 +176,15 @@ impl fmt::Display for Error {
                     "not subscribed to `{channel}` (subscribe before dispatching)"
                 )
             }
+            Error::WrongProtocolVersion {
+                negotiated,
+                version,
+                attempted,
+            } => write!(
+                f,
+                "{attempted} is AHP {version}, but this connection negotiated AHP {negotiated}: \
+                 nothing was sent"
+            ),
         }
     }
 }
@@ -240,6 +263,17 @@ mod tests {
             .to_string(),
             "`ping` got no response within 30000 ms (requestTimeoutMs)"
         );
+        let e = Error::WrongProtocolVersion {
+            negotiated: "1.0.0".into(),
+            version: "0.3.0".into(),
+            attempted: "the action `session/turnStarted` on `ahp-chat:/1`".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "the action `session/turnStarted` on `ahp-chat:/1` is AHP 0.3.0, but this connection \
+             negotiated AHP 1.0.0: nothing was sent"
+        );
+        assert_eq!(e.kind(), "wrongProtocolVersion");
         let e: Box<dyn std::error::Error> = Box::new(Error::Closed);
         assert_eq!(e.to_string(), "the client is closed");
     }
@@ -267,6 +301,11 @@ mod tests {
             Error::NotSubscribed {
                 channel: "c".into(),
             },
+            Error::WrongProtocolVersion {
+                negotiated: "1.0.0".into(),
+                version: "0.3.0".into(),
+                attempted: "the command `m`".into(),
+            },
         ];
         // A new variant fails to compile here: add it to `errors` (and its class to the table).
         for e in &errors {
@@ -277,7 +316,8 @@ mod tests {
                 | Error::Closed
                 | Error::UnsupportedProtocolVersion { .. }
                 | Error::InvalidResponse { .. }
-                | Error::NotSubscribed { .. } => {}
+                | Error::NotSubscribed { .. }
+                | Error::WrongProtocolVersion { .. } => {}
             }
         }
         let mut kinds: Vec<&str> = errors.iter().map(Error::kind).collect();

@@ -38,6 +38,12 @@ pub const ERROR_CLASSES: &[ErrorClass] = &[
     ),
     class("NotSubscribedError", "notSubscribed", None, true),
     class("InvalidResponseError", "invalidResponse", None, true),
+    class(
+        "WrongProtocolVersionError",
+        "wrongProtocolVersion",
+        None,
+        true,
+    ),
     class("ChannelUnavailableError", "channelUnavailable", None, false),
 ];
 

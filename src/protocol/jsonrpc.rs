@@ -236,6 +236,9 @@ pub struct FrameError {
     pub message: String,
     /// The request id, when one could be recovered (so the error response can carry it).
     pub id: Option<RequestId>,
+    /// Whether the frame is an answer (it has no `method`): then `id` names the request it
+    /// answers, which a client fails at once rather than waiting for its timeout.
+    pub response: bool,
 }
 
 impl fmt::Display for FrameError {
@@ -365,6 +368,7 @@ impl<'a> Incoming<'a> {
                     code: errors::PARSE_ERROR,
                     message: format!("invalid JSON: {e}"),
                     id: None,
+                    response: false,
                 }
             } else {
                 FrameError {
@@ -373,6 +377,7 @@ impl<'a> Incoming<'a> {
                     // Valid JSON with a bad member (e.g. a non-string `method`): the error
                     // still answers the request's id when that one is valid.
                     id: id_only(text),
+                    response: false,
                 }
             }
         })?;
@@ -382,12 +387,15 @@ impl<'a> Incoming<'a> {
                 code: errors::INVALID_REQUEST,
                 message: "`id` must be a number or a string".into(),
                 id: None,
+                response: false,
             })?),
         };
+        let response = raw.method.is_none();
         let invalid = |message: &str, id: Option<RequestId>| FrameError {
             code: errors::INVALID_REQUEST,
             message: message.to_string(),
             id,
+            response,
         };
         if raw.jsonrpc != Some(JSONRPC_VERSION) {
             return Err(invalid("`jsonrpc` must be \"2.0\"", id));

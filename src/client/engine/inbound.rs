@@ -11,7 +11,9 @@ use crate::client::Error;
 use crate::protocol::decode::decode_object;
 use crate::protocol::decode::{Decode, Reader};
 use crate::protocol::errors;
-use crate::protocol::jsonrpc::{self, decode_params, Command, ErrorObject, Incoming, RequestId};
+use crate::protocol::jsonrpc::{
+    self, decode_params, Command, ErrorObject, FrameError, Incoming, RequestId,
+};
 use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
 use crate::protocol::{RawJson, RawJsonBuf};
 
@@ -129,7 +131,10 @@ impl Engine {
         }
         let incoming = match Incoming::parse(text) {
             Ok(incoming) => incoming,
-            Err(e) => return self.malformed(e.to_string(), text),
+            Err(e) => {
+                self.fail_unusable_answer(&e, now);
+                return self.malformed(e.to_string(), text);
+            }
         };
         match incoming {
             Incoming::Notification { method, params } if method == jsonrpc::methods::ACTION => {
@@ -181,6 +186,37 @@ impl Engine {
                 }
                 self.on_response(number, purpose, outcome, now);
             }
+        }
+    }
+
+    /// An answer to a request of ours that is no JSON-RPC response (an `error` that is not an
+    /// error object, both `result` and `error`, neither): the request fails at once with
+    /// [`Error::InvalidResponse`], as a bad result does, rather than at its timeout.
+    fn fail_unusable_answer(&mut self, e: &FrameError, now: f64) {
+        let (true, Some(RequestId::Number(n))) = (e.response, &e.id) else {
+            return;
+        };
+        let id = u64::try_from(*n).unwrap_or(0);
+        let Some(method) = self.requests.sent_method(id).map(str::to_string) else {
+            return;
+        };
+        let Some(purpose) = self.requests.take(id) else {
+            return;
+        };
+        let error = Error::InvalidResponse {
+            method,
+            message: e.message.clone(),
+        };
+        match purpose {
+            Purpose::User | Purpose::Subscribe { .. } => self.complete(id, Err(error)),
+            Purpose::Initialize { .. } | Purpose::Reconnect => {
+                self.events.push_back(Event::HandshakeFailed(error))
+            }
+            Purpose::Resync { channel } => {
+                let reason = format!("re-subscribing failed: {error}");
+                self.lose_channel(&channel, &reason, now)
+            }
+            Purpose::Keepalive => self.keepalive_in_flight = false,
         }
     }
 

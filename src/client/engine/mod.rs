@@ -30,6 +30,7 @@
 mod channels;
 mod events;
 mod fast_delta;
+mod foreign;
 mod handshake;
 mod inbound;
 mod keepalive;
@@ -543,6 +544,15 @@ impl Engine {
             self.complete(id, Err(Error::Closed));
             return id;
         }
+        // A command only the other version has (once a version was negotiated).
+        let negotiated = self.channels.version();
+        let other = foreign::method_version(negotiated, method);
+        if let (Some(other), true, Purpose::User) = (other, self.server.is_some(), &purpose) {
+            let attempted = format!("the command `{method}`");
+            let error = foreign::wrong_version(negotiated, other, attempted);
+            self.complete(id, Err(error));
+            return id;
+        }
         let frame = jsonrpc::request_frame(&RequestId::Number(id as i64), method, params);
         if let Err(e) = self.check_frame_size(method, || frame.len()) {
             self.complete(id, Err(e));
@@ -588,7 +598,12 @@ impl Engine {
 
     /// Refuses a dispatch of a `version` action: on a closed engine, on a channel without
     /// state, or when the channels are mirrored in another version.
-    fn check_dispatch(&self, channel: &str, version: &'static str) -> Result<(), Error> {
+    fn check_dispatch(
+        &self,
+        channel: &str,
+        version: &'static str,
+        action_type: &str,
+    ) -> Result<(), Error> {
         if self.state == ConnectionState::Closed {
             return Err(Error::Closed);
         }
@@ -597,15 +612,20 @@ impl Engine {
                 channel: channel.to_string(),
             });
         }
+        // The other version's action: passed as such, or as an unknown action of this version
+        // whose type only the other version has.
         let negotiated = self.channels.version();
-        if negotiated != version {
-            let message = format!(
-                "a {version} action on `{channel}`, but the host speaks {negotiated}: nothing \
-                 was sent"
-            );
-            return Err(Error::transport(super::TransportErrorKind::Send, message));
+        let other = (negotiated != version)
+            .then_some(version)
+            .or_else(|| foreign::action_version(negotiated, action_type));
+        match other {
+            Some(other) => Err(foreign::wrong_version(
+                negotiated,
+                other,
+                format!("the action `{action_type}` on `{channel}`"),
+            )),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn send_pending_action(&mut self, channel: &str, seq: u64) {

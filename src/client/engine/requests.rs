@@ -69,6 +69,14 @@ impl Requests {
         );
     }
 
+    /// The method of an outstanding request sent on this connection.
+    pub fn sent_method(&self, id: u64) -> Option<&str> {
+        self.table
+            .get(&id)
+            .filter(|o| o.sent)
+            .map(|o| o.method.as_str())
+    }
+
     /// Removes a request answered by the peer; only requests sent on this connection match.
     pub fn take(&mut self, id: u64) -> Option<Purpose> {
         if !self.table.get(&id)?.sent {

@@ -267,6 +267,53 @@ fn responses_match_requests_by_id() {
 }
 
 #[test]
+fn an_answer_that_is_no_response_fails_its_request_at_once() {
+    let mut engine = connected(config());
+    let bad_answers = [
+        json!({"code": "not a number", "message": "x"}),
+        json!("just a string"),
+        json!({"code": -32001, "message": 7}),
+    ];
+    let mut ids = Vec::new();
+    for error in &bad_answers {
+        let id = engine.request_raw("listSessions", &json!({"channel": ROOT_CHANNEL}), 0.0);
+        let frame = sent(&mut engine).remove(0);
+        let answer = json!({"jsonrpc": "2.0", "id": frame["id"], "error": error});
+        engine.handle_frame(&answer.to_string(), 1.0);
+        ids.push(id);
+    }
+    // Both `result` and `error`: no response either.
+    let id = engine.request_raw("listSessions", &json!({"channel": ROOT_CHANNEL}), 0.0);
+    let frame = sent(&mut engine).remove(0);
+    let both = json!({"jsonrpc": "2.0", "id": frame["id"], "result": {},
+        "error": {"code": 1, "message": "x"}});
+    engine.handle_frame(&both.to_string(), 1.0);
+    ids.push(id);
+    let evs = events(&mut engine);
+    for id in ids {
+        assert!(
+            evs.iter().any(|e| matches!(e, Event::Response { id: i,
+                result: Err(Error::InvalidResponse { method, .. }) } if *i == id && method == "listSessions")),
+            "{id}: {evs:?}"
+        );
+    }
+    let malformed = evs
+        .iter()
+        .filter(|e| matches!(e, Event::Malformed { .. }))
+        .count();
+    assert_eq!(malformed, 4, "each is reported too");
+    // A request of the server's with a bad member does not fail ours of the same id.
+    let id = ping(&mut engine, 2.0);
+    let frame = sent(&mut engine).remove(0);
+    let request = json!({"jsonrpc": "1.0", "id": frame["id"], "method": "x"});
+    engine.handle_frame(&request.to_string(), 2.0);
+    assert!(!events(&mut engine)
+        .iter()
+        .any(|e| matches!(e, Event::Response { id: i, .. } if *i == id)));
+    assert_eq!(engine.connection_state(), ConnectionState::Connected);
+}
+
+#[test]
 fn requests_before_the_handshake_are_queued() {
     let mut engine = Engine::new(config());
     let id = ping(&mut engine, 0.0);

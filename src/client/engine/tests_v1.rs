@@ -3,7 +3,6 @@
 
 use super::tests::{config, events, reply, sent, terminal_state, TERM};
 use super::*;
-use crate::client::TransportErrorKind;
 use crate::protocol::v1::{self as wire1, ChatState};
 use crate::protocol::{errors, TerminalState};
 use serde_json::{json, Value};
@@ -292,17 +291,28 @@ fn dispatch_in_the_other_version_is_refused_and_changes_nothing() {
         serde_json::from_value(json!({"type": "session/titleChanged", "title": "x"})).unwrap();
     let error = engine.dispatch(CHAT, old, 2.0).unwrap_err();
     assert!(
-        matches!(&error, Error::Transport { kind: TransportErrorKind::Send, message }
-            if message.contains("1.0.0")),
+        matches!(&error, Error::WrongProtocolVersion { negotiated, version, attempted }
+            if negotiated == "1.0.0" && version == "0.3.0"
+                && attempted.contains("session/titleChanged")),
         "{error}"
     );
+    // A 1.0 action of a type only 0.3.0 has (read as an unknown 1.0 action): the same.
+    let unknown: wire1::StateAction = serde_json::from_value(
+        json!({"type": "session/delta", "turnId": "t", "partId": "p",
+            "content": "x"}),
+    )
+    .unwrap();
+    assert!(matches!(
+        engine.dispatch_v1(CHAT, unknown, 2.0),
+        Err(Error::WrongProtocolVersion { .. })
+    ));
     assert!(sent(&mut engine).is_empty() && events(&mut engine).is_empty());
 
     let mut engine03 = super::tests::connected(config());
     let new: wire1::StateAction = serde_json::from_value(turn_started("hi")).unwrap();
     assert!(matches!(
         engine03.dispatch_v1(TERM, new.clone(), 2.0),
-        Err(Error::Transport { .. })
+        Err(Error::WrongProtocolVersion { negotiated, .. }) if negotiated == "0.3.0"
     ));
     assert!(matches!(
         engine.dispatch_v1("ahp-chat:/other", new, 2.0),

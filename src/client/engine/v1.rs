@@ -41,7 +41,7 @@ impl Engine {
     /// [`Engine::dispatch`] of an AHP 1.0 action, when the host speaks 1.0: applied to the
     /// channel's optimistic state at once ([`ChannelEventV1::Changed`]), sent as
     /// `dispatchAction`. Returns its `clientSeq`. On a 0.3.0 connection it is refused
-    /// ([`Error::Transport`], kind `Send`) and nothing changes.
+    /// ([`Error::WrongProtocolVersion`]) and nothing changes.
     ///
     /// [`ChannelEventV1::Changed`]: super::ChannelEventV1::Changed
     pub fn dispatch_v1(

@@ -10,6 +10,7 @@ use super::{dispatch_frame, ConnectionState, DropReason, Engine};
 use crate::client::Error;
 use crate::protocol::decode::decode_object;
 use crate::protocol::encode::Encode;
+use crate::protocol::tagged::TaggedUnion;
 use crate::protocol::RawJsonBuf;
 use crate::reduce::FixedClock;
 use crate::sync::{ChangeSet, Envelope, PendingAction, Rejection, StatePatch, VersionMirror};
@@ -39,7 +40,7 @@ pub(super) type EnvelopeOf<V> = <<V as Version>::Mirror as VersionMirror>::Envel
 /// A protocol version, as the engine drives its mirrors.
 pub(super) trait Version {
     /// The version's `AnyMirror`.
-    type Mirror: VersionMirror<Action: Encode>;
+    type Mirror: VersionMirror<Action: Encode + TaggedUnion>;
     /// One change of a `resourceWatch/changed` action, as its event carries it.
     type Change;
     /// The version string (`"1.0.0"`).
@@ -76,7 +77,7 @@ impl Engine {
         action: ActionOf<V>,
         now: f64,
     ) -> Result<u64, Error> {
-        self.check_dispatch(channel, V::PROTOCOL_VERSION)?;
+        self.check_dispatch(channel, V::PROTOCOL_VERSION, action.variant_tag())?;
         let seq = self.next_client_seq;
         // Built once: its size is checked against the server's limit, then it is what is sent.
         let frame = dispatch_frame(channel, seq, &action);

@@ -4,7 +4,7 @@
 
 use super::client::AhpClient;
 use super::commands::{native_method, native_methods, output_type, Output};
-use crate::client::{Error, TransportErrorKind};
+use crate::client::Error;
 use crate::protocol::jsonrpc::ROOT_CHANNEL;
 use crate::protocol::v1::jsonrpc::{self as rpc_v1, CommandV1, PingParams};
 use crate::protocol::v1::*;
@@ -21,9 +21,8 @@ use crate::protocol::v1::*;
 /// methods, and checks the version in one place.
 ///
 /// When the host chose another version (0.3.0), every method fails at once with
-/// [`Error::Transport`] of kind [`TransportErrorKind::Send`], naming the method and the
-/// version, and sends nothing: the engine's refusal of a 1.0 action
-/// ([`AhpClient::dispatch_v1`]), so both clients' errors keep their classes.
+/// [`Error::WrongProtocolVersion`], naming the method and both versions, and sends nothing:
+/// the engine's refusal of a 1.0 action ([`AhpClient::dispatch_v1`]).
 ///
 /// ```no_run
 /// use ahp_wasm::client::native::{AhpClient, ConnectOptions};
@@ -61,12 +60,11 @@ impl AhpClientV1<'_> {
     pub async fn request<C: CommandV1>(&self, params: C::Params) -> Result<C::Result, Error> {
         let version = self.client.protocol_version();
         if version != PROTOCOL_VERSION {
-            let message = format!(
-                "`{}` is an AHP {PROTOCOL_VERSION} command, but the host speaks {version}: \
-                 nothing was sent",
-                C::METHOD
-            );
-            return Err(Error::transport(TransportErrorKind::Send, message));
+            return Err(Error::WrongProtocolVersion {
+                negotiated: version.to_string(),
+                version: PROTOCOL_VERSION.to_string(),
+                attempted: format!("the command `{}`", C::METHOD),
+            });
         }
         self.client.request::<C>(params).await
     }

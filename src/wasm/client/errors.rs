@@ -58,6 +58,15 @@ pub fn to_js_error(error: &Error) -> JsValue {
             }
         }
         Error::NotSubscribed { channel } => set(&options, "channel", channel.as_str()),
+        Error::WrongProtocolVersion {
+            negotiated,
+            version,
+            attempted,
+        } => {
+            set(&options, "negotiated", negotiated.as_str());
+            set(&options, "version", version.as_str());
+            set(&options, "attempted", attempted.as_str());
+        }
     }
     client_error(error.kind(), &error.to_string(), &options)
 }
