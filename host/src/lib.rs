@@ -1,4 +1,4 @@
-//! `ahp-host`: a native Agent Host Protocol (AHP 0.3.0) server built on the `ahp-wasm` crate's
+//! `ahp-host`: a native Agent Host Protocol (AHP 0.3.0; 1.0.0 for the default chats) server built on the `ahp-wasm` crate's
 //! wire types and reducers.
 //!
 //! - [`config`]: flags and limits; [`server`]: HTTP, the WebSocket endpoint and the page;
