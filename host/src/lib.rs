@@ -1,5 +1,5 @@
-//! `ahp-host`: a native Agent Host Protocol (AHP 0.3.0; 1.0.0 for the default chats) server built on the `ahp-wasm` crate's
-//! wire types and reducers.
+//! `ahp-host`: a native Agent Host Protocol server (AHP 0.3.0; 1.0.0 for the sessions' default
+//! chats) built on the `ahp-wasm` crate's wire types and reducers.
 //!
 //! - [`config`]: flags and limits; [`server`]: HTTP, the WebSocket endpoint and the page;
 //! - [`connection`]: one WebSocket (reader and writer tasks);
